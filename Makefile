@@ -1,0 +1,35 @@
+# The two commands of the Quick start: `make run` and `make check`.
+# Both install what is missing (scripts/install-deps), then build with meson.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+
+.PHONY: all deps build run check check-asan bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) >/dev/null
+	@meson compile -C $(BUILD) >/dev/null
+
+run: build
+	./$(BUILD)/gpuiso scenario explain traces/scenarios/default.yaml
+
+check: build
+	@scripts/run-tests $(BUILD)
+
+# Every test again under ASan+UBSan, built with clang (the default build uses gcc).
+check-asan: deps
+	@[ -f $(ASAN_BUILD)/build.ninja ] || CC=clang meson setup $(ASAN_BUILD) \
+		-Db_sanitize=address,undefined -Db_lundef=false \
+		-Dc_args=-fno-sanitize-recover=all >/dev/null
+	@meson compile -C $(ASAN_BUILD) >/dev/null
+	@scripts/run-tests $(ASAN_BUILD)
+
+bench: build
+	./$(BUILD)/gpuiso bench --suite micro --json $(BUILD)/bench-micro.json
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_BENCH_BENCH_H
+#define GPUISO_BENCH_BENCH_H
+
+#include <stdio.h>
+
+#include "common/types.h"
+
+/*
+ * Benchmarks: each suite measures in one process and reports named metrics
+ * (bench JSON contract gpuiso-bench/1). Targets are checked as ratios
+ * against a reference measured in the same run, never as timed tests.
+ */
+
+#define BENCH_MAX_METRICS 64
+
+struct bench_metric {
+	char name[64];
+	double value;
+	const char *unit; /* "ns", "ratio", "GB/s", "ops/s", "s" or "MiB" */
+	char note[96];    /* shown in the table only */
+};
+
+struct bench_report {
+	struct bench_metric m[BENCH_MAX_METRICS];
+	size_t n;
+};
+
+/**
+ * bench_add() - record one metric.
+ * @r: the report.
+ * @name: metric name, e.g. "sim.map_unmap_4k_ns".
+ * @value: the figure.
+ * @unit: its unit (one of the contract's).
+ * @note: a remark for the table, or NULL.
+ */
+void bench_add(struct bench_report *r, const char *name, double value, const char *unit,
+	       const char *note);
+
+/**
+ * bench_micro() - the micro suite: IOMMU map/unmap through the backend ops,
+ * large-page maps, a core MDL cycle, and frame-buffer save paths against memcpy.
+ * @r: out: metrics.
+ *
+ * Return: 0 or a negative errno.
+ */
+int bench_micro(struct bench_report *r);
+
+/**
+ * bench_write_json() - write the report as gpuiso-bench/1, atomically.
+ * @r: the report.
+ * @path: the file (written to path.tmp, then renamed).
+ *
+ * Return: 0 or a negative errno.
+ */
+int bench_write_json(const struct bench_report *r, const char *path);
+
+/**
+ * bench_main() - run a suite, print its table to @out, optionally write JSON.
+ * @suite: "micro".
+ * @json_path: where to write the JSON, or NULL.
+ * @out: the table's destination.
+ *
+ * Return: 0, -ENOENT for an unknown suite, other negative errno.
+ */
+int bench_main(const char *suite, const char *json_path, FILE *out);
+
+/**
+ * bench_now_ns() - a monotonic clock in nanoseconds.
+ *
+ * Return: the time.
+ */
+uint64_t bench_now_ns(void);
+
+/**
+ * bench_median() - the median of @n values (sorts them in place).
+ * @v: values.
+ * @n: count, > 0.
+ *
+ * Return: the median.
+ */
+double bench_median(double *v, size_t n);
+
+#endif

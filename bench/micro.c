@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "core/core.h"
+#include "core/scenario.h"
+#include "hw/sim/sim.h"
+
+/*
+ * The micro suite. Each figure is the median of several batches; each batch
+ * is long enough that the clock's cost vanishes. The frame-buffer paths are
+ * compared with memcpy of the same bytes measured in the same run.
+ */
+
+#define BATCHES 15
+
+struct sim_rig {
+	struct physmem pm;
+	struct hw *hw;
+	uint32_t domain;
+};
+
+static int rig_open(struct sim_rig *rig, uint64_t ram)
+{
+	struct range_extent map = { .base = 0, .size = ram };
+	struct physmem_config pcfg = { .ram = &map, .nram = 1, .commit_limit = ram,
+				       .lockable_limit = ram };
+	uint64_t vram = 64ull << 20;
+	struct sim_config scfg = { .pm = &rig->pm, .ndevs = 1, .vram_bytes = &vram };
+	int rc;
+
+	sim_cost_default(&scfg.cost);
+	rc = physmem_init(&rig->pm, &pcfg);
+	if (rc)
+		return rc;
+	rc = sim_create(&scfg, &rig->hw);
+	if (!rc)
+		rc = rig->hw->ops->domain_alloc(rig->hw, &rig->domain);
+	return rc;
+}
+
+static void rig_close(struct sim_rig *rig)
+{
+	if (rig->hw)
+		rig->hw->ops->destroy(rig->hw);
+	physmem_fini(&rig->pm);
+}
+
+/* 4 KiB map + unmap through the ops table, over a window of 512 pages. */
+static int bench_map_unmap_4k(struct bench_report *r, struct sim_rig *rig)
+{
+	const struct hw_ops *ops = rig->hw->ops;
+	enum { PAIRS = 200000 };
+	double ns[BATCHES];
+
+	for (int b = 0; b < BATCHES; b++) {
+		uint64_t t0 = bench_now_ns();
+
+		for (uint64_t i = 0; i < PAIRS; i++) {
+			iova_t iova = 0x40000000 + (i % 512) * PAGE_SIZE;
+			int rc = ops->map(rig->hw, rig->domain, iova, 0x100000 + (i % 512) * PAGE_SIZE,
+					  PAGE_SIZE, HW_PERM_RW);
+
+			if (!rc)
+				rc = ops->unmap(rig->hw, rig->domain, iova, PAGE_SIZE);
+			if (rc)
+				return rc;
+		}
+		ns[b] = (double)(bench_now_ns() - t0) / PAIRS;
+	}
+	bench_add(r, "sim.map_unmap_4k_ns", bench_median(ns, BATCHES), "ns",
+		  "4 KiB map+unmap via hw_ops (target <= 20)");
+	return 0;
+}
+
+/* One large-page map (unmapped again outside the timed part). */
+static int bench_map_large(struct bench_report *r, struct sim_rig *rig, uint64_t size,
+			   const char *name)
+{
+	const struct hw_ops *ops = rig->hw->ops;
+	enum { MAPS = 64 };
+	struct hw_stats before, after;
+	double ns[BATCHES];
+	char note[96];
+
+	ops->stats(rig->hw, &before);
+	for (int b = 0; b < BATCHES; b++) {
+		uint64_t t0 = bench_now_ns();
+
+		for (uint64_t i = 0; i < MAPS; i++) {
+			int rc = ops->map(rig->hw, rig->domain, (1ull << 40) + i * size, size, size,
+					  HW_PERM_RW);
+
+			if (rc)
+				return rc;
+		}
+		ns[b] = (double)(bench_now_ns() - t0) / MAPS;
+		for (uint64_t i = 0; i < MAPS; i++)
+			ops->unmap(rig->hw, rig->domain, (1ull << 40) + i * size, size);
+	}
+	ops->stats(rig->hw, &after);
+	snprintf(note, sizeof(note), "%.1f PTE writes per map (%llu 4 KiB pages)",
+		 (double)(after.pte_writes - before.pte_writes) / (2.0 * BATCHES * MAPS),
+		 (unsigned long long)(size / PAGE_SIZE));
+	bench_add(r, name, bench_median(ns, BATCHES), "ns", note);
+	return 0;
+}
+
+/* One-page MDL: allocate, map, unmap, free, through the core with the verifier on. */
+static int bench_mdl_cycle(struct bench_report *r)
+{
+	enum { CYCLES = 100000 };
+	struct scenario scn;
+	struct core *core = NULL;
+	double ns[BATCHES];
+	size_t nviol;
+	int rc;
+
+	rc = scenario_defaults(&scn);
+	if (rc)
+		return rc;
+	rc = core_create(&scn, NULL, NULL, &core);
+	if (!rc)
+		rc = core_start(core);
+	for (int b = 0; !rc && b < BATCHES; b++) {
+		uint64_t t0 = bench_now_ns();
+
+		for (int i = 0; !rc && i < CYCLES; i++) {
+			handle_t mdl, map;
+
+			rc = core_alloc_mdl(core, 0, PAGE_SIZE, &mdl);
+			if (rc)
+				break;
+			rc = core_map_mdl(core, 0, mdl, &map, NULL);
+			if (!rc)
+				rc = core_unmap_mdl(core, 0, map);
+			if (!rc)
+				rc = core_free_mdl(core, 0, mdl);
+		}
+		ns[b] = (double)(bench_now_ns() - t0) / CYCLES;
+	}
+	if (!rc) {
+		core_violations(core, &nviol);
+		if (nviol)
+			rc = -EPROTO;
+	}
+	if (!rc)
+		bench_add(r, "core.mdl_cycle_4k_ns", bench_median(ns, BATCHES), "ns",
+			  "alloc+map+unmap+free of a 1-page MDL (target <= 100)");
+	core_destroy(core);
+	scenario_free(&scn);
+	return rc;
+}
+
+#define FB_BYTES (256ull << 20)
+#define FB_RUNS 3
+
+static double memcpy_gbps(void)
+{
+	char *src = malloc(FB_BYTES), *dst = malloc(FB_BYTES);
+	double ns[FB_RUNS] = { 0 };
+
+	if (!src || !dst) {
+		free(src);
+		free(dst);
+		return 0;
+	}
+	memset(src, 0x5a, FB_BYTES);
+	memset(dst, 0, FB_BYTES);
+	for (int i = 0; i < FB_RUNS; i++) {
+		uint64_t t0 = bench_now_ns();
+
+		memcpy(dst, src, FB_BYTES);
+		ns[i] = (double)(bench_now_ns() - t0);
+		src[i] ^= dst[FB_BYTES - 1 - i]; /* keep the copies observable */
+	}
+	free(src);
+	free(dst);
+	return (double)FB_BYTES / bench_median(ns, FB_RUNS);
+}
+
+/*
+ * Power-down saves of a 256 MiB reserve, warm (a first cycle obtains the
+ * section's pages and VRAM). The chunked path is forced the way it happens
+ * in the field: too little lockable memory to pin the whole area.
+ */
+static int fbsave_gbps(bool chunked, double *gbps)
+{
+	struct scenario scn;
+	struct core *core = NULL;
+	double ns[FB_RUNS];
+	int rc;
+
+	rc = scenario_defaults(&scn);
+	if (rc)
+		return rc;
+	scn.adapters[0].phys[0].vram = 2 * FB_BYTES;
+	scn.adapters[0].phys[0].fb_save_size = FB_BYTES;
+	rc = core_create(&scn, NULL, NULL, &core);
+	if (!rc)
+		rc = core_start(core);
+	if (!rc && chunked) {
+		struct physmem_pressure p = { .commit_available = UINT64_MAX,
+					      .lockable_available = 1 << 20,
+					      .max_contiguous = UINT64_MAX };
+
+		core_memory(core, &p);
+	}
+	for (int i = -1; !rc && i < FB_RUNS; i++) {
+		const struct core_power_record *recs;
+		size_t n;
+
+		rc = core_power(core, 0, 0, POWER_D3);
+		if (!rc)
+			rc = core_power(core, 0, 0, POWER_D0);
+		if (rc)
+			break;
+		recs = core_power_records(core, &n);
+		if (recs[n - 2].path != (chunked ? PATH_CHUNKED : PATH_PINNED) ||
+		    !recs[n - 1].verified) {
+			rc = -EPROTO;
+			break;
+		}
+		if (i >= 0)
+			ns[i] = (double)recs[n - 2].copy_ns;
+	}
+	if (!rc)
+		*gbps = (double)FB_BYTES / bench_median(ns, FB_RUNS);
+	core_destroy(core);
+	scenario_free(&scn);
+	return rc;
+}
+
+static int bench_fbsave(struct bench_report *r)
+{
+	double pinned = 0, chunked = 0, base;
+	int rc;
+
+	rc = fbsave_gbps(false, &pinned);
+	if (!rc)
+		rc = fbsave_gbps(true, &chunked);
+	if (rc)
+		return rc;
+	base = memcpy_gbps();
+	if (base <= 0)
+		return -ENOMEM;
+	bench_add(r, "fbsave.pinned_gbps", pinned, "GB/s", "power-down save, whole area pinned");
+	bench_add(r, "fbsave.chunked_gbps", chunked, "GB/s", "power-down save, 4 KiB chunks");
+	bench_add(r, "fbsave.memcpy_gbps", base, "GB/s", "memcpy of the same 256 MiB");
+	bench_add(r, "fbsave.pinned_ratio", pinned / base, "ratio", "target >= 0.8");
+	bench_add(r, "fbsave.chunked_ratio", chunked / base, "ratio", "target >= 0.5");
+	return 0;
+}
+
+int bench_micro(struct bench_report *r)
+{
+	struct sim_rig rig = { 0 };
+	int rc;
+
+	rc = rig_open(&rig, 8ull << 30);
+	if (!rc)
+		rc = bench_map_unmap_4k(r, &rig);
+	if (!rc)
+		rc = bench_map_large(r, &rig, SZ_2M, "sim.map_2m_ns");
+	if (!rc)
+		rc = bench_map_large(r, &rig, SZ_1G, "sim.map_1g_ns");
+	rig_close(&rig);
+	if (!rc)
+		rc = bench_mdl_cycle(r);
+	if (!rc)
+		rc = bench_fbsave(r);
+	return rc;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "common/json.h"
+#include "config.h"
+
+void bench_add(struct bench_report *r, const char *name, double value, const char *unit,
+	       const char *note)
+{
+	struct bench_metric *m;
+
+	if (r->n == BENCH_MAX_METRICS)
+		return;
+	m = &r->m[r->n++];
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->value = value;
+	m->unit = unit;
+	snprintf(m->note, sizeof(m->note), "%s", note ? note : "");
+}
+
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double bench_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int bench_write_json(const struct bench_report *r, const char *path)
+{
+	char tmp[4096], host[256] = "unknown";
+	struct json j;
+	FILE *f;
+	int rc;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	gethostname(host, sizeof(host) - 1);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	json_init(&j, f);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "schema", "gpuiso-bench/1");
+	json_str(&j, "host", host);
+	json_str(&j, "git_rev", GPUISO_GIT_REV);
+	json_obj_begin(&j, "metrics");
+	for (size_t i = 0; i < r->n; i++) {
+		json_obj_begin(&j, r->m[i].name);
+		json_double(&j, "value", r->m[i].value);
+		json_str(&j, "unit", r->m[i].unit);
+		json_obj_end(&j);
+	}
+	json_obj_end(&j);
+	json_obj_end(&j);
+	rc = json_end(&j);
+	if (fclose(f) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+int bench_main(const char *suite, const char *json_path, FILE *out)
+{
+	struct bench_report *r;
+	int rc;
+
+	if (strcmp(suite, "micro"))
+		return -ENOENT;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	rc = bench_micro(r);
+	if (!rc) {
+		fprintf(out, "%-28s %14s  %-6s\n", "metric", "value", "unit");
+		for (size_t i = 0; i < r->n; i++)
+			fprintf(out, "%-28s %14.3f  %-6s %s\n", r->m[i].name, r->m[i].value,
+				r->m[i].unit, r->m[i].note);
+	}
+	if (!rc && json_path)
+		rc = bench_write_json(r, json_path);
+	free(r);
+	return rc;
+}

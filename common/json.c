@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "json.h"
+
+void json_init(struct json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->first[0] = true;
+}
+
+static void string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", f);
+		else if (ch == '\t')
+			fputs("\\t", f);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* Comma, newline, indentation and key of the next value. */
+static void member(struct json *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (!j->first[j->depth])
+			fputc(',', j->f);
+		fputc('\n', j->f);
+		for (int i = 0; i < j->depth; i++)
+			fputs("  ", j->f);
+	}
+	j->first[j->depth] = false;
+	if (key) {
+		string(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+static void open(struct json *j, const char *key, char ch)
+{
+	member(j, key);
+	fputc(ch, j->f);
+	if (j->depth + 1 < JSON_MAX_DEPTH)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void close_(struct json *j, char ch)
+{
+	bool empty = j->first[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (!empty) {
+		fputc('\n', j->f);
+		for (int i = 0; i < j->depth; i++)
+			fputs("  ", j->f);
+	}
+	fputc(ch, j->f);
+}
+
+void json_obj_begin(struct json *j, const char *key) { open(j, key, '{'); }
+void json_obj_end(struct json *j) { close_(j, '}'); }
+void json_arr_begin(struct json *j, const char *key) { open(j, key, '['); }
+void json_arr_end(struct json *j) { close_(j, ']'); }
+
+void json_str(struct json *j, const char *key, const char *val)
+{
+	member(j, key);
+	if (val)
+		string(j->f, val);
+	else
+		fputs("null", j->f);
+}
+
+void json_u64(struct json *j, const char *key, uint64_t val)
+{
+	member(j, key);
+	fprintf(j->f, "%llu", (unsigned long long)val);
+}
+
+void json_double(struct json *j, const char *key, double val)
+{
+	member(j, key);
+	if (isfinite(val))
+		fprintf(j->f, "%.6g", val);
+	else
+		fputs("null", j->f);
+}
+
+void json_bool(struct json *j, const char *key, bool val)
+{
+	member(j, key);
+	fputs(val ? "true" : "false", j->f);
+}
+
+void json_null(struct json *j, const char *key)
+{
+	member(j, key);
+	fputs("null", j->f);
+}
+
+int json_end(struct json *j)
+{
+	fputc('\n', j->f);
+	return ferror(j->f) ? -EIO : 0;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "range.h"
+
+void range_init(struct range_alloc *ra)
+{
+	*ra = (struct range_alloc){ 0 };
+}
+
+void range_fini(struct range_alloc *ra)
+{
+	free(ra->ext);
+	*ra = (struct range_alloc){ 0 };
+}
+
+/* Index of the first extent whose base is above @addr (0..n). */
+static size_t range_upper(const struct range_alloc *ra, uint64_t addr)
+{
+	size_t lo = 0, hi = ra->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ra->ext[mid].base <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int range_grow(struct range_alloc *ra)
+{
+	size_t cap = ra->cap ? ra->cap * 2 : 16;
+	struct range_extent *ext;
+
+	if (ra->n < ra->cap)
+		return 0;
+	ext = realloc(ra->ext, cap * sizeof(*ext));
+	if (!ext)
+		return -ENOMEM;
+	ra->ext = ext;
+	ra->cap = cap;
+	return 0;
+}
+
+static int range_insert(struct range_alloc *ra, size_t i, uint64_t base, uint64_t size)
+{
+	int err = range_grow(ra);
+
+	if (err)
+		return err;
+	memmove(&ra->ext[i + 1], &ra->ext[i], (ra->n - i) * sizeof(ra->ext[0]));
+	ra->ext[i] = (struct range_extent){ base, size };
+	ra->n++;
+	return 0;
+}
+
+static void range_delete(struct range_alloc *ra, size_t i)
+{
+	memmove(&ra->ext[i], &ra->ext[i + 1], (ra->n - i - 1) * sizeof(ra->ext[0]));
+	ra->n--;
+}
+
+static uint64_t ext_end(const struct range_extent *e)
+{
+	return e->base + e->size;
+}
+
+int range_add(struct range_alloc *ra, uint64_t base, uint64_t size)
+{
+	struct range_extent *prev, *next;
+	uint64_t end = base + size;
+	size_t i;
+
+	if (!size)
+		return 0;
+	if (end < base)
+		return -EINVAL;
+	i = range_upper(ra, base);
+	prev = i ? &ra->ext[i - 1] : NULL;
+	next = i < ra->n ? &ra->ext[i] : NULL;
+	/* Overlap with free space means the caller frees something twice. */
+	if ((prev && ext_end(prev) > base) || (next && next->base < end))
+		return -EINVAL;
+
+	if (prev && ext_end(prev) == base) {
+		prev->size += size;
+		if (next && next->base == end) {
+			prev->size += next->size;
+			range_delete(ra, i);
+		}
+	} else if (next && next->base == end) {
+		next->base = base;
+		next->size += size;
+	} else {
+		int err = range_insert(ra, i, base, size);
+
+		if (err)
+			return err;
+	}
+	ra->free_bytes += size;
+	return 0;
+}
+
+/* Cut [base, base+size) out of extent @i, which contains it. */
+static int range_carve(struct range_alloc *ra, size_t i, uint64_t base, uint64_t size)
+{
+	struct range_extent *e = &ra->ext[i];
+	uint64_t end = base + size, e_end = ext_end(e);
+
+	if (base == e->base && end == e_end) {
+		range_delete(ra, i);
+	} else if (base == e->base) {
+		e->base = end;
+		e->size -= size;
+	} else if (end == e_end) {
+		e->size -= size;
+	} else {
+		/* A hole in the middle: the tail becomes a new extent. */
+		int err = range_insert(ra, i + 1, end, e_end - end);
+
+		if (err)
+			return err;
+		ra->ext[i].size = base - ra->ext[i].base;
+	}
+	ra->free_bytes -= size;
+	return 0;
+}
+
+int range_take(struct range_alloc *ra, uint64_t size, uint64_t align, uint64_t max_end,
+	       uint64_t *base)
+{
+	if (!size || !align || (align & (align - 1)))
+		return -EINVAL;
+	for (size_t i = 0; i < ra->n; i++) {
+		const struct range_extent *e = &ra->ext[i];
+		uint64_t b = ALIGN_UP(e->base, align);
+		int err;
+
+		if (b < e->base || b >= ext_end(e) || ext_end(e) - b < size)
+			continue;
+		if (b + size > max_end)
+			break; /* extents are sorted: later ones end even higher */
+		err = range_carve(ra, i, b, size);
+		if (err)
+			return err;
+		*base = b;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+int range_remove(struct range_alloc *ra, uint64_t base, uint64_t size)
+{
+	size_t i;
+
+	if (!size)
+		return 0;
+	if (base + size < base)
+		return -ENOENT;
+	i = range_upper(ra, base);
+	if (!i || ext_end(&ra->ext[i - 1]) < base + size)
+		return -ENOENT;
+	return range_carve(ra, i - 1, base, size);
+}
+
+uint64_t range_largest(const struct range_alloc *ra)
+{
+	uint64_t best = 0;
+
+	for (size_t i = 0; i < ra->n; i++)
+		best = MAX(best, ra->ext[i].size);
+	return best;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_COMMON_RANGE_H
+#define GPUISO_COMMON_RANGE_H
+
+#include "types.h"
+
+/*
+ * An extent allocator over a 64-bit address space: the free space is a sorted
+ * array of disjoint [base, base+size) extents, coalesced on free. One
+ * mechanism serves physical page frames (hw/physmem) and logical addresses
+ * (the IOVA allocator of a remapped adapter).
+ */
+
+struct range_extent {
+	uint64_t base;
+	uint64_t size;
+};
+
+struct range_alloc {
+	struct range_extent *ext; /* free extents, sorted by base, disjoint, never adjacent */
+	size_t n;                 /* extents in use */
+	size_t cap;               /* extents allocated */
+	uint64_t free_bytes;      /* sum of extent sizes */
+};
+
+/**
+ * range_init() - start with nothing free.
+ * @ra: the allocator.
+ */
+void range_init(struct range_alloc *ra);
+
+/**
+ * range_fini() - release the extent array.
+ * @ra: the allocator.
+ */
+void range_fini(struct range_alloc *ra);
+
+/**
+ * range_add() - make [base, base+size) free (used to seed and to free).
+ * @ra: the allocator.
+ * @base: first address.
+ * @size: bytes; 0 is a no-op.
+ *
+ * Return: 0, -EINVAL if the range overlaps free space already there (a double
+ * free), -ENOMEM if the extent array cannot grow.
+ */
+int range_add(struct range_alloc *ra, uint64_t base, uint64_t size);
+
+/**
+ * range_take() - allocate @size bytes as one run, first fit, aligned to @align.
+ * @ra: the allocator.
+ * @size: bytes, non-zero.
+ * @align: power of two alignment of the returned base.
+ * @max_end: the run must end at or below this address (exclusive bound);
+ *           UINT64_MAX for no bound.
+ * @base: out: the run's first address.
+ *
+ * Return: 0, -ENOSPC if no free run fits, -ENOMEM if the extent array cannot grow.
+ */
+int range_take(struct range_alloc *ra, uint64_t size, uint64_t align, uint64_t max_end,
+	       uint64_t *base);
+
+/**
+ * range_remove() - mark a specific [base, base+size) as used.
+ * @ra: the allocator.
+ * @base: first address.
+ * @size: bytes.
+ *
+ * Return: 0, -ENOENT if any part of it is not free, -ENOMEM.
+ */
+int range_remove(struct range_alloc *ra, uint64_t base, uint64_t size);
+
+/**
+ * range_largest() - the size of the largest free extent.
+ * @ra: the allocator.
+ *
+ * Return: bytes (0 when full).
+ */
+uint64_t range_largest(const struct range_alloc *ra);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_COMMON_UNITS_H
+#define GPUISO_COMMON_UNITS_H
+
+#include "types.h"
+
+/**
+ * parse_u64() - parse a whole unsigned number: decimal, or hex with 0x.
+ * @s: the text; all of it must be the number.
+ * @out: out: the value.
+ *
+ * Return: 0, -EINVAL for malformed text, -ERANGE for overflow.
+ */
+int parse_u64(const char *s, uint64_t *out);
+
+/**
+ * parse_size() - parse a byte count: "64GiB", "4KiB", "2MiB", "1TiB",
+ * "512B", "0x1000" or "4096".
+ * @s: the text.
+ * @out: out: bytes.
+ *
+ * Return: 0, -EINVAL for malformed text, -ERANGE for overflow.
+ */
+int parse_size(const char *s, uint64_t *out);
+
+/**
+ * format_size() - write @bytes as the largest exact binary unit ("64GiB",
+ * "4KiB", "4097B").
+ * @bytes: the count.
+ * @buf: destination.
+ * @len: its size (24 is always enough).
+ *
+ * Return: @buf.
+ */
+char *format_size(uint64_t bytes, char *buf, size_t len);
+
+#endif

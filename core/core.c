@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOG_PREFIX "core"
+#include "common/log.h"
+#include "hw/sim/sim.h"
+#include "internal.h"
+
+#define NO_DOMAIN UINT32_MAX
+
+static void kmd_merge(struct core *c, const struct kmd_ops *ops)
+{
+	const struct kmd_ops *ref = kmd_reference();
+
+	c->kmd_merged = *ref;
+	if (!ops)
+		return;
+#define TAKE(f) if (ops->f) c->kmd_merged.f = ops->f
+	TAKE(query_adapter_info);
+	TAKE(start_device);
+	TAKE(stop_device);
+	TAKE(begin_exclusive_access);
+	TAKE(end_exclusive_access);
+	TAKE(build_paging_buffer);
+	TAKE(set_power_state);
+#undef TAKE
+}
+
+/* The simulator a scenario describes: its RAM, limits and one GPU per physical adapter. */
+static int backend_create(struct core *c)
+{
+	const struct scenario *scn = c->scn;
+	struct physmem_config pcfg = {
+		.ram = scn->system.os_memory_map,
+		.nram = scn->system.nmap,
+		.commit_limit = scn->system.commit_limit,
+		.lockable_limit = scn->system.lockable_limit,
+	};
+	struct sim_config scfg = { .cost = scn->cost };
+	uint64_t *vram;
+	size_t ndevs = 0;
+	int rc;
+
+	for (size_t i = 0; i < scn->nadapters; i++)
+		ndevs += scn->adapters[i].nphys;
+	vram = calloc(ndevs ? ndevs : 1, sizeof(*vram));
+	c->pm = calloc(1, sizeof(*c->pm));
+	if (!vram || !c->pm) {
+		rc = -ENOMEM;
+		goto free_vram;
+	}
+	ndevs = 0;
+	for (size_t i = 0; i < scn->nadapters; i++)
+		for (size_t j = 0; j < scn->adapters[i].nphys; j++)
+			vram[ndevs++] = scn->adapters[i].phys[j].vram;
+	rc = physmem_init(c->pm, &pcfg);
+	if (rc)
+		goto free_vram;
+	scfg.pm = c->pm;
+	scfg.ndevs = (unsigned int)ndevs;
+	scfg.vram_bytes = vram;
+	rc = sim_create(&scfg, &c->hw);
+	if (rc)
+		goto fini_physmem;
+	free(vram);
+	c->own_backend = true;
+	return 0;
+
+fini_physmem:
+	physmem_fini(c->pm);
+free_vram:
+	free(c->pm);
+	c->pm = NULL;
+	free(vram);
+	return rc;
+}
+
+int core_create(const struct scenario *scn, struct hw *hw, struct physmem *pm,
+		struct core **out)
+{
+	struct core *c;
+	uint32_t dev = 0;
+	int rc;
+
+	if (!scn || !scn->nadapters || (hw && !pm))
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->scn = scn;
+	c->ht.free_head = UINT32_MAX;
+	c->violations.elem = sizeof(struct core_violation);
+	c->faults.elem = sizeof(struct core_fault);
+	c->power.elem = sizeof(struct core_power_record);
+	kmd_merge(c, NULL);
+	if (hw) {
+		c->hw = hw;
+		c->pm = pm;
+	} else {
+		rc = backend_create(c);
+		if (rc)
+			goto free_core;
+	}
+	c->adapters = calloc(scn->nadapters, sizeof(*c->adapters));
+	if (!c->adapters) {
+		rc = -ENOMEM;
+		goto free_core;
+	}
+	c->nadapters = scn->nadapters;
+	for (size_t i = 0; i < scn->nadapters; i++) {
+		struct adapter *a = &c->adapters[i];
+
+		a->index = (unsigned int)i;
+		a->cfg = &scn->adapters[i];
+		a->domain = NO_DOMAIN;
+		a->nphys = a->cfg->nphys;
+		a->phys = calloc(a->nphys, sizeof(*a->phys));
+		a->sections = calloc(a->nphys, sizeof(*a->sections));
+		if (!a->phys || !a->sections) {
+			rc = -ENOMEM;
+			goto free_core;
+		}
+		for (size_t j = 0; j < a->nphys; j++) {
+			a->phys[j].dev = dev++;
+			a->phys[j].domain = NO_DOMAIN;
+			a->phys[j].powered = true;
+		}
+	}
+	*out = c;
+	return 0;
+
+free_core:
+	core_destroy(c);
+	return rc;
+}
+
+void core_destroy(struct core *core)
+{
+	if (!core)
+		return;
+	if (core->started && !core->stopped)
+		core_stop(core);
+	for (size_t i = 0; i < core->nadapters; i++) {
+		struct adapter *a = &core->adapters[i];
+
+		for (size_t j = 0; a->phys && j < a->nphys; j++)
+			free(a->phys[j].reserved);
+		free(a->phys);
+		free(a->sections);
+		range_fini(&a->iova);
+		range_fini(&a->vram);
+		idmap_free(&a->idmap);
+	}
+	free(core->adapters);
+	handle_table_free(&core->ht);
+	if (core->own_backend) {
+		if (core->hw)
+			core->hw->ops->destroy(core->hw);
+		physmem_fini(core->pm);
+		free(core->pm);
+	}
+	vec_free(&core->violations);
+	vec_free(&core->faults);
+	vec_free(&core->power);
+	free(core);
+}
+
+void core_set_kmd(struct core *core, const struct kmd_ops *ops, void *kmd)
+{
+	kmd_merge(core, ops);
+	core->kmd = kmd;
+}
+
+const struct kmd_ops *core_kmd_reference(void)
+{
+	return kmd_reference();
+}
+
+void core_set_faults(struct core *core, struct fp_ctx *fp)
+{
+	core->fp = fp;
+}
+
+int core_start(struct core *core)
+{
+	if (core->started)
+		return -EALREADY;
+	core->started = true;
+	for (size_t i = 0; i < core->nadapters; i++)
+		adapter_start(core, &core->adapters[i]);
+	return 0;
+}
+
+void core_stop(struct core *core)
+{
+	if (!core->started || core->stopped)
+		return;
+	core->stopped = true;
+	for (size_t i = 0; i < core->nadapters; i++)
+		adapter_stop(core, &core->adapters[i]);
+}
+
+size_t core_adapter_count(const struct core *core)
+{
+	return core->nadapters;
+}
+
+int core_adapter_info(const struct core *core, unsigned int adapter, struct core_adapter_info *info)
+{
+	const struct adapter *a;
+
+	if (adapter >= core->nadapters)
+		return -ENOENT;
+	a = &core->adapters[adapter];
+	memset(info, 0, sizeof(*info));
+	info->name = a->cfg->name;
+	info->started = a->started;
+	memcpy(info->start_error, a->start_error, sizeof(info->start_error));
+	info->iommu_enabled = a->iommu_enabled;
+	info->mappings = a->mappings;
+	info->attached = a->attached;
+	info->attach_on = a->attach_on;
+	info->domain = a->domain;
+	info->mode = a->mode;
+	info->logical_limit = a->mode == MODE_LOGICAL ? a->logical_limit : 0;
+	info->nphys = a->nphys;
+	info->nerrors = a->nerrors;
+	memcpy(info->errors, a->errors, sizeof(info->errors));
+	return 0;
+}
+
+int core_phys_info(const struct core *core, unsigned int adapter, unsigned int phys,
+		   struct core_phys_info *info)
+{
+	const struct adapter *a;
+
+	if (adapter >= core->nadapters || phys >= core->adapters[adapter].nphys)
+		return -ENOENT;
+	a = &core->adapters[adapter];
+	info->domain = a->phys[phys].domain;
+	info->save_area = a->sections[phys].bytes;
+	info->powered = a->phys[phys].powered;
+	info->reset = a->phys[phys].reset;
+	return 0;
+}
+
+void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns)
+{
+	core->event = index;
+	core->ts_ns = ts_ns;
+}
+
+void core_set_irql(struct core *core, enum irql irql)
+{
+	core->irql = irql;
+}
+
+struct adapter *adapter_get(struct core *c, unsigned int adapter)
+{
+	return adapter < c->nadapters ? &c->adapters[adapter] : NULL;
+}
+
+/*
+ * The gate every driver callback passes: IRQL (callbacks are legal at
+ * PASSIVE or APC level only), exclusive access (no call between Begin and
+ * EndExclusiveAccess), and a started adapter.
+ */
+int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adapter **out)
+{
+	struct adapter *a = adapter_get(c, adapter);
+
+	if (!a)
+		return -ENODEV;
+	if (c->irql >= IRQL_DISPATCH) {
+		viol(c, V_CB_IRQL, "%s called at DISPATCH_LEVEL or above (callbacks require IRQL <= APC_LEVEL)",
+		     name);
+		return -EPERM;
+	}
+	if (a->in_exclusive) {
+		viol(c, V_CB_IN_EXCLUSIVE, "%s called on %s between Begin and EndExclusiveAccess",
+		     name, a->cfg->name);
+		return -EPERM;
+	}
+	if (!a->started)
+		return -ENODEV;
+	*out = a;
+	return 0;
+}
+
+/* Move the faults the backend queued into the record. Returns how many. */
+int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys)
+{
+	struct hw_fault f;
+	int n = 0;
+
+	while (!c->hw->ops->fault_pop(c->hw, &f)) {
+		struct core_fault cf = {
+			.event = c->event, .ts_ns = c->ts_ns, .adapter = a->index, .phys = phys,
+			.iova = f.iova, .write = f.write, .reason = f.reason,
+		};
+
+		/* the fault names its device; map it back to its adapter when it differs */
+		for (size_t i = 0; i < c->nadapters; i++)
+			for (size_t j = 0; j < c->adapters[i].nphys; j++)
+				if (c->adapters[i].phys[j].dev == f.dev) {
+					cf.adapter = (unsigned int)i;
+					cf.phys = (unsigned int)j;
+				}
+		if (vec_push(&c->faults, &cf))
+			log_err("out of memory recording a DMA fault");
+		n++;
+	}
+	return n;
+}
+
+/* A DMA that an IOTLB entry translated after its PTE was cleared broke isolation. */
+void stale_check(struct core *c)
+{
+	struct hw_stats st;
+
+	c->hw->ops->stats(c->hw, &st);
+	if (st.stale_hits > c->stale_seen) {
+		viol(c, V_STALE_TRANSLATION,
+		     "%llu access(es) translated by stale IOTLB entries (unmap without flush)",
+		     (unsigned long long)(st.stale_hits - c->stale_seen));
+		c->stale_seen = st.stale_hits;
+	}
+}
+
+struct hw *core_hw(struct core *core)
+{
+	return core->hw;
+}
+
+struct physmem *core_physmem(struct core *core)
+{
+	return core->pm;
+}
+
+void core_memory(struct core *core, const struct physmem_pressure *p)
+{
+	physmem_set_pressure(core->pm, p);
+}
+
+int core_secure_vm_create(struct core *core, unsigned int adapter)
+{
+	struct adapter *a = adapter_get(core, adapter);
+	int rc;
+
+	if (!a)
+		return -ENOENT;
+	if (!a->started)
+		return -ENODEV;
+	if (core->scn->registry.secure_vm_staging) {
+		/* AllowFailure does not apply here: no IOMMU support, no secure VM. */
+		if (!a->caps.iommu_secure_mode)
+			return -ENOTSUP;
+		rc = dom_enable(core, a, true, true);
+		if (rc)
+			return rc;
+	}
+	a->secure_vms++;
+	return 0;
+}
+
+int core_iommu_disable(struct core *core, unsigned int adapter)
+{
+	struct adapter *a = adapter_get(core, adapter);
+
+	if (!a)
+		return -ENOENT;
+	return a->iommu_enabled ? -EPERM : -EINVAL;
+}

@@ -1,0 +1,682 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_CORE_CORE_H
+#define GPUISO_CORE_CORE_H
+
+#include <stdio.h>
+
+#include "common/types.h"
+#include "core/scenario.h"
+#include "faults/faults.h"
+#include "hw/iommu.h"
+#include "hw/physmem.h"
+
+/*
+ * The Dxgkrnl-side model of IOMMU-based GPU isolation (WDDM 2.4) and IOMMU
+ * DMA remapping (WDDM 3.0): logical adapters with their LDA chains, the
+ * IOMMUFlags registry semantics, one IOMMU domain per logical adapter
+ * attached under exclusive access, the memory callbacks a kernel-mode driver
+ * (KMD) uses, VidMm's paging mappings, hardware-reserved ranges, frame-buffer
+ * save/restore with forward progress, and a verifier that records every rule
+ * a driver (or the model) breaks.
+ *
+ * The model drives the hardware only through struct hw_ops (hw/iommu.h).
+ * A reference KMD (core/kmd.c) answers Dxgkrnl's queries from the scenario
+ * and follows the documented algorithms; tests may install their own.
+ *
+ * All functions return 0 or a negative errno unless they say otherwise.
+ * "Adapter" means a logical adapter by index; "phys" a physical adapter of
+ * its LDA chain by index (0 is the lead).
+ */
+
+struct core;
+
+/** typedef handle_t - a handle the model gives a driver; 0 is never valid. */
+typedef uint32_t handle_t;
+
+enum irql {
+	IRQL_PASSIVE = 0,
+	IRQL_APC = 1,
+	IRQL_DISPATCH = 2, /* callbacks here are a violation (WDDM 3.2 bugchecks) */
+};
+
+/* DXGK_MEMORY_CACHING_TYPE */
+enum cache_type {
+	CACHE_NONCACHED = 0,
+	CACHE_CACHED = 1,
+	CACHE_WRITECOMBINED = 2,
+};
+
+/* Where a VidMm allocation lives. */
+enum segment {
+	SEG_VRAM = 0,     /* a memory segment in VRAM */
+	SEG_APERTURE = 1, /* an aperture segment (system pages mapped for the GPU) */
+	SEG_SYSTEM = 2,   /* the implicit system-memory segment */
+};
+
+/* DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 bits that matter here. */
+enum alloc_flag {
+	ALLOC_ACCESSED_PHYSICALLY = 0x1,
+	ALLOC_MAP_APERTURE_CPU_VISIBLE = 0x2,
+};
+
+enum transfer_dir {
+	TRANSFER_TO_VRAM = 0,   /* page in: system backing store -> VRAM */
+	TRANSFER_FROM_VRAM = 1, /* evict: VRAM -> system backing store */
+};
+
+enum power_state {
+	POWER_D0 = 0,
+	POWER_D3 = 3,
+};
+
+/* Per logical adapter: what the model decided. The explain contract. */
+enum map_mode {
+	MODE_NONE = 0,     /* IOMMU not enabled */
+	MODE_PHYSICAL = 1, /* 1:1, logical address == physical address */
+	MODE_LOGICAL = 2,  /* DMA remapping: logical addresses from [0, limit) */
+};
+
+enum attach_on {
+	ATTACH_NEVER = 0,
+	ATTACH_AT_START = 1,
+	ATTACH_AT_SECURE_VM = 2,
+};
+
+struct core_phys_info {
+	uint32_t domain;    /* backend domain id, or UINT32_MAX when none */
+	uint64_t save_area; /* bytes of its frame-buffer save section */
+	bool powered;       /* D0 */
+	bool reset;         /* its last transition ended in an adapter reset */
+};
+
+#define CORE_MAX_ERRORS 8
+
+struct core_adapter_info {
+	const char *name;
+	bool started;
+	char start_error[256];  /* why it did not start ("" when it did) */
+	bool iommu_enabled;
+	bool mappings;
+	bool attached;
+	enum attach_on attach_on;
+	uint32_t domain;        /* UINT32_MAX when none */
+	enum map_mode mode;
+	uint64_t logical_limit; /* bytes of logical address space (MODE_LOGICAL) */
+	size_t nphys;
+	size_t nerrors;         /* findings that did not stop the start */
+	char errors[CORE_MAX_ERRORS][256];
+};
+
+/* Stable verifier codes; core_violation_name() gives their text. */
+enum violation {
+	V_CB_IRQL,           /* callback at DISPATCH_LEVEL or above */
+	V_CB_IN_EXCLUSIVE,   /* callback between Begin/EndExclusiveAccess */
+	V_DMA_IN_EXCLUSIVE,  /* device DMA between Begin/EndExclusiveAccess */
+	V_WORK_IN_EXCLUSIVE, /* work submitted while the scheduler is suspended */
+	V_UNMAP_AFTER_FREE,  /* UnmapMdlFromIoMmu after the MDL was freed */
+	V_DEPRECATED_CB,     /* WDDM 2.4 memory callback in logical-remap mode */
+	V_BAD_HANDLE,        /* unknown, freed, foreign or wrong-kind handle */
+	V_HANDLE_LEAK,       /* handle still live at adapter teardown */
+	V_MAPPING_LEAK,      /* IOMMU mapping left in a domain at teardown */
+	V_FB_NOT_LEAD,       /* frame-buffer callback without the lead adapter */
+	V_FB_RESTORE_MISMATCH, /* restored VRAM differs from what was saved */
+	V_FB_SEQUENCE,       /* unpin without pin, pin twice, transition out of order */
+	V_PMO_BUSY,          /* PMO destroyed with ADLs, views or opens outstanding */
+	V_STALE_TRANSLATION, /* DMA translated by a stale IOTLB entry */
+	V_NVIOLATIONS
+};
+
+struct core_violation {
+	enum violation code;
+	uint64_t event;   /* event index when it happened (core_set_event) */
+	uint64_t ts_ns;   /* event timestamp */
+	char detail[200];
+};
+
+/* A DMA the IOMMU blocked. */
+struct core_fault {
+	uint64_t event, ts_ns;
+	unsigned int adapter, phys;
+	iova_t iova;
+	bool write;
+	uint8_t reason; /* enum hw_fault_reason */
+};
+
+enum power_path {
+	PATH_PINNED = 0,  /* whole save area pinned, one GPU copy */
+	PATH_CHUNKED = 1, /* forward progress through the small buffer */
+	PATH_RESET = 2,   /* even a chunk failed: transition cancelled, adapter reset */
+	PATH_NONE = 3,    /* nothing to save: no save area */
+};
+
+struct core_power_record {
+	uint64_t event, ts_ns;
+	unsigned int adapter, phys;
+	enum power_state to;
+	enum power_path path;
+	bool completed;     /* finished (pinned or chunked) */
+	bool verified;      /* power-up: VRAM equal to what was saved */
+	uint64_t bytes;     /* bytes copied */
+	uint64_t chunks;    /* chunks (chunked path) */
+	uint64_t copy_ns;   /* wall time of the save or restore itself */
+	uint64_t modeled_ns; /* device time the backend's cost model gave it */
+};
+
+/* A MapApertureSegment2 (or legacy MapApertureSegment) the KMD received. */
+struct paging_op {
+	enum { PAGING_MAP_APERTURE, PAGING_MAP_APERTURE2, PAGING_UNMAP_APERTURE } kind;
+	handle_t allocation;
+	uint64_t offset_pages, pages;
+	/* MAP_APERTURE2: the ADL */
+	bool adl_logical;    /* pages are logical addresses */
+	bool adl_contiguous; /* DXGK_ADL flag: one run */
+	iova_t adl_base;     /* first page's address (as the device uses it) */
+	uint64_t adl_offset; /* AdlOffset in pages */
+	bool cpu_visible;    /* CpuVisibleAddress is non-NULL */
+};
+
+/* Queries Dxgkrnl makes of the KMD (DXGKQAITYPE_*). */
+enum qai_type {
+	QAI_DRIVERCAPS,           /* out: struct scn_caps (VidMm caps part) */
+	QAI_PHYSICAL_MEMORY_CAPS, /* out: uint64_t highest visible address; -ENOTSUP if none */
+	QAI_IOMMU_CAPS,           /* out: bool linear remap supported */
+	QAI_FRAMEBUFFERSAVESIZE,  /* in: phys; out: uint64_t bytes */
+	QAI_HARDWARERESERVEDRANGES, /* in: phys; out: count, then array (two calls) */
+};
+
+struct qai_reserved {
+	size_t count;               /* in/out */
+	struct range_extent *ranges; /* NULL on the first call */
+};
+
+/* The KMD as Dxgkrnl sees it: the DDIs Dxgkrnl calls. */
+struct kmd_ops {
+	int (*query_adapter_info)(struct core *core, void *kmd, unsigned int adapter,
+				  enum qai_type type, unsigned int phys, void *out);
+	int (*start_device)(struct core *core, void *kmd, unsigned int adapter);
+	void (*stop_device)(struct core *core, void *kmd, unsigned int adapter);
+	void (*begin_exclusive_access)(struct core *core, void *kmd, unsigned int adapter);
+	void (*end_exclusive_access)(struct core *core, void *kmd, unsigned int adapter);
+	int (*build_paging_buffer)(struct core *core, void *kmd, unsigned int adapter,
+				   const struct paging_op *op);
+	int (*set_power_state)(struct core *core, void *kmd, unsigned int adapter,
+			       unsigned int phys, enum power_state state);
+};
+
+/**
+ * core_create() - build the model of a scenario on a backend.
+ * @scn: the scenario; it must outlive the core.
+ * @hw: the backend, or NULL to make a simulator from the scenario.
+ * @pm: the physical memory @hw uses (NULL when @hw is NULL).
+ * @out: out: the model. Nothing is started yet: see core_start().
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int core_create(const struct scenario *scn, struct hw *hw, struct physmem *pm,
+		struct core **out);
+
+/**
+ * core_destroy() - stop every adapter (reporting leaks as violations) and free the model.
+ * @core: the model, or NULL.
+ */
+void core_destroy(struct core *core);
+
+/**
+ * core_set_kmd() - replace the reference KMD (before core_start()).
+ * @core: the model.
+ * @ops: the DDIs; NULL members fall back to the reference KMD's.
+ * @kmd: passed back to @ops.
+ */
+void core_set_kmd(struct core *core, const struct kmd_ops *ops, void *kmd);
+
+/**
+ * core_kmd_reference() - the reference KMD's DDIs (for a test KMD to wrap).
+ *
+ * Return: the ops table; its functions ignore the kmd argument.
+ */
+const struct kmd_ops *core_kmd_reference(void);
+
+/**
+ * core_set_faults() - use @fp for injection points (NULL: none).
+ * @core: the model.
+ * @fp: the injection context; not owned.
+ */
+void core_set_faults(struct core *core, struct fp_ctx *fp);
+
+/**
+ * core_start() - start every logical adapter: query caps, decide the mapping
+ * mode, take save-area commit charge, start the device and enable the IOMMU
+ * as the registry and caps say. An adapter that fails to start is a finding
+ * (core_adapter_info()), not an error of this call.
+ * @core: the model.
+ *
+ * Return: 0, -EALREADY if started.
+ */
+int core_start(struct core *core);
+
+/**
+ * core_stop() - tear every adapter down: the KMD frees what it holds, leaked
+ * handles and leftover mappings are reported as violations and released,
+ * domains are detached and freed, save-area charge is returned.
+ * @core: the model. core_destroy() calls this if needed.
+ */
+void core_stop(struct core *core);
+
+/** core_adapter_count() - logical adapters. @core: the model. Return: the count. */
+size_t core_adapter_count(const struct core *core);
+
+/**
+ * core_adapter_info() - what the model decided for one adapter.
+ * @core: the model.
+ * @adapter: index.
+ * @info: out.
+ *
+ * Return: 0, -ENOENT.
+ */
+int core_adapter_info(const struct core *core, unsigned int adapter, struct core_adapter_info *info);
+
+/**
+ * core_phys_info() - one physical adapter's state.
+ * @core: the model.
+ * @adapter: logical adapter.
+ * @phys: physical adapter.
+ * @info: out.
+ *
+ * Return: 0, -ENOENT.
+ */
+int core_phys_info(const struct core *core, unsigned int adapter, unsigned int phys,
+		   struct core_phys_info *info);
+
+/**
+ * core_set_event() - the workload event now being executed (violations, faults
+ * and records carry it).
+ * @core: the model.
+ * @index: event index.
+ * @ts_ns: its timestamp.
+ */
+void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns);
+
+/**
+ * core_set_irql() - the IRQL the driver calls callbacks at from now on.
+ * @core: the model.
+ * @irql: the level.
+ */
+void core_set_irql(struct core *core, enum irql irql);
+
+/**
+ * core_secure_vm_create() - a secure VM starts: with the staging key, the
+ * adapter's domain is attached now (first time); the VM fails if the driver
+ * lacks IOMMU support (AllowFailure does not apply).
+ * @core: the model.
+ * @adapter: index.
+ *
+ * Return: 0, -ENOTSUP (no IOMMU support), -ENODEV (adapter not started), or
+ * the enablement error.
+ */
+int core_secure_vm_create(struct core *core, unsigned int adapter);
+
+/**
+ * core_iommu_disable() - always refused: once enabled, the IOMMU stays enabled.
+ * @core: the model.
+ * @adapter: index.
+ *
+ * Return: -EPERM if it is enabled, -EINVAL if it never was.
+ */
+int core_iommu_disable(struct core *core, unsigned int adapter);
+
+/* --- WDDM 2.4 memory callbacks (DXGKCB_*) --- */
+
+/**
+ * core_alloc_contiguous() - DxgkCbAllocateContiguousMemory: physically
+ * contiguous pages, mapped to the IOMMU in one step.
+ * @core: the model.
+ * @adapter: index.
+ * @bytes: size (rounded up to pages).
+ * @cache: caching type.
+ * @h: out: handle for core_free_contiguous().
+ * @logical: out: the device address of its first byte (may be NULL).
+ *
+ * Return: 0, -ENOMEM, -EPERM (refused: logical-remap mode, IRQL, exclusive
+ * access), -ENODEV.
+ */
+int core_alloc_contiguous(struct core *core, unsigned int adapter, uint64_t bytes,
+			  enum cache_type cache, handle_t *h, iova_t *logical);
+
+/** core_free_contiguous() - DxgkCbFreeContiguousMemory. @core, @adapter, @h: as allocated. */
+int core_free_contiguous(struct core *core, unsigned int adapter, handle_t h);
+
+/**
+ * core_alloc_mdl() - DxgkCbAllocatePagesForMdl: pages (not necessarily
+ * contiguous) described by an MDL, mapped to the IOMMU in one step.
+ * @core: the model.
+ * @adapter: index.
+ * @bytes: size (rounded up to pages).
+ * @h: out: the MDL handle.
+ *
+ * Return: as core_alloc_contiguous().
+ */
+int core_alloc_mdl(struct core *core, unsigned int adapter, uint64_t bytes, handle_t *h);
+
+/** core_free_mdl() - DxgkCbFreePagesFromMdl. @core, @adapter, @h: the MDL. */
+int core_free_mdl(struct core *core, unsigned int adapter, handle_t h);
+
+/**
+ * core_map_mdl() - DxgkCbMapMdlToIoMmu: map a driver-managed MDL; the MDL
+ * must outlive the mapping (unmapping after freeing it is a violation).
+ * @core: the model.
+ * @adapter: index.
+ * @mdl: the MDL.
+ * @h: out: the mapping handle.
+ * @logical: out: device address of the first page (may be NULL).
+ */
+int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t *h,
+		 iova_t *logical);
+
+/** core_unmap_mdl() - DxgkCbUnmapMdlFromIoMmu. @core, @adapter, @h: the mapping. */
+int core_unmap_mdl(struct core *core, unsigned int adapter, handle_t h);
+
+/* --- WDDM 3.0 memory management services --- */
+
+/**
+ * core_pmo_create() - create a physical memory object (pages committed and
+ * allocated, not locked).
+ * @core: the model.
+ * @adapter: index.
+ * @bytes: size (rounded up to pages).
+ * @cache: caching type of its views.
+ * @h: out: the PMO.
+ */
+int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
+		    enum cache_type cache, handle_t *h);
+/** core_pmo_destroy() - destroy a PMO with nothing outstanding on it. @core, @adapter, @h. */
+int core_pmo_destroy(struct core *core, unsigned int adapter, handle_t h);
+/** core_pmo_open() - another reference to a PMO. @core, @adapter, @pmo, @h: out. */
+int core_pmo_open(struct core *core, unsigned int adapter, handle_t pmo, handle_t *h);
+/** core_pmo_close() - drop a reference from core_pmo_open(). @core, @adapter, @h. */
+int core_pmo_close(struct core *core, unsigned int adapter, handle_t h);
+
+/**
+ * core_pmo_map_cpu() - map a CPU view of part of a PMO.
+ * @core: the model.
+ * @adapter: index.
+ * @pmo: the PMO.
+ * @offset: byte offset, page aligned.
+ * @bytes: length.
+ * @h: out: the view.
+ */
+int core_pmo_map_cpu(struct core *core, unsigned int adapter, handle_t pmo, uint64_t offset,
+		     uint64_t bytes, handle_t *h);
+/** core_pmo_unmap_cpu() - drop a view. @core, @adapter, @h. */
+int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, handle_t h);
+
+/**
+ * core_view_rw() - CPU access through a view (PMO view, frame-buffer chunk).
+ * @core: the model.
+ * @h: the view.
+ * @offset: byte offset in the view.
+ * @buf: data.
+ * @len: bytes.
+ * @write: direction.
+ */
+int core_view_rw(struct core *core, handle_t h, uint64_t offset, void *buf, uint64_t len,
+		 bool write);
+
+/**
+ * core_adl_alloc() - lock part of a PMO for the GPU and describe it by an ADL:
+ * logical pages (one contiguous run) in logical-remap mode, physical pages
+ * otherwise. Locked and mapped for the ADL's lifetime.
+ * @core: the model.
+ * @adapter: index.
+ * @pmo: the PMO.
+ * @offset: byte offset, page aligned.
+ * @bytes: length.
+ * @h: out: the ADL.
+ */
+int core_adl_alloc(struct core *core, unsigned int adapter, handle_t pmo, uint64_t offset,
+		   uint64_t bytes, handle_t *h);
+/** core_adl_free() - unlock and unmap an ADL. @core, @adapter, @h. */
+int core_adl_free(struct core *core, unsigned int adapter, handle_t h);
+
+struct core_adl_info {
+	bool logical;    /* addresses are logical */
+	bool contiguous; /* one run */
+	iova_t base;     /* device address of the first page */
+	uint64_t pages;
+};
+/** core_adl_info() - describe an ADL. @core, @h, @info: out. */
+int core_adl_info(struct core *core, handle_t h, struct core_adl_info *info);
+
+/* --- VidMm --- */
+
+/**
+ * core_alloc_create() - DxgkDdiCreateAllocation through VidMm.
+ * @core: the model.
+ * @adapter: index.
+ * @bytes: size.
+ * @segment: requested segment; an aperture request without
+ *           ALLOC_ACCESSED_PHYSICALLY goes to the implicit system segment.
+ * @flags: enum alloc_flag bits.
+ * @h: out: the allocation.
+ *
+ * Return: 0, -EINVAL (MapApertureCpuVisible without MapAperture2Supported),
+ * -ENOMEM, -ENODEV.
+ */
+int core_alloc_create(struct core *core, unsigned int adapter, uint64_t bytes,
+		      enum segment segment, uint32_t flags, handle_t *h);
+/** core_alloc_destroy() - destroy an allocation (unmapping what VidMm mapped). */
+int core_alloc_destroy(struct core *core, unsigned int adapter, handle_t h);
+/** core_alloc_segment() - the segment an allocation was placed in. Return: segment or -errno. */
+int core_alloc_segment(struct core *core, handle_t h);
+
+/**
+ * core_map_aperture() - map pages of an aperture-segment allocation
+ * (MAP_APERTURE_SEGMENT2 to the KMD when it supports it).
+ * @core: the model.
+ * @adapter: index.
+ * @h: the allocation.
+ * @offset_pages: first page.
+ * @pages: how many.
+ *
+ * Return: 0, -EINVAL (not in an aperture segment, out of range), -EBUSY (mapped).
+ */
+int core_map_aperture(struct core *core, unsigned int adapter, handle_t h,
+		      uint64_t offset_pages, uint64_t pages);
+/** core_unmap_aperture() - UNMAP_APERTURE_SEGMENT; the CPU-visible address dies. */
+int core_unmap_aperture(struct core *core, unsigned int adapter, handle_t h);
+
+/**
+ * core_transfer() - a paging transfer between VRAM and the backing store; the
+ * backing store is mapped for the duration of the transfer only.
+ * @core: the model.
+ * @adapter: index.
+ * @h: a VRAM-segment allocation.
+ * @dir: direction.
+ * @bytes: bytes to move (0: the whole allocation).
+ */
+int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum transfer_dir dir,
+		  uint64_t bytes);
+
+/** core_fence_create() - a monitored fence: one page mapped for the GPU. @h: out. */
+int core_fence_create(struct core *core, unsigned int adapter, handle_t *h);
+/** core_fence_destroy() - unmap and free a monitored fence. */
+int core_fence_destroy(struct core *core, unsigned int adapter, handle_t h);
+
+/**
+ * core_dma() - the GPU of physical adapter @phys reads or writes memory
+ * behind a handle (any kind the GPU can address).
+ * @core: the model.
+ * @adapter: index.
+ * @phys: physical adapter.
+ * @h: target.
+ * @offset: byte offset in it.
+ * @bytes: length.
+ * @write: true: the device writes system memory.
+ *
+ * Return: 0, -EFAULT when the IOMMU blocked it (a core_fault is recorded),
+ * -EINVAL, -EPERM (exclusive access).
+ */
+int core_dma(struct core *core, unsigned int adapter, unsigned int phys, handle_t h,
+	     uint64_t offset, uint64_t bytes, bool write);
+
+/**
+ * core_power() - a power transition of one physical adapter: D0->D3 saves
+ * its frame-buffer reserve (pinned, else chunked, else reset), D3->D0
+ * restores it and checks VRAM equals what was saved. One core_power_record each.
+ * @core: the model.
+ * @adapter: index.
+ * @phys: physical adapter.
+ * @state: target state.
+ *
+ * Return: 0 when the transition completed (possibly by reset), -EINVAL for a
+ * transition to the state it is in.
+ */
+int core_power(struct core *core, unsigned int adapter, unsigned int phys,
+	       enum power_state state);
+
+/**
+ * core_memory() - memory pressure from now on (UINT64_MAX: none).
+ * @core: the model.
+ * @p: what is available.
+ */
+void core_memory(struct core *core, const struct physmem_pressure *p);
+
+/* --- frame-buffer save callbacks (DXGKCB_*FRAMEBUFFER*), used by the KMD --- */
+
+/**
+ * core_fb_pin() - DxgkCbPinFrameBufferForSave: lock the whole save section
+ * and map it to the IOMMU.
+ * @core: the model.
+ * @adapter: index.
+ * @caller: the physical adapter whose hAdapter the driver passed (must be the lead).
+ * @phys: the physical adapter whose section (shared mode: the one section).
+ * @mdl: out: the locked, mapped section (for core_gpu_copy()).
+ *
+ * Return: 0, -ENOMEM (could not lock or map), -EINVAL (not the lead, no
+ * save area), -EBUSY (pinned already).
+ */
+int core_fb_pin(struct core *core, unsigned int adapter, unsigned int caller, unsigned int phys,
+		handle_t *mdl);
+/** core_fb_unpin() - DxgkCbUnpinFrameBufferForSave. @mdl: from core_fb_pin(). */
+int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, handle_t mdl);
+/**
+ * core_fb_map_chunk() - DxgkCbMapFrameBufferPointer: lock and CPU-map
+ * [offset, offset+bytes) of the save section.
+ * @core: the model.
+ * @adapter: index.
+ * @caller: hAdapter's physical adapter (must be the lead).
+ * @phys: whose section.
+ * @offset: byte offset (page aligned).
+ * @bytes: length.
+ * @view: out: a view for core_view_rw().
+ */
+int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int caller,
+		      unsigned int phys, uint64_t offset, uint64_t bytes, handle_t *view);
+/** core_fb_unmap_chunk() - DxgkCbUnmapFrameBufferPointer. */
+int core_fb_unmap_chunk(struct core *core, unsigned int adapter, unsigned int caller,
+			handle_t view);
+
+/**
+ * core_fb_region() - where a physical adapter's reserve lives: its VRAM
+ * offset and size, and its byte offset in its save section.
+ * @core: the model.
+ * @adapter: index.
+ * @phys: physical adapter.
+ * @vram_off: out.
+ * @bytes: out.
+ * @section_off: out.
+ */
+int core_fb_region(struct core *core, unsigned int adapter, unsigned int phys,
+		   uint64_t *vram_off, uint64_t *bytes, uint64_t *section_off);
+
+/**
+ * core_small_buffer() - the forward-progress buffer a physical adapter's KMD
+ * preallocated (the reference KMD registers it here).
+ * @core: the model.
+ * @adapter: index.
+ * @phys: physical adapter.
+ * @h: out: its handle (an MDL or ADL).
+ * @bytes: out: its size.
+ */
+int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys, handle_t *h,
+		      uint64_t *bytes);
+
+/**
+ * core_gpu_copy() - submit copy-engine jobs on a physical adapter and wait
+ * for them: VRAM <-> the memory behind handle @h (split where its device
+ * addresses are not contiguous).
+ * @core: the model.
+ * @adapter: index.
+ * @phys: physical adapter.
+ * @dir: HW_COPY_TO_SYSTEM or HW_COPY_FROM_SYSTEM.
+ * @vram_off: VRAM offset.
+ * @h: the system-side memory (any handle with pages).
+ * @offset: byte offset in it.
+ * @bytes: length.
+ *
+ * Return: 0, -EFAULT (blocked: faults recorded), -EPERM (scheduler
+ * suspended), -EIO (device off or injected), -EINVAL, -ERANGE.
+ */
+int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
+		  enum hw_copy_dir dir, uint64_t vram_off, handle_t h, uint64_t offset,
+		  uint64_t bytes);
+
+/**
+ * core_view_copy() - CPU copy between the memory of two handles (what a
+ * driver's RtlCopyMemory between two mapped buffers does).
+ * @core: the model.
+ * @dst: destination handle.
+ * @dst_off: byte offset in it.
+ * @src: source handle.
+ * @src_off: byte offset in it.
+ * @bytes: length.
+ */
+int core_view_copy(struct core *core, handle_t dst, uint64_t dst_off, handle_t src,
+		   uint64_t src_off, uint64_t bytes);
+
+/**
+ * core_handle_iova() - device address of byte @offset of a handle's memory.
+ * @core: the model.
+ * @h: any handle with pages (MDL, contiguous memory, ADL, fence, allocation...).
+ * @offset: byte offset.
+ * @iova: out.
+ *
+ * Return: 0, -EINVAL (no device-visible memory), -ERANGE.
+ */
+int core_handle_iova(struct core *core, handle_t h, uint64_t offset, iova_t *iova);
+
+/**
+ * core_explain() - print what the model decided for every adapter.
+ * @core: a started model.
+ * @out: where.
+ * @json: the gpuiso-explain/1 JSON document instead of text.
+ *
+ * Return: 0, -EIO on a write error.
+ */
+int core_explain(struct core *core, FILE *out, bool json);
+
+/* --- results --- */
+
+/** core_violations() - the verifier's record. @core; @n: out: count. Return: array. */
+const struct core_violation *core_violations(const struct core *core, size_t *n);
+/** core_violation_name() - stable code text, e.g. "UNMAP_AFTER_FREE". */
+const char *core_violation_name(enum violation code);
+/** core_faults() - DMA the IOMMU blocked. @core; @n: out. Return: array. */
+const struct core_fault *core_faults(const struct core *core, size_t *n);
+/** core_power_records() - every power transition. @core; @n: out. Return: array. */
+const struct core_power_record *core_power_records(const struct core *core, size_t *n);
+/** core_live_handles() - handles not yet freed (any adapter). */
+size_t core_live_handles(const struct core *core);
+/** core_hw() - the backend. */
+struct hw *core_hw(struct core *core);
+/** core_physmem() - the physical memory. */
+struct physmem *core_physmem(struct core *core);
+
+/**
+ * ntstatus_name() - the NTSTATUS a negative errno stands for when reporting.
+ * @err: 0 or a negative errno.
+ *
+ * Return: e.g. "STATUS_NO_MEMORY" for -ENOMEM; "STATUS_SUCCESS" for 0.
+ */
+const char *ntstatus_name(int err);
+
+#endif

@@ -1,0 +1,655 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOG_PREFIX "domain"
+#include "common/log.h"
+#include "internal.h"
+
+/*
+ * One IOMMU domain per logical adapter: what is mapped in it, how it is
+ * enabled (domain, mappings, attach: the three IOMMUFlags steps), and the
+ * exclusive-access bracket around every attach and detach.
+ *
+ * In 1:1 mode a page's logical address is its physical address, so two
+ * handles can describe the same page (an MDL and its MapMdlToIoMmu mapping,
+ * overlapping ADLs): such pages are reference counted and mapped once.
+ * In logical mode every mapping gets its own range from the IOVA allocator.
+ */
+
+#define NO_DOMAIN UINT32_MAX
+
+/* --- identity-map reference counts (open addressing, linear probing) --- */
+
+static size_t idmap_slot(const struct idmap *im, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 17) & (im->cap - 1);
+}
+
+static uint32_t *idmap_find(struct idmap *im, uint64_t pfn)
+{
+	uint64_t key = pfn + 1;
+
+	if (!im->cap)
+		return NULL;
+	for (size_t i = idmap_slot(im, key);; i = (i + 1) & (im->cap - 1)) {
+		if (im->keys[i] == key)
+			return &im->refs[i];
+		if (!im->keys[i])
+			return NULL;
+	}
+}
+
+static int idmap_grow(struct idmap *im)
+{
+	struct idmap bigger = { .cap = im->cap ? im->cap * 2 : 1024 };
+
+	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
+	bigger.refs = calloc(bigger.cap, sizeof(*bigger.refs));
+	if (!bigger.keys || !bigger.refs) {
+		free(bigger.keys);
+		free(bigger.refs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < im->cap; i++) {
+		if (!im->keys[i])
+			continue;
+		size_t j = idmap_slot(&bigger, im->keys[i]);
+
+		while (bigger.keys[j])
+			j = (j + 1) & (bigger.cap - 1);
+		bigger.keys[j] = im->keys[i];
+		bigger.refs[j] = im->refs[i];
+	}
+	bigger.used = im->used;
+	free(im->keys);
+	free(im->refs);
+	*im = bigger;
+	return 0;
+}
+
+static int idmap_get(struct idmap *im, uint64_t pfn)
+{
+	uint32_t *ref = idmap_find(im, pfn);
+	uint64_t key = pfn + 1;
+	size_t i;
+
+	if (ref) {
+		(*ref)++;
+		return 0;
+	}
+	if ((im->used + 1) * 4 > im->cap * 3) {
+		int rc = idmap_grow(im);
+
+		if (rc)
+			return rc;
+	}
+	for (i = idmap_slot(im, key); im->keys[i]; i = (i + 1) & (im->cap - 1))
+		;
+	im->keys[i] = key;
+	im->refs[i] = 1;
+	im->used++;
+	return 0;
+}
+
+/* Drop one reference; returns the count left. Deletion re-inserts the cluster. */
+static uint32_t idmap_put(struct idmap *im, uint64_t pfn)
+{
+	uint32_t *ref = idmap_find(im, pfn);
+	size_t i, j;
+
+	if (!ref)
+		return 0;
+	if (--*ref)
+		return *ref;
+	i = (size_t)(ref - im->refs);
+	im->keys[i] = 0;
+	im->used--;
+	for (j = (i + 1) & (im->cap - 1); im->keys[j]; j = (j + 1) & (im->cap - 1)) {
+		uint64_t key = im->keys[j];
+		uint32_t refs = im->refs[j];
+		size_t k;
+
+		im->keys[j] = 0;
+		for (k = idmap_slot(im, key); im->keys[k]; k = (k + 1) & (im->cap - 1))
+			;
+		im->keys[k] = key;
+		im->refs[k] = refs;
+	}
+	return 0;
+}
+
+void idmap_free(struct idmap *im)
+{
+	free(im->keys);
+	free(im->refs);
+	memset(im, 0, sizeof(*im));
+}
+
+/* --- mapping --- */
+
+static int hw_map(struct core *c, struct adapter *a, iova_t iova, pa_t pa, uint64_t bytes,
+		  unsigned int perm)
+{
+	if (fp_should_fail(c->fp, FP_IOMMU_MAP))
+		return -ENOMEM;
+	return c->hw->ops->map(c->hw, a->domain, iova, pa, bytes, perm);
+}
+
+static void hw_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t bytes)
+{
+	int rc = c->hw->ops->unmap(c->hw, a->domain, iova, bytes);
+
+	if (rc)
+		log_err("%s: unmap [%#llx, +%#llx) failed: %d", a->cfg->name,
+			(unsigned long long)iova, (unsigned long long)bytes, rc);
+	c->hw->ops->flush(c->hw, a->domain, iova, bytes);
+}
+
+/*
+ * 1:1 mode maps 4 KiB pages only: pages are shared between handles at page
+ * granularity, and a large page could not be unmapped in part.
+ */
+static int identity_map_pages(struct core *c, struct adapter *a, uint64_t pfn, uint64_t n,
+			      unsigned int perm)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		int rc = hw_map(c, a, (pfn + i) * PAGE_SIZE, (pfn + i) * PAGE_SIZE, PAGE_SIZE, perm);
+
+		if (rc) {
+			if (i)
+				hw_unmap(c, a, pfn * PAGE_SIZE, i * PAGE_SIZE);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Unmap every stretch of [pfn, pfn+n) that no handle references any more. */
+static void identity_unmap_unreferenced(struct core *c, struct adapter *a, uint64_t pfn,
+					uint64_t n)
+{
+	for (uint64_t i = 0, start; i < n;) {
+		if (idmap_find(&a->idmap, pfn + i)) {
+			i++;
+			continue;
+		}
+		for (start = i; i < n && !idmap_find(&a->idmap, pfn + i); i++)
+			;
+		hw_unmap(c, a, (pfn + start) * PAGE_SIZE, (i - start) * PAGE_SIZE);
+	}
+}
+
+/* Map the pages of @run nobody maps yet, then reference all. Nothing changes on failure. */
+static int identity_map_run(struct core *c, struct adapter *a, const struct run *run,
+			    unsigned int perm)
+{
+	uint64_t pfn = run->pa / PAGE_SIZE, i, start;
+	int rc;
+
+	for (i = 0; i < run->npages;) {
+		if (idmap_find(&a->idmap, pfn + i)) {
+			i++;
+			continue;
+		}
+		for (start = i; i < run->npages && !idmap_find(&a->idmap, pfn + i); i++)
+			;
+		rc = identity_map_pages(c, a, pfn + start, i - start, perm);
+		if (rc) {
+			identity_unmap_unreferenced(c, a, pfn, start);
+			return rc;
+		}
+	}
+	for (i = 0; i < run->npages; i++) {
+		rc = idmap_get(&a->idmap, pfn + i);
+		if (rc) {
+			while (i--)
+				idmap_put(&a->idmap, pfn + i);
+			identity_unmap_unreferenced(c, a, pfn, run->npages);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static void identity_unmap_run(struct core *c, struct adapter *a, const struct run *run)
+{
+	uint64_t pfn = run->pa / PAGE_SIZE;
+
+	for (uint64_t i = 0; i < run->npages; i++)
+		idmap_put(&a->idmap, pfn + i);
+	identity_unmap_unreferenced(c, a, pfn, run->npages);
+}
+
+int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m)
+{
+	const struct run *runs = pg_runs(pg);
+	uint64_t bytes = pg->npages * PAGE_SIZE;
+	size_t r;
+	int rc = 0;
+
+	if (!m->wanted || m->mapped || !a->mappings || a->domain == NO_DOMAIN)
+		return 0;
+	if (a->mode == MODE_LOGICAL) {
+		uint64_t align = bytes >= SZ_2M ? SZ_2M : PAGE_SIZE;
+		iova_t iova, at;
+
+		if (fp_should_fail(c->fp, FP_IOMMU_IOVA_ALLOC))
+			return -ENOSPC;
+		rc = range_take(&a->iova, bytes, align, a->logical_limit, &iova);
+		if (rc)
+			return rc;
+		for (r = 0, at = iova; r < pg->nruns; at += runs[r].npages * PAGE_SIZE, r++) {
+			rc = hw_map(c, a, at, runs[r].pa, runs[r].npages * PAGE_SIZE, m->perm);
+			if (rc)
+				break;
+		}
+		if (rc) {
+			if (at > iova)
+				hw_unmap(c, a, iova, at - iova);
+			range_add(&a->iova, iova, bytes);
+			return rc;
+		}
+		m->iova = iova;
+		m->logical = true;
+	} else {
+		for (r = 0; r < pg->nruns; r++) {
+			rc = identity_map_run(c, a, &runs[r], m->perm);
+			if (rc)
+				break;
+		}
+		if (rc) {
+			while (r--)
+				identity_unmap_run(c, a, &runs[r]);
+			return rc;
+		}
+	}
+	m->mapped = true;
+	a->mapped_bytes += bytes;
+	return 0;
+}
+
+void dom_unmap(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m)
+{
+	const struct run *runs = pg_runs(pg);
+	uint64_t bytes = pg->npages * PAGE_SIZE;
+
+	if (!m->mapped)
+		return;
+	m->mapped = false;
+	if (fp_should_fail(c->fp, FP_IOMMU_UNMAP)) {
+		/* The entries stay: teardown will find them (MAPPING_LEAK). */
+		log_info("%s: injected unmap failure leaves %#llx bytes mapped", a->cfg->name,
+			 (unsigned long long)bytes);
+		return;
+	}
+	if (m->logical) {
+		hw_unmap(c, a, m->iova, bytes);
+		range_add(&a->iova, m->iova, bytes);
+		m->logical = false;
+	} else {
+		for (size_t r = 0; r < pg->nruns; r++)
+			identity_unmap_run(c, a, &runs[r]);
+	}
+	a->mapped_bytes -= bytes;
+}
+
+int dom_iova(const struct adapter *a, const struct pages *pg, const struct dmap *m,
+	     uint64_t offset, iova_t *iova)
+{
+	if (offset >= pg->npages * PAGE_SIZE)
+		return -ERANGE;
+	if (m->mapped && m->logical) {
+		*iova = m->iova + offset;
+		return 0;
+	}
+	if (a->mode == MODE_LOGICAL)
+		return -EINVAL; /* no logical address until mapped */
+	*iova = pages_pa(pg, offset);
+	return 0;
+}
+
+/* Bytes from @offset whose device addresses are contiguous. */
+uint64_t dom_span(const struct adapter *a, const struct pages *pg, const struct dmap *m,
+		  uint64_t offset)
+{
+	const struct run *runs = pg_runs(pg);
+
+	if (m->mapped && m->logical)
+		return pg->npages * PAGE_SIZE - offset;
+	for (size_t r = 0; r < pg->nruns; r++) {
+		uint64_t run_bytes = runs[r].npages * PAGE_SIZE;
+
+		if (offset < run_bytes)
+			return run_bytes - offset;
+		offset -= run_bytes;
+	}
+	return 0;
+}
+
+/* --- exclusive access --- */
+
+static uint64_t dma_count(struct core *c)
+{
+	struct hw_stats st;
+
+	c->hw->ops->stats(c->hw, &st);
+	return st.dma_transfers;
+}
+
+/*
+ * Dxgkrnl suspends the scheduler, lets in-flight work finish, then calls
+ * DxgkDdiBeginExclusiveAccess. From here until the end call no callback is
+ * accepted and the device must not touch system memory. Returns the DMA
+ * count that exclusive_end() compares against.
+ */
+uint64_t exclusive_begin(struct core *c, struct adapter *a)
+{
+	uint64_t before;
+
+	a->sched_suspended = true;
+	for (size_t i = 0; i < a->nphys; i++)
+		if (c->hw->ops->gpu_wait(c->hw, a->phys[i].dev))
+			hw_err_pop(c, a, (unsigned int)i);
+	before = dma_count(c);
+	a->in_exclusive = true;
+	if (a->started)
+		c->kmd_merged.begin_exclusive_access(c, c->kmd, a->index);
+	for (size_t i = 0; i < a->nphys; i++)
+		if (c->hw->ops->gpu_pending(c->hw, a->phys[i].dev))
+			viol(c, V_WORK_IN_EXCLUSIVE,
+			     "%s: physical adapter %zu has work queued inside exclusive access",
+			     a->cfg->name, i);
+	return before;
+}
+
+void exclusive_end(struct core *c, struct adapter *a, uint64_t dma_before)
+{
+	uint64_t after = dma_count(c);
+
+	if (after != dma_before)
+		viol(c, V_DMA_IN_EXCLUSIVE,
+		     "%s: %llu device DMA transfer(s) between Begin and EndExclusiveAccess",
+		     a->cfg->name, (unsigned long long)(after - dma_before));
+	if (a->started)
+		c->kmd_merged.end_exclusive_access(c, c->kmd, a->index);
+	a->in_exclusive = false;
+	a->sched_suspended = false;
+}
+
+/* Attach (domain != NO_DOMAIN) or detach every physical adapter, under exclusive access. */
+static int attach_all(struct core *c, struct adapter *a, uint32_t domain)
+{
+	uint64_t dma_before = exclusive_begin(c, a);
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < a->nphys; i++) {
+		struct phys_adapter *p = &a->phys[i];
+
+		if (domain == NO_DOMAIN) {
+			if (p->domain != NO_DOMAIN)
+				c->hw->ops->detach(c->hw, p->dev);
+			p->domain = NO_DOMAIN;
+			continue;
+		}
+		rc = fp_should_fail(c->fp, FP_DOMAIN_ATTACH) ? -EIO
+			: c->hw->ops->attach(c->hw, p->dev, domain);
+		if (rc)
+			break;
+		p->domain = domain;
+	}
+	if (rc) {
+		while (i--) {
+			c->hw->ops->detach(c->hw, a->phys[i].dev);
+			a->phys[i].domain = NO_DOMAIN;
+		}
+	}
+	exclusive_end(c, a, dma_before);
+	return rc;
+}
+
+/* --- hardware-reserved ranges --- */
+
+/* The two-call query: the count, then the array. */
+static int reserved_query(struct core *c, struct adapter *a, unsigned int phys)
+{
+	struct phys_adapter *p = &a->phys[phys];
+	struct qai_reserved q = { 0 };
+	int rc;
+
+	rc = c->kmd_merged.query_adapter_info(c, c->kmd, a->index, QAI_HARDWARERESERVEDRANGES,
+					       phys, &q);
+	if (rc)
+		return rc;
+	free(p->reserved);
+	p->reserved = NULL;
+	p->nreserved = 0;
+	if (!q.count)
+		return 0;
+	p->reserved = calloc(q.count, sizeof(*p->reserved));
+	if (!p->reserved)
+		return -ENOMEM;
+	q.ranges = p->reserved;
+	rc = c->kmd_merged.query_adapter_info(c, c->kmd, a->index, QAI_HARDWARERESERVEDRANGES,
+					       phys, &q);
+	if (rc)
+		return rc;
+	p->nreserved = q.count;
+	return 0;
+}
+
+/* VidMm validates that no reserved range is memory the OS manages. */
+static int reserved_validate(struct core *c, struct adapter *a, unsigned int phys)
+{
+	struct phys_adapter *p = &a->phys[phys];
+
+	for (size_t i = 0; i < p->nreserved; i++) {
+		const struct range_extent *r = &p->reserved[i];
+
+		if (!r->size || !ALIGNED(r->base, PAGE_SIZE) || !ALIGNED(r->size, PAGE_SIZE) ||
+		    r->base + r->size < r->base) {
+			adapter_error(a, "reserved range [%#llx, +%#llx) of physical adapter %u is not page aligned",
+				      (unsigned long long)r->base, (unsigned long long)r->size, phys);
+			return -EINVAL;
+		}
+		if (physmem_overlaps_ram(c->pm, r->base, r->size)) {
+			adapter_error(a, "reserved range [%#llx, %#llx) of physical adapter %u overlaps OS-managed memory: rejected",
+				      (unsigned long long)r->base,
+				      (unsigned long long)(r->base + r->size), phys);
+			return -EINVAL;
+		}
+		if (a->mode == MODE_LOGICAL && r->base + r->size > a->logical_limit) {
+			adapter_error(a, "reserved range [%#llx, %#llx) of physical adapter %u is above the device's visible limit %#llx",
+				      (unsigned long long)r->base,
+				      (unsigned long long)(r->base + r->size), phys,
+				      (unsigned long long)a->logical_limit);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Reserved ranges are mapped at their physical address in both modes. */
+static void reserved_unmap(struct core *c, struct adapter *a)
+{
+	for (size_t i = 0; i < a->nphys; i++) {
+		struct phys_adapter *p = &a->phys[i];
+
+		if (!p->reserved_mapped)
+			continue;
+		for (size_t j = 0; j < p->nreserved; j++) {
+			hw_unmap(c, a, p->reserved[j].base, p->reserved[j].size);
+			if (a->mode == MODE_LOGICAL)
+				range_add(&a->iova, p->reserved[j].base, p->reserved[j].size);
+			a->mapped_bytes -= p->reserved[j].size;
+		}
+		p->reserved_mapped = false;
+	}
+}
+
+static int reserved_map(struct core *c, struct adapter *a)
+{
+	int rc;
+
+	for (unsigned int i = 0; i < a->nphys; i++) {
+		struct phys_adapter *p = &a->phys[i];
+		size_t j;
+
+		rc = reserved_query(c, a, i);
+		if (!rc)
+			rc = reserved_validate(c, a, i);
+		if (rc)
+			goto unmap_done;
+		for (j = 0; j < p->nreserved; j++) {
+			const struct range_extent *r = &p->reserved[j];
+
+			if (a->mode == MODE_LOGICAL) {
+				rc = range_remove(&a->iova, r->base, r->size);
+				if (rc) {
+					adapter_error(a, "reserved range [%#llx, +%#llx) collides with another reserved range",
+						      (unsigned long long)r->base,
+						      (unsigned long long)r->size);
+					break;
+				}
+			}
+			rc = hw_map(c, a, r->base, r->base, r->size, HW_PERM_RW);
+			if (rc) {
+				if (a->mode == MODE_LOGICAL)
+					range_add(&a->iova, r->base, r->size);
+				adapter_error(a, "mapping reserved range [%#llx, +%#llx) failed: %s",
+					      (unsigned long long)r->base,
+					      (unsigned long long)r->size, ntstatus_name(rc));
+				break;
+			}
+			a->mapped_bytes += r->size;
+		}
+		if (rc) {
+			/* unmap this adapter's ranges mapped so far */
+			p->nreserved = j;
+			p->reserved_mapped = true;
+			goto unmap_done;
+		}
+		p->reserved_mapped = true;
+	}
+	return 0;
+
+unmap_done:
+	reserved_unmap(c, a);
+	return rc;
+}
+
+/* --- enablement --- */
+
+/* Every tracked handle of this adapter that wants a mapping gets one. */
+static int map_tracked(struct core *c, struct adapter *a)
+{
+	for (uint32_t i = 0; i < c->ht.next_index; i++) {
+		struct hobj *o = &c->ht.chunks[i / H_CHUNK][i % H_CHUNK];
+		int rc;
+
+		if (o->kind == H_FREE || o->adapter != a->index)
+			continue;
+		rc = dom_map(c, a, &o->pg, &o->map);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < a->nphys; i++) {
+		int rc = dom_map(c, a, &a->phys[i].pfs, &a->phys[i].pfs_map);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void unmap_tracked(struct core *c, struct adapter *a)
+{
+	for (uint32_t i = 0; i < c->ht.next_index; i++) {
+		struct hobj *o = &c->ht.chunks[i / H_CHUNK][i % H_CHUNK];
+
+		if (o->kind != H_FREE && o->adapter == a->index)
+			dom_unmap(c, a, &o->pg, &o->map);
+	}
+	for (size_t i = 0; i < a->nphys; i++)
+		dom_unmap(c, a, &a->phys[i].pfs, &a->phys[i].pfs_map);
+}
+
+/*
+ * Enable the IOMMU for an adapter as far as asked: create its domain; map
+ * hardware-reserved ranges and everything the adapter was given so far
+ * (allocations made before enablement are mapped now); attach every
+ * physical adapter. On failure everything done here is undone.
+ */
+int dom_enable(struct core *c, struct adapter *a, bool mappings, bool attach)
+{
+	bool created = false, mapped = false;
+	int rc;
+
+	if (!a->iommu_enabled) {
+		if (fp_should_fail(c->fp, FP_ADAPTER_ENABLE))
+			return -EIO;
+		rc = c->hw->ops->domain_alloc(c->hw, &a->domain);
+		if (rc)
+			return rc;
+		a->iommu_enabled = true;
+		if (a->mode == MODE_NONE)
+			a->mode = MODE_PHYSICAL;
+		created = true;
+	}
+	if (mappings && !a->mappings) {
+		a->mappings = true;
+		mapped = true;
+		rc = reserved_map(c, a);
+		if (!rc)
+			rc = map_tracked(c, a);
+		if (rc)
+			goto undo;
+	}
+	if (attach && !a->attached) {
+		rc = attach_all(c, a, a->domain);
+		if (rc) {
+			adapter_error(a, "attaching the domain failed: %s", ntstatus_name(rc));
+			goto undo;
+		}
+		a->attached = true;
+	}
+	return 0;
+
+undo:
+	if (mapped) {
+		unmap_tracked(c, a);
+		reserved_unmap(c, a);
+		a->mappings = false;
+	}
+	if (created) {
+		c->hw->ops->domain_free(c->hw, a->domain);
+		a->domain = NO_DOMAIN;
+		a->iommu_enabled = false;
+		if (a->mode == MODE_PHYSICAL)
+			a->mode = MODE_NONE;
+	}
+	return rc;
+}
+
+/* Detach, drop what is left, check the domain is empty, free it. */
+void dom_teardown(struct core *c, struct adapter *a)
+{
+	if (a->domain == NO_DOMAIN)
+		return;
+	unmap_tracked(c, a);
+	reserved_unmap(c, a);
+	if (a->attached)
+		attach_all(c, a, NO_DOMAIN);
+	a->attached = false;
+	if (a->mapped_bytes)
+		viol(c, V_MAPPING_LEAK, "%s: %llu bytes still mapped in its domain after teardown",
+		     a->cfg->name, (unsigned long long)a->mapped_bytes);
+	c->hw->ops->domain_free(c->hw, a->domain);
+	a->domain = NO_DOMAIN;
+	a->mappings = false;
+	idmap_free(&a->idmap);
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+
+#include "common/json.h"
+#include "common/units.h"
+#include "internal.h"
+
+/* What the model decided per adapter, as text or as gpuiso-explain/1 JSON. */
+
+static const char *mode_name(enum map_mode m)
+{
+	return m == MODE_PHYSICAL ? "physical" : m == MODE_LOGICAL ? "logical" : NULL;
+}
+
+static const char *attach_on_name(enum attach_on on)
+{
+	return on == ATTACH_AT_START ? "start" : on == ATTACH_AT_SECURE_VM ? "secure_vm" : NULL;
+}
+
+static void explain_json(struct core *c, struct json *j)
+{
+	json_obj_begin(j, NULL);
+	json_str(j, "schema", "gpuiso-explain/1");
+	json_arr_begin(j, "adapters");
+	for (unsigned int i = 0; i < c->nadapters; i++) {
+		struct core_adapter_info info;
+
+		core_adapter_info(c, i, &info);
+		json_obj_begin(j, NULL);
+		json_str(j, "name", info.name);
+		json_bool(j, "started", info.started);
+		json_str(j, "start_error", info.started ? NULL : info.start_error);
+		json_str(j, "iommu", info.iommu_enabled ? "enabled" : "disabled");
+		json_bool(j, "mappings", info.mappings);
+		json_bool(j, "attached", info.attached);
+		json_str(j, "attach_on", attach_on_name(info.attach_on));
+		if (info.domain == UINT32_MAX)
+			json_null(j, "domain");
+		else
+			json_u64(j, "domain", info.domain);
+		json_str(j, "mode", mode_name(info.mode));
+		if (info.mode == MODE_LOGICAL)
+			json_u64(j, "logical_limit", info.logical_limit);
+		else
+			json_null(j, "logical_limit");
+		json_arr_begin(j, "physical");
+		for (unsigned int p = 0; p < info.nphys; p++) {
+			struct core_phys_info pi;
+
+			core_phys_info(c, i, p, &pi);
+			json_obj_begin(j, NULL);
+			json_u64(j, "index", p);
+			if (pi.domain == UINT32_MAX)
+				json_null(j, "domain");
+			else
+				json_u64(j, "domain", pi.domain);
+			json_u64(j, "save_area", pi.save_area);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+		json_arr_begin(j, "errors");
+		for (size_t e = 0; e < info.nerrors; e++)
+			json_str(j, NULL, info.errors[e]);
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static void explain_text(struct core *c, FILE *out)
+{
+	for (unsigned int i = 0; i < c->nadapters; i++) {
+		struct core_adapter_info info;
+		char buf[32];
+
+		core_adapter_info(c, i, &info);
+		fprintf(out, "adapter %s: %s\n", info.name,
+			info.started ? "started" : "did not start");
+		if (!info.started)
+			fprintf(out, "  why:       %s\n", info.start_error);
+		fprintf(out, "  iommu:     %s%s%s\n", info.iommu_enabled ? "enabled" : "disabled",
+			info.mappings ? ", mappings" : "", info.attached ? ", attached" : "");
+		fprintf(out, "  attach on: %s\n",
+			attach_on_name(info.attach_on) ? attach_on_name(info.attach_on) : "never");
+		if (info.domain != UINT32_MAX)
+			fprintf(out, "  domain:    %u\n", info.domain);
+		if (info.mode)
+			fprintf(out, "  mode:      %s%s%s\n", mode_name(info.mode),
+				info.mode == MODE_LOGICAL ? ", logical addresses below " : "",
+				info.mode == MODE_LOGICAL ?
+					format_size(info.logical_limit, buf, sizeof(buf)) : "");
+		for (unsigned int p = 0; p < info.nphys; p++) {
+			struct core_phys_info pi;
+
+			core_phys_info(c, i, p, &pi);
+			fprintf(out, "  physical %u: save area %s", p,
+				format_size(pi.save_area, buf, sizeof(buf)));
+			if (pi.domain != UINT32_MAX)
+				fprintf(out, ", domain %u", pi.domain);
+			fputc('\n', out);
+		}
+		for (size_t e = 0; e < info.nerrors; e++)
+			fprintf(out, "  note:      %s\n", info.errors[e]);
+	}
+}
+
+int core_explain(struct core *core, FILE *out, bool json)
+{
+	struct json j;
+
+	if (!json) {
+		explain_text(core, out);
+		return ferror(out) ? -EIO : 0;
+	}
+	json_init(&j, out);
+	explain_json(core, &j);
+	return json_end(&j);
+}

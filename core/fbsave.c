@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define LOG_PREFIX "fbsave"
+#include "common/log.h"
+#include "internal.h"
+
+/*
+ * Frame-buffer save areas and power transitions. At init Dxgkrnl asks each
+ * physical adapter for its save size (DXGKQAITYPE_FRAMEBUFFERSAVESIZE) and
+ * takes commit charge for the upper bound, one section per adapter that
+ * reports a size (or one shared section reported by adapter 0). The KMD
+ * saves with the four callbacks here: pin the whole section, or map it chunk
+ * by chunk to make forward progress; if even a chunk fails it resets the
+ * adapter. Dxgkrnl records each transition and checks the restore.
+ */
+
+static struct section *section_of(struct adapter *a, unsigned int phys)
+{
+	return &a->sections[a->cfg->fb_save_mode == FB_SAVE_SHARED ? 0 : phys];
+}
+
+int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
+{
+	uint64_t total = 0, slice = 0;
+	int rc;
+
+	/* Only a driver that reports IOMMU isolation support is asked. */
+	if (!a->caps.iommu_secure_mode)
+		return 0;
+	for (unsigned int i = 0; i < a->nphys; i++) {
+		uint64_t bytes = 0;
+
+		rc = c->kmd_merged.query_adapter_info(c, c->kmd, a->index, QAI_FRAMEBUFFERSAVESIZE,
+						       i, &bytes);
+		if (rc) {
+			snprintf(why, len, "DXGKQAITYPE_FRAMEBUFFERSAVESIZE for physical adapter %u failed: %s",
+				 i, ntstatus_name(rc));
+			return rc;
+		}
+		if (bytes % PAGE_SIZE) {
+			snprintf(why, len, "frame-buffer save size %#llx of physical adapter %u is not a multiple of PAGE_SIZE",
+				 (unsigned long long)bytes, i);
+			return -EINVAL;
+		}
+		if (a->cfg->fb_save_mode == FB_SAVE_SHARED && i > 0 && bytes) {
+			snprintf(why, len, "shared save area: physical adapter %u reports %#llx bytes; only adapter 0 may report a size",
+				 i, (unsigned long long)bytes);
+			return -EINVAL;
+		}
+		a->sections[i].bytes = bytes;
+		total += bytes;
+	}
+	if (a->cfg->fb_save_mode == FB_SAVE_SHARED)
+		slice = ALIGN_DOWN(a->sections[0].bytes / a->nphys, PAGE_SIZE);
+	for (unsigned int i = 0; i < a->nphys; i++) {
+		struct phys_adapter *p = &a->phys[i];
+		uint64_t vram = c->hw->ops->vram_size(c->hw, p->dev);
+
+		p->fb_bytes = a->cfg->fb_save_mode == FB_SAVE_SHARED ? slice : a->sections[i].bytes;
+		p->fb_section_off = a->cfg->fb_save_mode == FB_SAVE_SHARED ? i * slice : 0;
+		if (p->fb_bytes > vram) {
+			snprintf(why, len, "physical adapter %u saves %#llx bytes but has only %#llx of VRAM",
+				 i, (unsigned long long)p->fb_bytes, (unsigned long long)vram);
+			return -EINVAL;
+		}
+		p->fb_vram_off = vram - p->fb_bytes;
+	}
+	if (!total)
+		return 0;
+	rc = fp_should_fail(c->fp, FP_MEM_COMMIT) ? -ENOMEM : physmem_commit(c->pm, total);
+	if (rc) {
+		snprintf(why, len, "commit charge of %#llx bytes for frame-buffer save areas failed: %s",
+			 (unsigned long long)total, ntstatus_name(rc));
+		return rc;
+	}
+	a->fb_commit = total;
+	return 0;
+}
+
+void fb_fini(struct core *c, struct adapter *a)
+{
+	for (size_t i = 0; i < a->nphys; i++) {
+		pages_free(c, &a->sections[i].pg);
+		a->sections[i].pinned = false;
+	}
+	if (a->fb_commit)
+		physmem_uncommit(c->pm, a->fb_commit);
+	a->fb_commit = 0;
+}
+
+/* The section's frames are obtained on first use, under the charge taken at init. */
+static int section_frames(struct core *c, struct section *s)
+{
+	if (s->pg.npages || !s->bytes)
+		return 0;
+	return pages_alloc(c, &s->pg, s->bytes, PG_CHARGED);
+}
+
+/* The four frame-buffer callbacks must be given the lead adapter's hAdapter. */
+static int fb_enter(struct core *c, unsigned int adapter, unsigned int caller, const char *name,
+		    struct adapter **a)
+{
+	int rc = cb_enter(c, adapter, name, a);
+
+	if (rc)
+		return rc;
+	if (caller != 0) {
+		viol(c, V_FB_NOT_LEAD, "%s on %s with physical adapter %u's hAdapter; the lead's is required",
+		     name, (*a)->cfg->name, caller);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int section_view(struct core *c, struct adapter *a, unsigned int phys, uint64_t off,
+			uint64_t bytes, handle_t *h, struct hobj **obj)
+{
+	struct section *s = section_of(a, phys);
+	int rc;
+
+	if (phys >= a->nphys || !s->bytes)
+		return -EINVAL;
+	rc = section_frames(c, s);
+	if (rc)
+		return rc;
+	rc = handle_new(c, H_VIEW, a->index, h, obj);
+	if (rc)
+		return rc;
+	rc = pages_slice(&s->pg, off, bytes, &(*obj)->pg);
+	if (rc) {
+		handle_release(c, *h);
+		return rc;
+	}
+	(*obj)->u.view.section = (unsigned int)(s - a->sections);
+	return 0;
+}
+
+int core_fb_pin(struct core *core, unsigned int adapter, unsigned int caller, unsigned int phys,
+		handle_t *mdl)
+{
+	static const char name[] = "DxgkCbPinFrameBufferForSave";
+	struct adapter *a;
+	struct section *s;
+	struct hobj *o;
+	int rc;
+
+	rc = fb_enter(core, adapter, caller, name, &a);
+	if (rc)
+		return rc;
+	if (phys >= a->nphys)
+		return -EINVAL;
+	s = section_of(a, phys);
+	if (s->pinned) {
+		viol(core, V_FB_SEQUENCE, "%s: the save area of %s is pinned already", name,
+		     a->cfg->name);
+		return -EBUSY;
+	}
+	if (fp_should_fail(core->fp, FP_FBSAVE_PIN))
+		return -ENOMEM;
+	rc = section_view(core, a, phys, 0, s->bytes, mdl, &o);
+	if (rc)
+		return rc;
+	rc = pages_lock(core, &o->pg, s->bytes);
+	if (rc)
+		goto release;
+	o->u.view.fb_pin = true;
+	o->map = (struct dmap){ .wanted = true, .perm = HW_PERM_RW };
+	rc = dom_map(core, a, &o->pg, &o->map);
+	if (rc)
+		goto unlock;
+	s->pinned = true;
+	if (a->xfer.active)
+		a->xfer.pinned = true;
+	return 0;
+
+unlock:
+	pages_unlock(core, &o->pg);
+release:
+	pages_free(core, &o->pg);
+	handle_release(core, *mdl);
+	*mdl = 0;
+	return rc;
+}
+
+int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, handle_t mdl)
+{
+	static const char name[] = "DxgkCbUnpinFrameBufferForSave";
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = fb_enter(core, adapter, caller, name, &a);
+	if (rc)
+		return rc;
+	o = handle_get(core, mdl, H_VIEW, adapter, name);
+	if (!o)
+		return -EINVAL;
+	if (!o->u.view.fb_pin) {
+		viol(core, V_FB_SEQUENCE, "%s: handle 0x%x is not a pinned save area", name, mdl);
+		return -EINVAL;
+	}
+	a->sections[o->u.view.section].pinned = false;
+	obj_free(core, a, o);
+	handle_release(core, mdl);
+	return 0;
+}
+
+int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int caller,
+		      unsigned int phys, uint64_t offset, uint64_t bytes, handle_t *view)
+{
+	static const char name[] = "DxgkCbMapFrameBufferPointer";
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = fb_enter(core, adapter, caller, name, &a);
+	if (rc)
+		return rc;
+	if (!bytes || offset % PAGE_SIZE)
+		return -EINVAL;
+	/* "Even a 4KB mapping may not succeed." */
+	if (fp_should_fail(core->fp, FP_FBSAVE_MAP_CHUNK))
+		return -ENOMEM;
+	rc = section_view(core, a, phys, offset, bytes, view, &o);
+	if (rc)
+		return rc;
+	rc = pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
+	if (rc) {
+		pages_free(core, &o->pg);
+		handle_release(core, *view);
+		*view = 0;
+		return rc;
+	}
+	o->u.view.fb_chunk = true;
+	if (a->xfer.active) {
+		a->xfer.chunks++;
+		a->xfer.chunk_bytes += bytes;
+	}
+	return 0;
+}
+
+int core_fb_unmap_chunk(struct core *core, unsigned int adapter, unsigned int caller,
+			handle_t view)
+{
+	static const char name[] = "DxgkCbUnmapFrameBufferPointer";
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = fb_enter(core, adapter, caller, name, &a);
+	if (rc)
+		return rc;
+	o = handle_get(core, view, H_VIEW, adapter, name);
+	if (!o)
+		return -EINVAL;
+	if (!o->u.view.fb_chunk) {
+		viol(core, V_FB_SEQUENCE, "%s: handle 0x%x is not a mapped save-area chunk", name, view);
+		return -EINVAL;
+	}
+	obj_free(core, a, o);
+	handle_release(core, view);
+	return 0;
+}
+
+int core_fb_region(struct core *core, unsigned int adapter, unsigned int phys,
+		   uint64_t *vram_off, uint64_t *bytes, uint64_t *section_off)
+{
+	struct adapter *a = adapter_get(core, adapter);
+
+	if (!a || phys >= a->nphys)
+		return -ENOENT;
+	*vram_off = a->phys[phys].fb_vram_off;
+	*bytes = a->phys[phys].fb_bytes;
+	*section_off = a->phys[phys].fb_section_off;
+	return 0;
+}
+
+int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys, handle_t *h,
+		      uint64_t *bytes)
+{
+	struct adapter *a = adapter_get(core, adapter);
+
+	if (!a || phys >= a->nphys || !a->phys[phys].small)
+		return -ENOENT;
+	*h = a->phys[phys].small;
+	*bytes = a->phys[phys].small_bytes;
+	return 0;
+}
+
+/* --- power transitions --- */
+
+#define HASH_BLOCK (64 * 1024)
+
+static uint64_t hash_words(uint64_t h, const uint64_t *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ w[i]) * 0x100000001b3ull + (h >> 29);
+	return h;
+}
+
+/* A hash of a physical adapter's VRAM reserve: what a restore must reproduce. */
+uint64_t fb_hash(struct core *c, struct adapter *a, unsigned int phys)
+{
+	struct phys_adapter *p = &a->phys[phys];
+	uint64_t *buf = malloc(HASH_BLOCK), h = 0xcbf29ce484222325ull;
+
+	if (!buf)
+		return 0;
+	for (uint64_t off = 0; off < p->fb_bytes; off += HASH_BLOCK) {
+		uint64_t n = MIN(HASH_BLOCK, p->fb_bytes - off);
+
+		c->hw->ops->vram_rw(c->hw, p->dev, p->fb_vram_off + off, buf, n, false);
+		h = hash_words(h, buf, n / sizeof(uint64_t));
+	}
+	free(buf);
+	return h;
+}
+
+/*
+ * Until the workload has written it, the reserve would be zeros and a
+ * restore that did nothing would pass: give it content that differs per
+ * adapter and per block first.
+ */
+static void fb_seed(struct core *c, struct adapter *a, unsigned int phys)
+{
+	struct phys_adapter *p = &a->phys[phys];
+	uint64_t *buf;
+
+	if (p->seeded || !p->fb_bytes)
+		return;
+	buf = malloc(HASH_BLOCK);
+	if (!buf)
+		return;
+	for (size_t i = 0; i < HASH_BLOCK / sizeof(uint64_t); i++)
+		buf[i] = (i + 1) * 0x9e3779b97f4a7c15ull;
+	for (uint64_t off = 0; off < p->fb_bytes; off += HASH_BLOCK) {
+		buf[0] = ((uint64_t)a->index << 56) ^ ((uint64_t)phys << 48) ^ off;
+		c->hw->ops->vram_rw(c->hw, p->dev, p->fb_vram_off + off, buf,
+				    MIN(HASH_BLOCK, p->fb_bytes - off), true);
+	}
+	free(buf);
+	p->seeded = true;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t modeled_now(struct core *c)
+{
+	struct hw_stats st;
+
+	c->hw->ops->stats(c->hw, &st);
+	return st.modeled_ns;
+}
+
+int core_power(struct core *core, unsigned int adapter, unsigned int phys,
+	       enum power_state state)
+{
+	struct adapter *a = adapter_get(core, adapter);
+	struct core_power_record rec = { .event = core->event, .ts_ns = core->ts_ns,
+					 .adapter = adapter, .phys = phys, .to = state };
+	struct phys_adapter *p;
+	uint64_t t0, m0;
+	int rc;
+
+	if (!a || phys >= a->nphys)
+		return -ENOENT;
+	if (!a->started)
+		return -ENODEV;
+	p = &a->phys[phys];
+	if ((state == POWER_D0) == p->powered || (state != POWER_D0 && state != POWER_D3))
+		return -EINVAL;
+
+	if (state == POWER_D3) {
+		fb_seed(core, a, phys);
+		p->saved_hash = fb_hash(core, a, phys);
+	} else {
+		core->hw->ops->power(core->hw, p->dev, true);
+		p->powered = true;
+	}
+	a->xfer = (struct transition){ .active = true };
+	t0 = now_ns();
+	m0 = modeled_now(core);
+	rc = core->kmd_merged.set_power_state(core, core->kmd, adapter, phys, state);
+	rec.copy_ns = now_ns() - t0;
+	rec.modeled_ns = modeled_now(core) - m0;
+	rec.chunks = a->xfer.chunks;
+	rec.path = !p->fb_bytes ? PATH_NONE : a->xfer.pinned ? PATH_PINNED : PATH_CHUNKED;
+	rec.bytes = a->xfer.pinned ? p->fb_bytes : a->xfer.chunk_bytes;
+	a->xfer.active = false;
+
+	if (rc) {
+		/* Cancelled: the adapter is reset and what the reserve held is gone. */
+		rec.path = PATH_RESET;
+		p->reset = true;
+		p->saved_valid = false;
+		p->seeded = false;
+		log_info("%s phys %u: transition to D%d cancelled (%s): adapter reset",
+			 a->cfg->name, phys, state, ntstatus_name(rc));
+	} else {
+		rec.completed = true;
+		p->reset = false;
+	}
+	if (state == POWER_D3) {
+		p->saved_valid = !rc;
+		core->hw->ops->power(core->hw, p->dev, false);
+		p->powered = false;
+	} else if (!rc && p->saved_valid) {
+		rec.verified = fb_hash(core, a, phys) == p->saved_hash;
+		if (!rec.verified)
+			viol(core, V_FB_RESTORE_MISMATCH,
+			     "%s physical adapter %u: VRAM reserve after restore differs from what was saved",
+			     a->cfg->name, phys);
+		p->saved_valid = false;
+	}
+	stale_check(core);
+	if (vec_push(&core->power, &rec))
+		return -ENOMEM;
+	return 0;
+}

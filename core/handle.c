@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/*
+ * Every handle the model gives a driver lives here, whatever its kind, so
+ * one walk at teardown finds every leak. A handle carries a generation: a
+ * freed handle no longer resolves, which is how use-after-free (and unmap
+ * after free) is caught.
+ */
+
+static const char *const hkind_names[H_NKINDS] = {
+	[H_FREE] = "free", [H_CONTIG] = "contiguous memory", [H_MDL] = "MDL",
+	[H_MDL_MAP] = "MDL mapping", [H_PMO] = "physical memory object",
+	[H_PMO_OPEN] = "PMO open handle", [H_VIEW] = "CPU view", [H_ADL] = "ADL",
+	[H_ALLOC] = "allocation", [H_FENCE] = "monitored fence",
+};
+
+const char *hkind_name(enum hkind kind)
+{
+	return (unsigned int)kind < H_NKINDS ? hkind_names[kind] : "?";
+}
+
+static struct hobj *slot(const struct handle_table *ht, uint32_t index)
+{
+	return &ht->chunks[index / H_CHUNK][index % H_CHUNK];
+}
+
+int handle_new(struct core *c, enum hkind kind, unsigned int adapter, handle_t *h,
+	       struct hobj **obj)
+{
+	struct handle_table *ht = &c->ht;
+	struct hobj *o;
+	uint32_t index;
+
+	if (ht->free_head != UINT32_MAX) {
+		index = ht->free_head;
+		o = slot(ht, index);
+		ht->free_head = o->next_free;
+	} else {
+		if (ht->next_index > H_INDEX_MASK)
+			return -ENOSPC;
+		index = ht->next_index;
+		if (index / H_CHUNK == ht->nchunks) {
+			struct hobj **chunks = realloc(ht->chunks, (ht->nchunks + 1) * sizeof(*chunks));
+
+			if (!chunks)
+				return -ENOMEM;
+			ht->chunks = chunks;
+			chunks[ht->nchunks] = calloc(H_CHUNK, sizeof(struct hobj));
+			if (!chunks[ht->nchunks])
+				return -ENOMEM;
+			ht->nchunks++;
+		}
+		ht->next_index++;
+		o = slot(ht, index);
+	}
+	uint32_t gen = (o->gen + 1) & ((1u << (32 - H_INDEX_BITS)) - 1);
+
+	memset(o, 0, sizeof(*o));
+	o->gen = gen ? gen : 1; /* never 0: handle 0 stays invalid */
+	o->kind = kind;
+	o->adapter = adapter;
+	ht->live++;
+	*h = (o->gen << H_INDEX_BITS) | index;
+	*obj = o;
+	return 0;
+}
+
+struct hobj *handle_peek(struct core *c, handle_t h)
+{
+	uint32_t index = h & H_INDEX_MASK;
+	struct hobj *o;
+
+	if (!h || index >= c->ht.next_index)
+		return NULL;
+	o = slot(&c->ht, index);
+	if (o->kind == H_FREE || o->gen != h >> H_INDEX_BITS)
+		return NULL;
+	return o;
+}
+
+struct hobj *handle_get(struct core *c, handle_t h, enum hkind kind, unsigned int adapter,
+			const char *what)
+{
+	struct hobj *o = handle_peek(c, h);
+
+	if (!o) {
+		viol(c, V_BAD_HANDLE, "%s: handle 0x%x is not live (never given or already freed)",
+		     what, h);
+		return NULL;
+	}
+	if (o->kind != kind) {
+		viol(c, V_BAD_HANDLE, "%s: handle 0x%x is a %s, not a %s", what, h,
+		     hkind_name(o->kind), hkind_name(kind));
+		return NULL;
+	}
+	if (o->adapter != adapter) {
+		viol(c, V_BAD_HANDLE, "%s: handle 0x%x belongs to adapter %u, not %u", what, h,
+		     o->adapter, adapter);
+		return NULL;
+	}
+	return o;
+}
+
+/* Any live handle of any kind: for operations that only need its pages. */
+struct hobj *handle_any(struct core *c, handle_t h, const char *what)
+{
+	struct hobj *o = handle_peek(c, h);
+
+	if (!o)
+		viol(c, V_BAD_HANDLE, "%s: handle 0x%x is not live (never given or already freed)",
+		     what, h);
+	return o;
+}
+
+void handle_release(struct core *c, handle_t h)
+{
+	struct hobj *o = handle_peek(c, h);
+
+	if (!o)
+		return;
+	if (o->pg.nruns > 1)
+		free(o->pg.runs);
+	o->kind = H_FREE;
+	o->pg.runs = NULL;
+	o->next_free = c->ht.free_head;
+	c->ht.free_head = h & H_INDEX_MASK;
+	c->ht.live--;
+}
+
+void handle_table_free(struct handle_table *ht)
+{
+	for (size_t i = 0; i < ht->nchunks; i++)
+		free(ht->chunks[i]);
+	free(ht->chunks);
+	memset(ht, 0, sizeof(*ht));
+	ht->free_head = UINT32_MAX;
+}
+
+size_t core_live_handles(const struct core *core)
+{
+	return core->ht.live;
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_CORE_INTERNAL_H
+#define GPUISO_CORE_INTERNAL_H
+
+/* Private to core/: the structures behind struct core. */
+
+#include "common/range.h"
+#include "core/core.h"
+
+/* A run of physically contiguous pages. */
+struct run {
+	pa_t pa;
+	uint64_t npages;
+};
+
+/*
+ * Pages: the memory behind a handle. A single run is kept inline (the common
+ * case), so a small allocation costs no extra malloc; use pg_runs().
+ */
+struct pages {
+	uint64_t npages;
+	size_t nruns;
+	struct run *runs;  /* used only when nruns > 1 */
+	struct run one;
+	uint64_t committed; /* commit charge this object holds */
+	uint64_t locked;    /* bytes this object holds locked */
+	bool owned;         /* frames belong to this object (freed with it) */
+};
+
+static inline const struct run *pg_runs(const struct pages *pg)
+{
+	return pg->nruns > 1 ? pg->runs : &pg->one;
+}
+
+/* A mapping of pages into the adapter's domain. */
+struct dmap {
+	bool wanted;    /* should be mapped whenever the domain has mappings */
+	bool mapped;    /* is in the I/O page tables */
+	bool logical;   /* iova is a logical range from the IOVA allocator */
+	unsigned int perm;
+	iova_t iova;    /* logical mode: base of the range; 1:1: unused */
+};
+
+enum hkind {
+	H_FREE = 0,
+	H_CONTIG,    /* DxgkCbAllocateContiguousMemory */
+	H_MDL,       /* DxgkCbAllocatePagesForMdl */
+	H_MDL_MAP,   /* DxgkCbMapMdlToIoMmu */
+	H_PMO,
+	H_PMO_OPEN,
+	H_VIEW,      /* CPU view: PMO map, frame-buffer chunk, CPU-visible aperture */
+	H_ADL,
+	H_ALLOC,     /* VidMm allocation */
+	H_FENCE,     /* monitored fence */
+	H_NKINDS
+};
+
+struct hobj {
+	enum hkind kind;
+	uint32_t gen;       /* bumped on free: stale handles do not resolve */
+	unsigned int adapter;
+	uint32_t next_free; /* free list link (index) */
+	struct pages pg;
+	struct dmap map;
+	union {
+		struct { handle_t mdl; } mdl_map;
+		struct { uint32_t opens, adls, views; enum cache_type cache; } pmo;
+		struct { handle_t pmo; } pmo_open;
+		struct { handle_t pmo; bool fb_pin, fb_chunk; unsigned int section; } view;
+		struct { handle_t pmo; } adl;
+		struct {
+			enum segment seg;
+			uint32_t flags;
+			uint64_t vram_off;     /* SEG_VRAM: where in the lead's VRAM */
+			bool aperture_mapped;
+			handle_t cpu_view;     /* CPU-visible address while aperture-mapped */
+		} alloc;
+	} u;
+};
+
+/* Handles: index in the low 20 bits, generation above. */
+#define H_INDEX_BITS 20
+#define H_INDEX_MASK ((1u << H_INDEX_BITS) - 1)
+#define H_CHUNK 1024
+
+struct handle_table {
+	struct hobj **chunks;
+	size_t nchunks;
+	uint32_t next_index; /* first never-used index */
+	uint32_t free_head;  /* UINT32_MAX when empty */
+	size_t live;
+};
+
+/* Reference counts of identity-mapped pages in a 1:1 domain. */
+struct idmap {
+	uint64_t *keys; /* page frame number + 1; 0 = empty */
+	uint32_t *refs;
+	size_t cap, used;
+};
+
+struct section {
+	uint64_t bytes;    /* max size the KMD reported (the commit charge) */
+	struct pages pg;   /* frames, allocated on first use */
+	struct dmap map;   /* unused: pins map through their own handle */
+	bool pinned;
+};
+
+/* What Dxgkrnl sees of a power transition in progress. */
+struct transition {
+	bool active;
+	bool pinned;       /* a pin succeeded */
+	uint64_t chunks;
+	uint64_t chunk_bytes;
+};
+
+struct phys_adapter {
+	uint32_t dev;          /* backend device */
+	uint32_t domain;       /* attached domain, UINT32_MAX when none */
+	bool powered;
+	bool reset;
+	uint64_t fb_bytes;     /* reserve saved on power down */
+	uint64_t fb_vram_off;  /* where it lives in VRAM */
+	uint64_t fb_section_off;
+	uint64_t saved_hash;   /* VRAM reserve hash at power down */
+	bool saved_valid;      /* a save completed: restore is owed */
+	bool seeded;           /* reserve holds content worth saving */
+	handle_t small;        /* KMD's forward-progress buffer (MDL or ADL) */
+	uint64_t small_bytes;
+	handle_t small_pmo;    /* reference KMD, logical mode: the PMO behind it */
+	struct range_extent *reserved; /* hardware-reserved ranges, queried at enable */
+	size_t nreserved;
+	bool reserved_mapped;
+	struct pages pfs;      /* PopulatedFromSystemMemory segment */
+	struct dmap pfs_map;
+};
+
+struct adapter {
+	unsigned int index;
+	const struct scn_adapter *cfg;
+	struct scn_caps caps;        /* as queried from the KMD */
+	bool started;
+	char start_error[256];
+	char errors[CORE_MAX_ERRORS][256];
+	size_t nerrors;
+
+	/* registry decisions */
+	bool want_enable, want_mappings, want_attach;
+	enum attach_on attach_on;
+
+	/* IOMMU state */
+	bool iommu_enabled;
+	bool mappings;
+	bool attached;
+	enum map_mode mode;
+	uint32_t domain;             /* UINT32_MAX when none */
+	uint64_t logical_limit;
+	struct range_alloc iova;     /* MODE_LOGICAL: free logical addresses */
+	struct idmap idmap;          /* MODE_PHYSICAL: mapped page refcounts */
+	uint64_t mapped_bytes;       /* bytes mapped in the domain right now */
+
+	/* exclusive access */
+	bool in_exclusive;
+	bool sched_suspended;
+
+	struct phys_adapter *phys;
+	size_t nphys;
+	struct section *sections;    /* [nphys]; shared mode uses [0] only */
+	uint64_t fb_commit;          /* commit charge taken at init */
+	struct range_alloc vram;     /* lead VRAM for VidMm allocations */
+	unsigned int secure_vms;
+	struct transition xfer;
+};
+
+struct vec {
+	void *data;
+	size_t n, cap, elem;
+};
+
+struct core {
+	const struct scenario *scn;
+	struct hw *hw;
+	struct physmem *pm;
+	bool own_backend;
+	struct fp_ctx *fp;
+
+	const struct kmd_ops *kmd_ops; /* merged with the reference KMD */
+	struct kmd_ops kmd_merged;
+	void *kmd;
+
+	bool started, stopped;
+	enum irql irql;
+	uint64_t event, ts_ns;
+	uint64_t stale_seen;       /* hw stale_hits already reported */
+
+	struct adapter *adapters;
+	size_t nadapters;
+	struct handle_table ht;
+
+	struct vec violations;     /* struct core_violation */
+	struct vec faults;         /* struct core_fault */
+	struct vec power;          /* struct core_power_record */
+};
+
+/* verifier.c */
+void viol(struct core *c, enum violation code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int vec_push(struct vec *v, const void *elem);
+void vec_free(struct vec *v);
+
+/* handle.c */
+int handle_new(struct core *c, enum hkind kind, unsigned int adapter, handle_t *h,
+	       struct hobj **obj);
+struct hobj *handle_peek(struct core *c, handle_t h);
+struct hobj *handle_get(struct core *c, handle_t h, enum hkind kind, unsigned int adapter,
+			const char *what);
+struct hobj *handle_any(struct core *c, handle_t h, const char *what);
+void handle_release(struct core *c, handle_t h);
+void handle_table_free(struct handle_table *ht);
+const char *hkind_name(enum hkind kind);
+
+/* core.c: every driver callback starts here */
+int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adapter **out);
+struct adapter *adapter_get(struct core *c, unsigned int adapter);
+int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys);
+void stale_check(struct core *c);
+
+/* mem.c: pages */
+enum pages_flag {
+	PG_CONTIGUOUS = 1, /* one physically contiguous run */
+	PG_LOCK = 2,       /* lock the pages too */
+	PG_CHARGED = 4,    /* commit charge was taken in advance: take none */
+};
+int pages_alloc(struct core *c, struct pages *pg, uint64_t bytes, unsigned int flags);
+int pages_copy(struct core *c, const struct pages *dst, uint64_t dst_off,
+	       const struct pages *src, uint64_t src_off, uint64_t len);
+void pages_free(struct core *c, struct pages *pg);
+int pages_lock(struct core *c, struct pages *pg, uint64_t bytes);
+void pages_unlock(struct core *c, struct pages *pg);
+int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct pages *dst);
+pa_t pages_pa(const struct pages *pg, uint64_t offset);
+int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf, uint64_t len,
+	     bool write);
+void obj_free(struct core *c, struct adapter *a, struct hobj *o);
+
+/* domain.c: mappings and attach */
+int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m);
+void dom_unmap(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m);
+int dom_iova(const struct adapter *a, const struct pages *pg, const struct dmap *m,
+	     uint64_t offset, iova_t *iova);
+uint64_t dom_span(const struct adapter *a, const struct pages *pg, const struct dmap *m,
+		  uint64_t offset);
+int dom_enable(struct core *c, struct adapter *a, bool mappings, bool attach);
+void dom_teardown(struct core *c, struct adapter *a);
+uint64_t exclusive_begin(struct core *c, struct adapter *a);
+void exclusive_end(struct core *c, struct adapter *a, uint64_t dma_before);
+void idmap_free(struct idmap *im);
+
+/* adapter.c */
+int adapter_start(struct core *c, struct adapter *a);
+void adapter_stop(struct core *c, struct adapter *a);
+void adapter_error(struct adapter *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* fbsave.c */
+int fb_init(struct core *c, struct adapter *a, char *why, size_t len);
+void fb_fini(struct core *c, struct adapter *a);
+uint64_t fb_hash(struct core *c, struct adapter *a, unsigned int phys);
+
+/* kmd.c */
+const struct kmd_ops *kmd_reference(void);
+
+#endif

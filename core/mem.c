@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOG_PREFIX "mem"
+#include "common/log.h"
+#include "internal.h"
+
+/*
+ * Pages behind handles, and the WDDM 2.4 memory callbacks: allocate and map
+ * in one step (contiguous memory, pages for an MDL), and map/unmap of a
+ * driver-managed MDL.
+ */
+
+static int runs_from_frames(struct pages *pg, const pa_t *frames, uint64_t n)
+{
+	size_t nruns = 0;
+	struct run *runs;
+
+	for (uint64_t i = 0; i < n; i++)
+		if (!i || frames[i] != frames[i - 1] + PAGE_SIZE)
+			nruns++;
+	if (nruns <= 1) {
+		pg->one = (struct run){ .pa = frames[0], .npages = n };
+		pg->nruns = 1;
+		return 0;
+	}
+	runs = malloc(nruns * sizeof(*runs));
+	if (!runs)
+		return -ENOMEM;
+	nruns = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (!i || frames[i] != frames[i - 1] + PAGE_SIZE)
+			runs[nruns++] = (struct run){ .pa = frames[i] };
+		runs[nruns - 1].npages++;
+	}
+	pg->runs = runs;
+	pg->nruns = nruns;
+	return 0;
+}
+
+int pages_lock(struct core *c, struct pages *pg, uint64_t bytes)
+{
+	int rc;
+
+	if (fp_should_fail(c->fp, FP_MEM_LOCK))
+		return -ENOMEM;
+	rc = physmem_lock(c->pm, bytes);
+	if (rc)
+		return rc;
+	pg->locked += bytes;
+	return 0;
+}
+
+void pages_unlock(struct core *c, struct pages *pg)
+{
+	if (pg->locked)
+		physmem_unlock(c->pm, pg->locked);
+	pg->locked = 0;
+}
+
+int pages_alloc(struct core *c, struct pages *pg, uint64_t bytes, unsigned int flags)
+{
+	uint64_t n = ALIGN_UP(bytes, PAGE_SIZE) / PAGE_SIZE;
+	pa_t one, *frames = &one;
+	int rc;
+
+	if (!n)
+		return -EINVAL;
+	if (!(flags & PG_CHARGED)) {
+		if (fp_should_fail(c->fp, FP_MEM_COMMIT))
+			return -ENOMEM;
+		rc = physmem_commit(c->pm, n * PAGE_SIZE);
+		if (rc)
+			return rc;
+		pg->committed = n * PAGE_SIZE;
+	}
+	if (flags & PG_LOCK) {
+		rc = pages_lock(c, pg, n * PAGE_SIZE);
+		if (rc)
+			goto uncommit;
+	}
+	if (n > 1) {
+		frames = malloc(n * sizeof(*frames));
+		if (!frames) {
+			rc = -ENOMEM;
+			goto unlock;
+		}
+	}
+	rc = physmem_alloc(c->pm, n, flags & PG_CONTIGUOUS, frames);
+	if (rc)
+		goto free_frames;
+	rc = runs_from_frames(pg, frames, n);
+	if (rc) {
+		physmem_free(c->pm, frames, n);
+		goto free_frames;
+	}
+	pg->npages = n;
+	pg->owned = true;
+	if (frames != &one)
+		free(frames);
+	return 0;
+
+free_frames:
+	if (frames != &one)
+		free(frames);
+unlock:
+	pages_unlock(c, pg);
+uncommit:
+	if (pg->committed)
+		physmem_uncommit(c->pm, pg->committed);
+	pg->committed = 0;
+	return rc;
+}
+
+void pages_free(struct core *c, struct pages *pg)
+{
+	const struct run *runs = pg_runs(pg);
+	pa_t batch[256];
+
+	if (pg->owned) {
+		for (size_t r = 0; r < pg->nruns; r++) {
+			for (uint64_t i = 0; i < runs[r].npages;) {
+				uint64_t k = 0;
+
+				while (k < ARRAY_SIZE(batch) && i < runs[r].npages)
+					batch[k++] = runs[r].pa + i++ * PAGE_SIZE;
+				physmem_free(c->pm, batch, k);
+			}
+		}
+	}
+	pages_unlock(c, pg);
+	if (pg->committed)
+		physmem_uncommit(c->pm, pg->committed);
+	if (pg->nruns > 1)
+		free(pg->runs);
+	memset(pg, 0, sizeof(*pg));
+}
+
+int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct pages *dst)
+{
+	const struct run *runs = pg_runs(src);
+	uint64_t first = offset / PAGE_SIZE, n = ALIGN_UP(bytes, PAGE_SIZE) / PAGE_SIZE;
+	uint64_t skip = first, left = n;
+	struct run *out = NULL;
+	size_t nout = 0;
+
+	if (offset % PAGE_SIZE || !n || first + n > src->npages)
+		return -ERANGE;
+	memset(dst, 0, sizeof(*dst));
+	for (size_t r = 0; r < src->nruns && left; r++) {
+		uint64_t take;
+
+		if (skip >= runs[r].npages) {
+			skip -= runs[r].npages;
+			continue;
+		}
+		take = MIN(runs[r].npages - skip, left);
+		if (nout == 1 && !out) {
+			out = malloc((src->nruns - r + 1) * sizeof(*out));
+			if (!out)
+				return -ENOMEM;
+			out[0] = dst->one;
+		}
+		struct run piece = { .pa = runs[r].pa + skip * PAGE_SIZE, .npages = take };
+
+		if (out)
+			out[nout] = piece;
+		else
+			dst->one = piece;
+		nout++;
+		left -= take;
+		skip = 0;
+	}
+	dst->nruns = nout;
+	dst->runs = out;
+	dst->npages = n;
+	return 0;
+}
+
+pa_t pages_pa(const struct pages *pg, uint64_t offset)
+{
+	const struct run *runs = pg_runs(pg);
+	uint64_t page = offset / PAGE_SIZE;
+
+	for (size_t r = 0; r < pg->nruns; r++) {
+		if (page < runs[r].npages)
+			return runs[r].pa + page * PAGE_SIZE + offset % PAGE_SIZE;
+		page -= runs[r].npages;
+	}
+	return (pa_t)-1;
+}
+
+/* Byte-run iteration shared by pages_rw() and pages_copy(): physical address and run length at @off. */
+static pa_t pages_at(const struct pages *pg, uint64_t off, uint64_t *len)
+{
+	const struct run *runs = pg_runs(pg);
+
+	for (size_t r = 0; r < pg->nruns; r++) {
+		uint64_t run_bytes = runs[r].npages * PAGE_SIZE;
+
+		if (off < run_bytes) {
+			*len = run_bytes - off;
+			return runs[r].pa + off;
+		}
+		off -= run_bytes;
+	}
+	*len = 0;
+	return 0;
+}
+
+int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf, uint64_t len,
+	     bool write)
+{
+	uint8_t *p = buf;
+
+	if (offset + len < offset || offset + len > pg->npages * PAGE_SIZE)
+		return -ERANGE;
+	while (len) {
+		uint64_t run_len;
+		pa_t pa = pages_at(pg, offset, &run_len);
+		uint64_t n = MIN(run_len, len);
+		int rc = write ? sparse_write(&c->pm->bytes, pa, p, n)
+			       : sparse_read(&c->pm->bytes, pa, p, n);
+
+		if (rc)
+			return rc;
+		p += n;
+		offset += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int pages_copy(struct core *c, const struct pages *dst, uint64_t dst_off,
+	       const struct pages *src, uint64_t src_off, uint64_t len)
+{
+	struct sparse_mem *sm = &c->pm->bytes;
+
+	if (dst_off + len > dst->npages * PAGE_SIZE || src_off + len > src->npages * PAGE_SIZE)
+		return -ERANGE;
+	while (len) {
+		uint64_t dlen, slen, davail, savail, n;
+		pa_t dpa = pages_at(dst, dst_off, &dlen), spa = pages_at(src, src_off, &slen);
+		const void *from = sparse_peek(sm, spa, &savail);
+		void *to = sparse_ptr(sm, dpa, &davail);
+
+		if (!to)
+			return -ENOMEM;
+		n = MIN(MIN(dlen, slen), MIN(MIN(davail, savail), len));
+		if (from)
+			memcpy(to, from, n);
+		else
+			memset(to, 0, n);
+		dst_off += n;
+		src_off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+void obj_free(struct core *c, struct adapter *a, struct hobj *o)
+{
+	dom_unmap(c, a, &o->pg, &o->map);
+	pages_free(c, &o->pg);
+}
+
+/* Allocate-and-map in one step: what both WDDM 2.4 allocation callbacks do. */
+static int alloc_mapped(struct core *c, unsigned int adapter, const char *name,
+			enum hkind kind, enum fp_point point, uint64_t bytes, bool contiguous,
+			handle_t *h, struct hobj **obj)
+{
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = cb_enter(c, adapter, name, &a);
+	if (rc)
+		return rc;
+	if (a->mode == MODE_LOGICAL) {
+		viol(c, V_DEPRECATED_CB, "%s on %s: refused in logical-remap mode (use the WDDM 3.0 services)",
+		     name, a->cfg->name);
+		return -EPERM;
+	}
+	if (!bytes)
+		return -EINVAL;
+	if (fp_should_fail(c->fp, point))
+		return -ENOMEM;
+	rc = handle_new(c, kind, adapter, h, &o);
+	if (rc)
+		return rc;
+	rc = pages_alloc(c, &o->pg, bytes, PG_LOCK | (contiguous ? PG_CONTIGUOUS : 0));
+	if (rc)
+		goto release;
+	o->map = (struct dmap){ .wanted = true, .perm = HW_PERM_RW };
+	rc = dom_map(c, a, &o->pg, &o->map);
+	if (rc)
+		goto free_pages;
+	*obj = o;
+	return 0;
+
+free_pages:
+	pages_free(c, &o->pg);
+release:
+	handle_release(c, *h);
+	*h = 0;
+	return rc;
+}
+
+static int free_mapped(struct core *c, unsigned int adapter, const char *name, enum hkind kind,
+		       handle_t h)
+{
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = cb_enter(c, adapter, name, &a);
+	if (rc)
+		return rc;
+	o = handle_get(c, h, kind, adapter, name);
+	if (!o)
+		return -EINVAL;
+	obj_free(c, a, o);
+	handle_release(c, h);
+	return 0;
+}
+
+int core_alloc_contiguous(struct core *core, unsigned int adapter, uint64_t bytes,
+			  enum cache_type cache, handle_t *h, iova_t *logical)
+{
+	struct hobj *o;
+	int rc;
+
+	(void)cache; /* the simulator's memory has one caching behaviour */
+	rc = alloc_mapped(core, adapter, "DxgkCbAllocateContiguousMemory", H_CONTIG,
+			  FP_MEM_ALLOC_CONTIGUOUS, bytes, true, h, &o);
+	if (!rc && logical)
+		dom_iova(&core->adapters[adapter], &o->pg, &o->map, 0, logical);
+	return rc;
+}
+
+int core_free_contiguous(struct core *core, unsigned int adapter, handle_t h)
+{
+	return free_mapped(core, adapter, "DxgkCbFreeContiguousMemory", H_CONTIG, h);
+}
+
+int core_alloc_mdl(struct core *core, unsigned int adapter, uint64_t bytes, handle_t *h)
+{
+	struct hobj *o;
+
+	return alloc_mapped(core, adapter, "DxgkCbAllocatePagesForMdl", H_MDL, FP_MEM_ALLOC_MDL,
+			    bytes, false, h, &o);
+}
+
+int core_free_mdl(struct core *core, unsigned int adapter, handle_t h)
+{
+	return free_mapped(core, adapter, "DxgkCbFreePagesFromMdl", H_MDL, h);
+}
+
+int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t *h,
+		 iova_t *logical)
+{
+	static const char name[] = "DxgkCbMapMdlToIoMmu";
+	struct adapter *a;
+	struct hobj *m, *o;
+	int rc;
+
+	rc = cb_enter(core, adapter, name, &a);
+	if (rc)
+		return rc;
+	if (a->mode == MODE_LOGICAL) {
+		viol(core, V_DEPRECATED_CB, "%s on %s: refused in logical-remap mode", name,
+		     a->cfg->name);
+		return -EPERM;
+	}
+	m = handle_get(core, mdl, H_MDL, adapter, name);
+	if (!m)
+		return -EINVAL;
+	rc = handle_new(core, H_MDL_MAP, adapter, h, &o);
+	if (rc)
+		return rc;
+	rc = pages_slice(&m->pg, 0, m->pg.npages * PAGE_SIZE, &o->pg);
+	if (rc)
+		goto release;
+	o->u.mdl_map.mdl = mdl;
+	o->map = (struct dmap){ .wanted = true, .perm = HW_PERM_RW };
+	rc = dom_map(core, a, &o->pg, &o->map);
+	if (rc)
+		goto free_pages;
+	if (logical)
+		dom_iova(a, &o->pg, &o->map, 0, logical);
+	return 0;
+
+free_pages:
+	pages_free(core, &o->pg);
+release:
+	handle_release(core, *h);
+	*h = 0;
+	return rc;
+}
+
+int core_unmap_mdl(struct core *core, unsigned int adapter, handle_t h)
+{
+	static const char name[] = "DxgkCbUnmapMdlFromIoMmu";
+	struct adapter *a;
+	struct hobj *o, *m;
+	int rc;
+
+	rc = cb_enter(core, adapter, name, &a);
+	if (rc)
+		return rc;
+	o = handle_get(core, h, H_MDL_MAP, adapter, name);
+	if (!o)
+		return -EINVAL;
+	m = handle_peek(core, o->u.mdl_map.mdl);
+	if (!m || m->kind != H_MDL)
+		viol(core, V_UNMAP_AFTER_FREE,
+		     "%s: MDL 0x%x was freed before its mapping 0x%x was unmapped; its pages may already be reused",
+		     name, o->u.mdl_map.mdl, h);
+	obj_free(core, a, o);
+	handle_release(core, h);
+	return 0;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOG_PREFIX "verifier"
+#include "common/log.h"
+#include "internal.h"
+
+static const char *const violation_names[V_NVIOLATIONS] = {
+	[V_CB_IRQL] = "CB_IRQL",
+	[V_CB_IN_EXCLUSIVE] = "CB_IN_EXCLUSIVE",
+	[V_DMA_IN_EXCLUSIVE] = "DMA_IN_EXCLUSIVE",
+	[V_WORK_IN_EXCLUSIVE] = "WORK_IN_EXCLUSIVE",
+	[V_UNMAP_AFTER_FREE] = "UNMAP_AFTER_FREE",
+	[V_DEPRECATED_CB] = "DEPRECATED_CALLBACK",
+	[V_BAD_HANDLE] = "BAD_HANDLE",
+	[V_HANDLE_LEAK] = "HANDLE_LEAK",
+	[V_MAPPING_LEAK] = "MAPPING_LEAK",
+	[V_FB_NOT_LEAD] = "FB_NOT_LEAD",
+	[V_FB_RESTORE_MISMATCH] = "FB_RESTORE_MISMATCH",
+	[V_FB_SEQUENCE] = "FB_SEQUENCE",
+	[V_PMO_BUSY] = "PMO_BUSY",
+	[V_STALE_TRANSLATION] = "STALE_TRANSLATION",
+};
+
+const char *core_violation_name(enum violation code)
+{
+	return (unsigned int)code < V_NVIOLATIONS ? violation_names[code] : "UNKNOWN";
+}
+
+int vec_push(struct vec *v, const void *elem)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 16;
+		void *data = realloc(v->data, cap * v->elem);
+
+		if (!data)
+			return -ENOMEM;
+		v->data = data;
+		v->cap = cap;
+	}
+	memcpy((char *)v->data + v->n * v->elem, elem, v->elem);
+	v->n++;
+	return 0;
+}
+
+void vec_free(struct vec *v)
+{
+	free(v->data);
+	v->data = NULL;
+	v->n = v->cap = 0;
+}
+
+void viol(struct core *c, enum violation code, const char *fmt, ...)
+{
+	struct core_violation v = { .code = code, .event = c->event, .ts_ns = c->ts_ns };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v.detail, sizeof(v.detail), fmt, ap);
+	va_end(ap);
+	log_info("event %llu: %s: %s", (unsigned long long)v.event, core_violation_name(code),
+		 v.detail);
+	/* Losing a violation to ENOMEM would hide it: say so at least. */
+	if (vec_push(&c->violations, &v))
+		log_err("out of memory recording %s: %s", core_violation_name(code), v.detail);
+}
+
+const struct core_violation *core_violations(const struct core *core, size_t *n)
+{
+	*n = core->violations.n;
+	return core->violations.data;
+}
+
+const struct core_fault *core_faults(const struct core *core, size_t *n)
+{
+	*n = core->faults.n;
+	return core->faults.data;
+}
+
+const struct core_power_record *core_power_records(const struct core *core, size_t *n)
+{
+	*n = core->power.n;
+	return core->power.data;
+}

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <string.h>
+
+#define LOG_PREFIX "vidmm"
+#include "common/log.h"
+#include "internal.h"
+
+/*
+ * VidMm's side: allocations and where they live, the mappings paging needs
+ * (backing store mapped for the whole of a transfer, or for as long as an
+ * allocation sits in a system-memory or aperture segment), aperture
+ * mappings through the paging buffer, monitored fences, and GPU work.
+ */
+
+static int vidmm_enter(struct core *c, unsigned int adapter, struct adapter **a)
+{
+	*a = adapter_get(c, adapter);
+	if (!*a)
+		return -ENOENT;
+	return (*a)->started ? 0 : -ENODEV;
+}
+
+int core_alloc_create(struct core *core, unsigned int adapter, uint64_t bytes,
+		      enum segment segment, uint32_t flags, handle_t *h)
+{
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = vidmm_enter(core, adapter, &a);
+	if (rc)
+		return rc;
+	if (!bytes || segment > SEG_SYSTEM)
+		return -EINVAL;
+	/* MapApertureCpuVisible belongs to MapApertureSegment2: without the cap, creation fails. */
+	if ((flags & ALLOC_MAP_APERTURE_CPU_VISIBLE) && !a->caps.map_aperture2)
+		return -EINVAL;
+	/* Without AccessedPhysically an aperture request goes to the implicit system segment. */
+	if (segment == SEG_APERTURE && !(flags & ALLOC_ACCESSED_PHYSICALLY))
+		segment = SEG_SYSTEM;
+	rc = handle_new(core, H_ALLOC, adapter, h, &o);
+	if (rc)
+		return rc;
+	o->u.alloc.seg = segment;
+	o->u.alloc.flags = flags;
+	rc = pages_alloc(core, &o->pg, bytes, 0);
+	if (rc)
+		goto release;
+	o->map.perm = HW_PERM_RW;
+	if (segment == SEG_VRAM) {
+		rc = range_take(&a->vram, o->pg.npages * PAGE_SIZE, PAGE_SIZE, UINT64_MAX,
+				&o->u.alloc.vram_off);
+		if (rc)
+			goto free_pages;
+		return 0;
+	}
+	/* Resident in system memory: locked and mapped for as long as it stays there. */
+	rc = pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
+	if (rc)
+		goto free_pages;
+	o->map.wanted = true;
+	rc = dom_map(core, a, &o->pg, &o->map);
+	if (rc)
+		goto free_pages;
+	return 0;
+
+free_pages:
+	pages_free(core, &o->pg);
+release:
+	handle_release(core, *h);
+	*h = 0;
+	return rc;
+}
+
+int core_alloc_segment(struct core *core, handle_t h)
+{
+	struct hobj *o = handle_peek(core, h);
+
+	return o && o->kind == H_ALLOC ? (int)o->u.alloc.seg : -EINVAL;
+}
+
+int core_alloc_destroy(struct core *core, unsigned int adapter, handle_t h)
+{
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = vidmm_enter(core, adapter, &a);
+	if (rc)
+		return rc;
+	o = handle_get(core, h, H_ALLOC, adapter, "DestroyAllocation");
+	if (!o)
+		return -EINVAL;
+	if (o->u.alloc.aperture_mapped)
+		core_unmap_aperture(core, adapter, h);
+	if (o->u.alloc.seg == SEG_VRAM)
+		range_add(&a->vram, o->u.alloc.vram_off, o->pg.npages * PAGE_SIZE);
+	obj_free(core, a, o);
+	handle_release(core, h);
+	return 0;
+}
+
+int core_map_aperture(struct core *core, unsigned int adapter, handle_t h,
+		      uint64_t offset_pages, uint64_t pages)
+{
+	struct paging_op op = { .allocation = h, .offset_pages = offset_pages, .pages = pages };
+	struct adapter *a;
+	struct hobj *o, *v;
+	handle_t view = 0;
+	int rc;
+
+	rc = vidmm_enter(core, adapter, &a);
+	if (rc)
+		return rc;
+	o = handle_get(core, h, H_ALLOC, adapter, "MapApertureSegment");
+	if (!o)
+		return -EINVAL;
+	if (o->u.alloc.seg != SEG_APERTURE) {
+		log_info("allocation 0x%x is not in an aperture segment: no aperture mapping", h);
+		return -EINVAL;
+	}
+	if (!pages || offset_pages + pages > o->pg.npages || offset_pages + pages < offset_pages)
+		return -EINVAL;
+	if (o->u.alloc.aperture_mapped)
+		return -EBUSY;
+	if (a->caps.map_aperture2) {
+		op.kind = PAGING_MAP_APERTURE2;
+		op.adl_logical = a->mode == MODE_LOGICAL;
+		op.adl_offset = offset_pages;
+		rc = dom_iova(a, &o->pg, &o->map, offset_pages * PAGE_SIZE, &op.adl_base);
+		if (rc)
+			return rc;
+		/* Always contiguous with logical mapping; otherwise as the pages fall. */
+		op.adl_contiguous = dom_span(a, &o->pg, &o->map, offset_pages * PAGE_SIZE) >=
+				    pages * PAGE_SIZE;
+		if (o->u.alloc.flags & ALLOC_MAP_APERTURE_CPU_VISIBLE) {
+			rc = handle_new(core, H_VIEW, adapter, &view, &v);
+			if (rc)
+				return rc;
+			rc = pages_slice(&o->pg, offset_pages * PAGE_SIZE, pages * PAGE_SIZE, &v->pg);
+			if (rc)
+				goto release_view;
+			op.cpu_visible = true;
+		}
+	} else {
+		op.kind = PAGING_MAP_APERTURE; /* the MDL form, 1:1 only */
+	}
+	rc = core->kmd_merged.build_paging_buffer(core, core->kmd, adapter, &op);
+	if (rc)
+		goto release_view;
+	o->u.alloc.aperture_mapped = true;
+	o->u.alloc.cpu_view = view;
+	return 0;
+
+release_view:
+	if (view) {
+		pages_free(core, &handle_peek(core, view)->pg);
+		handle_release(core, view);
+	}
+	return rc;
+}
+
+int core_unmap_aperture(struct core *core, unsigned int adapter, handle_t h)
+{
+	struct paging_op op = { .kind = PAGING_UNMAP_APERTURE, .allocation = h };
+	struct adapter *a;
+	struct hobj *o, *v;
+	int rc;
+
+	rc = vidmm_enter(core, adapter, &a);
+	if (rc)
+		return rc;
+	o = handle_get(core, h, H_ALLOC, adapter, "UnmapApertureSegment");
+	if (!o)
+		return -EINVAL;
+	if (!o->u.alloc.aperture_mapped)
+		return -EINVAL;
+	rc = core->kmd_merged.build_paging_buffer(core, core->kmd, adapter, &op);
+	o->u.alloc.aperture_mapped = false;
+	/* The CPU-visible address is freed right after the unmap. */
+	v = handle_peek(core, o->u.alloc.cpu_view);
+	if (v) {
+		pages_free(core, &v->pg);
+		handle_release(core, o->u.alloc.cpu_view);
+	}
+	o->u.alloc.cpu_view = 0;
+	return rc;
+}
+
+int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum transfer_dir dir,
+		  uint64_t bytes)
+{
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = vidmm_enter(core, adapter, &a);
+	if (rc)
+		return rc;
+	o = handle_get(core, h, H_ALLOC, adapter, "paging transfer");
+	if (!o)
+		return -EINVAL;
+	if (o->u.alloc.seg != SEG_VRAM)
+		return -EINVAL;
+	if (!bytes)
+		bytes = o->pg.npages * PAGE_SIZE;
+	if (bytes > o->pg.npages * PAGE_SIZE)
+		return -ERANGE;
+	/* The backing store is mapped (and locked) for the duration of the transfer. */
+	rc = pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
+	if (rc)
+		return rc;
+	o->map.wanted = true;
+	rc = dom_map(core, a, &o->pg, &o->map);
+	if (!rc)
+		rc = core_gpu_copy(core, adapter, 0,
+				   dir == TRANSFER_TO_VRAM ? HW_COPY_FROM_SYSTEM : HW_COPY_TO_SYSTEM,
+				   o->u.alloc.vram_off, h, 0, bytes);
+	dom_unmap(core, a, &o->pg, &o->map);
+	o->map.wanted = false;
+	pages_unlock(core, &o->pg);
+	return rc;
+}
+
+int core_fence_create(struct core *core, unsigned int adapter, handle_t *h)
+{
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = vidmm_enter(core, adapter, &a);
+	if (rc)
+		return rc;
+	rc = handle_new(core, H_FENCE, adapter, h, &o);
+	if (rc)
+		return rc;
+	rc = pages_alloc(core, &o->pg, PAGE_SIZE, PG_LOCK);
+	if (rc)
+		goto release;
+	o->map = (struct dmap){ .wanted = true, .perm = HW_PERM_RW };
+	rc = dom_map(core, a, &o->pg, &o->map);
+	if (rc)
+		goto free_pages;
+	return 0;
+
+free_pages:
+	pages_free(core, &o->pg);
+release:
+	handle_release(core, *h);
+	*h = 0;
+	return rc;
+}
+
+int core_fence_destroy(struct core *core, unsigned int adapter, handle_t h)
+{
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = vidmm_enter(core, adapter, &a);
+	if (rc)
+		return rc;
+	o = handle_get(core, h, H_FENCE, adapter, "DestroyMonitoredFence");
+	if (!o)
+		return -EINVAL;
+	obj_free(core, a, o);
+	handle_release(core, h);
+	return 0;
+}
+
+int core_handle_iova(struct core *core, handle_t h, uint64_t offset, iova_t *iova)
+{
+	struct hobj *o = handle_peek(core, h);
+
+	if (!o || !o->pg.npages)
+		return -EINVAL;
+	return dom_iova(&core->adapters[o->adapter], &o->pg, &o->map, offset, iova);
+}
+
+int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
+		  enum hw_copy_dir dir, uint64_t vram_off, handle_t h, uint64_t offset,
+		  uint64_t bytes)
+{
+	struct adapter *a = adapter_get(core, adapter);
+	struct hobj *o;
+	uint32_t dev;
+	int rc = 0;
+
+	if (!a || phys >= a->nphys)
+		return -ENOENT;
+	if (a->sched_suspended) {
+		viol(core, V_WORK_IN_EXCLUSIVE, "%s: GPU work submitted while the scheduler is suspended",
+		     a->cfg->name);
+		return -EPERM;
+	}
+	o = handle_any(core, h, "GPU copy");
+	if (!o)
+		return -EINVAL;
+	if (offset + bytes < offset || offset + bytes > o->pg.npages * PAGE_SIZE)
+		return -ERANGE;
+	if (fp_should_fail(core->fp, FP_GPU_COPY))
+		return -EIO;
+	dev = a->phys[phys].dev;
+	while (bytes && !rc) {
+		struct hw_job job = { .dir = dir, .vram_off = vram_off };
+
+		rc = dom_iova(a, &o->pg, &o->map, offset, &job.iova);
+		if (rc)
+			break;
+		job.len = MIN(bytes, dom_span(a, &o->pg, &o->map, offset));
+		rc = core->hw->ops->gpu_submit(core->hw, dev, &job);
+		offset += job.len;
+		vram_off += job.len;
+		bytes -= job.len;
+	}
+	if (!rc)
+		rc = core->hw->ops->gpu_wait(core->hw, dev);
+	else
+		core->hw->ops->gpu_wait(core->hw, dev);
+	if (rc == -EFAULT)
+		hw_err_pop(core, a, phys);
+	stale_check(core);
+	return rc;
+}
+
+int core_dma(struct core *core, unsigned int adapter, unsigned int phys, handle_t h,
+	     uint64_t offset, uint64_t bytes, bool write)
+{
+	struct adapter *a = adapter_get(core, adapter);
+	uint64_t vram;
+
+	if (!a || phys >= a->nphys)
+		return -ENOENT;
+	if (!a->started)
+		return -ENODEV;
+	vram = core->hw->ops->vram_size(core->hw, a->phys[phys].dev);
+	if (!bytes || bytes > vram)
+		return -EINVAL;
+	/* The GPU's side of a DMA is scratch VRAM at offset 0. */
+	return core_gpu_copy(core, adapter, phys, write ? HW_COPY_TO_SYSTEM : HW_COPY_FROM_SYSTEM, 0,
+			     h, offset, bytes);
+}

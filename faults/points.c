@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <string.h>
+
+#include "faults.h"
+
+static const struct {
+	const char *name;
+	const char *what;
+} fp_points[FP_NPOINTS] = {
+	[FP_FBSAVE_PIN] = { "fbsave/pin", "pinning the whole frame-buffer save area fails: save/restore falls back to chunks" },
+	[FP_FBSAVE_MAP_CHUNK] = { "fbsave/map_chunk", "mapping one chunk of the save area fails: the transition is cancelled and the adapter reset" },
+	[FP_MEM_ALLOC_CONTIGUOUS] = { "mem/alloc_contiguous", "DxgkCbAllocateContiguousMemory finds no contiguous run" },
+	[FP_MEM_ALLOC_MDL] = { "mem/alloc_mdl", "DxgkCbAllocatePagesForMdl finds no pages" },
+	[FP_MEM_COMMIT] = { "mem/commit", "taking commit charge fails (commit limit reached)" },
+	[FP_MEM_LOCK] = { "mem/lock", "locking pages fails (lockable limit reached)" },
+	[FP_MEM_PMO_CREATE] = { "mem/pmo_create", "creating a physical memory object fails" },
+	[FP_MEM_ADL_ALLOC] = { "mem/adl_alloc", "building an address descriptor list fails" },
+	[FP_IOMMU_MAP] = { "iommu/map", "writing IOMMU page-table entries fails" },
+	[FP_IOMMU_UNMAP] = { "iommu/unmap", "clearing IOMMU page-table entries fails" },
+	[FP_IOMMU_IOVA_ALLOC] = { "iommu/iova_alloc", "no logical address range is free below the device's limit" },
+	[FP_DOMAIN_ATTACH] = { "domain/attach", "attaching the domain to a device fails" },
+	[FP_ADAPTER_ENABLE] = { "adapter/enable", "IOMMU enablement of an adapter fails" },
+	[FP_GPU_COPY] = { "gpu/copy", "a copy-engine job fails" },
+};
+
+const char *fp_point_name(enum fp_point p)
+{
+	return (unsigned int)p < FP_NPOINTS ? fp_points[p].name : NULL;
+}
+
+const char *fp_point_describe(enum fp_point p)
+{
+	return (unsigned int)p < FP_NPOINTS ? fp_points[p].what : NULL;
+}
+
+int fp_point_lookup(const char *name)
+{
+	for (int p = 0; p < FP_NPOINTS; p++)
+		if (!strcmp(fp_points[p].name, name))
+			return p;
+	return -ENOENT;
+}
+
+void fp_arm(struct fp_ctx *ctx, enum fp_point p, const struct fp_rule *rule)
+{
+	ctx->rule[p] = *rule;
+	ctx->armed[p] = rule->nth != 0;
+	ctx->hits[p] = 0;
+	ctx->injected[p] = 0;
+}
+
+bool fp_hit(struct fp_ctx *ctx, enum fp_point p)
+{
+	const struct fp_rule *r = &ctx->rule[p];
+	uint64_t n = ctx->hits[p];
+
+	if (r->times && ctx->injected[p] >= r->times)
+		return false;
+	if (n < r->nth)
+		return false;
+	if (n != r->nth && (!r->every || (n - r->nth) % r->every))
+		return false;
+	ctx->injected[p]++;
+	return true;
+}

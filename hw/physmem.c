@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "physmem.h"
+
+/*
+ * The byte store covers at least a 46-bit physical address space (a common
+ * x86 server width), so DMA to device-reserved ranges above RAM has bytes
+ * to reach; the directory of that is 512 KiB of untouched zero pages.
+ */
+#define PHYSMEM_MIN_STORE ((uint64_t)1 << 46)
+#define PHYSMEM_MAX_STORE ((uint64_t)1 << 52)
+
+static int physmem_cmp_ext(const void *a, const void *b)
+{
+	const struct range_extent *x = a, *y = b;
+
+	return x->base < y->base ? -1 : x->base > y->base;
+}
+
+int physmem_init(struct physmem *pm, const struct physmem_config *cfg)
+{
+	uint64_t top = 0;
+	int err;
+
+	*pm = (struct physmem){ 0 };
+	if (!cfg || !cfg->nram || !cfg->ram)
+		return -EINVAL;
+	pm->ram = calloc(cfg->nram, sizeof(*pm->ram));
+	if (!pm->ram)
+		return -ENOMEM;
+	memcpy(pm->ram, cfg->ram, cfg->nram * sizeof(*pm->ram));
+	pm->nram = cfg->nram;
+	qsort(pm->ram, pm->nram, sizeof(*pm->ram), physmem_cmp_ext);
+
+	err = -EINVAL;
+	for (size_t i = 0; i < pm->nram; i++) {
+		const struct range_extent *r = &pm->ram[i];
+
+		if (!r->size || !ALIGNED(r->base | r->size, PAGE_SIZE) ||
+		    r->base + r->size < r->base || r->base + r->size > PHYSMEM_MAX_STORE)
+			goto free_ram;
+		if (r->base < top)
+			goto free_ram; /* overlaps the previous range */
+		top = r->base + r->size;
+	}
+	pm->highest_pa = top - 1;
+
+	range_init(&pm->frames);
+	for (size_t i = 0; i < pm->nram; i++) {
+		err = range_add(&pm->frames, pm->ram[i].base, pm->ram[i].size);
+		if (err)
+			goto fini_frames;
+	}
+	err = sparse_init(&pm->bytes, MAX(ALIGN_UP(top, SZ_1G), PHYSMEM_MIN_STORE));
+	if (err)
+		goto fini_frames;
+
+	pm->commit_limit = cfg->commit_limit;
+	pm->lockable_limit = cfg->lockable_limit;
+	pm->pressure = (struct physmem_pressure){ UINT64_MAX, UINT64_MAX, UINT64_MAX };
+	return 0;
+
+fini_frames:
+	range_fini(&pm->frames);
+free_ram:
+	free(pm->ram);
+	*pm = (struct physmem){ 0 };
+	return err;
+}
+
+void physmem_fini(struct physmem *pm)
+{
+	sparse_fini(&pm->bytes);
+	range_fini(&pm->frames);
+	free(pm->ram);
+	*pm = (struct physmem){ 0 };
+}
+
+/*
+ * Take @bytes of a charge @held against @limit and what pressure leaves
+ * (@avail, UINT64_MAX for none). Pressure says what is still grantable, so a
+ * grant lowers it and a return raises it again.
+ */
+static int physmem_charge(uint64_t *held, uint64_t limit, uint64_t *avail, uint64_t bytes)
+{
+	if (bytes > limit || *held > limit - bytes || bytes > *avail)
+		return -ENOMEM;
+	*held += bytes;
+	if (*avail != UINT64_MAX)
+		*avail -= bytes;
+	return 0;
+}
+
+static void physmem_release(uint64_t *held, uint64_t *avail, uint64_t bytes)
+{
+	bytes = MIN(bytes, *held);
+	*held -= bytes;
+	if (*avail != UINT64_MAX)
+		*avail = MIN(*avail + bytes, UINT64_MAX - 1);
+}
+
+int physmem_commit(struct physmem *pm, uint64_t bytes)
+{
+	return physmem_charge(&pm->usage.committed, pm->commit_limit,
+			      &pm->pressure.commit_available, bytes);
+}
+
+void physmem_uncommit(struct physmem *pm, uint64_t bytes)
+{
+	physmem_release(&pm->usage.committed, &pm->pressure.commit_available, bytes);
+}
+
+int physmem_lock(struct physmem *pm, uint64_t bytes)
+{
+	if (!ALIGNED(bytes, PAGE_SIZE))
+		return -EINVAL;
+	return physmem_charge(&pm->usage.locked, pm->lockable_limit,
+			      &pm->pressure.lockable_available, bytes);
+}
+
+void physmem_unlock(struct physmem *pm, uint64_t bytes)
+{
+	physmem_release(&pm->usage.locked, &pm->pressure.lockable_available, bytes);
+}
+
+/* Index of the first extent of @ext[0..n) that ends above @addr (n if none). */
+static size_t physmem_ext_find(const struct range_extent *ext, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ext[mid].base + ext[mid].size <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool physmem_put_run(struct physmem *pm, pa_t pa, uint64_t bytes)
+{
+	/* Frames that are not RAM never join the free pool. */
+	if (!physmem_is_ram(pm, pa, bytes) || range_add(&pm->frames, pa, bytes))
+		return false;
+	sparse_discard(&pm->bytes, pa, bytes);
+	pm->usage.allocated -= bytes;
+	return true;
+}
+
+/* Give back the frames of pages[0..n), run by run (page by page if a run is refused). */
+static void physmem_put(struct physmem *pm, const pa_t *pages, uint64_t n)
+{
+	uint64_t i = 0;
+
+	while (i < n) {
+		uint64_t run = 1;
+
+		while (i + run < n && pages[i + run] == pages[i] + run * PAGE_SIZE)
+			run++;
+		/* Part of a refused run is free already (a double free): return the rest. */
+		if (!physmem_put_run(pm, pages[i], run * PAGE_SIZE) && run > 1) {
+			for (uint64_t j = i; j < i + run; j++)
+				physmem_put_run(pm, pages[j], PAGE_SIZE);
+		}
+		i += run;
+	}
+	pm->usage.resident = pm->bytes.resident;
+}
+
+static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, pa_t *pages)
+{
+	/* Align big runs so the IOMMU can map them with large pages. */
+	uint64_t align = bytes >= SZ_1G ? SZ_1G : bytes >= SZ_2M ? SZ_2M : PAGE_SIZE;
+	uint64_t base;
+	int err;
+
+	if (bytes > pm->pressure.max_contiguous)
+		return -ENOMEM;
+	err = range_take(&pm->frames, bytes, align, UINT64_MAX, &base);
+	if (err == -ENOSPC && align != PAGE_SIZE)
+		err = range_take(&pm->frames, bytes, PAGE_SIZE, UINT64_MAX, &base);
+	if (err)
+		return err == -ENOSPC ? -ENOMEM : err;
+	for (uint64_t i = 0; i < bytes / PAGE_SIZE; i++)
+		pages[i] = base + i * PAGE_SIZE;
+	return 0;
+}
+
+/*
+ * Runs in address order, each at most max_contiguous. Under that bound a
+ * page is skipped after each full run, so two runs are never physically
+ * adjacent: the allocation really is that fragmented.
+ */
+static int physmem_alloc_scattered(struct physmem *pm, uint64_t npages, pa_t *pages)
+{
+	uint64_t max_run = pm->pressure.max_contiguous;
+	uint64_t cursor = 0, done = 0;
+	bool bounded = max_run != UINT64_MAX;
+
+	max_run = MAX(ALIGN_DOWN(max_run, PAGE_SIZE), PAGE_SIZE);
+	if (pm->frames.free_bytes / PAGE_SIZE < npages)
+		return -ENOMEM;
+	while (done < npages) {
+		size_t i = physmem_ext_find(pm->frames.ext, pm->frames.n, cursor);
+		const struct range_extent *e;
+		uint64_t start, run;
+		int err;
+
+		if (i == pm->frames.n) {
+			physmem_put(pm, pages, done);
+			return -ENOMEM;
+		}
+		e = &pm->frames.ext[i];
+		start = MAX(e->base, cursor);
+		run = MIN(e->base + e->size - start, (npages - done) * PAGE_SIZE);
+		run = MIN(run, max_run);
+		err = range_remove(&pm->frames, start, run);
+		if (err) {
+			physmem_put(pm, pages, done);
+			return err;
+		}
+		pm->usage.allocated += run;
+		for (uint64_t a = start; a < start + run; a += PAGE_SIZE)
+			pages[done++] = a;
+		cursor = start + run + (bounded && run == max_run ? PAGE_SIZE : 0);
+	}
+	return 0;
+}
+
+int physmem_alloc(struct physmem *pm, uint64_t npages, bool contiguous, pa_t *pages)
+{
+	int err;
+
+	if (!npages)
+		return 0;
+	if (npages > pm->frames.free_bytes / PAGE_SIZE)
+		return -ENOMEM;
+	if (!contiguous)
+		return physmem_alloc_scattered(pm, npages, pages);
+	err = physmem_alloc_contiguous(pm, npages * PAGE_SIZE, pages);
+	if (!err)
+		pm->usage.allocated += npages * PAGE_SIZE;
+	return err;
+}
+
+void physmem_free(struct physmem *pm, const pa_t *pages, uint64_t npages)
+{
+	physmem_put(pm, pages, npages);
+}
+
+void physmem_set_pressure(struct physmem *pm, const struct physmem_pressure *p)
+{
+	pm->pressure = *p;
+}
+
+bool physmem_is_ram(const struct physmem *pm, pa_t pa, uint64_t len)
+{
+	uint64_t end = pa + len < pa ? UINT64_MAX : pa + len;
+
+	if (!len)
+		return false;
+	/* Adjacent RAM ranges of the map count as one. */
+	for (size_t i = physmem_ext_find(pm->ram, pm->nram, pa); i < pm->nram && pm->ram[i].base <= pa; i++) {
+		pa = pm->ram[i].base + pm->ram[i].size;
+		if (pa >= end)
+			return true;
+	}
+	return false;
+}
+
+bool physmem_overlaps_ram(const struct physmem *pm, pa_t pa, uint64_t len)
+{
+	uint64_t end = pa + len < pa ? UINT64_MAX : pa + len;
+	size_t i = physmem_ext_find(pm->ram, pm->nram, pa);
+
+	return len && i < pm->nram && pm->ram[i].base < end;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_HW_PHYSMEM_H
+#define GPUISO_HW_PHYSMEM_H
+
+#include "common/range.h"
+#include "common/sparse.h"
+#include "common/types.h"
+
+/*
+ * The system's physical memory as the OS memory manager sees it: the RAM
+ * ranges of the OS memory map, page-frame allocation (scattered or one
+ * contiguous run), the commit charge against a commit limit, locked pages
+ * against a lockable limit, and the bytes themselves (sparse). Memory
+ * pressure lowers what is available below the limits and can fragment
+ * contiguous allocation. Backends read and write these bytes for DMA.
+ *
+ * Page frames are handed out as physical addresses (pa_t, page aligned).
+ */
+
+struct physmem_config {
+	const struct range_extent *ram; /* OS memory map: RAM ranges, page aligned */
+	size_t nram;
+	uint64_t commit_limit;   /* bytes that may be committed at once */
+	uint64_t lockable_limit; /* bytes that may be locked at once */
+};
+
+/*
+ * What pressure leaves available. UINT64_MAX in a field means "no pressure":
+ * the limit alone applies.
+ */
+struct physmem_pressure {
+	uint64_t commit_available;   /* bytes of commit charge still grantable */
+	uint64_t lockable_available; /* bytes that may still be locked */
+	uint64_t max_contiguous;     /* largest contiguous run an allocation gets */
+};
+
+struct physmem_usage {
+	uint64_t committed; /* bytes of commit charge held */
+	uint64_t locked;    /* bytes locked */
+	uint64_t allocated; /* bytes of page frames handed out */
+	uint64_t resident;  /* bytes of host storage behind written pages */
+};
+
+struct physmem {
+	struct range_extent *ram;        /* copy of the OS memory map, sorted */
+	size_t nram;
+	struct range_alloc frames;       /* free page frames */
+	struct sparse_mem bytes;         /* content, addressed by pa */
+	uint64_t highest_pa;             /* last byte of RAM (inclusive) */
+	uint64_t commit_limit, lockable_limit;
+	struct physmem_pressure pressure;
+	struct physmem_usage usage;
+};
+
+/**
+ * physmem_init() - set up physical memory from the OS memory map.
+ * @pm: the memory.
+ * @cfg: RAM ranges and limits; ranges must be page aligned and disjoint.
+ *
+ * Return: 0, -EINVAL for a bad map, -ENOMEM.
+ */
+int physmem_init(struct physmem *pm, const struct physmem_config *cfg);
+
+/**
+ * physmem_fini() - free everything (frames need not have been returned).
+ * @pm: the memory.
+ */
+void physmem_fini(struct physmem *pm);
+
+/**
+ * physmem_commit() - take commit charge.
+ * @pm: the memory.
+ * @bytes: the charge.
+ *
+ * Return: 0, -ENOMEM when the limit or pressure leaves less than @bytes.
+ */
+int physmem_commit(struct physmem *pm, uint64_t bytes);
+
+/**
+ * physmem_uncommit() - return commit charge taken by physmem_commit().
+ * @pm: the memory.
+ * @bytes: the charge.
+ */
+void physmem_uncommit(struct physmem *pm, uint64_t bytes);
+
+/**
+ * physmem_lock() - lock pages (count only: which pages is the caller's business).
+ * @pm: the memory.
+ * @bytes: bytes to lock, page multiple.
+ *
+ * Return: 0, -ENOMEM when the lockable limit or pressure leaves less.
+ */
+int physmem_lock(struct physmem *pm, uint64_t bytes);
+
+/**
+ * physmem_unlock() - undo physmem_lock().
+ * @pm: the memory.
+ * @bytes: bytes.
+ */
+void physmem_unlock(struct physmem *pm, uint64_t bytes);
+
+/**
+ * physmem_alloc() - allocate page frames.
+ * @pm: the memory.
+ * @npages: how many 4 KiB frames.
+ * @contiguous: true for one physically contiguous run.
+ * @pages: out: @npages page-aligned physical addresses, in order.
+ *
+ * Scattered allocations still take the longest runs available (so large
+ * IOMMU pages stay possible) but never a run above the pressure's
+ * max_contiguous. Charges no commit and locks nothing.
+ *
+ * Return: 0, -ENOMEM when there are not enough frames (or no run long enough).
+ */
+int physmem_alloc(struct physmem *pm, uint64_t npages, bool contiguous, pa_t *pages);
+
+/**
+ * physmem_free() - return page frames and forget their content.
+ * @pm: the memory.
+ * @pages: addresses from physmem_alloc().
+ * @npages: how many.
+ */
+void physmem_free(struct physmem *pm, const pa_t *pages, uint64_t npages);
+
+/**
+ * physmem_set_pressure() - change what is available (see struct physmem_pressure).
+ * @pm: the memory.
+ * @p: the new pressure.
+ */
+void physmem_set_pressure(struct physmem *pm, const struct physmem_pressure *p);
+
+/**
+ * physmem_is_ram() - whether [pa, pa+len) lies entirely in RAM of the memory map.
+ * @pm: the memory.
+ * @pa: first byte.
+ * @len: bytes.
+ *
+ * Return: true or false.
+ */
+bool physmem_is_ram(const struct physmem *pm, pa_t pa, uint64_t len);
+
+/**
+ * physmem_overlaps_ram() - whether any byte of [pa, pa+len) is RAM.
+ * @pm: the memory.
+ * @pa: first byte.
+ * @len: bytes.
+ *
+ * Return: true or false.
+ */
+bool physmem_overlaps_ram(const struct physmem *pm, pa_t pa, uint64_t len);
+
+#endif

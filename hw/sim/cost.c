@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#include "sim.h"
+
+/*
+ * Defaults are round figures of the right order for a PCIe GPU behind a
+ * VT-d class IOMMU at 1 GHz: a page-table entry write is a cached store, a
+ * walk level is a memory read, an invalidation is a queued command.
+ */
+void sim_cost_default(struct sim_cost_model *cost)
+{
+	*cost = (struct sim_cost_model){
+		.clock_mhz = 1000,
+		.pte_write = 10,
+		.pt_walk_level = 20,
+		.iotlb_hit = 1,
+		.iotlb_miss = 5,
+		.iotlb_invalidate = 100,
+		.dma_setup = 500,
+		.bytes_per_cycle = 16,
+	};
+}
+
+uint64_t sim_cost_ns(const struct sim_cost_model *cost, const struct hw_stats *st)
+{
+	uint64_t cycles = 0;
+
+	cycles += st->pte_writes * cost->pte_write;
+	cycles += st->pt_walk_levels * cost->pt_walk_level;
+	cycles += st->iotlb_hits * cost->iotlb_hit;
+	cycles += st->iotlb_misses * cost->iotlb_miss;
+	cycles += st->iotlb_invalidations * cost->iotlb_invalidate;
+	cycles += st->dma_transfers * cost->dma_setup;
+	if (cost->bytes_per_cycle)
+		cycles += st->dma_bytes / cost->bytes_per_cycle;
+	if (!cost->clock_mhz)
+		return cycles;
+	return cycles * 1000 / cost->clock_mhz;
+}

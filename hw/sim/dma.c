@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/*
+ * The DMA engine. A transfer is translated page by page before any byte
+ * moves (so a blocked page leaves memory untouched), collecting physically
+ * contiguous runs; the bytes then move run by run in pieces as large as the
+ * sparse stores' chunks allow.
+ */
+
+/*
+ * Copy-engine data goes around the CPU caches (the device writes memory or
+ * VRAM directly), so jobs copy with streaming stores where the CPU has them.
+ * That is also what keeps a big job as fast as memcpy, which streams above
+ * its own threshold while our pieces are at most a 2 MiB chunk.
+ */
+static void sim_stream_copy(void *dst, const void *src, size_t n)
+{
+#if defined(__SSE2__)
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+	size_t head = MIN((16 - ((uintptr_t)d & 15)) & 15, n);
+
+	memcpy(d, s, head);
+	d += head;
+	s += head;
+	n -= head;
+	for (; n >= 64; n -= 64, d += 64, s += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)s);
+		__m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+		__m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+
+		_mm_stream_si128((__m128i *)d, a);
+		_mm_stream_si128((__m128i *)(d + 16), b);
+		_mm_stream_si128((__m128i *)(d + 32), c);
+		_mm_stream_si128((__m128i *)(d + 48), e);
+	}
+	memcpy(d, s, n);
+	_mm_sfence();
+#else
+	memcpy(dst, src, n);
+#endif
+}
+
+static int sim_runs_add(struct sim *s, pa_t pa, uint64_t len)
+{
+	struct sim_run *last = s->nruns ? &s->runs[s->nruns - 1] : NULL;
+
+	if (last && last->pa + last->len == pa) {
+		last->len += len;
+		return 0;
+	}
+	if (s->nruns == s->runs_cap) {
+		size_t cap = s->runs_cap ? s->runs_cap * 2 : 64;
+		struct sim_run *runs = realloc(s->runs, cap * sizeof(*runs));
+
+		if (!runs)
+			return -ENOMEM;
+		s->runs = runs;
+		s->runs_cap = cap;
+	}
+	s->runs[s->nruns++] = (struct sim_run){ pa, len };
+	return 0;
+}
+
+/* Translate one page for @dv; 0 with *pa, or the VT-d fault reason. */
+static uint8_t sim_translate(struct sim *s, const struct sim_dev *dv, iova_t page, bool write,
+			     pa_t *pa)
+{
+	uint64_t need = write ? HW_PERM_WRITE : HW_PERM_READ;
+	uint64_t pte;
+
+	if (!dv->domain) {
+		/* Passthrough: the address is physical; beyond the store there is nothing. */
+		if (page >= s->pm->bytes.size)
+			return HW_FAULT_BEYOND_AW;
+		*pa = page;
+		return 0;
+	}
+	if (page >= SIM_IOVA_END)
+		return HW_FAULT_BEYOND_AW;
+	pte = sim_iotlb_lookup(s, dv->domain, sim_dom(s, dv->domain), page);
+	if (!(pte & need))
+		return write ? HW_FAULT_NO_WRITE : HW_FAULT_NO_READ;
+	*pa = pte & SIM_PTE_ADDR;
+	return 0;
+}
+
+/*
+ * Translate [iova, iova+len) for device @dev into s->runs. On the first
+ * blocked page, queue its fault and return -EFAULT.
+ */
+static int sim_dma_translate(struct sim *s, uint32_t dev, iova_t iova, uint64_t len, bool write)
+{
+	const struct sim_dev *dv = &s->devs[dev];
+	iova_t page = ALIGN_DOWN(iova, PAGE_SIZE);
+	uint64_t in_page = iova - page;
+
+	s->nruns = 0;
+	while (len) {
+		uint64_t n = MIN(PAGE_SIZE - in_page, len);
+		uint8_t reason;
+		pa_t pa;
+		int err;
+
+		reason = sim_translate(s, dv, page, write, &pa);
+		if (reason) {
+			sim_fault_push(s, &(struct hw_fault){ dev, page, write, reason });
+			s->st.faults++;
+			return -EFAULT;
+		}
+		err = sim_runs_add(s, pa + in_page, n);
+		if (err)
+			return err;
+		len -= n;
+		page += PAGE_SIZE;
+		in_page = 0;
+	}
+	return 0;
+}
+
+/* Copy between two sparse stores; never-written source bytes clear the destination. */
+static int sim_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *src,
+		    uint64_t soff, uint64_t len)
+{
+	while (len) {
+		uint64_t savail, davail, n;
+		const void *sp = sparse_peek(src, soff, &savail);
+		void *dp;
+
+		if (!sp) {
+			n = MIN(savail, len);
+			sparse_discard(dst, doff, n);
+		} else {
+			dp = sparse_ptr(dst, doff, &davail);
+			if (!dp)
+				return -ENOMEM;
+			n = MIN(MIN(savail, davail), len);
+			sim_stream_copy(dp, sp, n);
+		}
+		doff += n;
+		soff += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int sim_dma_job(struct sim *s, uint32_t dev, const struct hw_job *job)
+{
+	struct sim_dev *dv = &s->devs[dev];
+	bool write = job->dir == HW_COPY_TO_SYSTEM;
+	uint64_t voff = job->vram_off;
+	int err;
+
+	s->st.dma_transfers++;
+	err = sim_dma_translate(s, dev, job->iova, job->len, write);
+	for (size_t i = 0; !err && i < s->nruns; i++) {
+		const struct sim_run *r = &s->runs[i];
+
+		if (write)
+			err = sim_copy(&s->pm->bytes, r->pa, &dv->vram, voff, r->len);
+		else
+			err = sim_copy(&dv->vram, voff, &s->pm->bytes, r->pa, r->len);
+		voff += r->len;
+		s->st.dma_bytes += r->len;
+	}
+	s->pm->usage.resident = s->pm->bytes.resident;
+	return err;
+}
+
+int sim_op_dma(struct hw *hw, uint32_t dev, iova_t iova, void *buf, uint64_t len, bool write)
+{
+	struct sim *s = to_sim(hw);
+	uint8_t *p = buf;
+	int err;
+
+	if (dev >= s->ndevs)
+		return -ENOENT;
+	if (!s->devs[dev].powered)
+		return -EIO;
+	s->st.dma_transfers++;
+	err = sim_dma_translate(s, dev, iova, len, write);
+	for (size_t i = 0; !err && i < s->nruns; i++) {
+		const struct sim_run *r = &s->runs[i];
+
+		if (write)
+			err = sparse_write(&s->pm->bytes, r->pa, p, r->len);
+		else
+			err = sparse_read(&s->pm->bytes, r->pa, p, r->len);
+		p += r->len;
+		s->st.dma_bytes += r->len;
+	}
+	s->pm->usage.resident = s->pm->bytes.resident;
+	return err;
+}

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/*
+ * 4-level radix I/O page tables, 9 bits per level over a 48-bit IOVA: level 1
+ * entries map 4 KiB, level 2 entries 2 MiB, level 3 entries 1 GiB. Tables
+ * emptied by unmap stay linked (a hot map/unmap loop allocates nothing); they
+ * are freed with the domain, or when a large page is mapped over them.
+ *
+ * map and unmap check the whole range before changing anything, so a refused
+ * call leaves the table as it was. Each domain remembers the level-1 table it
+ * last reached, so the second pass, runs of 4 KiB pages and a hot map/unmap
+ * loop skip the upper levels. Tables are freed only by map (a large page
+ * over an emptied table) and with the domain, and both forget that table.
+ */
+
+static inline unsigned int pt_shift(unsigned int level)
+{
+	return PAGE_SHIFT + SIM_PT_BITS * (level - 1);
+}
+
+static inline uint64_t pt_size(unsigned int level)
+{
+	return (uint64_t)1 << pt_shift(level);
+}
+
+static inline unsigned int pt_index(iova_t iova, unsigned int level)
+{
+	return (iova >> pt_shift(level)) & (SIM_PT_ENTRIES - 1);
+}
+
+static inline uint64_t *pt_child(uint64_t pte)
+{
+	return (uint64_t *)(uintptr_t)(pte & SIM_PTE_ADDR);
+}
+
+static uint64_t *pt_table_alloc(void)
+{
+	uint64_t *t = aligned_alloc(PAGE_SIZE, SIM_PT_ENTRIES * sizeof(uint64_t));
+
+	if (t)
+		memset(t, 0, SIM_PT_ENTRIES * sizeof(uint64_t));
+	return t;
+}
+
+/* Free a table of @level and the tables below it. */
+static void pt_table_free(uint64_t *t, unsigned int level)
+{
+	if (level > 1) {
+		for (unsigned int i = 0; i < SIM_PT_ENTRIES; i++)
+			if (t[i] & SIM_PTE_TABLE)
+				pt_table_free(pt_child(t[i]), level - 1);
+	}
+	free(t);
+}
+
+/* Whether a table of @level and everything below it maps nothing. */
+static bool pt_table_empty(const uint64_t *t, unsigned int level)
+{
+	for (unsigned int i = 0; i < SIM_PT_ENTRIES; i++) {
+		if (t[i] & SIM_PTE_PERM)
+			return false;
+		if ((t[i] & SIM_PTE_TABLE) && !pt_table_empty(pt_child(t[i]), level - 1))
+			return false;
+	}
+	return true;
+}
+
+int sim_pt_init(struct sim_domain *d)
+{
+	*d = (struct sim_domain){ .root = pt_table_alloc(), .l1_region = UINT64_MAX };
+	return d->root ? 0 : -ENOMEM;
+}
+
+void sim_pt_fini(struct sim_domain *d)
+{
+	if (d->root)
+		pt_table_free(d->root, SIM_LEVELS);
+	*d = (struct sim_domain){ .l1_region = UINT64_MAX };
+}
+
+/* pt_walk() below the remembered level-1 table. */
+static uint64_t *pt_walk_tables(struct sim_domain *d, iova_t iova, unsigned int stop,
+				bool alloc, unsigned int *level)
+{
+	uint64_t *t = d->root;
+	unsigned int l = SIM_LEVELS;
+
+	for (;;) {
+		uint64_t *e = &t[pt_index(iova, l)];
+
+		if (l == 1) {
+			d->l1 = t;
+			d->l1_region = iova >> pt_shift(2);
+		}
+		if (l == stop)
+			break;
+		if (!*e && alloc) {
+			uint64_t *n = pt_table_alloc();
+
+			if (!n)
+				return NULL;
+			*e = (uint64_t)(uintptr_t)n | SIM_PTE_TABLE;
+		}
+		if (!(*e & SIM_PTE_TABLE))
+			break;
+		t = pt_child(*e);
+		l--;
+	}
+	*level = l;
+	return &t[pt_index(iova, l)];
+}
+
+/*
+ * The entry for @iova at level @stop, or at the first level above it whose
+ * entry is not a table (a leaf or empty). With @alloc, missing tables down to
+ * @stop are created (NULL when memory runs out).
+ */
+static inline uint64_t *pt_walk(struct sim_domain *d, iova_t iova, unsigned int stop, bool alloc,
+				unsigned int *level)
+{
+	if (stop == 1 && d->l1_region == iova >> pt_shift(2)) {
+		*level = 1;
+		return &d->l1[pt_index(iova, 1)];
+	}
+	return pt_walk_tables(d, iova, stop, alloc, level);
+}
+
+uint64_t sim_pt_lookup(struct sim_domain *d, iova_t iova, unsigned int *levels)
+{
+	unsigned int l;
+	uint64_t pte = *pt_walk(d, iova, 1, false, &l);
+
+	*levels = SIM_LEVELS - l + 1;
+	if (!(pte & SIM_PTE_PERM))
+		return 0;
+	/* The 4 KiB page of @iova inside a leaf of any size. */
+	return ((pte & SIM_PTE_ADDR) + (iova & (pt_size(l) - 1) & SIM_PTE_ADDR)) |
+	       (pte & SIM_PTE_PERM);
+}
+
+/* The largest leaf level for which iova, pa and the remaining size fit. */
+static unsigned int pt_leaf_level(iova_t iova, pa_t pa, uint64_t left)
+{
+	for (unsigned int l = 3; l > 1; l--)
+		if (ALIGNED(iova | pa, pt_size(l)) && left >= pt_size(l))
+			return l;
+	return 1;
+}
+
+/* Clear the leaves of [iova, iova+size), all known to be there; returns levels walked. */
+static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size,
+			 uint64_t *leaves)
+{
+	uint64_t levels = 0;
+	unsigned int l;
+
+	*leaves = 0;
+	for (uint64_t off = 0; off < size; off += pt_size(l)) {
+		uint64_t *e = pt_walk(d, iova + off, 1, false, &l);
+
+		*e = 0;
+		levels += SIM_LEVELS - l + 1;
+		(*leaves)++;
+	}
+	return levels;
+}
+
+int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t size,
+	       unsigned int perm)
+{
+	struct sim *s = to_sim(hw);
+	struct sim_domain *d = sim_dom(s, domain);
+	uint64_t off, levels = 0, leaves = 0;
+	unsigned int l, at;
+
+	if (!d)
+		return -ENOENT;
+	if (!size || !ALIGNED(iova | pa | size, PAGE_SIZE) || !perm || (perm & ~HW_PERM_RW))
+		return -EINVAL;
+	if (iova >= SIM_IOVA_END || size > SIM_IOVA_END - iova || pa >= s->pm->bytes.size ||
+	    size > s->pm->bytes.size - pa)
+		return -ERANGE;
+
+	/* Pass 1: nothing may be mapped anywhere in the range. */
+	for (off = 0; off < size; off += pt_size(l)) {
+		uint64_t *e;
+
+		l = pt_leaf_level(iova + off, pa + off, size - off);
+		e = pt_walk(d, iova + off, l, false, &at);
+		if (*e & SIM_PTE_PERM)
+			return -EEXIST;
+		if ((*e & SIM_PTE_TABLE) && !pt_table_empty(pt_child(*e), at - 1))
+			return -EEXIST;
+	}
+
+	/* Pass 2: write the leaves. */
+	for (off = 0; off < size; off += pt_size(l)) {
+		uint64_t *e;
+
+		l = pt_leaf_level(iova + off, pa + off, size - off);
+		e = pt_walk(d, iova + off, l, true, &at);
+		if (!e)
+			goto unwind;
+		if (*e & SIM_PTE_TABLE) {
+			/* An empty table left by unmaps gives way to a large page. */
+			pt_table_free(pt_child(*e), l - 1);
+			d->l1_region = UINT64_MAX;
+		}
+		*e = (pa + off) | perm;
+		levels += SIM_LEVELS - l + 1;
+		leaves++;
+	}
+	s->st.pte_writes += leaves;
+	s->st.pt_walks += leaves;
+	s->st.pt_walk_levels += levels;
+	return 0;
+
+unwind:
+	/* Out of memory for a table: take back the leaves written so far. */
+	pt_clear(d, iova, off, &leaves);
+	return -ENOMEM;
+}
+
+int sim_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
+{
+	struct sim *s = to_sim(hw);
+	struct sim_domain *d = sim_dom(s, domain);
+	uint64_t leaves;
+	unsigned int l;
+
+	if (!d)
+		return -ENOENT;
+	if (!size || !ALIGNED(iova | size, PAGE_SIZE))
+		return -EINVAL;
+	if (iova >= SIM_IOVA_END || size > SIM_IOVA_END - iova)
+		return -ERANGE;
+
+	/* Pass 1: every page mapped, by leaves that lie wholly inside the range. */
+	for (uint64_t off = 0; off < size; off += pt_size(l)) {
+		uint64_t *e = pt_walk(d, iova + off, 1, false, &l);
+
+		if (!(*e & SIM_PTE_PERM))
+			return -ENOENT;
+		if (!ALIGNED(iova + off, pt_size(l)) || size - off < pt_size(l))
+			return -EINVAL;
+	}
+
+	s->st.pt_walk_levels += pt_clear(d, iova, size, &leaves);
+	s->st.pte_writes += leaves;
+	s->st.pt_walks += leaves;
+	/* IOTLB entries filled before now may be stale: they are checked on use. */
+	d->gen++;
+	return 0;
+}

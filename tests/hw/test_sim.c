@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: MIT */
+/* Simulator-specific behaviour: large pages, IOTLB, stale entries, cost model, config. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "hw/sim/sim.h"
+
+#define MiB ((uint64_t)1 << 20)
+
+static const struct range_extent ram[] = { { 0, 4 * SZ_1G } };
+static const uint64_t vram[] = { 64 * MiB, 64 * MiB };
+
+static struct physmem pm;
+static struct hw *hw;
+static const struct hw_ops *ops;
+
+static void pm_setup(void)
+{
+	struct physmem_config cfg = {
+		.ram = ram, .nram = 1, .commit_limit = 4 * SZ_1G, .lockable_limit = 4 * SZ_1G,
+	};
+
+	cr_assert_eq(physmem_init(&pm, &cfg), 0);
+}
+
+static struct hw *sim_open(unsigned int iotlb_entries)
+{
+	struct sim_config cfg = {
+		.pm = &pm, .ndevs = 2, .vram_bytes = vram, .iotlb_entries = iotlb_entries,
+	};
+	struct hw *h;
+
+	sim_cost_default(&cfg.cost);
+	cr_assert_eq(sim_create(&cfg, &h), 0);
+	return h;
+}
+
+static void setup(void)
+{
+	pm_setup();
+	hw = sim_open(0);
+	ops = hw->ops;
+}
+
+static void teardown(void)
+{
+	ops->destroy(hw);
+	physmem_fini(&pm);
+}
+
+TestSuite(sim, .init = setup, .fini = teardown);
+
+static struct hw_stats stats(void)
+{
+	struct hw_stats st;
+
+	ops->stats(hw, &st);
+	return st;
+}
+
+static uint32_t attached_domain(void)
+{
+	uint32_t d;
+
+	cr_assert_eq(ops->domain_alloc(hw, &d), 0);
+	cr_assert_eq(ops->attach(hw, 0, d), 0);
+	return d;
+}
+
+static int read_byte(iova_t iova, uint8_t *b)
+{
+	return ops->dma(hw, 0, iova, b, 1, false);
+}
+
+Test(sim, caps)
+{
+	struct hw_caps c;
+
+	ops->query_caps(hw, &c);
+	cr_assert_str_eq(c.name, "sim");
+	cr_assert_eq(c.pgsize_bitmap, PAGE_SIZE | SZ_2M | SZ_1G);
+	cr_assert_eq(c.iova_bits, 48);
+	cr_assert_eq(c.ndevs, 2);
+	cr_assert(c.modeled_time);
+	cr_assert_eq(ops->vram_size(hw, 1), 64 * MiB);
+	cr_assert_eq(ops->vram_size(hw, 2), 0);
+}
+
+Test(sim, each_page_size_is_one_pte_write)
+{
+	uint32_t d = attached_domain();
+	struct hw_stats st0 = stats(), st;
+
+	cr_assert_eq(ops->map(hw, d, SZ_1G, SZ_1G, SZ_1G, HW_PERM_RW), 0);
+	st = stats();
+	cr_assert_eq(st.pte_writes - st0.pte_writes, 1, "1 GiB leaf");
+	cr_assert_eq(st.pt_walk_levels - st0.pt_walk_levels, 2, "root and level 3");
+
+	cr_assert_eq(ops->map(hw, d, 4 * SZ_1G, 2 * SZ_2M, SZ_2M, HW_PERM_RW), 0);
+	cr_assert_eq(stats().pte_writes - st.pte_writes, 1, "2 MiB leaf");
+	st = stats();
+	cr_assert_eq(ops->map(hw, d, 8 * SZ_1G, PAGE_SIZE, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(stats().pte_writes - st.pte_writes, 1, "4 KiB leaf");
+
+	st = stats();
+	cr_assert_eq(ops->unmap(hw, d, SZ_1G, SZ_1G), 0);
+	cr_assert_eq(stats().pte_writes - st.pte_writes, 1, "unmap clears one entry");
+}
+
+Test(sim, large_page_translates_offsets)
+{
+	uint32_t d = attached_domain();
+	uint8_t v = 0x4d, b = 0;
+	uint64_t off = 123 * MiB + 4097;
+
+	cr_assert_eq(ops->map(hw, d, 2 * SZ_1G, SZ_1G, SZ_1G, HW_PERM_RW), 0);
+	cr_assert_eq(ops->dma(hw, 0, 2 * SZ_1G + off, &v, 1, true), 0);
+	cr_assert_eq(sparse_read(&pm.bytes, SZ_1G + off, &b, 1), 0);
+	cr_assert_eq(b, 0x4d);
+}
+
+Test(sim, unaligned_range_splits_into_page_sizes)
+{
+	uint32_t d = attached_domain();
+	struct hw_stats st0 = stats();
+	iova_t iova = 3 * SZ_1G - PAGE_SIZE;
+	uint64_t size = PAGE_SIZE + SZ_1G + SZ_2M + PAGE_SIZE;
+
+	/* 4K, then a 1G leaf, then a 2M leaf, then 4K. */
+	cr_assert_eq(ops->map(hw, d, iova, SZ_1G - PAGE_SIZE, size, HW_PERM_RW), 0);
+	cr_assert_eq(stats().pte_writes - st0.pte_writes, 4);
+	/* Cutting a large page is refused, and so is any part of it. */
+	cr_assert_eq(ops->unmap(hw, d, 3 * SZ_1G, SZ_2M), -EINVAL);
+	cr_assert_eq(ops->unmap(hw, d, 3 * SZ_1G + PAGE_SIZE, PAGE_SIZE), -EINVAL);
+	cr_assert_eq(ops->unmap(hw, d, iova, PAGE_SIZE + SZ_2M), -EINVAL);
+	cr_assert_eq(ops->unmap(hw, d, iova, size + PAGE_SIZE), -ENOENT);
+	st0 = stats();
+	cr_assert_eq(ops->unmap(hw, d, iova, size), 0);
+	cr_assert_eq(stats().pte_writes - st0.pte_writes, 4);
+}
+
+Test(sim, misaligned_pa_falls_back_to_small_pages)
+{
+	uint32_t d = attached_domain();
+	struct hw_stats st0 = stats();
+
+	/* iova is 2 MiB aligned, pa only 4 KiB: no large page can map it. */
+	cr_assert_eq(ops->map(hw, d, SZ_2M, PAGE_SIZE, SZ_2M, HW_PERM_RW), 0);
+	cr_assert_eq(stats().pte_writes - st0.pte_writes, 512);
+}
+
+Test(sim, large_page_over_emptied_tables)
+{
+	uint32_t d = attached_domain();
+	struct hw_stats st0;
+	uint8_t b = 1;
+
+	cr_assert_eq(ops->map(hw, d, SZ_1G + 5 * SZ_2M, 0, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, SZ_1G, SZ_1G, SZ_1G, HW_PERM_RW), -EEXIST);
+	cr_assert_eq(ops->unmap(hw, d, SZ_1G + 5 * SZ_2M, PAGE_SIZE), 0);
+	ops->flush(hw, d, 0, UINT64_MAX);
+	st0 = stats();
+	cr_assert_eq(ops->map(hw, d, SZ_1G, SZ_1G, SZ_1G, HW_PERM_RW), 0);
+	cr_assert_eq(stats().pte_writes - st0.pte_writes, 1, "the emptied tables gave way");
+	cr_assert_eq(read_byte(SZ_1G + 5 * SZ_2M, &b), 0);
+	/* And small pages again after that. */
+	cr_assert_eq(ops->unmap(hw, d, SZ_1G, SZ_1G), 0);
+	ops->flush(hw, d, SZ_1G, SZ_1G);
+	cr_assert_eq(ops->map(hw, d, SZ_1G + 5 * SZ_2M, 0, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(read_byte(SZ_1G + 5 * SZ_2M, &b), 0);
+	cr_assert_eq(read_byte(SZ_1G + 6 * SZ_2M, &b), -EFAULT);
+}
+
+Test(sim, iotlb_hits_and_misses)
+{
+	uint32_t d = attached_domain();
+	uint8_t buf[4 * 4096];
+	struct hw_stats st;
+
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x200000, 16 * PAGE_SIZE, HW_PERM_RW), 0);
+	st = stats();
+	cr_assert_eq(ops->dma(hw, 0, 0x100000, buf, sizeof(buf), false), 0);
+	cr_assert_eq(stats().iotlb_misses - st.iotlb_misses, 4);
+	cr_assert_eq(stats().iotlb_hits - st.iotlb_hits, 0);
+	cr_assert_eq(stats().pt_walks - st.pt_walks, 4, "one walk per miss");
+	st = stats();
+	cr_assert_eq(ops->dma(hw, 0, 0x100000, buf, sizeof(buf), false), 0);
+	cr_assert_eq(stats().iotlb_misses - st.iotlb_misses, 0);
+	cr_assert_eq(stats().iotlb_hits - st.iotlb_hits, 4);
+	cr_assert_eq(stats().pt_walks - st.pt_walks, 0);
+	cr_assert_eq(stats().dma_transfers, 2);
+	cr_assert_eq(stats().dma_bytes, 2 * sizeof(buf));
+
+	/* Passthrough translates nothing. */
+	cr_assert_eq(ops->dma(hw, 1, 0x100000, buf, sizeof(buf), false), 0);
+	cr_assert_eq(stats().iotlb_misses - st.iotlb_misses, 0);
+}
+
+Test(sim_config, small_iotlb_evicts, .init = pm_setup, .fini = teardown)
+{
+	uint32_t d;
+	uint8_t b;
+	struct hw_stats st;
+
+	hw = sim_open(4);
+	ops = hw->ops;
+	d = attached_domain();
+	cr_assert_eq(ops->map(hw, d, 0, 0, 8 * PAGE_SIZE, HW_PERM_RW), 0);
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(read_byte(i * PAGE_SIZE, &b), 0);
+	st = stats();
+	cr_assert_eq(read_byte(4 * PAGE_SIZE, &b), 0);
+	cr_assert_eq(stats().iotlb_hits - st.iotlb_hits, 1);
+	cr_assert_eq(read_byte(0, &b), 0);
+	cr_assert_eq(stats().iotlb_misses - st.iotlb_misses, 1, "page 0 was evicted by page 4");
+}
+
+Test(sim, stale_iotlb_entry_until_flush)
+{
+	uint32_t d = attached_domain();
+	uint8_t b = 0, v = 0x7e;
+	struct hw_stats st;
+
+	cr_assert_eq(sparse_write(&pm.bytes, 0x300000, &v, 1), 0);
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(read_byte(0x100000, &b), 0);
+	cr_assert_eq(stats().stale_hits, 0);
+
+	/* Unmapped but not flushed: like hardware, the old translation still works. */
+	cr_assert_eq(ops->unmap(hw, d, 0x100000, PAGE_SIZE), 0);
+	b = 0;
+	cr_assert_eq(read_byte(0x100000, &b), 0);
+	cr_assert_eq(b, 0x7e);
+	cr_assert_eq(stats().stale_hits, 1);
+	/* Remapped elsewhere without a flush: still stale. */
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x400000, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(read_byte(0x100000, &b), 0);
+	cr_assert_eq(b, 0x7e, "the stale entry still points at the old page");
+	cr_assert_eq(stats().stale_hits, 2);
+
+	st = stats();
+	ops->flush(hw, d, 0x100000, PAGE_SIZE);
+	cr_assert_eq(stats().iotlb_invalidations - st.iotlb_invalidations, 1);
+	cr_assert_eq(read_byte(0x100000, &b), 0);
+	cr_assert_eq(b, 0, "the new translation");
+	cr_assert_eq(ops->unmap(hw, d, 0x100000, PAGE_SIZE), 0);
+	ops->flush(hw, d, 0x100000, PAGE_SIZE);
+	cr_assert_eq(read_byte(0x100000, &b), -EFAULT);
+	cr_assert_eq(stats().stale_hits, 2, "no stale hit after a flush");
+}
+
+Test(sim, unmap_elsewhere_does_not_make_entries_stale)
+{
+	uint32_t d = attached_domain();
+	uint8_t b;
+
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, 2 * PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(read_byte(0x100000, &b), 0);
+	cr_assert_eq(ops->unmap(hw, d, 0x101000, PAGE_SIZE), 0);
+	cr_assert_eq(read_byte(0x100000, &b), 0);
+	cr_assert_eq(read_byte(0x100000, &b), 0);
+	cr_assert_eq(stats().stale_hits, 0);
+}
+
+Test(sim, freed_domain_leaves_no_translation)
+{
+	uint32_t d1, d2;
+	uint8_t b;
+	struct hw_fault f;
+
+	d1 = attached_domain();
+	cr_assert_eq(ops->map(hw, d1, 0x100000, 0x300000, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(read_byte(0x100000, &b), 0);
+	cr_assert_eq(ops->detach(hw, 0), 0);
+	cr_assert_eq(ops->domain_free(hw, d1), 0);
+	/* A new domain may get the same id; it must not inherit the IOTLB entry. */
+	d2 = attached_domain();
+	cr_assert_eq(read_byte(0x100000, &b), -EFAULT);
+	cr_assert_eq(ops->fault_pop(hw, &f), 0);
+	cr_assert_eq(f.reason, HW_FAULT_NO_READ);
+	cr_assert_eq(stats().stale_hits, 0);
+	(void)d2;
+}
+
+Test(sim, devices_in_other_domains_are_isolated)
+{
+	uint32_t d0 = attached_domain(), d1;
+	uint8_t b;
+
+	cr_assert_eq(ops->domain_alloc(hw, &d1), 0);
+	cr_assert_eq(ops->attach(hw, 1, d1), 0);
+	cr_assert_eq(ops->map(hw, d0, 0x100000, 0x300000, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(read_byte(0x100000, &b), 0);
+	cr_assert_eq(ops->dma(hw, 1, 0x100000, &b, 1, false), -EFAULT, "dev 1 is in d1");
+}
+
+/* A fixed sequence of operations touching every counter. */
+static struct hw_stats run_sequence(void)
+{
+	uint32_t d = attached_domain();
+	uint8_t buf[3 * 4096] = { 1, 2, 3 };
+	struct hw_job job = { HW_COPY_TO_SYSTEM, 0, 0x300000, 2 * PAGE_SIZE };
+	struct hw_stats st;
+
+	cr_assert_eq(ops->map(hw, d, 0x200000, 0x600000, SZ_2M + 3 * PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->dma(hw, 0, 0x3ffff0, buf, sizeof(buf), true), 0);
+	cr_assert_eq(ops->dma(hw, 0, 0x280010, buf, sizeof(buf), false), 0);
+	cr_assert_eq(ops->gpu_submit(hw, 0, &job), 0);
+	cr_assert_eq(ops->gpu_wait(hw, 0), 0);
+	cr_assert_eq(ops->unmap(hw, d, 0x400000, 3 * PAGE_SIZE), 0);
+	cr_assert_eq(ops->dma(hw, 0, 0x400000, buf, 1, false), 0); /* stale */
+	ops->flush(hw, d, 0x400000, 3 * PAGE_SIZE);
+	cr_assert_eq(ops->dma(hw, 0, 0x400000, buf, 1, false), -EFAULT);
+	ops->stats(hw, &st);
+	return st;
+}
+
+Test(sim, cost_model_is_deterministic)
+{
+	struct sim_cost_model cost;
+	struct hw_stats a, b;
+
+	a = run_sequence();
+	ops->destroy(hw);
+	hw = sim_open(0);
+	ops = hw->ops;
+	b = run_sequence();
+	cr_assert_arr_eq(&a, &b, sizeof(a), "same operations, same counters and modeled time");
+	cr_assert_gt(a.modeled_ns, 0);
+	cr_assert_gt(a.pte_writes, 0);
+	cr_assert_gt(a.iotlb_hits, 0);
+	cr_assert_gt(a.iotlb_invalidations, 0);
+	cr_assert_eq(a.stale_hits, 1);
+	cr_assert_eq(a.faults, 1);
+	cr_assert_eq(a.dma_transfers, 5);
+	cr_assert_eq(a.dma_bytes, 2 * 3 * 4096 + 2 * PAGE_SIZE + 1);
+	sim_cost_default(&cost);
+	cr_assert_eq(a.modeled_ns, sim_cost_ns(&cost, &a));
+}
+
+Test(sim, fault_queue_overflows_but_counts)
+{
+	uint8_t b;
+	struct hw_fault f;
+	int popped = 0;
+
+	attached_domain();
+	for (int i = 0; i < 300; i++)
+		cr_assert_eq(read_byte((iova_t)i * PAGE_SIZE, &b), -EFAULT);
+	cr_assert_eq(stats().faults, 300);
+	while (ops->fault_pop(hw, &f) == 0) {
+		cr_assert_eq(f.iova, (iova_t)popped * PAGE_SIZE, "oldest first");
+		popped++;
+	}
+	cr_assert_eq(popped, 256);
+}
+
+Test(sim, full_job_queue_runs_the_oldest)
+{
+	uint32_t d = attached_domain();
+	struct hw_job bad = { HW_COPY_TO_SYSTEM, 0, 0x100000, 1 };
+	struct hw_job ok = { HW_COPY_TO_SYSTEM, 0, 0x200000, 1 };
+
+	cr_assert_eq(ops->map(hw, d, 0x200000, 0x200000, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->gpu_submit(hw, 0, &bad), 0);
+	for (int i = 0; i < 64; i++)
+		cr_assert_eq(ops->gpu_submit(hw, 0, &ok), 0);
+	cr_assert_eq(ops->gpu_pending(hw, 0), 64);
+	cr_assert_eq(stats().dma_transfers, 1, "the oldest ran to make room");
+	cr_assert_eq(ops->gpu_wait(hw, 0), -EFAULT, "its error is reported by the wait");
+	cr_assert_eq(stats().dma_transfers, 65);
+}
+
+Test(sim, copy_of_unwritten_memory_stays_sparse)
+{
+	struct hw_job job = { HW_COPY_FROM_SYSTEM, 0, SZ_1G, 32 * MiB };
+	uint8_t b = 0x11;
+
+	/* Passthrough; system memory at 1 GiB was never written. */
+	cr_assert_eq(ops->vram_rw(hw, 0, 5 * MiB, &b, 1, true), 0);
+	cr_assert_eq(ops->gpu_submit(hw, 0, &job), 0);
+	cr_assert_eq(ops->gpu_wait(hw, 0), 0);
+	cr_assert_eq(ops->vram_rw(hw, 0, 5 * MiB, &b, 1, false), 0);
+	cr_assert_eq(b, 0, "zeros were copied");
+	cr_assert_eq(pm.bytes.resident, 0);
+	cr_assert_eq(stats().dma_bytes, 32 * MiB);
+}
+
+Test(sim, powered_off_device)
+{
+	uint8_t b = 0;
+
+	cr_assert_eq(ops->power(hw, 0, false), 0);
+	cr_assert_eq(ops->power(hw, 0, false), 0, "already off");
+	cr_assert_eq(ops->dma(hw, 0, 0, &b, 1, false), -EIO);
+	cr_assert_eq(ops->vram_rw(hw, 0, 0, &b, 1, false), -EIO);
+	cr_assert_eq(ops->power(hw, 5, true), -ENOENT);
+	cr_assert_eq(ops->power(hw, 0, true), 0);
+	cr_assert_eq(ops->dma(hw, 0, 0, &b, 1, false), 0);
+}
+
+Test(sim, passthrough_beyond_physical_space_faults)
+{
+	uint8_t b;
+	struct hw_fault f;
+
+	cr_assert_eq(read_byte(pm.bytes.size, &b), -EFAULT);
+	cr_assert_eq(ops->fault_pop(hw, &f), 0);
+	cr_assert_eq(f.reason, HW_FAULT_BEYOND_AW);
+	cr_assert_eq(ops->map(hw, attached_domain(), 0, pm.bytes.size, PAGE_SIZE, HW_PERM_RW),
+		     -ERANGE, "pa beyond physical space");
+}
+
+Test(sim_config, invalid_configs, .init = pm_setup)
+{
+	uint64_t bad_vram[] = { 64 * MiB, 100 };
+	uint64_t zero_vram[] = { 0 };
+	struct sim_config cfg = { .pm = &pm, .ndevs = 1, .vram_bytes = vram };
+	struct hw *h = NULL;
+
+	cr_assert_eq(sim_create(NULL, &h), -EINVAL);
+	cfg.pm = NULL;
+	cr_assert_eq(sim_create(&cfg, &h), -EINVAL);
+	cfg.pm = &pm;
+	cfg.vram_bytes = NULL;
+	cr_assert_eq(sim_create(&cfg, &h), -EINVAL);
+	cfg.vram_bytes = zero_vram;
+	cr_assert_eq(sim_create(&cfg, &h), -EINVAL);
+	cfg.ndevs = 2;
+	cfg.vram_bytes = bad_vram;
+	cr_assert_eq(sim_create(&cfg, &h), -EINVAL, "VRAM not a page multiple");
+	cfg.vram_bytes = vram;
+	cfg.ndevs = 1000;
+	cr_assert_eq(sim_create(&cfg, &h), -EINVAL);
+	cfg.ndevs = 1;
+	cfg.iotlb_entries = 1u << 30;
+	cr_assert_eq(sim_create(&cfg, &h), -EINVAL);
+	cr_assert_null(h);
+	cfg.iotlb_entries = 3;
+	cr_assert_eq(sim_create(&cfg, &h), 0, "any IOTLB size up to the bound");
+	h->ops->destroy(h);
+	physmem_fini(&pm);
+}
