@@ -9,6 +9,7 @@
 #include "bench.h"
 #include "common/json.h"
 #include "config.h"
+#include "version.h"
 
 void bench_add(struct bench_report *r, const char *name, double value, const char *unit,
 	       const char *note)

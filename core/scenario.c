@@ -1109,7 +1109,7 @@ void scenario_free(struct scenario *scn)
 	for (i = 0; scn->adapters && i < scn->nadapters; i++) {
 		struct scn_adapter *ad = &scn->adapters[i];
 
-		(void)0;
+		free(ad->name);
 		for (j = 0; ad->phys && j < ad->nphys; j++)
 			free(ad->phys[j].reserved);
 		free(ad->phys);

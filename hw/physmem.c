@@ -98,8 +98,9 @@ static void physmem_release(uint64_t *held, uint64_t *avail, uint64_t bytes)
 {
 	bytes = MIN(bytes, *held);
 	*held -= bytes;
+	/* Saturate below UINT64_MAX, which would mean "no pressure". */
 	if (*avail != UINT64_MAX)
-		*avail = MIN(*avail + bytes, UINT64_MAX - 1);
+		*avail = bytes >= UINT64_MAX - *avail ? UINT64_MAX - 1 : *avail + bytes;
 }
 
 int physmem_commit(struct physmem *pm, uint64_t bytes)

@@ -12,6 +12,7 @@
 #include "bench/bench.h"
 #include "common/log.h"
 #include "config.h"
+#include "version.h"
 #include "core/core.h"
 #include "core/scenario.h"
 

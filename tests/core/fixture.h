@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_TESTS_CORE_FIXTURE_H
+#define GPUISO_TESTS_CORE_FIXTURE_H
+
+/*
+ * Shared by the core suites: a scenario built in code (default.yaml's
+ * values, then changed by the test), a started model on the simulator, and
+ * small helpers to look at what the verifier and the backend saw.
+ */
+
+#include "core/core.h"
+#include "core/scenario.h"
+
+struct fx {
+	struct scenario scn;
+	struct core *core;
+};
+
+/* scenario_defaults(): one adapter "gpu0", 64 GiB, IOMMUFlags 0x07, attached 1:1. */
+void fx_defaults(struct fx *fx);
+/* Load a scenario file named relative to the source tree (GPUISO_SOURCE_ROOT). */
+void fx_load(struct fx *fx, const char *relpath);
+/* Give adapter @a @n physical adapters, each a copy of its physical adapter 0. */
+void fx_set_phys(struct fx *fx, size_t a, size_t n);
+/* Append a copy of adapter 0 named @name; returns its index. */
+size_t fx_add_adapter(struct fx *fx, const char *name);
+/* Make the devices unable to see all memory, so DMA remapping is needed (logical mode). */
+void fx_need_remap(struct fx *fx, size_t a);
+/* core_create() + core_start(), asserting both succeed. */
+void fx_start(struct fx *fx);
+/* core_create() + core_set_kmd() + core_start(). */
+void fx_start_kmd(struct fx *fx, const struct kmd_ops *ops, void *kmd);
+/* Tear down (core_destroy reports leaks first) and free the scenario. */
+void fx_fini(struct fx *fx);
+
+/* How many violations with @code the verifier recorded. */
+size_t fx_violations(struct fx *fx, enum violation code);
+/* All violations, one per line, for assertion messages. */
+const char *fx_violation_text(struct fx *fx);
+/* Number of DMA faults recorded. */
+size_t fx_faults(struct fx *fx);
+/* core_adapter_info(), asserting success. */
+struct core_adapter_info fx_info(struct fx *fx, unsigned int adapter);
+
+/*
+ * Device @phys of @adapter writes @len bytes of @byte into the memory behind
+ * @h at @off (VRAM scratch is filled first), or reads them back into VRAM.
+ * Returns what core_dma() returned.
+ */
+int fx_dma_write(struct fx *fx, unsigned int adapter, unsigned int phys, handle_t h,
+		 uint64_t off, uint64_t len, uint8_t byte);
+int fx_dma_read(struct fx *fx, unsigned int adapter, unsigned int phys, handle_t h,
+		uint64_t off, uint64_t len, uint8_t *out);
+
+#endif

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* `scenario explain`: the gpuiso-explain/1 document for each sample scenario. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+#include "tests/common/jsonq.h"
+
+static char *explain(const char *relpath, bool json)
+{
+	struct fx fx;
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&doc, &len);
+
+	cr_assert_not_null(f);
+	fx_load(&fx, relpath);
+	fx_start(&fx);
+	cr_assert_eq(core_explain(fx.core, f, json), 0);
+	fclose(f);
+	fx_fini(&fx);
+	if (json)
+		cr_assert(jsonq_valid(doc), "not valid JSON:\n%s", doc);
+	return doc;
+}
+
+static void expect(const char *doc, const char *path, const char *want)
+{
+	char got[512];
+
+	cr_assert(jsonq_get(doc, path, got, sizeof(got)), "%s missing in\n%s", path, doc);
+	cr_assert_str_eq(got, want, "%s", path);
+}
+
+Test(explain, default_scenario)
+{
+	char *doc = explain("traces/scenarios/default.yaml", true);
+
+	expect(doc, "schema", "gpuiso-explain/1");
+	expect(doc, "adapters.0.name", "gpu0");
+	expect(doc, "adapters.0.started", "true");
+	expect(doc, "adapters.0.start_error", "null");
+	expect(doc, "adapters.0.iommu", "enabled");
+	expect(doc, "adapters.0.mappings", "true");
+	expect(doc, "adapters.0.attached", "true");
+	expect(doc, "adapters.0.attach_on", "start");
+	expect(doc, "adapters.0.mode", "physical");
+	expect(doc, "adapters.0.logical_limit", "null");
+	expect(doc, "adapters.0.physical.0.index", "0");
+	expect(doc, "adapters.0.physical.0.save_area", "67108864");
+	char dom[32], pdom[32];
+
+	cr_assert(jsonq_get(doc, "adapters.0.domain", dom, sizeof(dom)));
+	cr_assert(jsonq_get(doc, "adapters.0.physical.0.domain", pdom, sizeof(pdom)));
+	cr_assert_str_eq(dom, pdom);
+	cr_assert_str_neq(dom, "null");
+	free(doc);
+}
+
+Test(explain, lda_chain_shares_a_domain)
+{
+	char *doc = explain("traces/scenarios/lda-chain.yaml", true);
+	char d0[32], d[32], path[64];
+
+	cr_assert(jsonq_get(doc, "adapters.0.domain", d0, sizeof(d0)));
+	for (int p = 0;; p++) {
+		snprintf(path, sizeof(path), "adapters.0.physical.%d.domain", p);
+		if (!jsonq_get(doc, path, d, sizeof(d))) {
+			cr_assert_geq(p, 2, "an LDA chain has several physical adapters");
+			break;
+		}
+		cr_assert_str_eq(d, d0, "%s", path);
+	}
+	free(doc);
+}
+
+Test(explain, logical_remap_reports_mode_limit_and_the_refused_adapter)
+{
+	char *doc = explain("traces/scenarios/logical-remap.yaml", true);
+	char why[512];
+
+	expect(doc, "adapters.0.mode", "logical");
+	expect(doc, "adapters.0.logical_limit", "1099511627776");
+	expect(doc, "adapters.1.started", "false");
+	expect(doc, "adapters.1.domain", "null");
+	expect(doc, "adapters.1.mode", "null");
+	cr_assert(jsonq_get(doc, "adapters.1.start_error", why, sizeof(why)));
+	cr_assert(strstr(why, "linear remapping"), "%s", why);
+	free(doc);
+}
+
+Test(explain, shared_save_area_is_on_adapter_0)
+{
+	char *doc = explain("traces/scenarios/shared-save-area.yaml", true);
+	char s0[32];
+
+	cr_assert(jsonq_get(doc, "adapters.0.physical.0.save_area", s0, sizeof(s0)));
+	cr_assert_neq(strtoull(s0, NULL, 10), 0);
+	expect(doc, "adapters.0.physical.1.save_area", "0");
+	free(doc);
+}
+
+Test(explain, text_names_every_adapter_and_why)
+{
+	char *text = explain("traces/scenarios/logical-remap.yaml", false);
+
+	cr_assert(strstr(text, "adapter gpu0: started"), "%s", text);
+	cr_assert(strstr(text, "adapter gpu1-legacy: did not start"), "%s", text);
+	cr_assert(strstr(text, "mode:      logical"), "%s", text);
+	free(text);
+}
+
+Test(explain, the_json_checker_itself_rejects_bad_documents)
+{
+	char out[16];
+
+	cr_assert(jsonq_valid("{\"a\": [1, 2.5e3, true, null, \"x\\n\"]}"));
+	cr_assert_not(jsonq_valid("{\"a\": [1, 2,]}"));
+	cr_assert_not(jsonq_valid("{\"a\" 1}"));
+	cr_assert_not(jsonq_valid("{\"a\": 1} x"));
+	cr_assert(jsonq_get("{\"a\": [0, {\"b\": \"c\"}]}", "a.1.b", out, sizeof(out)));
+	cr_assert_str_eq(out, "c");
+	cr_assert_not(jsonq_get("{\"a\": [0]}", "a.1", out, sizeof(out)));
+}

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/* Frame-buffer save areas and power transitions with forward progress. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "fixture.h"
+
+#define SAVE (1ull << 20) /* small save areas keep the tests quick */
+
+static void defaults_small(struct fx *fx)
+{
+	fx_defaults(fx);
+	fx->scn.adapters[0].phys[0].fb_save_size = SAVE;
+}
+
+static const struct core_power_record *last_record(struct fx *fx)
+{
+	const struct core_power_record *r;
+	size_t n;
+
+	r = core_power_records(fx->core, &n);
+	cr_assert_gt(n, 0);
+	return &r[n - 1];
+}
+
+static void cycle(struct fx *fx, unsigned int phys, enum power_path down, enum power_path up)
+{
+	cr_assert_eq(core_power(fx->core, 0, phys, POWER_D3), 0);
+	cr_assert_eq(last_record(fx)->path, down, "power down took path %d",
+		     last_record(fx)->path);
+	cr_assert_eq(core_power(fx->core, 0, phys, POWER_D0), 0);
+	cr_assert_eq(last_record(fx)->path, up, "power up took path %d", last_record(fx)->path);
+}
+
+Test(fbsave, commit_charge_is_taken_at_init_and_returned)
+{
+	struct fx fx;
+	uint64_t committed;
+
+	fx_defaults(&fx);
+	fx_set_phys(&fx, 0, 2);
+	fx_start(&fx);
+	committed = core_physmem(fx.core)->usage.committed;
+	/* two 64 MiB sections plus two one-page small buffers */
+	cr_assert_eq(committed, 2 * (64ull << 20) + 2 * 4096);
+	core_stop(fx.core);
+	cr_assert_eq(core_physmem(fx.core)->usage.committed, 0);
+	fx_fini(&fx);
+}
+
+Test(fbsave, commit_failure_stops_the_adapter)
+{
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx.scn.system.commit_limit = 32ull << 20; /* less than the 64 MiB save area */
+	fx_start(&fx);
+	cr_assert_not(fx_info(&fx, 0).started);
+	cr_assert(strstr(fx_info(&fx, 0).start_error, "commit charge"), "%s",
+		  fx_info(&fx, 0).start_error);
+	fx_fini(&fx);
+}
+
+Test(fbsave, save_size_must_be_a_page_multiple)
+{
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx.scn.adapters[0].phys[0].fb_save_size = SAVE + 512;
+	fx_start(&fx);
+	cr_assert_not(fx_info(&fx, 0).started);
+	cr_assert(strstr(fx_info(&fx, 0).start_error, "PAGE_SIZE"), "%s",
+		  fx_info(&fx, 0).start_error);
+	fx_fini(&fx);
+}
+
+Test(fbsave, no_save_area_without_iommu_support)
+{
+	struct core_phys_info pi;
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx.scn.adapters[0].caps.iommu_secure_mode = false;
+	fx_start(&fx);
+	cr_assert_eq(core_phys_info(fx.core, 0, 0, &pi), 0);
+	cr_assert_eq(pi.save_area, 0);
+	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D3), 0);
+	cr_assert_eq(last_record(&fx)->path, PATH_NONE);
+	fx_fini(&fx);
+}
+
+Test(fbsave, pinned_path_restores_what_was_saved)
+{
+	const struct core_power_record *r;
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_start(&fx);
+	cycle(&fx, 0, PATH_PINNED, PATH_PINNED);
+	r = last_record(&fx);
+	cr_assert(r->completed);
+	cr_assert(r->verified);
+	cr_assert_eq(r->bytes, SAVE);
+	cr_assert_eq(r->chunks, 0);
+	cr_assert_gt(r->modeled_ns, 0);
+	cr_assert_eq(fx_violations(&fx, V_FB_RESTORE_MISMATCH), 0, "%s", fx_violation_text(&fx));
+	fx_fini(&fx);
+}
+
+Test(fbsave, pin_failure_makes_progress_in_chunks)
+{
+	const struct core_power_record *r;
+	struct physmem_pressure p = { UINT64_MAX, 64 << 10, UINT64_MAX };
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_start(&fx);
+	core_memory(fx.core, &p); /* 64 KiB lockable: no pin, but chunks fit */
+	cycle(&fx, 0, PATH_CHUNKED, PATH_CHUNKED);
+	r = last_record(&fx);
+	cr_assert(r->completed);
+	cr_assert(r->verified);
+	cr_assert_eq(r->chunks, SAVE / 4096);
+	cr_assert_eq(r->bytes, SAVE);
+	fx_fini(&fx);
+}
+
+Test(fbsave, bigger_small_buffer_means_fewer_chunks)
+{
+	struct physmem_pressure p = { UINT64_MAX, 256 << 10, UINT64_MAX };
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx.scn.adapters[0].small_buffer = 64 << 10;
+	fx_start(&fx);
+	core_memory(fx.core, &p);
+	cycle(&fx, 0, PATH_CHUNKED, PATH_CHUNKED);
+	cr_assert_eq(last_record(&fx)->chunks, SAVE / (64 << 10));
+	cr_assert(last_record(&fx)->verified);
+	fx_fini(&fx);
+}
+
+static void arm(struct fp_ctx *fp, enum fp_point p)
+{
+	fp_arm(fp, p, &(struct fp_rule){ .nth = 1, .every = 1 });
+}
+
+Test(fbsave, chunk_failure_cancels_and_resets)
+{
+	struct fp_ctx fp = { 0 };
+	struct core_phys_info pi;
+	handle_t mdl;
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_start(&fx);
+	core_set_faults(fx.core, &fp);
+	arm(&fp, FP_FBSAVE_PIN);
+	arm(&fp, FP_FBSAVE_MAP_CHUNK);
+	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D3), 0);
+	cr_assert_eq(last_record(&fx)->path, PATH_RESET);
+	cr_assert_not(last_record(&fx)->completed);
+	cr_assert_eq(core_phys_info(fx.core, 0, 0, &pi), 0);
+	cr_assert(pi.reset);
+	cr_assert_not(pi.powered);
+	/* power up after a reset owes no restore, and is no violation */
+	core_set_faults(fx.core, NULL);
+	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D0), 0);
+	cr_assert(last_record(&fx)->completed);
+	cr_assert_not(last_record(&fx)->verified);
+	cr_assert_eq(fx_violations(&fx, V_FB_RESTORE_MISMATCH), 0);
+	/* the adapter keeps working */
+	cr_assert_eq(core_alloc_mdl(fx.core, 0, 4096, &mdl), 0);
+	cr_assert_eq(fx_dma_write(&fx, 0, 0, mdl, 0, 4096, 3), 0);
+	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
+	/* and the next cycle saves and restores again */
+	cycle(&fx, 0, PATH_PINNED, PATH_PINNED);
+	cr_assert(last_record(&fx)->verified);
+	fx_fini(&fx);
+}
+
+Test(fbsave, restore_failure_resets)
+{
+	struct fp_ctx fp = { 0 };
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_start(&fx);
+	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D3), 0);
+	core_set_faults(fx.core, &fp);
+	arm(&fp, FP_FBSAVE_PIN);
+	fp_arm(&fp, FP_FBSAVE_MAP_CHUNK, &(struct fp_rule){ .nth = 10 });
+	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D0), 0);
+	cr_assert_eq(last_record(&fx)->path, PATH_RESET);
+	cr_assert_eq(last_record(&fx)->chunks, 9, "chunks before the failure");
+	cr_assert_not(last_record(&fx)->verified);
+	fx_fini(&fx);
+}
+
+Test(fbsave, gpu_copy_failure_resets)
+{
+	struct fp_ctx fp = { 0 };
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_start(&fx);
+	core_set_faults(fx.core, &fp);
+	arm(&fp, FP_GPU_COPY);
+	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D3), 0);
+	cr_assert_eq(last_record(&fx)->path, PATH_RESET);
+	fx_fini(&fx);
+}
+
+static int lazy_set_power(struct core *core, void *kmd, unsigned int adapter, unsigned int phys,
+			  enum power_state state)
+{
+	/* saves properly, but "restores" nothing */
+	if (state == POWER_D0)
+		return 0;
+	return core_kmd_reference()->set_power_state(core, kmd, adapter, phys, state);
+}
+
+Test(fbsave, a_restore_that_does_nothing_is_caught)
+{
+	static const struct kmd_ops lazy = { .set_power_state = lazy_set_power };
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_start_kmd(&fx, &lazy, NULL);
+	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D3), 0);
+	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D0), 0);
+	cr_assert_not(last_record(&fx)->verified);
+	cr_assert_eq(fx_violations(&fx, V_FB_RESTORE_MISMATCH), 1, "%s", fx_violation_text(&fx));
+	fx_fini(&fx);
+}
+
+Test(fbsave, callbacks_need_the_lead_adapter)
+{
+	handle_t h;
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_set_phys(&fx, 0, 2);
+	fx_start(&fx);
+	cr_assert_eq(core_fb_pin(fx.core, 0, 1, 1, &h), -EINVAL);
+	cr_assert_eq(core_fb_map_chunk(fx.core, 0, 1, 0, 0, 4096, &h), -EINVAL);
+	cr_assert_eq(fx_violations(&fx, V_FB_NOT_LEAD), 2, "%s", fx_violation_text(&fx));
+	cr_assert_eq(core_fb_pin(fx.core, 0, 0, 1, &h), 0, "the lead may pin adapter 1's area");
+	cr_assert_eq(core_fb_unpin(fx.core, 0, 0, h), 0);
+	fx_fini(&fx);
+}
+
+Test(fbsave, pinning_twice_is_a_sequence_error)
+{
+	handle_t a, b;
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_start(&fx);
+	cr_assert_eq(core_fb_pin(fx.core, 0, 0, 0, &a), 0);
+	cr_assert_eq(core_fb_pin(fx.core, 0, 0, 0, &b), -EBUSY);
+	cr_assert_eq(fx_violations(&fx, V_FB_SEQUENCE), 1);
+	cr_assert_eq(core_fb_unpin(fx.core, 0, 0, a), 0);
+	cr_assert_eq(core_fb_unpin(fx.core, 0, 0, a), -EINVAL, "unpin of a stale handle");
+	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1);
+	fx_fini(&fx);
+}
+
+Test(fbsave, a_transition_to_the_current_state_is_refused)
+{
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_start(&fx);
+	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D0), -EINVAL);
+	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D3), 0);
+	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D3), -EINVAL);
+	fx_fini(&fx);
+}
+
+Test(fbsave, lda_chain_saves_one_adapter_at_a_time)
+{
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_set_phys(&fx, 0, 3);
+	fx_start(&fx);
+	for (unsigned int p = 0; p < 3; p++)
+		cr_assert_eq(core_power(fx.core, 0, p, POWER_D3), 0);
+	for (unsigned int p = 0; p < 3; p++) {
+		cr_assert_eq(core_power(fx.core, 0, p, POWER_D0), 0);
+		cr_assert(last_record(&fx)->verified, "physical adapter %u", p);
+	}
+	cr_assert_eq(fx_violations(&fx, V_FB_RESTORE_MISMATCH), 0, "%s", fx_violation_text(&fx));
+	fx_fini(&fx);
+}
+
+Test(fbsave, shared_section_is_reported_by_adapter_0_only)
+{
+	struct core_phys_info p0, p1;
+	uint64_t vram, bytes, off0, off1;
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx_set_phys(&fx, 0, 2);
+	fx.scn.adapters[0].fb_save_mode = FB_SAVE_SHARED;
+	fx.scn.adapters[0].phys[0].fb_save_size = 2 * SAVE;
+	fx.scn.adapters[0].phys[1].fb_save_size = 0;
+	fx_start(&fx);
+	cr_assert(fx_info(&fx, 0).started, "%s", fx_info(&fx, 0).start_error);
+	core_phys_info(fx.core, 0, 0, &p0);
+	core_phys_info(fx.core, 0, 1, &p1);
+	cr_assert_eq(p0.save_area, 2 * SAVE);
+	cr_assert_eq(p1.save_area, 0);
+	cr_assert_eq(core_fb_region(fx.core, 0, 0, &vram, &bytes, &off0), 0);
+	cr_assert_eq(bytes, SAVE);
+	cr_assert_eq(core_fb_region(fx.core, 0, 1, &vram, &bytes, &off1), 0);
+	cr_assert_eq(off1, off0 + SAVE, "slices overlap");
+	cycle(&fx, 0, PATH_PINNED, PATH_PINNED);
+	cycle(&fx, 1, PATH_PINNED, PATH_PINNED);
+	cr_assert(last_record(&fx)->verified);
+	fx_fini(&fx);
+}
+
+Test(fbsave, shared_section_with_a_second_size_does_not_start)
+{
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx_set_phys(&fx, 0, 2);
+	fx.scn.adapters[0].fb_save_mode = FB_SAVE_SHARED;
+	fx_start(&fx);
+	cr_assert_not(fx_info(&fx, 0).started);
+	cr_assert(strstr(fx_info(&fx, 0).start_error, "only adapter 0"), "%s",
+		  fx_info(&fx, 0).start_error);
+	fx_fini(&fx);
+}
+
+Test(fbsave, shared_section_pins_all_of_it_so_pressure_hits_it_first)
+{
+	/* Enough lockable memory for one adapter's slice, not for the whole section. */
+	struct physmem_pressure p = { UINT64_MAX, SAVE + SAVE / 2, UINT64_MAX };
+	struct fx shared, per;
+
+	fx_defaults(&shared);
+	fx_set_phys(&shared, 0, 2);
+	shared.scn.adapters[0].fb_save_mode = FB_SAVE_SHARED;
+	shared.scn.adapters[0].phys[0].fb_save_size = 2 * SAVE;
+	shared.scn.adapters[0].phys[1].fb_save_size = 0;
+	fx_start(&shared);
+	core_memory(shared.core, &p);
+	cr_assert_eq(core_power(shared.core, 0, 0, POWER_D3), 0);
+	cr_assert_eq(last_record(&shared)->path, PATH_CHUNKED);
+	fx_fini(&shared);
+
+	defaults_small(&per);
+	fx_set_phys(&per, 0, 2);
+	fx_start(&per);
+	core_memory(per.core, &p);
+	cr_assert_eq(core_power(per.core, 0, 0, POWER_D3), 0);
+	cr_assert_eq(last_record(&per)->path, PATH_PINNED);
+	fx_fini(&per);
+}
+
+Test(fbsave, logical_mode_saves_through_logical_addresses)
+{
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_need_remap(&fx, 0);
+	fx_start(&fx);
+	cycle(&fx, 0, PATH_PINNED, PATH_PINNED);
+	cr_assert(last_record(&fx)->verified);
+	struct physmem_pressure p = { UINT64_MAX, 64 << 10, UINT64_MAX };
+
+	core_memory(fx.core, &p);
+	cycle(&fx, 0, PATH_CHUNKED, PATH_CHUNKED);
+	cr_assert(last_record(&fx)->verified);
+	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 0, "%s", fx_violation_text(&fx));
+	fx_fini(&fx);
+}
+
+Test(fbsave, modeled_time_is_deterministic)
+{
+	uint64_t modeled[2];
+
+	for (int i = 0; i < 2; i++) {
+		struct fx fx;
+
+		defaults_small(&fx);
+		fx_start(&fx);
+		cycle(&fx, 0, PATH_PINNED, PATH_PINNED);
+		modeled[i] = last_record(&fx)->modeled_ns;
+		fx_fini(&fx);
+	}
+	cr_assert_gt(modeled[0], 0);
+	cr_assert_eq(modeled[0], modeled[1]);
+}
