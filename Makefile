@@ -2,6 +2,7 @@
 # Both install what is missing (scripts/install-deps), then build with meson.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+BENCH_BUILD ?= build-release
 
 .PHONY: all deps build run check check-asan bench clean
 
@@ -28,8 +29,12 @@ check-asan: deps
 	@meson compile -C $(ASAN_BUILD) >/dev/null
 	@scripts/run-tests $(ASAN_BUILD)
 
-bench: build
-	./$(BUILD)/gpuiso bench --suite micro --json $(BUILD)/bench-micro.json
+# Benchmarks run from an optimised build with link-time optimisation.
+bench: deps
+	@[ -f $(BENCH_BUILD)/build.ninja ] || meson setup $(BENCH_BUILD) \
+		--buildtype=release -Db_lto=true -Dtests=disabled >/dev/null
+	@meson compile -C $(BENCH_BUILD) >/dev/null
+	./$(BENCH_BUILD)/gpuiso bench --suite micro --json $(BENCH_BUILD)/bench-micro.json
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD)

@@ -96,7 +96,8 @@ static int decide_mode(struct core *c, struct adapter *a)
 	a->mode = MODE_LOGICAL;
 	a->logical_limit = caps->highest_visible_address + 1;
 	range_init(&a->iova);
-	return range_add(&a->iova, 0, a->logical_limit);
+	/* Logical address 0 is never handed out: a driver may use it as "none". */
+	return range_add(&a->iova, PAGE_SIZE, a->logical_limit - PAGE_SIZE);
 }
 
 /* IOMMUFlags, exactly as documented: each bit only counts with the one before it. */
@@ -124,10 +125,9 @@ static void decide_flags(struct core *c, struct adapter *a)
 /* VidMm's VRAM segment of the lead adapter: everything below its frame-buffer reserve. */
 static int vram_init(struct core *c, struct adapter *a)
 {
-	uint64_t top = c->hw->ops->vram_size(c->hw, a->phys[0].dev);
+	uint64_t vram = c->hw->ops->vram_size(c->hw, a->phys[0].dev);
+	uint64_t top = vram - MIN(a->phys[0].fb_bytes, vram);
 
-	if (a->phys[0].fb_bytes < top)
-		top = a->phys[0].fb_vram_off;
 	range_init(&a->vram);
 	return top > PAGE_SIZE ? range_add(&a->vram, PAGE_SIZE, top - PAGE_SIZE) : 0;
 }
@@ -228,9 +228,13 @@ fb_fini:
 	return rc;
 }
 
-/* Free leftovers in dependency order: views and ADLs before their PMOs, maps before MDLs. */
+/*
+ * Free leftovers in dependency order: allocations first (an aperture-mapped
+ * one is unmapped through the KMD, which frees its CPU-visible view), views
+ * and ADLs before their PMOs, maps before MDLs.
+ */
 static const enum hkind teardown_order[] = {
-	H_VIEW, H_ADL, H_MDL_MAP, H_PMO_OPEN, H_PMO, H_MDL, H_CONTIG, H_ALLOC, H_FENCE,
+	H_ALLOC, H_VIEW, H_ADL, H_MDL_MAP, H_PMO_OPEN, H_PMO, H_MDL, H_CONTIG, H_FENCE,
 };
 
 static void report_leaks(struct core *c, struct adapter *a)
@@ -245,6 +249,8 @@ static void report_leaks(struct core *c, struct adapter *a)
 			viol(c, V_HANDLE_LEAK, "%s: %s 0x%x (%llu bytes) was never freed",
 			     a->cfg->name, hkind_name(o->kind), h,
 			     (unsigned long long)(o->pg.npages * PAGE_SIZE));
+			if (o->kind == H_ALLOC && o->u.alloc.aperture_mapped)
+				core_unmap_aperture(c, a->index, h);
 			obj_free(c, a, o);
 			handle_release(c, h);
 		}

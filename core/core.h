@@ -431,6 +431,9 @@ int core_view_rw(struct core *core, handle_t h, uint64_t offset, void *buf, uint
  * @offset: byte offset, page aligned.
  * @bytes: length.
  * @h: out: the ADL.
+ *
+ * Return: 0, -ERANGE (outside the PMO), -ENOSPC (no logical range free below
+ * the device's limit), -ENOMEM (cannot lock or map), -EPERM, -ENODEV.
  */
 int core_adl_alloc(struct core *core, unsigned int adapter, handle_t pmo, uint64_t offset,
 		   uint64_t bytes, handle_t *h);

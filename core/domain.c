@@ -20,112 +20,71 @@
 
 #define NO_DOMAIN UINT32_MAX
 
-/* --- identity-map reference counts (open addressing, linear probing) --- */
+/*
+ * --- identity-map reference counts ---
+ *
+ * One count per page frame, in lazily allocated leaves of 2^18 frames
+ * (1 GiB of physical addresses each): two loads to find a count, nothing to
+ * probe or rehash, and memory only for the gigabytes a run touches.
+ */
 
-static size_t idmap_slot(const struct idmap *im, uint64_t key)
+#define IDMAP_LEAF_SHIFT 18
+#define IDMAP_LEAF (1u << IDMAP_LEAF_SHIFT)
+
+static uint32_t idmap_count(const struct idmap *im, uint64_t pfn)
 {
-	uint64_t h = key * 0x9e3779b97f4a7c15ull;
+	uint64_t top = pfn >> IDMAP_LEAF_SHIFT;
 
-	return (size_t)(h >> 17) & (im->cap - 1);
+	if (top >= im->nleaves || !im->leaves[top])
+		return 0;
+	return im->leaves[top][pfn & (IDMAP_LEAF - 1)];
 }
 
-static uint32_t *idmap_find(struct idmap *im, uint64_t pfn)
+static uint32_t *idmap_slot(struct idmap *im, uint64_t pfn)
 {
-	uint64_t key = pfn + 1;
+	uint64_t top = pfn >> IDMAP_LEAF_SHIFT;
 
-	if (!im->cap)
-		return NULL;
-	for (size_t i = idmap_slot(im, key);; i = (i + 1) & (im->cap - 1)) {
-		if (im->keys[i] == key)
-			return &im->refs[i];
-		if (!im->keys[i])
+	if (top >= im->nleaves) {
+		size_t n = (size_t)top + 1;
+		uint32_t **leaves = realloc(im->leaves, n * sizeof(*leaves));
+
+		if (!leaves)
+			return NULL;
+		memset(leaves + im->nleaves, 0, (n - im->nleaves) * sizeof(*leaves));
+		im->leaves = leaves;
+		im->nleaves = n;
+	}
+	if (!im->leaves[top]) {
+		im->leaves[top] = calloc(IDMAP_LEAF, sizeof(uint32_t));
+		if (!im->leaves[top])
 			return NULL;
 	}
-}
-
-static int idmap_grow(struct idmap *im)
-{
-	struct idmap bigger = { .cap = im->cap ? im->cap * 2 : 1024 };
-
-	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
-	bigger.refs = calloc(bigger.cap, sizeof(*bigger.refs));
-	if (!bigger.keys || !bigger.refs) {
-		free(bigger.keys);
-		free(bigger.refs);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < im->cap; i++) {
-		if (!im->keys[i])
-			continue;
-		size_t j = idmap_slot(&bigger, im->keys[i]);
-
-		while (bigger.keys[j])
-			j = (j + 1) & (bigger.cap - 1);
-		bigger.keys[j] = im->keys[i];
-		bigger.refs[j] = im->refs[i];
-	}
-	bigger.used = im->used;
-	free(im->keys);
-	free(im->refs);
-	*im = bigger;
-	return 0;
+	return &im->leaves[top][pfn & (IDMAP_LEAF - 1)];
 }
 
 static int idmap_get(struct idmap *im, uint64_t pfn)
 {
-	uint32_t *ref = idmap_find(im, pfn);
-	uint64_t key = pfn + 1;
-	size_t i;
+	uint32_t *ref = idmap_slot(im, pfn);
 
-	if (ref) {
-		(*ref)++;
-		return 0;
-	}
-	if ((im->used + 1) * 4 > im->cap * 3) {
-		int rc = idmap_grow(im);
-
-		if (rc)
-			return rc;
-	}
-	for (i = idmap_slot(im, key); im->keys[i]; i = (i + 1) & (im->cap - 1))
-		;
-	im->keys[i] = key;
-	im->refs[i] = 1;
-	im->used++;
+	if (!ref)
+		return -ENOMEM;
+	(*ref)++;
 	return 0;
 }
 
-/* Drop one reference; returns the count left. Deletion re-inserts the cluster. */
-static uint32_t idmap_put(struct idmap *im, uint64_t pfn)
+static void idmap_put(struct idmap *im, uint64_t pfn)
 {
-	uint32_t *ref = idmap_find(im, pfn);
-	size_t i, j;
+	uint64_t top = pfn >> IDMAP_LEAF_SHIFT;
 
-	if (!ref)
-		return 0;
-	if (--*ref)
-		return *ref;
-	i = (size_t)(ref - im->refs);
-	im->keys[i] = 0;
-	im->used--;
-	for (j = (i + 1) & (im->cap - 1); im->keys[j]; j = (j + 1) & (im->cap - 1)) {
-		uint64_t key = im->keys[j];
-		uint32_t refs = im->refs[j];
-		size_t k;
-
-		im->keys[j] = 0;
-		for (k = idmap_slot(im, key); im->keys[k]; k = (k + 1) & (im->cap - 1))
-			;
-		im->keys[k] = key;
-		im->refs[k] = refs;
-	}
-	return 0;
+	if (top < im->nleaves && im->leaves[top] && im->leaves[top][pfn & (IDMAP_LEAF - 1)])
+		im->leaves[top][pfn & (IDMAP_LEAF - 1)]--;
 }
 
 void idmap_free(struct idmap *im)
 {
-	free(im->keys);
-	free(im->refs);
+	for (size_t i = 0; i < im->nleaves; i++)
+		free(im->leaves[i]);
+	free(im->leaves);
 	memset(im, 0, sizeof(*im));
 }
 
@@ -173,11 +132,11 @@ static void identity_unmap_unreferenced(struct core *c, struct adapter *a, uint6
 					uint64_t n)
 {
 	for (uint64_t i = 0, start; i < n;) {
-		if (idmap_find(&a->idmap, pfn + i)) {
+		if (idmap_count(&a->idmap, pfn + i)) {
 			i++;
 			continue;
 		}
-		for (start = i; i < n && !idmap_find(&a->idmap, pfn + i); i++)
+		for (start = i; i < n && !idmap_count(&a->idmap, pfn + i); i++)
 			;
 		hw_unmap(c, a, (pfn + start) * PAGE_SIZE, (i - start) * PAGE_SIZE);
 	}
@@ -191,11 +150,11 @@ static int identity_map_run(struct core *c, struct adapter *a, const struct run 
 	int rc;
 
 	for (i = 0; i < run->npages;) {
-		if (idmap_find(&a->idmap, pfn + i)) {
+		if (idmap_count(&a->idmap, pfn + i)) {
 			i++;
 			continue;
 		}
-		for (start = i; i < run->npages && !idmap_find(&a->idmap, pfn + i); i++)
+		for (start = i; i < run->npages && !idmap_count(&a->idmap, pfn + i); i++)
 			;
 		rc = identity_map_pages(c, a, pfn + start, i - start, perm);
 		if (rc) {

@@ -60,10 +60,16 @@ int handle_new(struct core *c, enum hkind kind, unsigned int adapter, handle_t *
 	}
 	uint32_t gen = (o->gen + 1) & ((1u << (32 - H_INDEX_BITS)) - 1);
 
-	memset(o, 0, sizeof(*o));
+	/*
+	 * Field by field, not memset(): a string-store clear of the whole
+	 * object stalls the loads that follow at once.
+	 */
 	o->gen = gen ? gen : 1; /* never 0: handle 0 stays invalid */
 	o->kind = kind;
 	o->adapter = adapter;
+	o->pg = (struct pages){ 0 };
+	o->map = (struct dmap){ 0 };
+	memset(&o->u, 0, sizeof(o->u));
 	ht->live++;
 	*h = (o->gen << H_INDEX_BITS) | index;
 	*obj = o;

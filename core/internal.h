@@ -91,11 +91,10 @@ struct handle_table {
 	size_t live;
 };
 
-/* Reference counts of identity-mapped pages in a 1:1 domain. */
+/* Reference counts of identity-mapped pages in a 1:1 domain, by page frame number. */
 struct idmap {
-	uint64_t *keys; /* page frame number + 1; 0 = empty */
-	uint32_t *refs;
-	size_t cap, used;
+	uint32_t **leaves; /* [pfn >> 18] -> counts of 2^18 frames, or NULL */
+	size_t nleaves;
 };
 
 struct section {
@@ -232,7 +231,7 @@ enum pages_flag {
 };
 int pages_alloc(struct core *c, struct pages *pg, uint64_t bytes, unsigned int flags);
 int pages_copy(struct core *c, const struct pages *dst, uint64_t dst_off,
-	       const struct pages *src, uint64_t src_off, uint64_t len);
+	       const struct pages *src, uint64_t src_off, uint64_t len, bool stream);
 void pages_free(struct core *c, struct pages *pg);
 int pages_lock(struct core *c, struct pages *pg, uint64_t bytes);
 void pages_unlock(struct core *c, struct pages *pg);

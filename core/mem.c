@@ -4,6 +4,7 @@
 #include <string.h>
 
 #define LOG_PREFIX "mem"
+#include "common/copy.h"
 #include "common/log.h"
 #include "internal.h"
 
@@ -234,7 +235,7 @@ int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf,
 }
 
 int pages_copy(struct core *c, const struct pages *dst, uint64_t dst_off,
-	       const struct pages *src, uint64_t src_off, uint64_t len)
+	       const struct pages *src, uint64_t src_off, uint64_t len, bool stream)
 {
 	struct sparse_mem *sm = &c->pm->bytes;
 
@@ -249,7 +250,9 @@ int pages_copy(struct core *c, const struct pages *dst, uint64_t dst_off,
 		if (!to)
 			return -ENOMEM;
 		n = MIN(MIN(dlen, slen), MIN(MIN(davail, savail), len));
-		if (from)
+		if (from && stream)
+			copy_stream(to, from, n);
+		else if (from)
 			memcpy(to, from, n);
 		else
 			memset(to, 0, n);

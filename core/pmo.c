@@ -249,5 +249,7 @@ int core_view_copy(struct core *core, handle_t dst, uint64_t dst_off, handle_t s
 
 	if (!d || !s)
 		return -EINVAL;
-	return pages_copy(core, &d->pg, dst_off, &s->pg, src_off, bytes);
+	/* What goes into a save area is not read before the restore: bypass the cache. */
+	return pages_copy(core, &d->pg, dst_off, &s->pg, src_off, bytes,
+			  d->kind == H_VIEW && d->u.view.fb_chunk);
 }

@@ -51,6 +51,8 @@ int core_alloc_create(struct core *core, unsigned int adapter, uint64_t bytes,
 	if (segment == SEG_VRAM) {
 		rc = range_take(&a->vram, o->pg.npages * PAGE_SIZE, PAGE_SIZE, UINT64_MAX,
 				&o->u.alloc.vram_off);
+		if (rc == -ENOSPC)
+			rc = -ENOMEM; /* the VRAM segment is full */
 		if (rc)
 			goto free_pages;
 		return 0;
@@ -127,13 +129,13 @@ int core_map_aperture(struct core *core, unsigned int adapter, handle_t h,
 	if (a->caps.map_aperture2) {
 		op.kind = PAGING_MAP_APERTURE2;
 		op.adl_logical = a->mode == MODE_LOGICAL;
+		/* The ADL describes the whole allocation; AdlOffset picks the first page. */
 		op.adl_offset = offset_pages;
-		rc = dom_iova(a, &o->pg, &o->map, offset_pages * PAGE_SIZE, &op.adl_base);
+		rc = dom_iova(a, &o->pg, &o->map, 0, &op.adl_base);
 		if (rc)
 			return rc;
 		/* Always contiguous with logical mapping; otherwise as the pages fall. */
-		op.adl_contiguous = dom_span(a, &o->pg, &o->map, offset_pages * PAGE_SIZE) >=
-				    pages * PAGE_SIZE;
+		op.adl_contiguous = dom_span(a, &o->pg, &o->map, 0) >= o->pg.npages * PAGE_SIZE;
 		if (o->u.alloc.flags & ALLOC_MAP_APERTURE_CPU_VISIBLE) {
 			rc = handle_new(core, H_VIEW, adapter, &view, &v);
 			if (rc)

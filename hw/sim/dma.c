@@ -3,11 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/copy.h"
 #include "sim_internal.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /*
  * The DMA engine. A transfer is translated page by page before any byte
@@ -18,37 +15,21 @@
 
 /*
  * Copy-engine data goes around the CPU caches (the device writes memory or
- * VRAM directly), so jobs copy with streaming stores where the CPU has them.
- * That is also what keeps a big job as fast as memcpy, which streams above
- * its own threshold while our pieces are at most a 2 MiB chunk.
+ * VRAM directly), so large pieces copy with streaming stores where the CPU
+ * has them. That is also what keeps a big job as fast as memcpy, which
+ * streams above its own threshold while our pieces are at most a 2 MiB
+ * chunk. Small pieces (a driver's bounce buffer, read again at once) stay
+ * in the cache.
  */
+#define SIM_STREAM_MIN (256 * 1024)
+
 static void sim_stream_copy(void *dst, const void *src, size_t n)
 {
-#if defined(__SSE2__)
-	uint8_t *d = dst;
-	const uint8_t *s = src;
-	size_t head = MIN((16 - ((uintptr_t)d & 15)) & 15, n);
-
-	memcpy(d, s, head);
-	d += head;
-	s += head;
-	n -= head;
-	for (; n >= 64; n -= 64, d += 64, s += 64) {
-		__m128i a = _mm_loadu_si128((const __m128i *)s);
-		__m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
-		__m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
-		__m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
-
-		_mm_stream_si128((__m128i *)d, a);
-		_mm_stream_si128((__m128i *)(d + 16), b);
-		_mm_stream_si128((__m128i *)(d + 32), c);
-		_mm_stream_si128((__m128i *)(d + 48), e);
-	}
-	memcpy(d, s, n);
-	_mm_sfence();
-#else
-	memcpy(dst, src, n);
-#endif
+	/* A small copy is read again soon (a bounce buffer): keep it in the cache. */
+	if (n < SIM_STREAM_MIN)
+		memcpy(dst, src, n);
+	else
+		copy_stream(dst, src, n);
 }
 
 static int sim_runs_add(struct sim *s, pa_t pa, uint64_t len)
