@@ -93,6 +93,9 @@ int bench_main(const char *suite, const char *json_path, FILE *out)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	/* Say what is running when someone is watching: the suite takes seconds. */
+	if (isatty(fileno(out)))
+		r->progress = stderr;
 	rc = bench_micro(r);
 	if (!rc) {
 		fprintf(out, "%-28s %14s  %-6s\n", "metric", "value", "unit");

@@ -251,8 +251,7 @@ static void report_leaks(struct core *c, struct adapter *a)
 			     (unsigned long long)(o->pg.npages * PAGE_SIZE));
 			if (o->kind == H_ALLOC && o->u.alloc.aperture_mapped)
 				core_unmap_aperture(c, a->index, h);
-			obj_free(c, a, o);
-			handle_release(c, h);
+			obj_destroy(c, h);
 		}
 	}
 }

@@ -289,6 +289,21 @@ int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adap
 	return 0;
 }
 
+/* cb_enter() and handle_get() together: the start of every callback on a handle. */
+struct hobj *cb_handle(struct core *c, unsigned int adapter, const char *name, handle_t h,
+		       enum hkind kind, struct adapter **a, int *rc)
+{
+	struct hobj *o;
+
+	*rc = cb_enter(c, adapter, name, a);
+	if (*rc)
+		return NULL;
+	o = handle_get(c, h, kind, adapter, name);
+	if (!o)
+		*rc = -EINVAL;
+	return o;
+}
+
 /* Move the faults the backend queued into the record. Returns how many. */
 int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys)
 {

@@ -117,10 +117,15 @@ static int fb_enter(struct core *c, unsigned int adapter, unsigned int caller, c
 	return 0;
 }
 
+/*
+ * A view of [off, off+bytes) of a physical adapter's save section, locked;
+ * a pin also maps it for the GPU, a chunk is only for the CPU.
+ */
 static int section_view(struct core *c, struct adapter *a, unsigned int phys, uint64_t off,
-			uint64_t bytes, handle_t *h, struct hobj **obj)
+			uint64_t bytes, bool pin, handle_t *h)
 {
 	struct section *s = section_of(a, phys);
+	struct hobj *o;
 	int rc;
 
 	if (phys >= a->nphys || !s->bytes)
@@ -128,15 +133,46 @@ static int section_view(struct core *c, struct adapter *a, unsigned int phys, ui
 	rc = section_frames(c, s);
 	if (rc)
 		return rc;
-	rc = handle_new(c, H_VIEW, a->index, h, obj);
+	rc = handle_new(c, H_VIEW, a->index, h, &o);
 	if (rc)
 		return rc;
-	rc = pages_slice(&s->pg, off, bytes, &(*obj)->pg);
+	o->u.view.section = (unsigned int)(s - a->sections);
+	o->u.view.fb_pin = pin;
+	o->u.view.fb_chunk = !pin;
+	rc = pages_slice(&s->pg, off, bytes, &o->pg);
+	if (!rc)
+		rc = pages_lock(c, &o->pg, o->pg.npages * PAGE_SIZE);
+	if (!rc && pin)
+		rc = obj_map(c, a, o);
 	if (rc) {
-		handle_release(c, *h);
-		return rc;
+		obj_destroy(c, *h);
+		*h = 0;
 	}
-	(*obj)->u.view.section = (unsigned int)(s - a->sections);
+	return rc;
+}
+
+/* Unpin or unmap: the view must be the kind the callback releases. */
+static int section_view_free(struct core *c, unsigned int adapter, unsigned int caller,
+			     const char *name, handle_t h, bool pin)
+{
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = fb_enter(c, adapter, caller, name, &a);
+	if (rc)
+		return rc;
+	o = handle_get(c, h, H_VIEW, adapter, name);
+	if (!o)
+		return -EINVAL;
+	if (pin ? !o->u.view.fb_pin : !o->u.view.fb_chunk) {
+		viol(c, V_FB_SEQUENCE, "%s: handle 0x%x is not a %s", name, h,
+		     pin ? "pinned save area" : "mapped save-area chunk");
+		return -EINVAL;
+	}
+	if (pin)
+		a->sections[o->u.view.section].pinned = false;
+	obj_destroy(c, h);
 	return 0;
 }
 
@@ -146,7 +182,6 @@ int core_fb_pin(struct core *core, unsigned int adapter, unsigned int caller, un
 	static const char name[] = "DxgkCbPinFrameBufferForSave";
 	struct adapter *a;
 	struct section *s;
-	struct hobj *o;
 	int rc;
 
 	rc = fb_enter(core, adapter, caller, name, &a);
@@ -162,63 +197,27 @@ int core_fb_pin(struct core *core, unsigned int adapter, unsigned int caller, un
 	}
 	if (fp_should_fail(core->fp, FP_FBSAVE_PIN))
 		return -ENOMEM;
-	rc = section_view(core, a, phys, 0, s->bytes, mdl, &o);
+	rc = section_view(core, a, phys, 0, s->bytes, true, mdl);
 	if (rc)
 		return rc;
-	rc = pages_lock(core, &o->pg, s->bytes);
-	if (rc)
-		goto release;
-	o->u.view.fb_pin = true;
-	o->map = (struct dmap){ .wanted = true, .perm = HW_PERM_RW };
-	rc = dom_map(core, a, &o->pg, &o->map);
-	if (rc)
-		goto unlock;
 	s->pinned = true;
 	if (a->xfer.active)
 		a->xfer.pinned = true;
 	return 0;
-
-unlock:
-	pages_unlock(core, &o->pg);
-release:
-	pages_free(core, &o->pg);
-	handle_release(core, *mdl);
-	*mdl = 0;
-	return rc;
 }
 
 int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, handle_t mdl)
 {
-	static const char name[] = "DxgkCbUnpinFrameBufferForSave";
-	struct adapter *a;
-	struct hobj *o;
-	int rc;
-
-	rc = fb_enter(core, adapter, caller, name, &a);
-	if (rc)
-		return rc;
-	o = handle_get(core, mdl, H_VIEW, adapter, name);
-	if (!o)
-		return -EINVAL;
-	if (!o->u.view.fb_pin) {
-		viol(core, V_FB_SEQUENCE, "%s: handle 0x%x is not a pinned save area", name, mdl);
-		return -EINVAL;
-	}
-	a->sections[o->u.view.section].pinned = false;
-	obj_free(core, a, o);
-	handle_release(core, mdl);
-	return 0;
+	return section_view_free(core, adapter, caller, "DxgkCbUnpinFrameBufferForSave", mdl, true);
 }
 
 int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int caller,
 		      unsigned int phys, uint64_t offset, uint64_t bytes, handle_t *view)
 {
-	static const char name[] = "DxgkCbMapFrameBufferPointer";
 	struct adapter *a;
-	struct hobj *o;
 	int rc;
 
-	rc = fb_enter(core, adapter, caller, name, &a);
+	rc = fb_enter(core, adapter, caller, "DxgkCbMapFrameBufferPointer", &a);
 	if (rc)
 		return rc;
 	if (!bytes || offset % PAGE_SIZE)
@@ -226,17 +225,9 @@ int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int call
 	/* "Even a 4KB mapping may not succeed." */
 	if (fp_should_fail(core->fp, FP_FBSAVE_MAP_CHUNK))
 		return -ENOMEM;
-	rc = section_view(core, a, phys, offset, bytes, view, &o);
+	rc = section_view(core, a, phys, offset, bytes, false, view);
 	if (rc)
 		return rc;
-	rc = pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
-	if (rc) {
-		pages_free(core, &o->pg);
-		handle_release(core, *view);
-		*view = 0;
-		return rc;
-	}
-	o->u.view.fb_chunk = true;
 	if (a->xfer.active) {
 		a->xfer.chunks++;
 		a->xfer.chunk_bytes += bytes;
@@ -247,24 +238,8 @@ int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int call
 int core_fb_unmap_chunk(struct core *core, unsigned int adapter, unsigned int caller,
 			handle_t view)
 {
-	static const char name[] = "DxgkCbUnmapFrameBufferPointer";
-	struct adapter *a;
-	struct hobj *o;
-	int rc;
-
-	rc = fb_enter(core, adapter, caller, name, &a);
-	if (rc)
-		return rc;
-	o = handle_get(core, view, H_VIEW, adapter, name);
-	if (!o)
-		return -EINVAL;
-	if (!o->u.view.fb_chunk) {
-		viol(core, V_FB_SEQUENCE, "%s: handle 0x%x is not a mapped save-area chunk", name, view);
-		return -EINVAL;
-	}
-	obj_free(core, a, o);
-	handle_release(core, view);
-	return 0;
+	return section_view_free(core, adapter, caller, "DxgkCbUnmapFrameBufferPointer", view,
+				 false);
 }
 
 int core_fb_region(struct core *core, unsigned int adapter, unsigned int phys,

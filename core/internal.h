@@ -65,6 +65,7 @@ struct hobj {
 	union {
 		struct { handle_t mdl; } mdl_map;
 		struct { uint32_t opens, adls, views; enum cache_type cache; } pmo;
+		/* PMO children (open handle, view, ADL): .pmo first in each, the same place */
 		struct { handle_t pmo; } pmo_open;
 		struct { handle_t pmo; bool fb_pin, fb_chunk; unsigned int section; } view;
 		struct { handle_t pmo; } adl;
@@ -219,6 +220,8 @@ const char *hkind_name(enum hkind kind);
 
 /* core.c: every driver callback starts here */
 int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adapter **out);
+struct hobj *cb_handle(struct core *c, unsigned int adapter, const char *name, handle_t h,
+		       enum hkind kind, struct adapter **a, int *rc);
 struct adapter *adapter_get(struct core *c, unsigned int adapter);
 int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys);
 void stale_check(struct core *c);
@@ -239,7 +242,8 @@ int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct
 pa_t pages_pa(const struct pages *pg, uint64_t offset);
 int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf, uint64_t len,
 	     bool write);
-void obj_free(struct core *c, struct adapter *a, struct hobj *o);
+void obj_destroy(struct core *c, handle_t h);
+int obj_map(struct core *c, struct adapter *a, struct hobj *o);
 
 /* domain.c: mappings and attach */
 int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m);

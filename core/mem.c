@@ -263,10 +263,32 @@ int pages_copy(struct core *c, const struct pages *dst, uint64_t dst_off,
 	return 0;
 }
 
-void obj_free(struct core *c, struct adapter *a, struct hobj *o)
+void obj_destroy(struct core *c, handle_t h)
 {
-	dom_unmap(c, a, &o->pg, &o->map);
+	struct hobj *o = handle_peek(c, h);
+
+	if (!o)
+		return;
+	dom_unmap(c, &c->adapters[o->adapter], &o->pg, &o->map);
 	pages_free(c, &o->pg);
+	handle_release(c, h);
+}
+
+/* Make an object's pages device-visible (read/write) for as long as it lives. */
+int obj_map(struct core *c, struct adapter *a, struct hobj *o)
+{
+	o->map = (struct dmap){ .wanted = true, .perm = HW_PERM_RW };
+	return dom_map(c, a, &o->pg, &o->map);
+}
+
+/* The WDDM 2.4 callbacks are deprecated for a driver in logical-remap mode. */
+static int refuse_in_logical(struct core *c, struct adapter *a, const char *name)
+{
+	if (a->mode != MODE_LOGICAL)
+		return 0;
+	viol(c, V_DEPRECATED_CB, "%s on %s: refused in logical-remap mode (use the WDDM 3.0 services)",
+	     name, a->cfg->name);
+	return -EPERM;
 }
 
 /* Allocate-and-map in one step: what both WDDM 2.4 allocation callbacks do. */
@@ -275,39 +297,27 @@ static int alloc_mapped(struct core *c, unsigned int adapter, const char *name,
 			handle_t *h, struct hobj **obj)
 {
 	struct adapter *a;
-	struct hobj *o;
 	int rc;
 
 	rc = cb_enter(c, adapter, name, &a);
+	if (!rc)
+		rc = refuse_in_logical(c, a, name);
 	if (rc)
 		return rc;
-	if (a->mode == MODE_LOGICAL) {
-		viol(c, V_DEPRECATED_CB, "%s on %s: refused in logical-remap mode (use the WDDM 3.0 services)",
-		     name, a->cfg->name);
-		return -EPERM;
-	}
 	if (!bytes)
 		return -EINVAL;
 	if (fp_should_fail(c->fp, point))
 		return -ENOMEM;
-	rc = handle_new(c, kind, adapter, h, &o);
+	rc = handle_new(c, kind, adapter, h, obj);
 	if (rc)
 		return rc;
-	rc = pages_alloc(c, &o->pg, bytes, PG_LOCK | (contiguous ? PG_CONTIGUOUS : 0));
-	if (rc)
-		goto release;
-	o->map = (struct dmap){ .wanted = true, .perm = HW_PERM_RW };
-	rc = dom_map(c, a, &o->pg, &o->map);
-	if (rc)
-		goto free_pages;
-	*obj = o;
-	return 0;
-
-free_pages:
-	pages_free(c, &o->pg);
-release:
-	handle_release(c, *h);
-	*h = 0;
+	rc = pages_alloc(c, &(*obj)->pg, bytes, PG_LOCK | (contiguous ? PG_CONTIGUOUS : 0));
+	if (!rc)
+		rc = obj_map(c, a, *obj);
+	if (rc) {
+		obj_destroy(c, *h);
+		*h = 0;
+	}
 	return rc;
 }
 
@@ -315,17 +325,11 @@ static int free_mapped(struct core *c, unsigned int adapter, const char *name, e
 		       handle_t h)
 {
 	struct adapter *a;
-	struct hobj *o;
 	int rc;
 
-	rc = cb_enter(c, adapter, name, &a);
-	if (rc)
+	if (!cb_handle(c, adapter, name, h, kind, &a, &rc))
 		return rc;
-	o = handle_get(c, h, kind, adapter, name);
-	if (!o)
-		return -EINVAL;
-	obj_free(c, a, o);
-	handle_release(c, h);
+	obj_destroy(c, h);
 	return 0;
 }
 
@@ -370,37 +374,28 @@ int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t
 	int rc;
 
 	rc = cb_enter(core, adapter, name, &a);
+	if (!rc)
+		rc = refuse_in_logical(core, a, name);
 	if (rc)
 		return rc;
-	if (a->mode == MODE_LOGICAL) {
-		viol(core, V_DEPRECATED_CB, "%s on %s: refused in logical-remap mode", name,
-		     a->cfg->name);
-		return -EPERM;
-	}
 	m = handle_get(core, mdl, H_MDL, adapter, name);
 	if (!m)
 		return -EINVAL;
 	rc = handle_new(core, H_MDL_MAP, adapter, h, &o);
 	if (rc)
 		return rc;
-	rc = pages_slice(&m->pg, 0, m->pg.npages * PAGE_SIZE, &o->pg);
-	if (rc)
-		goto release;
 	o->u.mdl_map.mdl = mdl;
-	o->map = (struct dmap){ .wanted = true, .perm = HW_PERM_RW };
-	rc = dom_map(core, a, &o->pg, &o->map);
-	if (rc)
-		goto free_pages;
+	rc = pages_slice(&m->pg, 0, m->pg.npages * PAGE_SIZE, &o->pg);
+	if (!rc)
+		rc = obj_map(core, a, o);
+	if (rc) {
+		obj_destroy(core, *h);
+		*h = 0;
+		return rc;
+	}
 	if (logical)
 		dom_iova(a, &o->pg, &o->map, 0, logical);
 	return 0;
-
-free_pages:
-	pages_free(core, &o->pg);
-release:
-	handle_release(core, *h);
-	*h = 0;
-	return rc;
 }
 
 int core_unmap_mdl(struct core *core, unsigned int adapter, handle_t h)
@@ -410,18 +405,14 @@ int core_unmap_mdl(struct core *core, unsigned int adapter, handle_t h)
 	struct hobj *o, *m;
 	int rc;
 
-	rc = cb_enter(core, adapter, name, &a);
-	if (rc)
-		return rc;
-	o = handle_get(core, h, H_MDL_MAP, adapter, name);
+	o = cb_handle(core, adapter, name, h, H_MDL_MAP, &a, &rc);
 	if (!o)
-		return -EINVAL;
+		return rc;
 	m = handle_peek(core, o->u.mdl_map.mdl);
 	if (!m || m->kind != H_MDL)
 		viol(core, V_UNMAP_AFTER_FREE,
 		     "%s: MDL 0x%x was freed before its mapping 0x%x was unmapped; its pages may already be reused",
 		     name, o->u.mdl_map.mdl, h);
-	obj_free(core, a, o);
-	handle_release(core, h);
+	obj_destroy(core, h);
 	return 0;
 }

@@ -29,14 +29,13 @@ int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
 	rc = handle_new(core, H_PMO, adapter, h, &o);
 	if (rc)
 		return rc;
+	o->u.pmo.cache = cache;
 	rc = pages_alloc(core, &o->pg, bytes, 0);
 	if (rc) {
-		handle_release(core, *h);
+		obj_destroy(core, *h);
 		*h = 0;
-		return rc;
 	}
-	o->u.pmo.cache = cache;
-	return 0;
+	return rc;
 }
 
 int core_pmo_destroy(struct core *core, unsigned int adapter, handle_t h)
@@ -46,178 +45,134 @@ int core_pmo_destroy(struct core *core, unsigned int adapter, handle_t h)
 	struct hobj *o;
 	int rc;
 
-	rc = cb_enter(core, adapter, name, &a);
-	if (rc)
-		return rc;
-	o = handle_get(core, h, H_PMO, adapter, name);
+	o = cb_handle(core, adapter, name, h, H_PMO, &a, &rc);
 	if (!o)
-		return -EINVAL;
+		return rc;
 	if (o->u.pmo.adls || o->u.pmo.views || o->u.pmo.opens) {
 		viol(core, V_PMO_BUSY, "%s: PMO 0x%x still has %u ADL(s), %u view(s), %u open handle(s)",
 		     name, h, o->u.pmo.adls, o->u.pmo.views, o->u.pmo.opens);
 		return -EBUSY;
 	}
-	obj_free(core, a, o);
-	handle_release(core, h);
+	obj_destroy(core, h);
 	return 0;
 }
 
-/* A handle that refers to a PMO and counts against it while it lives. */
-static int pmo_child(struct core *c, unsigned int adapter, const char *name, handle_t pmo,
-		     enum hkind kind, struct adapter **a, struct hobj **parent, handle_t *h,
-		     struct hobj **child)
-{
-	int rc = cb_enter(c, adapter, name, a);
-
-	if (rc)
-		return rc;
-	*parent = handle_get(c, pmo, H_PMO, adapter, name);
-	if (!*parent)
-		return -EINVAL;
-	return handle_new(c, kind, adapter, h, child);
-}
-
-static struct hobj *pmo_parent(struct core *c, handle_t pmo)
+/* The counter of a PMO that a child handle holds, or NULL when the PMO is gone. */
+static uint32_t *pmo_count(struct core *c, handle_t pmo, enum hkind child)
 {
 	struct hobj *p = handle_peek(c, pmo);
 
-	return p && p->kind == H_PMO ? p : NULL;
+	if (!p || p->kind != H_PMO)
+		return NULL;
+	return child == H_ADL ? &p->u.pmo.adls : child == H_VIEW ? &p->u.pmo.views :
+								&p->u.pmo.opens;
+}
+
+/*
+ * A handle that refers to a PMO and counts against it while it lives
+ * (open handle, CPU view, ADL): created over [offset, offset+bytes) of the
+ * PMO's pages (no pages for an open handle).
+ */
+static int pmo_child(struct core *c, unsigned int adapter, const char *name, handle_t pmo,
+		     enum hkind kind, uint64_t offset, uint64_t bytes, handle_t *h,
+		     struct hobj **child)
+{
+	struct adapter *a;
+	struct hobj *p;
+	int rc;
+
+	p = cb_handle(c, adapter, name, pmo, H_PMO, &a, &rc);
+	if (!p)
+		return rc;
+	rc = handle_new(c, kind, adapter, h, child);
+	if (rc)
+		return rc;
+	(*child)->u.view.pmo = pmo; /* .pmo sits first in every child's union member */
+	if (kind != H_PMO_OPEN)
+		rc = pages_slice(&p->pg, offset, bytes, &(*child)->pg);
+	if (rc) {
+		obj_destroy(c, *h);
+		*h = 0;
+		return rc;
+	}
+	(*pmo_count(c, pmo, kind))++;
+	return 0;
+}
+
+/* Release a child handle and its count on the PMO. */
+static int pmo_child_free(struct core *c, unsigned int adapter, const char *name, handle_t h,
+			  enum hkind kind)
+{
+	struct adapter *a;
+	struct hobj *o;
+	uint32_t *count;
+	int rc;
+
+	o = cb_handle(c, adapter, name, h, kind, &a, &rc);
+	if (!o)
+		return rc;
+	if (kind == H_VIEW && !o->u.view.pmo) {
+		viol(c, V_BAD_HANDLE, "%s: handle 0x%x is not a view of a PMO", name, h);
+		return -EINVAL;
+	}
+	count = pmo_count(c, o->u.view.pmo, kind);
+	if (count)
+		(*count)--;
+	obj_destroy(c, h);
+	return 0;
 }
 
 int core_pmo_open(struct core *core, unsigned int adapter, handle_t pmo, handle_t *h)
 {
-	struct adapter *a;
-	struct hobj *p, *o;
-	int rc;
+	struct hobj *o;
 
-	rc = pmo_child(core, adapter, "DxgkCbOpenPhysicalMemoryObject", pmo, H_PMO_OPEN, &a, &p,
-		       h, &o);
-	if (rc)
-		return rc;
-	o->u.pmo_open.pmo = pmo;
-	p->u.pmo.opens++;
-	return 0;
+	return pmo_child(core, adapter, "DxgkCbOpenPhysicalMemoryObject", pmo, H_PMO_OPEN, 0, 0,
+			 h, &o);
 }
 
 int core_pmo_close(struct core *core, unsigned int adapter, handle_t h)
 {
-	static const char name[] = "DxgkCbClosePhysicalMemoryObject";
-	struct adapter *a;
-	struct hobj *o, *p;
-	int rc;
-
-	rc = cb_enter(core, adapter, name, &a);
-	if (rc)
-		return rc;
-	o = handle_get(core, h, H_PMO_OPEN, adapter, name);
-	if (!o)
-		return -EINVAL;
-	p = pmo_parent(core, o->u.pmo_open.pmo);
-	if (p)
-		p->u.pmo.opens--;
-	handle_release(core, h);
-	return 0;
+	return pmo_child_free(core, adapter, "DxgkCbClosePhysicalMemoryObject", h, H_PMO_OPEN);
 }
 
 int core_pmo_map_cpu(struct core *core, unsigned int adapter, handle_t pmo, uint64_t offset,
 		     uint64_t bytes, handle_t *h)
 {
-	struct adapter *a;
-	struct hobj *p, *o;
-	int rc;
+	struct hobj *o;
 
-	rc = pmo_child(core, adapter, "DxgkCbMapPhysicalMemory", pmo, H_VIEW, &a, &p, h, &o);
-	if (rc)
-		return rc;
-	rc = pages_slice(&p->pg, offset, bytes, &o->pg);
-	if (rc) {
-		handle_release(core, *h);
-		*h = 0;
-		return rc;
-	}
-	o->u.view.pmo = pmo;
-	p->u.pmo.views++;
-	return 0;
+	return pmo_child(core, adapter, "DxgkCbMapPhysicalMemory", pmo, H_VIEW, offset, bytes, h,
+			 &o);
 }
 
 int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, handle_t h)
 {
-	static const char name[] = "DxgkCbUnmapPhysicalMemory";
-	struct adapter *a;
-	struct hobj *o, *p;
-	int rc;
-
-	rc = cb_enter(core, adapter, name, &a);
-	if (rc)
-		return rc;
-	o = handle_get(core, h, H_VIEW, adapter, name);
-	if (!o)
-		return -EINVAL;
-	if (!o->u.view.pmo) {
-		viol(core, V_BAD_HANDLE, "%s: handle 0x%x is not a view of a PMO", name, h);
-		return -EINVAL;
-	}
-	p = pmo_parent(core, o->u.view.pmo);
-	if (p)
-		p->u.pmo.views--;
-	obj_free(core, a, o);
-	handle_release(core, h);
-	return 0;
+	return pmo_child_free(core, adapter, "DxgkCbUnmapPhysicalMemory", h, H_VIEW);
 }
 
 int core_adl_alloc(struct core *core, unsigned int adapter, handle_t pmo, uint64_t offset,
 		   uint64_t bytes, handle_t *h)
 {
-	struct adapter *a;
-	struct hobj *p, *o;
+	struct hobj *o;
 	int rc;
 
-	rc = pmo_child(core, adapter, "DxgkCbAllocateAdl", pmo, H_ADL, &a, &p, h, &o);
+	rc = pmo_child(core, adapter, "DxgkCbAllocateAdl", pmo, H_ADL, offset, bytes, h, &o);
 	if (rc)
 		return rc;
-	rc = fp_should_fail(core->fp, FP_MEM_ADL_ALLOC) ? -ENOMEM
-		: pages_slice(&p->pg, offset, bytes, &o->pg);
-	if (rc)
-		goto release;
 	/* Locked for the ADL's lifetime, and mapped for the GPU. */
-	rc = pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
-	if (rc)
-		goto free_pages;
-	o->map = (struct dmap){ .wanted = true, .perm = HW_PERM_RW };
-	rc = dom_map(core, a, &o->pg, &o->map);
-	if (rc)
-		goto free_pages;
-	o->u.adl.pmo = pmo;
-	p->u.pmo.adls++;
-	return 0;
-
-free_pages:
-	pages_free(core, &o->pg);
-release:
-	handle_release(core, *h);
-	*h = 0;
+	rc = fp_should_fail(core->fp, FP_MEM_ADL_ALLOC) ? -ENOMEM
+		: pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
+	if (!rc)
+		rc = obj_map(core, &core->adapters[adapter], o);
+	if (rc) {
+		pmo_child_free(core, adapter, "DxgkCbAllocateAdl", *h, H_ADL);
+		*h = 0;
+	}
 	return rc;
 }
 
 int core_adl_free(struct core *core, unsigned int adapter, handle_t h)
 {
-	static const char name[] = "DxgkCbFreeAdl";
-	struct adapter *a;
-	struct hobj *o, *p;
-	int rc;
-
-	rc = cb_enter(core, adapter, name, &a);
-	if (rc)
-		return rc;
-	o = handle_get(core, h, H_ADL, adapter, name);
-	if (!o)
-		return -EINVAL;
-	p = pmo_parent(core, o->u.adl.pmo);
-	if (p)
-		p->u.pmo.adls--;
-	obj_free(core, a, o);
-	handle_release(core, h);
-	return 0;
+	return pmo_child_free(core, adapter, "DxgkCbFreeAdl", h, H_ADL);
 }
 
 int core_adl_info(struct core *core, handle_t h, struct core_adl_info *info)

@@ -21,6 +21,21 @@ static int vidmm_enter(struct core *c, unsigned int adapter, struct adapter **a)
 	return (*a)->started ? 0 : -ENODEV;
 }
 
+/* vidmm_enter() and the allocation behind @h. */
+static struct hobj *vidmm_alloc(struct core *c, unsigned int adapter, handle_t h,
+				const char *name, struct adapter **a, int *rc)
+{
+	struct hobj *o;
+
+	*rc = vidmm_enter(c, adapter, a);
+	if (*rc)
+		return NULL;
+	o = handle_get(c, h, H_ALLOC, adapter, name);
+	if (!o)
+		*rc = -EINVAL;
+	return o;
+}
+
 int core_alloc_create(struct core *core, unsigned int adapter, uint64_t bytes,
 		      enum segment segment, uint32_t flags, handle_t *h)
 {
@@ -45,33 +60,21 @@ int core_alloc_create(struct core *core, unsigned int adapter, uint64_t bytes,
 	o->u.alloc.seg = segment;
 	o->u.alloc.flags = flags;
 	rc = pages_alloc(core, &o->pg, bytes, 0);
-	if (rc)
-		goto release;
-	o->map.perm = HW_PERM_RW;
-	if (segment == SEG_VRAM) {
+	if (!rc && segment == SEG_VRAM) {
 		rc = range_take(&a->vram, o->pg.npages * PAGE_SIZE, PAGE_SIZE, UINT64_MAX,
 				&o->u.alloc.vram_off);
 		if (rc == -ENOSPC)
 			rc = -ENOMEM; /* the VRAM segment is full */
-		if (rc)
-			goto free_pages;
-		return 0;
+	} else if (!rc) {
+		/* Resident in system memory: locked and mapped for as long as it stays there. */
+		rc = pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
+		if (!rc)
+			rc = obj_map(core, a, o);
 	}
-	/* Resident in system memory: locked and mapped for as long as it stays there. */
-	rc = pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
-	if (rc)
-		goto free_pages;
-	o->map.wanted = true;
-	rc = dom_map(core, a, &o->pg, &o->map);
-	if (rc)
-		goto free_pages;
-	return 0;
-
-free_pages:
-	pages_free(core, &o->pg);
-release:
-	handle_release(core, *h);
-	*h = 0;
+	if (rc) {
+		obj_destroy(core, *h);
+		*h = 0;
+	}
 	return rc;
 }
 
@@ -88,18 +91,14 @@ int core_alloc_destroy(struct core *core, unsigned int adapter, handle_t h)
 	struct hobj *o;
 	int rc;
 
-	rc = vidmm_enter(core, adapter, &a);
-	if (rc)
-		return rc;
-	o = handle_get(core, h, H_ALLOC, adapter, "DestroyAllocation");
+	o = vidmm_alloc(core, adapter, h, "DestroyAllocation", &a, &rc);
 	if (!o)
-		return -EINVAL;
+		return rc;
 	if (o->u.alloc.aperture_mapped)
 		core_unmap_aperture(core, adapter, h);
 	if (o->u.alloc.seg == SEG_VRAM)
 		range_add(&a->vram, o->u.alloc.vram_off, o->pg.npages * PAGE_SIZE);
-	obj_free(core, a, o);
-	handle_release(core, h);
+	obj_destroy(core, h);
 	return 0;
 }
 
@@ -112,12 +111,9 @@ int core_map_aperture(struct core *core, unsigned int adapter, handle_t h,
 	handle_t view = 0;
 	int rc;
 
-	rc = vidmm_enter(core, adapter, &a);
-	if (rc)
-		return rc;
-	o = handle_get(core, h, H_ALLOC, adapter, "MapApertureSegment");
+	o = vidmm_alloc(core, adapter, h, "MapApertureSegment", &a, &rc);
 	if (!o)
-		return -EINVAL;
+		return rc;
 	if (o->u.alloc.seg != SEG_APERTURE) {
 		log_info("allocation 0x%x is not in an aperture segment: no aperture mapping", h);
 		return -EINVAL;
@@ -156,10 +152,7 @@ int core_map_aperture(struct core *core, unsigned int adapter, handle_t h,
 	return 0;
 
 release_view:
-	if (view) {
-		pages_free(core, &handle_peek(core, view)->pg);
-		handle_release(core, view);
-	}
+	obj_destroy(core, view);
 	return rc;
 }
 
@@ -167,25 +160,18 @@ int core_unmap_aperture(struct core *core, unsigned int adapter, handle_t h)
 {
 	struct paging_op op = { .kind = PAGING_UNMAP_APERTURE, .allocation = h };
 	struct adapter *a;
-	struct hobj *o, *v;
+	struct hobj *o;
 	int rc;
 
-	rc = vidmm_enter(core, adapter, &a);
-	if (rc)
-		return rc;
-	o = handle_get(core, h, H_ALLOC, adapter, "UnmapApertureSegment");
+	o = vidmm_alloc(core, adapter, h, "UnmapApertureSegment", &a, &rc);
 	if (!o)
-		return -EINVAL;
+		return rc;
 	if (!o->u.alloc.aperture_mapped)
 		return -EINVAL;
 	rc = core->kmd_merged.build_paging_buffer(core, core->kmd, adapter, &op);
 	o->u.alloc.aperture_mapped = false;
 	/* The CPU-visible address is freed right after the unmap. */
-	v = handle_peek(core, o->u.alloc.cpu_view);
-	if (v) {
-		pages_free(core, &v->pg);
-		handle_release(core, o->u.alloc.cpu_view);
-	}
+	obj_destroy(core, o->u.alloc.cpu_view);
 	o->u.alloc.cpu_view = 0;
 	return rc;
 }
@@ -197,12 +183,9 @@ int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum tran
 	struct hobj *o;
 	int rc;
 
-	rc = vidmm_enter(core, adapter, &a);
-	if (rc)
-		return rc;
-	o = handle_get(core, h, H_ALLOC, adapter, "paging transfer");
+	o = vidmm_alloc(core, adapter, h, "paging transfer", &a, &rc);
 	if (!o)
-		return -EINVAL;
+		return rc;
 	if (o->u.alloc.seg != SEG_VRAM)
 		return -EINVAL;
 	if (!bytes)
@@ -213,8 +196,7 @@ int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum tran
 	rc = pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
 	if (rc)
 		return rc;
-	o->map.wanted = true;
-	rc = dom_map(core, a, &o->pg, &o->map);
+	rc = obj_map(core, a, o);
 	if (!rc)
 		rc = core_gpu_copy(core, adapter, 0,
 				   dir == TRANSFER_TO_VRAM ? HW_COPY_FROM_SYSTEM : HW_COPY_TO_SYSTEM,
@@ -238,36 +220,26 @@ int core_fence_create(struct core *core, unsigned int adapter, handle_t *h)
 	if (rc)
 		return rc;
 	rc = pages_alloc(core, &o->pg, PAGE_SIZE, PG_LOCK);
-	if (rc)
-		goto release;
-	o->map = (struct dmap){ .wanted = true, .perm = HW_PERM_RW };
-	rc = dom_map(core, a, &o->pg, &o->map);
-	if (rc)
-		goto free_pages;
-	return 0;
-
-free_pages:
-	pages_free(core, &o->pg);
-release:
-	handle_release(core, *h);
-	*h = 0;
+	if (!rc)
+		rc = obj_map(core, a, o);
+	if (rc) {
+		obj_destroy(core, *h);
+		*h = 0;
+	}
 	return rc;
 }
 
 int core_fence_destroy(struct core *core, unsigned int adapter, handle_t h)
 {
 	struct adapter *a;
-	struct hobj *o;
 	int rc;
 
 	rc = vidmm_enter(core, adapter, &a);
 	if (rc)
 		return rc;
-	o = handle_get(core, h, H_FENCE, adapter, "DestroyMonitoredFence");
-	if (!o)
+	if (!handle_get(core, h, H_FENCE, adapter, "DestroyMonitoredFence"))
 		return -EINVAL;
-	obj_free(core, a, o);
-	handle_release(core, h);
+	obj_destroy(core, h);
 	return 0;
 }
 
