@@ -11,10 +11,15 @@
 
 #include "bench/bench.h"
 #include "common/log.h"
+#include "common/units.h"
 #include "config.h"
 #include "version.h"
 #include "core/core.h"
 #include "core/scenario.h"
+#include "replay/ctf.h"
+#include "replay/gen.h"
+#include "replay/info.h"
+#include "replay/replay.h"
 
 enum exit_code {
 	EXIT_OK = 0,
@@ -149,10 +154,201 @@ static int cmd_bench(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* Load @path (or the built-in default scenario); errors print with file:line:col. */
+static int load_scenario(const char *path, struct scenario *scn)
+{
+	char err[4096] = "";
+	int rc = path ? scenario_load(path, scn, err, sizeof(err)) : scenario_defaults(scn);
+
+	if (rc) {
+		fputs(err, stderr);
+		if (!*err || err[strlen(err) - 1] != '\n')
+			fputc('\n', stderr);
+	}
+	return rc;
+}
+
+static const char replay_usage[] =
+	"gpuiso replay DIR [--scenario FILE] [--backend sim] [--pace asap|trace] [--json OUT]\n"
+	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [-v]";
+
+static int cmd_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "scenario", required_argument, NULL, 's' }, { "backend", required_argument, NULL, 'b' },
+		{ "pace", required_argument, NULL, 'p' }, { "json", required_argument, NULL, 'j' },
+		{ "strict", no_argument, NULL, 'S' }, { "no-cache", no_argument, NULL, 'N' },
+		{ "cache-dir", required_argument, NULL, 'C' }, { "map", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	struct replay_opts o = { .cache = true };
+	const char *maps[8];
+	const char *json = NULL, *backend = "sim";
+	struct replay_report *rep;
+	struct scenario scn = { 0 };
+	struct results res;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's': o.scenario_path = optarg; break;
+		case 'b': backend = optarg; break;
+		case 'j': json = optarg; break;
+		case 'S': o.strict = true; break;
+		case 'N': o.cache = false; break;
+		case 'C': o.cache_dir = optarg; break;
+		case 'm':
+			if (o.nmaps == sizeof(maps) / sizeof(maps[0]))
+				return usage_error(replay_usage, "%s", "at most 8 --map files");
+			maps[o.nmaps++] = optarg;
+			o.maps = maps;
+			break;
+		case 'p':
+			if (!strcmp(optarg, "asap"))
+				o.pace = PACE_ASAP;
+			else if (!strcmp(optarg, "trace"))
+				o.pace = PACE_TRACE;
+			else
+				return usage_error(replay_usage, "--pace takes asap or trace, not '%s'", optarg);
+			break;
+		default:
+			if (common_opt(opt, replay_usage, &rc))
+				return rc;
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error(replay_usage, "%s", optind < argc ? "one trace folder, please" :
+				   "missing the trace folder");
+	if (strcmp(backend, "sim")) {
+		fprintf(stderr, "gpuiso: replay: backend '%s' is not available in this build (only sim)\n",
+			backend);
+		return strncmp(backend, "vfio:", 5) ? EXIT_INPUT : EXIT_ENV;
+	}
+	o.trace = argv[optind];
+	if (load_scenario(o.scenario_path, &scn)) {
+		scenario_free(&scn);
+		return EXIT_INPUT;
+	}
+	o.scn = &scn;
+	rep = calloc(1, sizeof(*rep));
+	if (!rep) {
+		scenario_free(&scn);
+		return EXIT_ENV;
+	}
+	rc = replay_run(&o, &res, rep);
+	if (rc) {
+		fprintf(stderr, "gpuiso: replay: %s: %s\n", o.trace, rep->error);
+		rc = rep->failure == REPLAY_BAD_INPUT ? EXIT_INPUT : EXIT_ENV;
+		goto out;
+	}
+	replay_summary(&res, rep, stdout);
+	if (json) {
+		int werr = results_write_json(&res, json);
+
+		if (werr) {
+			fprintf(stderr, "gpuiso: replay: writing %s: %s\n", json, strerror(-werr));
+			rc = EXIT_ENV;
+			goto out;
+		}
+	}
+	rc = replay_findings(&res) ? EXIT_FINDINGS : EXIT_OK;
+out:
+	results_fini(&res);
+	free(rep);
+	scenario_free(&scn);
+	return rc;
+}
+
+static const char gen_usage[] =
+	"gpuiso trace gen --profile NAME [--events N] [--seed S] -o DIR [-v]\n"
+	"profiles: desktop, game, power-cycle, remap (gpuiso trace gen --profile list)";
+
+static int cmd_trace_gen(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "profile", required_argument, NULL, 'P' }, { "events", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 'S' }, { "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	const char *profile = NULL, *dir = NULL;
+	uint64_t events = 10000, seed = 1;
+	char err[512] = "";
+	struct gen *g;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hvo:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'P': profile = optarg; break;
+		case 'o': dir = optarg; break;
+		case 'n':
+			if (parse_u64(optarg, &events) || !events)
+				return usage_error(gen_usage, "--events takes a positive number, not '%s'", optarg);
+			break;
+		case 'S':
+			if (parse_u64(optarg, &seed))
+				return usage_error(gen_usage, "--seed takes a number, not '%s'", optarg);
+			break;
+		default:
+			if (common_opt(opt, gen_usage, &rc))
+				return rc;
+		}
+	}
+	if (profile && !strcmp(profile, "list")) {
+		for (const char *const *p = gen_profiles(); *p; p++)
+			printf("%-12s %s\n", *p, gen_describe(*p));
+		return EXIT_OK;
+	}
+	if (!profile || !dir || optind < argc)
+		return usage_error(gen_usage, "%s", !profile ? "--profile is required" :
+				   !dir ? "-o DIR is required" : "unexpected argument");
+	rc = gen_create(profile, events, seed, &g);
+	if (rc == -ENOENT)
+		return usage_error(gen_usage, "unknown profile '%s'", profile);
+	if (rc)
+		return usage_error(gen_usage, "cannot generate: %s", strerror(-rc));
+	rc = ctf_write(dir, gen_next, g, err, sizeof(err));
+	gen_destroy(g);
+	if (rc) {
+		fprintf(stderr, "gpuiso: trace gen: %s: %s\n", dir, err[0] ? err : strerror(-rc));
+		return rc == -EEXIST || rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
+	}
+	return EXIT_OK;
+}
+
+static const char info_usage[] = "gpuiso trace info DIR [--json] [-v]";
+
+static int cmd_trace_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	char err[512] = "";
+	bool json = false;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		if (opt == 'j')
+			json = true;
+		else if (common_opt(opt, info_usage, &rc))
+			return rc;
+	}
+	if (optind + 1 != argc)
+		return usage_error(info_usage, "%s", "one trace folder, please");
+	rc = trace_info(argv[optind], json, stdout, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "gpuiso: trace info: %s\n", err[0] ? err : strerror(-rc));
+		return rc == -ENOMEM ? EXIT_ENV : EXIT_INPUT;
+	}
+	return EXIT_OK;
+}
+
 static const struct command commands[] = {
 	{ "version", cmd_version, version_usage, "version and what was compiled in" },
 	{ "scenario explain", cmd_scenario_explain, explain_usage,
 	  "validate a scenario and print what the model decides per adapter" },
+	{ "trace gen", cmd_trace_gen, gen_usage, "write a synthetic CTF trace" },
+	{ "trace info", cmd_trace_info, info_usage, "event counts, time span, discarded events" },
+	{ "replay", cmd_replay, replay_usage, "replay a trace through the model; summary and results JSON" },
 	{ "bench", cmd_bench, bench_usage, "micro benchmarks (bench JSON with --json)" },
 };
 
@@ -184,10 +380,20 @@ int main(int argc, char **argv)
 		/* getopt sees "gpuiso scenario explain" as argv[0] */
 		return cmd->run(argc - (int)words, argv + words);
 	}
-	if (argc >= 2 && !strcmp(argv[1], "scenario")) {
-		fprintf(stderr, "usage: %s\n", explain_usage);
-		return EXIT_INPUT;
+	/* a known first word with a missing or wrong second one: show its commands */
+	bool known = false;
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		size_t len = strcspn(commands[i].name, " ");
+
+		if (commands[i].name[len] && !strncmp(argv[1], commands[i].name, len) &&
+		    !argv[1][len]) {
+			fprintf(stderr, "usage: %s\n", commands[i].usage);
+			known = true;
+		}
 	}
+	if (known)
+		return EXIT_INPUT;
 	fprintf(stderr, "gpuiso: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_INPUT;

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "hist.h"
+
+/*
+ * Bucket b holds values in [2^(b + sub_half_magnitude), 2^(b + sub_half_magnitude + 1))
+ * (bucket 0 also everything below), each split into sub-buckets of width
+ * 2^b: the top half of bucket b's sub-buckets. Index arithmetic as in
+ * HdrHistogram.
+ */
+
+static unsigned int magnitude_of(uint64_t v)
+{
+	return 63u - (unsigned int)__builtin_clzll(v);
+}
+
+static size_t counts_index(const struct hist *h, uint64_t v)
+{
+	unsigned int bucket = magnitude_of(v | h->sub_mask) - h->sub_half_magnitude;
+	uint64_t sub = v >> bucket;
+
+	return ((size_t)bucket << h->sub_half_magnitude) + (size_t)sub;
+}
+
+/* The highest value that lands in the same slot as index @i. */
+static uint64_t highest_equivalent(const struct hist *h, size_t i)
+{
+	size_t half = (size_t)1 << h->sub_half_magnitude;
+	unsigned int bucket = i < 2 * half ? 0 : (unsigned int)(i >> h->sub_half_magnitude) - 1;
+	uint64_t sub = i - ((size_t)bucket << h->sub_half_magnitude);
+
+	return ((sub + 1) << bucket) - 1;
+}
+
+int hist_init(struct hist *h, unsigned int digits)
+{
+	uint64_t largest_single = 2;
+	unsigned int sub_magnitude = 0;
+
+	if (digits < 1 || digits > 5)
+		return -EINVAL;
+	for (unsigned int i = 0; i < digits; i++)
+		largest_single *= 10;
+	while (((uint64_t)1 << sub_magnitude) < largest_single)
+		sub_magnitude++;
+	*h = (struct hist){
+		.sub_half_magnitude = sub_magnitude - 1,
+		.sub_mask = ((uint64_t)1 << sub_magnitude) - 1,
+		.min = UINT64_MAX,
+	};
+	h->ncounts = ((size_t)(HIST_MAX_MAGNITUDE - h->sub_half_magnitude) + 1)
+		     << h->sub_half_magnitude;
+	h->counts = calloc(h->ncounts, sizeof(*h->counts));
+	return h->counts ? 0 : -ENOMEM;
+}
+
+void hist_fini(struct hist *h)
+{
+	free(h->counts);
+	h->counts = NULL;
+}
+
+void hist_record(struct hist *h, uint64_t value)
+{
+	size_t i;
+
+	if (!value)
+		value = 1;
+	if (value >> HIST_MAX_MAGNITUDE)
+		value = ((uint64_t)1 << HIST_MAX_MAGNITUDE) - 1;
+	i = counts_index(h, value);
+	h->counts[i]++;
+	h->total++;
+	h->sum += (double)value;
+	if (value < h->min)
+		h->min = value;
+	if (value > h->max)
+		h->max = value;
+}
+
+int hist_merge(struct hist *dst, const struct hist *src)
+{
+	if (dst->ncounts != src->ncounts || dst->sub_mask != src->sub_mask)
+		return -EINVAL;
+	for (size_t i = 0; i < src->ncounts; i++)
+		dst->counts[i] += src->counts[i];
+	dst->total += src->total;
+	dst->sum += src->sum;
+	if (src->total) {
+		dst->min = src->min < dst->min ? src->min : dst->min;
+		dst->max = src->max > dst->max ? src->max : dst->max;
+	}
+	return 0;
+}
+
+uint64_t hist_percentile(const struct hist *h, double p)
+{
+	uint64_t want, seen = 0;
+
+	if (!h->total)
+		return 0;
+	if (p >= 100.0)
+		return h->max;
+	want = (uint64_t)((p / 100.0) * (double)h->total + 0.5);
+	if (want < 1)
+		want = 1;
+	for (size_t i = 0; i < h->ncounts; i++) {
+		seen += h->counts[i];
+		if (seen >= want) {
+			uint64_t v = highest_equivalent(h, i);
+
+			return v > h->max ? h->max : v < h->min ? h->min : v;
+		}
+	}
+	return h->max;
+}
+
+double hist_mean(const struct hist *h)
+{
+	return h->total ? h->sum / (double)h->total : 0.0;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_BENCH_HIST_H
+#define GPUISO_BENCH_HIST_H
+
+#include "common/types.h"
+
+/*
+ * A log-linear latency histogram with HdrHistogram's bucketing: values from
+ * 1 to 2^HIST_MAX_MAGNITUDE (about 73 minutes in ns) are kept to @digits
+ * significant decimal digits (1 to 5, default 3), so every percentile is
+ * within 10^-digits of the exact one. Histograms of the same precision merge
+ * by adding counts (across runs and processes). Recording is an index
+ * computation and an increment.
+ */
+
+#define HIST_MAX_MAGNITUDE 42
+
+struct hist {
+	unsigned int sub_half_magnitude; /* log2 of half the sub-buckets per bucket */
+	uint64_t sub_mask;               /* sub-bucket count - 1 */
+	size_t ncounts;
+	uint64_t *counts;
+	uint64_t total;                  /* values recorded */
+	uint64_t min, max;               /* exact extremes */
+	double sum;                      /* for the mean */
+};
+
+/**
+ * hist_init() - an empty histogram.
+ * @h: the histogram.
+ * @digits: significant decimal digits kept, 1..5.
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int hist_init(struct hist *h, unsigned int digits);
+
+/** hist_fini() - free the counts. @h: the histogram. */
+void hist_fini(struct hist *h);
+
+/**
+ * hist_record() - count one value (0 counts as 1; above the range, as the top).
+ * @h: the histogram.
+ * @value: e.g. nanoseconds.
+ */
+void hist_record(struct hist *h, uint64_t value);
+
+/**
+ * hist_merge() - add @src's counts into @dst.
+ * @dst: destination.
+ * @src: source of the same precision.
+ *
+ * Return: 0, -EINVAL (different precision).
+ */
+int hist_merge(struct hist *dst, const struct hist *src);
+
+/**
+ * hist_percentile() - the value at or below which @p percent of values fall.
+ * @h: the histogram.
+ * @p: percentile, 0..100.
+ *
+ * Return: the value (the highest value equivalent to its bucket, capped at
+ * the exact max), or 0 for an empty histogram.
+ */
+uint64_t hist_percentile(const struct hist *h, double p);
+
+/** hist_mean() - the exact mean of recorded values (0 when empty). @h. */
+double hist_mean(const struct hist *h);
+
+#endif

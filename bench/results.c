@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/json.h"
+#include "results.h"
+#include "version.h"
+
+int results_init(struct results *r, const char *const *ops, size_t nops)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (nops > RESULTS_MAX_OPS)
+		return -EINVAL;
+	r->nops = nops;
+	for (size_t i = 0; i < nops; i++) {
+		r->ops[i].name = ops[i];
+		rc = hist_init(&r->ops[i].wall, 3);
+		if (!rc)
+			rc = hist_init(&r->ops[i].modeled, 3);
+		if (rc)
+			goto fini;
+	}
+	rc = hist_init(&r->power.time_to_complete, 3);
+	if (!rc)
+		return 0;
+fini:
+	results_fini(r);
+	return rc;
+}
+
+void results_fini(struct results *r)
+{
+	for (size_t i = 0; i < RESULTS_MAX_OPS; i++) {
+		hist_fini(&r->ops[i].wall);
+		hist_fini(&r->ops[i].modeled);
+	}
+	hist_fini(&r->power.time_to_complete);
+	free(r->violations);
+	r->violations = NULL;
+	r->nviolations = r->violations_cap = 0;
+}
+
+int results_add_violation(struct results *r, const char *code, uint64_t event, const char *detail)
+{
+	struct violation_result *v;
+
+	if (r->nviolations == r->violations_cap) {
+		size_t cap = r->violations_cap ? 2 * r->violations_cap : 16;
+
+		v = realloc(r->violations, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->violations = v;
+		r->violations_cap = cap;
+	}
+	v = &r->violations[r->nviolations++];
+	snprintf(v->code, sizeof(v->code), "%s", code);
+	snprintf(v->detail, sizeof(v->detail), "%s", detail);
+	v->event = event;
+	return 0;
+}
+
+static void percentiles(struct json *j, const char *key, const struct hist *h)
+{
+	json_obj_begin(j, key);
+	json_u64(j, "p50", hist_percentile(h, 50));
+	json_u64(j, "p90", hist_percentile(h, 90));
+	json_u64(j, "p99", hist_percentile(h, 99));
+	json_u64(j, "p999", hist_percentile(h, 99.9));
+	json_u64(j, "max", h->total ? h->max : 0);
+	json_double(j, "mean", hist_mean(h));
+	json_obj_end(j);
+}
+
+static void write_doc(const struct results *r, struct json *j)
+{
+	const struct run_info *run = &r->run;
+
+	json_obj_begin(j, NULL);
+	json_str(j, "schema", "gpuiso-results/1");
+	json_obj_begin(j, "run");
+	json_str(j, "id", run->id);
+	json_str(j, "started", run->started);
+	json_str(j, "git_rev", GPUISO_GIT_REV);
+	json_str(j, "host", run->host);
+	json_str(j, "backend", run->backend);
+	json_str(j, "trace", run->trace);
+	json_str(j, "scenario", run->scenario[0] ? run->scenario : NULL);
+	json_str(j, "faults", run->faults[0] ? run->faults : NULL);
+	json_u64(j, "seed", run->seed);
+	json_obj_end(j);
+	json_obj_begin(j, "ops");
+	for (size_t i = 0; i < r->nops; i++) {
+		const struct op_result *op = &r->ops[i];
+
+		if (!op->count)
+			continue;
+		json_obj_begin(j, op->name);
+		json_u64(j, "count", op->count);
+		json_u64(j, "errors", op->errors);
+		percentiles(j, "latency_ns", &op->wall);
+		percentiles(j, "modeled_ns", &op->modeled);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+	json_obj_begin(j, "power");
+	json_u64(j, "transitions", r->power.transitions);
+	json_u64(j, "completed", r->power.completed);
+	json_u64(j, "reset", r->power.reset);
+	json_u64(j, "pinned", r->power.pinned);
+	json_u64(j, "chunked", r->power.chunked);
+	json_u64(j, "chunks", r->power.chunks);
+	json_u64(j, "bytes", r->power.bytes);
+	percentiles(j, "time_to_complete_ns", &r->power.time_to_complete);
+	json_obj_end(j);
+	json_obj_begin(j, "faults");
+	json_obj_begin(j, "injected");
+	for (size_t i = 0; i < r->ninjected; i++)
+		json_u64(j, r->injected[i].name, r->injected[i].n);
+	json_obj_end(j);
+	json_arr_begin(j, "violations");
+	for (size_t i = 0; i < r->nviolations; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "code", r->violations[i].code);
+		json_u64(j, "event", r->violations[i].event);
+		json_str(j, "detail", r->violations[i].detail);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+	json_obj_begin(j, "invariants");
+	for (size_t i = 0; i < r->ninvariants; i++)
+		json_bool(j, r->invariants[i].name, r->invariants[i].holds);
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
+int results_write_json(const struct results *r, const char *path)
+{
+	char tmp[4096];
+	struct json j;
+	FILE *f;
+	int rc;
+
+	if (!strcmp(path, "-")) {
+		json_init(&j, stdout);
+		write_doc(r, &j);
+		return json_end(&j);
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	json_init(&j, f);
+	write_doc(r, &j);
+	rc = json_end(&j);
+	if (fclose(f) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}

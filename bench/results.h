@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_BENCH_RESULTS_H
+#define GPUISO_BENCH_RESULTS_H
+
+#include <stdio.h>
+
+#include "bench/hist.h"
+
+/*
+ * What one run measured, in the shape of the results JSON contract
+ * (gpuiso-results/1): per operation counts, errors and latency histograms
+ * (wall clock and modeled device time), the power transitions, injected
+ * faults, verifier violations and invariants.
+ */
+
+#define RESULTS_MAX_OPS 32
+#define RESULTS_MAX_NAMED 64
+
+struct op_result {
+	const char *name;
+	uint64_t count, errors;
+	struct hist wall;    /* ns */
+	struct hist modeled; /* ns */
+};
+
+struct power_result {
+	uint64_t transitions, completed, reset, pinned, chunked, chunks, bytes;
+	struct hist time_to_complete; /* ns */
+};
+
+struct named_count {
+	char name[48];
+	uint64_t n;
+};
+
+struct violation_result {
+	char code[32];
+	uint64_t event;
+	char detail[200];
+};
+
+struct invariant_result {
+	const char *name;
+	bool holds;
+};
+
+struct run_info {
+	char id[40];          /* unique per run */
+	char started[32];     /* ISO 8601 UTC */
+	char host[64];
+	char backend[32];
+	char trace[512];
+	char scenario[512];
+	char faults[512];
+	uint64_t seed;
+};
+
+struct results {
+	struct run_info run;
+	size_t nops;
+	struct op_result ops[RESULTS_MAX_OPS];
+	struct power_result power;
+	size_t ninjected;
+	struct named_count injected[RESULTS_MAX_NAMED];
+	size_t nviolations, violations_cap;
+	struct violation_result *violations;
+	size_t ninvariants;
+	struct invariant_result invariants[16];
+};
+
+/**
+ * results_init() - empty results for operations named @ops.
+ * @r: the results.
+ * @ops: operation names (must outlive @r), at most RESULTS_MAX_OPS.
+ * @nops: how many.
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int results_init(struct results *r, const char *const *ops, size_t nops);
+
+/** results_fini() - free what results_init() and the adders allocated. @r. */
+void results_fini(struct results *r);
+
+/**
+ * results_add_violation() - record one violation.
+ * @r: the results.
+ * @code: its stable code.
+ * @event: event index.
+ * @detail: message.
+ *
+ * Return: 0, -ENOMEM.
+ */
+int results_add_violation(struct results *r, const char *code, uint64_t event, const char *detail);
+
+/**
+ * results_write_json() - write gpuiso-results/1 to @path atomically (or to
+ * stdout for "-").
+ * @r: the results.
+ * @path: file.
+ *
+ * Return: 0 or a negative errno.
+ */
+int results_write_json(const struct results *r, const char *path);
+
+#endif

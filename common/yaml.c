@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading YAML input files with errors that say where (common/yaml.h).
+ *
+ * The file is built into a libfyaml document, then walked by hand by the
+ * caller: every mapping is checked against the keys it may hold, every
+ * scalar is parsed with the strict parsers of common/units.h. Errors do not
+ * stop the walk, so one run reports as many problems as it can; they are
+ * kept until yaml_close() so the report can be sorted by position.
+ */
+#include "yaml.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "units.h"
+
+/* One error, kept until the end so the report can be sorted by position. */
+struct yaml_err {
+	int line;
+	int col;
+	unsigned int seq; /* report order, to keep the sort stable */
+	char *text;       /* the whole line, with its newline */
+};
+
+struct yaml_doc {
+	char *path;
+	struct fy_diag *diag;     /* the parser's: outlives the document built with it */
+	struct fy_document *fyd;  /* NULL when the file could not be read or parsed */
+	struct fy_node *root;     /* NULL for an empty file */
+	struct yaml_err *errs;
+	size_t nerr;
+	size_t cap;
+	bool oom;
+};
+
+/* ---- errors ------------------------------------------------------------ */
+
+static void err_add(struct yaml_doc *d, int line, int col, const char *text)
+{
+	struct yaml_err *e;
+
+	if (d->nerr == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 16;
+
+		e = realloc(d->errs, cap * sizeof(*e));
+		if (!e) {
+			d->oom = true;
+			return;
+		}
+		d->errs = e;
+		d->cap = cap;
+	}
+	e = &d->errs[d->nerr];
+	e->text = strdup(text);
+	if (!e->text) {
+		d->oom = true;
+		return;
+	}
+	e->line = line;
+	e->col = col;
+	e->seq = (unsigned int)d->nerr;
+	d->nerr++;
+}
+
+static int err_cmp(const void *a, const void *b)
+{
+	const struct yaml_err *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Write the errors, in file order, as whole lines into @buf; a line that
+ * does not fit ends the report (cut short only if it is the first).
+ */
+static void err_flush(struct yaml_doc *d, char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	if (d->nerr > 1)
+		qsort(d->errs, d->nerr, sizeof(*d->errs), err_cmp);
+	for (i = 0; buf && len && i < d->nerr; i++) {
+		size_t n = strlen(d->errs[i].text);
+
+		if (used + n + 1 > len) {
+			if (used == 0) {
+				memcpy(buf, d->errs[i].text, len - 1);
+				buf[len - 1] = '\0';
+			}
+			break;
+		}
+		memcpy(buf + used, d->errs[i].text, n + 1);
+		used += n;
+	}
+	for (i = 0; i < d->nerr; i++)
+		free(d->errs[i].text);
+	free(d->errs);
+	d->errs = NULL;
+	d->nerr = d->cap = 0;
+}
+
+static void verr_pos(struct yaml_doc *d, int line, int col, const char *fmt, va_list ap)
+{
+	char msg[512], out[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (snprintf(out, sizeof(out), "%s:%d:%d: error: %s\n", d->path, line, col, msg) >=
+	    (int)sizeof(out))
+		out[sizeof(out) - 2] = '\n'; /* cut short, but still one line */
+	err_add(d, line, col, out);
+}
+
+static void err_pos(struct yaml_doc *d, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void err_pos(struct yaml_doc *d, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verr_pos(d, line, col, fmt, ap);
+	va_end(ap);
+}
+
+static void discard_output(struct fy_diag *diag, void *user, const char *buf, size_t len)
+{
+	(void)diag;
+	(void)user;
+	(void)buf;
+	(void)len;
+}
+
+/* A diagnostic object that collects instead of printing. */
+static struct fy_diag *diag_collecting(void)
+{
+	struct fy_diag_cfg cfg;
+	struct fy_diag *diag;
+
+	fy_diag_cfg_default(&cfg);
+	cfg.fp = NULL;
+	cfg.output_fn = discard_output;
+	cfg.colorize = false;
+	cfg.level = FYET_ERROR;
+	diag = fy_diag_create(&cfg);
+	if (diag)
+		fy_diag_set_collect_errors(diag, true);
+	return diag;
+}
+
+/*
+ * Scalars carry a token with a start mark. libfyaml 0.7.12 has no public
+ * start mark for collections, but its node reports compute one: report into
+ * a private collecting diag and read the position back. That fails for a
+ * block collection whose last value is empty, so fall back to the first
+ * child.
+ */
+bool yaml_pos(struct fy_node *n, int *line, int *col)
+{
+	struct fy_diag_error *e;
+	struct fy_diag *diag;
+	void *it = NULL;
+	bool ok = false;
+
+	if (!n)
+		return false;
+	if (fy_node_is_scalar(n)) {
+		struct fy_token *t = fy_node_get_scalar_token(n);
+		const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
+
+		if (!m)
+			return false;
+		*line = m->line + 1;
+		*col = m->column + 1;
+		return true;
+	}
+	diag = diag_collecting();
+	if (diag) {
+		fy_diag_node_report(diag, n, FYET_ERROR, "here");
+		e = fy_diag_errors_iterate(diag, &it);
+		if (e && e->line > 0 && e->column > 0) {
+			*line = e->line;
+			*col = e->column;
+			ok = true;
+		}
+		fy_diag_destroy(diag);
+	}
+	if (ok)
+		return true;
+	it = NULL;
+	if (fy_node_is_mapping(n)) {
+		struct fy_node_pair *pair = fy_node_mapping_iterate(n, &it);
+
+		return pair && yaml_pos(fy_node_pair_key(pair), line, col);
+	}
+	return yaml_pos(fy_node_sequence_iterate(n, &it), line, col);
+}
+
+static void verr_at(struct yaml_doc *d, struct fy_node *at, struct fy_node *fallback,
+		    const char *fmt, va_list ap)
+{
+	int line = 1, col = 1;
+
+	if (!yaml_pos(at, &line, &col))
+		yaml_pos(fallback, &line, &col);
+	verr_pos(d, line, col, fmt, ap);
+}
+
+void yaml_error(struct yaml_doc *d, struct fy_node *at, struct fy_node *fallback,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verr_at(d, at, fallback, fmt, ap);
+	va_end(ap);
+}
+
+void yaml_field_error(struct yaml_doc *d, const struct yaml_field *f, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	yaml_error(d, f->val, f->key, "%s: %s", f->name, msg);
+}
+
+void yaml_nomem(struct yaml_doc *d)
+{
+	d->oom = true;
+}
+
+bool yaml_failed(const struct yaml_doc *d)
+{
+	return d->nerr > 0;
+}
+
+/* ---- documents --------------------------------------------------------- */
+
+/* Copy the parser's collected diagnostics into the error list. */
+static void take_parse_errors(struct yaml_doc *d)
+{
+	struct fy_diag_error *e;
+	void *it = NULL;
+
+	while ((e = fy_diag_errors_iterate(d->diag, &it))) {
+		if (e->type < FYET_ERROR)
+			continue;
+		err_pos(d, e->line > 0 ? e->line : 1, e->column > 0 ? e->column : 1, "%s",
+			e->msg ? e->msg : "YAML syntax error");
+	}
+}
+
+/* Can the file be read? Return: 0 or -ENOENT (reported). */
+static int check_readable(struct yaml_doc *d)
+{
+	char line[1024];
+	struct stat st;
+	FILE *fp;
+
+	fp = fopen(d->path, "r");
+	if (!fp) {
+		snprintf(line, sizeof(line), "%s: error: cannot open: %s\n", d->path,
+			 strerror(errno));
+		err_add(d, 0, 0, line);
+		return -ENOENT;
+	}
+	/* fopen() opens a directory for reading; the parser then fails obscurely. */
+	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(fp);
+		snprintf(line, sizeof(line), "%s: error: cannot open: %s\n", d->path,
+			 strerror(EISDIR));
+		err_add(d, 0, 0, line);
+		return -ENOENT;
+	}
+	fclose(fp);
+	return 0;
+}
+
+int yaml_open(const char *path, struct yaml_doc **out)
+{
+	struct fy_parse_cfg cfg = { 0 };
+	struct yaml_doc *d;
+	int ret;
+
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->path = strdup(path);
+	if (!d->path) {
+		ret = -ENOMEM;
+		goto free_doc;
+	}
+	ret = check_readable(d);
+	if (ret)
+		goto publish;
+	d->diag = diag_collecting();
+	if (!d->diag) {
+		ret = -ENOMEM;
+		goto free_path;
+	}
+	/* Aliases are resolved so that "*name" reads like the anchored node. */
+	cfg.flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | FYPCF_RESOLVE_DOCUMENT;
+	cfg.diag = d->diag;
+	d->fyd = fy_document_build_from_file(&cfg, path);
+	if (!d->fyd || fy_diag_got_error(d->diag)) {
+		take_parse_errors(d);
+		/*
+		 * libfyaml builds no document, silently, from an empty file:
+		 * without errors this is one, and the caller says what it expected.
+		 */
+		ret = d->nerr || d->oom ? -EINVAL : 0;
+	} else {
+		d->root = fy_document_root(d->fyd);
+	}
+publish:
+	*out = d;
+	return ret;
+free_path:
+	free(d->path);
+free_doc:
+	free(d);
+	return ret;
+}
+
+struct fy_node *yaml_root(struct yaml_doc *d)
+{
+	return d->root;
+}
+
+const char *yaml_path(const struct yaml_doc *d)
+{
+	return d->path;
+}
+
+int yaml_close(struct yaml_doc *d, char *err, size_t errlen)
+{
+	int ret;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!d)
+		return 0;
+	ret = d->oom ? -ENOMEM : d->nerr ? -EINVAL : 0;
+	err_flush(d, err, errlen);
+	/* The document holds a reference to the diag it was built with: it goes first. */
+	if (d->fyd)
+		fy_document_destroy(d->fyd);
+	if (d->diag)
+		fy_diag_destroy(d->diag);
+	free(d->path);
+	free(d);
+	return ret;
+}
+
+/* ---- scalars ----------------------------------------------------------- */
+
+static bool node_is_null(struct fy_node *n)
+{
+	const char *s;
+
+	if (!n)
+		return true;
+	if (!fy_node_is_scalar(n))
+		return false;
+	if (!fy_node_get_scalar_token(n))
+		return true;
+	if (fy_node_get_style(n) != FYNS_PLAIN)
+		return false;
+	s = fy_node_get_scalar0(n);
+	return !s || !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+	       !strcmp(s, "NULL");
+}
+
+static const char *node_kind(struct fy_node *n)
+{
+	if (node_is_null(n))
+		return "null";
+	if (fy_node_is_mapping(n))
+		return "a mapping";
+	if (fy_node_is_sequence(n))
+		return "a sequence";
+	return "a scalar";
+}
+
+const char *yaml_str(struct yaml_doc *d, const struct yaml_field *f, const char *what)
+{
+	const char *s;
+
+	if (!fy_node_is_scalar(f->val) || node_is_null(f->val)) {
+		yaml_field_error(d, f, "expected %s, got %s", what ? what : "a string",
+				 node_kind(f->val));
+		return NULL;
+	}
+	s = fy_node_get_scalar0(f->val);
+	if (!s) {
+		d->oom = true;
+		return NULL;
+	}
+	return s;
+}
+
+bool yaml_u64(struct yaml_doc *d, const struct yaml_field *f, uint64_t *out)
+{
+	const char *s = yaml_str(d, f, "an integer");
+	int ret;
+
+	if (!s)
+		return false;
+	ret = parse_u64(s, out);
+	if (ret == -ERANGE)
+		yaml_field_error(d, f, "integer '%s' does not fit in 64 bits", s);
+	else if (ret)
+		yaml_field_error(d, f, "invalid integer '%s' (expected decimal or 0x hex)", s);
+	return ret == 0;
+}
+
+bool yaml_u32(struct yaml_doc *d, const struct yaml_field *f, uint32_t *out)
+{
+	uint64_t v;
+
+	if (!yaml_u64(d, f, &v))
+		return false;
+	if (v > UINT32_MAX) {
+		yaml_field_error(d, f, "%s is larger than %u", fy_node_get_scalar0(f->val),
+				 UINT32_MAX);
+		return false;
+	}
+	*out = (uint32_t)v;
+	return true;
+}
+
+bool yaml_size(struct yaml_doc *d, const struct yaml_field *f, uint64_t *out)
+{
+	const char *s = yaml_str(d, f, "a size");
+	int ret;
+
+	if (!s)
+		return false;
+	ret = parse_size(s, out);
+	if (ret == -ERANGE)
+		yaml_field_error(d, f, "size '%s' does not fit in 64 bits", s);
+	else if (ret)
+		yaml_field_error(d, f,
+				 "invalid size '%s' (expected an integer, 0x hex, or an integer with B, KiB, MiB, GiB or TiB)",
+				 s);
+	return ret == 0;
+}
+
+bool yaml_bool(struct yaml_doc *d, const struct yaml_field *f, bool *out)
+{
+	const char *s = yaml_str(d, f, "true or false");
+
+	if (!s)
+		return false;
+	if (!strcmp(s, "true")) {
+		*out = true;
+	} else if (!strcmp(s, "false")) {
+		*out = false;
+	} else {
+		yaml_field_error(d, f, "expected true or false, got '%s'", s);
+		return false;
+	}
+	return true;
+}
+
+/* ---- mappings and sequences -------------------------------------------- */
+
+/*
+ * Names for messages. They are bounded (YAML_NAME_LEN); a name cut short
+ * still points the reader at the right place, so truncation is accepted.
+ */
+static void join_name(char *dst, const char *ctx, const char *key)
+{
+	int n;
+
+	if (ctx && *ctx)
+		n = snprintf(dst, YAML_NAME_LEN, "%s.%s", ctx, key);
+	else
+		n = snprintf(dst, YAML_NAME_LEN, "%s", key);
+	if (n < 0)
+		dst[0] = '\0';
+}
+
+static void index_name(char *dst, const char *base, size_t index)
+{
+	if (snprintf(dst, YAML_NAME_LEN, "%s[%zu]", base, index) < 0)
+		dst[0] = '\0';
+}
+
+bool yaml_fields(struct yaml_doc *d, struct fy_node *map, struct fy_node *owner, const char *ctx,
+		 const char *const *names, size_t n, struct yaml_field *fields)
+{
+	struct fy_node_pair *pair;
+	void *it = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		fields[i].key = NULL;
+		fields[i].val = NULL;
+		join_name(fields[i].name, ctx, names[i]);
+	}
+	if (!fy_node_is_mapping(map) || node_is_null(map)) {
+		yaml_error(d, map, owner, "%s: expected a mapping, got %s",
+			   *ctx ? ctx : "top level", node_kind(map));
+		return false;
+	}
+	while ((pair = fy_node_mapping_iterate(map, &it))) {
+		struct fy_node *k = fy_node_pair_key(pair);
+		const char *ks = NULL;
+
+		if (k && fy_node_is_scalar(k) && !node_is_null(k))
+			ks = fy_node_get_scalar0(k);
+		if (!ks) {
+			yaml_error(d, k, map, "%s: keys must be plain strings, got %s",
+				   *ctx ? ctx : "top level", node_kind(k));
+			continue;
+		}
+		for (i = 0; i < n; i++)
+			if (!strcmp(ks, names[i]))
+				break;
+		if (i == n) {
+			char list[512];
+			size_t j, off = 0;
+
+			list[0] = '\0';
+			for (j = 0; j < n && off < sizeof(list); j++)
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+							j ? ", " : "", names[j]);
+			yaml_error(d, k, map, "%s: unknown key '%s' (expected one of: %s)",
+				   *ctx ? ctx : "top level", ks, list);
+			continue;
+		}
+		fields[i].key = k;
+		fields[i].val = fy_node_pair_value(pair);
+	}
+	return true;
+}
+
+int yaml_count(struct yaml_doc *d, const struct yaml_field *f)
+{
+	int n;
+
+	if (!fy_node_is_sequence(f->val)) {
+		yaml_field_error(d, f, "expected a sequence, got %s", node_kind(f->val));
+		return -1;
+	}
+	n = fy_node_sequence_item_count(f->val);
+	return n < 0 ? -1 : n;
+}
+
+struct fy_node *yaml_items(struct yaml_doc *d, const struct yaml_field *f, void **it,
+			   size_t *index, char *name)
+{
+	bool first = !*it;
+	struct fy_node *item;
+
+	if (first && !fy_node_is_sequence(f->val)) {
+		yaml_field_error(d, f, "expected a sequence, got %s", node_kind(f->val));
+		return NULL;
+	}
+	item = fy_node_sequence_iterate(f->val, it);
+	if (!item)
+		return NULL;
+	if (!first)
+		(*index)++;
+	index_name(name, f->name, *index);
+	return item;
+}

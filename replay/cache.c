@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache.h"
+
+/*
+ * File layout: a fixed header, then one record per event:
+ *   varint(index - previous index) varint(ts - previous ts) byte(kind)
+ *   varint(field) for each of the kind's catalogue fields, in order.
+ * All integers little endian. The checksum covers the records.
+ */
+
+#define CACHE_MAGIC "GPUISOWC"
+#define CACHE_VERSION 1u
+
+struct cache_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t header_size;
+	uint64_t key;
+	uint64_t payload_bytes;
+	uint64_t checksum;
+	struct cache_meta meta;
+};
+
+/* --- hashing (64-bit, word at a time; not cryptographic, only a fingerprint) --- */
+
+static uint64_t mix(uint64_t h, uint64_t w)
+{
+	h ^= w * 0x9e3779b97f4a7c15ull;
+	h = (h << 27) | (h >> 37);
+	return h * 0xbf58476d1ce4e5b9ull + 0x94d049bb133111ebull;
+}
+
+static uint64_t hash_bytes(uint64_t h, const uint8_t *p, size_t n)
+{
+	uint64_t w;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		memcpy(&w, p, 8);
+		h = mix(h, w);
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	return mix(h, w ^ ((uint64_t)n << 56));
+}
+
+static int hash_file(const char *path, uint64_t *h)
+{
+	uint8_t buf[1 << 16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		*h = hash_bytes(*h, buf, (size_t)n);
+	close(fd);
+	return n < 0 ? -EIO : 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every regular file below @dir, in name order, by relative name and content. */
+static int hash_tree(const char *dir, const char *rel, uint64_t *h)
+{
+	char path[4096], sub[4096];
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *d;
+	DIR *dp;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s%s%s", dir, *rel ? "/" : "", rel);
+	dp = opendir(path);
+	if (!dp)
+		return -errno;
+	while ((d = readdir(dp))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		if (n == cap) {
+			char **more = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*names));
+
+			if (!more) {
+				rc = -ENOMEM;
+				break;
+			}
+			names = more;
+		}
+		names[n] = strdup(d->d_name);
+		if (!names[n++]) {
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	closedir(dp);
+	if (!rc)
+		qsort(names, n, sizeof(*names), cmp_names);
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct stat st;
+
+		if (snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", names[i]) >=
+			    (int)sizeof(sub) ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, sub) >= (int)sizeof(path)) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		if (stat(path, &st))
+			continue;
+		*h = hash_bytes(*h, (const uint8_t *)sub, strlen(sub) + 1);
+		if (S_ISDIR(st.st_mode))
+			rc = hash_tree(dir, sub, h);
+		else if (S_ISREG(st.st_mode))
+			rc = hash_file(path, h);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+int cache_key(const char *trace, const char *const *extra, size_t nextra, uint64_t *key)
+{
+	uint64_t h = mix(CACHE_VERSION, 0x6770756973);
+	int rc = hash_tree(trace, "", &h);
+
+	for (size_t i = 0; !rc && i < nextra; i++)
+		rc = hash_file(extra[i], &h);
+	*key = h;
+	return rc;
+}
+
+int cache_path(const char *dir, uint64_t key, char *out, size_t len)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (dir)
+		n = snprintf(out, len, "%s/%016llx.wlc", dir, (unsigned long long)key);
+	else if (xdg && *xdg)
+		n = snprintf(out, len, "%s/gpuiso/%016llx.wlc", xdg, (unsigned long long)key);
+	else if (home && *home)
+		n = snprintf(out, len, "%s/.cache/gpuiso/%016llx.wlc", home,
+			     (unsigned long long)key);
+	else
+		return -ENOENT;
+	return n >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+/* --- writing --- */
+
+struct cache_writer {
+	char path[4096], tmp[4200];
+	FILE *f;
+	uint64_t key, checksum, bytes;
+	uint64_t prev_index, prev_ts;
+	uint8_t buf[1 << 16];
+	size_t fill;
+	uint64_t block;     /* checksum is over 8-byte words: carry the partial one */
+	unsigned int nblock;
+};
+
+static int mkdirs(const char *path)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	return 0;
+}
+
+int cache_writer_open(const char *path, uint64_t key, struct cache_writer **out)
+{
+	struct cache_header hdr = { 0 };
+	struct cache_writer *w = calloc(1, sizeof(*w));
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	snprintf(w->tmp, sizeof(w->tmp), "%s.%d.tmp", path, (int)getpid());
+	rc = mkdirs(w->path);
+	if (rc)
+		goto free_writer;
+	w->f = fopen(w->tmp, "wb");
+	if (!w->f) {
+		rc = -errno;
+		goto free_writer;
+	}
+	w->key = key;
+	w->checksum = mix(key, 1);
+	/* a placeholder header; the real one is written at commit */
+	if (fwrite(&hdr, sizeof(hdr), 1, w->f) != 1) {
+		rc = -EIO;
+		goto close_file;
+	}
+	*out = w;
+	return 0;
+
+close_file:
+	fclose(w->f);
+	unlink(w->tmp);
+free_writer:
+	free(w);
+	return rc;
+}
+
+static int flush_buf(struct cache_writer *w)
+{
+	for (size_t i = 0; i < w->fill; i++) {
+		w->block |= (uint64_t)w->buf[i] << (8 * w->nblock);
+		if (++w->nblock == 8) {
+			w->checksum = mix(w->checksum, w->block);
+			w->block = 0;
+			w->nblock = 0;
+		}
+	}
+	if (w->fill && fwrite(w->buf, 1, w->fill, w->f) != w->fill)
+		return -EIO;
+	w->bytes += w->fill;
+	w->fill = 0;
+	return 0;
+}
+
+static void put_varint(struct cache_writer *w, uint64_t v)
+{
+	while (v >= 0x80) {
+		w->buf[w->fill++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	w->buf[w->fill++] = (uint8_t)v;
+}
+
+int cache_writer_add(struct cache_writer *w, uint64_t index, const struct wl_event *e)
+{
+	const struct wl_desc *d;
+	int rc;
+
+	if (e->kind >= WL_NKINDS)
+		return -EINVAL;
+	d = &wl_catalogue[e->kind];
+	/* a record is at most 2 + 1 + WL_MAX_FIELDS varints of 10 bytes */
+	if (w->fill > sizeof(w->buf) - 10 * (3 + WL_MAX_FIELDS)) {
+		rc = flush_buf(w);
+		if (rc)
+			return rc;
+	}
+	put_varint(w, index - w->prev_index);
+	put_varint(w, e->ts - w->prev_ts);
+	w->buf[w->fill++] = (uint8_t)e->kind;
+	for (unsigned int i = 0; i < d->nfields; i++)
+		put_varint(w, e->v[d->fields[i].slot]);
+	w->prev_index = index;
+	w->prev_ts = e->ts;
+	return 0;
+}
+
+int cache_writer_commit(struct cache_writer *w, const struct cache_meta *meta)
+{
+	struct cache_header hdr = {
+		.magic = CACHE_MAGIC, .version = CACHE_VERSION, .header_size = sizeof(hdr),
+		.key = w->key, .meta = *meta,
+	};
+	int rc = flush_buf(w);
+
+	if (!rc && w->nblock)
+		w->checksum = mix(w->checksum, w->block);
+	hdr.payload_bytes = w->bytes;
+	hdr.checksum = w->checksum;
+	if (!rc && (fseek(w->f, 0, SEEK_SET) || fwrite(&hdr, sizeof(hdr), 1, w->f) != 1))
+		rc = -EIO;
+	if (fclose(w->f) && !rc)
+		rc = -EIO;
+	if (!rc && rename(w->tmp, w->path))
+		rc = -errno;
+	if (rc)
+		unlink(w->tmp);
+	free(w);
+	return rc;
+}
+
+void cache_writer_abort(struct cache_writer *w)
+{
+	if (!w)
+		return;
+	fclose(w->f);
+	unlink(w->tmp);
+	free(w);
+}
+
+/* --- reading --- */
+
+static uint64_t checksum_of(uint64_t key, const uint8_t *p, size_t n)
+{
+	uint64_t h = mix(key, 1), w;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		memcpy(&w, p, 8);
+		h = mix(h, w);
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, p, n);
+		h = mix(h, w);
+	}
+	return h;
+}
+
+static inline int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (unsigned int shift = 0; shift < 64; shift += 7) {
+		if (*p == end)
+			return -ESTALE;
+		uint8_t b = *(*p)++;
+
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -ESTALE;
+}
+
+int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
+	       struct cache_meta *meta)
+{
+	struct cache_header hdr;
+	const uint8_t *base, *p, *end;
+	uint64_t index = 0, ts = 0, records = 0;
+	struct stat st;
+	int fd, rc = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -ESTALE;
+	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(hdr)) {
+		close(fd);
+		return -ESTALE;
+	}
+	base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED)
+		return -ESTALE;
+	memcpy(&hdr, base, sizeof(hdr));
+	if (memcmp(hdr.magic, CACHE_MAGIC, 8) || hdr.version != CACHE_VERSION ||
+	    hdr.header_size != sizeof(hdr) || hdr.key != key ||
+	    hdr.payload_bytes != (uint64_t)st.st_size - sizeof(hdr) ||
+	    checksum_of(key, base + sizeof(hdr), hdr.payload_bytes) != hdr.checksum) {
+		rc = -ESTALE;
+		goto unmap;
+	}
+	*meta = hdr.meta;
+	p = base + sizeof(hdr);
+	end = p + hdr.payload_bytes;
+	while (p < end) {
+		struct wl_event e = { 0 };
+		uint64_t d;
+
+		if (get_varint(&p, end, &d))
+			goto corrupt;
+		index += d;
+		if (get_varint(&p, end, &d) || p == end)
+			goto corrupt;
+		ts += d;
+		e.ts = ts;
+		e.kind = *p++;
+		if (e.kind >= WL_NKINDS)
+			goto corrupt;
+		for (unsigned int i = 0; i < wl_catalogue[e.kind].nfields; i++)
+			if (get_varint(&p, end, &e.v[wl_catalogue[e.kind].fields[i].slot]))
+				goto corrupt;
+		records++;
+		if (fn) {
+			rc = fn(ctx, index, &e);
+			if (rc)
+				goto unmap;
+		}
+	}
+	if (records != hdr.meta.records)
+		rc = -ESTALE;
+	goto unmap;
+
+corrupt:
+	rc = -ESTALE;
+unmap:
+	munmap((void *)base, (size_t)st.st_size);
+	return rc;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_REPLAY_CTF_H
+#define GPUISO_REPLAY_CTF_H
+
+#include "replay/event.h"
+
+/*
+ * CTF in and out through libbabeltrace2.
+ *
+ * Reading is a graph src.ctf.fs -> filter.utils.muxer -> a sink of ours, so
+ * several streams are merged in time order and memory stays bounded. The
+ * caller says once per event class (by name) which payload fields it wants;
+ * the reader resolves them to member indices once, then hands each event's
+ * values over without any lookup by name.
+ *
+ * Writing is a source component of ours feeding sink.ctf.fs: one stream,
+ * packets with begin/end clock snapshots, a 1 GHz clock, events named
+ * "gpuiso_wl:NAME" whose payload is the catalogue's fields as unsigned
+ * 64-bit integers.
+ */
+
+#define CTF_MAX_FIELDS 8
+
+/* What the caller wants of one event class. */
+struct ctf_binding {
+	int tag;          /* the caller's number for the class; < 0: skip its events */
+	unsigned int n;   /* fields wanted */
+	const char *names[CTF_MAX_FIELDS]; /* payload member names (must outlive the read) */
+};
+
+/* One field's value in one event. */
+struct ctf_value {
+	bool present;     /* the event has the field (and it is an integer or a string) */
+	bool is_str;
+	uint64_t u;       /* integers (signed ones as two's complement) */
+	const char *s;    /* strings, valid during the callback only */
+};
+
+/* Called once per event class, the first time an event of it is seen. */
+typedef int (*ctf_bind_fn)(void *ctx, const char *event_name, struct ctf_binding *b);
+
+/*
+ * Called per event whose class has tag >= 0, in timestamp order. @index
+ * counts every event read so far (skipped ones too), from 0. Return 0 to go
+ * on, a negative errno to stop the read with it.
+ */
+typedef int (*ctf_event_fn)(void *ctx, int tag, uint64_t index, uint64_t ts,
+			    const struct ctf_value *values);
+
+struct ctf_stats {
+	uint64_t events;        /* events read */
+	uint64_t discarded;     /* events the tracer reported as discarded */
+	uint64_t first_ts, last_ts;
+	unsigned int traces;    /* metadata folders found */
+};
+
+/**
+ * ctf_read() - read every event of the CTF trace(s) below @path.
+ * @path: a trace folder, or any folder above one or more (folders holding a
+ *        "metadata" file are found recursively).
+ * @bind: asked once per event class.
+ * @on_event: called per bound event.
+ * @ctx: passed to both.
+ * @st: out: statistics (may be NULL).
+ * @err: out: on failure, one line saying what and where (event index and
+ *       timestamp when an event is at fault).
+ * @errlen: size of @err.
+ *
+ * Return: 0, -ENOENT (no trace below @path), -EINVAL (unreadable or corrupt
+ * trace), -ENOMEM, or what a callback returned.
+ */
+int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ctx,
+	     struct ctf_stats *st, char *err, size_t errlen);
+
+/* Produces the next event to write: 1 with *e filled, 0 at the end, < 0 on error. */
+typedef int (*wl_next_fn)(void *ctx, struct wl_event *e);
+
+/**
+ * ctf_write() - write workload events as a CTF trace into @dir (created).
+ * @dir: output folder; must not exist or be empty.
+ * @next: the event producer; timestamps must not decrease.
+ * @ctx: passed to @next.
+ * @err: out: what went wrong.
+ * @errlen: size of @err.
+ *
+ * Return: 0, -EEXIST (@dir not empty), -EINVAL, -ENOMEM, -EIO, or @next's error.
+ */
+int ctf_write(const char *dir, wl_next_fn next, void *ctx, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,829 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading CTF traces through libbabeltrace2.
+ *
+ * The graph is one src.ctf.fs per trace folder (each folder that directly
+ * holds a "metadata" file), all feeding one filter.utils.muxer, which feeds a
+ * simple sink of ours. src.ctf.fs makes an output port per stream and does
+ * not look into subfolders, hence the walk and the muxer.
+ *
+ * Per event class the caller's binding is resolved once to payload member
+ * indices and field kinds; per event only index-based accessors run, so the
+ * cost per event is a few borrows and no string comparison. Nothing is kept
+ * per event: memory grows with the number of event classes only.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <babeltrace2/babeltrace.h>
+
+#include "replay/ctf.h"
+
+/* Folders nested deeper than this below @path are not searched (symlink loops). */
+#define WALK_MAX_DEPTH 16
+
+/* A component name; sources are "ctf-fs-N" with N the trace folder's index. */
+#define SRC_NAME_FMT "ctf-fs-%u"
+
+enum fkind { FK_NONE, FK_UINT, FK_SINT, FK_STR };
+
+/* One event class as the caller bound it, resolved to member indices. */
+struct cls_info {
+	const bt_event_class *ec;   /* a reference of ours: keeps the key's address unique */
+	int tag;
+	unsigned int n;
+	bool has_clock;             /* its stream class has a default clock */
+	uint64_t idx[CTF_MAX_FIELDS];
+	uint8_t kind[CTF_MAX_FIELDS]; /* enum fkind; FK_NONE: never present */
+};
+
+/* Open addressing on the event class address; capacity a power of two, at most half full. */
+struct cls_table {
+	struct cls_info **slot;
+	size_t cap, used;
+};
+
+struct folders {
+	char **v;
+	unsigned int n, cap;
+};
+
+/* Everything one read needs; the sink's user data. */
+struct reader {
+	const char *path;
+	ctf_bind_fn bind;
+	ctf_event_fn on_event;
+	void *ctx;
+	struct folders *folders;
+
+	struct cls_table classes;
+	struct cls_info *last;      /* consecutive events mostly share a class */
+	struct ctf_stats st;
+
+	int stop;                   /* < 0: a callback (or we) stopped the read with it */
+	char *err;
+	size_t errlen;
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- finding the trace folders ---- */
+
+static int folders_add(struct folders *f, const char *dir)
+{
+	if (f->n == f->cap) {
+		unsigned int cap = f->cap ? f->cap * 2 : 8;
+		char **v = realloc(f->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		f->v = v;
+		f->cap = cap;
+	}
+	f->v[f->n] = strdup(dir);
+	if (!f->v[f->n])
+		return -ENOMEM;
+	f->n++;
+	return 0;
+}
+
+static void folders_free(struct folders *f)
+{
+	for (unsigned int i = 0; i < f->n; i++)
+		free(f->v[i]);
+	free(f->v);
+}
+
+static int not_dots(const struct dirent *d)
+{
+	return strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0;
+}
+
+/* Byte order, not alphasort's strcoll: the folder order must not depend on the locale. */
+static int by_bytes(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static bool is_file(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+	struct stat sb;
+
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, name) >= sizeof(p))
+		return false;
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/*
+ * A folder holding "metadata" is a trace: it is taken whole and not searched
+ * further (its subfolders are LTTng's index/ and the like). Otherwise its
+ * subfolders are searched in byte order, so the result is deterministic.
+ */
+static int walk(const char *dir, int depth, struct folders *out, char *err, size_t errlen)
+{
+	struct dirent **ents;
+	int n, ret = 0;
+
+	if (is_file(dir, "metadata"))
+		return folders_add(out, dir);
+	if (depth >= WALK_MAX_DEPTH)
+		return 0;
+	n = scandir(dir, &ents, not_dots, by_bytes);
+	if (n < 0) {
+		ret = -errno;
+		set_err(err, errlen, "%s: cannot list folder: %s", dir, strerror(errno));
+		return ret;
+	}
+	for (int i = 0; i < n; i++) {
+		char sub[PATH_MAX];
+		struct stat sb;
+
+		if (ret == 0 &&
+		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, ents[i]->d_name) < sizeof(sub) &&
+		    stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))
+			ret = walk(sub, depth + 1, out, err, errlen);
+		free(ents[i]);
+	}
+	free(ents);
+	return ret;
+}
+
+static int find_traces(const char *path, struct folders *out, char *err, size_t errlen)
+{
+	struct stat sb;
+	int ret;
+
+	if (stat(path, &sb) != 0) {
+		ret = -errno;
+		set_err(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		set_err(err, errlen, "%s: not a folder (give the folder that holds the trace)", path);
+		return -ENOENT;
+	}
+	ret = walk(path, 0, out, err, errlen);
+	if (ret == -ENOMEM)
+		set_err(err, errlen, "%s: out of memory", path);
+	if (ret)
+		return ret;
+	if (out->n == 0) {
+		set_err(err, errlen, "%s: no CTF trace (no metadata file) below it", path);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* ---- babeltrace2 errors as one line ---- */
+
+/* "comp-addr=0x55…": a field that only means something in a debugger. */
+static bool is_addr_field(const char *s, size_t n)
+{
+	const char *eq = memchr(s, '=', n);
+	size_t k;
+
+	if (!eq)
+		return false;
+	k = (size_t)(eq - s);
+	if (memchr(s, ' ', k))
+		return false;
+	return k >= 4 && memcmp(eq - 4, "addr", 4) == 0;
+}
+
+/* Length of the ", "-separated field at @s; quoted values may hold ", ". */
+static size_t field_len(const char *s)
+{
+	bool quoted = false;
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '"')
+			quoted = !quoted;
+		else if (!quoted && s[i] == ',' && s[i + 1] == ' ')
+			break;
+	}
+	return i;
+}
+
+static void put(char *out, size_t len, size_t *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && *o + 1 < len; i++)
+		out[(*o)++] = (s[i] == '\n' || s[i] == '\t') ? ' ' : s[i];
+	out[*o] = '\0';
+}
+
+/*
+ * Babeltrace's cause messages read "what: key=value, key=value"; drop the
+ * address fields ("msg-it-addr=0x…") and fold line breaks, so what is left
+ * fits on one line and says something to a user.
+ */
+static void clean_cause(const char *in, char *out, size_t len)
+{
+	const char *sep = "";
+	size_t o = 0;
+
+	if (!len)
+		return;
+	out[0] = '\0';
+	while (*in) {
+		size_t n = field_len(in);
+		const char *colon = NULL;
+
+		for (size_t i = 0; i + 1 < n; i++)
+			if (in[i] == ':' && in[i + 1] == ' ')
+				colon = in + i;
+		if (colon && is_addr_field(colon + 2, n - (size_t)(colon + 2 - in))) {
+			/* "what: x-addr=0x…": keep "what", the next field follows its colon. */
+			put(out, len, &o, sep, strlen(sep));
+			put(out, len, &o, in, (size_t)(colon - in));
+			sep = ": ";
+		} else if (!is_addr_field(in, n)) {
+			put(out, len, &o, sep, strlen(sep));
+			put(out, len, &o, in, n);
+			sep = ", ";
+		}
+		in += n;
+		if (*in)
+			in += 2;
+	}
+}
+
+/*
+ * Takes the current thread's babeltrace2 error, writes its root cause (it
+ * names what actually failed, the others only relay it) into
+ * @msg, and reports which source component (-1 if none) and which stream
+ * file ("" if none) the causes name. Releases the error.
+ */
+static void take_bt_error(char *msg, size_t len, int *src, char *stream, size_t slen)
+{
+	const bt_error *e = bt_current_thread_take_error();
+	uint64_t count;
+	bool have_msg = false;
+
+	*src = -1;
+	stream[0] = '\0';
+	snprintf(msg, len, "babeltrace2 failed without saying why");
+	if (!e)
+		return;
+	count = bt_error_get_cause_count(e);
+	/* Cause 0 is the first appended: the root; the later ones relay it upwards. */
+	for (uint64_t i = 0; i < count; i++) {
+		const bt_error_cause *c = bt_error_borrow_cause_by_index(e, i);
+		const char *text = bt_error_cause_get_message(c);
+		const char *comp = NULL, *port = NULL;
+		unsigned int n;
+
+		if (!have_msg && text && *text) {
+			clean_cause(text, msg, len);
+			have_msg = true;
+		}
+		switch (bt_error_cause_get_actor_type(c)) {
+		case BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT:
+			comp = bt_error_cause_component_actor_get_component_name(c);
+			break;
+		case BT_ERROR_CAUSE_ACTOR_TYPE_MESSAGE_ITERATOR:
+			comp = bt_error_cause_message_iterator_actor_get_component_name(c);
+			port = bt_error_cause_message_iterator_actor_get_component_output_port_name(c);
+			break;
+		default:
+			break;
+		}
+		if (*src < 0 && comp && sscanf(comp, SRC_NAME_FMT, &n) == 1)
+			*src = (int)n;
+		/*
+		 * src.ctf.fs names its ports "UUID-or-PATH | STREAM-CLASS-ID | X"
+		 * where X is the stream file, or the stream's instance id when
+		 * the trace gives one.
+		 */
+		if (!stream[0] && port && *src >= 0) {
+			const char *bar = strrchr(port, '|');
+			const char *x = bar ? bar + 1 + (bar[1] == ' ') : port;
+
+			snprintf(stream, slen, "%s%s", strchr(x, '/') ? "" : "stream ", x);
+		}
+	}
+	bt_error_release(e);
+}
+
+/*
+ * src.ctf.fs 2.0 logs why metadata fails but reports only "Cannot create
+ * trace": look at the file ourselves to say which kind of failure it is.
+ */
+static const char *metadata_hint(const char *dir)
+{
+	static const unsigned char magic_le[4] = { 0x57, 0x1d, 0xd1, 0x75 };
+	static const unsigned char magic_be[4] = { 0x75, 0xd1, 0x1d, 0x57 };
+	unsigned char head[8];
+	char p[PATH_MAX];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	f = fopen(p, "rb");
+	if (!f)
+		return "the metadata file cannot be read";
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	if (n == 0)
+		return "the metadata file is empty";
+	if (n >= 4 && (memcmp(head, magic_le, 4) == 0 || memcmp(head, magic_be, 4) == 0))
+		return "its packetized metadata does not decode";
+	if (n >= 6 && memcmp(head, "/* CTF", 6) == 0)
+		return "its metadata text does not parse";
+	return "the metadata file is not CTF (no \"/* CTF\" signature, no metadata packets)";
+}
+
+/* ---- event classes ---- */
+
+static size_t cls_hash(const bt_event_class *ec, size_t mask)
+{
+	uint64_t h = (uint64_t)(uintptr_t)ec;
+
+	h ^= h >> 29;
+	h *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 32) & mask;
+}
+
+static struct cls_info *cls_find(const struct cls_table *t, const bt_event_class *ec)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = cls_hash(ec, t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		if (!t->slot[i])
+			return NULL;
+		if (t->slot[i]->ec == ec)
+			return t->slot[i];
+	}
+}
+
+static int cls_insert(struct cls_table *t, struct cls_info *ci)
+{
+	if (2 * (t->used + 1) > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct cls_info **slot = calloc(cap, sizeof(*slot));
+
+		if (!slot)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->slot[i])
+				continue;
+			size_t j = cls_hash(t->slot[i]->ec, cap - 1);
+
+			while (slot[j])
+				j = (j + 1) & (cap - 1);
+			slot[j] = t->slot[i];
+		}
+		free(t->slot);
+		t->slot = slot;
+		t->cap = cap;
+	}
+	size_t i = cls_hash(ci->ec, t->cap - 1);
+
+	while (t->slot[i])
+		i = (i + 1) & (t->cap - 1);
+	t->slot[i] = ci;
+	t->used++;
+	return 0;
+}
+
+static void cls_free(struct cls_table *t)
+{
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->slot[i])
+			continue;
+		bt_event_class_put_ref(t->slot[i]->ec);
+		free(t->slot[i]);
+	}
+	free(t->slot);
+}
+
+static enum fkind kind_of(const bt_field_class *fc)
+{
+	bt_field_class_type t = bt_field_class_get_type(fc);
+
+	/* Enumerations are integers of these types too. */
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+		return FK_UINT;
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+		return FK_SINT;
+	if (t == BT_FIELD_CLASS_TYPE_STRING)
+		return FK_STR;
+	return FK_NONE;
+}
+
+/* The first event of a class: ask the caller and resolve its names once. */
+static int cls_bind(struct reader *r, const bt_event_class *ec, struct cls_info **out)
+{
+	struct ctf_binding b = { .tag = -1 };
+	const char *name = bt_event_class_get_name(ec);
+	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(ec);
+	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+	struct cls_info *ci;
+	uint64_t nmemb = 0;
+	int ret;
+
+	ret = r->bind(r->ctx, name ? name : "", &b);
+	if (ret < 0)
+		return ret;
+	if (b.tag >= 0 && b.n > CTF_MAX_FIELDS) {
+		set_err(r->err, r->errlen, "%s: binding of event \"%s\" asks for %u fields (max %d)",
+			r->path, name ? name : "", b.n, CTF_MAX_FIELDS);
+		return -EINVAL;
+	}
+	ci = calloc(1, sizeof(*ci));
+	if (!ci)
+		return -ENOMEM;
+	ci->tag = b.tag < 0 ? -1 : b.tag;
+	ci->n = b.tag < 0 ? 0 : b.n;
+	ci->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
+	if (payload && bt_field_class_get_type(payload) == BT_FIELD_CLASS_TYPE_STRUCTURE)
+		nmemb = bt_field_class_structure_get_member_count(payload);
+	for (unsigned int f = 0; f < ci->n; f++) {
+		ci->kind[f] = FK_NONE;
+		for (uint64_t m = 0; b.names[f] && m < nmemb; m++) {
+			const bt_field_class_structure_member *mb =
+				bt_field_class_structure_borrow_member_by_index_const(payload, m);
+
+			if (strcmp(bt_field_class_structure_member_get_name(mb), b.names[f]) == 0) {
+				ci->idx[f] = m;
+				ci->kind[f] = (uint8_t)kind_of(
+					bt_field_class_structure_member_borrow_field_class_const(mb));
+				break;
+			}
+		}
+	}
+	ci->ec = ec;
+	ret = cls_insert(&r->classes, ci);
+	if (ret) {
+		free(ci);
+		return ret;
+	}
+	/* Held until the end so no other class can reuse the address we key on. */
+	bt_event_class_get_ref(ec);
+	*out = ci;
+	return 0;
+}
+
+/* ---- the sink ---- */
+
+static uint64_t event_ts(const bt_message *msg)
+{
+	const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+	int64_t ns;
+
+	if (bt_clock_snapshot_get_ns_from_origin(cs, &ns) != BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
+		/* Beyond int64 ns from the origin: the raw cycle count still orders events. */
+		bt_current_thread_clear_error();
+		return bt_clock_snapshot_get_value(cs);
+	}
+	/* Before the origin cannot be shown as an unsigned time; such clocks are unheard of. */
+	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+static int on_event_msg(struct reader *r, const bt_message *msg)
+{
+	const bt_event *ev = bt_message_event_borrow_event_const(msg);
+	const bt_event_class *ec = bt_event_borrow_class_const(ev);
+	struct ctf_value vals[CTF_MAX_FIELDS];
+	struct cls_info *ci = r->last;
+	uint64_t index, ts = 0;
+	int ret;
+
+	if (!ci || ci->ec != ec) {
+		ci = cls_find(&r->classes, ec);
+		if (!ci) {
+			ret = cls_bind(r, ec, &ci);
+			if (ret < 0)
+				return ret;
+		}
+		r->last = ci;
+	}
+	if (ci->has_clock)
+		ts = event_ts(msg);
+	index = r->st.events++;
+	if (index == 0)
+		r->st.first_ts = ts;
+	r->st.last_ts = ts;
+	if (ci->tag < 0)
+		return 0;
+
+	const bt_field *payload = ci->n ? bt_event_borrow_payload_field_const(ev) : NULL;
+
+	for (unsigned int f = 0; f < ci->n; f++) {
+		struct ctf_value *v = &vals[f];
+		const bt_field *fld;
+
+		v->present = ci->kind[f] != FK_NONE;
+		v->is_str = false;
+		v->u = 0;
+		v->s = NULL;
+		if (!v->present)
+			continue;
+		fld = bt_field_structure_borrow_member_field_by_index_const(payload, ci->idx[f]);
+		switch (ci->kind[f]) {
+		case FK_UINT:
+			v->u = bt_field_integer_unsigned_get_value(fld);
+			break;
+		case FK_SINT:
+			v->u = (uint64_t)bt_field_integer_signed_get_value(fld);
+			break;
+		default:
+			v->is_str = true;
+			v->s = bt_field_string_get_value(fld);
+			break;
+		}
+	}
+	return r->on_event(r->ctx, ci->tag, index, ts, vals);
+}
+
+static bt_graph_simple_sink_component_consume_func_status
+consume(bt_message_iterator *it, void *data)
+{
+	struct reader *r = data;
+	bt_message_array_const msgs;
+	uint64_t count;
+
+	switch (bt_message_iterator_next(it, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	default:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		const bt_message *msg = msgs[i];
+		uint64_t n;
+
+		if (r->stop == 0) {
+			switch (bt_message_get_type(msg)) {
+			case BT_MESSAGE_TYPE_EVENT:
+				r->stop = on_event_msg(r, msg);
+				if (r->stop > 0)
+					r->stop = 0;
+				break;
+			case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+				if (bt_message_discarded_events_get_count(msg, &n) !=
+				    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+					n = 1; /* some, the tracer did not say how many */
+				r->st.discarded += n;
+				break;
+			case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+				/* Lost packets held an unknown number of events: at least say "some". */
+				r->st.discarded++;
+				break;
+			default:
+				break; /* stream and packet boundaries, inactivity */
+			}
+		}
+		/* Every message is ours, also those after a stop. */
+		bt_message_put_ref(msg);
+	}
+	/* END, not ERROR: a stop by the caller is no babeltrace2 failure to report. */
+	return r->stop ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END
+		       : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+/* ---- the graph ---- */
+
+static int find_plugin(const char *plugin_name, const bt_plugin **plugin, char *err, size_t errlen)
+{
+	bt_plugin_find_status st = bt_plugin_find(plugin_name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
+						  BT_FALSE, plugin);
+
+	if (st == BT_PLUGIN_FIND_STATUS_OK)
+		return 0;
+	bt_current_thread_clear_error();
+	if (st == BT_PLUGIN_FIND_STATUS_MEMORY_ERROR) {
+		set_err(err, errlen, "out of memory loading babeltrace2 plugins");
+		return -ENOMEM;
+	}
+	set_err(err, errlen, "babeltrace2 plugin \"%s\" not found (is babeltrace2 installed?)",
+		plugin_name);
+	return -ENOSYS;
+}
+
+static int add_source(struct reader *r, bt_graph *graph, const bt_component_class_source *cls,
+		      unsigned int i, const bt_component_source **src)
+{
+	bt_value *params = bt_value_map_create();
+	bt_value *inputs = NULL;
+	char name[32];
+	int ret = -ENOMEM;
+
+	if (!params)
+		goto out;
+	if (bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
+	    bt_value_array_append_string_element(inputs, r->folders->v[i]))
+		goto put_params;
+	snprintf(name, sizeof(name), SRC_NAME_FMT, i);
+	switch (bt_graph_add_source_component(graph, cls, name, params, BT_LOGGING_LEVEL_NONE, src)) {
+	case BT_GRAPH_ADD_COMPONENT_STATUS_OK:
+		ret = 0;
+		break;
+	case BT_GRAPH_ADD_COMPONENT_STATUS_MEMORY_ERROR:
+		bt_current_thread_clear_error();
+		break;
+	default: {
+		char why[512], stream[256];
+		int which;
+
+		take_bt_error(why, sizeof(why), &which, stream, sizeof(stream));
+		if (strncmp(why, "Cannot create trace", 19) == 0)
+			set_err(r->err, r->errlen, "%s: cannot open CTF trace: %s",
+				r->folders->v[i], metadata_hint(r->folders->v[i]));
+		else
+			set_err(r->err, r->errlen, "%s: cannot open CTF trace: %s%s",
+				r->folders->v[i], why,
+				strstr(why, "index CTF stream file") ?
+				" (truncated or damaged: its packets do not fit the file)" : "");
+		ret = -EINVAL;
+		break;
+	}
+	}
+put_params:
+	bt_value_put_ref(params);
+out:
+	if (ret == -ENOMEM)
+		set_err(r->err, r->errlen, "%s: out of memory", r->folders->v[i]);
+	return ret;
+}
+
+/* The muxer always keeps one free input port: connect @out to it. */
+static int connect_to_muxer(bt_graph *graph, const bt_component_filter *mux,
+			    const bt_port_output *out)
+{
+	uint64_t n = bt_component_filter_get_input_port_count(mux);
+
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_port_input *in = bt_component_filter_borrow_input_port_by_index_const(mux, i);
+
+		if (bt_port_is_connected(bt_port_input_as_port_const(in)))
+			continue;
+		return bt_graph_connect_ports(graph, out, in, NULL) == BT_GRAPH_CONNECT_PORTS_STATUS_OK
+			       ? 0 : -ENOMEM;
+	}
+	return -ENOMEM;
+}
+
+static int build_graph(struct reader *r, bt_graph *graph, const bt_plugin *ctf,
+		       const bt_plugin *utils)
+{
+	const bt_component_class_source *fs =
+		bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
+	const bt_component_class_filter *muxer =
+		bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
+	const bt_component_filter *mux;
+	const bt_component_sink *sink;
+	int ret;
+
+	if (!fs || !muxer) {
+		set_err(r->err, r->errlen, "babeltrace2 lacks %s",
+			!fs ? "source.ctf.fs" : "filter.utils.muxer");
+		return -ENOSYS;
+	}
+	if (bt_graph_add_filter_component(graph, muxer, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
+					  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+		goto nomem;
+	if (bt_graph_add_simple_sink_component(graph, "sink", NULL, consume, NULL, r, &sink) !=
+	    BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+		goto nomem;
+	for (unsigned int i = 0; i < r->folders->n; i++) {
+		const bt_component_source *src;
+
+		ret = add_source(r, graph, fs, i, &src);
+		if (ret)
+			return ret;
+		for (uint64_t p = 0; p < bt_component_source_get_output_port_count(src); p++)
+			if (connect_to_muxer(graph, mux,
+					     bt_component_source_borrow_output_port_by_index_const(src, p)))
+				goto nomem;
+	}
+	if (bt_graph_connect_ports(graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+		goto nomem;
+	return 0;
+nomem:
+	bt_current_thread_clear_error();
+	set_err(r->err, r->errlen, "%s: cannot build the babeltrace2 graph (out of memory?)", r->path);
+	return -ENOMEM;
+}
+
+/* bt_graph_run() failed: say what, in which trace folder, and after which event. */
+static int run_error(struct reader *r, bt_graph_run_status st)
+{
+	char why[512], stream[256], where[128];
+	int which;
+
+	take_bt_error(why, sizeof(why), &which, stream, sizeof(stream));
+	if (r->st.events)
+		snprintf(where, sizeof(where), "after event %" PRIu64 " at %" PRIu64 " ns",
+			 r->st.events - 1, r->st.last_ts);
+	else
+		snprintf(where, sizeof(where), "before the first event");
+	if (st == BT_GRAPH_RUN_STATUS_MEMORY_ERROR) {
+		set_err(r->err, r->errlen, "%s: out of memory %s", r->path, where);
+		return -ENOMEM;
+	}
+	/* The muxer logs why it cannot order messages but reports only this. */
+	if (strncmp(why, "Cannot find the youngest upstream", 33) == 0) {
+		set_err(r->err, r->errlen,
+			"%s: cannot merge the streams in time order %s: their clocks cannot be "
+			"compared (traces from different machines, or clocks without a Unix-epoch "
+			"origin): read the traces one at a time", r->path, where);
+		return -EINVAL;
+	}
+	set_err(r->err, r->errlen, "%s: corrupt trace %s%s%s: %s",
+		which >= 0 && (unsigned int)which < r->folders->n ? r->folders->v[which] : r->path,
+		where, stream[0] ? " in " : "", stream, why);
+	return -EINVAL;
+}
+
+int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ctx,
+	     struct ctf_stats *st, char *err, size_t errlen)
+{
+	struct folders folders = { 0 };
+	struct reader r = {
+		.path = path, .bind = bind, .on_event = on_event, .ctx = ctx,
+		.folders = &folders, .err = err, .errlen = errlen,
+	};
+	const bt_plugin *ctf = NULL, *utils = NULL;
+	bt_graph *graph;
+	bt_graph_run_status rs;
+	int ret;
+
+	if (err && errlen)
+		err[0] = '\0'; /* so a stop can tell whether cls_bind() said why */
+	ret = find_traces(path, &folders, err, errlen);
+	r.st.traces = folders.n;
+	if (ret)
+		goto free_folders;
+	ret = find_plugin("ctf", &ctf, err, errlen);
+	if (ret)
+		goto free_folders;
+	ret = find_plugin("utils", &utils, err, errlen);
+	if (ret)
+		goto put_ctf;
+	graph = bt_graph_create(0);
+	if (!graph) {
+		set_err(err, errlen, "%s: out of memory", path);
+		ret = -ENOMEM;
+		goto put_utils;
+	}
+	ret = build_graph(&r, graph, ctf, utils);
+	if (ret)
+		goto put_graph;
+	/* src.ctf.fs never asks to be called again; AGAIN is handled for other sources' sake. */
+	do
+		rs = bt_graph_run(graph);
+	while (rs == BT_GRAPH_RUN_STATUS_AGAIN);
+	if (r.stop < 0) {
+		/* A caller's stop; cls_bind() may have written a message already. */
+		ret = r.stop;
+		if (ret == -ENOMEM)
+			set_err(err, errlen, "%s: out of memory at event %" PRIu64, path, r.st.events);
+		else if (err && errlen && !err[0])
+			set_err(err, errlen, "%s: stopped at event %" PRIu64 " at %" PRIu64 " ns: %s",
+				path, r.st.events ? r.st.events - 1 : 0, r.st.last_ts, strerror(-ret));
+		bt_current_thread_clear_error();
+	} else if (rs != BT_GRAPH_RUN_STATUS_OK) {
+		ret = run_error(&r, rs);
+	}
+put_graph:
+	bt_graph_put_ref(graph);
+	cls_free(&r.classes);
+put_utils:
+	bt_plugin_put_ref(utils);
+put_ctf:
+	bt_plugin_put_ref(ctf);
+free_folders:
+	folders_free(&folders);
+	if (st)
+		*st = r.st;
+	return ret;
+}

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define LOG_PREFIX "replay"
+#include "common/log.h"
+#include "common/u64map.h"
+#include "replay.h"
+#include "replay/trace.h"
+
+/*
+ * Trace ids to live handles: (adapter, id) -> handle and the kind that
+ * created it. An entry whose creation the model refused keeps handle 0, so
+ * later events on that id are skipped as refused rather than taken for bad
+ * input.
+ */
+struct engine {
+	struct core *core;
+	struct results *res;
+	enum pace pace;
+	struct u64map live;
+	bool started;
+	uint64_t wall0, ts0;     /* PACE_TRACE: when the first event was issued */
+	uint64_t modeled_last;
+	struct refusal refusals[REPLAY_MAX_REFUSALS];
+	size_t nrefusals;
+	uint64_t refused;
+	char error[256];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t modeled_ns(struct engine *e)
+{
+	struct hw *hw = core_hw(e->core);
+	struct hw_stats st;
+
+	hw->ops->stats(hw, &st);
+	return st.modeled_ns;
+}
+
+static uint64_t live_key(uint64_t adapter, uint64_t id)
+{
+	return (adapter << 56) | (id & ((1ull << 56) - 1));
+}
+
+#define LIVE(h, kind) ((uint64_t)(kind) << 32 | (h))
+#define LIVE_HANDLE(v) ((handle_t)(v))
+#define LIVE_KIND(v) ((uint32_t)((v) >> 32))
+
+/* --- engine --- */
+
+int engine_create(struct core *core, struct results *res, enum pace pace, struct engine **out)
+{
+	struct engine *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	if (u64map_init(&e->live)) {
+		free(e);
+		return -ENOMEM;
+	}
+	e->core = core;
+	e->res = res;
+	e->pace = pace;
+	*out = e;
+	return 0;
+}
+
+void engine_destroy(struct engine *e)
+{
+	if (!e)
+		return;
+	u64map_fini(&e->live);
+	free(e);
+}
+
+const char *engine_error(const struct engine *e)
+{
+	return e->error;
+}
+
+const struct refusal *engine_refusals(const struct engine *e, size_t *n, uint64_t *total)
+{
+	*n = e->nrefusals;
+	*total = e->refused;
+	return e->refusals;
+}
+
+size_t engine_live(const struct engine *e)
+{
+	uint64_t key, val;
+	size_t n = 0, pos = 0;
+
+	while (u64map_next(&e->live, &pos, &key, &val))
+		n += LIVE_HANDLE(val) != 0;
+	return n;
+}
+
+static int refuse(struct engine *e, const struct wl_event *ev, uint64_t index, int rc,
+		  const char *why)
+{
+	e->refused++;
+	if (e->nrefusals < REPLAY_MAX_REFUSALS) {
+		struct refusal *r = &e->refusals[e->nrefusals++];
+
+		*r = (struct refusal){ .index = index, .ts = ev->ts, .kind = ev->kind, .rc = rc };
+		snprintf(r->why, sizeof(r->why), "%s", why);
+	}
+	return 1;
+}
+
+static int input_error(struct engine *e, const struct wl_event *ev, uint64_t index,
+		       const char *what)
+{
+	char text[160];
+
+	snprintf(e->error, sizeof(e->error), "event %llu at %llu ns (%s): %s",
+		 (unsigned long long)index, (unsigned long long)ev->ts,
+		 wl_format(ev, text, sizeof(text)), what);
+	return -EINVAL;
+}
+
+/* The model call for one event; *h receives a created handle. */
+static int dispatch(struct engine *e, const struct wl_event *ev, handle_t target, handle_t ref,
+		    handle_t *h)
+{
+	struct core *c = e->core;
+	unsigned int a = (unsigned int)ev->v[WL_ADAPTER], p = (unsigned int)ev->v[WL_PHYS];
+	const uint64_t *v = ev->v;
+
+	switch (ev->kind) {
+	case WL_SECURE_VM_CREATE: return core_secure_vm_create(c, a);
+	case WL_ALLOC_CONTIGUOUS:
+		return core_alloc_contiguous(c, a, v[WL_BYTES], (enum cache_type)v[WL_ARG], h, NULL);
+	case WL_FREE_CONTIGUOUS: return core_free_contiguous(c, a, target);
+	case WL_ALLOC_MDL: return core_alloc_mdl(c, a, v[WL_BYTES], h);
+	case WL_FREE_MDL: return core_free_mdl(c, a, target);
+	case WL_MAP_MDL: return core_map_mdl(c, a, ref, h, NULL);
+	case WL_UNMAP_MDL: return core_unmap_mdl(c, a, target);
+	case WL_PMO_CREATE: return core_pmo_create(c, a, v[WL_BYTES], (enum cache_type)v[WL_ARG], h);
+	case WL_PMO_DESTROY: return core_pmo_destroy(c, a, target);
+	case WL_ADL_ALLOC: return core_adl_alloc(c, a, ref, v[WL_OFFSET], v[WL_BYTES], h);
+	case WL_ADL_FREE: return core_adl_free(c, a, target);
+	case WL_ALLOC_CREATE:
+		return core_alloc_create(c, a, v[WL_BYTES], (enum segment)v[WL_ARG],
+					 (uint32_t)v[WL_FLAGS], h);
+	case WL_ALLOC_DESTROY: return core_alloc_destroy(c, a, target);
+	case WL_MAP_APERTURE: return core_map_aperture(c, a, target, v[WL_OFFSET], v[WL_BYTES]);
+	case WL_UNMAP_APERTURE: return core_unmap_aperture(c, a, target);
+	case WL_TRANSFER:
+		return core_transfer(c, a, target, (enum transfer_dir)v[WL_ARG], v[WL_BYTES]);
+	case WL_FENCE_CREATE: return core_fence_create(c, a, h);
+	case WL_FENCE_DESTROY: return core_fence_destroy(c, a, target);
+	case WL_DMA: return core_dma(c, a, p, target, v[WL_OFFSET], v[WL_BYTES], v[WL_ARG] != 0);
+	case WL_POWER: return core_power(c, a, p, (enum power_state)v[WL_ARG]);
+	case WL_MEMORY: {
+		struct physmem_pressure pr = { .commit_available = v[WL_OFFSET],
+					       .lockable_available = v[WL_BYTES],
+					       .max_contiguous = UINT64_MAX };
+
+		core_memory(c, &pr);
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+/* PACE_TRACE: wait for the event's time; returns when it was meant to start. */
+static uint64_t pace_wait(struct engine *e, uint64_t ts)
+{
+	uint64_t due, now = now_ns();
+
+	if (e->pace != PACE_TRACE)
+		return now;
+	if (!e->started) {
+		e->started = true;
+		e->wall0 = now;
+		e->ts0 = ts;
+	}
+	due = e->wall0 + (ts > e->ts0 ? ts - e->ts0 : 0);
+	if (due > now + 50000) {
+		struct timespec until = { .tv_sec = (time_t)((due - 20000) / 1000000000ull),
+					  .tv_nsec = (long)((due - 20000) % 1000000000ull) };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+	}
+	while (now_ns() < due)
+		;
+	return due;
+}
+
+int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
+{
+	uint64_t adapter = ev->v[WL_ADAPTER], key = live_key(adapter, ev->v[WL_ID]);
+	uint64_t *obj = NULL, *ref = NULL, start, end, modeled;
+	bool creates, destroys;
+	handle_t created = 0;
+	struct op_result *op;
+	int rc;
+
+	if (ev->kind >= WL_NKINDS)
+		return input_error(e, ev, index, "unknown event kind");
+	creates = wl_creates(ev->kind);
+	destroys = wl_destroys(ev->kind);
+	if (creates && u64map_get(&e->live, key))
+		return input_error(e, ev, index, "its id is already live (created twice)");
+	if (destroys || wl_uses(ev->kind)) {
+		obj = u64map_get(&e->live, key);
+		if (!obj)
+			return input_error(e, ev, index,
+					   destroys ? "its id is not live (freed twice or never created)"
+						    : "its id is not live");
+	}
+	if (ev->kind == WL_MAP_MDL || ev->kind == WL_ADL_ALLOC) {
+		ref = u64map_get(&e->live, live_key(adapter, ev->v[WL_REF]));
+		if (!ref)
+			return input_error(e, ev, index, "the object it refers to is not live");
+	}
+	if ((obj && !LIVE_HANDLE(*obj)) || (ref && !LIVE_HANDLE(*ref))) {
+		/* its object was never created: the model refused that earlier */
+		if (destroys)
+			u64map_del(&e->live, key);
+		if (creates && u64map_put(&e->live, key, LIVE(0, ev->kind)))
+			return -ENOMEM;
+		return refuse(e, ev, index, -ENOENT, "its object's creation was refused");
+	}
+
+	core_set_event(e->core, index, ev->ts);
+	trace_wl(ev);
+	start = pace_wait(e, ev->ts);
+	rc = dispatch(e, ev, obj ? LIVE_HANDLE(*obj) : 0, ref ? LIVE_HANDLE(*ref) : 0, &created);
+	end = now_ns();
+	modeled = modeled_ns(e);
+
+	op = &e->res->ops[ev->kind];
+	op->count++;
+	hist_record(&op->wall, end - start);
+	hist_record(&op->modeled, modeled - e->modeled_last);
+	trace_op(ev->kind, (uint32_t)adapter, ev->v[WL_ID], rc, end - start,
+		 modeled - e->modeled_last, index);
+	e->modeled_last = modeled;
+
+	if (creates && u64map_put(&e->live, key, LIVE(rc ? 0 : created, ev->kind)))
+		return -ENOMEM;
+	if (destroys)
+		u64map_del(&e->live, key);
+	if (rc) {
+		op->errors++;
+		return refuse(e, ev, index, rc, ntstatus_name(rc));
+	}
+	return 0;
+}
+
+/* What the trace left live is released as a driver unloading would: not a leak of the model. */
+static void free_leftovers(struct engine *e)
+{
+	/* children before what they refer to */
+	static const uint32_t order[] = {
+		WL_ADL_ALLOC, WL_MAP_MDL, WL_PMO_CREATE, WL_ALLOC_MDL, WL_ALLOC_CONTIGUOUS,
+		WL_ALLOC_CREATE, WL_FENCE_CREATE,
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(order); k++) {
+		uint64_t key, val;
+		size_t pos = 0;
+
+		while (u64map_next(&e->live, &pos, &key, &val)) {
+			struct wl_event ev = { .kind = (uint32_t)wl_destroy_of(order[k]) };
+			handle_t unused;
+
+			if (LIVE_KIND(val) != order[k] || !LIVE_HANDLE(val))
+				continue;
+			ev.v[WL_ADAPTER] = key >> 56;
+			dispatch(e, &ev, LIVE_HANDLE(val), 0, &unused);
+		}
+	}
+}
+
+static void fill_power(struct engine *e)
+{
+	struct power_result *pw = &e->res->power;
+	const struct core_power_record *recs = NULL;
+	size_t n = 0;
+
+	recs = core_power_records(e->core, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct core_power_record *r = &recs[i];
+
+		pw->transitions++;
+		pw->completed += r->completed;
+		pw->reset += r->path == PATH_RESET;
+		pw->pinned += r->path == PATH_PINNED;
+		pw->chunked += r->path == PATH_CHUNKED;
+		pw->chunks += r->chunks;
+		pw->bytes += r->bytes;
+		hist_record(&pw->time_to_complete, r->copy_ns);
+		trace_power(r);
+	}
+}
+
+void engine_finish(struct engine *e)
+{
+	struct physmem *pm = core_physmem(e->core);
+	const struct core_violation *v;
+	struct results *res = e->res;
+	bool leaks = false, mappings = false, stale = false, mismatch = false, progress = true;
+	size_t n;
+
+	free_leftovers(e);
+	core_stop(e->core);
+	fill_power(e);
+	v = core_violations(e->core, &n);
+	for (size_t i = 0; i < n; i++) {
+		results_add_violation(res, core_violation_name(v[i].code), v[i].event, v[i].detail);
+		trace_violation(&v[i]);
+		leaks |= v[i].code == V_HANDLE_LEAK;
+		mappings |= v[i].code == V_MAPPING_LEAK;
+		stale |= v[i].code == V_STALE_TRANSLATION;
+		mismatch |= v[i].code == V_FB_RESTORE_MISMATCH;
+	}
+	progress = res->power.completed + res->power.reset == res->power.transitions;
+	res->ninvariants = 0;
+#define INVARIANT(n, h) res->invariants[res->ninvariants++] = (struct invariant_result){ n, h }
+	INVARIANT("no_leaks", !leaks);
+	INVARIANT("no_stale_mappings", !mappings);
+	INVARIANT("no_dma_to_unmapped", !stale);
+	INVARIANT("baseline_restored", !pm->usage.committed && !pm->usage.locked);
+	INVARIANT("vram_restored", !mismatch);
+	INVARIANT("forward_progress", progress);
+#undef INVARIANT
+}

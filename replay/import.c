@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/u64map.h"
+#include "common/units.h"
+#include "common/yaml.h"
+#include "import.h"
+
+#define OP_PRESSURE WL_NKINDS /* a rule's op beyond the catalogue: memory pressure */
+#define MAX_RULE_EVENTS 4
+#define MAX_SETS WL_NSLOTS
+#define MAX_WHERE 4
+
+/* An operand: a constant, or the value of a bound payload field. */
+struct operand {
+	int field; /* index in the group's names, or -1 for a constant */
+	uint64_t c;
+};
+
+/* A value: a, a << b, or a * b. */
+struct value {
+	struct operand a, b;
+	char op; /* 0, '<' or '*' */
+};
+
+struct rule {
+	char *events[MAX_RULE_EVENTS];
+	size_t nevents;
+	uint32_t op;                 /* enum wl_kind, or OP_PRESSURE */
+	int key, ref;                /* field indexes, or -1 */
+	struct { enum wl_slot slot; struct value v; } sets[MAX_SETS];
+	size_t nsets;
+	struct { int field; char *str; } where[MAX_WHERE];
+	size_t nwhere;
+	struct value pressure;       /* bytes added (or removed, with sub) */
+	bool sub;
+	char *names[CTF_MAX_FIELDS]; /* payload fields the rule reads */
+	unsigned int nnames;
+};
+
+struct import_map {
+	struct rule *rules;
+	size_t nrules;
+	uint64_t adapter;            /* default adapter */
+	uint64_t memory_base;        /* what pressure rules subtract from */
+	/* while translating */
+	struct u64map objects;       /* foreign key -> trace id << 8 | kind */
+	uint64_t next_id;
+	uint64_t outstanding;        /* bytes the pressure rules hold */
+};
+
+/* --- loading --- */
+
+static int field_index(struct rule *r, const char *name)
+{
+	for (unsigned int i = 0; i < r->nnames; i++)
+		if (!strcmp(r->names[i], name))
+			return (int)i;
+	if (r->nnames == CTF_MAX_FIELDS)
+		return -ENOSPC;
+	r->names[r->nnames] = strdup(name);
+	return r->names[r->nnames] ? (int)r->nnames++ : -ENOMEM;
+}
+
+static bool is_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || *s == '.' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+static int parse_operand(struct rule *r, const char *s, struct operand *o)
+{
+	if (!parse_size(s, &o->c)) {
+		o->field = -1;
+		return 0;
+	}
+	if (!is_name(s) || (s[0] >= '0' && s[0] <= '9'))
+		return -EINVAL;
+	o->field = field_index(r, s);
+	return o->field < 0 ? o->field : 0;
+}
+
+/* "size", "4096", "4KiB", "4096 << order", "pages * 4096" */
+static int parse_value(struct rule *r, const char *text, struct value *v)
+{
+	char a[64], op[4], b[64], rest[2];
+	int n = sscanf(text, "%63s %3s %63s %1s", a, op, b, rest);
+
+	memset(v, 0, sizeof(*v));
+	if (n == 1)
+		return parse_operand(r, a, &v->a);
+	if (n != 3 || (strcmp(op, "<<") && strcmp(op, "*")))
+		return -EINVAL;
+	v->op = op[0];
+	if (parse_operand(r, a, &v->a) || parse_operand(r, b, &v->b))
+		return -EINVAL;
+	return 0;
+}
+
+static int slot_of(uint32_t op, const char *name)
+{
+	const struct wl_desc *d = &wl_catalogue[op];
+
+	for (unsigned int i = 0; i < d->nfields; i++)
+		if (!strcmp(d->fields[i].name, name))
+			return d->fields[i].slot;
+	return -ENOENT;
+}
+
+static void load_value(struct yaml_doc *d, struct rule *r, const struct yaml_field *f,
+		       struct value *v)
+{
+	const char *text = yaml_str(d, f, "a string");
+
+	if (text && parse_value(r, text, v))
+		yaml_field_error(d, f, "'%s' is not a value (a number, a size, a field name, 'A << B' or 'A * B')",
+				 text);
+}
+
+static void load_events(struct yaml_doc *d, struct rule *r, struct yaml_field *f)
+{
+	char name[YAML_NAME_LEN];
+	struct yaml_field item;
+	size_t index = 0;
+	void *it = NULL;
+
+	if (fy_node_is_scalar(f->val)) {
+		const char *s = yaml_str(d, f, "a string");
+
+		if (s && !(r->events[r->nevents++] = strdup(s)))
+			yaml_field_error(d, f, "out of memory");
+		return;
+	}
+	while ((item.val = yaml_items(d, f, &it, &index, name))) {
+		item.key = f->key;
+		snprintf(item.name, sizeof(item.name), "%s", name);
+		if (r->nevents == MAX_RULE_EVENTS) {
+			yaml_field_error(d, &item, "at most %d event names per rule", MAX_RULE_EVENTS);
+			return;
+		}
+		const char *s = yaml_str(d, &item, "an event name");
+
+		if (s)
+			r->events[r->nevents++] = strdup(s);
+	}
+}
+
+/* "rules[2].fields.bytes" for messages; a name cut short still points the right way. */
+static void field_name(char *dst, const char *rule, const char *part, const char *key)
+{
+	if (snprintf(dst, YAML_NAME_LEN, "%s.%s.%s", rule, part, key ? key : "?") < 0)
+		dst[0] = '\0';
+}
+
+static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name, struct rule *r)
+{
+	static const char *const keys[] = { "event", "op", "key", "ref", "fields", "where", "add",
+					     "sub" };
+	enum { EVENT, OP, KEY, REF, FIELDS, WHERE, ADD, SUB, NKEYS };
+	struct yaml_field f[NKEYS];
+	const char *s;
+
+	r->key = r->ref = -1;
+	if (!yaml_fields(d, node, NULL, name, keys, NKEYS, f))
+		return;
+	if (!f[EVENT].val || !f[OP].val) {
+		yaml_error(d, node, NULL, "%s: a rule needs 'event' and 'op'", name);
+		return;
+	}
+	load_events(d, r, &f[EVENT]);
+	s = yaml_str(d, &f[OP], "an operation");
+	if (!s)
+		return;
+	if (!strcmp(s, "pressure")) {
+		r->op = OP_PRESSURE;
+		if (!f[ADD].val == !f[SUB].val) {
+			yaml_field_error(d, &f[OP], "a pressure rule needs exactly one of 'add' and 'sub'");
+			return;
+		}
+		r->sub = f[SUB].val != NULL;
+		load_value(d, r, r->sub ? &f[SUB] : &f[ADD], &r->pressure);
+		return;
+	}
+	if (wl_kind_lookup(s) < 0) {
+		yaml_field_error(d, &f[OP], "'%s' is not a workload event or 'pressure'", s);
+		return;
+	}
+	r->op = (uint32_t)wl_kind_lookup(s);
+	if (f[KEY].val && (s = yaml_str(d, &f[KEY], "a field name")))
+		r->key = field_index(r, s);
+	if (f[REF].val && (s = yaml_str(d, &f[REF], "a field name")))
+		r->ref = field_index(r, s);
+	if ((wl_creates(r->op) || wl_destroys(r->op) || wl_uses(r->op)) && r->key < 0)
+		yaml_field_error(d, &f[OP], "'%s' acts on an object: the rule needs 'key'",
+				 wl_catalogue[r->op].name);
+	if ((r->op == WL_MAP_MDL || r->op == WL_ADL_ALLOC) && r->ref < 0)
+		yaml_field_error(d, &f[OP], "'%s' refers to another object: the rule needs 'ref'",
+				 wl_catalogue[r->op].name);
+	if (f[FIELDS].val && fy_node_is_mapping(f[FIELDS].val)) {
+		struct fy_node_pair *pair;
+		void *it = NULL;
+
+		while ((pair = fy_node_mapping_iterate(f[FIELDS].val, &it))) {
+			struct yaml_field kv = { .key = fy_node_pair_key(pair),
+						 .val = fy_node_pair_value(pair) };
+			const char *fname = fy_node_get_scalar0(kv.key);
+			int slot = fname ? slot_of(r->op, fname) : -ENOENT;
+
+			field_name(kv.name, name, "fields", fname);
+			if (slot < 0 || slot == WL_ID || slot == WL_REF) {
+				yaml_field_error(d, &kv, "'%s' has no settable field '%s'",
+						 wl_catalogue[r->op].name, fname ? fname : "?");
+				continue;
+			}
+			r->sets[r->nsets].slot = (enum wl_slot)slot;
+			load_value(d, r, &kv, &r->sets[r->nsets++].v);
+		}
+	} else if (f[FIELDS].val) {
+		yaml_field_error(d, &f[FIELDS], "expected a mapping of workload field to value");
+	}
+	if (f[WHERE].val && fy_node_is_mapping(f[WHERE].val)) {
+		struct fy_node_pair *pair;
+		void *it = NULL;
+
+		while ((pair = fy_node_mapping_iterate(f[WHERE].val, &it)) && r->nwhere < MAX_WHERE) {
+			struct yaml_field kv = { .key = fy_node_pair_key(pair),
+						 .val = fy_node_pair_value(pair) };
+			const char *fname = fy_node_get_scalar0(kv.key), *want;
+
+			field_name(kv.name, name, "where", fname);
+			want = yaml_str(d, &kv, "a value");
+			if (!fname || !want)
+				continue;
+			r->where[r->nwhere].field = field_index(r, fname);
+			r->where[r->nwhere++].str = strdup(want);
+		}
+	} else if (f[WHERE].val) {
+		yaml_field_error(d, &f[WHERE], "expected a mapping of payload field to value");
+	}
+}
+
+static void load_file(struct yaml_doc *d, struct import_map *m)
+{
+	static const char *const top_keys[] = { "import", "rules" };
+	static const char *const import_keys[] = { "adapter", "memory_base" };
+	struct yaml_field top[2], imp[2];
+	char name[YAML_NAME_LEN];
+	size_t index = 0;
+	void *it = NULL;
+	struct fy_node *node;
+
+	if (!yaml_fields(d, yaml_root(d), NULL, "", top_keys, 2, top))
+		return;
+	if (top[0].val && yaml_fields(d, top[0].val, top[0].key, "import", import_keys, 2, imp)) {
+		if (imp[0].val)
+			yaml_u64(d, &imp[0], &m->adapter);
+		if (imp[1].val)
+			yaml_size(d, &imp[1], &m->memory_base);
+	}
+	if (!top[1].val) {
+		yaml_error(d, yaml_root(d), NULL, "an import map needs 'rules'");
+		return;
+	}
+	while ((node = yaml_items(d, &top[1], &it, &index, name))) {
+		struct rule *rules = realloc(m->rules, (m->nrules + 1) * sizeof(*rules));
+
+		if (!rules)
+			return;
+		m->rules = rules;
+		memset(&rules[m->nrules], 0, sizeof(*rules));
+		load_rule(d, node, name, &rules[m->nrules++]);
+	}
+}
+
+int import_map_load(const char *const *paths, size_t n, struct import_map **out, char *err,
+		    size_t errlen)
+{
+	struct import_map *m = calloc(1, sizeof(*m));
+	int rc = 0;
+
+	if (!m)
+		return -ENOMEM;
+	m->memory_base = 16ull << 30;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct yaml_doc *d;
+
+		rc = yaml_open(paths[i], &d);
+		if (rc == -ENOMEM)
+			break;
+		if (!rc)
+			load_file(d, m);
+		/* the document holds what went wrong, a file that cannot be opened too */
+		if (yaml_close(d, err, errlen) && !rc)
+			rc = -EINVAL;
+	}
+	if (!rc)
+		rc = u64map_init(&m->objects);
+	if (rc) {
+		import_map_free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+void import_map_free(struct import_map *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nrules; i++) {
+		struct rule *r = &m->rules[i];
+
+		for (size_t j = 0; j < r->nevents; j++)
+			free(r->events[j]);
+		for (size_t j = 0; j < r->nnames; j++)
+			free(r->names[j]);
+		for (size_t j = 0; j < r->nwhere; j++)
+			free(r->where[j].str);
+	}
+	free(m->rules);
+	u64map_fini(&m->objects);
+	free(m);
+}
+
+/* --- translating --- */
+
+/* A rule binds its own fields; the first rule naming an event class wins. */
+int import_bind(void *ctx, const char *event_name, struct ctf_binding *b)
+{
+	struct import_map *m = ctx;
+
+	b->tag = -1;
+	for (size_t i = 0; i < m->nrules; i++) {
+		for (size_t j = 0; j < m->rules[i].nevents; j++) {
+			if (strcmp(m->rules[i].events[j], event_name))
+				continue;
+			b->tag = (int)i;
+			b->n = m->rules[i].nnames;
+			for (unsigned int k = 0; k < b->n; k++)
+				b->names[k] = m->rules[i].names[k];
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static uint64_t operand(const struct operand *o, const struct ctf_value *vals)
+{
+	return o->field < 0 ? o->c : vals[o->field].u;
+}
+
+static bool present(const struct value *v, const struct ctf_value *vals)
+{
+	return (v->a.field < 0 || (vals[v->a.field].present && !vals[v->a.field].is_str)) &&
+	       (!v->op || v->b.field < 0 || (vals[v->b.field].present && !vals[v->b.field].is_str));
+}
+
+static uint64_t evaluate(const struct value *v, const struct ctf_value *vals)
+{
+	uint64_t a = operand(&v->a, vals), b = v->op ? operand(&v->b, vals) : 0;
+
+	if (v->op == '<')
+		return b < 64 ? a << b : 0;
+	return v->op == '*' ? a * b : a;
+}
+
+/* Foreign keys may be strings (a device name): fold those to a number. */
+static uint64_t key_of(const struct ctf_value *v)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!v->is_str)
+		return v->u;
+	for (const char *s = v->s; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static bool matches(const struct rule *r, const struct ctf_value *vals)
+{
+	for (size_t i = 0; i < r->nwhere; i++) {
+		const struct ctf_value *v = &vals[r->where[i].field];
+		uint64_t want;
+
+		if (!v->present)
+			return false;
+		if (v->is_str ? strcmp(v->s, r->where[i].str)
+			      : parse_u64(r->where[i].str, &want) || want != v->u)
+			return false;
+	}
+	return true;
+}
+
+enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
+				 const struct ctf_value *values, struct wl_event *out, size_t *nout)
+{
+	const struct rule *r = &m->rules[tag];
+	struct wl_event *e = &out[0];
+	uint64_t key = 0, *obj = NULL;
+
+	*nout = 0;
+	if (!matches(r, values))
+		return IMPORT_IGNORED;
+	if (r->op == OP_PRESSURE) {
+		uint64_t bytes = present(&r->pressure, values) ? evaluate(&r->pressure, values) : 0;
+
+		m->outstanding = r->sub ? (m->outstanding > bytes ? m->outstanding - bytes : 0)
+					: m->outstanding + bytes;
+		*e = (struct wl_event){ .ts = ts, .kind = WL_MEMORY };
+		e->v[WL_OFFSET] = e->v[WL_BYTES] =
+			m->memory_base > m->outstanding ? m->memory_base - m->outstanding : 0;
+		*nout = 1;
+		return IMPORT_USED;
+	}
+	if (r->key >= 0) {
+		if (!values[r->key].present)
+			return IMPORT_UNMATCHED;
+		key = key_of(&values[r->key]);
+		obj = u64map_get(&m->objects, key);
+	}
+	if ((wl_destroys(r->op) || wl_uses(r->op)) && !obj)
+		return IMPORT_UNMATCHED;
+	if (wl_creates(r->op) && obj) {
+		/* the key is reused without its free (lost event): end the old object first */
+		*e = (struct wl_event){ .ts = ts, .kind = (uint32_t)wl_destroy_of((uint32_t)(*obj & 0xff)) };
+		e->v[WL_ADAPTER] = m->adapter;
+		e->v[WL_ID] = *obj >> 8;
+		e++;
+		(*nout)++;
+	}
+	*e = (struct wl_event){ .ts = ts, .kind = r->op };
+	e->v[WL_ADAPTER] = m->adapter;
+	if (r->ref >= 0) {
+		uint64_t *target = values[r->ref].present ?
+			u64map_get(&m->objects, key_of(&values[r->ref])) : NULL;
+
+		if (!target) {
+			*nout = 0;
+			return IMPORT_UNMATCHED;
+		}
+		e->v[WL_REF] = *target >> 8;
+	}
+	for (size_t i = 0; i < r->nsets; i++) {
+		if (!present(&r->sets[i].v, values)) {
+			*nout = 0;
+			return IMPORT_UNMATCHED;
+		}
+		e->v[r->sets[i].slot] = evaluate(&r->sets[i].v, values);
+	}
+	if (wl_creates(r->op)) {
+		e->v[WL_ID] = ++m->next_id;
+		if (u64map_put(&m->objects, key, e->v[WL_ID] << 8 | r->op)) {
+			*nout = 0;
+			return IMPORT_UNMATCHED;
+		}
+	} else if (obj) {
+		e->v[WL_ID] = *obj >> 8;
+		if (wl_destroys(r->op))
+			u64map_del(&m->objects, key);
+	}
+	(*nout)++;
+	return IMPORT_USED;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_REPLAY_IMPORT_H
+#define GPUISO_REPLAY_IMPORT_H
+
+#include "replay/ctf.h"
+#include "replay/event.h"
+
+/*
+ * Import maps (docs/import-maps.md): rules that turn the events of traces
+ * other tools recorded into workload events. A rule names event classes,
+ * the workload operation they become, where its fields come from (a payload
+ * field, a constant, or a shift or product of the two), an optional filter
+ * on field values, and a pairing key: the payload field whose value names
+ * the object an allocation creates and its free ends (a malloc's pointer).
+ * Memory-pressure rules add or remove outstanding bytes instead, and the
+ * workload sees what is left of a base as commit and lockable memory.
+ */
+
+struct import_map;
+
+enum import_outcome {
+	IMPORT_USED,      /* became one or more workload events */
+	IMPORT_IGNORED,   /* no rule applies (a filter did not match) */
+	IMPORT_UNMATCHED, /* a free or use whose object was never created */
+};
+
+/**
+ * import_map_load() - read import maps (rules of later files after earlier ones).
+ * @paths: the files.
+ * @n: how many (at least one).
+ * @out: out: the map.
+ * @err: out: errors as "FILE:LINE:COL: error: ..." lines.
+ * @errlen: size of @err.
+ *
+ * Return: 0, -ENOENT, -EINVAL (malformed: @err says where), -ENOMEM.
+ */
+int import_map_load(const char *const *paths, size_t n, struct import_map **out, char *err,
+		    size_t errlen);
+
+/** import_map_free() - free a map. @m: or NULL. */
+void import_map_free(struct import_map *m);
+
+/**
+ * import_bind() - a ctf_bind_fn: binds the event classes some rule names.
+ * @ctx: the struct import_map.
+ * @event_name: the class.
+ * @b: out.
+ *
+ * Return: 0.
+ */
+int import_bind(void *ctx, const char *event_name, struct ctf_binding *b);
+
+/**
+ * import_event() - translate one bound event.
+ * @m: the map.
+ * @tag: the binding's tag.
+ * @ts: the event's time.
+ * @values: its bound field values.
+ * @out: out: up to 2 workload events (a reused key first ends the old object).
+ * @nout: out: how many.
+ *
+ * Return: the outcome.
+ */
+enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
+				 const struct ctf_value *values, struct wl_event *out, size_t *nout);
+
+#endif

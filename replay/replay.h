@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_REPLAY_REPLAY_H
+#define GPUISO_REPLAY_REPLAY_H
+
+#include <stdio.h>
+
+#include "bench/results.h"
+#include "core/core.h"
+#include "replay/event.h"
+
+/*
+ * The replay engine: workload events in, core operations out. Trace ids
+ * are mapped to the handles the model gives; every event is timed (wall
+ * clock from its intended issue time, and the backend's modeled time); an
+ * event the model refuses is recorded with its index and timestamp and the
+ * replay goes on.
+ */
+
+enum pace {
+	PACE_ASAP = 0,  /* as fast as possible */
+	PACE_TRACE = 1, /* each event at its trace time, open loop */
+};
+
+/* An event the model refused (or that named an unknown id). */
+struct refusal {
+	uint64_t index, ts;
+	uint32_t kind;
+	int rc;          /* negative errno */
+	char why[96];
+};
+
+#define REPLAY_MAX_REFUSALS 64
+
+struct engine;
+
+/**
+ * engine_create() - an engine driving @core, recording into @res.
+ * @core: a started model (not owned).
+ * @res: results for the WL_NKINDS operations (results_init() with wl names).
+ * @pace: pacing.
+ * @out: out: the engine.
+ *
+ * Return: 0, -ENOMEM.
+ */
+int engine_create(struct core *core, struct results *res, enum pace pace, struct engine **out);
+
+/** engine_destroy() - free the engine (the core is left as it is). @e: or NULL. */
+void engine_destroy(struct engine *e);
+
+/**
+ * engine_apply() - execute one event.
+ * @e: the engine.
+ * @ev: the event.
+ * @index: its index in the trace (for reports).
+ *
+ * Return: 0 when the model did it, > 0 when the model refused it (recorded),
+ * or a negative errno for input the replay cannot go on with (an id created
+ * twice, a kind out of range: the message is in engine_error()).
+ */
+int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index);
+
+/** engine_error() - the last fatal input error's message. @e. */
+const char *engine_error(const struct engine *e);
+
+/**
+ * engine_refusals() - the first refused events.
+ * @e: the engine.
+ * @n: out: how many are listed (at most REPLAY_MAX_REFUSALS).
+ * @total: out: how many there were.
+ *
+ * Return: the array.
+ */
+const struct refusal *engine_refusals(const struct engine *e, size_t *n, uint64_t *total);
+
+/** engine_live() - trace objects still live (not freed by the trace). @e. */
+size_t engine_live(const struct engine *e);
+
+/**
+ * engine_finish() - free what the trace left live (counted by engine_live()
+ * before), stop the model and fill power, violation and invariant results.
+ * @e: the engine.
+ */
+void engine_finish(struct engine *e);
+
+#endif
+
+/* --- a whole replay: trace (or its cache) -> model -> results --- */
+
+struct replay_opts {
+	const char *trace;           /* CTF folder (or a folder above it) */
+	const struct scenario *scn;  /* the machine and adapters */
+	const char *scenario_path;   /* for the results, or NULL for built-in defaults */
+	enum pace pace;
+	bool strict;                 /* unknown event classes are an error */
+	bool cache;                  /* use and fill the compiled replay cache */
+	const char *cache_dir;       /* NULL: $XDG_CACHE_HOME/gpuiso */
+	struct fp_ctx *faults;       /* injection, or NULL */
+	const char *const *maps;     /* import maps for foreign traces (docs/import-maps.md) */
+	size_t nmaps;
+};
+
+enum replay_failure {
+	REPLAY_OK = 0,
+	REPLAY_BAD_INPUT = 2,        /* the trace or its events (message says where) */
+	REPLAY_ENVIRONMENT = 3,      /* the machine (memory, files, libraries) */
+};
+
+struct replay_report {
+	uint64_t events;             /* events in the trace */
+	uint64_t used;               /* workload events executed */
+	uint64_t ignored;            /* events of other classes */
+	uint64_t unmatched;          /* foreign events an import map could not pair */
+	uint64_t discarded;          /* events the tracer lost: the trace is incomplete */
+	uint64_t first_ts, last_ts;
+	bool from_cache;             /* events came from the compiled cache */
+	bool cache_written;
+	uint64_t refused;            /* events the model refused */
+	size_t nrefusals;
+	struct refusal refusals[REPLAY_MAX_REFUSALS];
+	size_t left_live;            /* objects the trace never freed (released at the end) */
+	double wall_s;
+	enum replay_failure failure;
+	char error[512];
+};
+
+/**
+ * replay_run() - replay a trace through a fresh model of @o->scn.
+ * @o: options.
+ * @res: out: results (initialised here; results_fini() afterwards, also on error).
+ * @rep: out: what happened.
+ *
+ * Return: 0 when the replay ran to the end (violations or refusals are
+ * findings in @res and @rep), or a negative errno with rep->failure and
+ * rep->error saying why.
+ */
+int replay_run(const struct replay_opts *o, struct results *res, struct replay_report *rep);
+
+/**
+ * replay_summary() - the human summary: per operation count and p50/p99/max
+ * latency, power transitions, refusals, violations, invariants.
+ * @res: results.
+ * @rep: the report.
+ * @out: where.
+ */
+void replay_summary(const struct results *res, const struct replay_report *rep, FILE *out);
+
+/**
+ * replay_findings() - whether the run found violations or broken invariants.
+ * @res: results.
+ *
+ * Return: true when the replay should exit 1.
+ */
+bool replay_findings(const struct results *res);

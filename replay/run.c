@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOG_PREFIX "replay"
+#include "common/log.h"
+#include "replay.h"
+#include "replay/cache.h"
+#include "replay/ctf.h"
+#include "replay/import.h"
+
+/* A replay: a model, an engine, and where the events come from. */
+struct run {
+	struct engine *engine;
+	struct replay_report *rep;
+	struct cache_writer *cache;
+	struct import_map *map;     /* translating foreign events, or NULL */
+	bool strict;
+	uint64_t records;           /* workload events executed */
+	char bind_error[256];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Workload events bind to their catalogue fields; anything else is ignored (or refused). */
+static int bind_wl(void *ctx, const char *name, struct ctf_binding *b)
+{
+	struct run *r = ctx;
+	int kind = wl_kind_lookup(name);
+
+	if (kind < 0) {
+		if (r->strict) {
+			snprintf(r->bind_error, sizeof(r->bind_error),
+				 "event class '%s' is not a workload event (--strict)", name);
+			return -EINVAL;
+		}
+		b->tag = -1;
+		return 0;
+	}
+	b->tag = kind;
+	b->n = wl_catalogue[kind].nfields;
+	for (unsigned int i = 0; i < b->n; i++)
+		b->names[i] = wl_catalogue[kind].fields[i].name;
+	return 0;
+}
+
+static int apply(struct run *r, uint64_t index, const struct wl_event *e)
+{
+	int rc = engine_apply(r->engine, e, index);
+
+	if (rc < 0) {
+		if (rc == -EINVAL)
+			r->rep->failure = REPLAY_BAD_INPUT;
+		snprintf(r->rep->error, sizeof(r->rep->error), "%s",
+			 rc == -EINVAL ? engine_error(r->engine) : strerror(-rc));
+		return rc;
+	}
+	r->records++;
+	return 0;
+}
+
+/* One workload event: into the cache being built, then into the model. */
+static int execute(struct run *r, uint64_t index, const struct wl_event *e)
+{
+	if (r->cache && cache_writer_add(r->cache, index, e)) {
+		cache_writer_abort(r->cache);
+		r->cache = NULL;
+	}
+	return apply(r, index, e);
+}
+
+static int on_wl_event(struct run *r, int tag, uint64_t index, uint64_t ts,
+		       const struct ctf_value *values)
+{
+	const struct wl_desc *d = &wl_catalogue[tag];
+	struct wl_event e = { .ts = ts, .kind = (uint32_t)tag };
+
+	for (unsigned int i = 0; i < d->nfields; i++) {
+		if (!values[i].present || values[i].is_str) {
+			r->rep->failure = REPLAY_BAD_INPUT;
+			snprintf(r->rep->error, sizeof(r->rep->error),
+				 "event %llu at %llu ns: %s:%s has no integer field '%s'",
+				 (unsigned long long)index, (unsigned long long)ts, WL_PROVIDER,
+				 d->name, d->fields[i].name);
+			return -EINVAL;
+		}
+		e.v[d->fields[i].slot] = values[i].u;
+	}
+	r->rep->used++;
+	return execute(r, index, &e);
+}
+
+static int on_foreign_event(struct run *r, int tag, uint64_t index, uint64_t ts,
+			    const struct ctf_value *values)
+{
+	struct wl_event out[2];
+	size_t n;
+	int rc = 0;
+
+	switch (import_event(r->map, tag, ts, values, out, &n)) {
+	case IMPORT_USED:
+		r->rep->used++;
+		break;
+	case IMPORT_UNMATCHED:
+		r->rep->unmatched++;
+		break;
+	case IMPORT_IGNORED:
+		break;
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = execute(r, index, &out[i]);
+	return rc;
+}
+
+static int on_ctf_event(void *ctx, int tag, uint64_t index, uint64_t ts,
+			const struct ctf_value *values)
+{
+	struct run *r = ctx;
+
+	return r->map ? on_foreign_event(r, tag, index, ts, values)
+		      : on_wl_event(r, tag, index, ts, values);
+}
+
+static int bind(void *ctx, const char *name, struct ctf_binding *b)
+{
+	struct run *r = ctx;
+
+	return r->map ? import_bind(r->map, name, b) : bind_wl(ctx, name, b);
+}
+
+static int on_cached_event(void *ctx, uint64_t index, const struct wl_event *e)
+{
+	return apply(ctx, index, e);
+}
+
+/* Events from the cache if it holds this trace, else from CTF (filling the cache). */
+static int feed(const struct replay_opts *o, struct run *r)
+{
+	struct replay_report *rep = r->rep;
+	struct cache_meta meta = { 0 };
+	struct ctf_stats st = { 0 };
+	char path[4096], err[512] = "";
+	uint64_t key = 0;
+	int rc;
+
+	if (o->cache && !cache_key(o->trace, o->maps, o->nmaps, &key) &&
+	    !cache_path(o->cache_dir, key, path, sizeof(path))) {
+		rc = cache_read(path, key, on_cached_event, r, &meta);
+		if (!rc || (rc != -ENOENT && rc != -ESTALE)) {
+			rep->from_cache = !rc;
+			rep->events = meta.events;
+			rep->used = meta.events - meta.ignored - meta.unmatched;
+			rep->ignored = meta.ignored;
+			rep->unmatched = meta.unmatched;
+			rep->discarded = meta.discarded;
+			rep->first_ts = meta.first_ts;
+			rep->last_ts = meta.last_ts;
+			return rc;
+		}
+		if (rc == -ESTALE)
+			log_info("cache %s does not match the trace: rebuilding it", path);
+		if (cache_writer_open(path, key, &r->cache))
+			r->cache = NULL;
+	}
+	rc = ctf_read(o->trace, bind, on_ctf_event, r, &st, err, sizeof(err));
+	rep->events = st.events;
+	rep->ignored = st.events - rep->used - rep->unmatched;
+	rep->discarded = st.discarded;
+	rep->first_ts = st.first_ts;
+	rep->last_ts = st.last_ts;
+	if (rc && !rep->error[0]) {
+		rep->failure = rc == -ENOMEM ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
+		snprintf(rep->error, sizeof(rep->error), "%s", r->bind_error[0] ? r->bind_error : err);
+	}
+	if (r->cache && !rc) {
+		meta = (struct cache_meta){ .events = st.events, .records = r->records,
+					    .ignored = rep->ignored, .unmatched = rep->unmatched,
+					    .discarded = st.discarded, .first_ts = st.first_ts,
+					    .last_ts = st.last_ts };
+		rep->cache_written = !cache_writer_commit(r->cache, &meta);
+	} else if (r->cache) {
+		cache_writer_abort(r->cache);
+	}
+	r->cache = NULL;
+	return rc;
+}
+
+static void run_info(const struct replay_opts *o, struct run_info *ri)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(ri->started, sizeof(ri->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(ri->id, sizeof(ri->id), "%s-%d", ri->started, (int)getpid());
+	gethostname(ri->host, sizeof(ri->host) - 1);
+	snprintf(ri->backend, sizeof(ri->backend), "sim");
+	snprintf(ri->trace, sizeof(ri->trace), "%s", o->trace);
+	snprintf(ri->scenario, sizeof(ri->scenario), "%s", o->scenario_path ? o->scenario_path : "");
+}
+
+int replay_run(const struct replay_opts *o, struct results *res, struct replay_report *rep)
+{
+	const char *names[WL_NKINDS];
+	struct run r = { .rep = rep, .strict = o->strict };
+	struct core *core = NULL;
+	uint64_t t0 = now_ns();
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	for (int k = 0; k < WL_NKINDS; k++)
+		names[k] = wl_catalogue[k].name;
+	rc = results_init(res, names, WL_NKINDS);
+	if (rc)
+		goto environment;
+	run_info(o, &res->run);
+	rc = core_create(o->scn, NULL, NULL, &core);
+	if (rc)
+		goto environment;
+	core_set_faults(core, o->faults);
+	core_start(core);
+	rc = engine_create(core, res, o->pace, &r.engine);
+	if (rc)
+		goto destroy_core;
+	if (o->nmaps) {
+		rc = import_map_load(o->maps, o->nmaps, &r.map, rep->error, sizeof(rep->error));
+		if (rc) {
+			rep->failure = rc == -ENOMEM ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
+			goto destroy_engine;
+		}
+	}
+	rc = feed(o, &r);
+	import_map_free(r.map);
+	engine_refusals(r.engine, &rep->nrefusals, &rep->refused);
+	memcpy(rep->refusals, engine_refusals(r.engine, &rep->nrefusals, &rep->refused),
+	       rep->nrefusals * sizeof(*rep->refusals));
+	if (!rc) {
+		rep->left_live = engine_live(r.engine);
+		engine_finish(r.engine);
+	}
+destroy_engine:
+	engine_destroy(r.engine);
+destroy_core:
+	core_destroy(core);
+	rep->wall_s = (double)(now_ns() - t0) / 1e9;
+	if (rc && rep->failure == REPLAY_OK)
+		goto environment;
+	return rc;
+
+environment:
+	rep->failure = REPLAY_ENVIRONMENT;
+	if (!rep->error[0])
+		snprintf(rep->error, sizeof(rep->error), "%s", strerror(-rc));
+	return rc;
+}
+
+bool replay_findings(const struct results *res)
+{
+	if (res->nviolations)
+		return true;
+	for (size_t i = 0; i < res->ninvariants; i++)
+		if (!res->invariants[i].holds)
+			return true;
+	return false;
+}
+
+void replay_summary(const struct results *res, const struct replay_report *rep, FILE *out)
+{
+	fprintf(out, "trace: %s\n", res->run.trace);
+	fprintf(out, "events: %llu in the trace: %llu used, %llu ignored, %llu unmatched%s\n",
+		(unsigned long long)rep->events, (unsigned long long)rep->used,
+		(unsigned long long)rep->ignored, (unsigned long long)rep->unmatched,
+		rep->from_cache ? " (from the replay cache)" : "");
+	if (rep->refused)
+		fprintf(out, "refused: %llu operations the model refused\n",
+			(unsigned long long)rep->refused);
+	if (rep->discarded)
+		fprintf(out, "INCOMPLETE: the tracer discarded %llu events\n",
+			(unsigned long long)rep->discarded);
+	fprintf(out, "time: %.3f s wall, trace span %.3f s\n", rep->wall_s,
+		(double)(rep->last_ts - rep->first_ts) / 1e9);
+	fprintf(out, "\n%-18s %10s %7s %10s %10s %10s\n", "operation", "count", "errors", "p50 ns",
+		"p99 ns", "max ns");
+	for (size_t i = 0; i < res->nops; i++) {
+		const struct op_result *op = &res->ops[i];
+
+		if (!op->count)
+			continue;
+		fprintf(out, "%-18s %10llu %7llu %10llu %10llu %10llu\n", op->name,
+			(unsigned long long)op->count, (unsigned long long)op->errors,
+			(unsigned long long)hist_percentile(&op->wall, 50),
+			(unsigned long long)hist_percentile(&op->wall, 99),
+			(unsigned long long)op->wall.max);
+	}
+	fprintf(out, "\npower: %llu transitions, %llu completed (%llu pinned, %llu chunked), %llu reset\n",
+		(unsigned long long)res->power.transitions, (unsigned long long)res->power.completed,
+		(unsigned long long)res->power.pinned, (unsigned long long)res->power.chunked,
+		(unsigned long long)res->power.reset);
+	for (size_t i = 0; i < rep->nrefusals && i < 10; i++) {
+		const struct refusal *f = &rep->refusals[i];
+
+		fprintf(out, "refused: event %llu at %llu ns (%s): %s\n", (unsigned long long)f->index,
+			(unsigned long long)f->ts, wl_catalogue[f->kind].name, f->why);
+	}
+	if (rep->refused > 10)
+		fprintf(out, "refused: ... %llu more\n", (unsigned long long)(rep->refused - 10));
+	if (rep->left_live)
+		fprintf(out, "left live by the trace: %zu objects (released at the end)\n", rep->left_live);
+	fprintf(out, "violations: %zu\n", res->nviolations);
+	for (size_t i = 0; i < res->nviolations && i < 20; i++)
+		fprintf(out, "  %s at event %llu: %s\n", res->violations[i].code,
+			(unsigned long long)res->violations[i].event, res->violations[i].detail);
+	for (size_t i = 0; i < res->ninvariants; i++)
+		if (!res->invariants[i].holds)
+			fprintf(out, "invariant broken: %s\n", res->invariants[i].name);
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* The compiled replay cache: round trip, and never trusting a file that does not match. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay/cache.h"
+
+struct collect {
+	struct wl_event ev[64];
+	uint64_t index[64];
+	size_t n;
+};
+
+static int collect(void *ctx, uint64_t index, const struct wl_event *e)
+{
+	struct collect *c = ctx;
+
+	c->index[c->n] = index;
+	c->ev[c->n++] = *e;
+	return 0;
+}
+
+static void sample(struct wl_event *e, int i)
+{
+	memset(e, 0, sizeof(*e));
+	e->ts = 1000000000ull + (uint64_t)i * 1234;
+	e->kind = (uint32_t)(i % WL_NKINDS);
+	for (unsigned int f = 0; f < wl_catalogue[e->kind].nfields; f++)
+		e->v[wl_catalogue[e->kind].fields[f].slot] = (uint64_t)(i * 7 + f) << (f * 9);
+}
+
+static void write_cache(const char *path, uint64_t key, int n)
+{
+	struct cache_meta meta = { .events = (uint64_t)n * 2, .records = (uint64_t)n, .ignored = 3 };
+	struct cache_writer *w;
+	struct wl_event e;
+
+	cr_assert_eq(cache_writer_open(path, key, &w), 0);
+	for (int i = 0; i < n; i++) {
+		sample(&e, i);
+		cr_assert_eq(cache_writer_add(w, (uint64_t)i * 2, &e), 0);
+	}
+	cr_assert_eq(cache_writer_commit(w, &meta), 0);
+}
+
+static char dir[] = "/tmp/gpuiso-cache-XXXXXX";
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(cache, .init = setup, .fini = teardown);
+
+Test(cache, round_trip_keeps_every_field_index_and_time)
+{
+	struct collect c = { 0 };
+	struct cache_meta meta;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/sub/dir/k.wlc", dir);
+	write_cache(path, 42, 50);
+	cr_assert_eq(cache_read(path, 42, collect, &c, &meta), 0);
+	cr_assert_eq(c.n, 50);
+	cr_assert_eq(meta.records, 50);
+	cr_assert_eq(meta.ignored, 3);
+	for (int i = 0; i < 50; i++) {
+		struct wl_event want;
+
+		sample(&want, i);
+		cr_assert_eq(c.index[i], (uint64_t)i * 2);
+		cr_assert_eq(memcmp(&c.ev[i], &want, sizeof(want)), 0, "event %d differs", i);
+	}
+}
+
+Test(cache, another_key_is_stale)
+{
+	struct cache_meta meta;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/k.wlc", dir);
+	write_cache(path, 42, 10);
+	cr_assert_eq(cache_read(path, 43, NULL, NULL, &meta), -ESTALE);
+	cr_assert_eq(cache_read(path, 42, NULL, NULL, &meta), 0);
+}
+
+Test(cache, truncated_corrupt_or_foreign_files_are_stale)
+{
+	struct collect c = { 0 };
+	struct cache_meta meta;
+	char path[256];
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/k.wlc", dir);
+	cr_assert_eq(cache_read(path, 42, NULL, NULL, &meta), -ENOENT);
+	write_cache(path, 42, 40);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(truncate(path, st.st_size - 5), 0);
+	cr_assert_eq(cache_read(path, 42, collect, &c, &meta), -ESTALE);
+	cr_assert_eq(c.n, 0, "no event may be delivered from a bad file");
+
+	write_cache(path, 42, 40);
+	f = fopen(path, "r+");
+	cr_assert_not_null(f);
+	fseek(f, st.st_size - 20, SEEK_SET);
+	fputc(0x55, f); /* one byte in the middle of the records */
+	fclose(f);
+	cr_assert_eq(cache_read(path, 42, collect, &c, &meta), -ESTALE);
+	cr_assert_eq(c.n, 0);
+
+	f = fopen(path, "w");
+	fputs("this is not a cache file, but it is long enough to hold a header......", f);
+	fclose(f);
+	cr_assert_eq(cache_read(path, 42, NULL, NULL, &meta), -ESTALE);
+}
+
+Test(cache, key_follows_the_content_of_every_file)
+{
+	char path[512], trace[256];
+	uint64_t k1, k2, k3;
+	FILE *f;
+
+	snprintf(trace, sizeof(trace), "%s/trace", dir);
+	cr_assert_eq(mkdir(trace, 0755), 0);
+	snprintf(path, sizeof(path), "%s/metadata", trace);
+	f = fopen(path, "w");
+	fputs("metadata v1", f);
+	fclose(f);
+	cr_assert_eq(cache_key(trace, NULL, 0, &k1), 0);
+	cr_assert_eq(cache_key(trace, NULL, 0, &k2), 0);
+	cr_assert_eq(k1, k2);
+	f = fopen(path, "w");
+	fputs("metadata v2", f);
+	fclose(f);
+	cr_assert_eq(cache_key(trace, NULL, 0, &k3), 0);
+	cr_assert_neq(k1, k3, "a changed file must change the key");
+	const char *extra[] = { path };
+
+	cr_assert_eq(cache_key(trace, extra, 1, &k2), 0);
+	cr_assert_neq(k2, k3, "the extra file must count");
+	snprintf(path, sizeof(path), "%s/nope", dir);
+	cr_assert_lt(cache_key(path, NULL, 0, &k1), 0);
+}
+
+Test(cache, path_follows_xdg_cache_home)
+{
+	char path[256];
+
+	setenv("XDG_CACHE_HOME", "/somewhere", 1);
+	cr_assert_eq(cache_path(NULL, 0xab, path, sizeof(path)), 0);
+	cr_assert_str_eq(path, "/somewhere/gpuiso/00000000000000ab.wlc");
+	unsetenv("XDG_CACHE_HOME");
+	setenv("HOME", "/home/x", 1);
+	cr_assert_eq(cache_path(NULL, 0xab, path, sizeof(path)), 0);
+	cr_assert_str_eq(path, "/home/x/.cache/gpuiso/00000000000000ab.wlc");
+	cr_assert_eq(cache_path("/d", 1, path, sizeof(path)), 0);
+	cr_assert_str_eq(path, "/d/0000000000000001.wlc");
+}

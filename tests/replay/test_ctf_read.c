@@ -1,0 +1,779 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctf_read() and trace_info() on real traces recorded elsewhere (shared/
+ * traces-real, see its README) and on damaged copies of them. Expected
+ * counts and values come from `babeltrace2 DIR` on the same traces.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay/ctf.h"
+#include "replay/info.h"
+#include "tests/common/jsonq.h"
+
+#define UST "tc-ust-libc-memory"
+#define KERNEL "tc-kernel-rpm-kmem"
+#define UST_EVENTS 328056
+#define KERNEL_EVENTS 31556
+
+/*
+ * babeltrace2 2.0.4's CTF metadata parser leaks 16 bytes (+400 indirect)
+ * when TSDL text does not parse: `valgrind babeltrace2 -c source.ctf.fs -p
+ * 'inputs=["DIR"]'` shows the same block lost inside
+ * bt_graph_add_source_component(), which hands us nothing to put. The one
+ * test that feeds such text turns leak checking off around its read; weak,
+ * because the functions exist only when LeakSanitizer is linked in.
+ */
+void __lsan_disable(void) __attribute__((weak));
+void __lsan_enable(void) __attribute__((weak));
+
+/* ---- where the traces are, and scratch copies of them ---- */
+
+static const char *real_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *shared = getenv("GPUISO_SHARED");
+	const char *root = getenv("GPUISO_SOURCE_ROOT");
+
+	if (shared)
+		snprintf(dir, sizeof(dir), "%s/traces-real", shared);
+	else if (root)
+		snprintf(dir, sizeof(dir), "%s/../shared/traces-real", root);
+	else
+		cr_assert_fail("set GPUISO_SOURCE_ROOT (or GPUISO_SHARED) to find traces-real");
+	return dir;
+}
+
+static const char *real(const char *name)
+{
+	static char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", real_dir(), name);
+	return p;
+}
+
+static void tmpdir(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/gpuiso-ctfread-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	cr_assert_not_null(mkdtemp(buf));
+}
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(p);
+}
+
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16];
+	int in = open(from, O_RDONLY), out;
+	ssize_t n;
+
+	cr_assert_geq(in, 0, "%s: %s", from, strerror(errno));
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_geq(out, 0, "%s: %s", to, strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		cr_assert_eq(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+}
+
+/* Copies the real trace @name's top-level files (not index/) into @dst. */
+static void copy_trace(const char *name, const char *dst)
+{
+	static const char *const files[] = {
+		"metadata", "channel0_0", "channel0_1", "channel0_2", "channel0_3",
+	};
+	char from[PATH_MAX + 32], to[PATH_MAX + 32];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(from, sizeof(from), "%s/%s", real(name), files[i]);
+		snprintf(to, sizeof(to), "%s/%s", dst, files[i]);
+		copy_file(from, to);
+	}
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+/* ---- a counting reader: one tag per name, optional fields per name ---- */
+
+#define MAX_NAMES 256
+
+struct want {
+	const char *event;          /* bind these fields for this event name */
+	const char *fields[CTF_MAX_FIELDS];
+	unsigned int n;
+};
+
+struct counter {
+	const struct want *wants;   /* NULL-event terminated, may be NULL */
+	bool bind_only_wanted;      /* other names get tag -1 */
+	char *names[MAX_NAMES];
+	uint64_t counts[MAX_NAMES];
+	unsigned int nnames;
+	unsigned int binds;
+
+	uint64_t calls, last_index, last_ts;
+	bool order_ok, index_ok;
+	int fail_at;                /* > 0: return -ECANCELED at this callback */
+	int bind_error;             /* != 0: bind returns it */
+
+	/* Filled by check callbacks. */
+	struct ctf_value first[MAX_NAMES][CTF_MAX_FIELDS];
+	bool seen[MAX_NAMES];
+	uint64_t sum[MAX_NAMES][CTF_MAX_FIELDS];
+	char first_str[MAX_NAMES][64];
+};
+
+static int tag_of(const struct counter *c, const char *name)
+{
+	for (unsigned int i = 0; i < c->nnames; i++)
+		if (strcmp(c->names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int count_bind(void *ctx, const char *name, struct ctf_binding *b)
+{
+	struct counter *c = ctx;
+	const struct want *w = NULL;
+	int tag;
+
+	c->binds++;
+	if (c->bind_error)
+		return c->bind_error;
+	for (const struct want *p = c->wants; p && p->event; p++)
+		if (strcmp(p->event, name) == 0)
+			w = p;
+	if (c->bind_only_wanted && !w) {
+		b->tag = -1;
+		return 0;
+	}
+	tag = tag_of(c, name);
+	if (tag < 0) {
+		cr_assert_lt(c->nnames, MAX_NAMES);
+		tag = (int)c->nnames;
+		c->names[c->nnames++] = strdup(name);
+	}
+	b->tag = tag;
+	b->n = w ? w->n : 0;
+	for (unsigned int i = 0; i < b->n; i++)
+		b->names[i] = w->fields[i];
+	return 0;
+}
+
+static int count_event(void *ctx, int tag, uint64_t index, uint64_t ts, const struct ctf_value *v)
+{
+	struct counter *c = ctx;
+	const struct want *w = NULL;
+
+	if (c->calls > 0) {
+		c->order_ok = c->order_ok && ts >= c->last_ts;
+		c->index_ok = c->index_ok && index > c->last_index;
+	} else {
+		c->order_ok = c->index_ok = true;
+	}
+	c->last_ts = ts;
+	c->last_index = index;
+	c->calls++;
+	c->counts[tag]++;
+	for (const struct want *p = c->wants; p && p->event; p++)
+		if (strcmp(p->event, c->names[tag]) == 0)
+			w = p;
+	for (unsigned int f = 0; w && f < w->n; f++) {
+		if (!c->seen[tag]) {
+			c->first[tag][f] = v[f];
+			c->first[tag][f].s = NULL; /* valid during the callback only */
+			if (v[f].present && v[f].is_str)
+				snprintf(c->first_str[tag], sizeof(c->first_str[tag]), "%s", v[f].s);
+		}
+		if (v[f].present && !v[f].is_str)
+			c->sum[tag][f] += v[f].u;
+	}
+	c->seen[tag] = true;
+	if (c->fail_at > 0 && c->calls == (uint64_t)c->fail_at)
+		return -ECANCELED;
+	return 0;
+}
+
+static void counter_fini(struct counter *c)
+{
+	for (unsigned int i = 0; i < c->nnames; i++)
+		free(c->names[i]);
+}
+
+static uint64_t count_of(const struct counter *c, const char *name)
+{
+	int t = tag_of(c, name);
+
+	return t < 0 ? 0 : c->counts[t];
+}
+
+static int read_into(const char *path, struct counter *c, struct ctf_stats *st, char *err,
+		     size_t errlen)
+{
+	return ctf_read(path, count_bind, count_event, c, st, err, errlen);
+}
+
+/* ---- real traces ---- */
+
+Test(ctf_read, ust_counts_and_time_span)
+{
+	struct counter c = { 0 };
+	struct ctf_stats st;
+	char err[512];
+
+	cr_assert_eq(read_into(real(UST), &c, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(st.events, UST_EVENTS);
+	cr_assert_eq(c.calls, UST_EVENTS);
+	cr_assert_eq(st.traces, 1);
+	cr_assert_eq(st.discarded, 0);
+	cr_assert_eq(c.nnames, 2);
+	cr_assert_eq(count_of(&c, "lttng_ust_libc:malloc"), 164028);
+	cr_assert_eq(count_of(&c, "lttng_ust_libc:free"), 164028);
+	/* babeltrace2 --clock-seconds: first and last event. */
+	cr_assert_eq(st.first_ts, 1448652394359148425ull);
+	cr_assert_eq(st.last_ts, 1448652394885108739ull);
+	/* Four streams merged: time never goes back, and every event has its own index. */
+	cr_assert(c.order_ok);
+	cr_assert(c.index_ok);
+	cr_assert_eq(c.last_index, UST_EVENTS - 1);
+	/* Bind runs once per class, not per event. */
+	cr_assert_eq(c.binds, 2);
+	counter_fini(&c);
+}
+
+Test(ctf_read, kernel_counts)
+{
+	struct counter c = { 0 };
+	struct ctf_stats st;
+	char err[512];
+
+	cr_assert_eq(read_into(real(KERNEL), &c, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(st.events, KERNEL_EVENTS);
+	cr_assert_eq(st.traces, 1);
+	cr_assert_eq(st.discarded, 0);
+	cr_assert_eq(st.first_ts, 1412670961211260539ull);
+	cr_assert_eq(st.last_ts, 1412670967217750839ull);
+	cr_assert_eq(count_of(&c, "rpm_suspend"), 1);
+	cr_assert_eq(count_of(&c, "rpm_resume"), 2);
+	cr_assert_eq(count_of(&c, "rpm_idle"), 4);
+	cr_assert_eq(count_of(&c, "rpm_return_int"), 7);
+	cr_assert_eq(count_of(&c, "kmem_kmalloc"), 3456);
+	cr_assert_eq(count_of(&c, "kmem_kfree"), 3472);
+	cr_assert_eq(count_of(&c, "mm_page_alloc"), 504);
+	cr_assert_eq(count_of(&c, "sched_switch"), 1052);
+	cr_assert(c.order_ok);
+	cr_assert(c.index_ok);
+	counter_fini(&c);
+}
+
+Test(ctf_read, ust_integer_fields)
+{
+	static const struct want wants[] = {
+		{ "lttng_ust_libc:malloc", { "size", "ptr", "no_such_field" }, 3 },
+		{ "lttng_ust_libc:free", { "ptr" }, 1 },
+		{ .event = NULL },
+	};
+	struct counter c = { .wants = wants };
+	struct ctf_stats st;
+	char err[512];
+	int m, f;
+
+	cr_assert_eq(read_into(real(UST), &c, &st, err, sizeof(err)), 0, "%s", err);
+	m = tag_of(&c, "lttng_ust_libc:malloc");
+	f = tag_of(&c, "lttng_ust_libc:free");
+	cr_assert_geq(m, 0);
+	cr_assert_geq(f, 0);
+	/* The first malloc: { size = 8, ptr = 0x1F4BEE0 }. */
+	cr_assert(c.first[m][0].present);
+	cr_assert_not(c.first[m][0].is_str);
+	cr_assert_eq(c.first[m][0].u, 8);
+	cr_assert(c.first[m][1].present);
+	cr_assert_eq(c.first[m][1].u, 0x1F4BEE0);
+	cr_assert_not(c.first[m][2].present);
+	cr_assert_eq(c.first[f][0].u, 0x1F4BEA0);
+	/* Every value, not only the first: sums as computed from babeltrace2's text. */
+	cr_assert_eq(c.sum[m][0], 336429352ull);
+	cr_assert_eq(c.sum[m][1], 4568399526960ull);
+	counter_fini(&c);
+}
+
+Test(ctf_read, kernel_string_and_signed_fields)
+{
+	static const struct want wants[] = {
+		{ "rpm_suspend", { "name", "runtime_auto", "usage_count", "no_such_field" }, 4 },
+		{ "rpm_return_int", { "name", "ip", "ret" }, 3 },
+		{ .event = NULL },
+	};
+	struct counter c = { .wants = wants };
+	struct ctf_stats st;
+	char err[512];
+	int s, r;
+
+	cr_assert_eq(read_into(real(KERNEL), &c, &st, err, sizeof(err)), 0, "%s", err);
+	s = tag_of(&c, "rpm_suspend");
+	r = tag_of(&c, "rpm_return_int");
+	cr_assert_geq(s, 0);
+	cr_assert_geq(r, 0);
+	cr_assert(c.first[s][0].present);
+	cr_assert(c.first[s][0].is_str);
+	cr_assert_str_eq(c.first_str[s], "e6530000.i2c");
+	cr_assert(c.first[s][1].present);
+	cr_assert_eq(c.first[s][1].u, 1);
+	cr_assert(c.first[s][2].present);
+	cr_assert_eq(c.first[s][2].u, 0);
+	cr_assert_not(c.first[s][3].present);
+	/* The first rpm_return_int: { ip = 3223964248, ret = -11 } (a signed field). */
+	cr_assert_eq(c.first[r][1].u, 3223964248ull);
+	cr_assert_eq((int64_t)c.first[r][2].u, -11);
+	counter_fini(&c);
+}
+
+Test(ctf_read, skipped_classes_still_count_in_the_index)
+{
+	static const struct want wants[] = {
+		{ "lttng_ust_libc:free", { "ptr" }, 1 },
+		{ .event = NULL },
+	};
+	struct counter c = { .wants = wants, .bind_only_wanted = true };
+	struct ctf_stats st;
+	char err[512];
+
+	cr_assert_eq(read_into(real(UST), &c, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(st.events, UST_EVENTS);
+	cr_assert_eq(c.calls, 164028);
+	cr_assert(c.index_ok);
+	/* The first event is a malloc: the first free cannot have index 0. */
+	cr_assert_eq(c.nnames, 1);
+	cr_assert_lt(c.last_index, UST_EVENTS);
+	cr_assert_gt(c.last_index, c.calls);
+	counter_fini(&c);
+}
+
+Test(ctf_read, callback_error_stops_the_read)
+{
+	struct counter c = { .fail_at = 1000 };
+	struct ctf_stats st;
+	char err[512] = "";
+
+	cr_assert_eq(read_into(real(UST), &c, &st, err, sizeof(err)), -ECANCELED);
+	cr_assert_eq(c.calls, 1000);
+	cr_assert_eq(st.events, 1000);
+	cr_assert_neq(err[0], '\0');
+	counter_fini(&c);
+}
+
+Test(ctf_read, bind_error_stops_the_read)
+{
+	struct counter c = { .bind_error = -EPROTO };
+	struct ctf_stats st;
+	char err[512] = "";
+
+	cr_assert_eq(read_into(real(KERNEL), &c, &st, err, sizeof(err)), -EPROTO);
+	cr_assert_eq(c.binds, 1);
+	cr_assert_eq(c.calls, 0);
+	cr_assert_neq(err[0], '\0');
+	counter_fini(&c);
+}
+
+/* ---- finding traces below a folder ---- */
+
+Test(ctf_read, parent_folder_holds_both_traces)
+{
+	struct counter c = { 0 };
+	struct ctf_stats st;
+	char err[512];
+
+	cr_assert_eq(read_into(real_dir(), &c, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(st.traces, 2);
+	cr_assert_eq(st.events, UST_EVENTS + KERNEL_EVENTS);
+	cr_assert_eq(count_of(&c, "lttng_ust_libc:malloc"), 164028);
+	cr_assert_eq(count_of(&c, "rpm_idle"), 4);
+	cr_assert(c.order_ok);
+	counter_fini(&c);
+}
+
+Test(ctf_read, trace_two_levels_down)
+{
+	char dir[PATH_MAX], sub[PATH_MAX + 32], err[512];
+	struct counter c = { 0 };
+	struct ctf_stats st;
+
+	tmpdir(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/ust", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/ust/64-bit", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	copy_trace(UST, sub);
+	cr_assert_eq(read_into(dir, &c, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(st.traces, 1);
+	cr_assert_eq(st.events, UST_EVENTS);
+	snprintf(sub, sizeof(sub), "%s/ust", dir);
+	cr_assert_eq(read_into(sub, &c, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(st.events, UST_EVENTS);
+	rm_tree(dir);
+	counter_fini(&c);
+}
+
+/* ---- bad input: an error with a message, never a crash ---- */
+
+static int read_bad(const char *path, char *err, size_t errlen)
+{
+	struct counter c = { 0 };
+	struct ctf_stats st;
+	int ret;
+
+	err[0] = '\0';
+	ret = read_into(path, &c, &st, err, errlen);
+	cr_assert_lt(ret, 0, "reading %s succeeded", path);
+	cr_assert_neq(err[0], '\0', "no message for %s", path);
+	cr_assert_null(strchr(err, '\n'), "not one line: %s", err);
+	counter_fini(&c);
+	return ret;
+}
+
+Test(ctf_read, missing_path)
+{
+	char err[512];
+
+	cr_assert_eq(read_bad("/nonexistent/gpuiso/trace", err, sizeof(err)), -ENOENT);
+	cr_assert_not_null(strstr(err, "/nonexistent/gpuiso/trace"), "%s", err);
+}
+
+Test(ctf_read, folder_without_metadata)
+{
+	char dir[PATH_MAX], err[512];
+
+	tmpdir(dir, sizeof(dir));
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -ENOENT);
+	cr_assert_not_null(strstr(err, "no CTF trace"), "%s", err);
+	cr_assert_not_null(strstr(err, dir), "%s", err);
+	rm_tree(dir);
+}
+
+Test(ctf_read, file_instead_of_folder)
+{
+	char p[PATH_MAX + 16], err[512];
+
+	snprintf(p, sizeof(p), "%s/README.md", real_dir());
+	cr_assert_eq(read_bad(p, err, sizeof(err)), -ENOENT);
+}
+
+Test(ctf_read, garbage_metadata)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 16], err[512], junk[3000];
+
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(i * 2654435761u >> 13);
+	tmpdir(dir, sizeof(dir));
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	write_file(p, junk, sizeof(junk));
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, dir), "%s", err);
+	cr_assert_not_null(strstr(err, "metadata"), "%s", err);
+	rm_tree(dir);
+}
+
+Test(ctf_read, metadata_text_that_does_not_parse)
+{
+	static const char text[] = "/* CTF 1.8 */\ntrace { major = 1; minor = 8; byte_order = ";
+	char dir[PATH_MAX], p[PATH_MAX + 16], err[512];
+
+	tmpdir(dir, sizeof(dir));
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	write_file(p, text, sizeof(text) - 1);
+	if (__lsan_disable)
+		__lsan_disable();
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL);
+	if (__lsan_enable)
+		__lsan_enable();
+	cr_assert_not_null(strstr(err, "parse"), "%s", err);
+	rm_tree(dir);
+}
+
+Test(ctf_read, empty_metadata)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 16], err[512];
+
+	tmpdir(dir, sizeof(dir));
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	write_file(p, "", 0);
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "empty"), "%s", err);
+	rm_tree(dir);
+}
+
+Test(ctf_read, truncated_stream_file)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 16], err[512];
+
+	tmpdir(dir, sizeof(dir));
+	copy_trace(UST, dir);
+	snprintf(p, sizeof(p), "%s/channel0_1", dir);
+	/* Mid-packet: the last packet's header says more than the file holds. */
+	cr_assert_eq(truncate(p, 1000123), 0);
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "channel0_1"), "%s", err);
+	rm_tree(dir);
+}
+
+Test(ctf_read, corrupt_event_says_where)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 16], err[512], ff[64];
+	FILE *f;
+
+	tmpdir(dir, sizeof(dir));
+	copy_trace(UST, dir);
+	snprintf(p, sizeof(p), "%s/channel0_1", dir);
+	/* An event header of all ones names an event class that does not exist. */
+	memset(ff, 0xff, sizeof(ff));
+	f = fopen(p, "r+b");
+	cr_assert_not_null(f);
+	cr_assert_eq(fseek(f, 500000, SEEK_SET), 0);
+	cr_assert_eq(fwrite(ff, 1, sizeof(ff), f), sizeof(ff));
+	fclose(f);
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "after event "), "%s", err);
+	cr_assert_not_null(strstr(err, " ns"), "%s", err);
+	cr_assert_not_null(strstr(err, "channel0_1"), "%s", err);
+	cr_assert_null(strstr(err, "addr=0x"), "debugger noise left in: %s", err);
+	rm_tree(dir);
+}
+
+/* ---- small traces written here: discarded events, no clock ---- */
+
+struct pkt {
+	uint8_t b[4096];
+	size_t o;
+};
+
+/* Little-endian, aligned to its own size, as the metadata below declares. */
+static void put_le(struct pkt *p, uint64_t v, size_t bytes)
+{
+	p->o = (p->o + bytes - 1) / bytes * bytes;
+	for (size_t i = 0; i < bytes; i++)
+		p->b[p->o++] = (uint8_t)(v >> (8 * i));
+}
+
+/*
+ * One stream, two packets: events v=1..3 at 100, 200, 300 ns, then v=4..5 at
+ * 400, 500 ns; the second packet's events_discarded counter says @lost
+ * events were lost in between. Without @clock there are no timestamps.
+ */
+static void write_small_trace(const char *dir, bool clock, uint64_t lost)
+{
+	static const char *const ts_type =
+		"typealias integer { size = 64; align = 64; signed = false; map = clock.c.value; } := ts_t;\n";
+	char p[PATH_MAX + 32], meta[2048];
+	FILE *f;
+	int n;
+
+	n = snprintf(meta, sizeof(meta),
+		"/* CTF 1.8 */\n"
+		"typealias integer { size = 32; align = 32; signed = false; } := uint32_t;\n"
+		"typealias integer { size = 64; align = 64; signed = false; } := uint64_t;\n"
+		"trace { major = 1; minor = 8; byte_order = le;\n"
+		"  packet.header := struct { uint32_t magic; uint32_t stream_id; }; };\n"
+		"%s%s"
+		"stream { id = 0;\n"
+		"  packet.context := struct { %s uint64_t content_size; uint64_t packet_size;\n"
+		"    uint64_t events_discarded; };\n"
+		"  event.header := struct { uint32_t id; %s }; };\n"
+		"event { name = \"t:ev\"; id = 0; stream_id = 0;\n"
+		"  fields := struct { uint64_t v; }; };\n",
+		clock ? "clock { name = c; freq = 1000000000; offset = 0; };\n" : "",
+		clock ? ts_type : "",
+		clock ? "ts_t timestamp_begin; ts_t timestamp_end;" : "",
+		clock ? "ts_t timestamp;" : "");
+	cr_assert_lt((size_t)n, sizeof(meta));
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	write_file(p, meta, (size_t)n);
+
+	snprintf(p, sizeof(p), "%s/stream_0", dir);
+	f = fopen(p, "wb");
+	cr_assert_not_null(f);
+	for (int k = 0; k < 2; k++) {
+		uint64_t first = k == 0 ? 1 : 4, last = k == 0 ? 3 : 5;
+		struct pkt pk = { .o = 0 };
+		size_t content_at;
+
+		memset(pk.b, 0, sizeof(pk.b));
+		put_le(&pk, 0xC1FC1FC1, 4);
+		put_le(&pk, 0, 4);
+		if (clock) {
+			put_le(&pk, first * 100, 8);
+			put_le(&pk, last * 100, 8);
+		}
+		content_at = pk.o;
+		put_le(&pk, 0, 8);                  /* content_size, below */
+		put_le(&pk, sizeof(pk.b) * 8, 8);   /* packet_size in bits */
+		put_le(&pk, k == 0 ? 0 : lost, 8);  /* a running count */
+		for (uint64_t v = first; v <= last; v++) {
+			put_le(&pk, 0, 4);
+			if (clock)
+				put_le(&pk, v * 100, 8);
+			put_le(&pk, v, 8);
+		}
+		for (size_t i = 0; i < 8; i++)
+			pk.b[content_at + i] = (uint8_t)((pk.o * 8) >> (8 * i));
+		cr_assert_eq(fwrite(pk.b, 1, sizeof(pk.b), f), sizeof(pk.b));
+	}
+	fclose(f);
+}
+
+Test(ctf_read, discarded_events_are_counted)
+{
+	static const struct want wants[] = {
+		{ "t:ev", { "v" }, 1 },
+		{ .event = NULL },
+	};
+	struct counter c = { .wants = wants };
+	char dir[PATH_MAX], err[512];
+	struct ctf_stats st;
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	tmpdir(dir, sizeof(dir));
+	write_small_trace(dir, true, 5);
+	cr_assert_eq(read_into(dir, &c, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(st.events, 5);
+	cr_assert_eq(st.discarded, 5);
+	cr_assert_eq(st.first_ts, 100);
+	cr_assert_eq(st.last_ts, 500);
+	cr_assert_eq(c.sum[0][0], 15);
+
+	f = open_memstream(&doc, &len);
+	cr_assert_eq(trace_info(dir, false, f, err, sizeof(err)), 0, "%s", err);
+	fclose(f);
+	cr_assert_not_null(strstr(doc, "trace is incomplete"), "%s", doc);
+	free(doc);
+	rm_tree(dir);
+	counter_fini(&c);
+}
+
+Test(ctf_read, trace_without_clock_has_time_zero)
+{
+	static const struct want wants[] = {
+		{ "t:ev", { "v" }, 1 },
+		{ .event = NULL },
+	};
+	struct counter c = { .wants = wants };
+	char dir[PATH_MAX], err[512];
+	struct ctf_stats st;
+
+	tmpdir(dir, sizeof(dir));
+	write_small_trace(dir, false, 0);
+	cr_assert_eq(read_into(dir, &c, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(st.events, 5);
+	cr_assert_eq(st.discarded, 0);
+	cr_assert_eq(st.first_ts, 0);
+	cr_assert_eq(st.last_ts, 0);
+	cr_assert_eq(c.sum[0][0], 15);
+	rm_tree(dir);
+	counter_fini(&c);
+}
+
+/* ---- trace info ---- */
+
+static char *info(const char *path, bool json)
+{
+	char *doc = NULL, err[512];
+	size_t len = 0;
+	FILE *f = open_memstream(&doc, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(trace_info(path, json, f, err, sizeof(err)), 0, "%s", err);
+	fclose(f);
+	return doc;
+}
+
+static void expect(const char *doc, const char *path, const char *want)
+{
+	char got[512];
+
+	cr_assert(jsonq_get(doc, path, got, sizeof(got)), "%s missing in\n%s", path, doc);
+	cr_assert_str_eq(got, want, "%s", path);
+}
+
+Test(trace_info, text)
+{
+	char *doc = info(real(UST), false);
+	const char *malloc_line, *free_line;
+
+	cr_assert_not_null(strstr(doc, "328056"), "%s", doc);
+	cr_assert_not_null(strstr(doc, "1448652394359148425"), "%s", doc);
+	cr_assert_not_null(strstr(doc, "0.525960314 s"), "span:\n%s", doc);
+	cr_assert_null(strstr(doc, "incomplete"), "%s", doc);
+	malloc_line = strstr(doc, "lttng_ust_libc:malloc");
+	free_line = strstr(doc, "lttng_ust_libc:free");
+	cr_assert_not_null(malloc_line, "%s", doc);
+	cr_assert_not_null(free_line, "%s", doc);
+	cr_assert_lt(free_line, malloc_line, "not sorted by name:\n%s", doc);
+	free(doc);
+}
+
+Test(trace_info, json)
+{
+	char *doc = info(real(UST), true);
+	char path[PATH_MAX];
+
+	cr_assert(jsonq_valid(doc), "not valid JSON:\n%s", doc);
+	snprintf(path, sizeof(path), "%s", real(UST));
+	expect(doc, "schema", "gpuiso-trace-info/1");
+	expect(doc, "path", path);
+	expect(doc, "traces", "1");
+	expect(doc, "events", "328056");
+	expect(doc, "discarded", "0");
+	expect(doc, "first_ts", "1448652394359148425");
+	expect(doc, "last_ts", "1448652394885108739");
+	expect(doc, "by_name.lttng_ust_libc:malloc", "164028");
+	expect(doc, "by_name.lttng_ust_libc:free", "164028");
+	free(doc);
+}
+
+Test(trace_info, json_two_traces)
+{
+	char *doc = info(real_dir(), true);
+
+	cr_assert(jsonq_valid(doc), "not valid JSON:\n%s", doc);
+	expect(doc, "traces", "2");
+	expect(doc, "events", "359612");
+	expect(doc, "by_name.rpm_suspend", "1");
+	expect(doc, "by_name.lttng_ust_libc:free", "164028");
+	free(doc);
+}
+
+Test(trace_info, error_prints_nothing)
+{
+	char *doc = NULL, err[512] = "";
+	size_t len = 0;
+	FILE *f = open_memstream(&doc, &len);
+
+	cr_assert_eq(trace_info("/nonexistent/gpuiso", true, f, err, sizeof(err)), -ENOENT);
+	fclose(f);
+	cr_assert_eq(len, 0);
+	cr_assert_neq(err[0], '\0');
+	free(doc);
+}

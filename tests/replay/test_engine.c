@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* The replay engine: ids to handles, refusals, bad input, leftovers, results. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/scenario.h"
+#include "replay/replay.h"
+
+struct rig {
+	struct scenario scn;
+	struct core *core;
+	struct results res;
+	struct engine *e;
+	uint64_t index, ts;
+};
+
+static void rig_up(struct rig *r)
+{
+	const char *names[WL_NKINDS];
+
+	memset(r, 0, sizeof(*r));
+	for (int k = 0; k < WL_NKINDS; k++)
+		names[k] = wl_catalogue[k].name;
+	cr_assert_eq(scenario_defaults(&r->scn), 0);
+	r->scn.adapters[0].phys[0].fb_save_size = 1 << 20;
+	cr_assert_eq(core_create(&r->scn, NULL, NULL, &r->core), 0);
+	cr_assert_eq(core_start(r->core), 0);
+	cr_assert_eq(results_init(&r->res, names, WL_NKINDS), 0);
+	cr_assert_eq(engine_create(r->core, &r->res, PACE_ASAP, &r->e), 0);
+}
+
+static void rig_down(struct rig *r)
+{
+	engine_destroy(r->e);
+	core_destroy(r->core);
+	results_fini(&r->res);
+	scenario_free(&r->scn);
+}
+
+/* Apply one event of @kind with fields given as slot/value pairs. */
+static int ev(struct rig *r, enum wl_kind kind, uint64_t id, uint64_t bytes, uint64_t ref,
+	      uint64_t arg)
+{
+	struct wl_event e = { .ts = (r->ts += 1000), .kind = kind };
+
+	e.v[WL_ID] = id;
+	e.v[WL_BYTES] = bytes;
+	e.v[WL_REF] = ref;
+	e.v[WL_ARG] = arg;
+	return engine_apply(r->e, &e, r->index++);
+}
+
+Test(engine, a_valid_sequence_runs_clean)
+{
+	struct rig r;
+
+	rig_up(&r);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 8192, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_MAP_MDL, 2, 0, 1, 0), 0);
+	cr_assert_eq(ev(&r, WL_DMA, 1, 4096, 0, 1), 0);
+	cr_assert_eq(ev(&r, WL_PMO_CREATE, 3, 1 << 20, 0, 1), 0);
+	cr_assert_eq(ev(&r, WL_ADL_ALLOC, 4, 1 << 16, 3, 0), 0);
+	cr_assert_eq(ev(&r, WL_POWER, 0, 0, 0, 3), 0);
+	cr_assert_eq(ev(&r, WL_POWER, 0, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ADL_FREE, 4, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_PMO_DESTROY, 3, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_UNMAP_MDL, 2, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 1, 0, 0, 0), 0);
+	cr_assert_eq(engine_live(r.e), 0);
+	engine_finish(r.e);
+	cr_assert_eq(r.res.ops[WL_ALLOC_MDL].count, 1);
+	cr_assert_eq(r.res.ops[WL_DMA].count, 1);
+	cr_assert_gt(r.res.ops[WL_DMA].modeled.max, 0, "a DMA has modeled device time");
+	cr_assert_eq(r.res.power.transitions, 2);
+	cr_assert_eq(r.res.power.completed, 2);
+	cr_assert_eq(r.res.nviolations, 0);
+	for (size_t i = 0; i < r.res.ninvariants; i++)
+		cr_assert(r.res.invariants[i].holds, "%s", r.res.invariants[i].name);
+	rig_down(&r);
+}
+
+Test(engine, refused_events_are_recorded_with_index_and_time)
+{
+	const struct refusal *f;
+	uint64_t total;
+	size_t n;
+	struct rig r;
+
+	rig_up(&r);
+	/* more than the lockable limit: the model refuses, the replay goes on */
+	cr_assert_eq(ev(&r, WL_ALLOC_CONTIGUOUS, 1, 64ull << 30, 0, 0), 1);
+	cr_assert_eq(ev(&r, WL_DMA, 1, 64, 0, 1), 1, "using a refused object is refused too");
+	cr_assert_eq(ev(&r, WL_FREE_CONTIGUOUS, 1, 0, 0, 0), 1);
+	cr_assert_eq(ev(&r, WL_ALLOC_CONTIGUOUS, 1, 4096, 0, 0), 0, "the id is free again");
+	cr_assert_eq(ev(&r, WL_FREE_CONTIGUOUS, 1, 0, 0, 0), 0);
+	f = engine_refusals(r.e, &n, &total);
+	cr_assert_eq(total, 3);
+	cr_assert_eq(f[0].index, 0);
+	cr_assert_eq(f[0].ts, 1000);
+	cr_assert_eq(f[0].kind, WL_ALLOC_CONTIGUOUS);
+	cr_assert_eq(f[0].rc, -ENOMEM);
+	cr_assert_eq(r.res.ops[WL_ALLOC_CONTIGUOUS].errors, 1);
+	rig_down(&r);
+}
+
+Test(engine, freeing_twice_is_bad_input_that_names_the_event)
+{
+	struct rig r;
+
+	rig_up(&r);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 5, 4096, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 5, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 5, 0, 0, 0), -EINVAL);
+	cr_assert(strstr(engine_error(r.e), "event 2 at 3000 ns"), "%s", engine_error(r.e));
+	cr_assert(strstr(engine_error(r.e), "freed twice"), "%s", engine_error(r.e));
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 6, 4096, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 6, 4096, 0, 0), -EINVAL, "created twice");
+	cr_assert_eq(ev(&r, WL_MAP_MDL, 7, 0, 99, 0), -EINVAL, "refers to nothing");
+	struct wl_event bad = { .kind = WL_NKINDS };
+
+	cr_assert_eq(engine_apply(r.e, &bad, 9), -EINVAL);
+	rig_down(&r);
+}
+
+Test(engine, objects_left_live_are_released_without_leaks)
+{
+	struct rig r;
+
+	rig_up(&r);
+	cr_assert_eq(ev(&r, WL_PMO_CREATE, 1, 1 << 16, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ADL_ALLOC, 2, 4096, 1, 0), 0);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 3, 4096, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_MAP_MDL, 4, 0, 3, 0), 0);
+	cr_assert_eq(ev(&r, WL_FENCE_CREATE, 5, 0, 0, 0), 0);
+	cr_assert_eq(engine_live(r.e), 5);
+	engine_finish(r.e);
+	cr_assert_eq(r.res.nviolations, 0, "%s", r.res.nviolations ? r.res.violations[0].detail : "");
+	cr_assert_eq(core_live_handles(r.core), 0);
+	rig_down(&r);
+}
+
+Test(engine, violations_reach_the_results_and_break_invariants)
+{
+	struct rig r;
+	bool found = false;
+
+	rig_up(&r);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 4096, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_MAP_MDL, 2, 0, 1, 0), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 1, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_UNMAP_MDL, 2, 0, 0, 0), 0);
+	engine_finish(r.e);
+	cr_assert(replay_findings(&r.res));
+	for (size_t i = 0; i < r.res.nviolations; i++)
+		found |= !strcmp(r.res.violations[i].code, "UNMAP_AFTER_FREE") &&
+			 r.res.violations[i].event == 3;
+	cr_assert(found, "UNMAP_AFTER_FREE at event 3 not reported");
+	rig_down(&r);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* The workload-event catalogue: names, fields, formatting. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "replay/event.h"
+
+Test(event, every_kind_has_a_unique_name_and_fields_in_distinct_slots)
+{
+	for (int k = 0; k < WL_NKINDS; k++) {
+		const struct wl_desc *d = &wl_catalogue[k];
+		bool used[WL_NSLOTS] = { 0 };
+
+		cr_assert_not_null(d->name, "kind %d", k);
+		cr_assert_gt(d->nfields, 0, "%s", d->name);
+		cr_assert_leq(d->nfields, WL_MAX_FIELDS);
+		for (unsigned int f = 0; f < d->nfields; f++) {
+			cr_assert_lt(d->fields[f].slot, WL_NSLOTS);
+			cr_assert_not(used[d->fields[f].slot], "%s.%s", d->name, d->fields[f].name);
+			used[d->fields[f].slot] = true;
+		}
+		for (int j = 0; j < k; j++)
+			cr_assert_str_neq(d->name, wl_catalogue[j].name);
+	}
+}
+
+Test(event, catalogue_matches_the_design_contract)
+{
+	/* DESIGN.md's field lists, in order */
+	static const char *const expect[][7] = {
+		{ "secure_vm_create", "adapter" },
+		{ "alloc_contiguous", "adapter", "id", "bytes", "cache" },
+		{ "alloc_mdl", "adapter", "id", "bytes" },
+		{ "map_mdl", "adapter", "id", "mdl" },
+		{ "pmo_create", "adapter", "id", "bytes", "cache" },
+		{ "adl_alloc", "adapter", "id", "pmo", "offset", "bytes" },
+		{ "alloc_create", "adapter", "id", "bytes", "segment", "flags" },
+		{ "map_aperture", "adapter", "id", "offset_pages", "pages" },
+		{ "transfer", "adapter", "id", "dir", "bytes" },
+		{ "dma", "adapter", "phys", "id", "offset", "bytes", "write" },
+		{ "power", "adapter", "phys", "state" },
+		{ "memory", "commit_available", "lockable_available" },
+	};
+
+	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
+		int k = wl_kind_lookup(expect[i][0]);
+
+		cr_assert_geq(k, 0, "%s missing", expect[i][0]);
+		for (unsigned int f = 0; f < 6 && expect[i][f + 1]; f++)
+			cr_assert_str_eq(wl_catalogue[k].fields[f].name, expect[i][f + 1], "%s",
+					 expect[i][0]);
+	}
+}
+
+Test(event, lookup_takes_the_provider_prefix_or_not)
+{
+	cr_assert_eq(wl_kind_lookup("gpuiso_wl:alloc_mdl"), WL_ALLOC_MDL);
+	cr_assert_eq(wl_kind_lookup("alloc_mdl"), WL_ALLOC_MDL);
+	cr_assert_eq(wl_kind_lookup("other:alloc_mdl"), -ENOENT);
+	cr_assert_eq(wl_kind_lookup("gpuiso_wl:nope"), -ENOENT);
+}
+
+Test(event, format_names_every_field)
+{
+	struct wl_event e = { .kind = WL_DMA };
+	char buf[128];
+
+	e.v[WL_ADAPTER] = 1;
+	e.v[WL_PHYS] = 2;
+	e.v[WL_ID] = 7;
+	e.v[WL_OFFSET] = 4096;
+	e.v[WL_BYTES] = 64;
+	e.v[WL_ARG] = 1;
+	cr_assert_str_eq(wl_format(&e, buf, sizeof(buf)),
+			 "dma adapter=1 phys=2 id=7 offset=4096 bytes=64 write=1");
+}
