@@ -178,7 +178,8 @@ static int feed(const struct replay_opts *o, struct run *r)
 	rep->first_ts = st.first_ts;
 	rep->last_ts = st.last_ts;
 	if (rc && !rep->error[0]) {
-		rep->failure = rc == -ENOMEM ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
+		/* out of memory, or babeltrace2's CTF plugin missing: the machine, not the trace */
+		rep->failure = rc == -ENOMEM || rc == -ENOSYS ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
 		snprintf(rep->error, sizeof(rep->error), "%s", r->bind_error[0] ? r->bind_error : err);
 	}
 	if (r->cache && !rc) {

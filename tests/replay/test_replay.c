@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/* Whole replays: generated traces through the model, the cache, bad input, import maps. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/scenario.h"
+#include "replay/ctf.h"
+#include "replay/gen.h"
+#include "replay/replay.h"
+#include "tests/common/jsonq.h"
+
+static char tmp[] = "/tmp/gpuiso-replay-XXXXXX";
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(tmp));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(replay, .init = setup, .fini = teardown);
+
+static const char *src(const char *rel)
+{
+	static char path[1024];
+	const char *root = getenv("GPUISO_SOURCE_ROOT");
+
+	snprintf(path, sizeof(path), "%s/%s", root ? root : ".", rel);
+	return path;
+}
+
+static void generate(const char *profile, uint64_t events, const char *dir)
+{
+	char err[256] = "";
+	struct gen *g;
+
+	cr_assert_eq(gen_create(profile, events, 7, &g), 0);
+	cr_assert_eq(ctf_write(dir, gen_next, g, err, sizeof(err)), 0, "%s", err);
+	gen_destroy(g);
+}
+
+/* Replay @trace on the scenario file @scn_rel (NULL: defaults); returns replay_run()'s result. */
+static int replay(const char *trace, const char *scn_rel, bool cache, struct results *res,
+		  struct replay_report *rep, const char *const *maps, size_t nmaps)
+{
+	struct replay_opts o = { .trace = trace, .cache = cache, .cache_dir = tmp,
+				 .maps = maps, .nmaps = nmaps };
+	struct scenario scn;
+	char err[1024] = "";
+	int rc;
+
+	if (scn_rel)
+		cr_assert_eq(scenario_load(src(scn_rel), &scn, err, sizeof(err)), 0, "%s", err);
+	else
+		cr_assert_eq(scenario_defaults(&scn), 0);
+	o.scn = &scn;
+	rc = replay_run(&o, res, rep);
+	scenario_free(&scn);
+	return rc;
+}
+
+static void expect_clean(const struct results *res, const struct replay_report *rep)
+{
+	cr_assert_eq(rep->refused, 0, "refused: %s at %llu", rep->nrefusals ? rep->refusals[0].why : "",
+		     rep->nrefusals ? (unsigned long long)rep->refusals[0].index : 0ull);
+	cr_assert_eq(res->nviolations, 0, "%s", res->nviolations ? res->violations[0].detail : "");
+	for (size_t i = 0; i < res->ninvariants; i++)
+		cr_assert(res->invariants[i].holds, "%s", res->invariants[i].name);
+	cr_assert_not(replay_findings(res));
+}
+
+Test(replay, every_profile_replays_clean_on_its_scenario)
+{
+	static const char *const profiles[][2] = {
+		{ "desktop", "traces/scenarios/default.yaml" },
+		{ "game", "traces/scenarios/default.yaml" },
+		{ "power-cycle", "traces/scenarios/lda-chain.yaml" },
+		{ "remap", "traces/scenarios/logical-remap.yaml" },
+	};
+
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		struct replay_report rep;
+		struct results res;
+		char dir[256];
+
+		snprintf(dir, sizeof(dir), "%s/%s", tmp, profiles[i][0]);
+		generate(profiles[i][0], 3000, dir);
+		cr_assert_eq(replay(dir, profiles[i][1], false, &res, &rep, NULL, 0), 0, "%s: %s",
+			     profiles[i][0], rep.error);
+		cr_assert_eq(rep.events, 3000, "%s", profiles[i][0]);
+		cr_assert_eq(rep.used, 3000);
+		expect_clean(&res, &rep);
+		results_fini(&res);
+	}
+}
+
+Test(replay, second_replay_comes_from_the_cache_with_the_same_results)
+{
+	struct replay_report rep1, rep2;
+	struct results res1, res2;
+	char dir[256];
+
+	snprintf(dir, sizeof(dir), "%s/t", tmp);
+	generate("power-cycle", 2000, dir);
+	cr_assert_eq(replay(dir, "traces/scenarios/lda-chain.yaml", true, &res1, &rep1, NULL, 0), 0);
+	cr_assert_not(rep1.from_cache);
+	cr_assert(rep1.cache_written);
+	cr_assert_eq(replay(dir, "traces/scenarios/lda-chain.yaml", true, &res2, &rep2, NULL, 0), 0);
+	cr_assert(rep2.from_cache);
+	cr_assert_eq(rep2.events, rep1.events);
+	cr_assert_eq(rep2.used, rep1.used);
+	for (size_t k = 0; k < res1.nops; k++) {
+		cr_assert_eq(res2.ops[k].count, res1.ops[k].count, "%s", res1.ops[k].name);
+		/* modeled device time is deterministic: the same from CTF and from the cache */
+		cr_assert_eq(hist_percentile(&res2.ops[k].modeled, 50),
+			     hist_percentile(&res1.ops[k].modeled, 50), "%s", res1.ops[k].name);
+	}
+	cr_assert_eq(res2.power.transitions, res1.power.transitions);
+	results_fini(&res1);
+	results_fini(&res2);
+}
+
+Test(replay, a_changed_trace_rebuilds_its_cache)
+{
+	struct replay_report rep;
+	struct results res;
+	char dir[256], cmd[600];
+
+	snprintf(dir, sizeof(dir), "%s/t", tmp);
+	generate("desktop", 1500, dir);
+	cr_assert_eq(replay(dir, NULL, true, &res, &rep, NULL, 0), 0);
+	results_fini(&res);
+	/* another trace in the same place: a stale cache must not be used */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+	generate("desktop", 1000, dir);
+	cr_assert_eq(replay(dir, NULL, true, &res, &rep, NULL, 0), 0);
+	cr_assert_not(rep.from_cache);
+	cr_assert_eq(rep.events, 1000);
+	results_fini(&res);
+}
+
+Test(replay, results_json_follows_the_contract)
+{
+	struct replay_report rep;
+	struct results res;
+	char dir[256], json[300], value[64];
+	FILE *f;
+	char *doc = calloc(1, 1 << 20);
+
+	snprintf(dir, sizeof(dir), "%s/t", tmp);
+	snprintf(json, sizeof(json), "%s/r.json", tmp);
+	generate("desktop", 2000, dir);
+	cr_assert_eq(replay(dir, NULL, false, &res, &rep, NULL, 0), 0);
+	cr_assert_eq(results_write_json(&res, json), 0);
+	f = fopen(json, "r");
+	cr_assert_not_null(f);
+	cr_assert_gt(fread(doc, 1, (1 << 20) - 1, f), 0);
+	fclose(f);
+	cr_assert(jsonq_valid(doc), "%s", doc);
+	cr_assert(jsonq_get(doc, "schema", value, sizeof(value)));
+	cr_assert_str_eq(value, "gpuiso-results/1");
+	static const char *const paths[] = {
+		"run.id", "run.started", "run.git_rev", "run.host", "run.backend", "run.trace",
+		"run.scenario", "run.faults", "run.seed", "ops.alloc_mdl.count",
+		"ops.alloc_mdl.errors", "ops.alloc_mdl.latency_ns.p50", "ops.alloc_mdl.latency_ns.p999",
+		"ops.alloc_mdl.modeled_ns.mean", "power.transitions", "power.time_to_complete_ns.max",
+		"faults.injected", "faults.violations", "invariants.no_leaks",
+		"invariants.forward_progress",
+	};
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		cr_assert(jsonq_get(doc, paths[i], value, sizeof(value)), "%s missing", paths[i]);
+	cr_assert(jsonq_get(doc, "run.backend", value, sizeof(value)));
+	cr_assert_str_eq(value, "sim");
+	free(doc);
+	results_fini(&res);
+}
+
+static int replay_error(const char *trace, bool strict, struct replay_report *rep)
+{
+	struct replay_opts o = { .trace = trace, .strict = strict };
+	struct scenario scn;
+	struct results res;
+	int rc;
+
+	cr_assert_eq(scenario_defaults(&scn), 0);
+	o.scn = &scn;
+	rc = replay_run(&o, &res, rep);
+	results_fini(&res);
+	scenario_free(&scn);
+	return rc;
+}
+
+Test(replay, bad_input_is_an_error_that_says_where)
+{
+	struct replay_report rep;
+	char dir[256], path[512];
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/none", tmp);
+	cr_assert_lt(replay_error(dir, false, &rep), 0);
+	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
+	cr_assert(rep.error[0]);
+
+	/* corrupt metadata */
+	snprintf(dir, sizeof(dir), "%s/t", tmp);
+	generate("desktop", 200, dir);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	f = fopen(path, "w");
+	fputs("/* CTF 1.8 */ this is not TSDL {", f);
+	fclose(f);
+	cr_assert_lt(replay_error(dir, false, &rep), 0);
+	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT, "%s", rep.error);
+}
+
+Test(replay, foreign_events_are_ignored_or_refused_with_strict)
+{
+	struct replay_report rep;
+	struct results res;
+	const char *real = src("../shared/traces-real/tc-kernel-rpm-kmem");
+
+	cr_assert_eq(replay(real, NULL, false, &res, &rep, NULL, 0), 0, "%s", rep.error);
+	cr_assert_eq(rep.events, 31556);
+	cr_assert_eq(rep.used, 0);
+	cr_assert_eq(rep.ignored, 31556);
+	results_fini(&res);
+	cr_assert_lt(replay_error(real, true, &rep), 0);
+	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
+	cr_assert(strstr(rep.error, "--strict"), "%s", rep.error);
+}
+
+Test(replay, the_libc_trace_imports_and_replays_clean)
+{
+	const char *maps[] = { src("traces/maps/lttng-ust-libc.yaml") };
+	char map[1024];
+	struct replay_report rep;
+	struct results res;
+
+	snprintf(map, sizeof(map), "%s", maps[0]);
+	maps[0] = map;
+	cr_assert_eq(replay(src("../shared/traces-real/tc-ust-libc-memory"), NULL, true, &res, &rep,
+			    maps, 1), 0, "%s", rep.error);
+	cr_assert_eq(rep.events, 328056);
+	cr_assert_eq(rep.used + rep.ignored + rep.unmatched, rep.events);
+	cr_assert_eq(res.ops[WL_ALLOC_MDL].count, 164028, "every malloc became an MDL");
+	cr_assert_gt(rep.unmatched, 0, "frees of memory allocated before the trace started");
+	expect_clean(&res, &rep);
+	results_fini(&res);
+}
+
+Test(replay, the_kernel_trace_imports_and_replays_clean)
+{
+	char rpm[1024], pages[1024];
+	const char *maps[] = { rpm, pages };
+	struct replay_report rep;
+	struct results res;
+
+	snprintf(rpm, sizeof(rpm), "%s", src("traces/maps/linux-rpm.yaml"));
+	snprintf(pages, sizeof(pages), "%s", src("traces/maps/linux-page-alloc.yaml"));
+	cr_assert_eq(replay(src("../shared/traces-real/tc-kernel-rpm-kmem"), NULL, false, &res, &rep,
+			    maps, 2), 0, "%s", rep.error);
+	cr_assert_eq(rep.events, 31556);
+	cr_assert_eq(res.ops[WL_MEMORY].count, 504 + 351, "one memory event per page alloc/free");
+	cr_assert_eq(res.ops[WL_POWER].count, 3);
+	cr_assert_eq(res.nviolations, 0);
+	results_fini(&res);
+}
+
+Test(replay, a_malformed_map_names_file_line_col)
+{
+	struct replay_report rep;
+	struct results res;
+	char map[512], trace[256];
+	const char *maps[] = { map };
+	FILE *f;
+
+	snprintf(map, sizeof(map), "%s/bad.yaml", tmp);
+	f = fopen(map, "w");
+	fputs("rules:\n  - event: x\n    op: alloc_mdl\n    fields: {bytes: \"size <<\"}\n", f);
+	fclose(f);
+	snprintf(trace, sizeof(trace), "%s/t", tmp);
+	generate("desktop", 100, trace);
+	cr_assert_lt(replay(trace, NULL, false, &res, &rep, maps, 1), 0);
+	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
+	cr_assert(strstr(rep.error, "bad.yaml:3:9: error:"), "%s", rep.error); /* op needs key */
+	cr_assert(strstr(rep.error, "bad.yaml:4:"), "%s", rep.error);
+	results_fini(&res);
+}
