@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/core.h"
 #include "core/scenario.h"
@@ -157,5 +158,77 @@ Test(engine, violations_reach_the_results_and_break_invariants)
 		found |= !strcmp(r.res.violations[i].code, "UNMAP_AFTER_FREE") &&
 			 r.res.violations[i].event == 3;
 	cr_assert(found, "UNMAP_AFTER_FREE at event 3 not reported");
+	rig_down(&r);
+}
+
+/* One slow allocation (512 MiB, page by page) at t=1 ms, then ten DMAs meant for 1..10 us later. */
+static void slow_then_fast(struct rig *r)
+{
+	struct wl_event e = { .kind = WL_ALLOC_MDL, .ts = 1000000 };
+
+	cr_assert_eq(ev(r, WL_ALLOC_MDL, 1, 4096, 0, 0), 0);
+	e.v[WL_ID] = 2;
+	e.v[WL_BYTES] = 512ull << 20;
+	cr_assert_eq(engine_apply(r->e, &e, r->index++), 0);
+	for (int i = 1; i <= 10; i++) {
+		struct wl_event d = { .kind = WL_DMA, .ts = 1000000 + (uint64_t)i * 1000 };
+
+		d.v[WL_ID] = 1;
+		d.v[WL_BYTES] = 64;
+		cr_assert_eq(engine_apply(r->e, &d, r->index++), 0);
+	}
+}
+
+/* The DMAs' p50 latency and the slow allocation's, replayed with @pace. */
+static void paced(enum pace pace, uint64_t *dma_p50, uint64_t *slow)
+{
+	struct rig r;
+
+	rig_up(&r);
+	engine_destroy(r.e);
+	cr_assert_eq(engine_create(r.core, &r.res, pace, &r.e), 0);
+	slow_then_fast(&r);
+	*slow = r.res.ops[WL_ALLOC_MDL].wall.max;
+	*dma_p50 = hist_percentile(&r.res.ops[WL_DMA].wall, 50);
+	rig_down(&r);
+}
+
+Test(engine, trace_pacing_charges_queueing_to_the_operations_that_waited)
+{
+	uint64_t slow, dma_paced, dma_asap;
+
+	/*
+	 * Open loop: each DMA's latency runs from when it was meant to start, so
+	 * the time spent queued behind the slow allocation is in it (no
+	 * coordinated omission). Its own service time is microseconds.
+	 */
+	paced(PACE_TRACE, &dma_paced, &slow);
+	cr_assert_gt(slow, 1000000, "the big allocation should take milliseconds");
+	cr_assert_geq(dma_paced, slow / 2, "DMA p50 %llu ns vs allocation %llu ns",
+		      (unsigned long long)dma_paced, (unsigned long long)slow);
+	/* as fast as possible, no queueing is charged */
+	paced(PACE_ASAP, &dma_asap, &slow);
+	cr_assert_lt(dma_asap, slow / 10, "asap DMA p50 %llu ns vs allocation %llu ns",
+		     (unsigned long long)dma_asap, (unsigned long long)slow);
+}
+
+Test(engine, trace_pacing_waits_for_each_event_time)
+{
+	struct rig r;
+	struct timespec a, b;
+
+	rig_up(&r);
+	engine_destroy(r.e);
+	cr_assert_eq(engine_create(r.core, &r.res, PACE_TRACE, &r.e), 0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < 5; i++) {
+		struct wl_event e = { .kind = WL_FENCE_CREATE, .ts = (uint64_t)i * 20000000 };
+
+		e.v[WL_ID] = (uint64_t)i + 1;
+		cr_assert_eq(engine_apply(r.e, &e, (uint64_t)i), 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	/* 4 gaps of 20 ms: at least 80 ms of wall time */
+	cr_assert_geq((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec), 80000000ll);
 	rig_down(&r);
 }

@@ -83,8 +83,9 @@ Test(cli, help_lists_the_commands)
 
 Test(cli, every_command_has_help)
 {
-	static const char *const cmds[][3] = {
+	static const char *const cmds[][4] = {
 		{ "version", "--help" }, { "scenario", "explain", "--help" }, { "bench", "--help" },
+		{ "trace", "gen", "--help" }, { "trace", "info", "--help" }, { "replay", "--help" },
 	};
 	struct run r;
 
@@ -162,4 +163,147 @@ Test(cli, missing_file_is_bad_input)
 	cr_assert(strstr(r.err, "no/such/file.yaml"), "%s", r.err);
 	RUN(&r, "scenario", "explain");
 	cr_assert_eq(r.status, 2);
+}
+
+/* --- traces and replay --- */
+
+static char tdir[] = "/tmp/gpuiso-cli-XXXXXX";
+
+static void cleanup(void)
+{
+	char cmd[128];
+
+	if (tdir[sizeof(tdir) - 2] != 'X') {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tdir);
+		cr_assert_eq(system(cmd), 0);
+	}
+}
+
+TestSuite(cli, .fini = cleanup);
+
+static const char *tpath(const char *name)
+{
+	static char p[4][256];
+	static int i;
+
+	if (tdir[sizeof(tdir) - 2] == 'X')
+		cr_assert_not_null(mkdtemp(tdir));
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof(p[i]), "%s/%s", tdir, name);
+	return p[i];
+}
+
+Test(cli, trace_gen_and_info)
+{
+	const char *dir = tpath("gen");
+	char count[32];
+	struct run r;
+
+	RUN(&r, "trace", "gen", "--profile", "remap", "--events", "500", "-o", dir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "trace", "info", dir, "--json");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(jsonq_valid(r.out), "%s", r.out);
+	cr_assert(jsonq_get(r.out, "events", count, sizeof(count)));
+	cr_assert_str_eq(count, "500");
+	RUN(&r, "trace", "gen", "--profile", "remap", "--events", "500", "-o", dir);
+	cr_assert_eq(r.status, 2, "a non-empty output folder is refused");
+	RUN(&r, "trace", "gen", "--profile", "nope", "-o", tpath("x"));
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "unknown profile 'nope'"), "%s", r.err);
+	RUN(&r, "trace", "gen", "--profile", "desktop");
+	cr_assert_eq(r.status, 2);
+	RUN(&r, "trace", "gen", "--profile", "list");
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out, "power-cycle"), "%s", r.out);
+	RUN(&r, "trace");
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "gpuiso trace info"), "%s", r.err);
+}
+
+Test(cli, replay_a_checked_in_trace_with_results)
+{
+	const char *json = tpath("r.json");
+	char value[64], *doc = calloc(1, 1 << 20);
+	struct run r;
+	FILE *f;
+
+	RUN(&r, "replay", "traces/power-cycle", "--scenario", "traces/scenarios/lda-chain.yaml",
+	    "--json", json);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "2000 used, 0 ignored, 0 unmatched"), "%s", r.out);
+	cr_assert(strstr(r.out, "violations: 0"), "%s", r.out);
+	f = fopen(json, "r");
+	cr_assert_not_null(f);
+	cr_assert_gt(fread(doc, 1, (1 << 20) - 1, f), 0);
+	fclose(f);
+	cr_assert(jsonq_valid(doc));
+	cr_assert(jsonq_get(doc, "power.transitions", value, sizeof(value)));
+	cr_assert_neq(strtoull(value, NULL, 10), 0);
+	free(doc);
+}
+
+Test(cli, replay_bad_input_exits_2_and_says_where)
+{
+	char cmd[1024];
+	struct run r;
+
+	RUN(&r, "replay", "no/such/trace");
+	cr_assert_eq(r.status, 2);
+	RUN(&r, "replay", "traces/desktop", "--pace", "sometimes");
+	cr_assert_eq(r.status, 2);
+	RUN(&r, "replay", "traces/desktop", "--scenario", "tests/data/scenarios/bad-unknown-key.yaml");
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "bad-unknown-key.yaml:3:3"), "%s", r.err);
+	RUN(&r, "replay", "../shared/traces-real/tc-ust-libc-memory", "--strict");
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "lttng_ust_libc"), "%s", r.err);
+
+	/* a truncated stream file */
+	snprintf(cmd, sizeof(cmd), "cp -r traces/desktop %s && truncate -s 5000 %s/stream",
+		 tpath("trunc"), tpath("trunc"));
+	cr_assert_eq(system(cmd), 0);
+	RUN(&r, "replay", tpath("trunc"), "--no-cache");
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "trunc"), "%s", r.err);
+
+	/* an event that lacks a field: the metadata renames alloc_mdl's bytes */
+	snprintf(cmd, sizeof(cmd),
+		 "cp -r traces/desktop %s && sed -i '/gpuiso_wl:alloc_mdl/,/};/s/_bytes;/_bytez;/' %s/metadata",
+		 tpath("nofield"), tpath("nofield"));
+	cr_assert_eq(system(cmd), 0);
+	RUN(&r, "replay", tpath("nofield"), "--no-cache");
+	cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "has no integer field 'bytes'"), "%s", r.err);
+	cr_assert(strstr(r.err, "event "), "%s", r.err);
+}
+
+Test(cli, replay_of_an_incomplete_trace_says_so)
+{
+	struct run r;
+
+	RUN(&r, "replay", "tests/data/traces/discarded", "--no-cache");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "INCOMPLETE: the tracer discarded 5 events"), "%s", r.out);
+}
+
+Test(cli, replay_on_an_unavailable_backend_is_an_environment_problem)
+{
+	struct run r;
+
+	RUN(&r, "replay", "traces/desktop", "--backend", "vfio:0000:00:03.0");
+	cr_assert_eq(r.status, 3);
+	RUN(&r, "replay", "traces/desktop", "--backend", "magic");
+	cr_assert_eq(r.status, 2);
+}
+
+Test(cli, replay_with_maps_reports_used_ignored_unmatched)
+{
+	struct run r;
+
+	RUN(&r, "replay", "../shared/traces-real/tc-kernel-rpm-kmem", "--map",
+	    "traces/maps/linux-rpm.yaml", "--map", "traces/maps/linux-page-alloc.yaml", "--no-cache");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "31556 in the trace: 858 used, 30698 ignored, 0 unmatched"), "%s",
+		  r.out);
 }
