@@ -35,6 +35,7 @@ bench: deps
 		--buildtype=release -Db_lto=true -Dtests=disabled >/dev/null
 	@meson compile -C $(BENCH_BUILD) >/dev/null
 	./$(BENCH_BUILD)/gpuiso bench --suite micro --json $(BENCH_BUILD)/bench-micro.json
+	./$(BENCH_BUILD)/gpuiso bench --suite replay --json $(BENCH_BUILD)/bench-replay.json
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD)

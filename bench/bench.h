@@ -56,15 +56,31 @@ int bench_micro(struct bench_report *r);
  */
 int bench_write_json(const struct bench_report *r, const char *path);
 
+/* A named suite; suites of other libraries (replay) register with the command. */
+struct bench_suite {
+	const char *name;
+	int (*run)(struct bench_report *r);
+};
+
 /**
  * bench_main() - run a suite, print its table to @out, optionally write JSON.
- * @suite: "micro".
+ * @suites: the suites there are.
+ * @nsuites: how many.
+ * @suite: the one to run.
  * @json_path: where to write the JSON, or NULL.
  * @out: the table's destination.
  *
  * Return: 0, -ENOENT for an unknown suite, other negative errno.
  */
-int bench_main(const char *suite, const char *json_path, FILE *out);
+int bench_main(const struct bench_suite *suites, size_t nsuites, const char *suite,
+	       const char *json_path, FILE *out);
+
+/**
+ * bench_progress() - say what is being measured (when someone is watching).
+ * @r: the report.
+ * @what: the text.
+ */
+void bench_progress(const struct bench_report *r, const char *what);
 
 /**
  * bench_now_ns() - a monotonic clock in nanoseconds.

@@ -264,20 +264,12 @@ out:
 	return rc;
 }
 
-static void progress(const struct bench_report *r, const char *what)
-{
-	if (r->progress) {
-		fprintf(r->progress, "micro: %s...\n", what);
-		fflush(r->progress);
-	}
-}
-
 int bench_micro(struct bench_report *r)
 {
 	struct sim_rig rig = { 0 };
 	int rc;
 
-	progress(r, "IOMMU map/unmap through the backend ops");
+	bench_progress(r, "micro: IOMMU map/unmap through the backend ops");
 	rc = rig_open(&rig, 8ull << 30);
 	if (!rc)
 		rc = bench_map_unmap_4k(r, &rig);
@@ -286,10 +278,10 @@ int bench_micro(struct bench_report *r)
 	if (!rc)
 		rc = bench_map_large(r, &rig, SZ_1G, "sim.map_1g_ns");
 	rig_close(&rig);
-	progress(r, "MDL cycle through the core callbacks");
+	bench_progress(r, "micro: MDL cycle through the core callbacks");
 	if (!rc)
 		rc = bench_mdl_cycle(r);
-	progress(r, "256 MiB frame-buffer saves against memcpy");
+	bench_progress(r, "micro: 256 MiB frame-buffer saves against memcpy");
 	if (!rc)
 		rc = bench_fbsave(r);
 	return rc;

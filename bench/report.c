@@ -83,24 +83,37 @@ int bench_write_json(const struct bench_report *r, const char *path)
 	return rc;
 }
 
-int bench_main(const char *suite, const char *json_path, FILE *out)
+void bench_progress(const struct bench_report *r, const char *what)
 {
+	if (r->progress) {
+		fprintf(r->progress, "%s...\n", what);
+		fflush(r->progress);
+	}
+}
+
+int bench_main(const struct bench_suite *suites, size_t nsuites, const char *suite,
+	       const char *json_path, FILE *out)
+{
+	const struct bench_suite *s = NULL;
 	struct bench_report *r;
 	int rc;
 
-	if (strcmp(suite, "micro"))
+	for (size_t i = 0; i < nsuites; i++)
+		if (!strcmp(suites[i].name, suite))
+			s = &suites[i];
+	if (!s)
 		return -ENOENT;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	/* Say what is running when someone is watching: the suite takes seconds. */
+	/* Say what is running when someone is watching: a suite takes seconds. */
 	if (isatty(fileno(out)))
 		r->progress = stderr;
-	rc = bench_micro(r);
+	rc = s->run(r);
 	if (!rc) {
-		fprintf(out, "%-28s %14s  %-6s\n", "metric", "value", "unit");
+		fprintf(out, "%-30s %14s  %-6s\n", "metric", "value", "unit");
 		for (size_t i = 0; i < r->n; i++)
-			fprintf(out, "%-28s %14.3f  %-6s %s\n", r->m[i].name, r->m[i].value,
+			fprintf(out, "%-30s %14.3f  %-6s %s\n", r->m[i].name, r->m[i].value,
 				r->m[i].unit, r->m[i].note);
 	}
 	if (!rc && json_path)

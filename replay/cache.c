@@ -328,6 +328,12 @@ static inline int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	uint64_t x = 0;
 
+	/* most fields are small: one byte, no loop */
+	if (*p < end && !(**p & 0x80)) {
+		*v = *(*p)++;
+		return 0;
+	}
+
 	for (unsigned int shift = 0; shift < 64; shift += 7) {
 		if (*p == end)
 			return -ESTALE;
@@ -374,7 +380,7 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 	p = base + sizeof(hdr);
 	end = p + hdr.payload_bytes;
 	while (p < end) {
-		struct wl_event e = { 0 };
+		struct wl_event e;
 		uint64_t d;
 
 		if (get_varint(&p, end, &d))
@@ -387,6 +393,8 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 		e.kind = *p++;
 		if (e.kind >= WL_NKINDS)
 			goto corrupt;
+		e.pad = 0;
+		memset(e.v, 0, sizeof(e.v));
 		for (unsigned int i = 0; i < wl_catalogue[e.kind].nfields; i++)
 			if (get_varint(&p, end, &e.v[wl_catalogue[e.kind].fields[i].slot]))
 				goto corrupt;

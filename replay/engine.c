@@ -21,6 +21,7 @@ struct engine {
 	struct core *core;
 	struct results *res;
 	enum pace pace;
+	bool notrace;
 	struct u64map live;
 	bool started;
 	uint64_t wall0, ts0;     /* PACE_TRACE: when the first event was issued */
@@ -74,6 +75,11 @@ int engine_create(struct core *core, struct results *res, enum pace pace, struct
 	e->pace = pace;
 	*out = e;
 	return 0;
+}
+
+void engine_set_tracing(struct engine *e, bool on)
+{
+	e->notrace = !on;
 }
 
 void engine_destroy(struct engine *e)
@@ -236,7 +242,8 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 	}
 
 	core_set_event(e->core, index, ev->ts);
-	trace_wl(ev);
+	if (!e->notrace)
+		trace_wl(ev);
 	start = pace_wait(e, ev->ts);
 	rc = dispatch(e, ev, obj ? LIVE_HANDLE(*obj) : 0, ref ? LIVE_HANDLE(*ref) : 0, &created);
 	end = now_ns();
@@ -246,8 +253,9 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 	op->count++;
 	hist_record(&op->wall, end - start);
 	hist_record(&op->modeled, modeled - e->modeled_last);
-	trace_op(ev->kind, (uint32_t)adapter, ev->v[WL_ID], rc, end - start,
-		 modeled - e->modeled_last, index);
+	if (!e->notrace)
+		trace_op(ev->kind, (uint32_t)adapter, ev->v[WL_ID], rc, end - start,
+			 modeled - e->modeled_last, index);
 	e->modeled_last = modeled;
 
 	if (creates && u64map_put(&e->live, key, LIVE(rc ? 0 : created, ev->kind)))

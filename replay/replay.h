@@ -44,6 +44,13 @@ struct engine;
  */
 int engine_create(struct core *core, struct results *res, enum pace pace, struct engine **out);
 
+/**
+ * engine_set_tracing() - call the tracepoints (the default) or not.
+ * @e: the engine.
+ * @on: whether to.
+ */
+void engine_set_tracing(struct engine *e, bool on);
+
 /** engine_destroy() - free the engine (the core is left as it is). @e: or NULL. */
 void engine_destroy(struct engine *e);
 
@@ -97,6 +104,7 @@ struct replay_opts {
 	struct fp_ctx *faults;       /* injection, or NULL */
 	const char *const *maps;     /* import maps for foreign traces (docs/import-maps.md) */
 	size_t nmaps;
+	bool notrace;                /* skip the tracepoint calls (to measure what they cost) */
 };
 
 enum replay_failure {
@@ -151,3 +159,15 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
  * Return: true when the replay should exit 1.
  */
 bool replay_findings(const struct results *res);
+
+struct bench_report;
+
+/**
+ * replay_bench() - the replay suite of `gpuiso bench`: CTF replay against
+ * babeltrace2's own decoding, the compiled cache, peak memory of a 10M-event
+ * replay, and what disabled tracepoints cost (docs in bench/README.md).
+ * @r: out: metrics.
+ *
+ * Return: 0 or a negative errno.
+ */
+int replay_bench(struct bench_report *r);

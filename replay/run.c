@@ -232,6 +232,7 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	rc = engine_create(core, res, o->pace, &r.engine);
 	if (rc)
 		goto destroy_core;
+	engine_set_tracing(r.engine, !o->notrace);
 	if (o->nmaps) {
 		rc = import_map_load(o->maps, o->nmaps, &r.map, rep->error, sizeof(rep->error));
 		if (rc) {

@@ -75,7 +75,8 @@ static int cmd_version(int argc, char **argv)
 		return usage_error(version_usage, "unexpected argument '%s'", argv[optind]);
 	printf("gpuiso %s (%s)\n", GPUISO_VERSION, GPUISO_GIT_REV);
 	printf("backends: sim\n");
-	printf("features: scenario-yaml fault-points\n");
+	printf("features: scenario-yaml fault-points ctf-replay import-maps%s\n",
+	       GPUISO_HAVE_TRACING ? " lttng-ust" : "");
 	return EXIT_OK;
 }
 
@@ -123,7 +124,12 @@ static int cmd_scenario_explain(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static const char bench_usage[] = "gpuiso bench [--suite micro] [--json OUT] [-v]";
+static const char bench_usage[] = "gpuiso bench [--suite micro|replay] [--json OUT] [-v]";
+
+static const struct bench_suite bench_suites[] = {
+	{ "micro", bench_micro },
+	{ "replay", replay_bench },
+};
 
 static int cmd_bench(int argc, char **argv)
 {
@@ -144,7 +150,8 @@ static int cmd_bench(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error(bench_usage, "unexpected argument '%s'", argv[optind]);
-	rc = bench_main(suite, json, stdout);
+	rc = bench_main(bench_suites, sizeof(bench_suites) / sizeof(bench_suites[0]), suite, json,
+			stdout);
 	if (rc == -ENOENT)
 		return usage_error(bench_usage, "unknown suite '%s'", suite);
 	if (rc) {

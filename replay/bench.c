@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "core/scenario.h"
+#include "replay.h"
+#include "replay/cache.h"
+#include "replay/ctf.h"
+#include "replay/gen.h"
+
+/*
+ * The replay suite. One generated desktop trace of 1M events is decoded by
+ * `babeltrace2 DIR -o dummy` and replayed by `gpuiso replay --no-cache`,
+ * alternately, each as its own process; then replayed in this process from
+ * CTF and from the compiled cache, with and without tracepoint calls; then
+ * a 10M-event trace is replayed in a child process whose peak RSS is read.
+ *
+ * The scenario is default.yaml with a 1 MiB frame-buffer save area: a
+ * desktop trace's occasional power cycles would otherwise dominate the run
+ * with 64 MiB saves, and this suite measures the replay, not the save path
+ * (the micro suite measures that).
+ */
+
+#define ROUNDS 3
+
+static const char bench_scenario[] =
+	"system:\n"
+	"  memory: 64GiB\n"
+	"  os_memory_map: [{base: 0x0, size: 2GiB}, {base: 0x100000000, size: 62GiB}]\n"
+	"  commit_limit: 48GiB\n"
+	"  lockable_limit: 16GiB\n"
+	"registry:\n"
+	"  iommu_flags: 0x07\n"
+	"adapters:\n"
+	"  - name: gpu0\n"
+	"    caps: {iommu_secure_mode: true, map_aperture2: true, iommu_linear_remap: true,\n"
+	"           highest_visible_address: 0xFFFFFFFFFF, dma_remapping_compatible: 3}\n"
+	"    physical:\n"
+	"      - {vram: 8GiB, fb_save_size: 1MiB, reserved: [{base: 0xC0000000, size: 16MiB}]}\n";
+
+struct rig {
+	char dir[64];
+	char trace[128], trace10m[128], scenario[128], cache[128];
+	char self[4096];
+	struct scenario scn;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int generate(const char *dir, uint64_t events)
+{
+	char err[256];
+	struct gen *g;
+	int rc = gen_create("desktop", events, 1, &g);
+
+	if (rc)
+		return rc;
+	rc = ctf_write(dir, gen_next, g, err, sizeof(err));
+	gen_destroy(g);
+	return rc;
+}
+
+/* Run @argv quietly; its wall time and peak RSS (KiB). */
+static int spawn(char *const *argv, double *seconds, long *maxrss_kib)
+{
+	struct rusage ru;
+	double t0 = now_s();
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid)
+		return -errno;
+	*seconds = now_s() - t0;
+	if (maxrss_kib)
+		*maxrss_kib = ru.ru_maxrss;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : -EIO;
+	return 0;
+}
+
+/* One replay in this process; its wall time. */
+static int replay_once(struct rig *rig, bool cache, bool trace, double *seconds, bool *from_cache)
+{
+	struct replay_opts o = { .trace = rig->trace, .scn = &rig->scn, .cache = cache,
+				 .cache_dir = rig->cache, .notrace = !trace };
+	struct replay_report *rep = calloc(1, sizeof(*rep));
+	struct results res;
+	double t0 = now_s();
+	int rc;
+
+	if (!rep)
+		return -ENOMEM;
+	rc = replay_run(&o, &res, rep);
+	*seconds = now_s() - t0;
+	if (from_cache)
+		*from_cache = rep->from_cache;
+	if (!rc && (res.nviolations || rep->refused))
+		rc = -EPROTO; /* a benchmark of a failing replay measures nothing */
+	results_fini(&res);
+	free(rep);
+	return rc;
+}
+
+static int rig_up(struct rig *rig)
+{
+	char err[1024];
+	ssize_t n;
+	FILE *f;
+	int rc;
+
+	snprintf(rig->dir, sizeof(rig->dir), "/tmp/gpuiso-bench-XXXXXX");
+	if (!mkdtemp(rig->dir))
+		return -errno;
+	snprintf(rig->trace, sizeof(rig->trace), "%s/desktop-1m", rig->dir);
+	snprintf(rig->trace10m, sizeof(rig->trace10m), "%s/desktop-10m", rig->dir);
+	snprintf(rig->scenario, sizeof(rig->scenario), "%s/scenario.yaml", rig->dir);
+	snprintf(rig->cache, sizeof(rig->cache), "%s/cache", rig->dir);
+	n = readlink("/proc/self/exe", rig->self, sizeof(rig->self) - 1);
+	if (n < 0)
+		return -errno;
+	rig->self[n] = '\0';
+	f = fopen(rig->scenario, "w");
+	if (!f)
+		return -errno;
+	fputs(bench_scenario, f);
+	fclose(f);
+	rc = scenario_load(rig->scenario, &rig->scn, err, sizeof(err));
+	if (!rc)
+		rc = generate(rig->trace, 1000000);
+	return rc;
+}
+
+static void rig_down(struct rig *rig)
+{
+	char cmd[128];
+
+	scenario_free(&rig->scn);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", rig->dir);
+	if (system(cmd))
+		fprintf(stderr, "bench: could not remove %s\n", rig->dir);
+}
+
+/* gpuiso replay (a process) against babeltrace2's decoding (a process), alternately. */
+static int bench_ctf_vs_bt2(struct bench_report *r, struct rig *rig)
+{
+	char *bt2[] = { "babeltrace2", rig->trace, "-o", "dummy", NULL };
+	char *ours[] = { rig->self, "replay", rig->trace, "--pace", "asap", "--no-cache",
+			 "--scenario", rig->scenario, NULL };
+	double t_bt2[ROUNDS], t_ours[ROUNDS], ratio[ROUNDS];
+	int rc = 0;
+
+	for (int i = 0; !rc && i < ROUNDS; i++) {
+		rc = spawn(bt2, &t_bt2[i], NULL);
+		if (!rc)
+			rc = spawn(ours, &t_ours[i], NULL);
+		ratio[i] = t_ours[i] / t_bt2[i];
+	}
+	if (rc)
+		return rc;
+	bench_add(r, "replay.bt2_decode_s", bench_median(t_bt2, ROUNDS), "s",
+		  "babeltrace2 DIR -o dummy, 1M desktop events");
+	bench_add(r, "replay.ctf_s", bench_median(t_ours, ROUNDS), "s",
+		  "gpuiso replay --no-cache, same trace");
+	bench_add(r, "replay.ctf_vs_bt2_ratio", bench_median(ratio, ROUNDS), "ratio",
+		  "replay over decoding (target <= 1.2)");
+	return 0;
+}
+
+/* From CTF and from the cache, in this process. */
+static int bench_cache(struct bench_report *r, struct rig *rig)
+{
+	double t_ctf[ROUNDS], t_cache[ROUNDS], t_decode[ROUNDS], speedup[ROUNDS];
+	struct cache_meta meta;
+	char path[256];
+	uint64_t key;
+	bool hit;
+	int rc;
+
+	rc = replay_once(rig, true, true, &t_ctf[0], &hit); /* builds the cache */
+	if (!rc && hit)
+		rc = -EEXIST;
+	for (int i = 0; !rc && i < ROUNDS; i++) {
+		rc = replay_once(rig, false, true, &t_ctf[i], NULL);
+		if (!rc)
+			rc = replay_once(rig, true, true, &t_cache[i], &hit);
+		if (!rc && !hit)
+			rc = -ESTALE;
+		speedup[i] = t_ctf[i] / t_cache[i];
+	}
+	if (!rc)
+		rc = cache_key(rig->trace, NULL, 0, &key);
+	if (!rc)
+		rc = cache_path(rig->cache, key, path, sizeof(path));
+	for (int i = 0; !rc && i < ROUNDS; i++) {
+		double t0 = now_s();
+
+		rc = cache_read(path, key, NULL, NULL, &meta);
+		t_decode[i] = now_s() - t0;
+	}
+	if (rc)
+		return rc;
+	bench_add(r, "replay.cache_speedup", bench_median(speedup, ROUNDS), "ratio",
+		  "replay from CTF over replay from the cache (target >= 5)");
+	bench_add(r, "replay.cache_decode_meps", (double)meta.records / 1e6 / bench_median(t_decode, ROUNDS),
+		  "Mevents/s", "decoded from the cache without executing (target >= 50)");
+	return 0;
+}
+
+/* The same cached replay with and without the (disabled) tracepoint calls, alternately. */
+static int bench_tracing(struct bench_report *r, struct rig *rig)
+{
+	enum { N = 5 };
+	double on[N], off[N], lost[N];
+	int rc = 0;
+
+	for (int i = 0; !rc && i < N; i++) {
+		rc = replay_once(rig, true, true, &on[i], NULL);
+		if (!rc)
+			rc = replay_once(rig, true, false, &off[i], NULL);
+		lost[i] = 1.0 - off[i] / on[i];
+	}
+	if (rc)
+		return rc;
+	bench_add(r, "replay.tracing_disabled_overhead", bench_median(lost, N), "ratio",
+		  "throughput lost to disabled tracepoints (target <= 0.02)");
+	return 0;
+}
+
+/* Peak RSS of a child replaying 10M events. */
+static int bench_rss(struct bench_report *r, struct rig *rig)
+{
+	char *ours[] = { rig->self, "replay", rig->trace10m, "--no-cache", "--scenario",
+			 rig->scenario, NULL };
+	double seconds;
+	long kib = 0;
+	int rc;
+
+	rc = generate(rig->trace10m, 10000000);
+	if (!rc)
+		rc = spawn(ours, &seconds, &kib);
+	if (rc)
+		return rc;
+	bench_add(r, "replay.rss_10m_mib", (double)kib / 1024.0, "MiB",
+		  "peak RSS replaying 10M events (target <= 64)");
+	bench_add(r, "replay.10m_s", seconds, "s", "wall time of that replay");
+	return 0;
+}
+
+int replay_bench(struct bench_report *r)
+{
+	struct rig rig = { 0 };
+	int rc;
+
+	bench_progress(r, "replay: generating a 1M-event desktop trace");
+	rc = rig_up(&rig);
+	if (!rc) {
+		bench_progress(r, "replay: gpuiso replay against babeltrace2 decoding");
+		rc = bench_ctf_vs_bt2(r, &rig);
+	}
+	if (!rc) {
+		bench_progress(r, "replay: from CTF and from the compiled cache");
+		rc = bench_cache(r, &rig);
+	}
+	if (!rc) {
+		bench_progress(r, "replay: with and without tracepoint calls");
+		rc = bench_tracing(r, &rig);
+	}
+	if (!rc) {
+		bench_progress(r, "replay: peak memory of a 10M-event replay");
+		rc = bench_rss(r, &rig);
+	}
+	rig_down(&rig);
+	return rc;
+}
