@@ -20,7 +20,7 @@ static const struct {
 	const char *scenario;
 	uint64_t events;   /* for the model run: a few thousand */
 } targets[] = {
-	{ "desktop", "traces/scenarios/default.yaml", 6000 },
+	{ "desktop", "traces/scenarios/default.yaml", 60000 }, /* ~1 power cycle per 30000 */
 	{ "game", "traces/scenarios/default.yaml", 4000 },
 	{ "power-cycle", "traces/scenarios/lda-chain.yaml", 2000 },
 	{ "remap", "traces/scenarios/logical-remap.yaml", 6000 },
