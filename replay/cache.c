@@ -13,13 +13,16 @@
 
 /*
  * File layout: a fixed header, then one record per event:
- *   varint(index - previous index) varint(ts - previous ts) byte(kind)
+ *   byte(kind | 0x80 when the index is the previous one + 1)
+ *   [varint(index - previous index), when that bit is clear]
+ *   varint(ts - previous ts)
  *   varint(field) for each of the kind's catalogue fields, in order.
  * All integers little endian. The checksum covers the records.
  */
 
 #define CACHE_MAGIC "GPUISOWC"
-#define CACHE_VERSION 1u
+#define CACHE_VERSION 2u
+#define NEXT_INDEX 0x80
 
 struct cache_header {
 	char magic[8];
@@ -158,13 +161,35 @@ int cache_path(const char *dir, uint64_t key, char *out, size_t len)
 	return n >= (int)len ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * The payload checksum: Fletcher-style sums over 64-bit little-endian words
+ * (a final partial word zero-padded). Two adds a word, so checking a cache
+ * file costs little next to decoding it; it catches truncation, flipped and
+ * moved bytes, which is all it is for.
+ */
+struct csum {
+	uint64_t s1, s2;
+};
+
+static inline void csum_add(struct csum *c, uint64_t w)
+{
+	c->s1 += w;
+	c->s2 += c->s1;
+}
+
+static uint64_t csum_final(const struct csum *c, uint64_t key)
+{
+	return mix(mix(key, c->s1), c->s2);
+}
+
 /* --- writing --- */
 
 struct cache_writer {
 	char path[4096], tmp[4200];
 	FILE *f;
-	uint64_t key, checksum, bytes;
-	uint64_t prev_index, prev_ts;
+	uint64_t key, bytes;
+	struct csum checksum;
+	uint64_t prev_index, prev_ts, records;
 	uint8_t buf[1 << 16];
 	size_t fill;
 	uint64_t block;     /* checksum is over 8-byte words: carry the partial one */
@@ -206,7 +231,6 @@ int cache_writer_open(const char *path, uint64_t key, struct cache_writer **out)
 		goto free_writer;
 	}
 	w->key = key;
-	w->checksum = mix(key, 1);
 	/* a placeholder header; the real one is written at commit */
 	if (fwrite(&hdr, sizeof(hdr), 1, w->f) != 1) {
 		rc = -EIO;
@@ -228,7 +252,7 @@ static int flush_buf(struct cache_writer *w)
 	for (size_t i = 0; i < w->fill; i++) {
 		w->block |= (uint64_t)w->buf[i] << (8 * w->nblock);
 		if (++w->nblock == 8) {
-			w->checksum = mix(w->checksum, w->block);
+			csum_add(&w->checksum, w->block);
 			w->block = 0;
 			w->nblock = 0;
 		}
@@ -263,9 +287,15 @@ int cache_writer_add(struct cache_writer *w, uint64_t index, const struct wl_eve
 		if (rc)
 			return rc;
 	}
-	put_varint(w, index - w->prev_index);
+	/* consecutive events (nearly all) need no index delta */
+	if (index == w->prev_index + 1 && w->records) {
+		w->buf[w->fill++] = (uint8_t)(e->kind | NEXT_INDEX);
+	} else {
+		w->buf[w->fill++] = (uint8_t)e->kind;
+		put_varint(w, index - w->prev_index);
+	}
 	put_varint(w, e->ts - w->prev_ts);
-	w->buf[w->fill++] = (uint8_t)e->kind;
+	w->records++;
 	for (unsigned int i = 0; i < d->nfields; i++)
 		put_varint(w, e->v[d->fields[i].slot]);
 	w->prev_index = index;
@@ -282,9 +312,9 @@ int cache_writer_commit(struct cache_writer *w, const struct cache_meta *meta)
 	int rc = flush_buf(w);
 
 	if (!rc && w->nblock)
-		w->checksum = mix(w->checksum, w->block);
+		csum_add(&w->checksum, w->block);
 	hdr.payload_bytes = w->bytes;
-	hdr.checksum = w->checksum;
+	hdr.checksum = csum_final(&w->checksum, w->key);
 	if (!rc && (fseek(w->f, 0, SEEK_SET) || fwrite(&hdr, sizeof(hdr), 1, w->f) != 1))
 		rc = -EIO;
 	if (fclose(w->f) && !rc)
@@ -310,18 +340,19 @@ void cache_writer_abort(struct cache_writer *w)
 
 static uint64_t checksum_of(uint64_t key, const uint8_t *p, size_t n)
 {
-	uint64_t h = mix(key, 1), w;
+	struct csum c = { 0 };
+	uint64_t w;
 
 	for (; n >= 8; n -= 8, p += 8) {
 		memcpy(&w, p, 8);
-		h = mix(h, w);
+		csum_add(&c, w);
 	}
 	if (n) {
 		w = 0;
 		memcpy(&w, p, n);
-		h = mix(h, w);
+		csum_add(&c, w);
 	}
-	return h;
+	return csum_final(&c, key);
 }
 
 static inline int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
@@ -354,6 +385,7 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 	struct cache_header hdr;
 	const uint8_t *base, *p, *end;
 	uint64_t index = 0, ts = 0, records = 0;
+	uint8_t nfields[WL_NKINDS], slots[WL_NKINDS][WL_MAX_FIELDS];
 	struct stat st;
 	int fd, rc = 0;
 
@@ -364,7 +396,7 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 		close(fd);
 		return -ESTALE;
 	}
-	base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	close(fd);
 	if (base == MAP_FAILED)
 		return -ESTALE;
@@ -377,26 +409,36 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 		goto unmap;
 	}
 	*meta = hdr.meta;
+	/* each kind's slots, read once here rather than through the catalogue per field */
+	for (unsigned int k = 0; k < WL_NKINDS; k++) {
+		nfields[k] = (uint8_t)wl_catalogue[k].nfields;
+		for (unsigned int i = 0; i < nfields[k]; i++)
+			slots[k][i] = (uint8_t)wl_catalogue[k].fields[i].slot;
+	}
 	p = base + sizeof(hdr);
 	end = p + hdr.payload_bytes;
 	while (p < end) {
 		struct wl_event e;
+		uint8_t head = *p++;
 		uint64_t d;
 
-		if (get_varint(&p, end, &d))
+		e.kind = head & ~NEXT_INDEX;
+		if (e.kind >= WL_NKINDS)
 			goto corrupt;
-		index += d;
-		if (get_varint(&p, end, &d) || p == end)
+		if (head & NEXT_INDEX)
+			index++;
+		else if (get_varint(&p, end, &d))
+			goto corrupt;
+		else
+			index += d;
+		if (get_varint(&p, end, &d))
 			goto corrupt;
 		ts += d;
 		e.ts = ts;
-		e.kind = *p++;
-		if (e.kind >= WL_NKINDS)
-			goto corrupt;
 		e.pad = 0;
 		memset(e.v, 0, sizeof(e.v));
-		for (unsigned int i = 0; i < wl_catalogue[e.kind].nfields; i++)
-			if (get_varint(&p, end, &e.v[wl_catalogue[e.kind].fields[i].slot]))
+		for (unsigned int i = 0; i < nfields[e.kind]; i++)
+			if (get_varint(&p, end, &e.v[slots[e.kind][i]]))
 				goto corrupt;
 		records++;
 		if (fn) {
