@@ -250,6 +250,11 @@ void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns)
 {
 	core->event = index;
 	core->ts_ns = ts_ns;
+	if (core->fp) {
+		/* injection windows are in events and trace time */
+		core->fp->event = index;
+		core->fp->ts = ts_ns;
+	}
 }
 
 void core_set_irql(struct core *core, enum irql irql)

@@ -45,7 +45,7 @@ int pages_lock(struct core *c, struct pages *pg, uint64_t bytes)
 {
 	int rc;
 
-	if (fp_should_fail(c->fp, FP_MEM_LOCK))
+	if (fp_should_fail_bytes(c->fp, FP_MEM_LOCK, bytes))
 		return -ENOMEM;
 	rc = physmem_lock(c->pm, bytes);
 	if (rc)
@@ -70,7 +70,7 @@ int pages_alloc(struct core *c, struct pages *pg, uint64_t bytes, unsigned int f
 	if (!n)
 		return -EINVAL;
 	if (!(flags & PG_CHARGED)) {
-		if (fp_should_fail(c->fp, FP_MEM_COMMIT))
+		if (fp_should_fail_bytes(c->fp, FP_MEM_COMMIT, n * PAGE_SIZE))
 			return -ENOMEM;
 		rc = physmem_commit(c->pm, n * PAGE_SIZE);
 		if (rc)
@@ -306,7 +306,7 @@ static int alloc_mapped(struct core *c, unsigned int adapter, const char *name,
 		return rc;
 	if (!bytes)
 		return -EINVAL;
-	if (fp_should_fail(c->fp, point))
+	if (fp_should_fail_bytes(c->fp, point, bytes))
 		return -ENOMEM;
 	rc = handle_new(c, kind, adapter, h, obj);
 	if (rc)

@@ -29,11 +29,28 @@ enum fp_point {
 	FP_NPOINTS
 };
 
-/* A rule on one point: fail hits number nth, nth+every, ... at most times. */
+/* Where in a run a rule applies. */
+enum fp_window {
+	FP_WINDOW_ALL = 0,
+	FP_WINDOW_EVENTS = 1, /* event index in [from, to] */
+	FP_WINDOW_TIME = 2,   /* event timestamp (ns) in [from, to] */
+};
+
+/*
+ * A rule on one point, as in Linux's fault_attr: a hit fails when it is in
+ * the window, the byte budget @space has been used up, fewer than @times
+ * failures happened, and either the probability draw says so or it is hit
+ * number @nth, @nth + @every, ... (hits count from the start of the run).
+ */
 struct fp_rule {
-	uint64_t nth;   /* first hit that fails (1-based); 0 = never */
-	uint64_t every; /* after the first failure, every this many hits (0 = only once) */
-	uint64_t times; /* at most this many failures (0 = no bound) */
+	uint64_t nth;            /* first hit that fails (1-based) */
+	uint64_t every;          /* then every this many hits (0: only once) */
+	uint64_t times;          /* at most this many failures (0: no bound) */
+	uint32_t probability_ppm; /* chance per hit in millionths (instead of nth/every) */
+	uint64_t seed;           /* of the probability draws */
+	uint64_t space;          /* bytes that must pass before failures start */
+	enum fp_window window;
+	uint64_t from, to;       /* window bounds, inclusive */
 };
 
 struct fp_ctx {
@@ -41,6 +58,9 @@ struct fp_ctx {
 	struct fp_rule rule[FP_NPOINTS];
 	uint64_t hits[FP_NPOINTS];     /* every call, armed or not, counts */
 	uint64_t injected[FP_NPOINTS]; /* failures returned */
+	uint64_t rng[FP_NPOINTS];      /* probability draws, per point */
+	uint64_t space_used[FP_NPOINTS];
+	uint64_t event, ts;            /* where the run is (for windows) */
 };
 
 /**
@@ -68,10 +88,19 @@ const char *fp_point_describe(enum fp_point p);
 int fp_point_lookup(const char *name);
 
 /**
+ * fp_point_match() - whether a point's name matches a glob (fnmatch: a star matches any run).
+ * @pattern: the glob (fnmatch syntax).
+ * @p: the point.
+ *
+ * Return: true or false.
+ */
+bool fp_point_match(const char *pattern, enum fp_point p);
+
+/**
  * fp_arm() - set the rule of one point (replacing any) and reset its counters.
  * @ctx: the context.
  * @p: the point.
- * @rule: the rule; nth 0 disarms the point.
+ * @rule: the rule; one with neither nth, every nor a probability disarms the point.
  */
 void fp_arm(struct fp_ctx *ctx, enum fp_point p, const struct fp_rule *rule);
 
@@ -79,10 +108,29 @@ void fp_arm(struct fp_ctx *ctx, enum fp_point p, const struct fp_rule *rule);
  * fp_hit() - count a hit and decide by the rule; use fp_should_fail().
  * @ctx: the context.
  * @p: the point.
+ * @bytes: the size the operation concerns (for the space budget), or 0.
  *
  * Return: true when this hit must fail.
  */
-bool fp_hit(struct fp_ctx *ctx, enum fp_point p);
+bool fp_hit(struct fp_ctx *ctx, enum fp_point p, uint64_t bytes);
+
+/**
+ * fp_should_fail_bytes() - whether the operation at @p on @bytes must fail now.
+ * @ctx: the context, or NULL for no injection.
+ * @p: the point.
+ * @bytes: the size concerned (counts against the rule's space budget).
+ *
+ * Return: true when the caller must behave as if the operation failed.
+ */
+static inline bool fp_should_fail_bytes(struct fp_ctx *ctx, enum fp_point p, uint64_t bytes)
+{
+	if (!ctx)
+		return false;
+	ctx->hits[p]++;
+	if (__builtin_expect(!ctx->armed[p], 1))
+		return false;
+	return fp_hit(ctx, p, bytes);
+}
 
 /**
  * fp_should_fail() - whether the operation at @p must fail now.
@@ -93,12 +141,7 @@ bool fp_hit(struct fp_ctx *ctx, enum fp_point p);
  */
 static inline bool fp_should_fail(struct fp_ctx *ctx, enum fp_point p)
 {
-	if (!ctx)
-		return false;
-	ctx->hits[p]++;
-	if (__builtin_expect(!ctx->armed[p], 1))
-		return false;
-	return fp_hit(ctx, p);
+	return fp_should_fail_bytes(ctx, p, 0);
 }
 
 #endif

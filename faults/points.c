@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fnmatch.h>
 #include <string.h>
 
 #include "faults.h"
@@ -42,25 +43,56 @@ int fp_point_lookup(const char *name)
 	return -ENOENT;
 }
 
+bool fp_point_match(const char *pattern, enum fp_point p)
+{
+	const char *name = fp_point_name(p);
+
+	return name && !fnmatch(pattern, name, 0);
+}
+
 void fp_arm(struct fp_ctx *ctx, enum fp_point p, const struct fp_rule *rule)
 {
 	ctx->rule[p] = *rule;
-	ctx->armed[p] = rule->nth != 0;
+	ctx->armed[p] = rule->nth || rule->every || rule->probability_ppm;
 	ctx->hits[p] = 0;
 	ctx->injected[p] = 0;
+	ctx->space_used[p] = 0;
+	/* each point draws from its own stream: one point's hits do not shift another's */
+	ctx->rng[p] = rule->seed ^ (0x9e3779b97f4a7c15ull * ((uint64_t)p + 1));
 }
 
-bool fp_hit(struct fp_ctx *ctx, enum fp_point p)
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+bool fp_hit(struct fp_ctx *ctx, enum fp_point p, uint64_t bytes)
 {
 	const struct fp_rule *r = &ctx->rule[p];
-	uint64_t n = ctx->hits[p];
+	uint64_t n = ctx->hits[p], where;
 
+	if (r->window != FP_WINDOW_ALL) {
+		where = r->window == FP_WINDOW_EVENTS ? ctx->event : ctx->ts;
+		if (where < r->from || where > r->to)
+			return false;
+	}
+	if (r->space) {
+		ctx->space_used[p] += bytes;
+		if (ctx->space_used[p] <= r->space)
+			return false;
+	}
 	if (r->times && ctx->injected[p] >= r->times)
 		return false;
-	if (n < r->nth)
+	if (r->probability_ppm) {
+		if (splitmix64(&ctx->rng[p]) % 1000000 >= r->probability_ppm)
+			return false;
+	} else if (n < r->nth || (n != r->nth && (!r->every || (n - r->nth) % r->every))) {
 		return false;
-	if (n != r->nth && (!r->every || (n - r->nth) % r->every))
-		return false;
+	}
 	ctx->injected[p]++;
 	return true;
 }

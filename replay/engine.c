@@ -22,6 +22,8 @@ struct engine {
 	struct results *res;
 	enum pace pace;
 	bool notrace;
+	const struct pressure_step *steps; /* pressure schedule */
+	size_t nsteps, next_step;
 	struct u64map live;
 	bool started;
 	uint64_t wall0, ts0;     /* PACE_TRACE: when the first event was issued */
@@ -80,6 +82,42 @@ int engine_create(struct core *core, struct results *res, enum pace pace, struct
 void engine_set_tracing(struct engine *e, bool on)
 {
 	e->notrace = !on;
+}
+
+void engine_set_pressure(struct engine *e, const struct pressure_step *steps, size_t n)
+{
+	e->steps = steps;
+	e->nsteps = n;
+	e->next_step = 0;
+}
+
+static uint64_t pressure_bytes(const struct pressure_value *v, uint64_t limit, uint64_t keep)
+{
+	if (!v->set)
+		return keep;
+	return v->percent ? limit / 100 * v->v : v->v;
+}
+
+/* Steps due by this event change what physical memory still grants. */
+static void apply_pressure(struct engine *e, const struct wl_event *ev, uint64_t index)
+{
+	struct physmem *pm = core_physmem(e->core);
+
+	while (e->next_step < e->nsteps) {
+		const struct pressure_step *s = &e->steps[e->next_step];
+		struct physmem_pressure p = pm->pressure;
+
+		if (s->by_time ? ev->ts < s->at : index < s->at)
+			break;
+		p.commit_available = pressure_bytes(&s->commit, pm->commit_limit,
+						    p.commit_available);
+		p.lockable_available = pressure_bytes(&s->lockable, pm->lockable_limit,
+						      p.lockable_available);
+		if (s->contiguous_set)
+			p.max_contiguous = s->max_contiguous;
+		core_memory(e->core, &p);
+		e->next_step++;
+	}
 }
 
 void engine_destroy(struct engine *e)
@@ -242,6 +280,8 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 	}
 
 	core_set_event(e->core, index, ev->ts);
+	if (e->next_step < e->nsteps)
+		apply_pressure(e, ev, index);
 	if (!e->notrace)
 		trace_wl(ev);
 	start = pace_wait(e, ev->ts);

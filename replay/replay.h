@@ -6,6 +6,7 @@
 
 #include "bench/results.h"
 #include "core/core.h"
+#include "faults/plan.h"
 #include "replay/event.h"
 
 /*
@@ -50,6 +51,15 @@ int engine_create(struct core *core, struct results *res, enum pace pace, struct
  * @on: whether to.
  */
 void engine_set_tracing(struct engine *e, bool on);
+
+/**
+ * engine_set_pressure() - a memory-pressure schedule, applied before the
+ * first event at or after each step (by index or by trace time).
+ * @e: the engine.
+ * @steps: the steps (must outlive the engine).
+ * @n: how many.
+ */
+void engine_set_pressure(struct engine *e, const struct pressure_step *steps, size_t n);
 
 /** engine_destroy() - free the engine (the core is left as it is). @e: or NULL. */
 void engine_destroy(struct engine *e);
@@ -101,7 +111,8 @@ struct replay_opts {
 	bool strict;                 /* unknown event classes are an error */
 	bool cache;                  /* use and fill the compiled replay cache */
 	const char *cache_dir;       /* NULL: $XDG_CACHE_HOME/gpuiso */
-	struct fp_ctx *faults;       /* injection, or NULL */
+	const struct fault_plan *faults; /* injection rules and pressure schedule, or NULL */
+	const char *faults_path;     /* for the results */
 	const char *const *maps;     /* import maps for foreign traces (docs/import-maps.md) */
 	size_t nmaps;
 	bool notrace;                /* skip the tracepoint calls (to measure what they cost) */

@@ -207,6 +207,7 @@ static void run_info(const struct replay_opts *o, struct run_info *ri)
 	snprintf(ri->backend, sizeof(ri->backend), "sim");
 	snprintf(ri->trace, sizeof(ri->trace), "%s", o->trace);
 	snprintf(ri->scenario, sizeof(ri->scenario), "%s", o->scenario_path ? o->scenario_path : "");
+	snprintf(ri->faults, sizeof(ri->faults), "%s", o->faults_path ? o->faults_path : "");
 }
 
 int replay_run(const struct replay_opts *o, struct results *res, struct replay_report *rep)
@@ -214,6 +215,7 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	const char *names[WL_NKINDS];
 	struct run r = { .rep = rep, .strict = o->strict };
 	struct core *core = NULL;
+	struct fp_ctx fp;
 	uint64_t t0 = now_ns();
 	int rc;
 
@@ -227,12 +229,17 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	rc = core_create(o->scn, NULL, NULL, &core);
 	if (rc)
 		goto environment;
-	core_set_faults(core, o->faults);
+	if (o->faults) {
+		fault_plan_arm(o->faults, &fp);
+		core_set_faults(core, &fp);
+	}
 	core_start(core);
 	rc = engine_create(core, res, o->pace, &r.engine);
 	if (rc)
 		goto destroy_core;
 	engine_set_tracing(r.engine, !o->notrace);
+	if (o->faults)
+		engine_set_pressure(r.engine, o->faults->steps, o->faults->nsteps);
 	if (o->nmaps) {
 		rc = import_map_load(o->maps, o->nmaps, &r.map, rep->error, sizeof(rep->error));
 		if (rc) {
@@ -248,6 +255,15 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	if (!rc) {
 		rep->left_live = engine_live(r.engine);
 		engine_finish(r.engine);
+		for (int p = 0; o->faults && p < FP_NPOINTS; p++) {
+			struct named_count *nc = &res->injected[res->ninjected];
+
+			if (!fp.injected[p] || res->ninjected == RESULTS_MAX_NAMED)
+				continue;
+			snprintf(nc->name, sizeof(nc->name), "%s", fp_point_name(p));
+			nc->n = fp.injected[p];
+			res->ninjected++;
+		}
 	}
 destroy_engine:
 	engine_destroy(r.engine);

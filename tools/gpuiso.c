@@ -176,8 +176,9 @@ static int load_scenario(const char *path, struct scenario *scn)
 }
 
 static const char replay_usage[] =
-	"gpuiso replay DIR [--scenario FILE] [--backend sim] [--pace asap|trace] [--json OUT]\n"
-	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [-v]";
+	"gpuiso replay DIR [--scenario FILE] [--faults FILE] [--backend sim] [--pace asap|trace]\n"
+	"                  [--json OUT] [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR]\n"
+	"                  [-v]";
 
 static int cmd_replay(int argc, char **argv)
 {
@@ -186,8 +187,9 @@ static int cmd_replay(int argc, char **argv)
 		{ "pace", required_argument, NULL, 'p' }, { "json", required_argument, NULL, 'j' },
 		{ "strict", no_argument, NULL, 'S' }, { "no-cache", no_argument, NULL, 'N' },
 		{ "cache-dir", required_argument, NULL, 'C' }, { "map", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "faults", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
+	struct fault_plan plan = { 0 };
 	struct replay_opts o = { .cache = true };
 	const char *maps[8];
 	const char *json = NULL, *backend = "sim";
@@ -204,6 +206,7 @@ static int cmd_replay(int argc, char **argv)
 		case 'S': o.strict = true; break;
 		case 'N': o.cache = false; break;
 		case 'C': o.cache_dir = optarg; break;
+		case 'f': o.faults_path = optarg; break;
 		case 'm':
 			if (o.nmaps == sizeof(maps) / sizeof(maps[0]))
 				return usage_error(replay_usage, "%s", "at most 8 --map files");
@@ -237,6 +240,17 @@ static int cmd_replay(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	o.scn = &scn;
+	if (o.faults_path) {
+		char err[4096] = "";
+
+		if (fault_plan_load(o.faults_path, &plan, err, sizeof(err))) {
+			fputs(err, stderr);
+			fault_plan_free(&plan);
+			scenario_free(&scn);
+			return EXIT_INPUT;
+		}
+		o.faults = &plan;
+	}
 	rep = calloc(1, sizeof(*rep));
 	if (!rep) {
 		scenario_free(&scn);
@@ -262,8 +276,26 @@ static int cmd_replay(int argc, char **argv)
 out:
 	results_fini(&res);
 	free(rep);
+	fault_plan_free(&plan);
 	scenario_free(&scn);
 	return rc;
+}
+
+static const char faults_usage[] = "gpuiso faults list";
+
+static int cmd_faults_list(int argc, char **argv)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1)
+		if (common_opt(opt, faults_usage, &rc))
+			return rc;
+	if (optind < argc)
+		return usage_error(faults_usage, "unexpected argument '%s'", argv[optind]);
+	for (int p = 0; p < FP_NPOINTS; p++)
+		printf("%-22s %s\n", fp_point_name(p), fp_point_describe(p));
+	return EXIT_OK;
 }
 
 static const char gen_usage[] =
@@ -356,7 +388,8 @@ static const struct command commands[] = {
 	{ "trace gen", cmd_trace_gen, gen_usage, "write a synthetic CTF trace" },
 	{ "trace info", cmd_trace_info, info_usage, "event counts, time span, discarded events" },
 	{ "replay", cmd_replay, replay_usage, "replay a trace through the model; summary and results JSON" },
-	{ "bench", cmd_bench, bench_usage, "micro benchmarks (bench JSON with --json)" },
+	{ "faults list", cmd_faults_list, faults_usage, "the injection points and what a failure at each means" },
+	{ "bench", cmd_bench, bench_usage, "micro and replay benchmarks (bench JSON with --json)" },
 };
 
 static void usage(FILE *f)

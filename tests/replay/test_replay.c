@@ -297,3 +297,86 @@ Test(replay, a_malformed_map_names_file_line_col)
 	cr_assert(strstr(rep.error, "bad.yaml:4:"), "%s", rep.error);
 	results_fini(&res);
 }
+
+static int replay_with_plan(const char *trace, const char *yaml, struct results *res,
+			    struct replay_report *rep)
+{
+	struct replay_opts o = { 0 };
+	struct fault_plan plan;
+	struct scenario scn;
+	char file[512], err[1024] = "", trace_path[1024];
+	FILE *f;
+	int rc;
+
+	snprintf(trace_path, sizeof(trace_path), "%s", trace); /* src() reuses its buffer */
+	o.trace = trace_path;
+	snprintf(file, sizeof(file), "%s/faults.yaml", tmp);
+	f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fputs(yaml, f);
+	fclose(f);
+	cr_assert_eq(fault_plan_load(file, &plan, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(scenario_load(src("traces/scenarios/lda-chain.yaml"), &scn, err, sizeof(err)), 0);
+	o.scn = &scn;
+	o.faults = &plan;
+	o.faults_path = file;
+	rc = replay_run(&o, res, rep);
+	fault_plan_free(&plan);
+	scenario_free(&scn);
+	return rc;
+}
+
+static uint64_t injected(const struct results *res, const char *point)
+{
+	for (size_t i = 0; i < res->ninjected; i++)
+		if (!strcmp(res->injected[i].name, point))
+			return res->injected[i].n;
+	return 0;
+}
+
+Test(replay, a_forced_pin_failure_takes_the_chunked_path)
+{
+	struct replay_report rep;
+	struct results res;
+
+	cr_assert_eq(replay_with_plan(src("traces/power-cycle"),
+				      "faults:\n  - point: fbsave/pin\n    probability: 1\n", &res, &rep),
+		     0, "%s", rep.error);
+	cr_assert_gt(res.power.transitions, 0);
+	cr_assert_eq(res.power.pinned, 0);
+	cr_assert_eq(res.power.chunked, res.power.transitions);
+	cr_assert_eq(injected(&res, "fbsave/pin"), res.power.transitions);
+	expect_clean(&res, &rep);
+	results_fini(&res);
+}
+
+Test(replay, a_failed_chunk_resets_and_still_makes_progress)
+{
+	struct replay_report rep;
+	struct results res;
+
+	cr_assert_eq(replay_with_plan(src("traces/power-cycle"),
+				      "faults:\n  - point: fbsave/*\n    probability: 1\n", &res, &rep),
+		     0, "%s", rep.error);
+	cr_assert_eq(res.power.reset, res.power.transitions, "every transition cancelled");
+	cr_assert_eq(res.power.completed, 0);
+	for (size_t i = 0; i < res.ninvariants; i++)
+		if (!strcmp(res.invariants[i].name, "forward_progress"))
+			cr_assert(res.invariants[i].holds, "a reset is forward progress");
+	results_fini(&res);
+}
+
+Test(replay, a_pressure_schedule_takes_effect_at_its_event)
+{
+	struct replay_report rep;
+	struct results res;
+
+	/* from event 1000 on, too little lockable memory to pin a whole save area */
+	cr_assert_eq(replay_with_plan(src("traces/power-cycle"),
+				      "pressure:\n  - at: {event: 1000}\n    lockable_available: 4MiB\n",
+				      &res, &rep), 0, "%s", rep.error);
+	cr_assert_gt(res.power.pinned, 0, "before event 1000 saves pin");
+	cr_assert_gt(res.power.chunked, 0, "after it they go by chunks");
+	cr_assert_eq(res.power.reset, 0);
+	results_fini(&res);
+}

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/units.h"
+#include "plan.h"
+
+/* "0.25", "1", "1.0" or "25%": a chance, in millionths. */
+static bool parse_probability(const char *s, uint32_t *ppm)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s)
+		return false;
+	if (*end == '%') {
+		v /= 100.0;
+		end++;
+	}
+	if (*end || v < 0.0 || v > 1.0)
+		return false;
+	*ppm = (uint32_t)(v * 1e6 + 0.5);
+	return true;
+}
+
+/* [from, to] of a window: a sequence of two integers. */
+static bool window_bounds(struct yaml_doc *d, const struct yaml_field *f, uint64_t *from,
+			  uint64_t *to)
+{
+	char name[YAML_NAME_LEN];
+	struct yaml_field item = *f;
+	uint64_t v[2];
+	size_t index = 0, n = 0;
+	void *it = NULL;
+
+	if (yaml_count(d, f) != 2) {
+		yaml_field_error(d, f, "expected [first, last]");
+		return false;
+	}
+	while ((item.val = yaml_items(d, f, &it, &index, name))) {
+		snprintf(item.name, sizeof(item.name), "%s", name);
+		if (!yaml_u64(d, &item, &v[n++]))
+			return false;
+	}
+	if (v[0] > v[1]) {
+		yaml_field_error(d, f, "the window ends before it starts");
+		return false;
+	}
+	*from = v[0];
+	*to = v[1];
+	return true;
+}
+
+static void parse_rule(struct yaml_doc *d, struct fy_node *node, const char *name,
+		       struct fault_plan *plan)
+{
+	static const char *const keys[] = { "point", "probability", "nth", "every", "times",
+					    "space", "seed", "window" };
+	enum { POINT, PROB, NTH, EVERY, TIMES, SPACE, SEED, WINDOW, NKEYS };
+	struct yaml_field f[NKEYS];
+	struct fp_rule rule = { 0 };
+	const char *pattern, *s;
+	bool matched = false;
+
+	if (!yaml_fields(d, node, NULL, name, keys, NKEYS, f))
+		return;
+	if (!f[POINT].val) {
+		yaml_error(d, node, NULL, "%s: a rule needs 'point'", name);
+		return;
+	}
+	pattern = yaml_str(d, &f[POINT], "a point name or glob");
+	if (!!f[PROB].val + !!(f[NTH].val || f[EVERY].val) != 1) {
+		yaml_error(d, node, NULL, "%s: give either probability, or nth and/or every", name);
+		return;
+	}
+	if (f[PROB].val && (s = yaml_str(d, &f[PROB], "a probability")) &&
+	    !parse_probability(s, &rule.probability_ppm))
+		yaml_field_error(d, &f[PROB], "'%s' is not a probability (0 to 1, or a percent)", s);
+	if (f[NTH].val)
+		yaml_u64(d, &f[NTH], &rule.nth);
+	if (f[EVERY].val)
+		yaml_u64(d, &f[EVERY], &rule.every);
+	if (f[EVERY].val && !f[NTH].val)
+		rule.nth = rule.every; /* every N: hits N, 2N, 3N... */
+	if ((f[NTH].val && !rule.nth) || (f[EVERY].val && !rule.every))
+		yaml_error(d, node, NULL, "%s: nth and every count from 1", name);
+	if (f[TIMES].val)
+		yaml_u64(d, &f[TIMES], &rule.times);
+	if (f[SPACE].val)
+		yaml_size(d, &f[SPACE], &rule.space);
+	if (f[SEED].val)
+		yaml_u64(d, &f[SEED], &rule.seed);
+	if (f[WINDOW].val) {
+		static const char *const wkeys[] = { "events", "time_ns" };
+		struct yaml_field w[2];
+		char wname[YAML_NAME_LEN];
+
+		if (snprintf(wname, sizeof(wname), "%s.window", name) < 0)
+			wname[0] = '\0';
+		if (yaml_fields(d, f[WINDOW].val, f[WINDOW].key, wname, wkeys, 2, w)) {
+			if (!!w[0].val + !!w[1].val != 1)
+				yaml_field_error(d, &f[WINDOW], "give either events or time_ns");
+			else if (window_bounds(d, w[0].val ? &w[0] : &w[1], &rule.from, &rule.to))
+				rule.window = w[0].val ? FP_WINDOW_EVENTS : FP_WINDOW_TIME;
+		}
+	}
+	if (!pattern)
+		return;
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		if (!fp_point_match(pattern, p))
+			continue;
+		plan->rule[p] = rule; /* a later rule on the same point wins */
+		plan->armed[p] = true;
+		matched = true;
+	}
+	if (!matched)
+		yaml_field_error(d, &f[POINT], "'%s' names no injection point (gpuiso faults list)",
+				 pattern);
+}
+
+static void pressure_value(struct yaml_doc *d, const struct yaml_field *f,
+			   struct pressure_value *pv)
+{
+	const char *s = yaml_str(d, f, "a size or a percent");
+	size_t n;
+
+	if (!s)
+		return;
+	n = strlen(s);
+	pv->set = true;
+	if (n && s[n - 1] == '%') {
+		char num[32];
+
+		snprintf(num, sizeof(num), "%.*s", (int)(n - 1), s);
+		pv->percent = true;
+		if (parse_u64(num, &pv->v) || pv->v > 100)
+			yaml_field_error(d, f, "'%s' is not a percent from 0%% to 100%%", s);
+	} else if (parse_size(s, &pv->v)) {
+		yaml_field_error(d, f, "'%s' is not a size or a percent", s);
+	}
+}
+
+static void parse_step(struct yaml_doc *d, struct fy_node *node, const char *name,
+		       struct pressure_step *step)
+{
+	static const char *const keys[] = { "at", "commit_available", "lockable_available",
+					    "max_contiguous" };
+	static const char *const at_keys[] = { "event", "time_ns" };
+	struct yaml_field f[4], at[2];
+	char aname[YAML_NAME_LEN];
+
+	if (!yaml_fields(d, node, NULL, name, keys, 4, f))
+		return;
+	if (!f[0].val) {
+		yaml_error(d, node, NULL, "%s: a pressure step needs 'at'", name);
+		return;
+	}
+	if (snprintf(aname, sizeof(aname), "%s.at", name) < 0)
+		aname[0] = '\0';
+	if (yaml_fields(d, f[0].val, f[0].key, aname, at_keys, 2, at)) {
+		if (!!at[0].val + !!at[1].val != 1)
+			yaml_field_error(d, &f[0], "give either event or time_ns");
+		else
+			yaml_u64(d, at[0].val ? &at[0] : &at[1], &step->at);
+		step->by_time = at[1].val != NULL;
+	}
+	if (f[1].val)
+		pressure_value(d, &f[1], &step->commit);
+	if (f[2].val)
+		pressure_value(d, &f[2], &step->lockable);
+	if (f[3].val) {
+		step->contiguous_set = true;
+		yaml_size(d, &f[3], &step->max_contiguous);
+	}
+}
+
+void fault_plan_parse(struct yaml_doc *d, const struct yaml_field *faults,
+		      const struct yaml_field *pressure, struct fault_plan *plan)
+{
+	char name[YAML_NAME_LEN];
+	struct fy_node *node;
+	size_t index = 0;
+	void *it = NULL;
+	int n;
+
+	memset(plan, 0, sizeof(*plan));
+	if (faults->val)
+		while ((node = yaml_items(d, faults, &it, &index, name)))
+			parse_rule(d, node, name, plan);
+	if (!pressure->val)
+		return;
+	n = yaml_count(d, pressure);
+	if (n <= 0)
+		return;
+	plan->steps = calloc((size_t)n, sizeof(*plan->steps));
+	if (!plan->steps) {
+		yaml_nomem(d);
+		return;
+	}
+	it = NULL;
+	index = 0;
+	while ((node = yaml_items(d, pressure, &it, &index, name)) && plan->nsteps < (size_t)n)
+		parse_step(d, node, name, &plan->steps[plan->nsteps++]);
+}
+
+int fault_plan_load(const char *path, struct fault_plan *plan, char *err, size_t errlen)
+{
+	static const char *const keys[] = { "faults", "pressure" };
+	struct yaml_field f[2];
+	struct yaml_doc *d;
+	int rc;
+
+	memset(plan, 0, sizeof(*plan));
+	rc = yaml_open(path, &d);
+	if (rc == -ENOMEM)
+		return rc;
+	if (!rc && yaml_fields(d, yaml_root(d), NULL, "", keys, 2, f))
+		fault_plan_parse(d, &f[0], &f[1], plan);
+	if (yaml_close(d, err, errlen) && !rc)
+		rc = -EINVAL;
+	return rc;
+}
+
+void fault_plan_arm(const struct fault_plan *plan, struct fp_ctx *ctx)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	for (int p = 0; p < FP_NPOINTS; p++)
+		if (plan->armed[p])
+			fp_arm(ctx, p, &plan->rule[p]);
+}
+
+void fault_plan_free(struct fault_plan *plan)
+{
+	free(plan->steps);
+	plan->steps = NULL;
+	plan->nsteps = 0;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_FAULTS_PLAN_H
+#define GPUISO_FAULTS_PLAN_H
+
+#include "common/yaml.h"
+#include "faults/faults.h"
+
+/*
+ * A fault plan: the rules of a faults file (`gpuiso replay --faults F`) and
+ * its memory-pressure schedule; campaign runs use the same keys
+ * (docs/campaign-format.md).
+ */
+
+/* A pressure value: a size, or a percent of the scenario's limit. */
+struct pressure_value {
+	bool set;
+	bool percent;
+	uint64_t v; /* bytes, or percent (0..100) */
+};
+
+/* From event @at (or time @at ns) on, this is what is available. */
+struct pressure_step {
+	bool by_time;
+	uint64_t at;
+	struct pressure_value commit, lockable;
+	bool contiguous_set;
+	uint64_t max_contiguous;
+};
+
+struct fault_plan {
+	bool armed[FP_NPOINTS];
+	struct fp_rule rule[FP_NPOINTS];
+	struct pressure_step *steps; /* in the order given; applied in that order */
+	size_t nsteps;
+};
+
+/**
+ * fault_plan_load() - read a faults file.
+ * @path: the file.
+ * @plan: out: the plan; fault_plan_free() it (also after an error).
+ * @err: out: errors as "FILE:LINE:COL: error: ..." lines.
+ * @errlen: size of @err.
+ *
+ * Return: 0, -ENOENT, -EINVAL (malformed), -ENOMEM.
+ */
+int fault_plan_load(const char *path, struct fault_plan *plan, char *err, size_t errlen);
+
+/**
+ * fault_plan_parse() - read the faults: and pressure: keys of a mapping
+ * (a faults file's top level, or one run of a campaign).
+ * @d: the document.
+ * @faults: the faults: sequence field (its val may be NULL).
+ * @pressure: the pressure: sequence field (its val may be NULL).
+ * @plan: out: the plan (zeroed first).
+ *
+ * Errors are reported into @d.
+ */
+void fault_plan_parse(struct yaml_doc *d, const struct yaml_field *faults,
+		      const struct yaml_field *pressure, struct fault_plan *plan);
+
+/**
+ * fault_plan_arm() - arm @ctx with the plan's rules (other points disarmed).
+ * @plan: the plan.
+ * @ctx: the injection context (zeroed first).
+ */
+void fault_plan_arm(const struct fault_plan *plan, struct fp_ctx *ctx);
+
+/** fault_plan_free() - free the schedule. @plan: the plan. */
+void fault_plan_free(struct fault_plan *plan);
+
+#endif

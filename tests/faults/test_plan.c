@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/* Faults files: rules, policies, windows, pressure schedules, and errors that say where. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "faults/plan.h"
+
+static char path[] = "/tmp/gpuiso-plan-XXXXXX";
+
+static int load(const char *text, struct fault_plan *plan, char *err, size_t len)
+{
+	int fd = mkstemp(path);
+	int rc;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	rc = fault_plan_load(path, plan, err, len);
+	unlink(path);
+	memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	return rc;
+}
+
+Test(plan, rules_expand_globs_and_keep_their_policies)
+{
+	struct fault_plan plan;
+	char err[1024] = "";
+
+	cr_assert_eq(load("faults:\n"
+			  "  - point: fbsave/*\n"
+			  "    every: 3\n"
+			  "    times: 2\n"
+			  "  - point: mem/lock\n"
+			  "    probability: 25%\n"
+			  "    seed: 9\n"
+			  "    space: 1MiB\n"
+			  "    window: {events: [10, 20]}\n",
+			  &plan, err, sizeof(err)), 0, "%s", err);
+	cr_assert(plan.armed[FP_FBSAVE_PIN] && plan.armed[FP_FBSAVE_MAP_CHUNK]);
+	cr_assert_not(plan.armed[FP_MEM_COMMIT]);
+	cr_assert_eq(plan.rule[FP_FBSAVE_PIN].nth, 3, "every N starts at hit N");
+	cr_assert_eq(plan.rule[FP_FBSAVE_PIN].every, 3);
+	cr_assert_eq(plan.rule[FP_FBSAVE_PIN].times, 2);
+	cr_assert_eq(plan.rule[FP_MEM_LOCK].probability_ppm, 250000);
+	cr_assert_eq(plan.rule[FP_MEM_LOCK].seed, 9);
+	cr_assert_eq(plan.rule[FP_MEM_LOCK].space, 1 << 20);
+	cr_assert_eq(plan.rule[FP_MEM_LOCK].window, FP_WINDOW_EVENTS);
+	cr_assert_eq(plan.rule[FP_MEM_LOCK].from, 10);
+	cr_assert_eq(plan.rule[FP_MEM_LOCK].to, 20);
+	fault_plan_free(&plan);
+}
+
+Test(plan, pressure_steps_by_event_or_time_in_sizes_or_percents)
+{
+	struct fault_plan plan;
+	char err[1024] = "";
+
+	cr_assert_eq(load("pressure:\n"
+			  "  - at: {event: 500}\n"
+			  "    commit_available: 10%\n"
+			  "    lockable_available: 1MiB\n"
+			  "  - at: {time_ns: 2000000000}\n"
+			  "    max_contiguous: 64KiB\n",
+			  &plan, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(plan.nsteps, 2);
+	cr_assert_not(plan.steps[0].by_time);
+	cr_assert_eq(plan.steps[0].at, 500);
+	cr_assert(plan.steps[0].commit.set && plan.steps[0].commit.percent);
+	cr_assert_eq(plan.steps[0].commit.v, 10);
+	cr_assert(plan.steps[0].lockable.set && !plan.steps[0].lockable.percent);
+	cr_assert_eq(plan.steps[0].lockable.v, 1 << 20);
+	cr_assert(plan.steps[1].by_time);
+	cr_assert(plan.steps[1].contiguous_set);
+	cr_assert_eq(plan.steps[1].max_contiguous, 64 << 10);
+	cr_assert_not(plan.steps[1].commit.set);
+	fault_plan_free(&plan);
+}
+
+static void expect_error(const char *text, const char *where_what)
+{
+	struct fault_plan plan;
+	char err[1024] = "";
+
+	cr_assert_eq(load(text, &plan, err, sizeof(err)), -EINVAL, "accepted:\n%s", text);
+	cr_assert(strstr(err, where_what), "wanted '%s' in:\n%s", where_what, err);
+	fault_plan_free(&plan);
+}
+
+Test(plan, malformed_files_say_where)
+{
+	expect_error("faults:\n  - point: nowhere/*\n    nth: 1\n", ":2:12: error:");
+	expect_error("faults:\n  - point: nowhere/*\n    nth: 1\n", "names no injection point");
+	expect_error("faults:\n  - point: fbsave/pin\n    nth: 1\n    probability: 0.5\n",
+		     "either probability, or nth");
+	expect_error("faults:\n  - point: fbsave/pin\n    probability: 2\n", ":3:18: error:");
+	expect_error("faults:\n  - point: fbsave/pin\n    nth: 0\n", "count from 1");
+	expect_error("faults:\n  - point: fbsave/pin\n    nth: 1\n    window: {events: [5, 1]}\n",
+		     "ends before it starts");
+	expect_error("faults:\n  - point: fbsave/pin\n    nth: 1\n    colour: red\n",
+		     "unknown key 'colour'");
+	expect_error("pressure:\n  - at: {event: 1}\n    commit_available: 150%\n", ":3:23: error:");
+	expect_error("pressure:\n  - commit_available: 1MiB\n", "needs 'at'");
+	expect_error("nonsense: 1\n", ":1:1: error:");
+}
+
+Test(plan, missing_file_is_enoent_with_a_message)
+{
+	struct fault_plan plan;
+	char err[512] = "";
+
+	cr_assert_eq(fault_plan_load("/no/such/faults.yaml", &plan, err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "/no/such/faults.yaml"), "%s", err);
+}
+
+static unsigned int fails(struct fp_ctx *ctx, enum fp_point p, unsigned int hits, uint64_t bytes)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < hits; i++)
+		n += fp_should_fail_bytes(ctx, p, bytes);
+	return n;
+}
+
+Test(plan, probability_is_seeded_and_about_right)
+{
+	struct fp_ctx a = { 0 }, b = { 0 }, c = { 0 };
+	struct fp_rule r = { .probability_ppm = 100000, .seed = 1 };
+	unsigned int na, nb, nc;
+
+	fp_arm(&a, FP_IOMMU_MAP, &r);
+	fp_arm(&b, FP_IOMMU_MAP, &r);
+	r.seed = 2;
+	fp_arm(&c, FP_IOMMU_MAP, &r);
+	na = fails(&a, FP_IOMMU_MAP, 10000, 0);
+	nb = fails(&b, FP_IOMMU_MAP, 10000, 0);
+	nc = fails(&c, FP_IOMMU_MAP, 10000, 0);
+	cr_assert_eq(na, nb, "the same seed must fail the same hits");
+	cr_assert(na > 850 && na < 1150, "10%% of 10000 hits failed %u times", na);
+	cr_assert_neq(memcmp(a.rng, c.rng, sizeof(a.rng)), 0);
+	cr_assert(nc > 850 && nc < 1150);
+}
+
+Test(plan, space_lets_the_first_bytes_through)
+{
+	struct fp_ctx ctx = { 0 };
+	struct fp_rule r = { .nth = 1, .every = 1, .space = 10000 };
+
+	fp_arm(&ctx, FP_MEM_COMMIT, &r);
+	cr_assert_eq(fails(&ctx, FP_MEM_COMMIT, 2, 4096), 0, "8 KiB of a 10000-byte budget");
+	cr_assert_eq(fails(&ctx, FP_MEM_COMMIT, 3, 4096), 3, "past the budget every hit fails");
+}
+
+Test(plan, windows_in_events_and_time)
+{
+	struct fp_ctx ctx = { 0 };
+	struct fp_rule r = { .nth = 1, .every = 1, .window = FP_WINDOW_EVENTS, .from = 5, .to = 6 };
+
+	fp_arm(&ctx, FP_GPU_COPY, &r);
+	for (uint64_t ev = 0; ev < 10; ev++) {
+		ctx.event = ev;
+		cr_assert_eq(fp_should_fail(&ctx, FP_GPU_COPY), ev == 5 || ev == 6, "event %llu",
+			     (unsigned long long)ev);
+	}
+	r = (struct fp_rule){ .nth = 1, .every = 1, .window = FP_WINDOW_TIME, .from = 1000,
+			      .to = 2000 };
+	fp_arm(&ctx, FP_GPU_COPY, &r);
+	ctx.ts = 999;
+	cr_assert_not(fp_should_fail(&ctx, FP_GPU_COPY));
+	ctx.ts = 1500;
+	cr_assert(fp_should_fail(&ctx, FP_GPU_COPY));
+	ctx.ts = 2001;
+	cr_assert_not(fp_should_fail(&ctx, FP_GPU_COPY));
+}
+
+Test(plan, arming_a_plan_arms_only_its_points)
+{
+	struct fault_plan plan;
+	struct fp_ctx ctx;
+	char err[512] = "";
+
+	cr_assert_eq(load("faults:\n  - point: gpu/copy\n    nth: 2\n", &plan, err, sizeof(err)), 0,
+		     "%s", err);
+	memset(&ctx, 0xff, sizeof(ctx));
+	fault_plan_arm(&plan, &ctx);
+	for (int p = 0; p < FP_NPOINTS; p++)
+		cr_assert_eq(ctx.armed[p], p == FP_GPU_COPY, "%s", fp_point_name(p));
+	cr_assert_not(fp_should_fail(&ctx, FP_GPU_COPY));
+	cr_assert(fp_should_fail(&ctx, FP_GPU_COPY));
+	fault_plan_free(&plan);
+}
