@@ -307,3 +307,30 @@ Test(cli, replay_with_maps_reports_used_ignored_unmatched)
 	cr_assert(strstr(r.out, "31556 in the trace: 858 used, 30698 ignored, 0 unmatched"), "%s",
 		  r.out);
 }
+
+Test(cli, faults_list_and_a_faults_file)
+{
+	const char *bad = tpath("bad-faults.yaml"), *good = tpath("faults.yaml");
+	struct run r;
+	FILE *f;
+
+	RUN(&r, "faults", "list");
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out, "fbsave/map_chunk"), "%s", r.out);
+	cr_assert(strstr(r.out, "iommu/iova_alloc"), "%s", r.out);
+
+	f = fopen(bad, "w");
+	fputs("faults:\n  - point: fbsave/pin\n    nth: lots\n", f);
+	fclose(f);
+	RUN(&r, "replay", "traces/power-cycle", "--faults", bad);
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "bad-faults.yaml:3:10: error:"), "%s", r.err);
+
+	f = fopen(good, "w");
+	fputs("faults:\n  - point: fbsave/pin\n    probability: 1\n", f);
+	fclose(f);
+	RUN(&r, "replay", "traces/power-cycle", "--scenario", "traces/scenarios/lda-chain.yaml",
+	    "--faults", good);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "(0 pinned,"), "%s", r.out);
+}
