@@ -51,6 +51,7 @@ struct fp_rule {
 	uint64_t space;          /* bytes that must pass before failures start */
 	enum fp_window window;
 	uint64_t from, to;       /* window bounds, inclusive */
+	bool observe;            /* ask fp_ctx.observe instead (sweeps) */
 };
 
 struct fp_ctx {
@@ -61,6 +62,13 @@ struct fp_ctx {
 	uint64_t rng[FP_NPOINTS];      /* probability draws, per point */
 	uint64_t space_used[FP_NPOINTS];
 	uint64_t event, ts;            /* where the run is (for windows) */
+	/*
+	 * Observed points (rule.observe) ask this at every hit, with the hit's
+	 * number (1-based); true makes the hit fail. A sweep counts hits with
+	 * it, and forks at the one it fails.
+	 */
+	bool (*observe)(void *arg, enum fp_point p, uint64_t hit);
+	void *observe_arg;
 };
 
 /**
@@ -100,7 +108,7 @@ bool fp_point_match(const char *pattern, enum fp_point p);
  * fp_arm() - set the rule of one point (replacing any) and reset its counters.
  * @ctx: the context.
  * @p: the point.
- * @rule: the rule; one with neither nth, every nor a probability disarms the point.
+ * @rule: the rule; one with neither nth, every, a probability nor observe disarms the point.
  */
 void fp_arm(struct fp_ctx *ctx, enum fp_point p, const struct fp_rule *rule);
 

@@ -53,7 +53,7 @@ bool fp_point_match(const char *pattern, enum fp_point p)
 void fp_arm(struct fp_ctx *ctx, enum fp_point p, const struct fp_rule *rule)
 {
 	ctx->rule[p] = *rule;
-	ctx->armed[p] = rule->nth || rule->every || rule->probability_ppm;
+	ctx->armed[p] = rule->nth || rule->every || rule->probability_ppm || rule->observe;
 	ctx->hits[p] = 0;
 	ctx->injected[p] = 0;
 	ctx->space_used[p] = 0;
@@ -74,6 +74,13 @@ bool fp_hit(struct fp_ctx *ctx, enum fp_point p, uint64_t bytes)
 {
 	const struct fp_rule *r = &ctx->rule[p];
 	uint64_t n = ctx->hits[p], where;
+
+	if (r->observe) {
+		if (!ctx->observe || !ctx->observe(ctx->observe_arg, p, n))
+			return false;
+		ctx->injected[p]++;
+		return true;
+	}
 
 	if (r->window != FP_WINDOW_ALL) {
 		where = r->window == FP_WINDOW_EVENTS ? ctx->event : ctx->ts;

@@ -113,6 +113,8 @@ struct replay_opts {
 	const char *cache_dir;       /* NULL: $XDG_CACHE_HOME/gpuiso */
 	const struct fault_plan *faults; /* injection rules and pressure schedule, or NULL */
 	const char *faults_path;     /* for the results */
+	struct fp_ctx *fp;           /* an injection context to use as it is (sweeps), or NULL */
+	uint64_t seed;               /* for the results */
 	const char *const *maps;     /* import maps for foreign traces (docs/import-maps.md) */
 	size_t nmaps;
 	bool notrace;                /* skip the tracepoint calls (to measure what they cost) */

@@ -208,6 +208,7 @@ static void run_info(const struct replay_opts *o, struct run_info *ri)
 	snprintf(ri->trace, sizeof(ri->trace), "%s", o->trace);
 	snprintf(ri->scenario, sizeof(ri->scenario), "%s", o->scenario_path ? o->scenario_path : "");
 	snprintf(ri->faults, sizeof(ri->faults), "%s", o->faults_path ? o->faults_path : "");
+	ri->seed = o->seed;
 }
 
 int replay_run(const struct replay_opts *o, struct results *res, struct replay_report *rep)
@@ -215,7 +216,7 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	const char *names[WL_NKINDS];
 	struct run r = { .rep = rep, .strict = o->strict };
 	struct core *core = NULL;
-	struct fp_ctx fp;
+	struct fp_ctx fp, *fpc = NULL;
 	uint64_t t0 = now_ns();
 	int rc;
 
@@ -229,10 +230,13 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	rc = core_create(o->scn, NULL, NULL, &core);
 	if (rc)
 		goto environment;
-	if (o->faults) {
+	if (o->fp) {
+		fpc = o->fp;
+	} else if (o->faults) {
 		fault_plan_arm(o->faults, &fp);
-		core_set_faults(core, &fp);
+		fpc = &fp;
 	}
+	core_set_faults(core, fpc);
 	core_start(core);
 	rc = engine_create(core, res, o->pace, &r.engine);
 	if (rc)
@@ -255,13 +259,13 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	if (!rc) {
 		rep->left_live = engine_live(r.engine);
 		engine_finish(r.engine);
-		for (int p = 0; o->faults && p < FP_NPOINTS; p++) {
+		for (int p = 0; fpc && p < FP_NPOINTS; p++) {
 			struct named_count *nc = &res->injected[res->ninjected];
 
-			if (!fp.injected[p] || res->ninjected == RESULTS_MAX_NAMED)
+			if (!fpc->injected[p] || res->ninjected == RESULTS_MAX_NAMED)
 				continue;
 			snprintf(nc->name, sizeof(nc->name), "%s", fp_point_name(p));
-			nc->n = fp.injected[p];
+			nc->n = fpc->injected[p];
 			res->ninjected++;
 		}
 	}

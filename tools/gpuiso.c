@@ -176,9 +176,9 @@ static int load_scenario(const char *path, struct scenario *scn)
 }
 
 static const char replay_usage[] =
-	"gpuiso replay DIR [--scenario FILE] [--faults FILE] [--backend sim] [--pace asap|trace]\n"
-	"                  [--json OUT] [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR]\n"
-	"                  [-v]";
+	"gpuiso replay DIR [--scenario FILE] [--faults FILE] [--seed S] [--fail-nth POINT:N]\n"
+	"                  [--backend sim] [--pace asap|trace] [--json OUT] [--map FILE.yaml]...\n"
+	"                  [--strict] [--no-cache] [--cache-dir DIR] [-v]";
 
 static int cmd_replay(int argc, char **argv)
 {
@@ -187,9 +187,13 @@ static int cmd_replay(int argc, char **argv)
 		{ "pace", required_argument, NULL, 'p' }, { "json", required_argument, NULL, 'j' },
 		{ "strict", no_argument, NULL, 'S' }, { "no-cache", no_argument, NULL, 'N' },
 		{ "cache-dir", required_argument, NULL, 'C' }, { "map", required_argument, NULL, 'm' },
-		{ "faults", required_argument, NULL, 'f' }, { "help", no_argument, NULL, 'h' }, { 0 },
+		{ "faults", required_argument, NULL, 'f' }, { "seed", required_argument, NULL, 'E' },
+		{ "fail-nth", required_argument, NULL, 'F' }, { "help", no_argument, NULL, 'h' },
+		{ 0 },
 	};
 	struct fault_plan plan = { 0 };
+	const char *fail_nth = NULL;
+	bool seeded = false;
 	struct replay_opts o = { .cache = true };
 	const char *maps[8];
 	const char *json = NULL, *backend = "sim";
@@ -207,6 +211,12 @@ static int cmd_replay(int argc, char **argv)
 		case 'N': o.cache = false; break;
 		case 'C': o.cache_dir = optarg; break;
 		case 'f': o.faults_path = optarg; break;
+		case 'F': fail_nth = optarg; break;
+		case 'E':
+			if (parse_u64(optarg, &o.seed))
+				return usage_error(replay_usage, "--seed takes a number, not '%s'", optarg);
+			seeded = true;
+			break;
 		case 'm':
 			if (o.nmaps == sizeof(maps) / sizeof(maps[0]))
 				return usage_error(replay_usage, "%s", "at most 8 --map files");
@@ -251,6 +261,30 @@ static int cmd_replay(int argc, char **argv)
 		}
 		o.faults = &plan;
 	}
+	if (fail_nth) {
+		/* POINT:N: that point's Nth hit fails (what a sweep's reproducer says) */
+		char point[64];
+		uint64_t nth;
+		const char *colon = strrchr(fail_nth, ':');
+		int p = -1;
+
+		if (colon && (size_t)(colon - fail_nth) < sizeof(point)) {
+			snprintf(point, sizeof(point), "%.*s", (int)(colon - fail_nth), fail_nth);
+			p = fp_point_lookup(point);
+		}
+		if (p < 0 || parse_u64(colon + 1, &nth) || !nth) {
+			fault_plan_free(&plan);
+			scenario_free(&scn);
+			return usage_error(replay_usage, "--fail-nth takes POINT:N (gpuiso faults list), not '%s'",
+					   fail_nth);
+		}
+		plan.armed[p] = true;
+		plan.rule[p] = (struct fp_rule){ .nth = nth };
+		o.faults = &plan;
+	}
+	if (seeded)
+		for (int p = 0; p < FP_NPOINTS; p++)
+			plan.rule[p].seed = o.seed;
 	rep = calloc(1, sizeof(*rep));
 	if (!rep) {
 		scenario_free(&scn);
