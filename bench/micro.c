@@ -155,6 +155,43 @@ static int bench_mdl_cycle(struct bench_report *r)
 	return rc;
 }
 
+/*
+ * A disabled injection point: fp_should_fail() on an unarmed point, against
+ * the same loop without it, in the same run.
+ */
+static int bench_disabled_point(struct bench_report *r)
+{
+	enum { N = 50000000 };
+	struct fp_ctx *ctx = calloc(1, sizeof(*ctx));
+	double with[BATCHES], without[BATCHES];
+	volatile uint64_t sink = 0;
+
+	if (!ctx)
+		return -ENOMEM;
+	for (int b = 0; b < BATCHES; b++) {
+		uint64_t t0 = bench_now_ns(), acc = 0;
+
+		for (uint64_t i = 0; i < N; i++)
+			acc += i ^ (uint64_t)fp_should_fail(ctx, (enum fp_point)(i & 7));
+		with[b] = (double)(bench_now_ns() - t0) / N;
+		sink += acc;
+		t0 = bench_now_ns();
+		acc = 0;
+		for (uint64_t i = 0; i < N; i++) {
+			acc += i ^ (i & 7);
+			__asm__ volatile("" : "+r"(acc)); /* keep the loop a loop */
+		}
+		without[b] = (double)(bench_now_ns() - t0) / N;
+		sink += acc;
+	}
+	free(ctx);
+	(void)sink;
+	bench_add(r, "faults.disabled_point_ns",
+		  bench_median(with, BATCHES) - bench_median(without, BATCHES), "ns",
+		  "an unarmed injection point, over the same loop without it");
+	return 0;
+}
+
 #define FB_BYTES (256ull << 20)
 #define FB_ROUNDS 5
 
@@ -281,6 +318,8 @@ int bench_micro(struct bench_report *r)
 	bench_progress(r, "micro: MDL cycle through the core callbacks");
 	if (!rc)
 		rc = bench_mdl_cycle(r);
+	if (!rc)
+		rc = bench_disabled_point(r);
 	bench_progress(r, "micro: 256 MiB frame-buffer saves against memcpy");
 	if (!rc)
 		rc = bench_fbsave(r);

@@ -46,41 +46,30 @@ double bench_median(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static void fill(struct json *j, const void *ctx)
+{
+	const struct bench_report *r = ctx;
+	char host[256] = "unknown";
+
+	gethostname(host, sizeof(host) - 1);
+	json_obj_begin(j, NULL);
+	json_str(j, "schema", "gpuiso-bench/1");
+	json_str(j, "host", host);
+	json_str(j, "git_rev", GPUISO_GIT_REV);
+	json_obj_begin(j, "metrics");
+	for (size_t i = 0; i < r->n; i++) {
+		json_obj_begin(j, r->m[i].name);
+		json_double(j, "value", r->m[i].value);
+		json_str(j, "unit", r->m[i].unit);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+	json_obj_end(j);
+}
+
 int bench_write_json(const struct bench_report *r, const char *path)
 {
-	char tmp[4096], host[256] = "unknown";
-	struct json j;
-	FILE *f;
-	int rc;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	gethostname(host, sizeof(host) - 1);
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	json_init(&j, f);
-	json_obj_begin(&j, NULL);
-	json_str(&j, "schema", "gpuiso-bench/1");
-	json_str(&j, "host", host);
-	json_str(&j, "git_rev", GPUISO_GIT_REV);
-	json_obj_begin(&j, "metrics");
-	for (size_t i = 0; i < r->n; i++) {
-		json_obj_begin(&j, r->m[i].name);
-		json_double(&j, "value", r->m[i].value);
-		json_str(&j, "unit", r->m[i].unit);
-		json_obj_end(&j);
-	}
-	json_obj_end(&j);
-	json_obj_end(&j);
-	rc = json_end(&j);
-	if (fclose(f) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
+	return json_write_file(path, fill, r);
 }
 
 void bench_progress(const struct bench_report *r, const char *what)

@@ -140,31 +140,12 @@ static void write_doc(const struct results *r, struct json *j)
 	json_obj_end(j);
 }
 
+static void fill(struct json *j, const void *r)
+{
+	write_doc(r, j);
+}
+
 int results_write_json(const struct results *r, const char *path)
 {
-	char tmp[4096];
-	struct json j;
-	FILE *f;
-	int rc;
-
-	if (!strcmp(path, "-")) {
-		json_init(&j, stdout);
-		write_doc(r, &j);
-		return json_end(&j);
-	}
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	json_init(&j, f);
-	write_doc(r, &j);
-	rc = json_end(&j);
-	if (fclose(f) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
+	return json_write_file(path, fill, r);
 }

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 
@@ -117,4 +119,34 @@ int json_end(struct json *j)
 {
 	fputc('\n', j->f);
 	return ferror(j->f) ? -EIO : 0;
+}
+
+int json_write_file(const char *path, void (*fill)(struct json *j, const void *ctx),
+		    const void *ctx)
+{
+	char tmp[4096];
+	struct json j;
+	FILE *f;
+	int rc;
+
+	if (!strcmp(path, "-")) {
+		json_init(&j, stdout);
+		fill(&j, ctx);
+		return json_end(&j);
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -errno;
+	json_init(&j, f);
+	fill(&j, ctx);
+	rc = json_end(&j);
+	if (fclose(f) && !rc)
+		rc = -EIO;
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
 }

@@ -43,4 +43,17 @@ void json_null(struct json *j, const char *key);
 /** json_end() - finish the document with a newline. @j. Return: 0, or -EIO on a write error. */
 int json_end(struct json *j);
 
+/**
+ * json_write_file() - write a whole document to @path atomically (to
+ * @path.tmp, then renamed: a reader never sees half a file), or to stdout
+ * for "-".
+ * @path: the file.
+ * @fill: writes the document's one top-level value.
+ * @ctx: passed to @fill.
+ *
+ * Return: 0 or a negative errno (nothing is left behind then).
+ */
+int json_write_file(const char *path, void (*fill)(struct json *j, const void *ctx),
+		    const void *ctx);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/bench.h"
 #include "common/log.h"
@@ -16,6 +17,8 @@
 #include "version.h"
 #include "core/core.h"
 #include "core/scenario.h"
+#include "faults/campaign/campaign.h"
+#include "faults/campaign/sweep.h"
 #include "replay/ctf.h"
 #include "replay/gen.h"
 #include "replay/info.h"
@@ -315,6 +318,101 @@ out:
 	return rc;
 }
 
+static const char campaign_usage[] = "gpuiso campaign run FILE.yaml -o DIR [--jobs N] [-v]";
+
+static int cmd_campaign_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	struct campaign_opts o = { .jobs = 1 };
+	struct campaign_totals t = { 0 };
+	char err[8192] = "";
+	uint64_t jobs;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hvo:j:", opts, NULL)) != -1) {
+		if (opt == 'o') {
+			o.out = optarg;
+		} else if (opt == 'j') {
+			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)
+				return usage_error(campaign_usage, "--jobs takes 1 to 256, not '%s'", optarg);
+			o.jobs = (unsigned int)jobs;
+		} else if (common_opt(opt, campaign_usage, &rc)) {
+			return rc;
+		}
+	}
+	if (optind + 1 != argc || !o.out)
+		return usage_error(campaign_usage, "%s", !o.out ? "-o DIR is required" :
+				   "one campaign file, please");
+	o.file = argv[optind];
+	o.progress = isatty(fileno(stdout)) ? stderr : NULL;
+	rc = campaign_run(&o, &t, err, sizeof(err));
+	if (rc) {
+		fputs(err, stderr);
+		if (!*err || err[strlen(err) - 1] != '\n')
+			fputc('\n', stderr);
+		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
+	}
+	printf("campaign: %u runs (%u resumed), %u passed, %u failed; %s/summary.json\n", t.runs,
+	       t.resumed, t.passed, t.failed, o.out);
+	return t.failed ? EXIT_FINDINGS : EXIT_OK;
+}
+
+static const char sweep_usage[] =
+	"gpuiso sweep DIR [--scenario FILE] [--points GLOB] -o OUT [--jobs N] [--from-scratch] [-v]";
+
+static int cmd_sweep(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "scenario", required_argument, NULL, 's' }, { "points", required_argument, NULL, 'P' },
+		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
+		{ "from-scratch", no_argument, NULL, 'F' }, { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct sweep_opts o = { .jobs = 1 };
+	struct sweep_totals t = { 0 };
+	char err[4096] = "";
+	uint64_t jobs;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hvo:j:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's': o.scenario = optarg; break;
+		case 'P': o.points = optarg; break;
+		case 'o': o.out = optarg; break;
+		case 'F': o.from_scratch = true; break;
+		case 'j':
+			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)
+				return usage_error(sweep_usage, "--jobs takes 1 to 256, not '%s'", optarg);
+			o.jobs = (unsigned int)jobs;
+			break;
+		default:
+			if (common_opt(opt, sweep_usage, &rc))
+				return rc;
+		}
+	}
+	if (optind + 1 != argc || !o.out)
+		return usage_error(sweep_usage, "%s", !o.out ? "-o OUT is required" :
+				   "one trace folder, please");
+	o.trace = argv[optind];
+	o.progress = isatty(fileno(stdout)) ? stderr : NULL;
+	rc = sweep_run(&o, &t, err, sizeof(err));
+	if (rc) {
+		fputs(err, stderr);
+		if (!*err || err[strlen(err) - 1] != '\n')
+			fputc('\n', stderr);
+		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
+	}
+	printf("sweep: %llu hits, %llu runs: %llu recovered, %llu reset, %llu violation, %llu crash "
+	       "(%.2f s); %s/summary.json\n",
+	       (unsigned long long)t.hits, (unsigned long long)t.runs,
+	       (unsigned long long)t.recovered, (unsigned long long)t.reset,
+	       (unsigned long long)t.violation, (unsigned long long)t.crash, t.seconds, o.out);
+	return t.violation || t.crash ? EXIT_FINDINGS : EXIT_OK;
+}
+
 static const char faults_usage[] = "gpuiso faults list";
 
 static int cmd_faults_list(int argc, char **argv)
@@ -423,6 +521,8 @@ static const struct command commands[] = {
 	{ "trace info", cmd_trace_info, info_usage, "event counts, time span, discarded events" },
 	{ "replay", cmd_replay, replay_usage, "replay a trace through the model; summary and results JSON" },
 	{ "faults list", cmd_faults_list, faults_usage, "the injection points and what a failure at each means" },
+	{ "campaign run", cmd_campaign_run, campaign_usage, "run (or resume) a fault-injection campaign" },
+	{ "sweep", cmd_sweep, sweep_usage, "fail every injection-point hit of a trace, one at a time" },
 	{ "bench", cmd_bench, bench_usage, "micro and replay benchmarks (bench JSON with --json)" },
 };
 

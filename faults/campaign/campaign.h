@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_FAULTS_CAMPAIGN_H
+#define GPUISO_FAULTS_CAMPAIGN_H
+
+#include <stdio.h>
+
+#include "common/types.h"
+
+/*
+ * Fault-injection campaigns (docs/campaign-format.md): traces x seeds x runs
+ * (each a faults plan and pressure schedule), executed by N worker processes
+ * into an output folder; resumable.
+ */
+
+struct campaign_opts {
+	const char *file;  /* the campaign YAML */
+	const char *out;   /* output folder */
+	unsigned int jobs; /* worker processes (>= 1) */
+	FILE *progress;    /* progress lines (a terminal), or NULL */
+};
+
+struct campaign_totals {
+	unsigned int runs, passed, failed, resumed;
+};
+
+/**
+ * campaign_run() - run (or resume) a campaign.
+ * @o: options.
+ * @t: out: totals.
+ * @err: out: what went wrong ("FILE:LINE:COL: error: ..." lines for a bad campaign file).
+ * @errlen: size of @err.
+ *
+ * Return: 0 when every run was executed (failures are findings in @t), -EINVAL
+ * for a malformed campaign (nothing ran), other negative errno.
+ */
+int campaign_run(const struct campaign_opts *o, struct campaign_totals *t, char *err,
+		 size_t errlen);
+
+#endif

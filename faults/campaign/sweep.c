@@ -1,0 +1,614 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fail-nth sweeps. A counting replay learns how often each selected point is
+ * hit; then every hit is failed once, each in its own process so that a crash
+ * only costs that run.
+ *
+ * Two ways to get there:
+ *  - fork mode (the default): one replay runs in this process with every
+ *    selected point observed; at each hit it forks, the child fails that hit
+ *    and finishes the replay it inherited, the parent lets the hit pass and
+ *    goes on. No prefix is replayed twice.
+ *  - from scratch (the baseline, like the kernel's iommufd fail-nth
+ *    selftest): each (point, N) is a complete replay in a fresh child whose
+ *    only rule is {nth = N}.
+ * A child reports its outcome in its exit status; a signal (or any other
+ * status) is a crash.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/json.h"
+#include "core/scenario.h"
+#include "faults/campaign/sweep.h"
+#include "replay/replay.h"
+
+enum sweep_outcome {
+	SWEEP_RECOVERED = 0,
+	SWEEP_RESET = 1,
+	SWEEP_VIOLATION = 2,
+	SWEEP_CRASH = 3,
+	SWEEP_NOUTCOMES
+};
+
+static const char *const outcome_names[SWEEP_NOUTCOMES] = {
+	[SWEEP_RECOVERED] = "recovered",
+	[SWEEP_RESET] = "reset",
+	[SWEEP_VIOLATION] = "violation",
+	[SWEEP_CRASH] = "crash",
+};
+
+/*
+ * A child's exit status is SWEEP_EXIT_BASE + its outcome: far from the small
+ * codes a stray exit() elsewhere would use, so those count as crashes, as
+ * does SWEEP_EXIT_ERROR (the child's replay stopped with an error: it
+ * "exited abnormally", like its reproducer would).
+ */
+#define SWEEP_EXIT_BASE 100
+#define SWEEP_EXIT_ERROR 99
+
+/* At most this long between progress lines (a sweep can take hours). */
+#define SWEEP_PROGRESS_S 5.0
+
+struct sweep_failure {
+	enum fp_point point;
+	uint64_t nth;
+	enum sweep_outcome outcome;
+};
+
+struct sweep_child {
+	pid_t pid;
+	enum fp_point point;
+	uint64_t nth;
+};
+
+/* Everything a sweep knows; passed to the observe hook as its argument. */
+struct sweep {
+	const struct sweep_opts *o;
+	char *trace, *scenario;  /* absolute paths, for reproducers that work from any folder */
+	struct scenario scn;
+	bool selected[FP_NPOINTS];
+	uint64_t hits[FP_NPOINTS];                    /* from the counting pass */
+	uint64_t outcomes[FP_NPOINTS][SWEEP_NOUTCOMES];
+	enum sweep_outcome baseline;                  /* of the run where nothing fails */
+	struct sweep_failure *failures;
+	size_t nfailures, failures_cap;
+	struct sweep_child *children;                 /* o->jobs slots */
+	unsigned int nchildren;
+	uint64_t runs, total;                         /* reaped, to reap */
+	uint64_t next_progress;                       /* in runs */
+	double t0, next_progress_s;                   /* in seconds (CLOCK_MONOTONIC) */
+	bool cached;    /* the trace is in the replay cache (the last replay read or wrote it) */
+	bool forking;   /* fork at each hit (else rerun from scratch) */
+	bool in_child;  /* this process is a child: hits pass, nothing forks */
+	int error;      /* the first fork/wait error (negative errno), or 0 */
+	char *err;
+	size_t errlen;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The outcome of a finished replay (see docs/campaign-format.md, "Sweeps"). */
+static enum sweep_outcome classify(const struct results *res)
+{
+	if (replay_findings(res))
+		return SWEEP_VIOLATION;
+	return res->power.reset ? SWEEP_RESET : SWEEP_RECOVERED;
+}
+
+static void replay_opts_fill(const struct sweep *s, struct fp_ctx *fp, struct replay_opts *ro)
+{
+	*ro = (struct replay_opts){
+		.trace = s->o->trace,
+		.scn = &s->scn,
+		.scenario_path = s->o->scenario,
+		.pace = PACE_ASAP,
+		/* the compiled cache: every run after the first skips CTF decoding */
+		.cache = true,
+		.fp = fp,
+	};
+}
+
+/*
+ * Run one replay with @fp. In a child (forked before or during it) this never
+ * returns: the outcome leaves as the exit status. _exit() because the child
+ * owns copies of the parent's stdio buffers and must not flush them again.
+ */
+static int sweep_replay(struct sweep *s, struct fp_ctx *fp, enum sweep_outcome *outcome)
+{
+	struct replay_report *rep = calloc(1, sizeof(*rep));
+	struct replay_opts ro;
+	struct results res;
+	int rc;
+
+	if (!rep) {
+		if (s->in_child)
+			_exit(SWEEP_EXIT_ERROR);
+		return -ENOMEM;
+	}
+	replay_opts_fill(s, fp, &ro);
+	rc = replay_run(&ro, &res, rep);
+	if (s->in_child)
+		_exit(rc ? SWEEP_EXIT_ERROR : SWEEP_EXIT_BASE + (int)classify(&res));
+	if (rc) {
+		snprintf(s->err, s->errlen, "sweep: %s: %s", s->o->trace, rep->error);
+		rc = rep->failure == REPLAY_BAD_INPUT ? -EINVAL : rc;
+	} else {
+		*outcome = classify(&res);
+		s->cached = rep->from_cache || rep->cache_written;
+	}
+	results_fini(&res);
+	free(rep);
+	return rc;
+}
+
+static int failure_add(struct sweep *s, enum fp_point p, uint64_t nth, enum sweep_outcome oc)
+{
+	if (s->nfailures == s->failures_cap) {
+		size_t cap = s->failures_cap ? 2 * s->failures_cap : 64;
+		struct sweep_failure *f = realloc(s->failures, cap * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		s->failures = f;
+		s->failures_cap = cap;
+	}
+	s->failures[s->nfailures++] = (struct sweep_failure){ p, nth, oc };
+	return 0;
+}
+
+static enum sweep_outcome outcome_of_status(int status)
+{
+	int code;
+
+	if (!WIFEXITED(status))
+		return SWEEP_CRASH;
+	code = WEXITSTATUS(status) - SWEEP_EXIT_BASE;
+	return code >= 0 && code < SWEEP_CRASH ? (enum sweep_outcome)code : SWEEP_CRASH;
+}
+
+/* A line every twentieth of the sweep or every few seconds, whichever comes first. */
+static void progress(struct sweep *s)
+{
+	double now;
+
+	if (!s->o->progress)
+		return;
+	now = now_s();
+	if (s->runs < s->next_progress && now < s->next_progress_s)
+		return;
+	fprintf(s->o->progress, "sweep: %llu/%llu runs in %.0f s: %llu not recovered\n",
+		(unsigned long long)s->runs, (unsigned long long)s->total, now - s->t0,
+		(unsigned long long)s->nfailures);
+	fflush(s->o->progress);
+	s->next_progress = s->runs + (s->total + 19) / 20;
+	s->next_progress_s = now + SWEEP_PROGRESS_S;
+}
+
+/* Book the outcome of the child in slot @i and free the slot. */
+static void child_done(struct sweep *s, unsigned int i, int status)
+{
+	struct sweep_child *c = &s->children[i];
+	enum sweep_outcome oc = outcome_of_status(status);
+	int rc;
+
+	s->outcomes[c->point][oc]++;
+	s->runs++;
+	if (oc != SWEEP_RECOVERED) {
+		rc = failure_add(s, c->point, c->nth, oc);
+		if (rc && !s->error)
+			s->error = rc;
+	}
+	*c = s->children[--s->nchildren];
+	progress(s);
+}
+
+/*
+ * Wait for one child to end and book it. waitpid(-1): the sweep owns the
+ * process's children while it runs (a caller's child ending meanwhile is
+ * reaped here and its status lost). Return: 0 or a negative errno.
+ */
+static int reap_one(struct sweep *s)
+{
+	int status;
+	pid_t pid;
+
+	do {
+		pid = waitpid(-1, &status, 0);
+	} while (pid < 0 && errno == EINTR);
+	if (pid < 0)
+		return -errno;
+	for (unsigned int i = 0; i < s->nchildren; i++) {
+		if (s->children[i].pid == pid) {
+			child_done(s, i, status);
+			return 0;
+		}
+	}
+	return 0; /* not ours (a caller's child): nothing to book */
+}
+
+static int reap_all(struct sweep *s)
+{
+	int rc = 0;
+
+	while (s->nchildren && !rc)
+		rc = reap_one(s);
+	return rc;
+}
+
+/*
+ * Fork a child that will fail hit @nth of @p, once a job slot is free.
+ * Return: 0 in the parent, 1 in the child, or a negative errno (in the parent).
+ */
+static int spawn(struct sweep *s, enum fp_point p, uint64_t nth)
+{
+	pid_t pid;
+	int rc;
+
+	while (s->nchildren >= s->o->jobs) {
+		rc = reap_one(s);
+		if (rc)
+			return rc;
+	}
+	/* what the parent has buffered would be written once more by each child */
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0 && errno == EAGAIN && s->nchildren) {
+		/* out of processes: let ours end, then try once more */
+		rc = reap_all(s);
+		if (rc)
+			return rc;
+		pid = fork();
+	}
+	if (pid < 0) {
+		rc = -errno;
+		snprintf(s->err, s->errlen, "sweep: fork for %s:%llu: %s", fp_point_name(p),
+			 (unsigned long long)nth, strerror(-rc));
+		return rc;
+	}
+	if (!pid) {
+		s->in_child = true;
+		return 1;
+	}
+	s->children[s->nchildren++] = (struct sweep_child){ pid, p, nth };
+	return 0;
+}
+
+/* The counting pass's hook: every hit passes (fp_ctx.hits counts them). */
+static bool count_observe(void *arg, enum fp_point p, uint64_t hit)
+{
+	(void)arg;
+	(void)p;
+	(void)hit;
+	return false;
+}
+
+/* The fork-mode hook: the child fails this hit, the parent lets it pass. */
+static bool fork_observe(void *arg, enum fp_point p, uint64_t hit)
+{
+	struct sweep *s = arg;
+	int rc;
+
+	/* a child fails exactly one hit; an earlier error stops forking */
+	if (s->in_child || s->error)
+		return false;
+	rc = spawn(s, p, hit);
+	if (rc < 0)
+		s->error = rc;
+	return rc == 1;
+}
+
+/* Observe every selected point through @observe. */
+static void fp_observe(const struct sweep *s, struct fp_ctx *fp,
+		       bool (*observe)(void *, enum fp_point, uint64_t), void *arg)
+{
+	const struct fp_rule rule = { .observe = true };
+
+	memset(fp, 0, sizeof(*fp));
+	for (int p = 0; p < FP_NPOINTS; p++)
+		if (s->selected[p])
+			fp_arm(fp, (enum fp_point)p, &rule);
+	fp->observe = observe;
+	fp->observe_arg = arg;
+}
+
+static int count_pass(struct sweep *s)
+{
+	struct fp_ctx fp;
+	int rc;
+
+	fp_observe(s, &fp, count_observe, NULL);
+	rc = sweep_replay(s, &fp, &s->baseline);
+	if (rc)
+		return rc;
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		if (!s->selected[p])
+			continue;
+		s->hits[p] = fp.hits[p];
+		s->total += fp.hits[p];
+		if (s->o->progress && fp.hits[p])
+			fprintf(s->o->progress, "sweep: %s: %llu hits\n", fp_point_name(p),
+				(unsigned long long)fp.hits[p]);
+	}
+	s->next_progress = (s->total + 19) / 20;
+	s->next_progress_s = now_s() + SWEEP_PROGRESS_S;
+	/*
+	 * Forking needs the cache: a child forked while the parent decodes CTF
+	 * and fills the cache would finish and commit that cache file as well.
+	 */
+	s->forking = !s->o->from_scratch && s->cached;
+	if (!s->o->progress)
+		return 0;
+	if (!s->o->from_scratch && !s->cached)
+		fprintf(s->o->progress, "sweep: the replay cache could not be written: "
+			"rerunning from scratch instead of forking\n");
+	fprintf(s->o->progress, "sweep: %llu runs to do (%s)\n", (unsigned long long)s->total,
+		s->forking ? "forking at each hit" : "from scratch");
+	if (s->baseline != SWEEP_RECOVERED)
+		fprintf(s->o->progress, "sweep: with no failure injected the run ends in %s already\n",
+			outcome_names[s->baseline]);
+	return 0;
+}
+
+static int fork_pass(struct sweep *s)
+{
+	enum sweep_outcome ignored;
+	struct fp_ctx fp;
+	int rc;
+
+	fp_observe(s, &fp, fork_observe, s);
+	rc = sweep_replay(s, &fp, &ignored);
+	/* the counting pass ran the same replay: differing now means it is not deterministic */
+	for (int p = 0; !rc && !s->error && p < FP_NPOINTS; p++) {
+		if (s->selected[p] && fp.hits[p] != s->hits[p]) {
+			s->error = -EPROTO;
+			snprintf(s->err, s->errlen,
+				 "sweep: %s was hit %llu times, then %llu: the replay is not deterministic",
+				 fp_point_name(p), (unsigned long long)s->hits[p],
+				 (unsigned long long)fp.hits[p]);
+		}
+	}
+	return rc;
+}
+
+static int scratch_pass(struct sweep *s)
+{
+	enum sweep_outcome ignored;
+	struct fp_ctx fp;
+	int rc;
+
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		for (uint64_t n = 1; n <= s->hits[p] && !s->error; n++) {
+			rc = spawn(s, (enum fp_point)p, n);
+			if (rc < 0)
+				return rc;
+			if (!rc)
+				continue;
+			/* exactly what the reproducer (replay --fail-nth) arms */
+			memset(&fp, 0, sizeof(fp));
+			fp_arm(&fp, (enum fp_point)p, &(struct fp_rule){ .nth = n });
+			sweep_replay(s, &fp, &ignored); /* does not return in the child */
+		}
+	}
+	return 0;
+}
+
+static int cmp_failure(const void *a, const void *b)
+{
+	const struct sweep_failure *x = a, *y = b;
+
+	if (x->point != y->point)
+		return x->point < y->point ? -1 : 1;
+	return x->nth < y->nth ? -1 : x->nth > y->nth;
+}
+
+/* Shell-quote @arg (single quotes) when it needs it. */
+static void quote(char *buf, size_t len, const char *arg)
+{
+	size_t o = 0;
+
+	if (arg[strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_-./:=+,@%")] == '\0' && *arg) {
+		snprintf(buf, len, "%s", arg);
+		return;
+	}
+	buf[o++] = '\'';
+	for (; *arg && o + 5 < len; arg++) {
+		if (*arg == '\'') {
+			memcpy(buf + o, "'\\''", 4);
+			o += 4;
+		} else {
+			buf[o++] = *arg;
+		}
+	}
+	buf[o++] = '\'';
+	buf[o] = '\0';
+}
+
+static void reproducer(const struct sweep *s, const struct sweep_failure *f, char *buf, size_t len)
+{
+	char trace[8200], scn[8220] = "";
+
+	quote(trace, sizeof(trace), s->trace);
+	if (s->scenario) {
+		memcpy(scn, " --scenario ", 12);
+		quote(scn + 12, sizeof(scn) - 12, s->scenario);
+	}
+	snprintf(buf, len, "gpuiso replay %s%s --fail-nth %s:%llu", trace, scn,
+		 fp_point_name(f->point), (unsigned long long)f->nth);
+}
+
+static void summary_fill(struct json *j, const void *ctx)
+{
+	const struct sweep *s = ctx;
+	char repro[16500];
+
+	json_obj_begin(j, NULL);
+	json_str(j, "schema", "gpuiso-sweep/1");
+	json_str(j, "trace", s->trace);
+	json_str(j, "scenario", s->scenario);
+	json_str(j, "baseline", outcome_names[s->baseline]);
+	json_obj_begin(j, "points");
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		if (!s->selected[p])
+			continue;
+		json_obj_begin(j, fp_point_name(p));
+		json_u64(j, "hits", s->hits[p]);
+		for (int oc = 0; oc < SWEEP_NOUTCOMES; oc++)
+			json_u64(j, outcome_names[oc], s->outcomes[p][oc]);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+	json_arr_begin(j, "failures");
+	for (size_t i = 0; i < s->nfailures; i++) {
+		const struct sweep_failure *f = &s->failures[i];
+
+		reproducer(s, f, repro, sizeof(repro));
+		json_obj_begin(j, NULL);
+		json_str(j, "point", fp_point_name(f->point));
+		json_u64(j, "nth", f->nth);
+		json_str(j, "outcome", outcome_names[f->outcome]);
+		json_str(j, "reproduce", repro);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static int summary_write(struct sweep *s)
+{
+	char path[4096];
+	int rc;
+
+	/* runs end in any order: sort so both modes write the same file */
+	if (s->nfailures)
+		qsort(s->failures, s->nfailures, sizeof(*s->failures), cmp_failure);
+	if (mkdir(s->o->out, 0777) && errno != EEXIST) {
+		rc = -errno;
+		snprintf(s->err, s->errlen, "sweep: creating %s: %s", s->o->out, strerror(errno));
+		return rc;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/summary.json", s->o->out) >= sizeof(path)) {
+		snprintf(s->err, s->errlen, "sweep: output folder name too long");
+		return -EINVAL;
+	}
+	rc = json_write_file(path, summary_fill, s);
+	if (rc)
+		snprintf(s->err, s->errlen, "sweep: writing %s: %s", path, strerror(-rc));
+	return rc;
+}
+
+static int abs_path(struct sweep *s, const char *path, char **out)
+{
+	int rc;
+
+	*out = realpath(path, NULL);
+	if (*out)
+		return 0;
+	rc = -errno;
+	snprintf(s->err, s->errlen, "sweep: %s: %s", path, strerror(-rc));
+	return rc;
+}
+
+/* Options, scenario and point selection: everything that can be wrong before a replay. */
+static int sweep_prepare(struct sweep *s)
+{
+	const struct sweep_opts *o = s->o;
+	struct stat st;
+	bool any = false;
+	int rc;
+
+	if (!o->trace || !o->out || !o->jobs) {
+		snprintf(s->err, s->errlen, "sweep: a trace, an output folder and jobs >= 1 are required");
+		return -EINVAL;
+	}
+	/* a missing trace is bad input (exit 2), not an environment problem */
+	if (stat(o->trace, &st)) {
+		snprintf(s->err, s->errlen, "sweep: %s: %s", o->trace, strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(s->err, s->errlen, "sweep: %s: not a trace folder", o->trace);
+		return -EINVAL;
+	}
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		s->selected[p] = !o->points || fp_point_match(o->points, (enum fp_point)p);
+		any |= s->selected[p];
+	}
+	if (!any) {
+		snprintf(s->err, s->errlen,
+			 "sweep: --points '%s' matches no injection point (gpuiso faults list)", o->points);
+		return -EINVAL;
+	}
+	rc = o->scenario ? scenario_load(o->scenario, &s->scn, s->err, s->errlen)
+			 : scenario_defaults(&s->scn);
+	if (rc)
+		return rc == -ENOMEM ? rc : -EINVAL;
+	rc = abs_path(s, o->trace, &s->trace);
+	if (!rc && o->scenario)
+		rc = abs_path(s, o->scenario, &s->scenario);
+	if (rc)
+		return rc;
+	s->children = calloc(o->jobs, sizeof(*s->children));
+	return s->children ? 0 : -ENOMEM;
+}
+
+static void totals_fill(const struct sweep *s, struct sweep_totals *t)
+{
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		t->hits += s->hits[p];
+		t->recovered += s->outcomes[p][SWEEP_RECOVERED];
+		t->reset += s->outcomes[p][SWEEP_RESET];
+		t->violation += s->outcomes[p][SWEEP_VIOLATION];
+		t->crash += s->outcomes[p][SWEEP_CRASH];
+	}
+	t->runs = s->runs;
+}
+
+int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, size_t errlen)
+{
+	struct sweep s = { .o = o, .err = err, .errlen = errlen, .t0 = now_s() };
+	int rc, wrc;
+
+	memset(t, 0, sizeof(*t));
+	if (errlen)
+		*err = '\0';
+	rc = sweep_prepare(&s);
+	if (rc)
+		goto free_scenario;
+	rc = count_pass(&s);
+	if (rc)
+		goto free_scenario;
+	rc = s.forking ? fork_pass(&s) : scratch_pass(&s);
+	/* whatever happened, no child is left behind */
+	wrc = reap_all(&s);
+	if (!rc)
+		rc = s.error ? s.error : wrc;
+	if (rc) {
+		if (!*err)
+			snprintf(err, errlen, "sweep: %s", strerror(-rc));
+		goto free_failures;
+	}
+	rc = summary_write(&s);
+	totals_fill(&s, t);
+	t->seconds = now_s() - s.t0;
+free_failures:
+	free(s.failures);
+free_scenario:
+	free(s.children);
+	free(s.scenario);
+	free(s.trace);
+	scenario_free(&s.scn);
+	return rc;
+}

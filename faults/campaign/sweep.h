@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_FAULTS_SWEEP_H
+#define GPUISO_FAULTS_SWEEP_H
+
+#include <stdio.h>
+
+#include "common/types.h"
+
+/*
+ * Fail-nth sweeps: count every hit of every injection point a trace
+ * reaches, then fail each hit in turn and classify the outcome.
+ */
+
+struct sweep_opts {
+	const char *trace;
+	const char *scenario;  /* scenario file, or NULL for the built-in default */
+	const char *points;    /* glob of point names, or NULL for all */
+	const char *out;       /* output folder: OUT/summary.json */
+	unsigned int jobs;     /* concurrent children (>= 1) */
+	bool from_scratch;     /* rerun the whole trace per hit (the baseline) instead of forking at it */
+	FILE *progress;        /* progress lines, or NULL */
+};
+
+struct sweep_totals {
+	uint64_t hits, runs, recovered, reset, violation, crash;
+	double seconds;
+};
+
+/**
+ * sweep_run() - run a sweep and write OUT/summary.json (gpuiso-sweep/1).
+ * @o: options.
+ * @t: out: totals.
+ * @err: out: what went wrong.
+ * @errlen: size of @err.
+ *
+ * Return: 0, -EINVAL (bad input: @err says where), other negative errno.
+ */
+int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, size_t errlen);
+
+#endif

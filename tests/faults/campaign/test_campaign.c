@@ -1,0 +1,636 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Campaigns: bad files are refused before anything runs; good ones leave a
+ * results JSON per run, a summary that does not depend on --jobs or on
+ * resuming, and for every failed run a command that reproduces it.
+ *
+ * Each test works in /tmp/gpuiso-campaign-<pid> (Criterion runs each test in
+ * a process of its own), with small traces generated there: a 300-event
+ * power-cycle trace replays in well under a second on default.yaml.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "faults/campaign/campaign.h"
+#include "tests/common/jsonq.h"
+
+#define CMD_LEN (4 * PATH_MAX)
+
+static void work_dir(char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/gpuiso-campaign-%d", (int)getpid());
+}
+
+/* work_dir()/@rel */
+static void at(char *buf, size_t len, const char *rel)
+{
+	char dir[64];
+
+	work_dir(dir, sizeof(dir));
+	cr_assert_lt(snprintf(buf, len, "%s/%s", dir, rel), (int)len, "%s: too long", rel);
+}
+
+static const char *bin(void)
+{
+	const char *b = getenv("GPUISO_BIN");
+
+	cr_assert(b && getenv("GPUISO_SOURCE_ROOT"), "GPUISO_BIN and GPUISO_SOURCE_ROOT must be set");
+	return b;
+}
+
+static void setup(void)
+{
+	char dir[64], cache[128];
+
+	work_dir(dir, sizeof(dir));
+	cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s: %s", dir, strerror(errno));
+	/* the replay cache of the generated traces goes away with them */
+	at(cache, sizeof(cache), "cache");
+	setenv("XDG_CACHE_HOME", cache, 1);
+	/* relative paths in campaigns must not find anything from here */
+	cr_assert_eq(chdir("/"), 0);
+	/*
+	 * With LTTNG_UST_REGISTER_TIMEOUT=0, main() runs while LTTng-UST's
+	 * listener threads still allocate; a campaign forks its runs within
+	 * milliseconds, and GCC 12's ASan allocator is not fork-safe: a child
+	 * can inherit its lock held and hang. The default makes main() wait
+	 * until those threads are parked (at once when no session daemon runs).
+	 */
+	unsetenv("LTTNG_UST_REGISTER_TIMEOUT");
+}
+
+static void teardown(void)
+{
+	char dir[64], cmd[128];
+
+	work_dir(dir, sizeof(dir));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+TestSuite(campaign, .init = setup, .fini = teardown, .timeout = 120);
+
+/* Run a shell command; its exit status, and its stdout (and stderr) in @out. */
+static int sh(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = 0;
+	int status;
+
+	cr_assert_not_null(p, "popen %s", cmd);
+	if (out) {
+		n = fread(out, 1, len - 1, p);
+		out[n] = '\0';
+	}
+	while (fgetc(p) != EOF)
+		;
+	status = pclose(p);
+	cr_assert(WIFEXITED(status), "%s: died (status %#x)", cmd, status);
+	return WEXITSTATUS(status);
+}
+
+/* A power-cycle trace of @events events in work_dir()/@name. */
+static void gen_trace(const char *name, unsigned int events)
+{
+	char dir[PATH_MAX], cmd[CMD_LEN], out[4096];
+
+	at(dir, sizeof(dir), name);
+	snprintf(cmd, sizeof(cmd), "%s trace gen --profile power-cycle --events %u --seed 1 -o %s 2>&1",
+		 bin(), events, dir);
+	cr_assert_eq(sh(cmd, out, sizeof(out)), 0, "%s: %s", cmd, out);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* The whole file (free() it), or NULL when it cannot be read. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int ch;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	cr_assert_not_null(m);
+	while ((ch = fgetc(f)) != EOF)
+		fputc(ch, m);
+	fclose(f);
+	fclose(m);
+	return buf;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+/* A campaign file work_dir()/@name: the campaign: mapping's body is @body. */
+static void write_campaign(const char *name, const char *body)
+{
+	char path[PATH_MAX], *text;
+
+	at(path, sizeof(path), name);
+	cr_assert(asprintf(&text, "campaign:\n%s", body) > 0);
+	write_text(path, text);
+	free(text);
+}
+
+/* The scenario every test campaign replays on (fast: one adapter). */
+#define SCENARIO_FMT "%s/traces/scenarios/default.yaml"
+#define SCENARIO_ARG getenv("GPUISO_SOURCE_ROOT")
+
+/* Run campaign work_dir()/@file into work_dir()/@out through the library. */
+static int run_lib(const char *file, const char *out, unsigned int jobs, FILE *progress,
+		   struct campaign_totals *t, char *err, size_t errlen)
+{
+	char fpath[PATH_MAX], opath[PATH_MAX];
+	struct campaign_opts o = { .file = fpath, .out = opath, .jobs = jobs, .progress = progress };
+
+	at(fpath, sizeof(fpath), file);
+	at(opath, sizeof(opath), out);
+	return campaign_run(&o, t, err, errlen);
+}
+
+/* A JSON value at @path in @doc, which must be there. */
+static void get(const char *doc, const char *path, char *out, size_t len)
+{
+	cr_assert(jsonq_get(doc, path, out, len), "no %s in %s", path, doc);
+}
+
+static char *summary_of(const char *out)
+{
+	char path[PATH_MAX], rel[PATH_MAX];
+	char *doc;
+
+	snprintf(rel, sizeof(rel), "%s/summary.json", out);
+	at(path, sizeof(path), rel);
+	doc = slurp(path);
+	cr_assert_not_null(doc, "no %s", path);
+	cr_assert(jsonq_valid(doc), "not JSON: %s", doc);
+	return doc;
+}
+
+static void expect_totals(const char *doc, const char *runs, const char *passed,
+			  const char *failed)
+{
+	char v[64];
+
+	get(doc, "schema", v, sizeof(v));
+	cr_assert_str_eq(v, "gpuiso-campaign/1");
+	get(doc, "runs", v, sizeof(v));
+	cr_assert_str_eq(v, runs, "runs: %s in %s", v, doc);
+	get(doc, "passed", v, sizeof(v));
+	cr_assert_str_eq(v, passed, "passed: %s in %s", v, doc);
+	get(doc, "failed", v, sizeof(v));
+	cr_assert_str_eq(v, failed, "failed: %s in %s", v, doc);
+}
+
+/*
+ * Two runs over one small trace: one passes (chunked path), one leaks
+ * mappings; half the unmaps fail, so how many depends on the seed.
+ */
+static void two_run_campaign(const char *name, const char *seeds)
+{
+	char trace[PATH_MAX], body[2 * PATH_MAX + 512];
+
+	at(trace, sizeof(trace), "power-cycle");
+	snprintf(body, sizeof(body),
+		 "  name: two\n"
+		 "  traces: [%s]\n"
+		 "  scenario: " SCENARIO_FMT "\n"
+		 "  seeds: %s\n"
+		 "  runs:\n"
+		 "    - {name: pin-fails, faults: [{point: fbsave/pin, probability: 1}]}\n"
+		 "    - name: unmap-fails\n"
+		 "      faults:\n"
+		 "        - point: iommu/unmap\n"
+		 "          probability: 50%%\n",
+		 trace, SCENARIO_ARG, seeds);
+	write_campaign(name, body);
+}
+
+/* ---- bad campaign files ------------------------------------------------------ */
+
+Test(campaign, malformed_files_say_where_and_run_nothing)
+{
+	static const struct {
+		const char *body, *where;
+	} cases[] = {
+		{ "  bogus: 1\n  traces: [TRACE]\n  runs: [{name: a}]\n",
+		  "bad.yaml:2:3: error: campaign: unknown key 'bogus'" },
+		{ "  seeds: [1, x]\n  traces: [TRACE]\n  runs: [{name: a}]\n",
+		  "bad.yaml:2:14: error: campaign.seeds[1]: invalid integer 'x'" },
+		{ "  traces: TRACE\n  runs: [{name: a}]\n",
+		  "bad.yaml:2:11: error: campaign.traces: expected a sequence" },
+		{ "  repetitions: 0\n  traces: [TRACE]\n  runs: [{name: a}]\n",
+		  "bad.yaml:2:16: error: campaign.repetitions: takes 1 to 1000" },
+		{ "  runs:\n    - name: a\n      faults: [{point: nope, probability: 1}]\n  traces: [TRACE]\n",
+		  "bad.yaml:4:24: error: campaign.runs[0].faults[0].point: 'nope' names no injection point" },
+		{ "  runs:\n    - name: a\n      pressure: [{at: {event: 5}, commit_available: 120%}]\n  traces: [TRACE]\n",
+		  "bad.yaml:4:53: error: campaign.runs[0].pressure[0].commit_available: '120%' is not a percent" },
+		{ "  invariants: [no_leaks, nonsense]\n  traces: [TRACE]\n  runs: [{name: a}]\n",
+		  "bad.yaml:2:26: error: campaign.invariants[1]: unknown invariant 'nonsense'" },
+		{ "  traces: [no-such-trace]\n  runs: [{name: a}]\n",
+		  "bad.yaml:2:12: error: campaign.traces[0]: 'no-such-trace' is not a trace folder" },
+		{ "  runs: [{name: a}, {name: a}]\n  traces: [TRACE]\n",
+		  "bad.yaml:2:28: error: campaign.runs[1].name: run 'a' is named twice" },
+		{ "  runs: [{faults: []}]\n  traces: [TRACE]\n",
+		  "bad.yaml:2:10: error: campaign.runs[0]: a run needs a 'name'" },
+		{ "  runs: [{name: a b}]\n  traces: [TRACE]\n",
+		  "bad.yaml:2:17: error: campaign.runs[0].name: 'a b' is not a run name" },
+		{ "  traces: [TRACE]\n", "bad.yaml:2:3: error: campaign: needs 'runs'" },
+	};
+	char trace[PATH_MAX], out[PATH_MAX], err[8192];
+	struct campaign_totals t;
+
+	gen_trace("power-cycle", 300);
+	at(trace, sizeof(trace), "power-cycle");
+	at(out, sizeof(out), "out");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char body[2 * PATH_MAX], *p;
+
+		/* the trace goes last in every case, so positions do not depend on its path */
+		snprintf(body, sizeof(body), "%s", cases[i].body);
+		p = strstr(body, "TRACE");
+		if (p) {
+			char rest[PATH_MAX];
+
+			snprintf(rest, sizeof(rest), "%s", p + 5);
+			snprintf(p, sizeof(body) - (size_t)(p - body), "%s%s", trace, rest);
+		}
+		write_campaign("bad.yaml", body);
+		cr_assert_eq(run_lib("bad.yaml", "out", 1, NULL, &t, err, sizeof(err)), -EINVAL,
+			     "case %zu: %s", i, err);
+		cr_assert(strstr(err, cases[i].where), "case %zu: expected '%s' in:\n%s", i,
+			  cases[i].where, err);
+		cr_assert_not(exists(out), "case %zu: %s was created", i, out);
+		cr_assert_eq(t.runs, 0);
+	}
+}
+
+Test(campaign, bad_file_exits_2_from_the_command)
+{
+	char cmd[CMD_LEN], file[PATH_MAX], out[PATH_MAX], text[8192];
+
+	write_campaign("bad.yaml", "  traces: [nope]\n  runs: [{name: a}]\n  extra: 1\n");
+	at(file, sizeof(file), "bad.yaml");
+	at(out, sizeof(out), "out");
+	snprintf(cmd, sizeof(cmd), "%s campaign run %s -o %s 2>&1", bin(), file, out);
+	cr_assert_eq(sh(cmd, text, sizeof(text)), 2, "%s", text);
+	cr_assert(strstr(text, "bad.yaml:2:12: error: campaign.traces[0]"), "%s", text);
+	cr_assert(strstr(text, "bad.yaml:4:3: error: campaign: unknown key 'extra'"), "%s", text);
+	cr_assert_not(exists(out));
+	/* a missing campaign file is bad input too */
+	snprintf(cmd, sizeof(cmd), "%s campaign run %s.missing -o %s 2>&1", bin(), file, out);
+	cr_assert_eq(sh(cmd, text, sizeof(text)), 2, "%s", text);
+	cr_assert(strstr(text, "cannot open"), "%s", text);
+}
+
+Test(campaign, sample_campaign_is_valid)
+{
+	char file[PATH_MAX], err[8192];
+	struct campaign_opts o = { .file = file, .out = "/dev/null/out", .jobs = 1 };
+	struct campaign_totals t;
+
+	/* an output folder that cannot be made: the file is read, checked, and nothing runs */
+	snprintf(file, sizeof(file), "%s/traces/campaigns/nightly-pin.yaml",
+		 getenv("GPUISO_SOURCE_ROOT"));
+	cr_assert_eq(campaign_run(&o, &t, err, sizeof(err)), -ENOTDIR, "%s", err);
+	cr_assert(strstr(err, "cannot create the output folder"), "%s", err);
+}
+
+/* ---- good ones ---------------------------------------------------------------- */
+
+Test(campaign, passing_campaign)
+{
+	char cmd[CMD_LEN], file[PATH_MAX], out[PATH_MAX], path[PATH_MAX], text[8192], v[256];
+	char body[PATH_MAX + 512], *doc, *res;
+
+	gen_trace("power-cycle", 300);
+	/* the trace is relative: found from the campaign file's folder */
+	snprintf(body, sizeof(body),
+		 "  name: all-pass\n  traces: [power-cycle]\n  scenario: " SCENARIO_FMT "\n  seeds: [1, 2]\n"
+		 "  runs:\n    - {name: pin-fails, faults: [{point: fbsave/pin, probability: 1}]}\n"
+		 "  invariants: [no_leaks, no_stale_mappings, no_dma_to_unmapped, baseline_restored,"
+		 " vram_restored, forward_progress]\n",
+		 SCENARIO_ARG);
+	write_campaign("pass.yaml", body);
+	at(file, sizeof(file), "pass.yaml");
+	at(out, sizeof(out), "out");
+	snprintf(cmd, sizeof(cmd), "%s campaign run %s -o %s 2>&1", bin(), file, out);
+	cr_assert_eq(sh(cmd, text, sizeof(text)), 0, "%s", text);
+	cr_assert(strstr(text, "2 runs (0 resumed), 2 passed, 0 failed"), "%s", text);
+
+	doc = summary_of("out");
+	expect_totals(doc, "2", "2", "0");
+	get(doc, "name", v, sizeof(v));
+	cr_assert_str_eq(v, "all-pass");
+	cr_assert_not(jsonq_get(doc, "failures.0", v, sizeof(v)), "%s", doc);
+	free(doc);
+
+	/* each run has its results: the pin failed every time, the chunked path saved the day */
+	for (int seed = 1; seed <= 2; seed++) {
+		snprintf(v, sizeof(v), "out/runs/pin-fails-power-cycle-s%d.json", seed);
+		at(path, sizeof(path), v);
+		res = slurp(path);
+		cr_assert_not_null(res, "no %s", path);
+		cr_assert(jsonq_valid(res));
+		get(res, "run.seed", v, sizeof(v));
+		cr_assert_eq(atoi(v), seed);
+		get(res, "power.pinned", v, sizeof(v));
+		cr_assert_str_eq(v, "0", "%s", res);
+		get(res, "power.chunked", v, sizeof(v));
+		cr_assert_neq(atoi(v), 0, "%s", res);
+		get(res, "invariants.no_stale_mappings", v, sizeof(v));
+		cr_assert_str_eq(v, "true");
+		free(res);
+		snprintf(v, sizeof(v), "out/runs/pin-fails-power-cycle-s%d.faults.yaml", seed);
+		at(path, sizeof(path), v);
+		cr_assert(exists(path), "no %s", path);
+	}
+	at(path, sizeof(path), "out/summary.txt");
+	res = slurp(path);
+	cr_assert_not_null(res);
+	cr_assert(strstr(res, "pin-fails  power-cycle  2     passed"), "%s", res);
+	free(res);
+}
+
+/* Replace the leading "gpuiso" of @cmd with the binary. */
+static void with_bin(char *buf, size_t len, const char *cmd, const char *extra)
+{
+	cr_assert(!strncmp(cmd, "gpuiso replay ", 14), "%s", cmd);
+	snprintf(buf, len, "%s%s%s", bin(), cmd + 6, extra);
+}
+
+Test(campaign, failing_run_reproduces)
+{
+	char cmd[CMD_LEN], file[PATH_MAX], out[PATH_MAX], path[PATH_MAX], repro[CMD_LEN];
+	char text[65536], v[1024], w[1024], reason[1024];
+	static const char *const same[] = {
+		"faults.violations.0.code",  "faults.violations.0.event",
+		"faults.violations.0.detail", "faults.injected.iommu/unmap",
+		"invariants.no_stale_mappings", "run.seed",
+		"run.faults", "power.transitions",
+	};
+	char *doc, *ran, *again;
+
+	gen_trace("power-cycle", 300);
+	two_run_campaign("fail.yaml", "[3]");
+	at(file, sizeof(file), "fail.yaml");
+	at(out, sizeof(out), "out");
+	snprintf(cmd, sizeof(cmd), "%s campaign run %s -o %s --jobs 2 2>&1", bin(), file, out);
+	cr_assert_eq(sh(cmd, text, sizeof(text)), 1, "%s", text);
+
+	doc = summary_of("out");
+	expect_totals(doc, "2", "1", "1");
+	get(doc, "failures.0.run", v, sizeof(v));
+	cr_assert_str_eq(v, "unmap-fails");
+	get(doc, "failures.0.seed", v, sizeof(v));
+	cr_assert_str_eq(v, "3");
+	get(doc, "failures.0.id", v, sizeof(v));
+	cr_assert_str_eq(v, "unmap-fails-power-cycle-s3");
+	get(doc, "failures.0.reason", reason, sizeof(reason));
+	cr_assert(strstr(reason, "invariant no_stale_mappings broken"), "%s", reason);
+	cr_assert(strstr(reason, "MAPPING_LEAK"), "%s", reason);
+	cr_assert_not(jsonq_get(doc, "failures.1", v, sizeof(v)));
+	get(doc, "failures.0.reproduce", repro, sizeof(repro));
+	free(doc);
+
+	/* the command, as given, fails the same way */
+	with_bin(cmd, sizeof(cmd), repro, " 2>&1");
+	cr_assert_eq(sh(cmd, text, sizeof(text)), 1, "%s\n%s", cmd, text);
+	cr_assert(strstr(text, "MAPPING_LEAK at event"), "%s", text);
+	cr_assert(strstr(text, "invariant broken: no_stale_mappings"), "%s", text);
+
+	/* and it is the same run: same violation, same failures injected */
+	at(path, sizeof(path), "again.json");
+	snprintf(text, sizeof(text), " --json %s >/dev/null 2>&1", path);
+	with_bin(cmd, sizeof(cmd), repro, text);
+	cr_assert_eq(sh(cmd, NULL, 0), 1, "%s", cmd);
+	again = slurp(path);
+	at(path, sizeof(path), "out/runs/unmap-fails-power-cycle-s3.json");
+	ran = slurp(path);
+	cr_assert(ran && again && jsonq_valid(ran) && jsonq_valid(again));
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		get(ran, same[i], v, sizeof(v));
+		get(again, same[i], w, sizeof(w));
+		cr_assert_str_eq(v, w, "%s: campaign %s, reproduce %s", same[i], v, w);
+	}
+	free(ran);
+	free(again);
+}
+
+/* The failures of a summary, without the paths that name its folder. */
+static void failures_of(const char *doc, char *buf, size_t len)
+{
+	char v[1024], key[64];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0;; i++) {
+		static const char *const fields[] = { "run", "seed", "id", "reason" };
+
+		snprintf(key, sizeof(key), "failures.%d", i);
+		if (!jsonq_get(doc, key, v, sizeof(v)))
+			break;
+		for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+			snprintf(key, sizeof(key), "failures.%d.%s", i, fields[f]);
+			get(doc, key, v, sizeof(v));
+			off += (size_t)snprintf(buf + off, len - off, "%s|", v);
+			cr_assert_lt(off, len);
+		}
+		off += (size_t)snprintf(buf + off, len - off, "\n");
+	}
+}
+
+Test(campaign, jobs_do_not_change_the_summary)
+{
+	char err[4096], f1[8192], f2[8192];
+	struct campaign_totals t1, t2;
+	char *s1, *s2;
+
+	gen_trace("power-cycle", 300);
+	two_run_campaign("jobs.yaml", "[1, 2]");
+	cr_assert_eq(run_lib("jobs.yaml", "one", 1, NULL, &t1, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(run_lib("jobs.yaml", "two", 2, NULL, &t2, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t1.runs, 4);
+	cr_assert_eq(t1.passed, 2);
+	cr_assert_eq(t1.failed, 2);
+	cr_assert_eq(t2.runs, t1.runs);
+	cr_assert_eq(t2.passed, t1.passed);
+	cr_assert_eq(t2.failed, t1.failed);
+	s1 = summary_of("one");
+	s2 = summary_of("two");
+	expect_totals(s1, "4", "2", "2");
+	expect_totals(s2, "4", "2", "2");
+	failures_of(s1, f1, sizeof(f1));
+	failures_of(s2, f2, sizeof(f2));
+	cr_assert_str_eq(f1, f2);
+	cr_assert(strstr(f1, "unmap-fails|1|unmap-fails-power-cycle-s1|"), "%s", f1);
+	cr_assert(strstr(f1, "unmap-fails|2|unmap-fails-power-cycle-s2|"), "%s", f1);
+	free(s1);
+	free(s2);
+}
+
+static ino_t inode_of(const char *path)
+{
+	struct stat st;
+
+	cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
+	return st.st_ino;
+}
+
+Test(campaign, resume_runs_only_what_is_missing)
+{
+	char err[4096], pass[PATH_MAX], fail[PATH_MAX], summary[PATH_MAX];
+	struct campaign_totals t;
+	char *before, *after, *lines = NULL;
+	size_t len = 0;
+	FILE *progress;
+	ino_t kept;
+
+	gen_trace("power-cycle", 300);
+	two_run_campaign("resume.yaml", "[1]");
+	cr_assert_eq(run_lib("resume.yaml", "out", 1, NULL, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.runs, 2);
+	cr_assert_eq(t.resumed, 0);
+	before = summary_of("out");
+	at(pass, sizeof(pass), "out/runs/pin-fails-power-cycle-s1.json");
+	at(fail, sizeof(fail), "out/runs/unmap-fails-power-cycle-s1.json");
+	at(summary, sizeof(summary), "out/summary.json");
+	kept = inode_of(pass);
+
+	/* as if killed before the last run finished */
+	cr_assert_eq(unlink(fail), 0);
+	cr_assert_eq(unlink(summary), 0);
+	progress = open_memstream(&lines, &len);
+	cr_assert_not_null(progress);
+	cr_assert_eq(run_lib("resume.yaml", "out", 2, progress, &t, err, sizeof(err)), 0, "%s", err);
+	fclose(progress);
+	cr_assert_eq(t.runs, 2);
+	cr_assert_eq(t.resumed, 1);
+	cr_assert_eq(t.passed, 1);
+	cr_assert_eq(t.failed, 1);
+	cr_assert(strstr(lines, "[1/2] pin-fails power-cycle s1: passed (resumed)\n"), "%s", lines);
+	cr_assert(strstr(lines, "[2/2] unmap-fails power-cycle s1: failed (invariant no_stale_mappings"),
+		  "%s", lines);
+	cr_assert_eq(inode_of(pass), kept, "the finished run was run again");
+	cr_assert(exists(fail));
+	after = summary_of("out");
+	cr_assert_str_eq(after, before);
+	free(after);
+
+	/* nothing left to do */
+	cr_assert_eq(run_lib("resume.yaml", "out", 1, NULL, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.resumed, 2);
+	after = summary_of("out");
+	cr_assert_str_eq(after, before);
+	free(after);
+	free(before);
+	free(lines);
+}
+
+Test(campaign, corrupt_or_changed_runs_are_redone)
+{
+	char err[4096], json[PATH_MAX], trace[PATH_MAX], body[2 * PATH_MAX], v[64];
+	struct campaign_totals t;
+	struct stat st;
+	char *res;
+
+	gen_trace("power-cycle", 300);
+	at(trace, sizeof(trace), "power-cycle");
+	snprintf(body, sizeof(body),
+		 "  traces: [%s]\n  scenario: " SCENARIO_FMT "\n  seeds: [5]\n"
+		 "  runs: [{name: pin-fails, faults: [{point: fbsave/pin, probability: 1}]}]\n",
+		 trace, SCENARIO_ARG);
+	write_campaign("redo.yaml", body);
+	cr_assert_eq(run_lib("redo.yaml", "out", 1, NULL, &t, err, sizeof(err)), 0, "%s", err);
+	at(json, sizeof(json), "out/runs/pin-fails-power-cycle-s5.json");
+	cr_assert_eq(stat(json, &st), 0);
+
+	/* a results file cut short is not a finished run */
+	cr_assert_eq(truncate(json, st.st_size / 2), 0);
+	cr_assert_eq(run_lib("redo.yaml", "out", 1, NULL, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.resumed, 0);
+	cr_assert_eq(t.passed, 1);
+	res = slurp(json);
+	cr_assert(res && jsonq_valid(res));
+	free(res);
+	cr_assert_eq(run_lib("redo.yaml", "out", 1, NULL, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.resumed, 1);
+
+	/* nor is one of a run the campaign file no longer describes */
+	snprintf(body, sizeof(body),
+		 "  traces: [%s]\n  scenario: " SCENARIO_FMT "\n  seeds: [5]\n"
+		 "  runs: [{name: pin-fails, faults: [{point: fbsave/pin, nth: 1}]}]\n",
+		 trace, SCENARIO_ARG);
+	write_campaign("redo.yaml", body);
+	cr_assert_eq(run_lib("redo.yaml", "out", 1, NULL, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.resumed, 0);
+	res = slurp(json);
+	cr_assert_not_null(res);
+	get(res, "faults.injected.fbsave/pin", v, sizeof(v));
+	cr_assert_str_eq(v, "1", "%s", res);
+	free(res);
+}
+
+Test(campaign, a_crash_fails_one_run_not_the_campaign)
+{
+	char cmd[CMD_LEN], file[PATH_MAX], out[PATH_MAX], small[PATH_MAX], big[PATH_MAX];
+	char body[3 * PATH_MAX], text[8192], v[1024], path[PATH_MAX];
+	char *doc;
+
+	/*
+	 * A real crash, without a hook in the code: under a CPU-time limit
+	 * the long replay (20,000 events, ~7 s of CPU) is killed by SIGXCPU,
+	 * the short one (~0.3 s) finishes. The campaign goes on and reports.
+	 */
+	gen_trace("small", 300);
+	gen_trace("big", 20000);
+	at(small, sizeof(small), "small");
+	at(big, sizeof(big), "big");
+	snprintf(body, sizeof(body),
+		 "  traces: [%s, %s]\n  scenario: " SCENARIO_FMT "\n  seeds: [1]\n  runs: [{name: plain}]\n", small,
+		 big, SCENARIO_ARG);
+	write_campaign("crash.yaml", body);
+	at(file, sizeof(file), "crash.yaml");
+	at(out, sizeof(out), "out");
+	snprintf(cmd, sizeof(cmd), "ulimit -c 0; ulimit -t 2; exec %s campaign run %s -o %s --jobs 2 2>&1",
+		 bin(), file, out);
+	cr_assert_eq(sh(cmd, text, sizeof(text)), 1, "%s", text);
+	doc = summary_of("out");
+	expect_totals(doc, "2", "1", "1");
+	get(doc, "failures.0.id", v, sizeof(v));
+	cr_assert_str_eq(v, "plain-big-s1");
+	get(doc, "failures.0.reason", v, sizeof(v));
+	cr_assert(!strncmp(v, "crashed: signal ", 16), "%s", v);
+	get(doc, "failures.0.results", v, sizeof(v));
+	cr_assert_str_eq(v, "null");
+	get(doc, "failures.0.reproduce", v, sizeof(v));
+	cr_assert(strstr(v, "--seed 1"), "%s", v);
+	free(doc);
+	at(path, sizeof(path), "out/runs/plain-small-s1.json");
+	cr_assert(exists(path));
+	at(path, sizeof(path), "out/runs/plain-big-s1.json");
+	cr_assert_not(exists(path));
+}

@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fail-nth sweeps: hits match an independent count, every hit gets exactly
+ * one outcome, forking at each hit agrees with rerunning from scratch, each
+ * reproducer gives the outcome the sweep recorded, a killed run is a crash
+ * that does not stop the sweep, and bad input is refused with a message.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/scenario.h"
+#include "faults/campaign/sweep.h"
+#include "replay/ctf.h"
+#include "replay/gen.h"
+#include "replay/replay.h"
+#include "tests/common/jsonq.h"
+
+extern char **environ;
+
+static char tmp[] = "/tmp/gpuiso-sweep-XXXXXX";
+
+/*
+ * lda-chain.yaml with small save areas: transitions cost microseconds, not
+ * tens of milliseconds, so a whole sweep stays quick. @save is the size.
+ */
+static const char scenario_fmt[] =
+	"system:\n"
+	"  memory: 128GiB\n"
+	"  os_memory_map: [{base: 0x0, size: 2GiB}, {base: 0x100000000, size: 126GiB}]\n"
+	"  commit_limit: 96GiB\n"
+	"  lockable_limit: 32GiB\n"
+	"registry:\n"
+	"  iommu_flags: 0x07\n"
+	"adapters:\n"
+	"  - name: lda0\n"
+	"    caps: {iommu_secure_mode: true, map_aperture2: true, iommu_linear_remap: true,\n"
+	"           highest_visible_address: 0xFFFFFFFFFF, dma_remapping_compatible: 3}\n"
+	"    fb_save_mode: per-adapter\n"
+	"    small_buffer: 64KiB\n"
+	"    physical:\n"
+	"      - {vram: 16GiB, fb_save_size: %s, reserved: [{base: 0xC0000000, size: 16MiB}]}\n"
+	"      - {vram: 16GiB, fb_save_size: %s, reserved: [{base: 0xC1000000, size: 16MiB}]}\n"
+	"      - {vram: 16GiB, fb_save_size: %s, reserved: [{base: 0xC2000000, size: 8MiB}]}\n";
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(tmp), "mkdtemp: %s", strerror(errno));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(sweep, .init = setup, .fini = teardown, .timeout = 240);
+
+static char *path_in_tmp(const char *name)
+{
+	char *p = NULL;
+
+	cr_assert(asprintf(&p, "%s/%s", tmp, name) > 0);
+	return p;
+}
+
+/* A power-cycle trace of @events events into tmp/@name (what `trace gen` writes). */
+static char *trace_gen(const char *name, uint64_t events, uint64_t seed)
+{
+	char *dir = path_in_tmp(name), err[256] = "";
+	struct gen *g;
+
+	cr_assert_eq(gen_create("power-cycle", events, seed, &g), 0);
+	cr_assert_eq(ctf_write(dir, gen_next, g, err, sizeof(err)), 0, "%s", err);
+	gen_destroy(g);
+	return dir;
+}
+
+static char *scenario_write(const char *name, const char *save)
+{
+	char *path = path_in_tmp(name);
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fprintf(f, scenario_fmt, save, save, save);
+	cr_assert_eq(fclose(f), 0);
+	return path;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert_not_null(buf);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The hits of every point in a plain replay: nothing armed, nothing observed. */
+static void count_hits(const char *trace, const char *scn_path, uint64_t hits[FP_NPOINTS])
+{
+	struct replay_report *rep = calloc(1, sizeof(*rep));
+	struct fp_ctx fp = { 0 };
+	struct scenario scn;
+	struct replay_opts o = { .trace = trace, .scn = &scn, .cache = true, .fp = &fp };
+	struct results res;
+	char err[1024] = "";
+
+	cr_assert_not_null(rep);
+	cr_assert_eq(scenario_load(scn_path, &scn, err, sizeof(err)), 0, "%s", err);
+
+	cr_assert_eq(replay_run(&o, &res, rep), 0, "%s", rep->error);
+	memcpy(hits, fp.hits, sizeof(fp.hits));
+	results_fini(&res);
+	scenario_free(&scn);
+	free(rep);
+}
+
+static char *sweep_progress(const char *trace, const char *scn, const char *points, bool scratch,
+			    const char *out, struct sweep_totals *t, FILE *progress)
+{
+	struct sweep_opts o = { .trace = trace, .scenario = scn, .points = points, .out = out,
+				.jobs = 2, .from_scratch = scratch, .progress = progress };
+	char err[1024] = "", *summary;
+
+	cr_assert_eq(sweep_run(&o, t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(asprintf(&summary, "%s/summary.json", out) > 0, true);
+	return summary;
+}
+
+static char *sweep(const char *trace, const char *scn, const char *points, bool scratch,
+		   const char *out, struct sweep_totals *t)
+{
+	return sweep_progress(trace, scn, points, scratch, out, t, NULL);
+}
+
+static uint64_t get_u64(const char *doc, const char *fmt, const char *a)
+{
+	char path[256], val[64];
+
+	snprintf(path, sizeof(path), fmt, a);
+	cr_assert(jsonq_get(doc, path, val, sizeof(val)), "no %s", path);
+	return strtoull(val, NULL, 10);
+}
+
+/*
+ * The summary is valid, lists exactly the points @glob selects, each with the
+ * independently counted hits and one outcome per hit; failures[] lists every
+ * run that did not recover. Return: how many failures.
+ */
+static size_t check_summary(const char *doc, const char *glob, const uint64_t hits[FP_NPOINTS],
+			    const struct sweep_totals *t)
+{
+	static const char *const outcomes[] = { "recovered", "reset", "violation", "crash" };
+	uint64_t not_recovered = 0, total = 0, sum[4] = { 0 };
+	char path[128], val[2048];
+	size_t n;
+
+	cr_assert(jsonq_valid(doc), "%s", doc);
+	cr_assert(jsonq_get(doc, "schema", val, sizeof(val)));
+	cr_assert_str_eq(val, "gpuiso-sweep/1");
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		const char *name = fp_point_name((enum fp_point)p);
+		uint64_t all = 0;
+
+		snprintf(path, sizeof(path), "points.%s", name);
+		if (!fp_point_match(glob, (enum fp_point)p)) {
+			cr_assert_not(jsonq_get(doc, path, val, sizeof(val)), "%s is listed", name);
+			continue;
+		}
+		cr_assert_eq(get_u64(doc, "points.%s.hits", name), hits[p], "%s", name);
+		for (int oc = 0; oc < 4; oc++) {
+			snprintf(path, sizeof(path), "points.%%s.%s", outcomes[oc]);
+			uint64_t v = get_u64(doc, path, name);
+
+			all += v;
+			sum[oc] += v;
+			not_recovered += oc ? v : 0;
+		}
+		cr_assert_eq(all, hits[p], "%s: %llu outcomes for %llu hits", name,
+			     (unsigned long long)all, (unsigned long long)hits[p]);
+		total += hits[p];
+	}
+	cr_assert_eq(t->hits, total);
+	cr_assert_eq(t->runs, total);
+	cr_assert_eq(t->recovered, sum[0]);
+	cr_assert_eq(t->reset, sum[1]);
+	cr_assert_eq(t->violation, sum[2]);
+	cr_assert_eq(t->crash, sum[3]);
+	for (n = 0;; n++) {
+		snprintf(path, sizeof(path), "failures.%zu.outcome", n);
+		if (!jsonq_get(doc, path, val, sizeof(val)))
+			break;
+		cr_assert(strcmp(val, "recovered"), "a recovered run is listed");
+		snprintf(path, sizeof(path), "failures.%zu.reproduce", n);
+		cr_assert(jsonq_get(doc, path, val, sizeof(val)));
+		cr_assert(!strncmp(val, "gpuiso replay ", 14) && strstr(val, " --fail-nth "), "%s", val);
+	}
+	cr_assert_eq(n, not_recovered);
+	return n;
+}
+
+/* jsonq_get() gives a string's JSON text: undo the escapes of \\ and \" in place. */
+static void json_unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (*s == '\\' && (s[1] == '\\' || s[1] == '"'))
+			s++;
+		*o++ = *s;
+	}
+	*o = '\0';
+}
+
+/* Run a failure's reproducer with GPUISO_BIN; it must end as the sweep said. */
+static void check_reproducer(const char *doc, size_t i)
+{
+	const char *bin = getenv("GPUISO_BIN");
+	char path[64], outcome[32], repro[2048], cmd[4096], line[512];
+	bool reset_seen = false;
+	unsigned long long resets;
+	FILE *p;
+	int status;
+
+	cr_assert_not_null(bin, "GPUISO_BIN must be set");
+	snprintf(path, sizeof(path), "failures.%zu.outcome", i);
+	cr_assert(jsonq_get(doc, path, outcome, sizeof(outcome)));
+	snprintf(path, sizeof(path), "failures.%zu.reproduce", i);
+	cr_assert(jsonq_get(doc, path, repro, sizeof(repro)));
+	json_unescape(repro);
+	snprintf(cmd, sizeof(cmd), "%s%s 2>&1", bin, repro + strlen("gpuiso"));
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "power: %*u transitions, %*u completed (%*u pinned, %*u chunked), %llu reset",
+			   &resets) == 1)
+			reset_seen = resets > 0;
+	status = pclose(p);
+	cr_assert(WIFEXITED(status), "%s: died", repro);
+	if (!strcmp(outcome, "violation")) {
+		cr_assert_eq(WEXITSTATUS(status), 1, "%s: exit %d", repro, WEXITSTATUS(status));
+	} else {
+		cr_assert_str_eq(outcome, "reset", "%s", repro);
+		cr_assert_eq(WEXITSTATUS(status), 0, "%s: exit %d", repro, WEXITSTATUS(status));
+		cr_assert(reset_seen, "%s: no adapter reset", repro);
+	}
+}
+
+Test(sweep, fbsave_points_match_the_count_in_both_modes)
+{
+	char *trace = trace_gen("pc300", 300, 3), *scn = scenario_write("small.yaml", "1MiB");
+	char *fork_out = path_in_tmp("fork"), *scratch_out = path_in_tmp("scratch");
+	struct sweep_totals tf, ts;
+	uint64_t hits[FP_NPOINTS];
+	char *fs, *ss, *fdoc, *sdoc, line[256];
+	bool said_so = false;
+	FILE *progress;
+
+	count_hits(trace, scn, hits);
+	cr_assert_gt(hits[FP_FBSAVE_PIN], 0, "the trace has no power transitions");
+	fs = sweep(trace, scn, "fbsave/*", false, fork_out, &tf);
+	ss = sweep(trace, scn, "fbsave/*", true, scratch_out, &ts);
+	fdoc = slurp(fs);
+	sdoc = slurp(ss);
+	check_summary(fdoc, "fbsave/*", hits, &tf);
+	check_summary(sdoc, "fbsave/*", hits, &ts);
+	cr_assert_str_eq(fdoc, sdoc, "fork and from-scratch sweeps differ");
+	free(fdoc);
+	free(fs);
+	free(fork_out);
+
+	/* no replay cache (its folder cannot be made): the sweep must not fork, and agree */
+	fork_out = path_in_tmp("nocache");
+	progress = tmpfile();
+	cr_assert_not_null(progress);
+	cr_assert_eq(setenv("XDG_CACHE_HOME", scn, 1), 0); /* a file, not a folder */
+	fs = sweep_progress(trace, scn, "fbsave/*", false, fork_out, &tf, progress);
+	fdoc = slurp(fs);
+	cr_assert_str_eq(fdoc, sdoc, "a sweep without the cache differs");
+	rewind(progress);
+	while (fgets(line, sizeof(line), progress))
+		said_so |= strstr(line, "rerunning from scratch") != NULL;
+	fclose(progress);
+	cr_assert(said_so, "the sweep forked without a replay cache");
+	free(fdoc);
+	free(sdoc);
+	free(fs);
+	free(ss);
+	free(fork_out);
+	free(scratch_out);
+	free(scn);
+	free(trace);
+}
+
+Test(sweep, all_points_agree_and_every_reproducer_reproduces)
+{
+	/* a name the reproducer must quote for the shell */
+	char *trace = trace_gen("pc 100 'q'", 100, 3), *scn = scenario_write("tiny.yaml", "64KiB");
+	char *fork_out = path_in_tmp("fork"), *scratch_out = path_in_tmp("scratch");
+	struct sweep_totals tf, ts;
+	uint64_t hits[FP_NPOINTS];
+	char *fs, *ss, *fdoc, *sdoc;
+	size_t nfail;
+
+	count_hits(trace, scn, hits);
+	fs = sweep(trace, scn, NULL, false, fork_out, &tf);
+	ss = sweep(trace, scn, NULL, true, scratch_out, &ts);
+	fdoc = slurp(fs);
+	sdoc = slurp(ss);
+	nfail = check_summary(fdoc, "*", hits, &tf);
+	check_summary(sdoc, "*", hits, &ts);
+	cr_assert_str_eq(fdoc, sdoc, "fork and from-scratch sweeps differ");
+	/* this trace is known to break the model at some hits: the checks below must see some */
+	cr_assert_gt(tf.violation, 0);
+	cr_assert_gt(tf.reset, 0);
+	for (size_t i = 0; i < nfail; i++)
+		check_reproducer(fdoc, i);
+	free(fdoc);
+	free(sdoc);
+	free(fs);
+	free(ss);
+	free(fork_out);
+	free(scratch_out);
+	free(scn);
+	free(trace);
+}
+
+/* Start `gpuiso ARGS` (NULL-terminated) with its output into tmp/cli.out. */
+static pid_t gpuiso_spawn(const char *const *args)
+{
+	const char *bin = getenv("GPUISO_BIN");
+	char *argv[32] = { (char *)"gpuiso" }, *out = path_in_tmp("cli.out");
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	size_t i;
+
+	cr_assert_not_null(bin, "GPUISO_BIN must be set");
+	for (i = 0; args[i] && i < 30; i++)
+		argv[i + 1] = (char *)args[i];
+	argv[i + 1] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	cr_assert_eq(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	free(out);
+	return pid;
+}
+
+static int gpuiso_wait(pid_t pid, char **output)
+{
+	char *out = path_in_tmp("cli.out");
+	int status;
+
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status), "gpuiso died");
+	*output = slurp(out);
+	free(out);
+	return WEXITSTATUS(status);
+}
+
+#define GPUISO(out, ...) gpuiso_wait(gpuiso_spawn((const char *const[]){ __VA_ARGS__, NULL }), out)
+
+static char proc_state(pid_t pid)
+{
+	char path[64], state = '?';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	/* "pid (comm) state ...": comm has no ')' here (it is gpuiso) */
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = '?';
+	fclose(f);
+	return state;
+}
+
+/*
+ * Stop a running child of @pid (a sweep's run) and return it, or 0 when none
+ * runs now. Stopping first makes sure it is alive: a kill that found a zombie
+ * would do nothing.
+ */
+static pid_t stop_a_child(pid_t pid)
+{
+	char path[64];
+	FILE *f;
+	int child;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	while (fscanf(f, "%d", &child) == 1) {
+		if (proc_state(child) == 'Z' || kill(child, SIGSTOP))
+			continue;
+		for (int i = 0; i < 1000; i++) {
+			char st = proc_state(child);
+
+			if (st == 'T' || st == 't') {
+				fclose(f);
+				return child;
+			}
+			if (st == 'Z' || st == '?')
+				break;
+			usleep(100);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+Test(sweep, a_killed_run_is_a_crash_and_the_sweep_goes_on)
+{
+	/* bigger save areas: each run (failing one pinning) lasts long enough to be caught */
+	char *trace = trace_gen("pc300", 300, 3), *scn = scenario_write("slow.yaml", "8MiB");
+	char *out = path_in_tmp("crash"), *summary = path_in_tmp("crash/summary.json");
+	const struct timespec tick = { 0, 200000 };
+	char *log, *doc, val[2048];
+	pid_t pid, child = 0;
+	uint64_t hits;
+	int status;
+
+	pid = gpuiso_spawn((const char *const[]){ "sweep", trace, "--scenario", scn, "--points",
+						  "fbsave/pin", "-o", out, "--jobs", "2", NULL });
+	for (int i = 0; i < 300000 && !child; i++) {
+		child = stop_a_child(pid);
+		if (!child)
+			nanosleep(&tick, NULL);
+	}
+	cr_assert_neq(child, 0, "the sweep never forked a run");
+	cr_assert_eq(kill(child, SIGKILL), 0);
+	status = gpuiso_wait(pid, &log);
+	cr_assert_eq(status, 1, "exit %d: %s", status, log);
+	cr_assert(strstr(log, " 1 crash"), "%s", log);
+	doc = slurp(summary);
+	cr_assert(jsonq_valid(doc));
+	hits = get_u64(doc, "points.%s.hits", "fbsave/pin");
+	cr_assert_gt(hits, 1);
+	cr_assert_eq(get_u64(doc, "points.%s.crash", "fbsave/pin"), 1);
+	/* the other runs went on */
+	cr_assert_eq(get_u64(doc, "points.%s.recovered", "fbsave/pin"), hits - 1);
+	cr_assert(jsonq_get(doc, "failures.0.outcome", val, sizeof(val)));
+	cr_assert_str_eq(val, "crash");
+	cr_assert_not(jsonq_get(doc, "failures.1.outcome", val, sizeof(val)));
+	cr_assert(jsonq_get(doc, "failures.0.reproduce", val, sizeof(val)));
+	cr_assert(strstr(val, "--fail-nth fbsave/pin:"), "%s", val);
+	free(doc);
+	free(log);
+	free(summary);
+	free(out);
+	free(scn);
+	free(trace);
+}
+
+Test(sweep, cli_exit_codes)
+{
+	char *trace = trace_gen("pc100", 100, 3), *scn = scenario_write("tiny.yaml", "64KiB");
+	char *out = path_in_tmp("cli"), *log;
+	int status;
+
+	/* every fbsave/pin failure recovers (chunks); failing iommu/unmap breaks invariants */
+	status = GPUISO(&log, "sweep", trace, "--scenario", scn, "--points", "fbsave/*", "-o", out);
+	cr_assert_eq(status, 0, "exit %d: %s", status, log);
+	cr_assert(strstr(log, "sweep: "), "%s", log);
+	free(log);
+	status = GPUISO(&log, "sweep", trace, "--scenario", scn, "--points", "iommu/unmap", "-o", out,
+			"--jobs", "3");
+	cr_assert_eq(status, 1, "exit %d: %s", status, log);
+	cr_assert(strstr(log, " violation"), "%s", log);
+	free(log);
+	status = GPUISO(&log, "sweep", "/nonexistent/trace", "-o", out);
+	cr_assert_eq(status, 2, "exit %d: %s", status, log);
+	cr_assert(strstr(log, "/nonexistent/trace"), "%s", log);
+	free(log);
+	status = GPUISO(&log, "sweep", trace, "--points", "nosuch/*", "-o", out);
+	cr_assert_eq(status, 2, "exit %d: %s", status, log);
+	cr_assert(strstr(log, "nosuch/*"), "%s", log);
+	free(log);
+	free(out);
+	free(scn);
+	free(trace);
+}
+
+Test(sweep, bad_input_is_refused_with_a_message)
+{
+	char *trace = trace_gen("pc100", 100, 3), *out = path_in_tmp("bad");
+	char *missing = path_in_tmp("no-such-trace"), *scn = path_in_tmp("no-such.yaml");
+	struct sweep_opts o = { .trace = missing, .out = out, .jobs = 1 };
+	struct sweep_totals t;
+	char err[1024] = "";
+	int rc;
+
+	rc = sweep_run(&o, &t, err, sizeof(err));
+	cr_assert(rc == -EINVAL || rc == -ENOENT, "rc %d", rc);
+	cr_assert(strstr(err, missing), "%s", err);
+
+	o.trace = trace;
+	o.points = "iommu/nothing*";
+	err[0] = '\0';
+	cr_assert_eq(sweep_run(&o, &t, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "iommu/nothing*") && strstr(err, "matches no"), "%s", err);
+
+	o.points = NULL;
+	o.scenario = scn;
+	err[0] = '\0';
+	cr_assert_eq(sweep_run(&o, &t, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "no-such.yaml"), "%s", err);
+
+	o.scenario = NULL;
+	o.jobs = 0;
+	err[0] = '\0';
+	cr_assert_eq(sweep_run(&o, &t, err, sizeof(err)), -EINVAL);
+	cr_assert(*err);
+	free(scn);
+	free(missing);
+	free(out);
+	free(trace);
+}
