@@ -174,3 +174,42 @@ int fx_dma_read(struct fx *fx, unsigned int adapter, unsigned int phys, handle_t
 		cr_assert_eq(hw->ops->vram_rw(hw, dev_of(fx, adapter, phys), 0, out, len, false), 0);
 	return rc;
 }
+
+void fx_assert_no_violations(struct fx *fx)
+{
+	size_t n;
+
+	core_violations(fx->core, &n);
+	cr_assert_eq(n, 0, "unexpected violations:\n%s", fx_violation_text(fx));
+}
+
+void fx_assert_usage_eq(struct physmem_usage a, struct physmem_usage b, const char *when)
+{
+	cr_assert_eq(a.committed, b.committed, "%s: committed %llu, expected %llu", when,
+		     (unsigned long long)a.committed, (unsigned long long)b.committed);
+	cr_assert_eq(a.locked, b.locked, "%s: locked %llu, expected %llu", when,
+		     (unsigned long long)a.locked, (unsigned long long)b.locked);
+	cr_assert_eq(a.allocated, b.allocated, "%s: allocated %llu, expected %llu", when,
+		     (unsigned long long)a.allocated, (unsigned long long)b.allocated);
+}
+
+iova_t fx_iova_of(struct fx *fx, handle_t h, uint64_t off)
+{
+	iova_t iova = 0;
+
+	cr_assert_eq(core_handle_iova(fx->core, h, off, &iova), 0, "core_handle_iova(0x%x, %llu)",
+		     h, (unsigned long long)off);
+	return iova;
+}
+
+void fx_pressure(struct fx *fx, uint64_t commit, uint64_t lock, uint64_t contig)
+{
+	struct physmem_pressure p = { commit, lock, contig };
+
+	core_memory(fx->core, &p);
+}
+
+struct physmem_usage fx_usage(struct fx *fx)
+{
+	return core_physmem(fx->core)->usage;
+}

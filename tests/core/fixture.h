@@ -52,4 +52,15 @@ int fx_dma_write(struct fx *fx, unsigned int adapter, unsigned int phys, handle_
 int fx_dma_read(struct fx *fx, unsigned int adapter, unsigned int phys, handle_t h,
 		uint64_t off, uint64_t len, uint8_t *out);
 
+/* Physical memory's usage counters now. */
+struct physmem_usage fx_usage(struct fx *fx);
+/* Set memory pressure (UINT64_MAX: none). */
+void fx_pressure(struct fx *fx, uint64_t commit, uint64_t lock, uint64_t contig);
+/* Assert committed, locked and allocated bytes are equal; @when names the moment. */
+void fx_assert_usage_eq(struct physmem_usage a, struct physmem_usage b, const char *when);
+/* Assert the verifier recorded nothing. */
+void fx_assert_no_violations(struct fx *fx);
+/* The device address of byte @off of @h, asserting it has one. */
+iova_t fx_iova_of(struct fx *fx, handle_t h, uint64_t off);
+
 #endif

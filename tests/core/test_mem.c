@@ -21,28 +21,6 @@
 
 static const struct physmem_pressure no_pressure = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
 
-static struct physmem_usage usage(struct fx *fx)
-{
-	return core_physmem(fx->core)->usage;
-}
-
-static void pressure(struct fx *fx, uint64_t commit, uint64_t lock, uint64_t contig)
-{
-	struct physmem_pressure p = { commit, lock, contig };
-
-	core_memory(fx->core, &p);
-}
-
-static void assert_usage_eq(struct physmem_usage a, struct physmem_usage b, const char *when)
-{
-	cr_assert_eq(a.committed, b.committed, "%s: committed %llu, expected %llu", when,
-		     (unsigned long long)a.committed, (unsigned long long)b.committed);
-	cr_assert_eq(a.locked, b.locked, "%s: locked %llu, expected %llu", when,
-		     (unsigned long long)a.locked, (unsigned long long)b.locked);
-	cr_assert_eq(a.allocated, b.allocated, "%s: allocated %llu, expected %llu", when,
-		     (unsigned long long)a.allocated, (unsigned long long)b.allocated);
-}
-
 /*
  * Device @dev reaches @iova directly through the backend (no handle). On a
  * block the queued fault is taken and checked; its reason goes to @reason.
@@ -104,15 +82,6 @@ static void assert_reachable(struct fx *fx, uint32_t dev, iova_t iova, const cha
 		     (unsigned long long)iova, reason);
 }
 
-static iova_t iova_of(struct fx *fx, handle_t h, uint64_t off)
-{
-	iova_t iova = 0;
-
-	cr_assert_eq(core_handle_iova(fx->core, h, off, &iova), 0, "core_handle_iova(0x%x, %llu)",
-		     h, (unsigned long long)off);
-	return iova;
-}
-
 /* Device writes a pattern through handle @h, reads it back, and the CPU sees it too. */
 static void assert_round_trip(struct fx *fx, unsigned int adapter, handle_t h, uint64_t len,
 			      uint8_t byte)
@@ -134,14 +103,6 @@ static void assert_round_trip(struct fx *fx, unsigned int adapter, handle_t h, u
 	free(cpu);
 }
 
-static void assert_no_violations(struct fx *fx)
-{
-	size_t n;
-
-	core_violations(fx->core, &n);
-	cr_assert_eq(n, 0, "unexpected violations:\n%s", fx_violation_text(fx));
-}
-
 /* --- contiguous memory --- */
 
 Test(mem, contiguous_pages_are_physically_consecutive)
@@ -154,24 +115,24 @@ Test(mem, contiguous_pages_are_physically_consecutive)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_PHYSICAL);
-	before = usage(&fx);
+	before = fx_usage(&fx);
 	/* rounded up to 16 pages */
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, 16 * PG - 100, CACHE_CACHED, &h, &logical), 0);
 	cr_assert_neq(h, 0);
-	base = iova_of(&fx, h, 0);
+	base = fx_iova_of(&fx, h, 0);
 	cr_assert_eq(logical, base, "logical out %#llx vs handle iova %#llx",
 		     (unsigned long long)logical, (unsigned long long)base);
 	cr_assert(ALIGNED(base, PG));
 	for (uint64_t i = 1; i < 16; i++)
-		cr_assert_eq(iova_of(&fx, h, i * PG), base + i * PG, "page %llu is not next to page %llu",
+		cr_assert_eq(fx_iova_of(&fx, h, i * PG), base + i * PG, "page %llu is not next to page %llu",
 			     (unsigned long long)i, (unsigned long long)i - 1);
 	cr_assert_eq(core_handle_iova(fx.core, h, 16 * PG, &logical), -ERANGE, "beyond the end");
-	cr_assert_eq(usage(&fx).committed, before.committed + 16 * PG);
-	cr_assert_eq(usage(&fx).locked, before.locked + 16 * PG);
+	cr_assert_eq(fx_usage(&fx).committed, before.committed + 16 * PG);
+	cr_assert_eq(fx_usage(&fx).locked, before.locked + 16 * PG);
 	assert_round_trip(&fx, 0, h, 16 * PG, 0xC3);
 	cr_assert_eq(core_free_contiguous(fx.core, 0, h), 0);
-	assert_usage_eq(usage(&fx), before, "after free");
-	assert_no_violations(&fx);
+	fx_assert_usage_eq(fx_usage(&fx), before, "after free");
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -185,27 +146,27 @@ Test(mem, contiguous_refused_when_no_run_is_long_enough)
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	pressure(&fx, UINT64_MAX, UINT64_MAX, 4 * PG);
-	before = usage(&fx);
+	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, 4 * PG);
+	before = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, 8 * PG, CACHE_NONCACHED, &h, NULL), -ENOMEM);
 	cr_assert_eq(h, 0, "no handle on failure");
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), before, "after the refused allocation");
+	fx_assert_usage_eq(fx_usage(&fx), before, "after the refused allocation");
 	/* a run of the allowed length is fine */
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, 4 * PG, CACHE_NONCACHED, &ok, NULL), 0);
 	for (uint64_t i = 1; i < 4; i++)
-		cr_assert_eq(iova_of(&fx, ok, i * PG), iova_of(&fx, ok, 0) + i * PG);
+		cr_assert_eq(fx_iova_of(&fx, ok, i * PG), fx_iova_of(&fx, ok, 0) + i * PG);
 	/* the same size as pages for an MDL succeeds, scattered */
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 8 * PG, &m), 0);
 	for (uint64_t i = 1; i < 8; i++)
-		adjacent &= iova_of(&fx, m, i * PG) == iova_of(&fx, m, (i - 1) * PG) + PG;
+		adjacent &= fx_iova_of(&fx, m, i * PG) == fx_iova_of(&fx, m, (i - 1) * PG) + PG;
 	cr_assert(!adjacent, "under max_contiguous = 4 pages an 8-page MDL cannot be one run");
 	assert_round_trip(&fx, 0, m, 8 * PG, 0x11);
 	core_memory(fx.core, &no_pressure);
 	cr_assert_eq(core_free_mdl(fx.core, 0, m), 0);
 	cr_assert_eq(core_free_contiguous(fx.core, 0, ok), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -230,7 +191,7 @@ Test(mem, mdl_is_mapped_and_data_round_trips)
 	/* a DMA past the end is refused before reaching the device */
 	cr_assert_eq(core_dma(fx.core, 0, 0, h, 2 * PG, 2 * PG, true), -ERANGE);
 	cr_assert_eq(core_free_mdl(fx.core, 0, h), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -245,8 +206,8 @@ Test(mem, freed_mdl_is_blocked_for_dma)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 2 * PG, &h), 0);
-	first = iova_of(&fx, h, 0);
-	last = iova_of(&fx, h, PG);
+	first = fx_iova_of(&fx, h, 0);
+	last = fx_iova_of(&fx, h, PG);
 	assert_reachable(&fx, 0, first, "live MDL");
 	assert_reachable(&fx, 0, last, "live MDL, 2nd page");
 	cr_assert_eq(core_free_mdl(fx.core, 0, h), 0);
@@ -276,7 +237,7 @@ Test(mem, freed_contiguous_is_blocked_for_dma)
 	cr_assert_eq(core_free_contiguous(fx.core, 0, h), 0);
 	for (uint64_t i = 0; i < 4; i++)
 		assert_blocked(&fx, 0, logical + i * PG, "freed contiguous memory");
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -288,28 +249,28 @@ Test(mem, allocations_charge_commit_and_lock_until_freed)
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 5 * PG, &mdl), 0);
-	now = usage(&fx);
+	now = fx_usage(&fx);
 	cr_assert_eq(now.committed, base.committed + 5 * PG);
 	cr_assert_eq(now.locked, base.locked + 5 * PG);
 	cr_assert_eq(now.allocated, base.allocated + 5 * PG);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, 1, CACHE_CACHED, &contig, NULL), 0);
-	now = usage(&fx);
+	now = fx_usage(&fx);
 	cr_assert_eq(now.committed, base.committed + 6 * PG, "1 byte is one page");
 	cr_assert_eq(now.locked, base.locked + 6 * PG);
 	/* mapping an MDL the driver already holds takes no new memory */
 	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), 0);
-	assert_usage_eq(usage(&fx), now, "after MapMdlToIoMmu");
+	fx_assert_usage_eq(fx_usage(&fx), now, "after MapMdlToIoMmu");
 	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), 0);
-	assert_usage_eq(usage(&fx), now, "after UnmapMdlFromIoMmu");
+	fx_assert_usage_eq(fx_usage(&fx), now, "after UnmapMdlFromIoMmu");
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
-	now = usage(&fx);
+	now = fx_usage(&fx);
 	cr_assert_eq(now.committed, base.committed + PG);
 	cr_assert_eq(now.locked, base.locked + PG);
 	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
-	assert_usage_eq(usage(&fx), base, "after every free");
-	assert_no_violations(&fx);
+	fx_assert_usage_eq(fx_usage(&fx), base, "after every free");
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -341,12 +302,12 @@ Test(mem, map_mdl_shares_pages_with_the_mdl)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 2 * PG, &mdl), 0);
-	pa = iova_of(&fx, mdl, 0);
+	pa = fx_iova_of(&fx, mdl, 0);
 	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, &logical), 0);
 	cr_assert_neq(map, 0);
 	cr_assert_neq(map, mdl);
 	cr_assert_eq(logical, pa, "1:1 mode: the mapping's address is the page's physical address");
-	cr_assert_eq(iova_of(&fx, map, PG), iova_of(&fx, mdl, PG));
+	cr_assert_eq(fx_iova_of(&fx, map, PG), fx_iova_of(&fx, mdl, PG));
 	/* bytes written through the mapping are the MDL's bytes */
 	cr_assert_eq(fx_dma_write(&fx, 0, 0, map, 0, 2 * PG, 0x77), 0);
 	assert_round_trip(&fx, 0, mdl, 2 * PG, 0x77);
@@ -357,7 +318,7 @@ Test(mem, map_mdl_shares_pages_with_the_mdl)
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	assert_blocked(&fx, 0, pa, "MDL freed after its mapping");
 	assert_blocked(&fx, 0, pa + PG, "MDL freed after its mapping, 2nd page");
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -372,7 +333,7 @@ Test(mem, unmap_after_mdl_freed_is_a_violation)
 	fx_start(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
-	pa = iova_of(&fx, mdl, 0);
+	pa = fx_iova_of(&fx, mdl, 0);
 	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	cr_assert_eq(fx_violations(&fx, V_UNMAP_AFTER_FREE), 0, "freeing is not the violation");
@@ -398,11 +359,11 @@ Test(mem, late_unmap_keeps_reused_pages_mapped_for_their_new_owner)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
-	pa = iova_of(&fx, mdl, 0);
+	pa = fx_iova_of(&fx, mdl, 0);
 	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &again), 0);
-	cr_assert_eq(iova_of(&fx, again, 0), pa, "the freed frame is handed out again");
+	cr_assert_eq(fx_iova_of(&fx, again, 0), pa, "the freed frame is handed out again");
 	core_unmap_mdl(fx.core, 0, map);
 	cr_assert_eq(fx_violations(&fx, V_UNMAP_AFTER_FREE), 1, "%s", fx_violation_text(&fx));
 	assert_reachable(&fx, 0, pa, "the page's new owner");
@@ -426,7 +387,7 @@ Test(mem, unmap_then_free_is_clean)
 	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	core_stop(fx.core);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -548,8 +509,8 @@ Test(mem, other_adapters_handles_are_bad_and_isolated)
 	cr_assert_eq(core_free_mdl(fx.core, 1, mine), -EINVAL);
 	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 3, "%s", fx_violation_text(&fx));
 	/* each adapter's device reaches its own memory only (device 1 is gpu1's) */
-	pa1 = iova_of(&fx, theirs, 0);
-	pa0 = iova_of(&fx, mine, 0);
+	pa1 = fx_iova_of(&fx, theirs, 0);
+	pa0 = fx_iova_of(&fx, mine, 0);
 	assert_reachable(&fx, 1, pa1, "gpu1's MDL from gpu1");
 	assert_blocked(&fx, 0, pa1, "gpu1's MDL from gpu0");
 	assert_reachable(&fx, 0, pa0, "gpu0's MDL from gpu0");
@@ -572,14 +533,14 @@ Test(mem, lda_chain_devices_share_the_mappings)
 	fx_start(&fx);
 	cr_assert(fx_info(&fx, 0).started, "%s", fx_info(&fx, 0).start_error);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 2 * PG, &mdl), 0);
-	pa = iova_of(&fx, mdl, PG);
+	pa = fx_iova_of(&fx, mdl, PG);
 	assert_reachable(&fx, 0, pa, "lead device");
 	assert_reachable(&fx, 1, pa, "second device of the chain");
 	cr_assert_eq(fx_dma_write(&fx, 0, 1, mdl, 0, 2 * PG, 0x2C), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	assert_blocked(&fx, 0, pa, "lead device, freed");
 	assert_blocked(&fx, 1, pa, "second device, freed");
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -603,9 +564,9 @@ Test(mem, leaks_are_reported_at_teardown)
 	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(fx_violations(&fx, V_UNMAP_AFTER_FREE), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), 0, "leaks are freed at teardown");
-	cr_assert_eq(usage(&fx).locked, 0);
-	cr_assert_eq(usage(&fx).committed, 0);
-	cr_assert_eq(usage(&fx).allocated, 0);
+	cr_assert_eq(fx_usage(&fx).locked, 0);
+	cr_assert_eq(fx_usage(&fx).committed, 0);
+	cr_assert_eq(fx_usage(&fx).allocated, 0);
 	fx_fini(&fx);
 }
 
@@ -623,7 +584,7 @@ Test(mem, no_leak_no_report)
 	core_stop(fx.core);
 	cr_assert_eq(fx_violations(&fx, V_HANDLE_LEAK), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), 0);
-	cr_assert_eq(usage(&fx).locked, 0);
+	cr_assert_eq(fx_usage(&fx).locked, 0);
 	fx_fini(&fx);
 }
 
@@ -641,7 +602,7 @@ Test(mem, callbacks_at_dispatch_are_refused)
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &contig, NULL), 0);
 	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), 0);
-	before = usage(&fx);
+	before = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 
 	core_set_irql(fx.core, IRQL_DISPATCH);
@@ -658,7 +619,7 @@ Test(mem, callbacks_at_dispatch_are_refused)
 	cr_assert_eq(fx_violations(&fx, V_CB_IRQL), 7, "%s", fx_violation_text(&fx));
 	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), live, "nothing created, nothing freed");
-	assert_usage_eq(usage(&fx), before, "after refused callbacks");
+	fx_assert_usage_eq(fx_usage(&fx), before, "after refused callbacks");
 
 	/* back at PASSIVE_LEVEL the refused frees still work: nothing was released */
 	core_set_irql(fx.core, IRQL_PASSIVE);
@@ -686,7 +647,7 @@ Test(mem, callbacks_at_apc_are_accepted)
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
 	core_set_irql(fx.core, IRQL_PASSIVE);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -706,7 +667,7 @@ Test(mem, logical_mode_refuses_wddm24_callbacks)
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_LOGICAL, "%s", fx_info(&fx, 0).start_error);
 	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 0,
 		     "the reference KMD uses the WDDM 3.0 services at start:\n%s", fx_violation_text(&fx));
-	before = usage(&fx);
+	before = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &h, &logical), -EPERM);
 	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 1, "%s", fx_violation_text(&fx));
@@ -715,7 +676,7 @@ Test(mem, logical_mode_refuses_wddm24_callbacks)
 	cr_assert_eq(core_map_mdl(fx.core, 0, 0x1, &h, &logical), -EPERM);
 	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 3, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), before, "after refused callbacks");
+	fx_assert_usage_eq(fx_usage(&fx), before, "after refused callbacks");
 	/* the WDDM 3.0 services work in the same mode */
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
@@ -751,8 +712,8 @@ Test(mem, lock_pressure_fails_allocation_and_leaves_nothing)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	hw = core_hw(fx.core);
-	pressure(&fx, UINT64_MAX, 2 * PG, UINT64_MAX);
-	before = usage(&fx);
+	fx_pressure(&fx, UINT64_MAX, 2 * PG, UINT64_MAX);
+	before = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	hw->ops->stats(hw, &st0);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 4 * PG, &h), -ENOMEM);
@@ -762,7 +723,7 @@ Test(mem, lock_pressure_fails_allocation_and_leaves_nothing)
 	hw->ops->stats(hw, &st1);
 	cr_assert_eq(st1.pte_writes, st0.pte_writes, "nothing was mapped");
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), before, "after refused allocations");
+	fx_assert_usage_eq(fx_usage(&fx), before, "after refused allocations");
 	/* what fits, fits; then the budget is gone until it is returned */
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 2 * PG, &ok), 0);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -ENOMEM);
@@ -770,7 +731,7 @@ Test(mem, lock_pressure_fails_allocation_and_leaves_nothing)
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, h), 0);
 	core_memory(fx.core, &no_pressure);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -783,13 +744,13 @@ Test(mem, commit_pressure_fails_allocation_and_leaves_nothing)
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	pressure(&fx, PG, UINT64_MAX, UINT64_MAX);
-	before = usage(&fx);
+	fx_pressure(&fx, PG, UINT64_MAX, UINT64_MAX);
+	before = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 2 * PG, &h), -ENOMEM);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, 2 * PG, CACHE_CACHED, &h, NULL), -ENOMEM);
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), before, "after refused allocations");
+	fx_assert_usage_eq(fx_usage(&fx), before, "after refused allocations");
 	core_memory(fx.core, &no_pressure);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 2 * PG, &h), 0, "fine once the pressure is gone");
 	cr_assert_eq(core_free_mdl(fx.core, 0, h), 0);
@@ -811,11 +772,11 @@ Test(mem, injected_mdl_failure_hits_only_the_nth_call)
 	fx_start(&fx);
 	fp_arm(&fp, FP_MEM_ALLOC_MDL, &(struct fp_rule){ .nth = 1 });
 	core_set_faults(fx.core, &fp);
-	before = usage(&fx);
+	before = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h1), -ENOMEM);
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), before, "after the injected failure");
+	fx_assert_usage_eq(fx_usage(&fx), before, "after the injected failure");
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h2), 0);
 	cr_assert_eq(fp.injected[FP_MEM_ALLOC_MDL], 1);
 	cr_assert_eq(fp.hits[FP_MEM_ALLOC_MDL], 2);
@@ -825,7 +786,7 @@ Test(mem, injected_mdl_failure_hits_only_the_nth_call)
 	cr_assert_eq(core_free_mdl(fx.core, 0, h2), 0);
 	cr_assert_eq(core_free_contiguous(fx.core, 0, h1), 0);
 	core_set_faults(fx.core, NULL);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -866,19 +827,19 @@ static void injected_inner_failure(enum fp_point point, uint64_t nth)
 	/* where the next 4 pages will come from */
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 4 * PG, &probe), 0);
 	for (uint64_t i = 0; i < 4; i++)
-		where[i] = iova_of(&fx, probe, i * PG);
+		where[i] = fx_iova_of(&fx, probe, i * PG);
 	cr_assert_eq(core_free_mdl(fx.core, 0, probe), 0);
 
 	fp_arm(&fp, point, &(struct fp_rule){ .nth = nth });
 	core_set_faults(fx.core, &fp);
-	before = usage(&fx);
+	before = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_neq(core_alloc_mdl(fx.core, 0, 4 * PG, &h), 0, "%s must fail",
 		      fp_point_name(point));
 	cr_assert_eq(fp.injected[point], 1, "%s was reached", fp_point_name(point));
 	cr_assert_eq(h, 0);
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), before, fp_point_name(point));
+	fx_assert_usage_eq(fx_usage(&fx), before, fp_point_name(point));
 	for (int i = 0; i < 4; i++)
 		assert_blocked(&fx, 0, where[i], "pages of the failed allocation");
 	/* and the same pages can be allocated and mapped again */
@@ -927,7 +888,7 @@ Test(mem, without_iommu_dma_is_passthrough)
 	cr_assert_eq(fx_info(&fx, 0).domain, UINT32_MAX);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 2 * PG, &mdl), 0);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, 2 * PG, CACHE_CACHED, &contig, &logical), 0);
-	cr_assert_eq(logical, iova_of(&fx, contig, 0), "the device address is the physical one");
+	cr_assert_eq(logical, fx_iova_of(&fx, contig, 0), "the device address is the physical one");
 	hw->ops->stats(hw, &st);
 	cr_assert_eq(st.pte_writes, 0, "nothing is mapped without an IOMMU domain");
 	assert_round_trip(&fx, 0, mdl, 2 * PG, 0x3C);
@@ -939,7 +900,7 @@ Test(mem, without_iommu_dma_is_passthrough)
 	cr_assert_eq(raw_dma(&fx, 0, NEVER_ALLOCATED_PA, back, sizeof(back), false, &reason), 0);
 	cr_assert_eq(memcmp(buf, back, sizeof(buf)), 0);
 	/* a device write at the MDL's physical address lands in the MDL */
-	pa = iova_of(&fx, mdl, PG);
+	pa = fx_iova_of(&fx, mdl, PG);
 	memset(buf, 0x5C, sizeof(buf));
 	cr_assert_eq(raw_dma(&fx, 0, pa + 16, buf, sizeof(buf), true, &reason), 0);
 	cr_assert_eq(core_view_rw(fx.core, mdl, PG + 16, back, sizeof(back), false), 0);
@@ -949,7 +910,7 @@ Test(mem, without_iommu_dma_is_passthrough)
 	hw->ops->stats(hw, &st);
 	cr_assert_eq(st.pte_writes, 0);
 	cr_assert_eq(st.faults, 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -970,8 +931,8 @@ Test(mem, allocations_before_enablement_are_mapped_when_enabled)
 	cr_assert_eq(info.attach_on, ATTACH_AT_SECURE_VM);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 2 * PG, &early), 0);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, 2 * PG, CACHE_CACHED, &contig, NULL), 0);
-	early_pa = iova_of(&fx, early, 0);
-	contig_pa = iova_of(&fx, contig, 0);
+	early_pa = fx_iova_of(&fx, early, 0);
+	contig_pa = fx_iova_of(&fx, contig, 0);
 	assert_round_trip(&fx, 0, early, 2 * PG, 0x61);
 	memset(buf, 0x17, sizeof(buf));
 	cr_assert_eq(raw_dma(&fx, 0, NEVER_ALLOCATED_PA, buf, sizeof(buf), true, &reason), 0,
@@ -983,7 +944,7 @@ Test(mem, allocations_before_enablement_are_mapped_when_enabled)
 	cr_assert_eq(info.mode, MODE_PHYSICAL);
 	assert_blocked(&fx, 0, NEVER_ALLOCATED_PA, "never-allocated RAM after enablement");
 	/* what was allocated before is mapped, with its content */
-	cr_assert_eq(iova_of(&fx, early, 0), early_pa);
+	cr_assert_eq(fx_iova_of(&fx, early, 0), early_pa);
 	assert_reachable(&fx, 0, early_pa + PG, "early MDL after enablement");
 	assert_reachable(&fx, 0, contig_pa, "early contiguous memory after enablement");
 	assert_round_trip(&fx, 0, early, 2 * PG, 0x62);
@@ -999,6 +960,6 @@ Test(mem, allocations_before_enablement_are_mapped_when_enabled)
 	cr_assert_eq(core_free_mdl(fx.core, 0, late), 0);
 	core_stop(fx.core);
 	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }

@@ -19,45 +19,6 @@
 
 static const struct physmem_pressure no_pressure = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
 
-static struct physmem_usage usage(struct fx *fx)
-{
-	return core_physmem(fx->core)->usage;
-}
-
-static void pressure(struct fx *fx, uint64_t commit, uint64_t lock, uint64_t contig)
-{
-	struct physmem_pressure p = { commit, lock, contig };
-
-	core_memory(fx->core, &p);
-}
-
-static void assert_usage_eq(struct physmem_usage a, struct physmem_usage b, const char *when)
-{
-	cr_assert_eq(a.committed, b.committed, "%s: committed %llu, expected %llu", when,
-		     (unsigned long long)a.committed, (unsigned long long)b.committed);
-	cr_assert_eq(a.locked, b.locked, "%s: locked %llu, expected %llu", when,
-		     (unsigned long long)a.locked, (unsigned long long)b.locked);
-	cr_assert_eq(a.allocated, b.allocated, "%s: allocated %llu, expected %llu", when,
-		     (unsigned long long)a.allocated, (unsigned long long)b.allocated);
-}
-
-static void assert_no_violations(struct fx *fx)
-{
-	size_t n;
-
-	core_violations(fx->core, &n);
-	cr_assert_eq(n, 0, "unexpected violations:\n%s", fx_violation_text(fx));
-}
-
-static iova_t iova_of(struct fx *fx, handle_t h, uint64_t off)
-{
-	iova_t iova = 0;
-
-	cr_assert_eq(core_handle_iova(fx->core, h, off, &iova), 0, "core_handle_iova(0x%x, %llu)",
-		     h, (unsigned long long)off);
-	return iova;
-}
-
 /* Device @dev writes 64 bytes at @iova directly through the backend; *reason on a block. */
 static int probe_write(struct fx *fx, uint32_t dev, iova_t iova, uint8_t *reason)
 {
@@ -103,7 +64,7 @@ static void assert_reachable(struct fx *fx, uint32_t dev, iova_t iova, const cha
 static bool fully_scattered(struct fx *fx, handle_t h, uint64_t pages)
 {
 	for (uint64_t i = 1; i < pages; i++)
-		if (iova_of(fx, h, i * PG) == iova_of(fx, h, (i - 1) * PG) + PG)
+		if (fx_iova_of(fx, h, i * PG) == fx_iova_of(fx, h, (i - 1) * PG) + PG)
 			return false;
 	return true;
 }
@@ -135,18 +96,18 @@ Test(pmo, create_commits_without_locking)
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 3 * PG + 1, CACHE_CACHED, &h), 0);
 	cr_assert_neq(h, 0);
-	now = usage(&fx);
+	now = fx_usage(&fx);
 	cr_assert_eq(now.committed, base.committed + 4 * PG, "rounded up to 4 pages");
 	cr_assert_eq(now.allocated, base.allocated + 4 * PG);
 	cr_assert_eq(now.locked, base.locked, "a PMO's pages are not locked");
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, h), 0);
-	assert_usage_eq(usage(&fx), base, "after destroy");
+	fx_assert_usage_eq(fx_usage(&fx), base, "after destroy");
 	cr_assert_eq(core_pmo_create(fx.core, 0, 0, CACHE_CACHED, &h), -EINVAL);
 	cr_assert_eq(core_pmo_create(fx.core, 9, PG, CACHE_CACHED, &h), -ENODEV);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -159,16 +120,16 @@ Test(pmo, pages_are_gpu_visible_only_through_an_adl)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &pmo), 0);
-	pa = iova_of(&fx, pmo, 0); /* 1:1: the physical address */
+	pa = fx_iova_of(&fx, pmo, 0); /* 1:1: the physical address */
 	assert_blocked(&fx, 0, pa, "PMO without an ADL");
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2 * PG, &adl), 0);
 	assert_reachable(&fx, 0, pa, "PMO page under an ADL");
-	assert_reachable(&fx, 0, iova_of(&fx, pmo, PG), "PMO 2nd page under an ADL");
+	assert_reachable(&fx, 0, fx_iova_of(&fx, pmo, PG), "PMO 2nd page under an ADL");
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
 	assert_blocked(&fx, 0, pa, "PMO after its ADL was freed");
-	assert_blocked(&fx, 0, iova_of(&fx, pmo, PG), "PMO 2nd page after its ADL was freed");
+	assert_blocked(&fx, 0, fx_iova_of(&fx, pmo, PG), "PMO 2nd page after its ADL was freed");
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -350,7 +311,7 @@ Test(pmo, cpu_view_round_trip)
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, all), 0);
 	/* refused views were not counted against the PMO */
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0, "%s", fx_violation_text(&fx));
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -386,7 +347,7 @@ Test(pmo, gpu_sees_the_cpu_view_through_an_adl)
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -401,17 +362,17 @@ Test(pmo, adl_is_locked_for_its_lifetime)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 8 * PG, CACHE_CACHED, &pmo), 0);
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 2 * PG, 3 * PG, &adl), 0);
-	now = usage(&fx);
+	now = fx_usage(&fx);
 	cr_assert_eq(now.locked, base.locked + 3 * PG, "locked %llu, was %llu",
 		     (unsigned long long)now.locked, (unsigned long long)base.locked);
 	cr_assert_eq(now.committed, base.committed, "the PMO holds the charge already");
 	cr_assert_eq(now.allocated, base.allocated, "an ADL takes no new pages");
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
-	assert_usage_eq(usage(&fx), base, "after the ADL was freed");
+	fx_assert_usage_eq(fx_usage(&fx), base, "after the ADL was freed");
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -425,7 +386,7 @@ Test(pmo, adl_outside_the_pmo_is_refused)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_neq(core_adl_alloc(fx.core, 0, pmo, 4 * PG, PG, &h), 0, "starts past the end");
 	cr_assert_eq(h, 0);
@@ -436,7 +397,7 @@ Test(pmo, adl_outside_the_pmo_is_refused)
 	cr_assert_neq(core_adl_alloc(fx.core, 0, pmo, UINT64_MAX & ~(PG - 1), 2 * PG, &h), 0,
 		      "offset wraps");
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), base, "after refused ADLs");
+	fx_assert_usage_eq(fx_usage(&fx), base, "after refused ADLs");
 	/* the last page alone is fine */
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 3 * PG, PG, &h), 0);
 	cr_assert_eq(core_adl_free(fx.core, 0, h), 0);
@@ -456,7 +417,7 @@ Test(pmo, physical_adl_over_scattered_pages_is_not_contiguous)
 	fx_start(&fx);
 	/* the control first: once memory is fragmented, holes get filled */
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo2), 0);
-	pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
+	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
 	core_memory(fx.core, &no_pressure);
 	cr_assert(fully_scattered(&fx, pmo, 4), "max_contiguous = 1 page must scatter the PMO");
@@ -465,9 +426,9 @@ Test(pmo, physical_adl_over_scattered_pages_is_not_contiguous)
 	cr_assert_eq(info.pages, 4);
 	cr_assert(!info.logical, "1:1 mode: physical pages");
 	cr_assert(!info.contiguous, "scattered pages are not one run");
-	cr_assert_eq(info.base, iova_of(&fx, pmo, 0), "base is the first page's physical address");
+	cr_assert_eq(info.base, fx_iova_of(&fx, pmo, 0), "base is the first page's physical address");
 	for (uint64_t i = 0; i < 4; i++)
-		cr_assert_eq(iova_of(&fx, adl, i * PG), iova_of(&fx, pmo, i * PG));
+		cr_assert_eq(fx_iova_of(&fx, adl, i * PG), fx_iova_of(&fx, pmo, i * PG));
 	/* the GPU reaches every page of it (the copy is split per run) */
 	fill(in, sizeof(in), 0x33);
 	cr_assert_eq(gpu_write(&fx, 0, 0, adl, 0, in, sizeof(in)), 0, "%s", fx_violation_text(&fx));
@@ -484,7 +445,7 @@ Test(pmo, physical_adl_over_scattered_pages_is_not_contiguous)
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo2), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -510,7 +471,7 @@ Test(pmo, logical_adl_is_contiguous_over_scattered_pages)
 	cr_assert_eq(fx_info(&fx, 1).mode, MODE_PHYSICAL);
 	cr_assert_eq(info0.logical_limit, 0x100000000ull);
 
-	pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
+	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
 	cr_assert_eq(core_pmo_create(fx.core, 1, 8 * PG, CACHE_CACHED, &before), 0);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 8 * PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_pmo_create(fx.core, 1, 8 * PG, CACHE_CACHED, &after), 0);
@@ -528,7 +489,7 @@ Test(pmo, logical_adl_is_contiguous_over_scattered_pages)
 	cr_assert_leq(ai.base + ai.pages * PG, info0.logical_limit, "base %#llx beyond the limit",
 		      (unsigned long long)ai.base);
 	for (uint64_t i = 0; i < 8; i++)
-		cr_assert_eq(iova_of(&fx, adl, i * PG), ai.base + i * PG);
+		cr_assert_eq(fx_iova_of(&fx, adl, i * PG), ai.base + i * PG);
 
 	/* the contiguous logical range really reaches the scattered pages, in order */
 	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, 8 * PG, &view), 0);
@@ -546,7 +507,7 @@ Test(pmo, logical_adl_is_contiguous_over_scattered_pages)
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 1, before), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 1, after), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -565,9 +526,9 @@ Test(pmo, logical_adl_of_2mib_uses_a_2mib_aligned_range)
 	cr_assert_eq(core_pmo_create(fx.core, 0, SZ_2M + PG, CACHE_CACHED, &pmo), 0);
 	/* a small ADL first, so the next free logical address is not 2 MiB aligned */
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &small), 0);
-	locked = usage(&fx).locked;
+	locked = fx_usage(&fx).locked;
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, PG, SZ_2M, &big), 0);
-	cr_assert_eq(usage(&fx).locked, locked + SZ_2M, "logical mode: locked for its lifetime too");
+	cr_assert_eq(fx_usage(&fx).locked, locked + SZ_2M, "logical mode: locked for its lifetime too");
 	cr_assert_eq(core_adl_info(fx.core, big, &ai), 0);
 	cr_assert(ai.logical && ai.contiguous);
 	cr_assert_eq(ai.pages, SZ_2M / PG);
@@ -575,10 +536,10 @@ Test(pmo, logical_adl_of_2mib_uses_a_2mib_aligned_range)
 	cr_assert_leq(ai.base + SZ_2M, limit);
 	cr_assert_eq(fx_dma_write(&fx, 0, 0, big, SZ_2M - 64, 64, 0x2B), 0);
 	cr_assert_eq(core_adl_free(fx.core, 0, big), 0);
-	cr_assert_eq(usage(&fx).locked, locked);
+	cr_assert_eq(fx_usage(&fx).locked, locked);
 	cr_assert_eq(core_adl_free(fx.core, 0, small), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -593,7 +554,7 @@ Test(pmo, overlapping_adls_share_reference_counted_mappings)
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 6 * PG, CACHE_CACHED, &pmo), 0);
 	for (uint64_t i = 0; i < 6; i++)
-		pa[i] = iova_of(&fx, pmo, i * PG);
+		pa[i] = fx_iova_of(&fx, pmo, i * PG);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 4 * PG, &a), 0); /* pages 0..3 */
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 2 * PG, 4 * PG, &b), 0); /* pages 2..5 */
 	cr_assert_eq(fx_dma_write(&fx, 0, 0, a, 0, 4 * PG, 0x1A), 0, "%s", fx_violation_text(&fx));
@@ -614,7 +575,7 @@ Test(pmo, overlapping_adls_share_reference_counted_mappings)
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
 	core_stop(fx.core);
 	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -627,7 +588,7 @@ Test(pmo, identical_adls_free_in_either_order)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &pmo), 0);
-	pa = iova_of(&fx, pmo, 0);
+	pa = fx_iova_of(&fx, pmo, 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2 * PG, &a), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2 * PG, &b), 0);
 	cr_assert_eq(core_adl_free(fx.core, 0, b), 0);
@@ -636,7 +597,7 @@ Test(pmo, identical_adls_free_in_either_order)
 	cr_assert_eq(core_adl_free(fx.core, 0, a), 0);
 	assert_blocked(&fx, 0, pa, "no ADL left");
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -701,9 +662,9 @@ Test(pmo, leaks_are_reported_at_teardown_in_dependency_order)
 		     fx_violation_text(&fx));
 	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), 0);
-	cr_assert_eq(usage(&fx).locked, 0);
-	cr_assert_eq(usage(&fx).committed, 0);
-	cr_assert_eq(usage(&fx).allocated, 0);
+	cr_assert_eq(fx_usage(&fx).locked, 0);
+	cr_assert_eq(fx_usage(&fx).committed, 0);
+	cr_assert_eq(fx_usage(&fx).allocated, 0);
 	fx_fini(&fx);
 }
 
@@ -721,8 +682,8 @@ Test(pmo, logical_mode_leak_returns_everything)
 	core_stop(fx.core);
 	cr_assert_eq(fx_violations(&fx, V_HANDLE_LEAK), 2, "%s", fx_violation_text(&fx));
 	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
-	cr_assert_eq(usage(&fx).locked, 0);
-	cr_assert_eq(usage(&fx).committed, 0);
+	cr_assert_eq(fx_usage(&fx).locked, 0);
+	cr_assert_eq(fx_usage(&fx).committed, 0);
 	fx_fini(&fx);
 }
 
@@ -737,21 +698,21 @@ Test(pmo, lock_pressure_fails_adl_and_leaves_nothing)
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	pressure(&fx, UINT64_MAX, 2 * PG, UINT64_MAX);
+	fx_pressure(&fx, UINT64_MAX, 2 * PG, UINT64_MAX);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0,
 		     "a PMO locks nothing, so lock pressure does not stop it");
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 4 * PG, &h), -ENOMEM);
 	cr_assert_eq(h, 0);
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), base, "after the refused ADL");
-	assert_blocked(&fx, 0, iova_of(&fx, pmo, 0), "pages of the refused ADL");
+	fx_assert_usage_eq(fx_usage(&fx), base, "after the refused ADL");
+	assert_blocked(&fx, 0, fx_iova_of(&fx, pmo, 0), "pages of the refused ADL");
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2 * PG, &h), 0, "2 pages fit");
 	cr_assert_eq(core_adl_free(fx.core, 0, h), 0);
 	core_memory(fx.core, &no_pressure);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0, "%s", fx_violation_text(&fx));
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -764,13 +725,13 @@ Test(pmo, commit_pressure_fails_pmo_create_and_leaves_nothing)
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	pressure(&fx, 3 * PG, UINT64_MAX, UINT64_MAX);
-	base = usage(&fx);
+	fx_pressure(&fx, 3 * PG, UINT64_MAX, UINT64_MAX);
+	base = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &h), -ENOMEM);
 	cr_assert_eq(h, 0);
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), base, "after the refused PMO");
+	fx_assert_usage_eq(fx_usage(&fx), base, "after the refused PMO");
 	cr_assert_eq(core_pmo_create(fx.core, 0, 3 * PG, CACHE_CACHED, &h), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, h), 0);
 	core_memory(fx.core, &no_pressure);
@@ -791,17 +752,17 @@ Test(pmo, injected_failures_hit_only_the_nth_call)
 	fp_arm(&fp, FP_MEM_PMO_CREATE, &(struct fp_rule){ .nth = 1 });
 	fp_arm(&fp, FP_MEM_ADL_ALLOC, &(struct fp_rule){ .nth = 1 });
 	core_set_faults(fx.core, &fp);
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &pmo), -ENOMEM);
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), base, "after the injected PMO failure");
+	fx_assert_usage_eq(fx_usage(&fx), base, "after the injected PMO failure");
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &pmo), 0);
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2 * PG, &adl), -ENOMEM);
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), base, "after the injected ADL failure");
+	fx_assert_usage_eq(fx_usage(&fx), base, "after the injected ADL failure");
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2 * PG, &adl), 0);
 	cr_assert_eq(fp.injected[FP_MEM_PMO_CREATE], 1);
 	cr_assert_eq(fp.injected[FP_MEM_ADL_ALLOC], 1);
@@ -809,7 +770,7 @@ Test(pmo, injected_failures_hit_only_the_nth_call)
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0, "%s", fx_violation_text(&fx));
 	core_set_faults(fx.core, NULL);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -827,21 +788,21 @@ Test(pmo, injected_iommu_map_failure_rolls_back_the_adl)
 	cr_assert_eq(core_pmo_create(fx.core, 0, 3 * PG, CACHE_CACHED, &pmo), 0);
 	fp_arm(&fp, FP_IOMMU_MAP, &(struct fp_rule){ .nth = 2 });
 	core_set_faults(fx.core, &fp);
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 3 * PG, &adl), -ENOMEM);
 	cr_assert_eq(fp.injected[FP_IOMMU_MAP], 1);
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_usage_eq(usage(&fx), base, "after the failed mapping");
+	fx_assert_usage_eq(fx_usage(&fx), base, "after the failed mapping");
 	for (uint64_t i = 0; i < 3; i++)
-		assert_blocked(&fx, 0, iova_of(&fx, pmo, i * PG), "page of the failed ADL");
+		assert_blocked(&fx, 0, fx_iova_of(&fx, pmo, i * PG), "page of the failed ADL");
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 3 * PG, &adl), 0, "retry");
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0, "failed ADL not counted:\n%s",
 		     fx_violation_text(&fx));
 	core_set_faults(fx.core, NULL);
 	core_stop(fx.core);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -856,7 +817,7 @@ Test(pmo, injected_map_failure_over_scattered_pages_rolls_back)
 	memset(&fp, 0, sizeof(fp));
 	fx_defaults(&fx);
 	fx_start(&fx);
-	pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
+	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
 	core_memory(fx.core, &no_pressure);
 	cr_assert(fully_scattered(&fx, pmo, 4));
@@ -867,15 +828,15 @@ Test(pmo, injected_map_failure_over_scattered_pages_rolls_back)
 	cr_assert_eq(fp.injected[FP_IOMMU_MAP], 1);
 	cr_assert_eq(core_live_handles(fx.core), live);
 	for (uint64_t i = 0; i < 4; i++)
-		assert_blocked(&fx, 0, iova_of(&fx, pmo, i * PG), "page of the failed ADL");
+		assert_blocked(&fx, 0, fx_iova_of(&fx, pmo, i * PG), "page of the failed ADL");
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 4 * PG, &adl), 0, "retry");
 	for (uint64_t i = 0; i < 4; i++)
-		assert_reachable(&fx, 0, iova_of(&fx, pmo, i * PG), "page of the ADL");
+		assert_reachable(&fx, 0, fx_iova_of(&fx, pmo, i * PG), "page of the ADL");
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
 	core_set_faults(fx.core, NULL);
 	core_stop(fx.core);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -897,7 +858,7 @@ Test(pmo, injected_map_failure_in_logical_mode_returns_the_range)
 	fx_need_remap(&fx, 0);
 	fx_start(&fx);
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_LOGICAL);
-	pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
+	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
 	core_memory(fx.core, &no_pressure);
 	/* where the range goes */
@@ -920,7 +881,7 @@ Test(pmo, injected_map_failure_in_logical_mode_returns_the_range)
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
 	core_set_faults(fx.core, NULL);
 	core_stop(fx.core);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -935,11 +896,11 @@ Test(pmo, large_overlapping_adls_keep_exact_reference_counts)
 	cr_assert_not_null(pa);
 	fx_defaults(&fx);
 	fx_start(&fx);
-	pressure(&fx, UINT64_MAX, UINT64_MAX, 3 * PG); /* many runs */
+	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, 3 * PG); /* many runs */
 	cr_assert_eq(core_pmo_create(fx.core, 0, n * PG, CACHE_CACHED, &pmo), 0);
 	core_memory(fx.core, &no_pressure);
 	for (uint64_t i = 0; i < n; i++)
-		pa[i] = iova_of(&fx, pmo, i * PG);
+		pa[i] = fx_iova_of(&fx, pmo, i * PG);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2000 * PG, &a), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 1000 * PG, 2000 * PG, &b), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 1500 * PG, 100 * PG, &c), 0);
@@ -963,7 +924,7 @@ Test(pmo, large_overlapping_adls_keep_exact_reference_counts)
 		assert_blocked(&fx, 0, pa[i], "after the last ADL");
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
 	core_stop(fx.core);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 	free(pa);
 }

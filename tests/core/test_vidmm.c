@@ -59,35 +59,6 @@ static void start_rec(struct fx *fx, struct rec *r)
 
 /* --- helpers --- */
 
-static struct physmem_usage usage(struct fx *fx)
-{
-	return core_physmem(fx->core)->usage;
-}
-
-static void pressure(struct fx *fx, uint64_t commit, uint64_t lock, uint64_t contig)
-{
-	struct physmem_pressure p = { commit, lock, contig };
-
-	core_memory(fx->core, &p);
-}
-
-static void assert_no_violations(struct fx *fx)
-{
-	size_t n;
-
-	core_violations(fx->core, &n);
-	cr_assert_eq(n, 0, "unexpected violations:\n%s", fx_violation_text(fx));
-}
-
-static iova_t iova_of(struct fx *fx, handle_t h, uint64_t off)
-{
-	iova_t iova = 0;
-
-	cr_assert_eq(core_handle_iova(fx->core, h, off, &iova), 0, "core_handle_iova(0x%x, %llu)",
-		     h, (unsigned long long)off);
-	return iova;
-}
-
 static int probe_write(struct fx *fx, uint32_t dev, iova_t iova, uint8_t *reason)
 {
 	struct hw *hw = core_hw(fx->core);
@@ -161,7 +132,7 @@ Test(vidmm, cpu_visible_without_map_aperture2_fails_creation)
 	fx.scn.adapters[0].caps.map_aperture2 = false;
 	fx_start(&fx);
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_PHYSICAL);
-	before = usage(&fx);
+	before = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_alloc_create(fx.core, 0, PG, SEG_APERTURE,
 				       ALLOC_ACCESSED_PHYSICALLY | ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
@@ -172,8 +143,8 @@ Test(vidmm, cpu_visible_without_map_aperture2_fails_creation)
 	cr_assert_eq(core_alloc_create(fx.core, 0, PG, SEG_VRAM, ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
 		     -EINVAL);
 	cr_assert_eq(core_live_handles(fx.core), live);
-	cr_assert_eq(usage(&fx).committed, before.committed);
-	cr_assert_eq(usage(&fx).locked, before.locked);
+	cr_assert_eq(fx_usage(&fx).committed, before.committed);
+	cr_assert_eq(fx_usage(&fx).locked, before.locked);
 	/* the same without the flag is fine */
 	cr_assert_eq(core_alloc_create(fx.core, 0, PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY, &h), 0);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
@@ -192,7 +163,7 @@ Test(vidmm, cpu_visible_with_map_aperture2_is_accepted)
 		     0);
 	cr_assert_eq(core_alloc_segment(fx.core, h), SEG_APERTURE);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -218,7 +189,7 @@ Test(vidmm, aperture_without_accessed_physically_goes_to_system_segment)
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, sys), 0);
 	cr_assert_eq(rec.n, 0, "no unmap either at destroy");
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, ap), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -280,7 +251,7 @@ Test(vidmm, map_aperture2_cpu_visible)
 	cr_assert_eq(core_live_handles(fx.core), live, "the CPU-visible address dies with the unmap");
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
 	cr_assert_eq(rec.n, 2, "nothing more to unmap");
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -302,12 +273,12 @@ Test(vidmm, map_aperture2_without_cpu_visible)
 	cr_assert(!rec.ops[0].cpu_visible, "no MapApertureCpuVisible: CpuVisibleAddress is NULL");
 	cr_assert_eq(rec.ops[0].adl_offset, 0);
 	cr_assert_eq(rec.ops[0].pages, 3);
-	cr_assert_eq(rec.ops[0].adl_base, iova_of(&fx, h, 0));
+	cr_assert_eq(rec.ops[0].adl_base, fx_iova_of(&fx, h, 0));
 	cr_assert_eq(core_live_handles(fx.core), live);
 	cr_assert_eq(core_unmap_aperture(fx.core, 0, h), 0);
 	cr_assert_eq(rec.ops[1].kind, PAGING_UNMAP_APERTURE);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -334,7 +305,7 @@ Test(vidmm, legacy_map_aperture_without_map_aperture2)
 	cr_assert_eq(rec.n, 2);
 	cr_assert_eq(rec.ops[1].kind, PAGING_UNMAP_APERTURE);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -351,7 +322,7 @@ Test(vidmm, logical_mode_aperture_adl_is_logical_and_contiguous)
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_LOGICAL);
 	limit = fx_info(&fx, 0).logical_limit;
 	/* scattered backing store */
-	pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
+	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
 	cr_assert_eq(core_alloc_create(fx.core, 0, 6 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY, &h),
 		     0);
 	core_memory(fx.core, &no_pressure);
@@ -361,12 +332,12 @@ Test(vidmm, logical_mode_aperture_adl_is_logical_and_contiguous)
 	cr_assert_eq(rec.ops[0].kind, PAGING_MAP_APERTURE2);
 	cr_assert(rec.ops[0].adl_logical);
 	cr_assert(rec.ops[0].adl_contiguous, "logical mapping: the ADL is always contiguous");
-	cr_assert_eq(rec.ops[0].adl_base, iova_of(&fx, h, 0));
+	cr_assert_eq(rec.ops[0].adl_base, fx_iova_of(&fx, h, 0));
 	cr_assert_leq(rec.ops[0].adl_base + 6 * PG, limit);
 	assert_round_trip(&fx, h, 6 * PG, 0x6C);
 	cr_assert_eq(core_unmap_aperture(fx.core, 0, h), 0);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -380,11 +351,11 @@ Test(vidmm, physical_mode_aperture_adl_reports_scattered_pages)
 	start_rec(&fx, &rec);
 	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY,
 				       &one), 0);
-	pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
+	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
 	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY,
 				       &scattered), 0);
 	core_memory(fx.core, &no_pressure);
-	cr_assert_neq(iova_of(&fx, scattered, PG), iova_of(&fx, scattered, 0) + PG);
+	cr_assert_neq(fx_iova_of(&fx, scattered, PG), fx_iova_of(&fx, scattered, 0) + PG);
 	cr_assert_eq(core_map_aperture(fx.core, 0, one, 0, 4), 0);
 	cr_assert_eq(core_map_aperture(fx.core, 0, scattered, 0, 4), 0);
 	cr_assert_eq(rec.n, 2);
@@ -392,10 +363,10 @@ Test(vidmm, physical_mode_aperture_adl_reports_scattered_pages)
 	cr_assert(rec.ops[0].adl_contiguous, "one physical run");
 	cr_assert(!rec.ops[1].adl_logical);
 	cr_assert(!rec.ops[1].adl_contiguous, "scattered physical pages are not contiguous");
-	cr_assert_eq(rec.ops[1].adl_base, iova_of(&fx, scattered, 0));
+	cr_assert_eq(rec.ops[1].adl_base, fx_iova_of(&fx, scattered, 0));
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, one), 0);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, scattered), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -419,12 +390,12 @@ Test(vidmm, map_aperture2_adl_base_and_offset_name_the_first_mapped_page)
 	cr_assert_eq(rec.n, 1);
 	cr_assert(rec.ops[0].adl_contiguous);
 	cr_assert_eq(rec.ops[0].adl_offset, 3);
-	want = iova_of(&fx, h, 3 * PG);
+	want = fx_iova_of(&fx, h, 3 * PG);
 	/* non-fatal: the teardown below still runs when it fails */
 	cr_expect_eq(rec.ops[0].adl_base + rec.ops[0].adl_offset * PG, want,
 		     "allocation at %#llx: ADL base %#llx + AdlOffset %llu pages = %#llx, "
 		     "but the first mapped page (OffsetInPages 3) is at %#llx",
-		     (unsigned long long)iova_of(&fx, h, 0), (unsigned long long)rec.ops[0].adl_base,
+		     (unsigned long long)fx_iova_of(&fx, h, 0), (unsigned long long)rec.ops[0].adl_base,
 		     (unsigned long long)rec.ops[0].adl_offset,
 		     (unsigned long long)(rec.ops[0].adl_base + rec.ops[0].adl_offset * PG),
 		     (unsigned long long)want);
@@ -454,7 +425,7 @@ Test(vidmm, double_map_is_busy)
 	cr_assert_eq(rec.n, 3);
 	cr_assert_eq(core_unmap_aperture(fx.core, 0, h), 0);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -531,7 +502,7 @@ Test(vidmm, destroy_while_aperture_mapped_unmaps_first)
 	cr_assert_eq(rec.ops[1].allocation, h);
 	cr_assert_eq(core_live_handles(fx.core), live, "allocation and CPU-visible address are gone");
 	core_stop(fx.core);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -546,20 +517,20 @@ static void resident_mapped_for_lifetime(enum segment seg, uint32_t flags)
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	cr_assert_eq(core_alloc_create(fx.core, 0, 3 * PG, seg, flags, &h), 0);
-	cr_assert_eq(usage(&fx).locked, base.locked + 3 * PG, "resident in system memory: locked");
-	cr_assert_eq(usage(&fx).committed, base.committed + 3 * PG);
+	cr_assert_eq(fx_usage(&fx).locked, base.locked + 3 * PG, "resident in system memory: locked");
+	cr_assert_eq(fx_usage(&fx).committed, base.committed + 3 * PG);
 	assert_round_trip(&fx, h, 3 * PG, 0x5E);
-	first = iova_of(&fx, h, 0);
-	last = iova_of(&fx, h, 2 * PG);
+	first = fx_iova_of(&fx, h, 0);
+	last = fx_iova_of(&fx, h, 2 * PG);
 	assert_reachable(&fx, 0, first, "resident allocation");
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
 	assert_blocked(&fx, 0, first, "destroyed allocation");
 	assert_blocked(&fx, 0, last, "destroyed allocation, last page");
-	cr_assert_eq(usage(&fx).locked, base.locked);
-	cr_assert_eq(usage(&fx).committed, base.committed);
-	assert_no_violations(&fx);
+	cr_assert_eq(fx_usage(&fx).locked, base.locked);
+	cr_assert_eq(fx_usage(&fx).committed, base.committed);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -583,24 +554,24 @@ Test(vidmm, vram_backing_store_is_not_mapped_outside_transfers)
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_VRAM, 0, &h), 0);
 	cr_assert_eq(core_alloc_segment(fx.core, h), SEG_VRAM);
-	cr_assert_eq(usage(&fx).committed, base.committed + 2 * PG, "the backing store is committed");
-	cr_assert_eq(usage(&fx).locked, base.locked, "but not locked");
+	cr_assert_eq(fx_usage(&fx).committed, base.committed + 2 * PG, "the backing store is committed");
+	cr_assert_eq(fx_usage(&fx).locked, base.locked, "but not locked");
 	cr_assert_eq(fx_faults(&fx), 0);
 	cr_assert_eq(core_dma(fx.core, 0, 0, h, 0, 64, true), -EFAULT);
 	f = core_faults(fx.core, &nf);
 	cr_assert_eq(nf, 1, "the blocked DMA is recorded");
-	cr_assert_eq(f[0].iova, iova_of(&fx, h, 0));
+	cr_assert_eq(f[0].iova, fx_iova_of(&fx, h, 0));
 	cr_assert(f[0].write);
 	cr_assert_eq(f[0].reason, HW_FAULT_NO_WRITE);
 	cr_assert_eq(f[0].adapter, 0);
 	cr_assert_eq(core_dma(fx.core, 0, 0, h, PG, 64, false), -EFAULT);
 	cr_assert_eq(fx_faults(&fx), 2);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	cr_assert_eq(usage(&fx).committed, base.committed);
-	assert_no_violations(&fx);
+	cr_assert_eq(fx_usage(&fx).committed, base.committed);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -625,8 +596,8 @@ static void transfer_round_trip(bool logical)
 	cr_assert_eq(fx_info(&fx, 0).mode, logical ? MODE_LOGICAL : MODE_PHYSICAL);
 	cr_assert_eq(core_alloc_create(fx.core, 0, sizeof(pattern), SEG_VRAM, 0, &h), 0);
 	if (!logical)
-		pa = iova_of(&fx, h, 0);
-	base = usage(&fx);
+		pa = fx_iova_of(&fx, h, 0);
+	base = fx_usage(&fx);
 	faults = fx_faults(&fx);
 	fill(pattern, sizeof(pattern), 0x80);
 	memset(zeros, 0, sizeof(zeros));
@@ -635,15 +606,15 @@ static void transfer_round_trip(bool logical)
 	cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_TO_VRAM, 0), 0, "%s", fx_violation_text(&fx));
 	hw->ops->stats(hw, &s1);
 	cr_assert_gt(s1.pte_writes, s0.pte_writes, "the backing store was mapped for the transfer");
-	cr_assert_eq(usage(&fx).locked, base.locked, "unlocked again after the transfer");
+	cr_assert_eq(fx_usage(&fx).locked, base.locked, "unlocked again after the transfer");
 	cr_assert_eq(core_view_rw(fx.core, h, 0, zeros, sizeof(zeros), true), 0);
 	cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_FROM_VRAM, 0), 0, "%s",
 		     fx_violation_text(&fx));
 	cr_assert_eq(core_view_rw(fx.core, h, 0, back, sizeof(back), false), 0);
 	cr_assert_eq(memcmp(back, pattern, sizeof(back)), 0, "VRAM kept the pattern and gave it back");
 	cr_assert_eq(fx_faults(&fx), faults, "the transfers were not blocked");
-	cr_assert_eq(usage(&fx).locked, base.locked);
-	cr_assert_eq(usage(&fx).committed, base.committed);
+	cr_assert_eq(fx_usage(&fx).locked, base.locked);
+	cr_assert_eq(fx_usage(&fx).committed, base.committed);
 	/* the backing store is unmapped again */
 	if (logical) {
 		iova_t iova;
@@ -656,7 +627,7 @@ static void transfer_round_trip(bool logical)
 		assert_blocked(&fx, 0, pa, "VRAM backing store after a transfer");
 	}
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -689,7 +660,7 @@ Test(vidmm, partial_transfer_moves_only_the_bytes_asked)
 	cr_assert_eq(memcmp(back, pattern, PG), 0, "the first page came back");
 	cr_assert_eq(memcmp(back + PG, zeros, PG), 0, "the second page was not moved");
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -722,16 +693,16 @@ Test(vidmm, transfer_under_lock_pressure_fails_and_leaves_nothing_mapped)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_VRAM, 0, &h), 0);
-	pa = iova_of(&fx, h, 0);
-	pressure(&fx, UINT64_MAX, 2 * PG, UINT64_MAX);
-	base = usage(&fx);
+	pa = fx_iova_of(&fx, h, 0);
+	fx_pressure(&fx, UINT64_MAX, 2 * PG, UINT64_MAX);
+	base = fx_usage(&fx);
 	cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_TO_VRAM, 0), -ENOMEM);
-	cr_assert_eq(usage(&fx).locked, base.locked);
+	cr_assert_eq(fx_usage(&fx).locked, base.locked);
 	assert_blocked(&fx, 0, pa, "backing store of a failed transfer");
 	core_memory(fx.core, &no_pressure);
 	cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_TO_VRAM, 0), 0, "fine without pressure");
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
 
@@ -752,12 +723,12 @@ Test(vidmm, vram_exhaustion_is_enomem_and_recovers)
 	/* non-fatal, so the rest is checked too */
 	cr_expect_eq(rc, -ENOMEM, "out of VRAM is documented as -ENOMEM, got %d", rc);
 	/* nothing is left of the failed one */
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_neq(core_alloc_create(fx.core, 0, 16 * MiB, SEG_VRAM, 0, &extra), 0);
 	cr_assert_eq(core_live_handles(fx.core), live);
-	cr_assert_eq(usage(&fx).committed, base.committed);
-	cr_assert_eq(usage(&fx).allocated, base.allocated);
+	cr_assert_eq(fx_usage(&fx).committed, base.committed);
+	cr_assert_eq(fx_usage(&fx).allocated, base.allocated);
 	/* VRAM comes back with a destroy */
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h[0]), 0);
 	cr_assert_eq(core_alloc_create(fx.core, 0, 16 * MiB, SEG_VRAM, 0, &h[0]), 0);
@@ -802,15 +773,15 @@ static void fence_lifetime(bool logical)
 		fx_need_remap(&fx, 0);
 	fx_start(&fx);
 	cr_assert_eq(fx_info(&fx, 0).mode, logical ? MODE_LOGICAL : MODE_PHYSICAL);
-	base = usage(&fx);
+	base = fx_usage(&fx);
 	cr_assert_eq(core_fence_create(fx.core, 0, &f), 0);
-	cr_assert_eq(usage(&fx).locked, base.locked + PG, "one page, locked");
-	cr_assert_eq(usage(&fx).committed, base.committed + PG);
-	iova = iova_of(&fx, f, 0);
+	cr_assert_eq(fx_usage(&fx).locked, base.locked + PG, "one page, locked");
+	cr_assert_eq(fx_usage(&fx).committed, base.committed + PG);
+	iova = fx_iova_of(&fx, f, 0);
 	if (logical)
 		cr_assert_lt(iova, fx_info(&fx, 0).logical_limit);
 	cr_assert_eq(core_handle_iova(fx.core, f, PG, &iova), -ERANGE, "one page only");
-	iova = iova_of(&fx, f, 0);
+	iova = fx_iova_of(&fx, f, 0);
 	cr_assert_eq(fx_dma_write(&fx, 0, 0, f, 0, sizeof(val), 0x07), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_view_rw(fx.core, f, 0, val, sizeof(val), false), 0);
 	for (size_t i = 0; i < sizeof(val); i++)
@@ -818,8 +789,8 @@ static void fence_lifetime(bool logical)
 	assert_reachable(&fx, 0, iova, "live fence");
 	cr_assert_eq(core_fence_destroy(fx.core, 0, f), 0);
 	assert_blocked(&fx, 0, iova, "destroyed fence");
-	cr_assert_eq(usage(&fx).locked, base.locked);
-	cr_assert_eq(usage(&fx).committed, base.committed);
+	cr_assert_eq(fx_usage(&fx).locked, base.locked);
+	cr_assert_eq(fx_usage(&fx).committed, base.committed);
 	cr_assert_eq(core_fence_destroy(fx.core, 0, f), -EINVAL, "destroyed twice");
 	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
@@ -849,8 +820,8 @@ Test(vidmm, leaked_allocations_and_fences_at_teardown)
 	cr_assert_eq(fx_violations(&fx, V_HANDLE_LEAK), 3, "%s", fx_violation_text(&fx));
 	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), 0);
-	cr_assert_eq(usage(&fx).locked, 0);
-	cr_assert_eq(usage(&fx).committed, 0);
+	cr_assert_eq(fx_usage(&fx).locked, 0);
+	cr_assert_eq(fx_usage(&fx).committed, 0);
 	fx_fini(&fx);
 }
 
@@ -872,7 +843,7 @@ Test(vidmm, leaked_aperture_mapped_allocation_is_one_leak)
 	cr_assert_eq(core_map_aperture(fx.core, 0, h, 0, 2), 0);
 	core_stop(fx.core);
 	cr_assert_eq(core_live_handles(fx.core), 0);
-	cr_assert_eq(usage(&fx).locked, 0);
+	cr_assert_eq(fx_usage(&fx).locked, 0);
 	cr_expect_eq(fx_violations(&fx, V_HANDLE_LEAK), 1, "only the allocation leaked:\n%s",
 		     fx_violation_text(&fx));
 	fx_fini(&fx);
@@ -899,10 +870,10 @@ Test(vidmm, enablement_maps_resident_allocations_but_not_vram_backing)
 		     0);
 	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_VRAM, 0, &vram), 0);
 	cr_assert_eq(core_fence_create(fx.core, 0, &fence), 0);
-	sys_pa = iova_of(&fx, sys, 0);
-	ap_pa = iova_of(&fx, ap, PG);
-	vram_pa = iova_of(&fx, vram, 0);
-	fence_pa = iova_of(&fx, fence, 0);
+	sys_pa = fx_iova_of(&fx, sys, 0);
+	ap_pa = fx_iova_of(&fx, ap, PG);
+	vram_pa = fx_iova_of(&fx, vram, 0);
+	fence_pa = fx_iova_of(&fx, fence, 0);
 	assert_reachable(&fx, 0, vram_pa, "passthrough before enablement");
 	cr_assert_eq(core_secure_vm_create(fx.core, 0), 0);
 	cr_assert(fx_info(&fx, 0).attached);
@@ -920,6 +891,6 @@ Test(vidmm, enablement_maps_resident_allocations_but_not_vram_backing)
 	assert_blocked(&fx, 0, sys_pa, "destroyed system allocation");
 	assert_blocked(&fx, 0, fence_pa, "destroyed fence");
 	core_stop(fx.core);
-	assert_no_violations(&fx);
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
