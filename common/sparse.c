@@ -4,31 +4,154 @@
 #include <sys/mman.h>
 #include <string.h>
 
+#include "copy.h"
+#include "digest.h"
 #include "sparse.h"
 
 #define SPARSE_SLOT_SHIFT 30
 #define SPARSE_PER_SLOT ((size_t)1 << (SPARSE_SLOT_SHIFT - SPARSE_CHUNK_SHIFT))
 #define SPARSE_MAX_SIZE ((uint64_t)1 << 52)
+#define SPARSE_OFF(addr) ((addr) & (SPARSE_CHUNK - 1))
 
-/*
- * A chunk is its own 2 MiB anonymous mapping, zero until written, that the
- * kernel may back with one huge page: copies through it then cost no more
- * TLB misses than a plain memcpy's.
- */
-static uint8_t *chunk_alloc(void)
+#define SPARSE_PAGE_SHIFT 12
+#define SPARSE_PAGE ((uint64_t)1 << SPARSE_PAGE_SHIFT)
+#define SPARSE_PAGES (SPARSE_CHUNK / SPARSE_PAGE)
+/* Chunks a store keeps for reuse (each holds 2 MiB of the process's memory). */
+#define SPARSE_POOL 8
+
+struct sparse_chunk {
+	uint8_t *data;                     /* SPARSE_CHUNK bytes */
+	uint64_t zero[SPARSE_PAGES / 64];  /* bit set: the page reads as zero, whatever data holds */
+	uint32_t refs;                     /* directory slots holding it, in any store */
+	bool digest_valid;                 /* @digest is that of the content as it is */
+	uint64_t digest;
+	struct sparse_chunk *next;         /* in a store's pool */
+};
+
+/* --- pages that read as zero --- */
+
+static bool page_zero(const struct sparse_chunk *ch, uint64_t page)
 {
-	void *p = mmap(NULL, SPARSE_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	madvise(p, SPARSE_CHUNK, MADV_HUGEPAGE);
-	return p;
+	return ch->zero[page / 64] >> (page % 64) & 1;
 }
 
-static void chunk_free(uint8_t *chunk)
+static void page_set_zero(struct sparse_chunk *ch, uint64_t page, bool zero)
 {
-	if (chunk)
-		munmap(chunk, SPARSE_CHUNK);
+	if (zero)
+		ch->zero[page / 64] |= (uint64_t)1 << (page % 64);
+	else
+		ch->zero[page / 64] &= ~((uint64_t)1 << (page % 64));
+}
+
+/* Offset in @ch, at most SPARSE_CHUNK, where the pages from @off's stop being as zero as it is. */
+static uint64_t run_end(const struct sparse_chunk *ch, uint64_t off)
+{
+	uint64_t page = (off >> SPARSE_PAGE_SHIFT) + 1;
+	bool zero = page_zero(ch, page - 1);
+
+	while (page < SPARSE_PAGES) {
+		uint64_t in_word = 64 - page % 64;
+		uint64_t bits = ch->zero[page / 64] >> (page % 64);
+		/* 1 for each page of this word, from @page on, in the other state */
+		uint64_t other = zero ? ~bits : bits;
+
+		if (in_word < 64)
+			other &= ((uint64_t)1 << in_word) - 1;
+		if (other)
+			return (page + (uint64_t)__builtin_ctzll(other)) << SPARSE_PAGE_SHIFT;
+		page += in_word;
+	}
+	return SPARSE_CHUNK;
+}
+
+/* Make [off, off+n) of @ch ready to be overwritten: pages half in it that read as zero are cleared. */
+static void pages_prepare_write(struct sparse_chunk *ch, uint64_t off, uint64_t n)
+{
+	uint64_t first = off >> SPARSE_PAGE_SHIFT, last = (off + n - 1) >> SPARSE_PAGE_SHIFT;
+
+	for (uint64_t page = first; page <= last; page++) {
+		uint64_t start = page << SPARSE_PAGE_SHIFT;
+
+		if (!page_zero(ch, page))
+			continue;
+		if (start < off || start + SPARSE_PAGE > off + n)
+			memset(ch->data + start, 0, SPARSE_PAGE);
+		page_set_zero(ch, page, false);
+	}
+}
+
+/* Make [off, off+n) of @ch read as zero. */
+static void pages_discard(struct sparse_chunk *ch, uint64_t off, uint64_t n)
+{
+	uint64_t first = off >> SPARSE_PAGE_SHIFT, last = (off + n - 1) >> SPARSE_PAGE_SHIFT;
+
+	for (uint64_t page = first; page <= last; page++) {
+		uint64_t start = page << SPARSE_PAGE_SHIFT;
+		uint64_t from = MAX(start, off), to = MIN(start + SPARSE_PAGE, off + n);
+
+		if (page_zero(ch, page))
+			continue;
+		if (from == start && to == start + SPARSE_PAGE)
+			page_set_zero(ch, page, true);
+		else
+			memset(ch->data + from, 0, to - from);
+	}
+}
+
+/* --- chunks --- */
+
+/*
+ * A chunk's bytes are their own 2 MiB anonymous mapping that the kernel may
+ * back with one huge page: copies through it then cost no more TLB misses
+ * than a plain memcpy's. A chunk from the pool keeps its old bytes: every
+ * page reads as zero until written.
+ */
+static struct sparse_chunk *chunk_new(struct sparse_mem *sm)
+{
+	struct sparse_chunk *ch = sm->pool;
+	void *p;
+
+	if (ch) {
+		sm->pool = ch->next;
+		sm->npool--;
+	} else {
+		ch = malloc(sizeof(*ch));
+		if (!ch)
+			return NULL;
+		p = mmap(NULL, SPARSE_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		if (p == MAP_FAILED) {
+			free(ch);
+			return NULL;
+		}
+		madvise(p, SPARSE_CHUNK, MADV_HUGEPAGE);
+		ch->data = p;
+	}
+	memset(ch->zero, 0xff, sizeof(ch->zero));
+	ch->refs = 1;
+	ch->digest_valid = false;
+	ch->next = NULL;
+	return ch;
+}
+
+static void chunk_release(struct sparse_chunk *ch)
+{
+	munmap(ch->data, SPARSE_CHUNK);
+	free(ch);
+}
+
+/* Drop a reference; the last one puts the chunk in @sm's pool or frees it. */
+static void chunk_put(struct sparse_mem *sm, struct sparse_chunk *ch)
+{
+	if (!ch || --ch->refs)
+		return;
+	if (sm->npool < SPARSE_POOL) {
+		ch->next = sm->pool;
+		sm->pool = ch;
+		sm->npool++;
+		return;
+	}
+	chunk_release(ch);
 }
 
 int sparse_init(struct sparse_mem *sm, uint64_t size)
@@ -51,72 +174,122 @@ void sparse_fini(struct sparse_mem *sm)
 		if (!sm->dir[i])
 			continue;
 		for (size_t j = 0; j < SPARSE_PER_SLOT; j++)
-			chunk_free(sm->dir[i][j]);
+			chunk_put(sm, sm->dir[i][j]);
 		free(sm->dir[i]);
+	}
+	while (sm->pool) {
+		struct sparse_chunk *ch = sm->pool;
+
+		sm->pool = ch->next;
+		chunk_release(ch);
 	}
 	free(sm->dir);
 	*sm = (struct sparse_mem){ 0 };
 }
 
-/* The chunk pointer slot of @addr, or NULL if its directory slot is absent. */
-static uint8_t **sparse_slot(const struct sparse_mem *sm, uint64_t addr)
+/* The chunk slot of @addr; its directory slot is made when @make, else NULL if absent. */
+static struct sparse_chunk **sparse_slot(const struct sparse_mem *sm, uint64_t addr, bool make)
 {
-	uint8_t **chunks = sm->dir[addr >> SPARSE_SLOT_SHIFT];
+	struct sparse_chunk ***dirp = &sm->dir[addr >> SPARSE_SLOT_SHIFT];
 
-	if (!chunks)
-		return NULL;
-	return &chunks[(addr >> SPARSE_CHUNK_SHIFT) & (SPARSE_PER_SLOT - 1)];
+	if (!*dirp) {
+		if (!make)
+			return NULL;
+		*dirp = calloc(SPARSE_PER_SLOT, sizeof(**dirp));
+		if (!*dirp)
+			return NULL;
+	}
+	return &(*dirp)[(addr >> SPARSE_CHUNK_SHIFT) & (SPARSE_PER_SLOT - 1)];
+}
+
+static struct sparse_chunk *sparse_chunk_at(const struct sparse_mem *sm, uint64_t addr)
+{
+	struct sparse_chunk **slot = sparse_slot(sm, addr, false);
+
+	return slot ? *slot : NULL;
 }
 
 /* Bytes from @addr to the end of its chunk, clipped to the store. */
 static uint64_t sparse_avail(const struct sparse_mem *sm, uint64_t addr)
 {
-	uint64_t to_chunk_end = SPARSE_CHUNK - (addr & (SPARSE_CHUNK - 1));
-
-	return MIN(to_chunk_end, sm->size - addr);
+	return MIN(SPARSE_CHUNK - SPARSE_OFF(addr), sm->size - addr);
 }
 
-void *sparse_ptr(struct sparse_mem *sm, uint64_t addr, uint64_t *avail)
+static bool sparse_in_range(const struct sparse_mem *sm, uint64_t addr, uint64_t len)
 {
-	uint8_t ***dirp, **slot;
+	return addr <= sm->size && len <= sm->size - addr;
+}
 
-	if (addr >= sm->size)
-		return NULL;
-	dirp = &sm->dir[addr >> SPARSE_SLOT_SHIFT];
-	if (!*dirp) {
-		*dirp = calloc(SPARSE_PER_SLOT, sizeof(**dirp));
-		if (!*dirp)
+/* Make *@slot a chunk only this slot holds, about to change. */
+static struct sparse_chunk *slot_own(struct sparse_mem *sm, struct sparse_chunk **slot)
+{
+	struct sparse_chunk *ch = *slot, *copy;
+
+	if (!ch) {
+		ch = chunk_new(sm);
+		if (!ch)
 			return NULL;
-	}
-	slot = &(*dirp)[(addr >> SPARSE_CHUNK_SHIFT) & (SPARSE_PER_SLOT - 1)];
-	if (!*slot) {
-		*slot = chunk_alloc();
-		if (!*slot)
-			return NULL;
+		*slot = ch;
 		sm->resident += SPARSE_CHUNK;
+	} else if (ch->refs > 1) {
+		copy = chunk_new(sm);
+		if (!copy)
+			return NULL;
+		for (uint64_t off = 0, end; off < SPARSE_CHUNK; off = end) {
+			end = run_end(ch, off);
+			if (!page_zero(ch, off >> SPARSE_PAGE_SHIFT))
+				copy_stream(copy->data + off, ch->data + off, end - off);
+		}
+		memcpy(copy->zero, ch->zero, sizeof(copy->zero));
+		chunk_put(sm, ch);
+		*slot = ch = copy;
 	}
+	ch->digest_valid = false;
+	return ch;
+}
+
+/* Drop the whole chunk at @slot, if any. */
+static void slot_drop(struct sparse_mem *sm, struct sparse_chunk **slot)
+{
+	if (!slot || !*slot)
+		return;
+	chunk_put(sm, *slot);
+	*slot = NULL;
+	sm->resident -= SPARSE_CHUNK;
+}
+
+void *sparse_ptr(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *avail)
+{
+	struct sparse_chunk **slot, *ch;
+
+	if (addr >= sm->size || !len)
+		return NULL;
+	slot = sparse_slot(sm, addr, true);
+	if (!slot)
+		return NULL;
+	ch = slot_own(sm, slot);
+	if (!ch)
+		return NULL;
 	*avail = sparse_avail(sm, addr);
-	return *slot + (addr & (SPARSE_CHUNK - 1));
+	pages_prepare_write(ch, SPARSE_OFF(addr), MIN(len, *avail));
+	return ch->data + SPARSE_OFF(addr);
 }
 
 const void *sparse_peek(const struct sparse_mem *sm, uint64_t addr, uint64_t *avail)
 {
-	uint8_t **slot;
+	const struct sparse_chunk *ch;
+	uint64_t off = SPARSE_OFF(addr);
 
 	if (addr >= sm->size) {
 		*avail = 0;
 		return NULL;
 	}
 	*avail = sparse_avail(sm, addr);
-	slot = sparse_slot(sm, addr);
-	if (!slot || !*slot)
+	ch = sparse_chunk_at(sm, addr);
+	if (!ch)
 		return NULL;
-	return *slot + (addr & (SPARSE_CHUNK - 1));
-}
-
-static bool sparse_in_range(const struct sparse_mem *sm, uint64_t addr, uint64_t len)
-{
-	return addr <= sm->size && len <= sm->size - addr;
+	*avail = MIN(*avail, run_end(ch, off) - off);
+	return page_zero(ch, off >> SPARSE_PAGE_SHIFT) ? NULL : ch->data + off;
 }
 
 int sparse_read(const struct sparse_mem *sm, uint64_t addr, void *buf, uint64_t len)
@@ -149,7 +322,7 @@ int sparse_write(struct sparse_mem *sm, uint64_t addr, const void *buf, uint64_t
 		return -ERANGE;
 	while (len) {
 		uint64_t avail;
-		void *p = sparse_ptr(sm, addr, &avail);
+		void *p = sparse_ptr(sm, addr, len, &avail);
 		uint64_t n;
 
 		if (!p)
@@ -163,30 +336,158 @@ int sparse_write(struct sparse_mem *sm, uint64_t addr, const void *buf, uint64_t
 	return 0;
 }
 
+/* Whether [addr, addr+len) of @sm starts a whole chunk that it covers. */
+static bool whole_chunk(const struct sparse_mem *sm, uint64_t addr, uint64_t len)
+{
+	return SPARSE_OFF(addr) == 0 && len >= SPARSE_CHUNK && sparse_avail(sm, addr) == SPARSE_CHUNK;
+}
+
 int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 {
 	if (!sparse_in_range(sm, addr, len))
 		return -ERANGE;
 	while (len) {
-		uint8_t **slot = sparse_slot(sm, addr);
-		uint64_t off = addr & (SPARSE_CHUNK - 1);
+		struct sparse_chunk **slot = sparse_slot(sm, addr, false), *ch;
 		uint64_t n = MIN(sparse_avail(sm, addr), len);
 
+		/* A whole chunk (up to the store's end) is let go, a part reads as zero. */
 		if (slot && *slot) {
-			/*
-			 * A whole chunk (up to the store's end) goes back to the
-			 * host; a partly discarded one keeps its storage.
-			 */
-			if (off == 0 && n == sparse_avail(sm, addr)) {
-				chunk_free(*slot);
-				*slot = NULL;
-				sm->resident -= SPARSE_CHUNK;
+			if (SPARSE_OFF(addr) == 0 && n == sparse_avail(sm, addr)) {
+				slot_drop(sm, slot);
 			} else {
-				memset(*slot + off, 0, n);
+				ch = slot_own(sm, slot);
+				if (!ch)
+					return -ENOMEM;
+				pages_discard(ch, SPARSE_OFF(addr), n);
 			}
 		}
 		addr += n;
 		len -= n;
 	}
+	return 0;
+}
+
+/* Let *@slot hold @ch (shared) instead of what it held. */
+static void slot_share(struct sparse_mem *sm, struct sparse_chunk **slot, struct sparse_chunk *ch)
+{
+	if (*slot == ch)
+		return;
+	ch->refs++;
+	slot_drop(sm, slot);
+	*slot = ch;
+	sm->resident += SPARSE_CHUNK;
+}
+
+int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *src,
+		uint64_t soff, uint64_t len, bool stream)
+{
+	if (!sparse_in_range(dst, doff, len) || !sparse_in_range(src, soff, len))
+		return -ERANGE;
+	while (len) {
+		struct sparse_chunk *whole = NULL, **slot;
+		uint64_t n, savail, davail;
+		const uint8_t *from;
+		uint8_t *to;
+		int rc;
+
+		if (whole_chunk(src, soff, len) && whole_chunk(dst, doff, len))
+			whole = sparse_chunk_at(src, soff);
+		if (whole) {
+			slot = sparse_slot(dst, doff, true);
+			if (!slot)
+				return -ENOMEM;
+			slot_share(dst, slot, whole);
+			n = SPARSE_CHUNK;
+		} else if (!sparse_peek(src, soff, &savail)) {
+			n = MIN(MIN(savail, sparse_avail(dst, doff)), len);
+			rc = sparse_discard(dst, doff, n);
+			if (rc)
+				return rc;
+		} else {
+			n = MIN(MIN(savail, sparse_avail(dst, doff)), len);
+			/* Own the destination first: that may copy the very chunk read from. */
+			to = sparse_ptr(dst, doff, n, &davail);
+			if (!to)
+				return -ENOMEM;
+			from = sparse_peek(src, soff, &savail);
+			if (stream)
+				copy_stream(to, from, n);
+			else
+				memcpy(to, from, n);
+		}
+		doff += n;
+		soff += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Feed [off, off+n) of @ch (NULL: absent, all zero) to @d. */
+static void chunk_feed(struct digest *d, const struct sparse_chunk *ch, uint64_t off, uint64_t n)
+{
+	while (n) {
+		uint64_t end = ch ? MIN(run_end(ch, off), off + n) : off + n;
+		bool zero = !ch || page_zero(ch, off >> SPARSE_PAGE_SHIFT);
+
+		digest_update(d, zero ? NULL : ch->data + off, end - off);
+		n -= end - off;
+		off = end;
+	}
+}
+
+/* The digest of a chunk of zeros, computed once. */
+static uint64_t zero_chunk_digest(void)
+{
+	static uint64_t digest;
+	static bool known;
+	struct digest d;
+
+	if (!known) {
+		digest_init(&d);
+		digest_update(&d, NULL, SPARSE_CHUNK);
+		digest = digest_final(&d);
+		known = true;
+	}
+	return digest;
+}
+
+static uint64_t chunk_digest(struct sparse_chunk *ch)
+{
+	struct digest d;
+
+	if (!ch)
+		return zero_chunk_digest();
+	if (!ch->digest_valid) {
+		digest_init(&d);
+		chunk_feed(&d, ch, 0, SPARSE_CHUNK);
+		ch->digest = digest_final(&d);
+		ch->digest_valid = true;
+	}
+	return ch->digest;
+}
+
+int sparse_digest(const struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *out)
+{
+	uint64_t h = len;
+
+	if (!sparse_in_range(sm, addr, len))
+		return -ERANGE;
+	/* One digest per chunk-sized piece: a whole chunk's is cached in it. */
+	while (len) {
+		struct sparse_chunk *ch = sparse_chunk_at(sm, addr);
+		uint64_t n = MIN(sparse_avail(sm, addr), len);
+		struct digest d;
+
+		if (whole_chunk(sm, addr, len)) {
+			h = digest_combine(h, chunk_digest(ch));
+		} else {
+			digest_init(&d);
+			chunk_feed(&d, ch, SPARSE_OFF(addr), n);
+			h = digest_combine(h, digest_final(&d));
+		}
+		addr += n;
+		len -= n;
+	}
+	*out = h;
 	return 0;
 }

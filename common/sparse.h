@@ -9,16 +9,32 @@
  * never-written bytes return zero without allocating; storage is allocated in
  * 2 MiB chunks on first write. A two-level directory (1 GiB slots, then 512
  * chunk pointers) keeps lookups to two loads.
+ *
+ * Each chunk keeps a bit per 4 KiB page that says "reads as zero": freeing
+ * frames (sparse_discard()) sets bits instead of clearing bytes, and a chunk
+ * let go is kept in a small per-store pool to be reused with every bit set,
+ * so neither the store nor the kernel clears memory that is about to be
+ * overwritten.
+ *
+ * Chunks are shared copy-on-write: sparse_copy() of a whole, aligned chunk
+ * (a frame-buffer save area copied to VRAM and back) takes a reference
+ * instead of copying 2 MiB, and the first write through sparse_ptr() gives
+ * the writer a private copy. A chunk also caches its digest until written,
+ * so sparse_digest() of content that was only moved costs nothing.
  */
 
 #define SPARSE_CHUNK_SHIFT 21
 #define SPARSE_CHUNK ((uint64_t)1 << SPARSE_CHUNK_SHIFT)
 
+struct sparse_chunk;
+
 struct sparse_mem {
-	uint64_t size;     /* addressable bytes */
-	uint8_t ***dir;    /* [size / 1 GiB] -> [512] -> chunk or NULL */
+	uint64_t size;                 /* addressable bytes */
+	struct sparse_chunk ***dir;    /* [size / 1 GiB] -> [512] -> chunk or NULL */
 	size_t ndir;
-	uint64_t resident; /* bytes of chunks allocated */
+	uint64_t resident;             /* bytes of chunks held (a shared chunk counts in each store) */
+	struct sparse_chunk *pool;     /* chunks let go, for reuse */
+	unsigned int npool;
 };
 
 /**
@@ -37,22 +53,26 @@ int sparse_init(struct sparse_mem *sm, uint64_t size);
 void sparse_fini(struct sparse_mem *sm);
 
 /**
- * sparse_ptr() - a writable pointer at @addr, allocating its chunk if needed.
+ * sparse_ptr() - a pointer for writing at @addr, allocating its chunk if
+ * needed (or copying it, if it is shared).
  * @sm: the store.
  * @addr: address (< size).
+ * @len: bytes the caller will write from @addr; it must write all of
+ * [@addr, @addr + min(@len, *@avail)), bytes around that range keep their content.
  * @avail: out: bytes valid from the pointer to the end of its chunk.
  *
  * Return: the pointer, or NULL if @addr is out of range or memory ran out.
  */
-void *sparse_ptr(struct sparse_mem *sm, uint64_t addr, uint64_t *avail);
+void *sparse_ptr(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *avail);
 
 /**
  * sparse_peek() - a read-only pointer at @addr without allocating.
  * @sm: the store.
  * @addr: address (< size).
- * @avail: out: bytes to the end of the chunk (also set when NULL is returned).
+ * @avail: out: bytes from @addr, within its chunk, that the answer holds for
+ * (also set when NULL is returned).
  *
- * Return: the pointer, or NULL when the chunk was never written (reads as zero).
+ * Return: the pointer, or NULL when the bytes read as zero (never written or discarded).
  */
 const void *sparse_peek(const struct sparse_mem *sm, uint64_t addr, uint64_t *avail);
 
@@ -80,13 +100,42 @@ int sparse_write(struct sparse_mem *sm, uint64_t addr, const void *buf, uint64_t
 
 /**
  * sparse_discard() - forget the content of a range (it reads as zero again);
- * whole chunks inside it are freed.
+ * whole chunks inside it are let go.
  * @sm: the store.
  * @addr: first address.
  * @len: bytes.
  *
- * Return: 0, -ERANGE.
+ * Return: 0, -ERANGE, -ENOMEM (a shared chunk partly discarded is copied).
  */
 int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len);
+
+/**
+ * sparse_copy() - copy bytes from one store (or place) to another.
+ * @dst: destination store.
+ * @doff: destination address.
+ * @src: source store (may be @dst; the ranges must not overlap).
+ * @soff: source address.
+ * @len: bytes.
+ * @stream: write with streaming stores (data not read again soon).
+ *
+ * Whole chunks at chunk-aligned addresses on both sides are shared, never
+ * written source bytes discard the destination, the rest is copied.
+ *
+ * Return: 0, -ERANGE, -ENOMEM.
+ */
+int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *src,
+		uint64_t soff, uint64_t len, bool stream);
+
+/**
+ * sparse_digest() - a digest (common/digest.h) of the content of a range.
+ * @sm: the store.
+ * @addr: first address.
+ * @len: bytes.
+ * @out: the digest: equal for equal content at equal addresses, whether
+ * written, shared or never written.
+ *
+ * Return: 0, -ERANGE.
+ */
+int sparse_digest(const struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *out);
 
 #endif

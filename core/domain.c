@@ -115,16 +115,7 @@ static void hw_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t by
 static int identity_map_pages(struct core *c, struct adapter *a, uint64_t pfn, uint64_t n,
 			      unsigned int perm)
 {
-	for (uint64_t i = 0; i < n; i++) {
-		int rc = hw_map(c, a, (pfn + i) * PAGE_SIZE, (pfn + i) * PAGE_SIZE, PAGE_SIZE, perm);
-
-		if (rc) {
-			if (i)
-				hw_unmap(c, a, pfn * PAGE_SIZE, i * PAGE_SIZE);
-			return rc;
-		}
-	}
-	return 0;
+	return hw_map(c, a, pfn * PAGE_SIZE, pfn * PAGE_SIZE, n * PAGE_SIZE, perm | HW_MAP_4K);
 }
 
 /* Unmap every stretch of [pfn, pfn+n) that no handle references any more. */

@@ -269,31 +269,16 @@ int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys
 
 /* --- power transitions --- */
 
-#define HASH_BLOCK (64 * 1024)
+#define SEED_BLOCK (64 * 1024)
 
-static uint64_t hash_words(uint64_t h, const uint64_t *w, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ w[i]) * 0x100000001b3ull + (h >> 29);
-	return h;
-}
-
-/* A hash of a physical adapter's VRAM reserve: what a restore must reproduce. */
+/* A digest of a physical adapter's VRAM reserve: what a restore must reproduce. */
 uint64_t fb_hash(struct core *c, struct adapter *a, unsigned int phys)
 {
 	struct phys_adapter *p = &a->phys[phys];
-	uint64_t *buf = malloc(HASH_BLOCK), h = 0xcbf29ce484222325ull;
+	uint64_t digest = 0;
 
-	if (!buf)
-		return 0;
-	for (uint64_t off = 0; off < p->fb_bytes; off += HASH_BLOCK) {
-		uint64_t n = MIN(HASH_BLOCK, p->fb_bytes - off);
-
-		c->hw->ops->vram_rw(c->hw, p->dev, p->fb_vram_off + off, buf, n, false);
-		h = hash_words(h, buf, n / sizeof(uint64_t));
-	}
-	free(buf);
-	return h;
+	c->hw->ops->vram_digest(c->hw, p->dev, p->fb_vram_off, p->fb_bytes, &digest);
+	return digest;
 }
 
 /*
@@ -308,15 +293,15 @@ static void fb_seed(struct core *c, struct adapter *a, unsigned int phys)
 
 	if (p->seeded || !p->fb_bytes)
 		return;
-	buf = malloc(HASH_BLOCK);
+	buf = malloc(SEED_BLOCK);
 	if (!buf)
 		return;
-	for (size_t i = 0; i < HASH_BLOCK / sizeof(uint64_t); i++)
+	for (size_t i = 0; i < SEED_BLOCK / sizeof(uint64_t); i++)
 		buf[i] = (i + 1) * 0x9e3779b97f4a7c15ull;
-	for (uint64_t off = 0; off < p->fb_bytes; off += HASH_BLOCK) {
+	for (uint64_t off = 0; off < p->fb_bytes; off += SEED_BLOCK) {
 		buf[0] = ((uint64_t)a->index << 56) ^ ((uint64_t)phys << 48) ^ off;
 		c->hw->ops->vram_rw(c->hw, p->dev, p->fb_vram_off + off, buf,
-				    MIN(HASH_BLOCK, p->fb_bytes - off), true);
+				    MIN(SEED_BLOCK, p->fb_bytes - off), true);
 	}
 	free(buf);
 	p->seeded = true;

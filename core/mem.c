@@ -4,7 +4,6 @@
 #include <string.h>
 
 #define LOG_PREFIX "mem"
-#include "common/copy.h"
 #include "common/log.h"
 #include "internal.h"
 
@@ -118,18 +117,10 @@ uncommit:
 void pages_free(struct core *c, struct pages *pg)
 {
 	const struct run *runs = pg_runs(pg);
-	pa_t batch[256];
 
 	if (pg->owned) {
-		for (size_t r = 0; r < pg->nruns; r++) {
-			for (uint64_t i = 0; i < runs[r].npages;) {
-				uint64_t k = 0;
-
-				while (k < ARRAY_SIZE(batch) && i < runs[r].npages)
-					batch[k++] = runs[r].pa + i++ * PAGE_SIZE;
-				physmem_free(c->pm, batch, k);
-			}
-		}
+		for (size_t r = 0; r < pg->nruns; r++)
+			physmem_free_run(c->pm, runs[r].pa, runs[r].npages);
 	}
 	pages_unlock(c, pg);
 	if (pg->committed)
@@ -237,25 +228,17 @@ int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf,
 int pages_copy(struct core *c, const struct pages *dst, uint64_t dst_off,
 	       const struct pages *src, uint64_t src_off, uint64_t len, bool stream)
 {
-	struct sparse_mem *sm = &c->pm->bytes;
-
 	if (dst_off + len > dst->npages * PAGE_SIZE || src_off + len > src->npages * PAGE_SIZE)
 		return -ERANGE;
 	while (len) {
-		uint64_t dlen, slen, davail, savail, n;
+		uint64_t dlen, slen, n;
 		pa_t dpa = pages_at(dst, dst_off, &dlen), spa = pages_at(src, src_off, &slen);
-		const void *from = sparse_peek(sm, spa, &savail);
-		void *to = sparse_ptr(sm, dpa, &davail);
+		int rc;
 
-		if (!to)
-			return -ENOMEM;
-		n = MIN(MIN(dlen, slen), MIN(MIN(davail, savail), len));
-		if (from && stream)
-			copy_stream(to, from, n);
-		else if (from)
-			memcpy(to, from, n);
-		else
-			memset(to, 0, n);
+		n = MIN(MIN(dlen, slen), len);
+		rc = sparse_copy(&c->pm->bytes, dpa, &c->pm->bytes, spa, n, stream);
+		if (rc)
+			return rc;
 		dst_off += n;
 		src_off += n;
 		len -= n;

@@ -17,7 +17,7 @@ static const struct {
 	[FP_MEM_LOCK] = { "mem/lock", "locking pages fails (lockable limit reached)" },
 	[FP_MEM_PMO_CREATE] = { "mem/pmo_create", "creating a physical memory object fails" },
 	[FP_MEM_ADL_ALLOC] = { "mem/adl_alloc", "building an address descriptor list fails" },
-	[FP_IOMMU_MAP] = { "iommu/map", "writing IOMMU page-table entries fails" },
+	[FP_IOMMU_MAP] = { "iommu/map", "an IOMMU map call (one physically contiguous stretch) fails" },
 	[FP_IOMMU_UNMAP] = { "iommu/unmap", "clearing IOMMU page-table entries fails" },
 	[FP_IOMMU_IOVA_ALLOC] = { "iommu/iova_alloc", "no logical address range is free below the device's limit" },
 	[FP_DOMAIN_ATTACH] = { "domain/attach", "attaching the domain to a device fails" },

@@ -25,6 +25,8 @@ enum hw_perm {
 	HW_PERM_READ = 1,  /* the device may read system memory */
 	HW_PERM_WRITE = 2, /* the device may write system memory */
 	HW_PERM_RW = 3,
+	/* Not a permission: map with 4 KiB pages only (to unmap them one by one later). */
+	HW_MAP_4K = 4,
 };
 
 /* Fault reasons, numbered as VT-d numbers them (and as Linux reports them). */
@@ -102,7 +104,7 @@ struct hw_ops {
 	/**
 	 * @map: map [iova, iova+size) to [pa, pa+size) with @perm (enum
 	 * hw_perm). iova, pa and size are page aligned; large pages are used
-	 * where size and alignment allow. -EEXIST if any page is mapped already
+	 * where size and alignment allow, unless @perm has HW_MAP_4K. -EEXIST if any page is mapped already
 	 * (nothing is changed then), -ERANGE beyond the address width, -EINVAL
 	 * for misalignment or no permission, -ENOMEM.
 	 */
@@ -134,6 +136,13 @@ struct hw_ops {
 	/** @vram_rw: CPU access to @dev's VRAM through its BAR; -ERANGE outside it. */
 	int (*vram_rw)(struct hw *hw, uint32_t dev, uint64_t off, void *buf, uint64_t len,
 		       bool write);
+	/**
+	 * @vram_digest: a digest of [off, off+len) of @dev's VRAM into @digest,
+	 * equal for equal content (how a restore is checked against the save
+	 * without reading the area back); -ERANGE outside it, -EIO while off.
+	 */
+	int (*vram_digest)(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len,
+			   uint64_t *digest);
 	/** @power: power @dev on or off; powering off loses VRAM content. */
 	int (*power)(struct hw *hw, uint32_t dev, bool on);
 	/**

@@ -153,7 +153,18 @@ static bool physmem_put_run(struct physmem *pm, pa_t pa, uint64_t bytes)
 	return true;
 }
 
-/* Give back the frames of pages[0..n), run by run (page by page if a run is refused). */
+/* Give back a run of frames (page by page if the run is refused). */
+static void physmem_put_pages(struct physmem *pm, pa_t pa, uint64_t npages)
+{
+	/* Part of a refused run is free already (a double free): return the rest. */
+	if (!physmem_put_run(pm, pa, npages * PAGE_SIZE) && npages > 1) {
+		for (uint64_t j = 0; j < npages; j++)
+			physmem_put_run(pm, pa + j * PAGE_SIZE, PAGE_SIZE);
+	}
+	pm->usage.resident = pm->bytes.resident;
+}
+
+/* Give back the frames of pages[0..n), run by run. */
 static void physmem_put(struct physmem *pm, const pa_t *pages, uint64_t n)
 {
 	uint64_t i = 0;
@@ -163,14 +174,9 @@ static void physmem_put(struct physmem *pm, const pa_t *pages, uint64_t n)
 
 		while (i + run < n && pages[i + run] == pages[i] + run * PAGE_SIZE)
 			run++;
-		/* Part of a refused run is free already (a double free): return the rest. */
-		if (!physmem_put_run(pm, pages[i], run * PAGE_SIZE) && run > 1) {
-			for (uint64_t j = i; j < i + run; j++)
-				physmem_put_run(pm, pages[j], PAGE_SIZE);
-		}
+		physmem_put_pages(pm, pages[i], run);
 		i += run;
 	}
-	pm->usage.resident = pm->bytes.resident;
 }
 
 static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, pa_t *pages)
@@ -193,44 +199,70 @@ static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, pa_t *pa
 }
 
 /*
- * Runs in address order, each at most max_contiguous. Under that bound a
- * page is skipped after each full run, so two runs are never physically
- * adjacent: the allocation really is that fragmented.
+ * Take runs in address order until *@done reaches @want, each at most
+ * @max_run, starting each at an @align boundary and a multiple of @align
+ * long. With a bound on runs (@bounded), a page is skipped after each full
+ * run, so two runs are never physically adjacent: the allocation really is
+ * that fragmented. Returns 0 also when memory ran out before @want.
+ */
+static int physmem_take_runs(struct physmem *pm, pa_t *pages, uint64_t *done, uint64_t want,
+			     uint64_t max_run, bool bounded, uint64_t align)
+{
+	uint64_t cursor = 0;
+
+	while (*done < want) {
+		size_t i = physmem_ext_find(pm->frames.ext, pm->frames.n, cursor);
+		const struct range_extent *e;
+		uint64_t start, end, run;
+		int err;
+
+		if (i == pm->frames.n)
+			return 0;
+		e = &pm->frames.ext[i];
+		start = ALIGN_UP(MAX(e->base, cursor), align);
+		end = e->base + e->size;
+		if (start >= end || end - start < align) {
+			cursor = end;
+			continue;
+		}
+		run = MIN(ALIGN_DOWN(end - start, align), (want - *done) * PAGE_SIZE);
+		run = MIN(run, max_run);
+		err = range_remove(&pm->frames, start, run);
+		if (err)
+			return err;
+		pm->usage.allocated += run;
+		for (uint64_t a = start; a < start + run; a += PAGE_SIZE)
+			pages[(*done)++] = a;
+		cursor = start + run + (bounded && run == max_run ? PAGE_SIZE : 0);
+	}
+	return 0;
+}
+
+/*
+ * Runs in address order, each at most max_contiguous. Without that bound,
+ * whole 2 MiB blocks come first, from 2 MiB-aligned free stretches: the
+ * IOMMU can then use large pages and the simulator's stores share whole
+ * chunks; the rest comes from wherever frames are free.
  */
 static int physmem_alloc_scattered(struct physmem *pm, uint64_t npages, pa_t *pages)
 {
-	uint64_t max_run = pm->pressure.max_contiguous;
-	uint64_t cursor = 0, done = 0;
+	uint64_t max_run = pm->pressure.max_contiguous, done = 0;
 	bool bounded = max_run != UINT64_MAX;
+	int err = 0;
 
 	max_run = MAX(ALIGN_DOWN(max_run, PAGE_SIZE), PAGE_SIZE);
 	if (pm->frames.free_bytes / PAGE_SIZE < npages)
 		return -ENOMEM;
-	while (done < npages) {
-		size_t i = physmem_ext_find(pm->frames.ext, pm->frames.n, cursor);
-		const struct range_extent *e;
-		uint64_t start, run;
-		int err;
-
-		if (i == pm->frames.n) {
-			physmem_put(pm, pages, done);
-			return -ENOMEM;
-		}
-		e = &pm->frames.ext[i];
-		start = MAX(e->base, cursor);
-		run = MIN(e->base + e->size - start, (npages - done) * PAGE_SIZE);
-		run = MIN(run, max_run);
-		err = range_remove(&pm->frames, start, run);
-		if (err) {
-			physmem_put(pm, pages, done);
-			return err;
-		}
-		pm->usage.allocated += run;
-		for (uint64_t a = start; a < start + run; a += PAGE_SIZE)
-			pages[done++] = a;
-		cursor = start + run + (bounded && run == max_run ? PAGE_SIZE : 0);
-	}
-	return 0;
+	if (!bounded)
+		err = physmem_take_runs(pm, pages, &done, ALIGN_DOWN(npages, SZ_2M / PAGE_SIZE),
+					max_run, false, SZ_2M);
+	if (!err)
+		err = physmem_take_runs(pm, pages, &done, npages, max_run, bounded, PAGE_SIZE);
+	if (!err && done < npages)
+		err = -ENOMEM;
+	if (err)
+		physmem_put(pm, pages, done);
+	return err;
 }
 
 int physmem_alloc(struct physmem *pm, uint64_t npages, bool contiguous, pa_t *pages)
@@ -252,6 +284,12 @@ int physmem_alloc(struct physmem *pm, uint64_t npages, bool contiguous, pa_t *pa
 void physmem_free(struct physmem *pm, const pa_t *pages, uint64_t npages)
 {
 	physmem_put(pm, pages, npages);
+}
+
+void physmem_free_run(struct physmem *pm, pa_t pa, uint64_t npages)
+{
+	if (npages)
+		physmem_put_pages(pm, pa, npages);
 }
 
 void physmem_set_pressure(struct physmem *pm, const struct physmem_pressure *p)

@@ -123,6 +123,14 @@ int physmem_alloc(struct physmem *pm, uint64_t npages, bool contiguous, pa_t *pa
 void physmem_free(struct physmem *pm, const pa_t *pages, uint64_t npages);
 
 /**
+ * physmem_free_run() - physmem_free() of the contiguous frames [pa, pa+npages*PAGE_SIZE).
+ * @pm: the memory.
+ * @pa: first frame.
+ * @npages: how many.
+ */
+void physmem_free_run(struct physmem *pm, pa_t pa, uint64_t npages);
+
+/**
  * physmem_set_pressure() - change what is available (see struct physmem_pressure).
  * @pm: the memory.
  * @p: the new pressure.

@@ -3,34 +3,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/copy.h"
 #include "sim_internal.h"
 
 /*
  * The DMA engine. A transfer is translated page by page before any byte
  * moves (so a blocked page leaves memory untouched), collecting physically
- * contiguous runs; the bytes then move run by run in pieces as large as the
- * sparse stores' chunks allow.
+ * contiguous runs; the bytes then move run by run (sparse_copy(), which
+ * shares whole chunks instead of copying them).
  */
 
 /*
  * Copy-engine data goes around the CPU caches (the device writes memory or
- * VRAM directly), so large pieces copy with streaming stores where the CPU
- * has them. That is also what keeps a big job as fast as memcpy, which
- * streams above its own threshold while our pieces are at most a 2 MiB
- * chunk. Small pieces (a driver's bounce buffer, read again at once) stay
+ * VRAM directly), so large runs copy with streaming stores where the CPU
+ * has them. Small runs (a driver's bounce buffer, read again at once) stay
  * in the cache.
  */
 #define SIM_STREAM_MIN (256 * 1024)
-
-static void sim_stream_copy(void *dst, const void *src, size_t n)
-{
-	/* A small copy is read again soon (a bounce buffer): keep it in the cache. */
-	if (n < SIM_STREAM_MIN)
-		memcpy(dst, src, n);
-	else
-		copy_stream(dst, src, n);
-}
 
 static int sim_runs_add(struct sim *s, pa_t pa, uint64_t len)
 {
@@ -109,32 +97,6 @@ static int sim_dma_translate(struct sim *s, uint32_t dev, iova_t iova, uint64_t 
 	return 0;
 }
 
-/* Copy between two sparse stores; never-written source bytes clear the destination. */
-static int sim_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *src,
-		    uint64_t soff, uint64_t len)
-{
-	while (len) {
-		uint64_t savail, davail, n;
-		const void *sp = sparse_peek(src, soff, &savail);
-		void *dp;
-
-		if (!sp) {
-			n = MIN(savail, len);
-			sparse_discard(dst, doff, n);
-		} else {
-			dp = sparse_ptr(dst, doff, &davail);
-			if (!dp)
-				return -ENOMEM;
-			n = MIN(MIN(savail, davail), len);
-			sim_stream_copy(dp, sp, n);
-		}
-		doff += n;
-		soff += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int sim_dma_job(struct sim *s, uint32_t dev, const struct hw_job *job)
 {
 	struct sim_dev *dv = &s->devs[dev];
@@ -147,10 +109,12 @@ int sim_dma_job(struct sim *s, uint32_t dev, const struct hw_job *job)
 	for (size_t i = 0; !err && i < s->nruns; i++) {
 		const struct sim_run *r = &s->runs[i];
 
+		bool stream = r->len >= SIM_STREAM_MIN;
+
 		if (write)
-			err = sim_copy(&s->pm->bytes, r->pa, &dv->vram, voff, r->len);
+			err = sparse_copy(&s->pm->bytes, r->pa, &dv->vram, voff, r->len, stream);
 		else
-			err = sim_copy(&dv->vram, voff, &s->pm->bytes, r->pa, r->len);
+			err = sparse_copy(&dv->vram, voff, &s->pm->bytes, r->pa, r->len, stream);
 		voff += r->len;
 		s->st.dma_bytes += r->len;
 	}

@@ -54,6 +54,20 @@ int sim_op_vram_rw(struct hw *hw, uint32_t dev, uint64_t off, void *buf, uint64_
 	return write ? sparse_write(&dv->vram, off, buf, len) : sparse_read(&dv->vram, off, buf, len);
 }
 
+int sim_op_vram_digest(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len,
+		       uint64_t *digest)
+{
+	struct sim_dev *dv = sim_gpu(to_sim(hw), dev);
+
+	if (!dv)
+		return -ENOENT;
+	if (!sim_vram_range_ok(dv, off, len))
+		return -ERANGE;
+	if (!dv->powered)
+		return -EIO;
+	return sparse_digest(&dv->vram, off, len, digest);
+}
+
 int sim_op_power(struct hw *hw, uint32_t dev, bool on)
 {
 	struct sim_dev *dv = sim_gpu(to_sim(hw), dev);

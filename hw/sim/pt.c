@@ -144,8 +144,10 @@ uint64_t sim_pt_lookup(struct sim_domain *d, iova_t iova, unsigned int *levels)
 }
 
 /* The largest leaf level for which iova, pa and the remaining size fit. */
-static unsigned int pt_leaf_level(iova_t iova, pa_t pa, uint64_t left)
+static unsigned int pt_leaf_level(iova_t iova, pa_t pa, uint64_t left, unsigned int perm)
 {
+	if (perm & HW_MAP_4K)
+		return 1;
 	for (unsigned int l = 3; l > 1; l--)
 		if (ALIGNED(iova | pa, pt_size(l)) && left >= pt_size(l))
 			return l;
@@ -180,7 +182,8 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 
 	if (!d)
 		return -ENOENT;
-	if (!size || !ALIGNED(iova | pa | size, PAGE_SIZE) || !perm || (perm & ~HW_PERM_RW))
+	if (!size || !ALIGNED(iova | pa | size, PAGE_SIZE) || !(perm & HW_PERM_RW) ||
+	    (perm & ~(HW_PERM_RW | HW_MAP_4K)))
 		return -EINVAL;
 	if (iova >= SIM_IOVA_END || size > SIM_IOVA_END - iova || pa >= s->pm->bytes.size ||
 	    size > s->pm->bytes.size - pa)
@@ -190,7 +193,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 	for (off = 0; off < size; off += pt_size(l)) {
 		uint64_t *e;
 
-		l = pt_leaf_level(iova + off, pa + off, size - off);
+		l = pt_leaf_level(iova + off, pa + off, size - off, perm);
 		e = pt_walk(d, iova + off, l, false, &at);
 		if (*e & SIM_PTE_PERM)
 			return -EEXIST;
@@ -202,7 +205,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 	for (off = 0; off < size; off += pt_size(l)) {
 		uint64_t *e;
 
-		l = pt_leaf_level(iova + off, pa + off, size - off);
+		l = pt_leaf_level(iova + off, pa + off, size - off, perm);
 		e = pt_walk(d, iova + off, l, true, &at);
 		if (!e)
 			goto unwind;
@@ -211,7 +214,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 			pt_table_free(pt_child(*e), l - 1);
 			d->l1_region = UINT64_MAX;
 		}
-		*e = (pa + off) | perm;
+		*e = (pa + off) | (perm & HW_PERM_RW);
 		levels += SIM_LEVELS - l + 1;
 		leaves++;
 	}

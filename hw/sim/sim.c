@@ -163,6 +163,7 @@ static const struct hw_ops sim_ops = {
 	.stats = sim_op_stats,
 	.vram_size = sim_op_vram_size,
 	.vram_rw = sim_op_vram_rw,
+	.vram_digest = sim_op_vram_digest,
 	.power = sim_op_power,
 	.gpu_submit = sim_op_gpu_submit,
 	.gpu_wait = sim_op_gpu_wait,

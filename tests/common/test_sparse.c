@@ -59,7 +59,7 @@ Test(sparse, write_read_across_chunks)
 Test(sparse, ptr_allocates_and_reports_avail)
 {
 	uint64_t avail, pavail;
-	uint8_t *p = sparse_ptr(&sm, SPARSE_CHUNK + 16, &avail);
+	uint8_t *p = sparse_ptr(&sm, SPARSE_CHUNK + 16, 1, &avail);
 	const uint8_t *q;
 
 	cr_assert_not_null(p);
@@ -70,7 +70,7 @@ Test(sparse, ptr_allocates_and_reports_avail)
 	cr_assert_eq(q, p);
 	cr_assert_eq(*q, 42);
 	cr_assert_eq(sm.resident, SPARSE_CHUNK);
-	cr_assert_null(sparse_ptr(&sm, sm.size, &avail), "out of range");
+	cr_assert_null(sparse_ptr(&sm, sm.size, 1, &avail), "out of range");
 }
 
 Test(sparse, out_of_range_is_erange)
@@ -126,4 +126,118 @@ Test(sparse, odd_sized_store_frees_its_last_chunk)
 	cr_assert_eq(sparse_discard(&m, SPARSE_CHUNK, 4096), 0);
 	cr_assert_eq(m.resident, 0);
 	sparse_fini(&m);
+}
+
+Test(sparse, discarded_pages_read_zero_and_neighbours_keep_content)
+{
+	static uint8_t ones[SPARSE_CHUNK];
+	uint8_t b[3];
+	uint64_t avail;
+
+	memset(ones, 1, sizeof(ones));
+	cr_assert_eq(sparse_write(&sm, 0, ones, sizeof(ones)), 0);
+	/* pages 2 and 3 whole, 10 bytes of page 5 */
+	cr_assert_eq(sparse_discard(&sm, 2 * 4096, 2 * 4096), 0);
+	cr_assert_eq(sparse_discard(&sm, 5 * 4096 + 100, 10), 0);
+	cr_assert_eq(sm.resident, SPARSE_CHUNK, "a partly discarded chunk stays");
+	cr_assert_eq(sparse_peek(&sm, 0, &avail) != NULL, true);
+	cr_assert_eq(avail, 2 * 4096, "the data run ends where the zero pages start");
+	cr_assert_null(sparse_peek(&sm, 2 * 4096 + 8, &avail));
+	cr_assert_eq(avail, 2 * 4096 - 8);
+	cr_assert_eq(sparse_read(&sm, 4 * 4096 - 1, b, 2), 0);
+	cr_assert(b[0] == 0 && b[1] == 1);
+	cr_assert_eq(sparse_read(&sm, 5 * 4096 + 99, b, 3), 0);
+	cr_assert(b[0] == 1 && b[1] == 0 && b[2] == 0);
+	/* a write into a discarded page keeps the rest of that page zero */
+	b[0] = 7;
+	cr_assert_eq(sparse_write(&sm, 2 * 4096 + 10, b, 1), 0);
+	cr_assert_eq(sparse_read(&sm, 2 * 4096 + 9, b, 3), 0);
+	cr_assert(b[0] == 0 && b[1] == 7 && b[2] == 0);
+}
+
+Test(sparse, a_reused_chunk_reads_zero)
+{
+	static uint8_t ones[SPARSE_CHUNK], back[SPARSE_CHUNK];
+	uint8_t b = 9;
+
+	memset(ones, 0xff, sizeof(ones));
+	cr_assert_eq(sparse_write(&sm, 0, ones, sizeof(ones)), 0);
+	cr_assert_eq(sparse_discard(&sm, 0, SPARSE_CHUNK), 0);
+	cr_assert_eq(sm.resident, 0);
+	/* the chunk let go is the one the next write gets: its old bytes must not show */
+	cr_assert_eq(sparse_write(&sm, 5 * SPARSE_CHUNK + 4096, &b, 1), 0);
+	cr_assert_eq(sparse_read(&sm, 5 * SPARSE_CHUNK, back, sizeof(back)), 0);
+	for (size_t i = 0; i < sizeof(back); i++)
+		cr_assert_eq(back[i], i == 4096 ? 9 : 0, "byte %zu", i);
+}
+
+Test(sparse, whole_chunks_are_shared_and_copied_on_write)
+{
+	static uint8_t in[SPARSE_CHUNK], out[SPARSE_CHUNK];
+	struct sparse_mem other;
+	uint8_t b = 0x55;
+
+	cr_assert_eq(sparse_init(&other, (uint64_t)1 << 34), 0);
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i * 13);
+	cr_assert_eq(sparse_write(&sm, 3 * SPARSE_CHUNK, in, sizeof(in)), 0);
+	cr_assert_eq(sparse_copy(&other, SPARSE_CHUNK, &sm, 3 * SPARSE_CHUNK, SPARSE_CHUNK, false), 0);
+	cr_assert_eq(sparse_peek(&other, SPARSE_CHUNK, &(uint64_t){ 0 }),
+		     sparse_peek(&sm, 3 * SPARSE_CHUNK, &(uint64_t){ 0 }), "shared, not copied");
+	cr_assert_eq(other.resident, SPARSE_CHUNK);
+	/* writing the copy leaves the source as it was */
+	cr_assert_eq(sparse_write(&other, SPARSE_CHUNK + 77, &b, 1), 0);
+	cr_assert_neq(sparse_peek(&other, SPARSE_CHUNK, &(uint64_t){ 0 }),
+		      sparse_peek(&sm, 3 * SPARSE_CHUNK, &(uint64_t){ 0 }));
+	cr_assert_eq(sparse_read(&sm, 3 * SPARSE_CHUNK, out, sizeof(out)), 0);
+	cr_assert_arr_eq(in, out, sizeof(in));
+	cr_assert_eq(sparse_read(&other, SPARSE_CHUNK, out, sizeof(out)), 0);
+	in[77] = 0x55;
+	cr_assert_arr_eq(in, out, sizeof(in));
+	/* discarding the source keeps the copy */
+	cr_assert_eq(sparse_copy(&other, 4 * SPARSE_CHUNK, &sm, 3 * SPARSE_CHUNK, SPARSE_CHUNK, false), 0);
+	cr_assert_eq(sparse_discard(&sm, 3 * SPARSE_CHUNK, SPARSE_CHUNK), 0);
+	cr_assert_eq(sparse_read(&other, 4 * SPARSE_CHUNK + 1000, &b, 1), 0);
+	cr_assert_eq(b, (uint8_t)(1000 * 13));
+	sparse_fini(&other);
+}
+
+Test(sparse, unaligned_copies_move_bytes_and_zero_runs)
+{
+	static uint8_t in[3 * 4096], out[sizeof(in)];
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i + 1);
+	cr_assert_eq(sparse_write(&sm, 1000, in, sizeof(in)), 0);
+	cr_assert_eq(sparse_discard(&sm, 4096, 4096), 0);
+	memset(in + 4096 - 1000, 0, 4096);
+	/* across a chunk boundary in the destination, over a zero page in the source */
+	cr_assert_eq(sparse_write(&sm, SPARSE_CHUNK * 7 - 5000, (uint8_t[64]){ 1 }, 64), 0);
+	cr_assert_eq(sparse_copy(&sm, SPARSE_CHUNK * 7 - 5000, &sm, 1000, sizeof(in), true), 0);
+	cr_assert_eq(sparse_read(&sm, SPARSE_CHUNK * 7 - 5000, out, sizeof(out)), 0);
+	cr_assert_arr_eq(in, out, sizeof(in));
+}
+
+Test(sparse, digest_follows_content_not_representation)
+{
+	static uint8_t zeros[SPARSE_CHUNK + 8192];
+	uint64_t never, written, discarded, changed, again;
+	uint64_t base = 4 * SPARSE_CHUNK - 4096, len = sizeof(zeros);
+	uint8_t b = 1;
+
+	cr_assert_eq(sparse_digest(&sm, base, len, &never), 0);
+	cr_assert_eq(sparse_write(&sm, base, zeros, len), 0);
+	cr_assert_eq(sparse_digest(&sm, base, len, &written), 0);
+	cr_assert_eq(written, never, "written zeros read like never-written space");
+	cr_assert_eq(sparse_write(&sm, base + 5000, &b, 1), 0);
+	cr_assert_eq(sparse_digest(&sm, base, len, &changed), 0);
+	cr_assert_neq(changed, written, "one byte changes it");
+	cr_assert_eq(sparse_discard(&sm, base + 4096, 4096), 0);
+	cr_assert_eq(sparse_digest(&sm, base, len, &discarded), 0);
+	cr_assert_eq(discarded, never);
+	/* a cached whole-chunk digest is dropped on write */
+	cr_assert_eq(sparse_write(&sm, base + 4096 + 123, &b, 1), 0);
+	cr_assert_eq(sparse_digest(&sm, base, len, &again), 0);
+	cr_assert_neq(again, never);
+	cr_assert_eq(sparse_digest(&sm, sm.size - 4, 8, &again), -ERANGE);
 }

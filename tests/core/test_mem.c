@@ -824,6 +824,8 @@ static void injected_inner_failure(enum fp_point point, uint64_t nth)
 	memset(&fp, 0, sizeof(fp));
 	fx_defaults(&fx);
 	fx_start(&fx);
+	/* runs of one page: each is mapped by an IOMMU map call of its own */
+	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
 	/* where the next 4 pages will come from */
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 4 * PG, &probe), 0);
 	for (uint64_t i = 0; i < 4; i++)
@@ -864,7 +866,7 @@ Test(mem, injected_lock_failure_is_rolled_back)
 
 Test(mem, injected_iommu_map_failure_midway_is_rolled_back)
 {
-	/* the 2nd page's mapping fails: the 1st must be unmapped again */
+	/* the 2nd run's mapping fails: the 1st must be unmapped again */
 	injected_inner_failure(FP_IOMMU_MAP, 2);
 }
 

@@ -785,6 +785,8 @@ Test(pmo, injected_iommu_map_failure_rolls_back_the_adl)
 	memset(&fp, 0, sizeof(fp));
 	fx_defaults(&fx);
 	fx_start(&fx);
+	/* three runs of one page: the 2nd of three IOMMU map calls fails */
+	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 3 * PG, CACHE_CACHED, &pmo), 0);
 	fp_arm(&fp, FP_IOMMU_MAP, &(struct fp_rule){ .nth = 2 });
 	core_set_faults(fx.core, &fp);

@@ -236,3 +236,21 @@ Test(physmem, adjacent_ranges_count_as_one)
 	cr_assert_eq(m.frames.n, 1);
 	physmem_fini(&m);
 }
+
+Test(physmem, large_scattered_allocs_take_aligned_2m_blocks_first)
+{
+	uint64_t n = 4 * MiB / PAGE_SIZE + 2;
+	pa_t one, *pages = calloc(n, sizeof(*pages));
+
+	cr_assert_eq(physmem_alloc(&pm, 1, false, &one), 0);
+	cr_assert_eq(one, 0);
+	cr_assert_eq(physmem_alloc(&pm, n, false, pages), 0);
+	cr_assert_eq(pages[0], 2 * MiB, "the first whole 2 MiB block");
+	cr_assert(contiguous(pages, n - 2));
+	cr_assert_eq(pages[n - 2], PAGE_SIZE, "the rest from the frames skipped");
+	cr_assert_eq(pages[n - 1], 2 * PAGE_SIZE);
+	physmem_free(&pm, pages, n);
+	physmem_free(&pm, &one, 1);
+	cr_assert_eq(pm.frames.free_bytes, 128 * MiB);
+	free(pages);
+}

@@ -442,3 +442,59 @@ Test(sim_config, invalid_configs, .init = pm_setup)
 	h->ops->destroy(h);
 	physmem_fini(&pm);
 }
+
+Test(sim, map_4k_flag_maps_small_pages_only)
+{
+	uint32_t d = attached_domain();
+	struct hw_stats st0 = stats();
+
+	/* aligned for a 2 MiB leaf, but asked for 4 KiB pages */
+	cr_assert_eq(ops->map(hw, d, SZ_2M, SZ_2M, SZ_2M, HW_PERM_RW | HW_MAP_4K), 0);
+	cr_assert_eq(stats().pte_writes - st0.pte_writes, 512);
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M + PAGE_SIZE, PAGE_SIZE), 0, "one page can go");
+	cr_assert_eq(ops->map(hw, d, 0, 0, PAGE_SIZE, HW_MAP_4K), -EINVAL, "no permission");
+}
+
+Test(sim, vram_digest_follows_content)
+{
+	uint64_t d1, d2, d3;
+	uint8_t b = 0x5a, zero = 0;
+
+	cr_assert_eq(ops->vram_digest(hw, 0, 3 * MiB, 5 * MiB, &d1), 0);
+	cr_assert_eq(ops->vram_rw(hw, 0, 4 * MiB + 9, &b, 1, true), 0);
+	cr_assert_eq(ops->vram_digest(hw, 0, 3 * MiB, 5 * MiB, &d2), 0);
+	cr_assert_neq(d1, d2);
+	cr_assert_eq(ops->vram_rw(hw, 0, 4 * MiB + 9, &zero, 1, true), 0);
+	cr_assert_eq(ops->vram_digest(hw, 0, 3 * MiB, 5 * MiB, &d3), 0);
+	cr_assert_eq(d3, d1, "the same content, the same digest");
+	cr_assert_eq(ops->vram_digest(hw, 0, 60 * MiB, 5 * MiB, &d3), -ERANGE);
+	cr_assert_eq(ops->power(hw, 0, false), 0);
+	cr_assert_eq(ops->vram_digest(hw, 0, 0, MiB, &d3), -EIO);
+}
+
+Test(sim, save_and_restore_copies_share_whole_chunks)
+{
+	struct hw_job save = { HW_COPY_TO_SYSTEM, 8 * MiB, SZ_1G, 8 * MiB };
+	struct hw_job restore = { HW_COPY_FROM_SYSTEM, 8 * MiB, SZ_1G, 8 * MiB };
+	static uint8_t pattern[8 * MiB], back[8 * MiB];
+	uint64_t before, after;
+
+	for (size_t i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 29 + 1);
+	cr_assert_eq(ops->vram_rw(hw, 0, 8 * MiB, pattern, sizeof(pattern), true), 0);
+	cr_assert_eq(ops->vram_digest(hw, 0, 8 * MiB, 8 * MiB, &before), 0);
+	cr_assert_eq(ops->gpu_submit(hw, 0, &save), 0);
+	cr_assert_eq(ops->gpu_wait(hw, 0), 0);
+	cr_assert_eq(pm.bytes.resident, 8 * MiB);
+	cr_assert_eq(ops->power(hw, 0, false), 0);
+	cr_assert_eq(ops->power(hw, 0, true), 0);
+	cr_assert_eq(ops->vram_rw(hw, 0, 8 * MiB, back, 4, false), 0);
+	cr_assert_eq(back[0] | back[1] | back[2] | back[3], 0, "powering off lost VRAM");
+	cr_assert_eq(ops->gpu_submit(hw, 0, &restore), 0);
+	cr_assert_eq(ops->gpu_wait(hw, 0), 0);
+	cr_assert_eq(ops->vram_rw(hw, 0, 8 * MiB, back, sizeof(back), false), 0);
+	cr_assert_arr_eq(back, pattern, sizeof(back));
+	cr_assert_eq(ops->vram_digest(hw, 0, 8 * MiB, 8 * MiB, &after), 0);
+	cr_assert_eq(after, before);
+	cr_assert_eq(stats().dma_bytes, 16 * MiB, "the modeled device still moved every byte");
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_COMMON_DIGEST_H
+#define GPUISO_COMMON_DIGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A fast 64-bit digest of byte content, fed in pieces of any size: the same
+ * bytes give the same digest however they are split. Not cryptographic: it
+ * tells whether a restore reproduced what was saved, where a difference is a
+ * bug, not an attack. Four independent lanes keep it near memory speed.
+ */
+
+struct digest {
+	uint64_t lane[4];
+	uint64_t total;     /* bytes fed */
+	uint8_t tail[32];   /* bytes not yet folded into the lanes */
+	size_t ntail;
+};
+
+/**
+ * digest_init() - start a digest.
+ * @d: the state.
+ */
+void digest_init(struct digest *d);
+
+/**
+ * digest_update() - feed bytes.
+ * @d: the state.
+ * @p: bytes (NULL feeds @n zero bytes).
+ * @n: how many.
+ */
+void digest_update(struct digest *d, const void *p, size_t n);
+
+/**
+ * digest_final() - the digest of everything fed.
+ * @d: the state (unchanged: more may be fed afterwards).
+ *
+ * Return: the digest.
+ */
+uint64_t digest_final(const struct digest *d);
+
+/**
+ * digest_combine() - fold one digest into a running one, order-sensitively.
+ * @h: the running value.
+ * @part: the digest to add.
+ *
+ * Return: the new running value.
+ */
+uint64_t digest_combine(uint64_t h, uint64_t part);
+
+#endif
