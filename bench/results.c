@@ -65,6 +65,17 @@ int results_add_violation(struct results *r, const char *code, uint64_t event, c
 	return 0;
 }
 
+static void power_paths(struct json *j, const char *key, const struct power_paths *p)
+{
+	json_obj_begin(j, key);
+	json_u64(j, "transitions", p->transitions);
+	json_u64(j, "completed", p->completed);
+	json_u64(j, "pinned", p->pinned);
+	json_u64(j, "chunked", p->chunked);
+	json_u64(j, "reset", p->reset);
+	json_obj_end(j);
+}
+
 static void percentiles(struct json *j, const char *key, const struct hist *h)
 {
 	json_obj_begin(j, key);
@@ -116,6 +127,9 @@ static void write_doc(const struct results *r, struct json *j)
 	json_u64(j, "chunked", r->power.chunked);
 	json_u64(j, "chunks", r->power.chunks);
 	json_u64(j, "bytes", r->power.bytes);
+	json_u64(j, "longest_stall_ns", r->power.longest_stall_ns);
+	power_paths(j, "to_d3", &r->power.to_d3);
+	power_paths(j, "to_d0", &r->power.to_d0);
 	percentiles(j, "time_to_complete_ns", &r->power.time_to_complete);
 	json_obj_end(j);
 	json_obj_begin(j, "faults");

@@ -23,8 +23,15 @@ struct op_result {
 	struct hist modeled; /* ns */
 };
 
+/* Transitions of one direction, by outcome. */
+struct power_paths {
+	uint64_t transitions, completed, pinned, chunked, reset;
+};
+
 struct power_result {
 	uint64_t transitions, completed, reset, pinned, chunked, chunks, bytes;
+	uint64_t longest_stall_ns; /* longest wait without progress in any transition */
+	struct power_paths to_d3, to_d0;
 	struct hist time_to_complete; /* ns */
 };
 

@@ -285,7 +285,7 @@ static int check_readable(struct yaml_doc *d)
 	return 0;
 }
 
-int yaml_open(const char *path, struct yaml_doc **out)
+static int doc_open(const char *path, unsigned int json_mode, struct yaml_doc **out)
 {
 	struct fy_parse_cfg cfg = { 0 };
 	struct yaml_doc *d;
@@ -309,7 +309,7 @@ int yaml_open(const char *path, struct yaml_doc **out)
 		goto free_path;
 	}
 	/* Aliases are resolved so that "*name" reads like the anchored node. */
-	cfg.flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | FYPCF_RESOLVE_DOCUMENT;
+	cfg.flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | FYPCF_RESOLVE_DOCUMENT | json_mode;
 	cfg.diag = d->diag;
 	d->fyd = fy_document_build_from_file(&cfg, path);
 	if (!d->fyd || fy_diag_got_error(d->diag)) {
@@ -330,6 +330,16 @@ free_path:
 free_doc:
 	free(d);
 	return ret;
+}
+
+int yaml_open(const char *path, struct yaml_doc **out)
+{
+	return doc_open(path, FYPCF_JSON_AUTO, out);
+}
+
+int yaml_open_json(const char *path, struct yaml_doc **out)
+{
+	return doc_open(path, FYPCF_JSON_FORCE, out);
 }
 
 struct fy_node *yaml_root(struct yaml_doc *d)

@@ -38,6 +38,14 @@ struct yaml_field {
  */
 int yaml_open(const char *path, struct yaml_doc **out);
 
+/**
+ * yaml_open_json() - yaml_open() of a JSON file, parsed as JSON whatever its name.
+ * @path: the file.
+ * @out: out: the document, as for yaml_open().
+ * Return: as yaml_open().
+ */
+int yaml_open_json(const char *path, struct yaml_doc **out);
+
 /** yaml_root() - the top node, or NULL for an empty file. @d: the document. */
 struct fy_node *yaml_root(struct yaml_doc *d);
 

@@ -160,6 +160,7 @@ struct core_power_record {
 	uint64_t chunks;    /* chunks (chunked path) */
 	uint64_t copy_ns;   /* wall time of the save or restore itself */
 	uint64_t modeled_ns; /* device time the backend's cost model gave it */
+	uint64_t max_stall_ns; /* longest wall time without progress (between start, pin, chunks, end) */
 };
 
 /* A MapApertureSegment2 (or legacy MapApertureSegment) the KMD received. */

@@ -19,6 +19,25 @@
  * adapter. Dxgkrnl records each transition and checks the restore.
  */
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A step of the transition under way (a pin, a chunk mapped or released): the stall ends. */
+static void xfer_progress(struct adapter *a)
+{
+	uint64_t now = now_ns();
+
+	if (!a->xfer.active)
+		return;
+	a->xfer.max_stall_ns = MAX(a->xfer.max_stall_ns, now - a->xfer.last_progress_ns);
+	a->xfer.last_progress_ns = now;
+}
+
 static struct section *section_of(struct adapter *a, unsigned int phys)
 {
 	return &a->sections[a->cfg->fb_save_mode == FB_SAVE_SHARED ? 0 : phys];
@@ -173,6 +192,7 @@ static int section_view_free(struct core *c, unsigned int adapter, unsigned int 
 	if (pin)
 		a->sections[o->u.view.section].pinned = false;
 	obj_destroy(c, h);
+	xfer_progress(a);
 	return 0;
 }
 
@@ -203,6 +223,7 @@ int core_fb_pin(struct core *core, unsigned int adapter, unsigned int caller, un
 	s->pinned = true;
 	if (a->xfer.active)
 		a->xfer.pinned = true;
+	xfer_progress(a);
 	return 0;
 }
 
@@ -232,6 +253,7 @@ int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int call
 		a->xfer.chunks++;
 		a->xfer.chunk_bytes += bytes;
 	}
+	xfer_progress(a);
 	return 0;
 }
 
@@ -307,14 +329,6 @@ static void fb_seed(struct core *c, struct adapter *a, unsigned int phys)
 	p->seeded = true;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t modeled_now(struct core *c)
 {
 	struct hw_stats st;
@@ -348,11 +362,13 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 		core->hw->ops->power(core->hw, p->dev, true);
 		p->powered = true;
 	}
-	a->xfer = (struct transition){ .active = true };
 	t0 = now_ns();
+	a->xfer = (struct transition){ .active = true, .last_progress_ns = t0 };
 	m0 = modeled_now(core);
 	rc = core->kmd_merged.set_power_state(core, core->kmd, adapter, phys, state);
-	rec.copy_ns = now_ns() - t0;
+	xfer_progress(a);
+	rec.copy_ns = a->xfer.last_progress_ns - t0;
+	rec.max_stall_ns = a->xfer.max_stall_ns;
 	rec.modeled_ns = modeled_now(core) - m0;
 	rec.chunks = a->xfer.chunks;
 	rec.path = !p->fb_bytes ? PATH_NONE : a->xfer.pinned ? PATH_PINNED : PATH_CHUNKED;

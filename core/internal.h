@@ -111,6 +111,8 @@ struct transition {
 	bool pinned;       /* a pin succeeded */
 	uint64_t chunks;
 	uint64_t chunk_bytes;
+	uint64_t last_progress_ns; /* when it last moved on (start, pin, a chunk) */
+	uint64_t max_stall_ns;     /* longest wait between two such steps */
 };
 
 struct phys_adapter {

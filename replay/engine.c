@@ -343,6 +343,7 @@ static void fill_power(struct engine *e)
 	recs = core_power_records(e->core, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct core_power_record *r = &recs[i];
+		struct power_paths *paths;
 
 		pw->transitions++;
 		pw->completed += r->completed;
@@ -352,6 +353,13 @@ static void fill_power(struct engine *e)
 		pw->chunks += r->chunks;
 		pw->bytes += r->bytes;
 		hist_record(&pw->time_to_complete, r->copy_ns);
+		pw->longest_stall_ns = MAX(pw->longest_stall_ns, r->max_stall_ns);
+		paths = r->to == POWER_D3 ? &pw->to_d3 : &pw->to_d0;
+		paths->transitions++;
+		paths->completed += r->completed;
+		paths->pinned += r->path == PATH_PINNED;
+		paths->chunked += r->path == PATH_CHUNKED;
+		paths->reset += r->path == PATH_RESET;
 		trace_power(r);
 	}
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "cli.h"
 #include "common/log.h"
 #include "common/units.h"
 #include "config.h"
@@ -23,46 +24,6 @@
 #include "replay/gen.h"
 #include "replay/info.h"
 #include "replay/replay.h"
-
-enum exit_code {
-	EXIT_OK = 0,
-	EXIT_FINDINGS = 1, /* the run found violations or invariant failures */
-	EXIT_INPUT = 2,    /* bad input */
-	EXIT_ENV = 3,      /* environment problem */
-};
-
-struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *usage;
-	const char *summary;
-};
-
-static int usage_error(const char *usage, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "gpuiso: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nusage: %s\n", usage);
-	return EXIT_INPUT;
-}
-
-/* Options every command shares: -h/--help and -v (more output). */
-static bool common_opt(int opt, const char *usage, int *rc)
-{
-	switch (opt) {
-	case 'h':
-		printf("usage: %s\n", usage);
-		*rc = EXIT_OK;
-		return true;
-	case 'v':
-		log_set_level(log_enabled(LOG_INFO) ? LOG_DEBUG : LOG_INFO);
-		return false;
-	default:
-		*rc = EXIT_INPUT;
-		fprintf(stderr, "usage: %s\n", usage);
-		return true;
-	}
-}
 
 static const char version_usage[] = "gpuiso version";
 
@@ -524,6 +485,11 @@ static const struct command commands[] = {
 	{ "campaign run", cmd_campaign_run, campaign_usage, "run (or resume) a fault-injection campaign" },
 	{ "sweep", cmd_sweep, sweep_usage, "fail every injection-point hit of a trace, one at a time" },
 	{ "bench", cmd_bench, bench_usage, "micro and replay benchmarks (bench JSON with --json)" },
+	{ "store add", cmd_store_add, store_add_usage, "add run files to a results store (SQLite)" },
+	{ "store list", cmd_store_list, store_list_usage, "the runs in a results store" },
+	{ "compare", cmd_compare, compare_usage, "metric by metric: before, after, change, significance" },
+	{ "changes", cmd_changes, changes_usage, "change points in each stored metric's history" },
+	{ "dash", cmd_dash, dash_usage, "write the static HTML dashboard of a store" },
 };
 
 static void usage(FILE *f)

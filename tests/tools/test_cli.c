@@ -10,57 +10,8 @@
 #include <unistd.h>
 
 #include "tests/common/jsonq.h"
+#include "run_gpuiso.h"
 
-struct run {
-	int status;
-	char out[65536];
-	char err[65536];
-};
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-}
-
-/* Run build/gpuiso with @args (NULL-terminated) from the source root. */
-static void gpuiso(struct run *r, const char *const *args)
-{
-	const char *bin = getenv("GPUISO_BIN"), *root = getenv("GPUISO_SOURCE_ROOT");
-	char out[] = "/tmp/gpuiso-cli-outXXXXXX", err[] = "/tmp/gpuiso-cli-errXXXXXX";
-	char *argv[32] = { (char *)"gpuiso" };
-	posix_spawn_file_actions_t fa;
-	int fo = mkstemp(out), fe = mkstemp(err), status;
-	pid_t pid;
-	size_t i;
-
-	cr_assert(bin && root, "GPUISO_BIN and GPUISO_SOURCE_ROOT must be set");
-	cr_assert(fo >= 0 && fe >= 0);
-	for (i = 0; args[i]; i++)
-		argv[i + 1] = (char *)args[i];
-	argv[i + 1] = NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fo, 1);
-	posix_spawn_file_actions_adddup2(&fa, fe, 2);
-	cr_assert_eq(chdir(root), 0);
-	cr_assert_eq(posix_spawn(&pid, bin, &fa, NULL, argv, NULL), 0);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fo);
-	close(fe);
-	cr_assert(WIFEXITED(status), "gpuiso died");
-	r->status = WEXITSTATUS(status);
-	slurp(out, r->out, sizeof(r->out));
-	slurp(err, r->err, sizeof(r->err));
-	unlink(out);
-	unlink(err);
-}
-
-#define RUN(r, ...) gpuiso(r, (const char *const[]){ __VA_ARGS__, NULL })
 
 Test(cli, no_arguments_is_bad_input)
 {

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "common/digest.h"
+#include "common/yaml.h"
+#include "runfile.h"
+
+struct schema {
+	enum run_kind kind;
+	const char *name; /* "gpuiso-results" */
+	int version;      /* the newest this code reads */
+};
+
+static const struct schema schemas[] = {
+	{ RUN_RESULTS, "gpuiso-results", 1 },
+	{ RUN_BENCH, "gpuiso-bench", 1 },
+	{ RUN_CAMPAIGN, "gpuiso-campaign", 1 },
+	{ RUN_SWEEP, "gpuiso-sweep", 1 },
+};
+
+const char *run_kind_name(enum run_kind kind)
+{
+	static const char *const names[] = { "results", "bench", "campaign", "sweep" };
+
+	return names[kind];
+}
+
+/* --- which way is better --- */
+
+struct better_rule {
+	const char *glob; /* on the name */
+	const char *unit; /* or NULL: any */
+	enum metric_better better;
+};
+
+/* First match wins. */
+static const struct better_rule better_rules[] = {
+	{ "*.count", NULL, BETTER_NONE },
+	{ "power.transitions", NULL, BETTER_NONE },
+	{ "power.pinned", NULL, BETTER_NONE },
+	{ "power.chunked", NULL, BETTER_NONE },
+	{ "power.chunks", NULL, BETTER_NONE },
+	{ "power.bytes", NULL, BETTER_NONE },
+	{ "faults.injected.*", NULL, BETTER_NONE },
+	{ "sweep.*.hits", NULL, BETTER_NONE },
+	{ "campaign.runs", NULL, BETTER_NONE },
+	{ "*.errors", NULL, BETTER_LOWER },
+	{ "*reset", NULL, BETTER_LOWER },
+	{ "*violation*", NULL, BETTER_LOWER },
+	{ "*.crash", NULL, BETTER_LOWER },
+	{ "*.failed", NULL, BETTER_LOWER },
+	{ "*overhead*", NULL, BETTER_LOWER },
+	{ "*_vs_*", NULL, BETTER_LOWER },
+	{ "*.passed", NULL, BETTER_HIGHER },
+	{ "*.recovered", NULL, BETTER_HIGHER },
+	{ "power.completed", NULL, BETTER_HIGHER },
+	{ "*speedup*", NULL, BETTER_HIGHER },
+	{ "*_ratio", "ratio", BETTER_HIGHER },
+	{ "*", "ns", BETTER_LOWER },
+	{ "*", "s", BETTER_LOWER },
+	{ "*", "MiB", BETTER_LOWER },
+	{ "*", "ops/s", BETTER_HIGHER },
+	{ "*", "GB/s", BETTER_HIGHER },
+	{ "*", "bool", BETTER_HIGHER },
+};
+
+enum metric_better metric_better(const char *name, const char *unit)
+{
+	for (size_t i = 0; i < sizeof(better_rules) / sizeof(better_rules[0]); i++) {
+		const struct better_rule *r = &better_rules[i];
+
+		if (r->unit && strcmp(r->unit, unit))
+			continue;
+		if (!fnmatch(r->glob, name, 0))
+			return r->better;
+	}
+	return BETTER_NONE;
+}
+
+/* --- reading --- */
+
+struct reader {
+	struct yaml_doc *doc;
+	struct run_record *rec;
+	size_t cap;
+	bool oom;
+};
+
+static char *dup_or_oom(struct reader *rd, const char *s)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		rd->oom = true;
+	return d;
+}
+
+static struct fy_node *lookup(struct fy_node *map, const char *key)
+{
+	return map && fy_node_is_mapping(map) ? fy_node_mapping_lookup_by_string(map, key, -1) : NULL;
+}
+
+/* A string field of @map, or NULL (absent, null or not a string). */
+static const char *str_at(struct fy_node *map, const char *key)
+{
+	struct fy_node *n = lookup(map, key);
+
+	if (!n || !fy_node_is_scalar(n) || fy_node_get_style(n) == FYNS_PLAIN)
+		return NULL;
+	return fy_node_get_scalar0(n);
+}
+
+static void add_metric(struct reader *rd, const char *name, double value, const char *unit)
+{
+	struct run_record *rec = rd->rec;
+	struct run_metric *m;
+
+	if (rec->nmetrics == rd->cap) {
+		size_t cap = rd->cap ? rd->cap * 2 : 64;
+		struct run_metric *grown = realloc(rec->metrics, cap * sizeof(*grown));
+
+		if (!grown) {
+			rd->oom = true;
+			return;
+		}
+		rec->metrics = grown;
+		rd->cap = cap;
+	}
+	m = &rec->metrics[rec->nmetrics];
+	m->name = dup_or_oom(rd, name);
+	if (!m->name)
+		return;
+	m->value = value;
+	snprintf(m->unit, sizeof(m->unit), "%s", unit);
+	rec->nmetrics++;
+}
+
+/* A JSON number or boolean, as a double. */
+static bool number_of(struct fy_node *n, double *v, bool *boolean)
+{
+	const char *s;
+	char *end;
+
+	if (!n || !fy_node_is_scalar(n) || fy_node_get_style(n) != FYNS_PLAIN)
+		return false;
+	s = fy_node_get_scalar0(n);
+	if (!s)
+		return false;
+	*boolean = !strcmp(s, "true") || !strcmp(s, "false");
+	if (*boolean) {
+		*v = s[0] == 't';
+		return true;
+	}
+	if (!strcmp(s, "null"))
+		return false;
+	*v = strtod(s, &end);
+	return end != s && !*end;
+}
+
+/* The unit of a results metric, from its name. */
+static const char *results_unit(const char *name, bool boolean)
+{
+	if (boolean)
+		return "bool";
+	size_t len = strlen(name);
+
+	if (strstr(name, "_ns.") || (len > 3 && !strcmp(name + len - 3, "_ns")))
+		return "ns";
+	if (!strcmp(name, "power.bytes"))
+		return "bytes";
+	return "count";
+}
+
+/*
+ * Every number and boolean below @n, named by its dotted path from @prefix;
+ * a sequence counts as its length ("faults.violations" -> how many).
+ */
+static void flatten(struct reader *rd, struct fy_node *n, const char *prefix)
+{
+	char name[256];
+	double v;
+	bool boolean;
+
+	if (number_of(n, &v, &boolean)) {
+		add_metric(rd, prefix, v, results_unit(prefix, boolean));
+	} else if (n && fy_node_is_sequence(n)) {
+		add_metric(rd, prefix, fy_node_sequence_item_count(n), "count");
+	} else if (n && fy_node_is_mapping(n)) {
+		void *it = NULL;
+		struct fy_node_pair *p;
+
+		while ((p = fy_node_mapping_iterate(n, &it)) != NULL) {
+			const char *key = fy_node_get_scalar0(fy_node_pair_key(p));
+
+			if (!key)
+				continue;
+			snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", key);
+			flatten(rd, fy_node_pair_value(p), name);
+		}
+	}
+}
+
+/* gpuiso-bench/1: "metrics": {NAME: {"value": X, "unit": U}}. */
+static void bench_metrics(struct reader *rd, struct fy_node *root)
+{
+	struct fy_node *metrics = lookup(root, "metrics");
+	struct fy_node_pair *p;
+	void *it = NULL;
+
+	if (!metrics || !fy_node_is_mapping(metrics)) {
+		yaml_error(rd->doc, metrics, root, "expected a \"metrics\" object");
+		return;
+	}
+	while ((p = fy_node_mapping_iterate(metrics, &it)) != NULL) {
+		const char *name = fy_node_get_scalar0(fy_node_pair_key(p));
+		struct fy_node *m = fy_node_pair_value(p);
+		const char *unit = str_at(m, "unit");
+		double v;
+		bool boolean;
+
+		if (!name || !unit || !number_of(lookup(m, "value"), &v, &boolean) || boolean) {
+			yaml_error(rd->doc, m, fy_node_pair_key(p),
+				   "metrics.%s: expected {\"value\": NUMBER, \"unit\": TEXT}",
+				   name ? name : "?");
+			continue;
+		}
+		add_metric(rd, name, v, unit);
+	}
+}
+
+static void results_metrics(struct reader *rd, struct fy_node *root)
+{
+	static const char *const parts[] = { "ops", "power", "invariants" };
+	struct fy_node *faults = lookup(root, "faults");
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		flatten(rd, lookup(root, parts[i]), parts[i]);
+	flatten(rd, lookup(faults, "injected"), "faults.injected");
+	flatten(rd, lookup(faults, "violations"), "faults.violations");
+}
+
+static void campaign_metrics(struct reader *rd, struct fy_node *root)
+{
+	static const char *const parts[] = { "runs", "passed", "failed" };
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		snprintf(name, sizeof(name), "campaign.%s", parts[i]);
+		flatten(rd, lookup(root, parts[i]), name);
+	}
+}
+
+static void sweep_metrics(struct reader *rd, struct fy_node *root)
+{
+	flatten(rd, lookup(root, "points"), "sweep");
+	flatten(rd, lookup(root, "failures"), "sweep.failures");
+}
+
+/* The schema field: which kind, or an error (foreign document, newer version). */
+static int schema_of(struct reader *rd, struct fy_node *root, const struct schema **out)
+{
+	struct fy_node *n = lookup(root, "schema");
+	const char *s = str_at(root, "schema");
+
+	if (!s) {
+		yaml_error(rd->doc, n, root,
+			   "not a gpuiso run file: no \"schema\" (expected gpuiso-results/1, gpuiso-bench/1, gpuiso-campaign/1 or gpuiso-sweep/1)");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++) {
+		size_t len = strlen(schemas[i].name);
+		char *end;
+		long v;
+
+		if (strncmp(s, schemas[i].name, len) || s[len] != '/')
+			continue;
+		v = strtol(s + len + 1, &end, 10);
+		if (end == s + len + 1 || *end || v < 1)
+			break;
+		if (v > schemas[i].version) {
+			yaml_error(rd->doc, n, root,
+				   "schema %s is newer than this gpuiso reads (%s/%d): update gpuiso", s,
+				   schemas[i].name, schemas[i].version);
+			return -EPROTO;
+		}
+		*out = &schemas[i];
+		return 0;
+	}
+	yaml_error(rd->doc, n, root, "not a gpuiso run file: unknown schema '%s'", s);
+	return -EINVAL;
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	long len;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+		goto close;
+	text = malloc((size_t)len + 1);
+	if (text && fread(text, 1, (size_t)len, f) != (size_t)len) {
+		free(text);
+		text = NULL;
+	}
+	if (text)
+		text[len] = '\0';
+close:
+	fclose(f);
+	return text;
+}
+
+static char *mtime_iso(const char *path)
+{
+	struct stat st;
+	struct tm tm;
+	char buf[32];
+
+	if (stat(path, &st) || !gmtime_r(&st.st_mtime, &tm))
+		return NULL;
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return strdup(buf);
+}
+
+/* Tags and key; the metrics by kind. */
+static void fill(struct reader *rd, struct fy_node *root, const struct schema *sc, const char *path)
+{
+	struct run_record *rec = rd->rec;
+	struct fy_node *run = lookup(root, "run");
+	char key[128];
+	struct digest d;
+
+	rec->kind = sc->kind;
+	switch (sc->kind) {
+	case RUN_RESULTS:
+		if (!str_at(run, "id") || !str_at(run, "started")) {
+			yaml_error(rd->doc, run, root, "run: expected an object with \"id\" and \"started\"");
+			return;
+		}
+		snprintf(key, sizeof(key), "results/%s", str_at(run, "id"));
+		rec->key = dup_or_oom(rd, key);
+		rec->date = dup_or_oom(rd, str_at(run, "started"));
+		rec->git_rev = dup_or_oom(rd, str_at(run, "git_rev"));
+		rec->host = dup_or_oom(rd, str_at(run, "host"));
+		rec->backend = dup_or_oom(rd, str_at(run, "backend"));
+		rec->trace = dup_or_oom(rd, str_at(run, "trace"));
+		rec->scenario = dup_or_oom(rd, str_at(run, "scenario"));
+		results_metrics(rd, root);
+		return;
+	case RUN_BENCH:
+		rec->git_rev = dup_or_oom(rd, str_at(root, "git_rev"));
+		rec->host = dup_or_oom(rd, str_at(root, "host"));
+		bench_metrics(rd, root);
+		break;
+	case RUN_CAMPAIGN:
+		rec->campaign = dup_or_oom(rd, str_at(root, "name"));
+		campaign_metrics(rd, root);
+		break;
+	case RUN_SWEEP:
+		rec->trace = dup_or_oom(rd, str_at(root, "trace"));
+		rec->scenario = dup_or_oom(rd, str_at(root, "scenario"));
+		sweep_metrics(rd, root);
+		break;
+	}
+	/*
+	 * No run id in these: the content and when the file was written are the
+	 * identity (the same summary written again next night is a new run).
+	 */
+	rec->date = mtime_iso(path);
+	if (!rec->date) {
+		rd->oom = true;
+		return;
+	}
+	digest_init(&d);
+	digest_update(&d, rec->json, strlen(rec->json));
+	snprintf(key, sizeof(key), "%s/%016llx/%s", run_kind_name(sc->kind),
+		 (unsigned long long)digest_final(&d), rec->date);
+	rec->key = dup_or_oom(rd, key);
+}
+
+int runfile_read(const char *path, struct run_record *rec, char *err, size_t errlen)
+{
+	struct reader rd = { .rec = rec };
+	const struct schema *sc = NULL;
+	struct fy_node *root;
+	int rc, closed;
+
+	*rec = (struct run_record){ 0 };
+	err[0] = '\0';
+	rc = yaml_open_json(path, &rd.doc);
+	if (rc == -ENOMEM)
+		return rc;
+	root = rc ? NULL : yaml_root(rd.doc);
+	if (!rc && (!root || !fy_node_is_mapping(root))) {
+		yaml_error(rd.doc, root, NULL, "not a gpuiso run file: expected a JSON object");
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		rec->json = read_text(path);
+		if (!rec->json)
+			rc = -ENOMEM;
+	}
+	if (!rc)
+		rc = schema_of(&rd, root, &sc);
+	if (!rc)
+		fill(&rd, root, sc, path);
+	if (rd.oom)
+		yaml_nomem(rd.doc);
+	closed = yaml_close(rd.doc, err, errlen);
+	if (!rc)
+		rc = closed;
+	if (rc)
+		runfile_free(rec);
+	/* An empty file has no errors of its own to report. */
+	if (rc == -EINVAL && !err[0])
+		snprintf(err, errlen, "%s: error: empty file (expected a gpuiso run file)", path);
+	return rc;
+}
+
+void runfile_free(struct run_record *rec)
+{
+	for (size_t i = 0; i < rec->nmetrics; i++)
+		free(rec->metrics[i].name);
+	free(rec->metrics);
+	free(rec->key);
+	free(rec->git_rev);
+	free(rec->date);
+	free(rec->host);
+	free(rec->backend);
+	free(rec->trace);
+	free(rec->scenario);
+	free(rec->campaign);
+	free(rec->json);
+	*rec = (struct run_record){ 0 };
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_BENCH_RUNFILE_H
+#define GPUISO_BENCH_RUNFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The JSON files a run leaves behind, read back for the results store and
+ * for comparisons: results (gpuiso-results/1), benchmarks (gpuiso-bench/1),
+ * campaign summaries (gpuiso-campaign/1) and sweep summaries
+ * (gpuiso-sweep/1). Each becomes a record: who made it (tags) and its
+ * numbers as flat metrics ("ops.alloc_mdl.latency_ns.p99",
+ * "sim.map_unmap_4k_ns", "campaign.failed").
+ */
+
+enum run_kind { RUN_RESULTS, RUN_BENCH, RUN_CAMPAIGN, RUN_SWEEP };
+
+/* Whether a metric is better high, better low, or neither (a count of what the trace did). */
+enum metric_better { BETTER_NONE, BETTER_LOWER, BETTER_HIGHER };
+
+struct run_metric {
+	char *name;
+	double value;
+	char unit[16]; /* "ns", "s", "ratio", "ops/s", "GB/s", "MiB", "count", "bytes", "bool" */
+};
+
+struct run_record {
+	enum run_kind kind;
+	char *key;   /* identity: adding the same run again is recognised by it */
+	char *git_rev, *date, *host, *backend, *trace, *scenario, *campaign; /* NULL when unknown */
+	char *json;  /* the file's text, kept whole */
+	struct run_metric *metrics;
+	size_t nmetrics;
+};
+
+/**
+ * runfile_read() - read and check one run file.
+ * @path: the file.
+ * @rec: out: the record (runfile_free() it on success).
+ * @err: out: why it was refused, with "FILE:LINE:COL" where it applies.
+ * @errlen: size of @err.
+ *
+ * Return: 0; -ENOENT (cannot open), -EINVAL (not JSON, or not a run file:
+ * a foreign document, a missing field), -EPROTO (a newer schema version
+ * than this gpuiso reads), -ENOMEM.
+ */
+int runfile_read(const char *path, struct run_record *rec, char *err, size_t errlen);
+
+/** runfile_free() - free a record's contents. @rec: the record. */
+void runfile_free(struct run_record *rec);
+
+/** run_kind_name() - "results", "bench", "campaign" or "sweep". @kind: the kind. */
+const char *run_kind_name(enum run_kind kind);
+
+/**
+ * metric_better() - which way a metric improves, from its name and unit:
+ * latencies, times, errors and failures are better low; throughputs,
+ * speedups and held invariants high; counts of what the workload did neither.
+ * @name: the metric.
+ * @unit: its unit.
+ *
+ * Return: the direction.
+ */
+enum metric_better metric_better(const char *name, const char *unit);
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_BENCH_STATS_H
+#define GPUISO_BENCH_STATS_H
+
+#include <stddef.h>
+
+/*
+ * The statistics behind comparisons and regression detection: the
+ * Mann-Whitney U test for two sets of repeated samples, Welch's t-test, and
+ * change points in a series by E-divisive means with a t-test (the method of
+ * MongoDB's signal processing paper, as Hunter and Otava use it).
+ */
+
+/**
+ * mann_whitney_p() - two-sided p-value of the Mann-Whitney U test that @a
+ * and @b come from the same distribution: exact for small samples without
+ * ties, else the normal approximation with tie and continuity corrections.
+ * @a: first sample.
+ * @na: its size (>= 1).
+ * @b: second sample.
+ * @nb: its size (>= 1).
+ *
+ * Return: p in [0, 1].
+ */
+double mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
+
+/**
+ * welch_p() - two-sided p-value of Welch's t-test for equal means.
+ * @a: first sample.
+ * @na: its size (>= 2).
+ * @b: second sample.
+ * @nb: its size (>= 2).
+ *
+ * Return: p in [0, 1] (1 when both samples are constant and equal, 0 when
+ * constant and different).
+ */
+double welch_p(const double *a, size_t na, const double *b, size_t nb);
+
+/**
+ * student_t_sf2() - two-sided tail probability P(|T| >= t) of Student's t.
+ * @t: the statistic.
+ * @df: degrees of freedom (> 0).
+ *
+ * Return: the probability.
+ */
+double student_t_sf2(double t, double df);
+
+struct change_point {
+	size_t index;  /* the first point of the new level */
+	double before; /* mean of the segment before */
+	double after;  /* mean of the segment after */
+	double p;      /* the t-test's p-value between the two segments, corrected */
+};
+
+/**
+ * change_points() - where the level of a series changes: the split that
+ * maximises the energy distance between the two sides is kept when a t-test
+ * between them gives p < @alpha (corrected for the number of splits
+ * considered), then each side is searched again.
+ * @x: the series, in time order.
+ * @n: its length.
+ * @alpha: significance (e.g. 0.01).
+ * @min_seg: shortest segment on either side of a change (>= 2).
+ * @out: out: changes in index order.
+ * @max: room in @out.
+ *
+ * Return: how many were found (at most @max), or -ENOMEM.
+ */
+int change_points(const double *x, size_t n, double alpha, size_t min_seg,
+		  struct change_point *out, size_t max);
+
+#endif

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store.h"
+
+/* PRAGMA application_id of a gpuiso store: "gpui". */
+#define STORE_APP_ID 0x67707569
+
+struct store {
+	sqlite3 *db;
+	char *path;
+};
+
+/*
+ * migrations[i] takes the schema from version i to i + 1. A released step is
+ * never edited: a change is a new step (tests open stores made by old ones).
+ */
+static const char *const migrations[STORE_SCHEMA_VERSION] = {
+	/* 0 -> 1: runs and their metrics */
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  key TEXT NOT NULL UNIQUE,"
+	"  kind TEXT NOT NULL,"
+	"  git_rev TEXT, date TEXT NOT NULL, host TEXT, backend TEXT, trace TEXT, scenario TEXT,"
+	"  json TEXT NOT NULL,"
+	"  added TEXT NOT NULL);"
+	"CREATE TABLE metrics ("
+	"  run INTEGER NOT NULL REFERENCES runs(id),"
+	"  name TEXT NOT NULL,"
+	"  value REAL NOT NULL,"
+	"  unit TEXT NOT NULL,"
+	"  PRIMARY KEY (run, name));",
+	/* 1 -> 2: campaign tag; history and revision lookups by index */
+	"ALTER TABLE runs ADD COLUMN campaign TEXT;"
+	"CREATE INDEX metrics_by_name ON metrics(name, run);"
+	"CREATE INDEX runs_by_rev ON runs(git_rev);",
+};
+
+/* The errno for an SQLite result code, and a message that says which file. */
+static int db_error(struct store *s, int rc, const char *what, char *err, size_t errlen)
+{
+	const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		snprintf(err, errlen, "%s: %s: the store is locked by another writer (%s)", s->path,
+			 what, msg);
+		return -EBUSY;
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+		snprintf(err, errlen, "%s: %s: not a gpuiso store, or corrupt (%s)", s->path, what,
+			 msg);
+		return -EINVAL;
+	case SQLITE_NOMEM:
+		snprintf(err, errlen, "%s: %s: out of memory", s->path, what);
+		return -ENOMEM;
+	case SQLITE_CANTOPEN:
+		snprintf(err, errlen, "%s: %s: cannot open (%s)", s->path, what, msg);
+		return -ENOENT;
+	default:
+		snprintf(err, errlen, "%s: %s: %s", s->path, what, msg);
+		return -EIO;
+	}
+}
+
+static int pragma_int(struct store *s, const char *sql, int *out)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+
+	if (rc)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Bring the schema to STORE_SCHEMA_VERSION, all steps in one transaction. */
+static int migrate(struct store *s, char *err, size_t errlen)
+{
+	int version, app, tables, rc;
+	char sql[64];
+
+	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc)
+		return db_error(s, rc, "open", err, errlen);
+	rc = pragma_int(s, "PRAGMA user_version", &version);
+	if (!rc)
+		rc = pragma_int(s, "PRAGMA application_id", &app);
+	if (!rc)
+		rc = pragma_int(s, "SELECT count(*) FROM sqlite_schema", &tables);
+	if (rc) {
+		rc = db_error(s, rc, "open", err, errlen);
+		goto rollback;
+	}
+	if ((version || tables) && app != STORE_APP_ID) {
+		snprintf(err, errlen, "%s: not a gpuiso store (an SQLite database of something else)",
+			 s->path);
+		rc = -EINVAL;
+		goto rollback;
+	}
+	if (version > STORE_SCHEMA_VERSION) {
+		snprintf(err, errlen,
+			 "%s: store schema version %d is newer than this gpuiso knows (%d): update gpuiso",
+			 s->path, version, STORE_SCHEMA_VERSION);
+		rc = -EPROTO;
+		goto rollback;
+	}
+	for (int v = version; v < STORE_SCHEMA_VERSION; v++) {
+		rc = sqlite3_exec(s->db, migrations[v], NULL, NULL, NULL);
+		if (rc) {
+			rc = db_error(s, rc, "schema upgrade", err, errlen);
+			goto rollback;
+		}
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
+	rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	if (!rc) {
+		snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", STORE_APP_ID);
+		rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	}
+	if (!rc)
+		rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	if (rc) {
+		rc = db_error(s, rc, "schema upgrade", err, errlen);
+		goto rollback;
+	}
+	return 0;
+rollback:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int store_open(const char *path, bool create, struct store **out, char *err, size_t errlen)
+{
+	struct store *s;
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	int rc;
+
+	*out = NULL;
+	if (!create && access(path, F_OK)) {
+		snprintf(err, errlen, "%s: no such store", path);
+		return -ENOENT;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->path = strdup(path);
+	if (!s->path) {
+		rc = -ENOMEM;
+		goto free_store;
+	}
+	rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+	if (rc) {
+		rc = db_error(s, rc, "open", err, errlen);
+		goto close_db;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	sqlite3_extended_result_codes(s->db, 1);
+	rc = sqlite3_exec(s->db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", NULL, NULL,
+			  NULL);
+	if (rc) {
+		rc = db_error(s, rc, "open", err, errlen);
+		goto close_db;
+	}
+	rc = migrate(s, err, errlen);
+	if (rc)
+		goto close_db;
+	*out = s;
+	return 0;
+close_db:
+	sqlite3_close(s->db);
+	free(s->path);
+free_store:
+	free(s);
+	return rc;
+}
+
+void store_set_busy_wait(struct store *s, int ms)
+{
+	sqlite3_busy_timeout(s->db, ms);
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void now_iso(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Insert one run and its metrics; *added tells whether it was new. */
+static int add_one(struct store *s, sqlite3_stmt *run, sqlite3_stmt *metric,
+		   const struct run_record *r, const char *now, bool *added)
+{
+	long long id;
+	int rc;
+
+	sqlite3_reset(run);
+	bind_text(run, 1, r->key);
+	bind_text(run, 2, run_kind_name(r->kind));
+	bind_text(run, 3, r->git_rev);
+	bind_text(run, 4, r->date);
+	bind_text(run, 5, r->host);
+	bind_text(run, 6, r->backend);
+	bind_text(run, 7, r->trace);
+	bind_text(run, 8, r->scenario);
+	bind_text(run, 9, r->campaign);
+	bind_text(run, 10, r->json);
+	bind_text(run, 11, now);
+	rc = sqlite3_step(run);
+	if (rc != SQLITE_DONE)
+		return rc;
+	*added = sqlite3_changes(s->db) > 0;
+	if (!*added)
+		return SQLITE_OK;
+	id = sqlite3_last_insert_rowid(s->db);
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		sqlite3_reset(metric);
+		sqlite3_bind_int64(metric, 1, id);
+		bind_text(metric, 2, r->metrics[i].name);
+		sqlite3_bind_double(metric, 3, r->metrics[i].value);
+		bind_text(metric, 4, r->metrics[i].unit);
+		rc = sqlite3_step(metric);
+		if (rc != SQLITE_DONE)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+int store_add(struct store *s, const struct run_record *recs, size_t n, size_t *added, char *err,
+	      size_t errlen)
+{
+	sqlite3_stmt *run = NULL, *metric = NULL;
+	char now[32];
+	int rc;
+
+	*added = 0;
+	now_iso(now, sizeof(now));
+	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc)
+		return db_error(s, rc, "add", err, errlen);
+	rc = sqlite3_prepare_v2(s->db,
+				"INSERT OR IGNORE INTO runs (key, kind, git_rev, date, host, backend,"
+				" trace, scenario, campaign, json, added)"
+				" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+				-1, &run, NULL);
+	if (!rc)
+		rc = sqlite3_prepare_v2(s->db,
+					"INSERT OR REPLACE INTO metrics (run, name, value, unit)"
+					" VALUES (?, ?, ?, ?)",
+					-1, &metric, NULL);
+	for (size_t i = 0; !rc && i < n; i++) {
+		bool is_new = false;
+
+		rc = add_one(s, run, metric, &recs[i], now, &is_new);
+		*added += is_new;
+	}
+	if (!rc)
+		rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	if (rc) {
+		rc = db_error(s, rc, "add", err, errlen);
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		*added = 0;
+	}
+	sqlite3_finalize(run);
+	sqlite3_finalize(metric);
+	return rc;
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+/* Step through @st, calling @row per row; SQLite errors become errnos. */
+static int each_row(struct store *s, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx),
+		    void *ctx)
+{
+	char err[256];
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int stop = row(st, ctx);
+
+		if (stop) {
+			sqlite3_finalize(st);
+			return stop;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(s, rc, "read", err, sizeof(err));
+}
+
+struct runs_ctx {
+	int (*fn)(const struct store_run *run, void *ctx);
+	void *ctx;
+};
+
+static int run_row(sqlite3_stmt *st, void *ctx)
+{
+	struct runs_ctx *rc = ctx;
+	struct store_run r = {
+		.id = sqlite3_column_int64(st, 0), .kind = col_text(st, 1), .key = col_text(st, 2),
+		.git_rev = col_text(st, 3), .date = col_text(st, 4), .host = col_text(st, 5),
+		.backend = col_text(st, 6), .trace = col_text(st, 7), .scenario = col_text(st, 8),
+		.campaign = col_text(st, 9), .nmetrics = sqlite3_column_int64(st, 10),
+	};
+
+	return rc->fn(&r, rc->ctx);
+}
+
+int store_runs(struct store *s, int (*fn)(const struct store_run *run, void *ctx), void *ctx)
+{
+	struct runs_ctx rc = { fn, ctx };
+	sqlite3_stmt *st;
+	char err[256];
+	int ret = sqlite3_prepare_v2(s->db,
+				     "SELECT id, kind, key, git_rev, date, host, backend, trace, scenario,"
+				     " campaign, (SELECT count(*) FROM metrics WHERE run = runs.id)"
+				     " FROM runs ORDER BY date, id",
+				     -1, &st, NULL);
+
+	if (ret)
+		return db_error(s, ret, "read", err, sizeof(err));
+	return each_row(s, st, run_row, &rc);
+}
+
+struct names_ctx {
+	int (*fn)(const char *name, const char *unit, void *ctx);
+	void *ctx;
+};
+
+static int name_row(sqlite3_stmt *st, void *ctx)
+{
+	struct names_ctx *nc = ctx;
+
+	return nc->fn(col_text(st, 0), col_text(st, 1), nc->ctx);
+}
+
+int store_metric_names(struct store *s, int (*fn)(const char *name, const char *unit, void *ctx),
+		       void *ctx)
+{
+	struct names_ctx nc = { fn, ctx };
+	sqlite3_stmt *st;
+	char err[256];
+	int ret = sqlite3_prepare_v2(s->db,
+				     "SELECT name, min(unit) FROM metrics GROUP BY name ORDER BY name", -1,
+				     &st, NULL);
+
+	if (ret)
+		return db_error(s, ret, "read", err, sizeof(err));
+	return each_row(s, st, name_row, &nc);
+}
+
+struct series_ctx {
+	int (*fn)(const struct store_point *pt, void *ctx);
+	void *ctx;
+};
+
+static int point_row(sqlite3_stmt *st, void *ctx)
+{
+	struct series_ctx *sc = ctx;
+	struct store_point pt = {
+		.run = sqlite3_column_int64(st, 0), .git_rev = col_text(st, 1),
+		.date = col_text(st, 2), .value = sqlite3_column_double(st, 3),
+	};
+
+	return sc->fn(&pt, sc->ctx);
+}
+
+int store_series(struct store *s, const char *metric,
+		 int (*fn)(const struct store_point *pt, void *ctx), void *ctx)
+{
+	struct series_ctx sc = { fn, ctx };
+	sqlite3_stmt *st;
+	char err[256];
+	int ret = sqlite3_prepare_v2(s->db,
+				     "SELECT runs.id, git_rev, date, value FROM metrics"
+				     " JOIN runs ON runs.id = metrics.run WHERE name = ?"
+				     " ORDER BY date, runs.id",
+				     -1, &st, NULL);
+
+	if (ret)
+		return db_error(s, ret, "read", err, sizeof(err));
+	sqlite3_bind_text(st, 1, metric, -1, SQLITE_STATIC);
+	return each_row(s, st, point_row, &sc);
+}
+
+int store_run_json(struct store *s, long long id, char **json)
+{
+	sqlite3_stmt *st;
+	char err[256];
+	int rc = sqlite3_prepare_v2(s->db, "SELECT json FROM runs WHERE id = ?", -1, &st, NULL);
+
+	*json = NULL;
+	if (rc)
+		return db_error(s, rc, "read", err, sizeof(err));
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*json = strdup(col_text(st, 0) ? col_text(st, 0) : "");
+		rc = *json ? 0 : -ENOMEM;
+	} else {
+		rc = rc == SQLITE_DONE ? -ENOENT : db_error(s, rc, "read", err, sizeof(err));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+struct values_ctx {
+	double *v;
+	size_t n, cap;
+};
+
+static int value_row(sqlite3_stmt *st, void *ctx)
+{
+	struct values_ctx *vc = ctx;
+
+	if (vc->n == vc->cap) {
+		size_t cap = vc->cap ? vc->cap * 2 : 16;
+		double *grown = realloc(vc->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		vc->v = grown;
+		vc->cap = cap;
+	}
+	vc->v[vc->n++] = sqlite3_column_double(st, 0);
+	return 0;
+}
+
+int store_rev_values(struct store *s, const char *rev, const char *metric, double **out, size_t *n)
+{
+	struct values_ctx vc = { 0 };
+	sqlite3_stmt *st;
+	char err[256];
+	int rc = sqlite3_prepare_v2(s->db,
+				    "SELECT value FROM metrics JOIN runs ON runs.id = metrics.run"
+				    " WHERE name = ?1 AND substr(git_rev, 1, length(?2)) = ?2"
+				    " ORDER BY date, runs.id",
+				    -1, &st, NULL);
+
+	if (rc)
+		return db_error(s, rc, "read", err, sizeof(err));
+	sqlite3_bind_text(st, 1, metric, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, rev, -1, SQLITE_STATIC);
+	rc = each_row(s, st, value_row, &vc);
+	if (rc) {
+		free(vc.v);
+		return rc;
+	}
+	*out = vc.v;
+	*n = vc.n;
+	return 0;
+}

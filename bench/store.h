@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_BENCH_STORE_H
+#define GPUISO_BENCH_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runfile.h"
+
+/*
+ * The results store: every run in one SQLite file, with its tags (git
+ * revision, date, host, backend, trace, scenario, campaign), its metrics and
+ * the JSON it came from. The schema is versioned (PRAGMA user_version) and
+ * upgraded in place, in a transaction, by the migrations in store.c. Every
+ * write is one transaction: a writer killed half-way leaves the store as it
+ * was before it began.
+ */
+
+#define STORE_SCHEMA_VERSION 2
+
+struct store;
+
+/**
+ * store_open() - open (or with @create, make) a store, upgrading its schema.
+ * @path: the file.
+ * @create: make it if it does not exist.
+ * @out: out: the store.
+ * @err: out: why not.
+ * @errlen: size of @err.
+ *
+ * Return: 0; -ENOENT (missing and not @create), -EPROTO (its schema is
+ * newer than this gpuiso), -EINVAL (not a gpuiso store, or corrupt),
+ * -EBUSY (locked by another writer for longer than the wait), -EIO, -ENOMEM.
+ */
+int store_open(const char *path, bool create, struct store **out, char *err, size_t errlen);
+
+/**
+ * store_set_busy_wait() - how long a write waits for another writer's lock
+ * before failing with -EBUSY (store_open() sets 5 s).
+ * @s: the store.
+ * @ms: milliseconds.
+ */
+void store_set_busy_wait(struct store *s, int ms);
+
+/** store_close() - close the store. @s: the store, or NULL. */
+void store_close(struct store *s);
+
+/**
+ * store_add() - add runs in one transaction; runs already stored (same key)
+ * are left as they are.
+ * @s: the store.
+ * @recs: the runs.
+ * @n: how many.
+ * @added: out: how many were new.
+ * @err: out: why not.
+ * @errlen: size of @err.
+ *
+ * Return: 0, or a negative errno as store_open(); nothing is added then.
+ */
+int store_add(struct store *s, const struct run_record *recs, size_t n, size_t *added, char *err,
+	      size_t errlen);
+
+/* One stored run, as listed. */
+struct store_run {
+	long long id;
+	const char *kind, *key, *git_rev, *date, *host, *backend, *trace, *scenario, *campaign;
+	long long nmetrics;
+};
+
+/**
+ * store_runs() - every run in order (date, then when it was added).
+ * @s: the store.
+ * @fn: called per run; a non-zero return stops and is returned.
+ * @ctx: for @fn.
+ *
+ * Return: 0, @fn's return, or a negative errno.
+ */
+int store_runs(struct store *s, int (*fn)(const struct store_run *run, void *ctx), void *ctx);
+
+/**
+ * store_metric_names() - every metric name with its unit, sorted.
+ * @s: the store.
+ * @fn: called per metric; a non-zero return stops and is returned.
+ * @ctx: for @fn.
+ *
+ * Return: 0, @fn's return, or a negative errno.
+ */
+int store_metric_names(struct store *s, int (*fn)(const char *name, const char *unit, void *ctx),
+		       void *ctx);
+
+/* One point of a metric's history. */
+struct store_point {
+	long long run;
+	const char *git_rev, *date;
+	double value;
+};
+
+/**
+ * store_series() - a metric's values over the runs, in run order.
+ * @s: the store.
+ * @metric: its name.
+ * @fn: called per point; a non-zero return stops and is returned.
+ * @ctx: for @fn.
+ *
+ * Return: 0, @fn's return, or a negative errno.
+ */
+int store_series(struct store *s, const char *metric,
+		 int (*fn)(const struct store_point *pt, void *ctx), void *ctx);
+
+/**
+ * store_run_json() - the JSON a run came from.
+ * @s: the store.
+ * @id: the run.
+ * @json: out: a copy (free() it).
+ *
+ * Return: 0, -ENOENT, -ENOMEM, -EIO.
+ */
+int store_run_json(struct store *s, long long id, char **json);
+
+/**
+ * store_rev_values() - the values of @metric in every run of revision @rev.
+ * @s: the store.
+ * @rev: a git revision as stored (a prefix matches).
+ * @metric: the metric.
+ * @out: out: the values (free() them).
+ * @n: out: how many.
+ *
+ * Return: 0, -ENOMEM, -EIO.
+ */
+int store_rev_values(struct store *s, const char *rev, const char *metric, double **out, size_t *n);
+
+#endif

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/runfile.h"
+
+static char dir[] = "/tmp/gpuiso-runfile-XXXXXX";
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/gpuiso-runfile-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(runfile, .init = setup, .fini = teardown);
+
+static const char *file_with(const char *name, const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static const struct run_metric *metric(const struct run_record *r, const char *name)
+{
+	for (size_t i = 0; i < r->nmetrics; i++)
+		if (!strcmp(r->metrics[i].name, name))
+			return &r->metrics[i];
+	return NULL;
+}
+
+static const char results[] =
+	"{\"schema\": \"gpuiso-results/1\",\n"
+	" \"run\": {\"id\": \"r-1\", \"started\": \"2026-11-01T00:00:00Z\", \"git_rev\": \"abc\",\n"
+	"         \"host\": \"h\", \"backend\": \"sim\", \"trace\": \"/t\", \"scenario\": null,\n"
+	"         \"faults\": null, \"seed\": 0},\n"
+	" \"ops\": {\"alloc_mdl\": {\"count\": 5, \"errors\": 1,\n"
+	"   \"latency_ns\": {\"p50\": 100, \"p99\": 900}, \"modeled_ns\": {\"p99\": 1234.5}}},\n"
+	" \"power\": {\"transitions\": 2, \"longest_stall_ns\": 77, \"to_d3\": {\"reset\": 1}},\n"
+	" \"faults\": {\"injected\": {\"fbsave/pin\": 3}, \"violations\": [{\"code\": \"X\"}]},\n"
+	" \"invariants\": {\"no_leaks\": true, \"forward_progress\": false}}\n";
+
+Test(runfile, results_become_tags_and_flat_metrics)
+{
+	struct run_record r;
+	char err[512];
+
+	cr_assert_eq(runfile_read(file_with("r.json", results), &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.kind, RUN_RESULTS);
+	cr_assert_str_eq(r.key, "results/r-1");
+	cr_assert_str_eq(r.git_rev, "abc");
+	cr_assert_str_eq(r.date, "2026-11-01T00:00:00Z");
+	cr_assert_null(r.scenario, "null is unknown");
+	cr_assert_float_eq(metric(&r, "ops.alloc_mdl.modeled_ns.p99")->value, 1234.5, 1e-9);
+	cr_assert_str_eq(metric(&r, "ops.alloc_mdl.latency_ns.p50")->unit, "ns");
+	cr_assert_str_eq(metric(&r, "ops.alloc_mdl.count")->unit, "count");
+	cr_assert_str_eq(metric(&r, "power.longest_stall_ns")->unit, "ns");
+	cr_assert_eq(metric(&r, "power.to_d3.reset")->value, 1);
+	cr_assert_eq(metric(&r, "faults.injected.fbsave/pin")->value, 3);
+	cr_assert_eq(metric(&r, "faults.violations")->value, 1, "a list counts as its length");
+	cr_assert_eq(metric(&r, "invariants.no_leaks")->value, 1);
+	cr_assert_eq(metric(&r, "invariants.forward_progress")->value, 0);
+	cr_assert_str_eq(metric(&r, "invariants.no_leaks")->unit, "bool");
+	cr_assert_null(metric(&r, "run.seed"), "run info is tags, not metrics");
+	cr_assert(strstr(r.json, "\"r-1\""));
+	runfile_free(&r);
+}
+
+Test(runfile, bench_campaign_and_sweep_files)
+{
+	struct run_record r;
+	char err[512];
+
+	cr_assert_eq(runfile_read(file_with("b.json",
+					    "{\"schema\":\"gpuiso-bench/1\",\"host\":\"h\",\"git_rev\":\"r\","
+					    "\"metrics\":{\"sim.map_ns\":{\"value\":12.5,\"unit\":\"ns\"}}}"),
+				  &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.kind, RUN_BENCH);
+	cr_assert_eq(r.nmetrics, 1);
+	cr_assert_str_eq(r.metrics[0].name, "sim.map_ns");
+	cr_assert(!strncmp(r.key, "bench/", 6));
+	runfile_free(&r);
+	cr_assert_eq(runfile_read(file_with("c.json",
+					    "{\"schema\":\"gpuiso-campaign/1\",\"name\":\"nightly\",\"runs\":4,"
+					    "\"passed\":3,\"failed\":1,\"failures\":[]}"),
+				  &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(r.campaign, "nightly");
+	cr_assert_eq(metric(&r, "campaign.failed")->value, 1);
+	runfile_free(&r);
+	cr_assert_eq(runfile_read(file_with("s.json",
+					    "{\"schema\":\"gpuiso-sweep/1\",\"trace\":\"/t\",\"points\":"
+					    "{\"iommu/map\":{\"hits\":9,\"violation\":2}},\"failures\":[1,2]}"),
+				  &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(metric(&r, "sweep.iommu/map.violation")->value, 2);
+	cr_assert_eq(metric(&r, "sweep.failures")->value, 2);
+	runfile_free(&r);
+}
+
+Test(runfile, bad_files_say_why_and_where)
+{
+	struct run_record r;
+	char err[512];
+
+	cr_assert_eq(runfile_read(file_with("t.json", "{\"schema\": \"gpuiso-results/1\",\n \"ops\": {"),
+				  &r, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "t.json:"), "%s", err);
+	cr_assert_eq(runfile_read(file_with("f.json", "{\"name\": \"something else\"}"), &r, err,
+				  sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "f.json:1:1") && strstr(err, "not a gpuiso run file"), "%s", err);
+	cr_assert_eq(runfile_read(file_with("n.json", "{\n  \"schema\": \"gpuiso-results/2\"}"), &r,
+				  err, sizeof(err)), -EPROTO);
+	cr_assert(strstr(err, "n.json:2:") && strstr(err, "newer"), "%s", err);
+	cr_assert_eq(runfile_read(file_with("m.json", "{\"schema\": \"gpuiso-bench/1\", \"metrics\": "
+						      "{\"x\": {\"value\": \"fast\", \"unit\": \"ns\"}}}"),
+				  &r, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "metrics.x"), "%s", err);
+	cr_assert_eq(runfile_read(file_with("e.json", ""), &r, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(runfile_read("/nonexistent/x.json", &r, err, sizeof(err)), -ENOENT);
+}
+
+Test(runfile, which_way_is_better)
+{
+	cr_assert_eq(metric_better("ops.alloc_mdl.latency_ns.p99", "ns"), BETTER_LOWER);
+	cr_assert_eq(metric_better("ops.alloc_mdl.count", "count"), BETTER_NONE);
+	cr_assert_eq(metric_better("ops.alloc_mdl.errors", "count"), BETTER_LOWER);
+	cr_assert_eq(metric_better("power.reset", "count"), BETTER_LOWER);
+	cr_assert_eq(metric_better("invariants.no_leaks", "bool"), BETTER_HIGHER);
+	cr_assert_eq(metric_better("replay.cache_speedup", "ratio"), BETTER_HIGHER);
+	cr_assert_eq(metric_better("replay.ctf_vs_bt2_ratio", "ratio"), BETTER_LOWER);
+	cr_assert_eq(metric_better("replay.tracing_disabled_overhead", "ratio"), BETTER_LOWER);
+	cr_assert_eq(metric_better("fbsave.pinned_ratio", "ratio"), BETTER_HIGHER);
+	cr_assert_eq(metric_better("sweep.runs_per_s", "ops/s"), BETTER_HIGHER);
+	cr_assert_eq(metric_better("campaign.failed", "count"), BETTER_LOWER);
+}

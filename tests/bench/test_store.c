@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/store.h"
+
+static char dir[64], db[128];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/gpuiso-store-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/runs.sqlite", dir);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(store, .init = setup, .fini = teardown);
+
+static struct run_metric metrics[] = {
+	{ (char *)"ops.a.latency_ns.p99", 100, "ns" },
+	{ (char *)"invariants.no_leaks", 1, "bool" },
+};
+
+static struct run_record record(const char *key, const char *rev, const char *date, double p99)
+{
+	static struct run_metric m[8][2];
+	static int next;
+	struct run_metric *mine = m[next++ % 8];
+
+	memcpy(mine, metrics, sizeof(metrics));
+	mine[0].value = p99;
+	return (struct run_record){ .kind = RUN_RESULTS, .key = (char *)key, .git_rev = (char *)rev,
+				    .date = (char *)date, .host = (char *)"h", .json = (char *)"{}",
+				    .metrics = mine, .nmetrics = 2 };
+}
+
+static int count_run(const struct store_run *r, void *ctx)
+{
+	(void)r;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static int runs_in(const char *path)
+{
+	struct store *s;
+	char err[256];
+	int n = 0;
+
+	cr_assert_eq(store_open(path, false, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_runs(s, count_run, &n), 0);
+	store_close(s);
+	return n;
+}
+
+struct pts {
+	double v[8];
+	char rev[8][16];
+	int n;
+};
+
+static int take_point(const struct store_point *pt, void *ctx)
+{
+	struct pts *p = ctx;
+
+	p->v[p->n] = pt->value;
+	snprintf(p->rev[p->n], sizeof(p->rev[0]), "%s", pt->git_rev);
+	p->n++;
+	return 0;
+}
+
+Test(store, add_list_series_and_the_same_run_twice)
+{
+	struct run_record r[] = { record("k2", "r2", "2026-11-02T00:00:00Z", 120),
+				  record("k1", "r1", "2026-11-01T00:00:00Z", 100) };
+	struct store *s;
+	struct pts p = { 0 };
+	char err[256];
+	size_t added;
+	double *v;
+	size_t n;
+
+	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), -ENOENT);
+	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_add(s, r, 2, &added, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(added, 2);
+	cr_assert_eq(store_add(s, r, 2, &added, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(added, 0, "adding the same runs again changes nothing");
+	cr_assert_eq(store_series(s, "ops.a.latency_ns.p99", take_point, &p), 0);
+	cr_assert_eq(p.n, 2);
+	cr_assert_eq(p.v[0], 100, "in date order");
+	cr_assert_str_eq(p.rev[1], "r2");
+	cr_assert_eq(store_rev_values(s, "r2", "ops.a.latency_ns.p99", &v, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(v[0], 120);
+	free(v);
+	store_close(s);
+	cr_assert_eq(runs_in(db), 2);
+}
+
+/* The schema as version 1 shipped it, frozen here: a store made by that gpuiso. */
+static const char schema_v1[] =
+	"CREATE TABLE runs (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,"
+	" git_rev TEXT, date TEXT NOT NULL, host TEXT, backend TEXT, trace TEXT, scenario TEXT,"
+	" json TEXT NOT NULL, added TEXT NOT NULL);"
+	"CREATE TABLE metrics (run INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL,"
+	" value REAL NOT NULL, unit TEXT NOT NULL, PRIMARY KEY (run, name));"
+	"INSERT INTO runs VALUES (1, 'old', 'results', 'r0', '2026-10-01T00:00:00Z', 'h', 'sim',"
+	" '/t', NULL, '{}', '2026-10-01T00:00:00Z');"
+	"INSERT INTO metrics VALUES (1, 'ops.a.latency_ns.p99', 90, 'ns');"
+	"PRAGMA user_version = 1; PRAGMA application_id = 1735423337;";
+
+static void exec_sql(const char *path, const char *sql)
+{
+	sqlite3 *h;
+
+	cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+	sqlite3_close(h);
+}
+
+Test(store, a_version_1_store_is_upgraded_in_place)
+{
+	struct run_record r = record("new", "r1", "2026-11-01T00:00:00Z", 95);
+	struct store *s;
+	struct pts p = { 0 };
+	char err[256];
+	size_t added;
+
+	exec_sql(db, schema_v1);
+	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), 0, "%s", err);
+	r.campaign = (char *)"nightly"; /* the column version 2 added */
+	cr_assert_eq(store_add(s, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_series(s, "ops.a.latency_ns.p99", take_point, &p), 0);
+	cr_assert_eq(p.n, 2, "the old run is still there");
+	cr_assert_eq(p.v[0], 90);
+	store_close(s);
+	exec_sql(db, "SELECT 1"); /* still a valid database */
+}
+
+Test(store, newer_foreign_and_corrupt_files_are_refused_untouched)
+{
+	struct store *s;
+	char err[256], path[160];
+	FILE *f;
+
+	exec_sql(db, "CREATE TABLE t (x); PRAGMA user_version = 99; PRAGMA application_id = 1735423337;");
+	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), -EPROTO);
+	cr_assert(strstr(err, "newer") && strstr(err, "99"), "%s", err);
+	snprintf(path, sizeof(path), "%s/other.sqlite", dir);
+	exec_sql(path, "CREATE TABLE notes (x)");
+	cr_assert_eq(store_open(path, false, &s, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "not a gpuiso store"), "%s", err);
+	snprintf(path, sizeof(path), "%s/junk.sqlite", dir);
+	f = fopen(path, "w");
+	for (int i = 0; i < 200; i++)
+		fputs("this is not a database at all ", f);
+	fclose(f);
+	cr_assert_eq(store_open(path, false, &s, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "junk.sqlite"), "%s", err);
+}
+
+Test(store, a_locked_store_is_busy_and_keeps_what_it_had)
+{
+	struct run_record r = record("k", "r1", "2026-11-01T00:00:00Z", 1);
+	struct store *s;
+	sqlite3 *other;
+	char err[256];
+	size_t added;
+
+	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(sqlite3_open(db, &other), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	store_set_busy_wait(s, 50);
+	cr_assert_eq(store_add(s, &r, 1, &added, err, sizeof(err)), -EBUSY);
+	cr_assert(strstr(err, "locked"), "%s", err);
+	sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(other);
+	cr_assert_eq(store_add(s, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(added, 1);
+	store_close(s);
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_TESTS_TOOLS_RUN_GPUISO_H
+#define GPUISO_TESTS_TOOLS_RUN_GPUISO_H
+
+/* Running build/gpuiso as a user would, from the source root, for CLI tests. */
+
+struct run {
+	int status;
+	char out[65536];
+	char err[65536];
+};
+
+/**
+ * gpuiso() - run $GPUISO_BIN with @args (NULL-terminated) from
+ * $GPUISO_SOURCE_ROOT; asserts that it exited (did not die by a signal).
+ * @r: out: exit status, stdout and stderr.
+ * @args: the arguments after "gpuiso".
+ */
+void gpuiso(struct run *r, const char *const *args);
+
+#define RUN(r, ...) gpuiso(r, (const char *const[]){ __VA_ARGS__, NULL })
+
+#endif

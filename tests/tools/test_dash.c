@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The dashboard in a real browser: headless Chromium loads every page from
+ * disk; a page passes when the browser logs no console message and every
+ * chart's data was laid out with a non-empty box (the pages count them).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "run_gpuiso.h"
+
+static char tdir[64];
+
+static void setup(void)
+{
+	strcpy(tdir, "/tmp/gpuiso-dash-XXXXXX");
+	cr_assert_not_null(mkdtemp(tdir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tdir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(dash, .init = setup, .fini = teardown, .timeout = 300);
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 4 << 20);
+	size_t n;
+
+	cr_assert_not_null(f, "%s", path);
+	n = fread(buf, 1, (4 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+struct loaded {
+	char *dom;
+	int console; /* console messages the browser logged */
+	int charts, drawn;
+};
+
+/* Load @page in headless Chromium with a fresh profile: its DOM after scripts ran, its console. */
+static struct loaded browse(const char *page, const char *screenshot)
+{
+	char cmd[2048], dom[256], log[256], *text, *at;
+	struct loaded l = { 0 };
+	static int n;
+	int rc;
+
+	snprintf(dom, sizeof(dom), "%s/dom-%d.html", tdir, n);
+	snprintf(log, sizeof(log), "%s/console-%d.txt", tdir, n);
+	snprintf(cmd, sizeof(cmd),
+		 "timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir=%s/profile-%d "
+		 "--enable-logging=stderr --v=0 --window-size=1280,1600 %s%s --dump-dom 'file://%s' >%s 2>%s",
+		 tdir, n, screenshot ? "--screenshot=" : "", screenshot ? screenshot : "", page, dom, log);
+	n++;
+	rc = system(cmd);
+	cr_assert_eq(rc, 0, "chromium failed (%d): %s", rc, cmd);
+	l.dom = slurp(dom);
+	text = slurp(log);
+	for (at = text; (at = strstr(at, ":CONSOLE")); at++)
+		l.console++;
+	if (l.console)
+		fprintf(stderr, "%s: console:\n%s\n", page, text);
+	free(text);
+	at = strstr(l.dom, "data-charts=\"");
+	if (at)
+		sscanf(at, "data-charts=\"%d\" data-charts-drawn=\"%d\"", &l.charts, &l.drawn);
+	return l;
+}
+
+/* The checker itself must be able to fail. */
+Test(dash, the_browser_check_catches_errors_and_empty_charts)
+{
+	char page[256];
+	struct loaded l;
+
+	snprintf(page, sizeof(page), "%s/broken.html", tdir);
+	write_file(page, "<!doctype html><html><body><svg data-chart width=\"100\" height=\"50\">"
+			 "<g class=\"data\"></g></svg><script>undefined_function();"
+			 "document.body.setAttribute('data-charts',1);"
+			 "document.body.setAttribute('data-charts-drawn',0);</script></body></html>");
+	l = browse(page, NULL);
+	cr_assert_gt(l.console, 0, "an uncaught error is a console message");
+	free(l.dom);
+}
+
+static void results(const char *path, const char *rev, int day, double modeled, int reset)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "{\"schema\":\"gpuiso-results/1\",\"run\":{\"id\":\"run-%d\",\"started\":\"2026-11-%02dT01:00:00Z\","
+		 "\"git_rev\":\"%s\",\"host\":\"h\",\"backend\":\"sim\",\"trace\":\"traces/desktop\","
+		 "\"scenario\":null,\"faults\":null,\"seed\":0},\"ops\":{"
+		 "\"alloc_mdl\":{\"count\":10,\"errors\":0,\"latency_ns\":{\"p50\":500,\"p90\":800,\"p99\":%d,"
+		 "\"p999\":1500,\"max\":2000,\"mean\":600},\"modeled_ns\":{\"p50\":100,\"p90\":200,"
+		 "\"p99\":%g,\"p999\":%g,\"max\":%g,\"mean\":150}},"
+		 "\"free_mdl\":{\"count\":10,\"errors\":0,\"latency_ns\":{\"p50\":300,\"p90\":400,\"p99\":500,"
+		 "\"p999\":600,\"max\":700,\"mean\":350},\"modeled_ns\":{\"p50\":50,\"p90\":60,\"p99\":70,"
+		 "\"p999\":80,\"max\":90,\"mean\":55}}},"
+		 "\"power\":{\"transitions\":8,\"completed\":%d,\"reset\":%d,\"pinned\":5,\"chunked\":%d,"
+		 "\"chunks\":40,\"bytes\":8388608,\"longest_stall_ns\":9000,"
+		 "\"to_d3\":{\"transitions\":4,\"completed\":%d,\"pinned\":2,\"chunked\":%d,\"reset\":%d},"
+		 "\"to_d0\":{\"transitions\":4,\"completed\":4,\"pinned\":3,\"chunked\":1,\"reset\":0},"
+		 "\"time_to_complete_ns\":{\"p50\":1,\"p90\":1,\"p99\":1,\"p999\":1,\"max\":1,\"mean\":1}},"
+		 "\"faults\":{\"injected\":{},\"violations\":[]},\"invariants\":{\"no_leaks\":true}}\n",
+		 day, day, rev, 900 + day * 3, modeled, modeled, modeled, 8 - reset, reset, 3 - reset,
+		 4 - reset, 2 - reset, reset);
+	write_file(path, text);
+}
+
+Test(dash, every_page_loads_and_draws_in_chromium)
+{
+	char db[256], site[256], path[512], shot[512], rev[16];
+	const char *artefacts = getenv("GPUISO_ARTEFACTS");
+	static const char *const pages[] = { "index.html", "latency.html", "progress.html",
+					     "metric-ops.alloc_mdl.modeled_ns.p99.html" };
+	struct loaded l;
+	struct run r;
+
+	snprintf(db, sizeof(db), "%s/runs.sqlite", tdir);
+	snprintf(site, sizeof(site), "%s/site", tdir);
+	snprintf(path, sizeof(path), "%s/in", tdir);
+	mkdir(path, 0777);
+	/* twelve nights; from the ninth, alloc_mdl costs 40% more device time */
+	for (int i = 0; i < 12; i++) {
+		snprintf(path, sizeof(path), "%s/in/n%02d.json", tdir, i);
+		snprintf(rev, sizeof(rev), "rev%02d", i);
+		results(path, rev, i + 1, (i < 8 ? 1000 : 1400) + (i * 7) % 5, i == 11);
+	}
+	snprintf(path, sizeof(path), "%s/in/campaign.json", tdir);
+	write_file(path, "{\"schema\":\"gpuiso-campaign/1\",\"name\":\"nightly-pin\",\"runs\":3,\"passed\":2,"
+			 "\"failed\":1,\"invariants\":[],\"failures\":[{\"id\":\"pin-fails-desktop-s1\","
+			 "\"run\":\"pin-fails\",\"seed\":1,\"reason\":\"forward_progress does not hold\","
+			 "\"reproduce\":\"gpuiso replay traces/desktop --faults x.yaml --seed 1\"}]}");
+	snprintf(path, sizeof(path), "%s/in", tdir);
+	RUN(&r, "store", "add", db, path);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "dash", db, "-o", site);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", site, pages[i]);
+		snprintf(shot, sizeof(shot), "%s/dash-%s.png", artefacts ? artefacts : tdir, "index");
+		l = browse(path, i == 0 ? shot : NULL);
+		cr_assert_eq(l.console, 0, "%s logged to the console", pages[i]);
+		cr_assert_gt(l.charts, 0, "%s has charts", pages[i]);
+		cr_assert_eq(l.drawn, l.charts, "%s: %d of %d charts drawn", pages[i], l.drawn, l.charts);
+		if (i == 0) {
+			/* the regression is red before anyone reads a number */
+			cr_assert(strstr(l.dom, "class=\"banner bad\""), "no red banner");
+			cr_assert(strstr(l.dom, "<tr class=\"bad\"><td><a href=\"metric-ops.alloc_mdl.modeled_ns.p99.html\">"),
+				  "the regressed metric's row is not red");
+		}
+		if (i == 3)
+			cr_assert(strstr(l.dom, "<code>rev08</code>"), "the change point names its revision");
+		free(l.dom);
+	}
+	snprintf(path, sizeof(path), "%s/campaigns.html", site);
+	l = browse(path, NULL);
+	cr_assert_eq(l.console, 0);
+	cr_assert(strstr(l.dom, "gpuiso replay traces/desktop --faults x.yaml --seed 1"),
+		  "the reproducer is listed");
+	free(l.dom);
+	snprintf(shot, sizeof(shot), "%s/dash-index.png", artefacts ? artefacts : tdir);
+	cr_assert_eq(access(shot, F_OK), 0, "screenshot %s", shot);
+}

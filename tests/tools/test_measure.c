@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/* store add/list, compare, changes and dash as a user runs them. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run_gpuiso.h"
+
+static char tdir[64];
+
+static void setup(void)
+{
+	strcpy(tdir, "/tmp/gpuiso-measure-XXXXXX");
+	cr_assert_not_null(mkdtemp(tdir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tdir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(measure, .init = setup, .fini = teardown);
+
+/* A path in the test's folder; valid until the 16th call after it. */
+static const char *tpath(const char *name)
+{
+	static char paths[16][256];
+	static int next;
+	char *p = paths[next++ % 16];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", tdir, name);
+	return p;
+}
+
+#define DB_PATH(db) \
+	char db[256];   \
+	snprintf(db, sizeof(db), "%s/runs.sqlite", tdir)
+
+/* A results file of revision @rev whose alloc_mdl costs @modeled ns (p99) of device time. */
+static const char *results_file(const char *name, const char *rev, int day, double modeled)
+{
+	const char *path = tpath(name);
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fprintf(f,
+		"{\"schema\":\"gpuiso-results/1\",\"run\":{\"id\":\"%s\",\"started\":\"2026-11-%02dT00:00:00Z\","
+		"\"git_rev\":\"%s\",\"host\":\"h\",\"backend\":\"sim\",\"trace\":\"traces/desktop\","
+		"\"scenario\":null,\"faults\":null,\"seed\":0},"
+		"\"ops\":{\"alloc_mdl\":{\"count\":10,\"errors\":0,"
+		"\"latency_ns\":{\"p50\":500,\"p90\":800,\"p99\":900,\"p999\":950,\"max\":990,\"mean\":600},"
+		"\"modeled_ns\":{\"p50\":%g,\"p90\":%g,\"p99\":%g,\"p999\":%g,\"max\":%g,\"mean\":%g}}},"
+		"\"power\":{\"transitions\":4,\"completed\":4,\"reset\":0,\"pinned\":3,\"chunked\":1,"
+		"\"chunks\":16,\"bytes\":1048576,\"longest_stall_ns\":5000,"
+		"\"to_d3\":{\"transitions\":2,\"completed\":2,\"pinned\":1,\"chunked\":1,\"reset\":0},"
+		"\"to_d0\":{\"transitions\":2,\"completed\":2,\"pinned\":2,\"chunked\":0,\"reset\":0},"
+		"\"time_to_complete_ns\":{\"p50\":100,\"p90\":100,\"p99\":100,\"p999\":100,\"max\":100,\"mean\":100}},"
+		"\"faults\":{\"injected\":{},\"violations\":[]},\"invariants\":{\"no_leaks\":true}}\n",
+		name, day, rev, modeled / 2, modeled, modeled, modeled, modeled, modeled / 2);
+	fclose(f);
+	return path;
+}
+
+static int stored_runs(const char *db)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int n = -1;
+
+	/* read-write: a writer's hot journal is rolled back, as the next user's open does */
+	cr_assert_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM runs", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+
+Test(measure, store_add_list_and_bad_input_keeps_the_store)
+{
+	DB_PATH(db);
+	struct run r;
+	FILE *f;
+
+	RUN(&r, "store", "add", db, results_file("a.json", "r1", 1, 1000),
+	    results_file("b.json", "r2", 2, 1000));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "2 runs added, 0 already stored"), "%s", r.out);
+	RUN(&r, "store", "add", db, tpath("a.json"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "0 runs added, 1 already stored"), "%s", r.out);
+	RUN(&r, "store", "list", db);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "2026-11-01T00:00:00Z  results   r1"), "%s", r.out);
+
+	/* a good file and a truncated one: neither is stored, the error says where */
+	f = fopen(tpath("bad.json"), "w");
+	fputs("{\"schema\": \"gpuiso-results/1\",\n \"run\": {\"id\": ", f);
+	fclose(f);
+	RUN(&r, "store", "add", db, results_file("c.json", "r3", 3, 1000), tpath("bad.json"));
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "bad.json:") && strstr(r.err, "error"), "%s", r.err);
+	cr_assert_eq(stored_runs(db), 2);
+	f = fopen(tpath("new.json"), "w");
+	fputs("{\"schema\": \"gpuiso-results/7\"}", f);
+	fclose(f);
+	RUN(&r, "store", "add", db, tpath("new.json"));
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "newer"), "%s", r.err);
+	RUN(&r, "store", "list", tpath("a.json"));
+	cr_assert_eq(r.status, 2, "a JSON file is not a store");
+	cr_assert(strstr(r.err, "not a gpuiso store"), "%s", r.err);
+	RUN(&r, "store", "list", tpath("none.sqlite"));
+	cr_assert_eq(r.status, 2);
+	cr_assert_eq(stored_runs(db), 2);
+}
+
+Test(measure, a_real_replay_and_its_folder_are_stored)
+{
+	DB_PATH(db);
+	struct run r;
+
+	mkdir(tpath("out"), 0777);
+	RUN(&r, "replay", "traces/power-cycle", "--json", tpath("out/replay.json"));
+	cr_assert_lt(r.status, 2, "%s", r.err);
+	RUN(&r, "store", "add", db, tpath("out"), "--campaign", "manual");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "1 run added"), "%s", r.out);
+	RUN(&r, "store", "list", db);
+	cr_assert(strstr(r.out, "manual"), "%s", r.out);
+}
+
+Test(measure, compare_is_a_ci_gate)
+{
+	struct run r;
+
+	results_file("before.json", "r1", 1, 1000);
+	RUN(&r, "compare", tpath("before.json"), results_file("worse.json", "r2", 2, 1300));
+	cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "ops.alloc_mdl.modeled_ns.p99") && strstr(r.out, "+30.0%") &&
+		  strstr(r.out, "REGRESSED"), "%s", r.out);
+	RUN(&r, "compare", tpath("before.json"), results_file("better.json", "r2", 2, 700));
+	cr_assert_eq(r.status, 0, "%s", r.out);
+	cr_assert(strstr(r.out, "improved"), "%s", r.out);
+	RUN(&r, "compare", tpath("before.json"), tpath("worse.json"), "--threshold", "50");
+	cr_assert_eq(r.status, 0, "under a 50%% threshold +30%% is noise: %s", r.out);
+	RUN(&r, "compare", tpath("before.json"));
+	cr_assert_eq(r.status, 2);
+	RUN(&r, "compare", tpath("before.json"), tpath("missing.json"));
+	cr_assert_eq(r.status, 2);
+}
+
+Test(measure, compare_revisions_in_a_store_with_repeated_samples)
+{
+	DB_PATH(db);
+	char name[32];
+	struct run r;
+
+	/* five runs per revision: r2 costs 3% more every time, below any threshold */
+	for (int i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "a%d.json", i);
+		results_file(name, "aaaa1111", 1, 1000 + i);
+		snprintf(name, sizeof(name), "b%d.json", i);
+		results_file(name, "bbbb2222", 2, 1030 + i);
+		RUN(&r, "store", "add", db, tpath(name));
+		cr_assert_eq(r.status, 0, "%s", r.err);
+	}
+	for (int i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "a%d.json", i);
+		RUN(&r, "store", "add", db, tpath(name));
+		cr_assert_eq(r.status, 0, "%s", r.err);
+	}
+	RUN(&r, "compare", "--db", db, "aaaa", "bbbb", "--metric", "ops.alloc_mdl.modeled_ns.*");
+	cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "U test p="), "%s", r.out);
+	RUN(&r, "compare", "--db", db, "aaaa", "cccc");
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "no stored run of revision 'cccc'"), "%s", r.err);
+}
+
+Test(measure, changes_name_the_revision_where_a_level_changed)
+{
+	DB_PATH(db);
+	char name[32], rev[32];
+	struct run r;
+
+	for (int i = 0; i < 16; i++) {
+		snprintf(name, sizeof(name), "n%02d.json", i);
+		snprintf(rev, sizeof(rev), "rev%02d", i);
+		results_file(name, rev, i + 1, (i < 9 ? 1000 : 1400) + (i * 7) % 11);
+	}
+	RUN(&r, "store", "add", db, tdir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "changes", db, "--metric", "ops.alloc_mdl.modeled_ns.p99");
+	cr_assert_eq(r.status, 1, "the last change made it worse: %s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "rev09") && strstr(r.out, "REGRESSED"), "%s", r.out);
+	RUN(&r, "changes", db, "--metric", "invariants.*");
+	cr_assert_eq(r.status, 0, "%s", r.out);
+	cr_assert(strstr(r.out, "0 changes"), "%s", r.out);
+}
+
+/* A writer killed at any moment leaves the store as before or with everything. */
+Test(measure, a_writer_killed_midway_loses_nothing)
+{
+	const char *bin = getenv("GPUISO_BIN");
+	DB_PATH(db);
+	char name[32], dir[256];
+	struct run r;
+
+	RUN(&r, "store", "add", db, results_file("first.json", "r0", 1, 1000));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(dir, sizeof(dir), "%s", tpath("many"));
+	mkdir(dir, 0777);
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "many/m%03d.json", i);
+		results_file(name, "r1", 2, 1000 + i);
+	}
+	for (int attempt = 0; attempt < 12; attempt++) {
+		int n, status;
+		pid_t pid = fork();
+
+		if (!pid) {
+			execl(bin, "gpuiso", "store", "add", db, dir, (char *)NULL);
+			_exit(127);
+		}
+		usleep((useconds_t)(attempt * 15000));
+		kill(pid, SIGKILL);
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		n = stored_runs(db);
+		cr_assert(n == 1 || n == 301, "after a kill at %d ms: %d runs", attempt * 15, n);
+		RUN(&r, "store", "list", db);
+		cr_assert_eq(r.status, 0, "the store still opens: %s", r.err);
+		if (n == 301)
+			break;
+	}
+	RUN(&r, "store", "add", db, dir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(stored_runs(db), 301);
+}
+
+Test(measure, the_nightly_job_stores_and_publishes)
+{
+	const char *root = getenv("GPUISO_SOURCE_ROOT"), *bin = getenv("GPUISO_BIN");
+	char cmd[1024], site[256];
+	DB_PATH(db);
+
+	snprintf(site, sizeof(site), "%s/site", tdir);
+	snprintf(cmd, sizeof(cmd), "GPUISO=%s %s/scripts/nightly -d %s -o %s --no-bench >%s/log 2>&1",
+		 bin, root, db, site, tdir);
+	for (int night = 1; night <= 2; night++) {
+		cr_assert_eq(system(cmd), 0, "night %d: %s", night, cmd);
+		/* five replays and the campaign summary per night */
+		cr_assert_eq(stored_runs(db), 6 * night);
+	}
+	snprintf(cmd, sizeof(cmd), "grep -q 'campaign nightly-pin' %s/campaigns.html", site);
+	cr_assert_eq(system(cmd), 0, "the campaign is published");
+	snprintf(cmd, sizeof(cmd), "grep -q 'performance overview' %s/index.html", site);
+	cr_assert_eq(system(cmd), 0);
+}

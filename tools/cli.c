@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+#include <stdio.h>
+
+#include "cli.h"
+#include "common/log.h"
+
+int usage_error(const char *usage, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "gpuiso: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nusage: %s\n", usage);
+	return EXIT_INPUT;
+}
+
+bool common_opt(int opt, const char *usage, int *rc)
+{
+	switch (opt) {
+	case 'h':
+		printf("usage: %s\n", usage);
+		*rc = EXIT_OK;
+		return true;
+	case 'v':
+		log_set_level(log_enabled(LOG_INFO) ? LOG_DEBUG : LOG_INFO);
+		return false;
+	default:
+		*rc = EXIT_INPUT;
+		fprintf(stderr, "usage: %s\n", usage);
+		return true;
+	}
+}

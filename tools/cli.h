@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_TOOLS_CLI_H
+#define GPUISO_TOOLS_CLI_H
+
+#include <stdbool.h>
+
+/* What every command of the CLI shares: exit codes and option handling. */
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_FINDINGS = 1, /* violations, invariant failures, regressions */
+	EXIT_INPUT = 2,    /* bad input */
+	EXIT_ENV = 3,      /* environment problem */
+};
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;
+	const char *summary;
+};
+
+/**
+ * usage_error() - say what is wrong with the command line, then the usage.
+ * @usage: the command's usage line.
+ * @fmt: printf format with one %s.
+ * @arg: its argument.
+ *
+ * Return: EXIT_INPUT.
+ */
+int usage_error(const char *usage, const char *fmt, const char *arg);
+
+/**
+ * common_opt() - handle -h/--help and -v (more output), and unknown options.
+ * @opt: getopt's return.
+ * @usage: the command's usage line.
+ * @rc: out: the exit code when it returns true.
+ *
+ * Return: true when the command should return *@rc now.
+ */
+bool common_opt(int opt, const char *usage, int *rc);
+
+/* The measurement commands (tools/measure.c). */
+int cmd_store_add(int argc, char **argv);
+int cmd_store_list(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_changes(int argc, char **argv);
+int cmd_dash(int argc, char **argv);
+extern const char store_add_usage[], store_list_usage[], compare_usage[], changes_usage[],
+	dash_usage[];
+
+#endif
