@@ -321,6 +321,23 @@ static int each_row(struct store *s, sqlite3_stmt *st, int (*row)(sqlite3_stmt *
 	return rc == SQLITE_DONE ? 0 : db_error(s, rc, "read", err, sizeof(err));
 }
 
+/* Run @sql with up to two text parameters (NULL: none), calling @row per row. */
+static int query(struct store *s, const char *sql, const char *p1, const char *p2,
+		 int (*row)(sqlite3_stmt *st, void *ctx), void *ctx)
+{
+	sqlite3_stmt *st;
+	char err[256];
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+
+	if (rc)
+		return db_error(s, rc, "read", err, sizeof(err));
+	if (p1)
+		sqlite3_bind_text(st, 1, p1, -1, SQLITE_STATIC);
+	if (p2)
+		sqlite3_bind_text(st, 2, p2, -1, SQLITE_STATIC);
+	return each_row(s, st, row, ctx);
+}
+
 struct runs_ctx {
 	int (*fn)(const struct store_run *run, void *ctx);
 	void *ctx;
@@ -342,17 +359,11 @@ static int run_row(sqlite3_stmt *st, void *ctx)
 int store_runs(struct store *s, int (*fn)(const struct store_run *run, void *ctx), void *ctx)
 {
 	struct runs_ctx rc = { fn, ctx };
-	sqlite3_stmt *st;
-	char err[256];
-	int ret = sqlite3_prepare_v2(s->db,
-				     "SELECT id, kind, key, git_rev, date, host, backend, trace, scenario,"
-				     " campaign, (SELECT count(*) FROM metrics WHERE run = runs.id)"
-				     " FROM runs ORDER BY date, id",
-				     -1, &st, NULL);
 
-	if (ret)
-		return db_error(s, ret, "read", err, sizeof(err));
-	return each_row(s, st, run_row, &rc);
+	return query(s,
+		     "SELECT id, kind, key, git_rev, date, host, backend, trace, scenario, campaign,"
+		     " (SELECT count(*) FROM metrics WHERE run = runs.id) FROM runs ORDER BY date, id",
+		     NULL, NULL, run_row, &rc);
 }
 
 struct names_ctx {
@@ -371,15 +382,9 @@ int store_metric_names(struct store *s, int (*fn)(const char *name, const char *
 		       void *ctx)
 {
 	struct names_ctx nc = { fn, ctx };
-	sqlite3_stmt *st;
-	char err[256];
-	int ret = sqlite3_prepare_v2(s->db,
-				     "SELECT name, min(unit) FROM metrics GROUP BY name ORDER BY name", -1,
-				     &st, NULL);
 
-	if (ret)
-		return db_error(s, ret, "read", err, sizeof(err));
-	return each_row(s, st, name_row, &nc);
+	return query(s, "SELECT name, min(unit) FROM metrics GROUP BY name ORDER BY name", NULL, NULL,
+		     name_row, &nc);
 }
 
 struct series_ctx {
@@ -402,18 +407,11 @@ int store_series(struct store *s, const char *metric,
 		 int (*fn)(const struct store_point *pt, void *ctx), void *ctx)
 {
 	struct series_ctx sc = { fn, ctx };
-	sqlite3_stmt *st;
-	char err[256];
-	int ret = sqlite3_prepare_v2(s->db,
-				     "SELECT runs.id, git_rev, date, value FROM metrics"
-				     " JOIN runs ON runs.id = metrics.run WHERE name = ?"
-				     " ORDER BY date, runs.id",
-				     -1, &st, NULL);
 
-	if (ret)
-		return db_error(s, ret, "read", err, sizeof(err));
-	sqlite3_bind_text(st, 1, metric, -1, SQLITE_STATIC);
-	return each_row(s, st, point_row, &sc);
+	return query(s,
+		     "SELECT runs.id, git_rev, date, value FROM metrics JOIN runs ON runs.id = metrics.run"
+		     " WHERE name = ?1 ORDER BY date, runs.id",
+		     metric, NULL, point_row, &sc);
 }
 
 int store_run_json(struct store *s, long long id, char **json)
@@ -462,19 +460,11 @@ static int value_row(sqlite3_stmt *st, void *ctx)
 int store_rev_values(struct store *s, const char *rev, const char *metric, double **out, size_t *n)
 {
 	struct values_ctx vc = { 0 };
-	sqlite3_stmt *st;
-	char err[256];
-	int rc = sqlite3_prepare_v2(s->db,
-				    "SELECT value FROM metrics JOIN runs ON runs.id = metrics.run"
-				    " WHERE name = ?1 AND substr(git_rev, 1, length(?2)) = ?2"
-				    " ORDER BY date, runs.id",
-				    -1, &st, NULL);
+	int rc = query(s,
+		       "SELECT value FROM metrics JOIN runs ON runs.id = metrics.run"
+		       " WHERE name = ?1 AND substr(git_rev, 1, length(?2)) = ?2 ORDER BY date, runs.id",
+		       metric, rev, value_row, &vc);
 
-	if (rc)
-		return db_error(s, rc, "read", err, sizeof(err));
-	sqlite3_bind_text(st, 1, metric, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, rev, -1, SQLITE_STATIC);
-	rc = each_row(s, st, value_row, &vc);
 	if (rc) {
 		free(vc.v);
 		return rc;

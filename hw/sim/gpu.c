@@ -39,32 +39,36 @@ uint64_t sim_op_vram_size(struct hw *hw, uint32_t dev)
 	return dv ? dv->vram.size : 0;
 }
 
-int sim_op_vram_rw(struct hw *hw, uint32_t dev, uint64_t off, void *buf, uint64_t len,
-		   bool write)
+/* @dev's VRAM for a CPU access to [off, off+len): NULL with *err set when it cannot be. */
+static struct sim_dev *vram_access(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len, int *err)
 {
 	struct sim_dev *dv = sim_gpu(to_sim(hw), dev);
 
+	*err = !dv ? -ENOENT : !sim_vram_range_ok(dv, off, len) ? -ERANGE
+		/* A powered-off device does not answer on its BAR. */
+		: !dv->powered ? -EIO : 0;
+	return *err ? NULL : dv;
+}
+
+int sim_op_vram_rw(struct hw *hw, uint32_t dev, uint64_t off, void *buf, uint64_t len,
+		   bool write)
+{
+	int err;
+	struct sim_dev *dv = vram_access(hw, dev, off, len, &err);
+
 	if (!dv)
-		return -ENOENT;
-	if (!sim_vram_range_ok(dv, off, len))
-		return -ERANGE;
-	/* A powered-off device does not answer on its BAR. */
-	if (!dv->powered)
-		return -EIO;
+		return err;
 	return write ? sparse_write(&dv->vram, off, buf, len) : sparse_read(&dv->vram, off, buf, len);
 }
 
 int sim_op_vram_digest(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len,
 		       uint64_t *digest)
 {
-	struct sim_dev *dv = sim_gpu(to_sim(hw), dev);
+	int err;
+	struct sim_dev *dv = vram_access(hw, dev, off, len, &err);
 
 	if (!dv)
-		return -ENOENT;
-	if (!sim_vram_range_ok(dv, off, len))
-		return -ERANGE;
-	if (!dv->powered)
-		return -EIO;
+		return err;
 	return sparse_digest(&dv->vram, off, len, digest);
 }
 
