@@ -18,8 +18,10 @@ build: deps
 run: build
 	./$(BUILD)/gpuiso scenario explain traces/scenarios/default.yaml
 
+# Every test, then the VFIO backend against real VFIO in a QEMU guest (scripts/vm-test).
 check: build
 	@scripts/run-tests $(BUILD)
+	@scripts/vm-test $(BUILD)
 
 # Every test again under ASan+UBSan, built with clang (the default build uses gcc).
 check-asan: deps

@@ -23,6 +23,7 @@ struct sparse_chunk {
 	uint8_t *data;                     /* SPARSE_CHUNK bytes */
 	uint64_t zero[SPARSE_PAGES / 64];  /* bit set: the page reads as zero, whatever data holds */
 	uint32_t refs;                     /* directory slots holding it, in any store */
+	uint32_t pins;                     /* sparse_pin() holds: plain memory a device may access */
 	bool digest_valid;                 /* @digest is that of the content as it is */
 	uint64_t digest;
 	struct sparse_chunk *next;         /* in a store's pool */
@@ -91,7 +92,8 @@ static void pages_discard(struct sparse_chunk *ch, uint64_t off, uint64_t n)
 
 		if (page_zero(ch, page))
 			continue;
-		if (from == start && to == start + SPARSE_PAGE)
+		/* a device may write a pinned page behind our back: no bit can stand for it */
+		if (from == start && to == start + SPARSE_PAGE && !ch->pins)
 			page_set_zero(ch, page, true);
 		else
 			memset(ch->data + from, 0, to - from);
@@ -129,6 +131,7 @@ static struct sparse_chunk *chunk_new(struct sparse_mem *sm)
 	}
 	memset(ch->zero, 0xff, sizeof(ch->zero));
 	ch->refs = 1;
+	ch->pins = 0;
 	ch->digest_valid = false;
 	ch->next = NULL;
 	return ch;
@@ -352,7 +355,7 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 
 		/* A whole chunk (up to the store's end) is let go, a part reads as zero. */
 		if (slot && *slot) {
-			if (SPARSE_OFF(addr) == 0 && n == sparse_avail(sm, addr)) {
+			if (SPARSE_OFF(addr) == 0 && n == sparse_avail(sm, addr) && !(*slot)->pins) {
 				slot_drop(sm, slot);
 			} else {
 				ch = slot_own(sm, slot);
@@ -392,6 +395,9 @@ int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *
 
 		if (whole_chunk(src, soff, len) && whole_chunk(dst, doff, len))
 			whole = sparse_chunk_at(src, soff);
+		/* memory a device may access stays where it is, and its own */
+		if (whole && (whole->pins || (sparse_chunk_at(dst, doff) && sparse_chunk_at(dst, doff)->pins)))
+			whole = NULL;
 		if (whole) {
 			slot = sparse_slot(dst, doff, true);
 			if (!slot)
@@ -457,7 +463,8 @@ static uint64_t chunk_digest(struct sparse_chunk *ch)
 
 	if (!ch)
 		return zero_chunk_digest();
-	if (!ch->digest_valid) {
+	/* a device may have written a pinned chunk since */
+	if (!ch->digest_valid || ch->pins) {
 		digest_init(&d);
 		chunk_feed(&d, ch, 0, SPARSE_CHUNK);
 		ch->digest = digest_final(&d);
@@ -490,4 +497,38 @@ int sparse_digest(const struct sparse_mem *sm, uint64_t addr, uint64_t len, uint
 	}
 	*out = h;
 	return 0;
+}
+
+void *sparse_pin(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *avail)
+{
+	struct sparse_chunk **slot, *ch;
+	uint64_t off = SPARSE_OFF(addr), n;
+
+	if (addr >= sm->size || !len)
+		return NULL;
+	slot = sparse_slot(sm, addr, true);
+	if (!slot)
+		return NULL;
+	ch = slot_own(sm, slot);
+	if (!ch)
+		return NULL;
+	*avail = sparse_avail(sm, addr);
+	n = MIN(len, *avail);
+	/* pages that read as zero become real zeros: the device will see them */
+	for (uint64_t page = off >> SPARSE_PAGE_SHIFT; page <= (off + n - 1) >> SPARSE_PAGE_SHIFT; page++) {
+		if (page_zero(ch, page)) {
+			memset(ch->data + (page << SPARSE_PAGE_SHIFT), 0, SPARSE_PAGE);
+			page_set_zero(ch, page, false);
+		}
+	}
+	ch->pins++;
+	return ch->data + off;
+}
+
+void sparse_unpin(struct sparse_mem *sm, uint64_t addr)
+{
+	struct sparse_chunk *ch = addr < sm->size ? sparse_chunk_at(sm, addr) : NULL;
+
+	if (ch && ch->pins)
+		ch->pins--;
 }

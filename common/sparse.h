@@ -138,4 +138,25 @@ int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *
  */
 int sparse_digest(const struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *out);
 
+/**
+ * sparse_pin() - make the memory at @addr plain memory a device may read and
+ * write behind the store's back (through an IOMMU mapping of the pointer):
+ * allocated, private, real zeros where it read as zero, never shared, moved
+ * or let go while pinned. Pins of a chunk count; sparse_unpin() each.
+ * @sm: the store.
+ * @addr: address (< size).
+ * @len: bytes wanted from @addr.
+ * @avail: out: bytes valid from the pointer to the end of its chunk.
+ *
+ * Return: the pointer, stable until unpinned, or NULL (out of range, no memory).
+ */
+void *sparse_pin(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *avail);
+
+/**
+ * sparse_unpin() - drop one pin of the chunk holding @addr.
+ * @sm: the store.
+ * @addr: an address sparse_pin() was given (or any in the same chunk).
+ */
+void sparse_unpin(struct sparse_mem *sm, uint64_t addr);
+
 #endif

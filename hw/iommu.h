@@ -12,7 +12,8 @@
  * physical adapters: each a GPU with VRAM and a copy engine with a work
  * queue) and a fault queue. A device attached to no domain is in
  * passthrough: its DMA reaches physical addresses untranslated, as before the
- * OS enables the IOMMU. A device attached to a domain reaches only what that
+ * OS enables the IOMMU (where the backend can: hw_caps.passthrough; through
+ * VFIO such a device reaches nothing). A device attached to a domain reaches only what that
  * domain maps; anything else is blocked, recorded as a fault and leaves memory
  * untouched.
  *
@@ -47,8 +48,10 @@ struct hw_caps {
 	const char *name;       /* backend name, e.g. "sim" */
 	uint64_t pgsize_bitmap; /* page sizes the I/O page tables map (bit n: 2^n bytes) */
 	unsigned int iova_bits; /* input address width */
+	unsigned int dma_bits;  /* addresses the devices can issue (a DMA mask); above iova_bits they reach past the IOMMU's width */
 	unsigned int ndevs;     /* devices the backend has */
 	bool modeled_time;      /* hw_stats.modeled_ns is meaningful */
+	bool passthrough;       /* a device attached to no domain reaches physical addresses (else nothing) */
 };
 
 /*
@@ -66,6 +69,7 @@ struct hw_stats {
 	uint64_t dma_transfers;       /* DMA transfers and copy jobs started */
 	uint64_t dma_bytes;           /* bytes moved by device DMA (including copies) */
 	uint64_t faults;              /* accesses blocked */
+	uint64_t faults_unreported;   /* of those, known from the domain's mappings only: the platform's report did not come */
 	uint64_t stale_hits;          /* accesses translated by an IOTLB entry whose PTE is gone */
 	uint64_t modeled_ns;          /* device time the cost model assigns to all of the above */
 };

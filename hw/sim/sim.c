@@ -48,6 +48,8 @@ static void sim_op_query_caps(struct hw *hw, struct hw_caps *caps)
 		.iova_bits = SIM_IOVA_BITS,
 		.ndevs = to_sim(hw)->ndevs,
 		.modeled_time = true,
+		.passthrough = true,
+		.dma_bits = 64,
 	};
 }
 

@@ -241,3 +241,40 @@ Test(sparse, digest_follows_content_not_representation)
 	cr_assert_neq(again, never);
 	cr_assert_eq(sparse_digest(&sm, sm.size - 4, 8, &again), -ERANGE);
 }
+
+Test(sparse, pinned_memory_is_plain_memory)
+{
+	struct sparse_mem other;
+	uint64_t avail, d1, d2;
+	uint8_t *p, b = 0;
+
+	cr_assert_eq(sparse_init(&other, (uint64_t)1 << 34), 0);
+	p = sparse_pin(&sm, 2 * SPARSE_CHUNK, SPARSE_CHUNK, &avail);
+	cr_assert_not_null(p);
+	cr_assert_eq(avail, SPARSE_CHUNK);
+	cr_assert_eq(p[4096 * 7 + 3], 0, "never written: real zeros");
+	cr_assert_eq(sparse_digest(&sm, 2 * SPARSE_CHUNK, SPARSE_CHUNK, &d1), 0);
+	p[100] = 0x42; /* a device writing behind the store's back */
+	cr_assert_eq(sparse_read(&sm, 2 * SPARSE_CHUNK + 100, &b, 1), 0);
+	cr_assert_eq(b, 0x42);
+	cr_assert_eq(sparse_digest(&sm, 2 * SPARSE_CHUNK, SPARSE_CHUNK, &d2), 0);
+	cr_assert_neq(d1, d2, "no cached digest for pinned memory");
+	/* discarding clears bytes, not bits: a later device write shows */
+	cr_assert_eq(sparse_discard(&sm, 2 * SPARSE_CHUNK, SPARSE_CHUNK), 0);
+	cr_assert_eq(sm.resident, SPARSE_CHUNK, "a pinned chunk is not let go");
+	p[200] = 0x43;
+	cr_assert_eq(sparse_read(&sm, 2 * SPARSE_CHUNK + 200, &b, 1), 0);
+	cr_assert_eq(b, 0x43);
+	cr_assert_eq(sparse_read(&sm, 2 * SPARSE_CHUNK + 100, &b, 1), 0);
+	cr_assert_eq(b, 0);
+	/* a copy of it is a copy, not a share */
+	cr_assert_eq(sparse_copy(&other, 0, &sm, 2 * SPARSE_CHUNK, SPARSE_CHUNK, false), 0);
+	cr_assert_neq(sparse_peek(&other, 0, &avail), (const void *)p);
+	p[200] = 0x44;
+	cr_assert_eq(sparse_read(&other, 200, &b, 1), 0);
+	cr_assert_eq(b, 0x43);
+	sparse_unpin(&sm, 2 * SPARSE_CHUNK);
+	cr_assert_eq(sparse_discard(&sm, 2 * SPARSE_CHUNK, SPARSE_CHUNK), 0);
+	cr_assert_eq(sm.resident, 0, "unpinned, it goes");
+	sparse_fini(&other);
+}

@@ -1,0 +1,864 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <linux/vfio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/sparse.h"
+#include "edu.h"
+#include "vfio.h"
+
+#define VFIO_MAX_DOMAINS 64
+#define VFIO_MAX_RANGES 16
+#define VFIO_QUEUE 64
+#define VFIO_FAULTS 64
+/* The driver's own bounce page, mapped in every domain at the top of the DMA mask. */
+#define STAGING_IOVA (((iova_t)1 << EDU_DMA_BITS) - PAGE_SIZE)
+/*
+ * How long a fault the mappings predict may take to be reported. The kernel
+ * ratelimits its DMAR reports (10 lines per 5 s, two lines per fault) and
+ * QEMU drops a fault while an earlier one is pending: a report that does not
+ * come is recorded from the mappings (hw_stats.faults_unreported).
+ */
+#define FAULT_WAIT_NS 300000000ull
+
+/* One VFIO_IOMMU_MAP_DMA: its pages are pinned in the physmem store. */
+struct vmap {
+	iova_t iova;
+	pa_t pa;
+	uint64_t size;
+	unsigned int perm;
+};
+
+struct vdomain {
+	bool used;
+	struct vmap *m;
+	size_t n, cap;
+};
+
+struct iova_range {
+	uint64_t start, last;
+};
+
+struct vfio {
+	struct hw hw;
+	struct physmem *pm;
+	char bdf[32], short_bdf[16]; /* "0000:00:03.0", "00:03.0" (as DMAR reports it) */
+	int container, group, device, kmsg;
+	void *bar0;
+	size_t bar0_size;
+	struct edu edu;
+	uint8_t *staging;
+	struct iova_range ranges[VFIO_MAX_RANGES];
+	size_t nranges;
+	uint64_t pgsizes;
+	struct vdomain doms[VFIO_MAX_DOMAINS]; /* id = index + 1 */
+	uint32_t attached;                     /* 0: none */
+	struct sparse_mem vram;
+	bool powered;
+	struct hw_job queue[VFIO_QUEUE];
+	unsigned int nqueued;
+	struct hw_fault faults[VFIO_FAULTS];
+	unsigned int fhead, nfaults;
+	struct hw_stats st;
+};
+
+static struct vfio *to_vfio(struct hw *hw)
+{
+	return (struct vfio *)hw;
+}
+
+static struct vdomain *dom_get(struct vfio *v, uint32_t id)
+{
+	return id >= 1 && id <= VFIO_MAX_DOMAINS && v->doms[id - 1].used ? &v->doms[id - 1] : NULL;
+}
+
+/* --- the container --- */
+
+static int dma_map(struct vfio *v, iova_t iova, void *vaddr, uint64_t size, unsigned int perm)
+{
+	struct vfio_iommu_type1_dma_map m = {
+		.argsz = sizeof(m),
+		.flags = ((perm & HW_PERM_READ) ? VFIO_DMA_MAP_FLAG_READ : 0) |
+			 ((perm & HW_PERM_WRITE) ? VFIO_DMA_MAP_FLAG_WRITE : 0),
+		.vaddr = (uintptr_t)vaddr, .iova = iova, .size = size,
+	};
+
+	return ioctl(v->container, VFIO_IOMMU_MAP_DMA, &m) ? -errno : 0;
+}
+
+static int dma_unmap(struct vfio *v, iova_t iova, uint64_t size)
+{
+	struct vfio_iommu_type1_dma_unmap u = { .argsz = sizeof(u), .iova = iova, .size = size };
+
+	return ioctl(v->container, VFIO_IOMMU_UNMAP_DMA, &u) ? -errno : 0;
+}
+
+static void *vmap_vaddr(struct vfio *v, const struct vmap *m)
+{
+	uint64_t avail;
+
+	/* pinned already: sparse_peek gives the same stable pointer */
+	return (void *)sparse_peek(&v->pm->bytes, m->pa, &avail);
+}
+
+/* Put a domain's mappings into the container (or take them out). */
+static int container_load(struct vfio *v, struct vdomain *d, bool in)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < d->n && !rc; i++) {
+		const struct vmap *m = &d->m[i];
+
+		rc = in ? dma_map(v, m->iova, vmap_vaddr(v, m), m->size, m->perm)
+			: dma_unmap(v, m->iova, m->size);
+		if (rc && in) {
+			while (i--)
+				dma_unmap(v, d->m[i].iova, d->m[i].size);
+		}
+	}
+	return rc;
+}
+
+/* --- ops: domains and mappings --- */
+
+static int op_domain_alloc(struct hw *hw, uint32_t *domain)
+{
+	struct vfio *v = to_vfio(hw);
+
+	for (uint32_t i = 0; i < VFIO_MAX_DOMAINS; i++) {
+		if (!v->doms[i].used) {
+			v->doms[i] = (struct vdomain){ .used = true };
+			*domain = i + 1;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+static void vmap_release(struct vfio *v, const struct vmap *m)
+{
+	sparse_unpin(&v->pm->bytes, m->pa);
+}
+
+static int op_domain_free(struct hw *hw, uint32_t domain)
+{
+	struct vfio *v = to_vfio(hw);
+	struct vdomain *d = dom_get(v, domain);
+
+	if (!d)
+		return -ENOENT;
+	if (v->attached == domain)
+		return -EBUSY;
+	for (size_t i = 0; i < d->n; i++)
+		vmap_release(v, &d->m[i]);
+	free(d->m);
+	*d = (struct vdomain){ 0 };
+	return 0;
+}
+
+static int op_attach(struct hw *hw, uint32_t dev, uint32_t domain)
+{
+	struct vfio *v = to_vfio(hw);
+	struct vdomain *d = dom_get(v, domain), *old = dom_get(v, v->attached);
+	int rc;
+
+	if (dev != 0 || !d)
+		return -ENOENT;
+	if (v->attached == domain)
+		return 0;
+	if (old)
+		container_load(v, old, false);
+	rc = container_load(v, d, true);
+	if (rc) {
+		if (old)
+			container_load(v, old, true);
+		return rc;
+	}
+	v->attached = domain;
+	return 0;
+}
+
+static int op_detach(struct hw *hw, uint32_t dev)
+{
+	struct vfio *v = to_vfio(hw);
+	struct vdomain *d = dom_get(v, v->attached);
+
+	if (dev != 0 || !d)
+		return -ENOENT;
+	container_load(v, d, false);
+	v->attached = 0;
+	return 0;
+}
+
+static bool in_ranges(const struct vfio *v, iova_t iova, uint64_t size)
+{
+	if (iova + size > STAGING_IOVA)
+		return false; /* the DMA mask, less the driver's bounce page */
+	for (size_t i = 0; i < v->nranges; i++)
+		if (iova >= v->ranges[i].start && iova + size - 1 <= v->ranges[i].last)
+			return true;
+	return false;
+}
+
+static bool overlaps(const struct vmap *m, iova_t iova, uint64_t size)
+{
+	return m->iova < iova + size && iova < m->iova + m->size;
+}
+
+static int vmap_push(struct vdomain *d, const struct vmap *m)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 64;
+		struct vmap *grown = realloc(d->m, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		d->m = grown;
+		d->cap = cap;
+	}
+	d->m[d->n++] = *m;
+	return 0;
+}
+
+static void vmap_remove(struct vfio *v, struct vdomain *d, size_t i)
+{
+	vmap_release(v, &d->m[i]);
+	d->m[i] = d->m[--d->n];
+}
+
+static int op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size);
+
+/*
+ * One MAP_DMA per piece: a 4 KiB page with HW_MAP_4K (each can be unmapped
+ * alone), else the part of a 2 MiB chunk of the store (a mapping VFIO will
+ * not cut, like a large page).
+ */
+static int op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t size,
+		  unsigned int perm)
+{
+	struct vfio *v = to_vfio(hw);
+	struct vdomain *d = dom_get(v, domain);
+	uint64_t off = 0;
+	int rc = 0;
+
+	if (!d)
+		return -ENOENT;
+	if (!size || !ALIGNED(iova | pa | size, PAGE_SIZE) || !(perm & HW_PERM_RW) ||
+	    (perm & ~(HW_PERM_RW | HW_MAP_4K)))
+		return -EINVAL;
+	if (!in_ranges(v, iova, size) || pa >= v->pm->bytes.size || size > v->pm->bytes.size - pa)
+		return -ERANGE;
+	for (size_t i = 0; i < d->n; i++)
+		if (overlaps(&d->m[i], iova, size))
+			return -EEXIST;
+	while (off < size && !rc) {
+		uint64_t avail, n = (perm & HW_MAP_4K) ? PAGE_SIZE : size - off;
+		struct vmap m = { iova + off, pa + off, 0, perm & HW_PERM_RW };
+		void *vaddr = sparse_pin(&v->pm->bytes, m.pa, n, &avail);
+
+		if (!vaddr) {
+			rc = -ENOMEM;
+			break;
+		}
+		m.size = MIN(n, avail);
+		rc = v->attached == domain ? dma_map(v, m.iova, vaddr, m.size, m.perm) : 0;
+		if (!rc)
+			rc = vmap_push(d, &m);
+		if (rc) {
+			if (v->attached == domain)
+				dma_unmap(v, m.iova, m.size);
+			sparse_unpin(&v->pm->bytes, m.pa);
+			break;
+		}
+		off += m.size;
+		v->st.pte_writes += m.size / PAGE_SIZE;
+	}
+	if (rc && off)
+		op_unmap(hw, domain, iova, off);
+	return rc;
+}
+
+static int op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
+{
+	struct vfio *v = to_vfio(hw);
+	struct vdomain *d = dom_get(v, domain);
+	uint64_t covered = 0;
+
+	if (!d)
+		return -ENOENT;
+	if (!size || !ALIGNED(iova | size, PAGE_SIZE))
+		return -EINVAL;
+	if (!in_ranges(v, iova, size))
+		return -ERANGE;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct vmap *m = &d->m[i];
+
+		if (!overlaps(m, iova, size))
+			continue;
+		if (m->iova < iova || m->iova + m->size > iova + size)
+			return -EINVAL; /* it would cut a mapping */
+		covered += m->size;
+	}
+	if (covered != size)
+		return -ENOENT;
+	for (size_t i = d->n; i-- > 0;) {
+		if (!overlaps(&d->m[i], iova, size))
+			continue;
+		if (v->attached == domain)
+			dma_unmap(v, d->m[i].iova, d->m[i].size);
+		v->st.pte_writes += d->m[i].size / PAGE_SIZE;
+		vmap_remove(v, d, i);
+	}
+	return 0;
+}
+
+/* VFIO's unmap invalidates the IOTLB itself. */
+static void op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
+{
+	(void)hw;
+	(void)domain;
+	(void)iova;
+	(void)size;
+}
+
+/* --- faults: the kernel's DMAR reports --- */
+
+static void fault_push(struct vfio *v, const struct hw_fault *f)
+{
+	v->st.faults++;
+	if (v->nfaults == VFIO_FAULTS)
+		return;
+	v->faults[(v->fhead + v->nfaults++) % VFIO_FAULTS] = *f;
+}
+
+/*
+ * Read the kernel log for DMAR fault reports about our device, e.g.
+ * "DMAR: [DMA Write NO_PASID] Request device [00:03.0] fault addr 0x8000000
+ * [fault reason 0x05] PTE Write access is not set". Returns how many.
+ */
+static int faults_read(struct vfio *v)
+{
+	char rec[1024], dev[32];
+	int found = 0;
+	ssize_t n;
+
+	snprintf(dev, sizeof(dev), "[%s]", v->short_bdf);
+	while ((n = read(v->kmsg, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		const char *at;
+		unsigned long long addr;
+		unsigned int reason;
+
+		if (n < 0)
+			continue; /* records were overwritten: go on with the next */
+		rec[n] = '\0';
+		at = strstr(rec, "DMAR: [DMA ");
+		if (!at || !strstr(at, dev))
+			continue;
+		if (sscanf(strstr(at, "fault addr") ?: "", "fault addr %llx [fault reason %x]", &addr,
+			   &reason) != 2)
+			continue;
+		fault_push(v, &(struct hw_fault){ 0, ALIGN_DOWN(addr, PAGE_SIZE),
+						  !strncmp(at + 11, "Write", 5), (uint8_t)reason });
+		found++;
+	}
+	return found;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Wait for the report of a fault the mappings predict. */
+static int fault_wait(struct vfio *v)
+{
+	uint64_t deadline = now_ns() + FAULT_WAIT_NS;
+
+	while (now_ns() < deadline) {
+		if (faults_read(v))
+			return 0;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
+static int op_fault_pop(struct hw *hw, struct hw_fault *fault)
+{
+	struct vfio *v = to_vfio(hw);
+
+	faults_read(v);
+	if (!v->nfaults)
+		return -ENOENT;
+	*fault = v->faults[v->fhead];
+	v->fhead = (v->fhead + 1) % VFIO_FAULTS;
+	v->nfaults--;
+	return 0;
+}
+
+/* Whether the attached domain lets the device at [iova, +len) that way. */
+static bool reachable(struct vfio *v, iova_t page, bool write)
+{
+	struct vdomain *d = dom_get(v, v->attached);
+
+	for (size_t i = 0; d && i < d->n; i++)
+		if (overlaps(&d->m[i], page, PAGE_SIZE))
+			return d->m[i].perm & (write ? HW_PERM_WRITE : HW_PERM_READ);
+	return false;
+}
+
+/*
+ * Move @len bytes (within one page) between @buf and system memory at @iova
+ * through the device: the buffer goes in and out of the device by DMA from
+ * the driver's bounce page.
+ */
+static int device_dma(struct vfio *v, iova_t iova, void *buf, uint32_t len, bool write)
+{
+	bool blocked = !reachable(v, ALIGN_DOWN(iova, PAGE_SIZE), write);
+	int rc, before = (int)v->st.faults;
+
+	v->st.dma_transfers++;
+	if (write) {
+		memcpy(v->staging, buf, len);
+		rc = edu_dma(&v->edu, STAGING_IOVA, len, false);
+		if (!rc)
+			rc = edu_dma(&v->edu, iova, len, true);
+	} else {
+		rc = edu_dma(&v->edu, iova, len, false);
+		if (!rc && !blocked)
+			rc = edu_dma(&v->edu, STAGING_IOVA, len, true);
+		if (!rc && !blocked)
+			memcpy(buf, v->staging, len);
+	}
+	if (rc)
+		return rc;
+	if (blocked && fault_wait(v)) {
+		fault_push(v, &(struct hw_fault){ 0, ALIGN_DOWN(iova, PAGE_SIZE), write,
+						  write ? HW_FAULT_NO_WRITE : HW_FAULT_NO_READ });
+		v->st.faults_unreported++;
+		return -EFAULT;
+	}
+	faults_read(v);
+	if ((int)v->st.faults != before)
+		return -EFAULT;
+	v->st.dma_bytes += len;
+	return 0;
+}
+
+/* Every page first: the first one the mappings block is sent alone, so nothing else moves. */
+static int dma_pages(struct vfio *v, iova_t iova, void *buf, uint64_t len, bool write,
+		     int (*piece)(struct vfio *v, iova_t iova, void *buf, uint32_t n, bool write))
+{
+	uint8_t *p = buf;
+
+	for (iova_t page = ALIGN_DOWN(iova, PAGE_SIZE); page < iova + len; page += PAGE_SIZE) {
+		if (!reachable(v, page, write)) {
+			iova_t at = MAX(page, iova);
+
+			return piece(v, at, p + (at - iova), (uint32_t)MIN(EDU_DMA_MAX, page + PAGE_SIZE - at),
+				     write);
+		}
+	}
+	while (len) {
+		uint32_t n = (uint32_t)MIN(MIN(len, EDU_DMA_MAX), PAGE_SIZE - (iova & (PAGE_SIZE - 1)));
+		int rc = piece(v, iova, p, n, write);
+
+		if (rc)
+			return rc;
+		iova += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int op_dma(struct hw *hw, uint32_t dev, iova_t iova, void *buf, uint64_t len, bool write)
+{
+	struct vfio *v = to_vfio(hw);
+
+	if (dev != 0)
+		return -ENOENT;
+	if (!v->powered)
+		return -EIO;
+	if (iova >> EDU_DMA_BITS || (iova + len - 1) >> EDU_DMA_BITS)
+		return -ERANGE;
+	return dma_pages(v, iova, buf, len, write, device_dma);
+}
+
+static void op_stats(struct hw *hw, struct hw_stats *stats)
+{
+	*stats = to_vfio(hw)->st;
+}
+
+static void op_query_caps(struct hw *hw, struct hw_caps *caps)
+{
+	struct vfio *v = to_vfio(hw);
+
+	*caps = (struct hw_caps){ .name = "vfio", .pgsize_bitmap = v->pgsizes,
+				  .iova_bits = EDU_DMA_BITS, .dma_bits = EDU_DMA_BITS, .ndevs = 1,
+				  .modeled_time = false };
+}
+
+/* --- the device's (emulated) VRAM and copy engine --- */
+
+static uint64_t op_vram_size(struct hw *hw, uint32_t dev)
+{
+	return dev == 0 ? to_vfio(hw)->vram.size : 0;
+}
+
+static int vram_check(struct vfio *v, uint32_t dev, uint64_t off, uint64_t len)
+{
+	if (dev != 0)
+		return -ENOENT;
+	if (off > v->vram.size || len > v->vram.size - off)
+		return -ERANGE;
+	return v->powered ? 0 : -EIO;
+}
+
+static int op_vram_rw(struct hw *hw, uint32_t dev, uint64_t off, void *buf, uint64_t len, bool write)
+{
+	struct vfio *v = to_vfio(hw);
+	int rc = vram_check(v, dev, off, len);
+
+	if (rc)
+		return rc;
+	return write ? sparse_write(&v->vram, off, buf, len) : sparse_read(&v->vram, off, buf, len);
+}
+
+static int op_vram_digest(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len, uint64_t *digest)
+{
+	struct vfio *v = to_vfio(hw);
+	int rc = vram_check(v, dev, off, len);
+
+	return rc ? rc : sparse_digest(&v->vram, off, len, digest);
+}
+
+static int op_power(struct hw *hw, uint32_t dev, bool on)
+{
+	struct vfio *v = to_vfio(hw);
+
+	if (dev != 0)
+		return -ENOENT;
+	if (on == v->powered)
+		return 0;
+	if (!on) {
+		if (v->nqueued)
+			return -EBUSY;
+		sparse_discard(&v->vram, 0, v->vram.size);
+	}
+	v->powered = on;
+	return 0;
+}
+
+static int op_gpu_submit(struct hw *hw, uint32_t dev, const struct hw_job *job)
+{
+	struct vfio *v = to_vfio(hw);
+	int rc = vram_check(v, dev, job->vram_off, job->len);
+
+	if (rc)
+		return rc;
+	if (job->dir != HW_COPY_TO_SYSTEM && job->dir != HW_COPY_FROM_SYSTEM)
+		return -EINVAL;
+	if (v->nqueued == VFIO_QUEUE)
+		return -EBUSY;
+	v->queue[v->nqueued++] = *job;
+	return 0;
+}
+
+/* A copy job through the device's DMA engine, a page piece at a time via VRAM in memory. */
+static int run_job(struct vfio *v, const struct hw_job *job)
+{
+	uint8_t piece[EDU_DMA_MAX];
+	bool to_system = job->dir == HW_COPY_TO_SYSTEM;
+
+	for (uint64_t done = 0; done < job->len;) {
+		iova_t iova = job->iova + done;
+		uint32_t n = (uint32_t)MIN(MIN(job->len - done, EDU_DMA_MAX),
+					   PAGE_SIZE - (iova & (PAGE_SIZE - 1)));
+		int rc;
+
+		if (to_system)
+			sparse_read(&v->vram, job->vram_off + done, piece, n);
+		rc = dma_pages(v, iova, piece, n, to_system, device_dma);
+		if (rc)
+			return rc;
+		if (!to_system)
+			sparse_write(&v->vram, job->vram_off + done, piece, n);
+		done += n;
+	}
+	return 0;
+}
+
+static int op_gpu_wait(struct hw *hw, uint32_t dev)
+{
+	struct vfio *v = to_vfio(hw);
+	int first = 0;
+
+	if (dev != 0)
+		return -ENOENT;
+	for (unsigned int i = 0; i < v->nqueued; i++) {
+		int rc = run_job(v, &v->queue[i]);
+
+		if (rc && !first)
+			first = rc;
+	}
+	v->nqueued = 0;
+	return first;
+}
+
+static unsigned int op_gpu_pending(struct hw *hw, uint32_t dev)
+{
+	return dev == 0 ? to_vfio(hw)->nqueued : 0;
+}
+
+/* --- opening --- */
+
+static void op_destroy(struct hw *hw)
+{
+	struct vfio *v = to_vfio(hw);
+
+	if (v->attached)
+		op_detach(hw, 0);
+	for (uint32_t i = 0; i < VFIO_MAX_DOMAINS; i++)
+		if (v->doms[i].used)
+			op_domain_free(hw, i + 1);
+	if (v->staging && v->container >= 0)
+		dma_unmap(v, STAGING_IOVA, PAGE_SIZE);
+	free(v->staging);
+	if (v->bar0)
+		munmap(v->bar0, v->bar0_size);
+	if (v->device >= 0)
+		close(v->device);
+	if (v->group >= 0)
+		close(v->group);
+	if (v->container >= 0)
+		close(v->container);
+	if (v->kmsg >= 0)
+		close(v->kmsg);
+	sparse_fini(&v->vram);
+	free(v);
+}
+
+static const struct hw_ops vfio_ops = {
+	.destroy = op_destroy,
+	.query_caps = op_query_caps,
+	.domain_alloc = op_domain_alloc,
+	.domain_free = op_domain_free,
+	.attach = op_attach,
+	.detach = op_detach,
+	.map = op_map,
+	.unmap = op_unmap,
+	.flush = op_flush,
+	.dma = op_dma,
+	.fault_pop = op_fault_pop,
+	.stats = op_stats,
+	.vram_size = op_vram_size,
+	.vram_rw = op_vram_rw,
+	.vram_digest = op_vram_digest,
+	.power = op_power,
+	.gpu_submit = op_gpu_submit,
+	.gpu_wait = op_gpu_wait,
+	.gpu_pending = op_gpu_pending,
+};
+
+/* The IOVA ranges (and the page sizes) the kernel reports for the container. */
+static int iommu_info(struct vfio *v)
+{
+	struct vfio_iommu_type1_info *info = calloc(1, 4096);
+	struct vfio_info_cap_header *cap;
+	int rc = 0;
+
+	if (!info)
+		return -ENOMEM;
+	info->argsz = 4096;
+	if (ioctl(v->container, VFIO_IOMMU_GET_INFO, info)) {
+		rc = -errno;
+		goto free_info;
+	}
+	v->pgsizes = info->iova_pgsizes;
+	if (!(info->flags & VFIO_IOMMU_INFO_CAPS) || !info->cap_offset) {
+		/* an old kernel: no ranges reported, assume the whole DMA mask */
+		v->ranges[0] = (struct iova_range){ 0, ((uint64_t)1 << EDU_DMA_BITS) - 1 };
+		v->nranges = 1;
+		goto free_info;
+	}
+	for (uint32_t off = info->cap_offset; off && off < 4096; off = cap->next) {
+		cap = (struct vfio_info_cap_header *)((uint8_t *)info + off);
+		if (cap->id == VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE) {
+			struct vfio_iommu_type1_info_cap_iova_range *r = (void *)cap;
+
+			for (uint32_t i = 0; i < r->nr_iovas && v->nranges < VFIO_MAX_RANGES; i++)
+				v->ranges[v->nranges++] = (struct iova_range){ r->iova_ranges[i].start,
+									       r->iova_ranges[i].end };
+		}
+	}
+free_info:
+	free(info);
+	return rc;
+}
+
+/* Set bus mastering in the PCI command register: edu's DMA does nothing without it. */
+static int bus_master(struct vfio *v)
+{
+	struct vfio_region_info reg = { .argsz = sizeof(reg), .index = VFIO_PCI_CONFIG_REGION_INDEX };
+	uint16_t cmd;
+
+	if (ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, &reg) ||
+	    pread(v->device, &cmd, 2, (off_t)reg.offset + 4) != 2)
+		return -EIO;
+	cmd |= 0x4;
+	return pwrite(v->device, &cmd, 2, (off_t)reg.offset + 4) == 2 ? 0 : -EIO;
+}
+
+static int map_bar0(struct vfio *v)
+{
+	struct vfio_region_info reg = { .argsz = sizeof(reg), .index = VFIO_PCI_BAR0_REGION_INDEX };
+	void *p;
+
+	if (ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, &reg) || !(reg.flags & VFIO_REGION_INFO_FLAG_MMAP))
+		return -EIO;
+	p = mmap(NULL, reg.size, PROT_READ | PROT_WRITE, MAP_SHARED, v->device, (off_t)reg.offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	v->bar0 = p;
+	v->bar0_size = reg.size;
+	v->edu.bar0 = p;
+	return 0;
+}
+
+/* Which IOMMU group the device is in, and whether vfio-pci drives it. */
+static int device_group(struct vfio *v, char *group, size_t len, char *err, size_t errlen)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", v->bdf);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0 && access(path, F_OK) && errno == ENOENT) {
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", v->bdf);
+		if (access(path, F_OK)) {
+			snprintf(err, errlen, "%s: no such PCI device", v->bdf);
+			return -ENODEV;
+		}
+	}
+	if (n < 0 || (link[n] = '\0', strcmp(basename(link), "vfio-pci"))) {
+		snprintf(err, errlen,
+			 "%s is %s, not bound to vfio-pci: echo vfio-pci > /sys/bus/pci/devices/%s/driver_override; "
+			 "echo %s > /sys/bus/pci/drivers_probe (with its driver unbound first)",
+			 v->bdf, n < 0 ? "bound to no driver" : "bound to another driver", v->bdf, v->bdf);
+		return -ENODEV;
+	}
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/iommu_group", v->bdf);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0) {
+		snprintf(err, errlen, "%s: no IOMMU group (is the IOMMU enabled? intel_iommu=on)", v->bdf);
+		return -ENODEV;
+	}
+	link[n] = '\0';
+	snprintf(group, len, "/dev/vfio/%s", basename(link));
+	return 0;
+}
+
+static int open_container(struct vfio *v, const char *group, char *err, size_t errlen)
+{
+	struct vfio_group_status status = { .argsz = sizeof(status) };
+
+	v->group = open(group, O_RDWR);
+	if (v->group < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s%s", group, strerror(e),
+			 e == EACCES || e == EPERM ? " (run as root, or give your user the group's device)" : "");
+		return e == EACCES || e == EPERM ? -EACCES : -ENODEV;
+	}
+	if (ioctl(v->group, VFIO_GROUP_GET_STATUS, &status) || !(status.flags & VFIO_GROUP_FLAGS_VIABLE)) {
+		snprintf(err, errlen,
+			 "%s: the IOMMU group is not viable: bind every device of %s to vfio-pci (or no driver)",
+			 v->bdf, group);
+		return -EBUSY;
+	}
+	v->container = open("/dev/vfio/vfio", O_RDWR);
+	if (v->container < 0) {
+		snprintf(err, errlen, "/dev/vfio/vfio: %s", strerror(errno));
+		return errno == EACCES ? -EACCES : -ENODEV;
+	}
+	if (ioctl(v->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION ||
+	    ioctl(v->container, VFIO_CHECK_EXTENSION, VFIO_TYPE1v2_IOMMU) <= 0) {
+		snprintf(err, errlen, "/dev/vfio/vfio: no type1v2 IOMMU support in this kernel");
+		return -ENOTSUP;
+	}
+	if (ioctl(v->group, VFIO_GROUP_SET_CONTAINER, &v->container) ||
+	    ioctl(v->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU)) {
+		snprintf(err, errlen, "%s: cannot set up the type1 container: %s", group, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+int vfio_create(const struct vfio_config *cfg, struct hw **out, char *err, size_t errlen)
+{
+	struct vfio *v = calloc(1, sizeof(*v));
+	char group[PATH_MAX];
+	int rc;
+
+	*out = NULL;
+	if (!v)
+		return -ENOMEM;
+	v->hw.ops = &vfio_ops;
+	v->pm = cfg->pm;
+	v->container = v->group = v->device = v->kmsg = -1;
+	v->powered = true;
+	snprintf(v->bdf, sizeof(v->bdf), "%s", cfg->bdf);
+	snprintf(v->short_bdf, sizeof(v->short_bdf), "%s", strlen(cfg->bdf) > 5 ? cfg->bdf + 5 : cfg->bdf);
+	rc = sparse_init(&v->vram, cfg->vram_bytes ? cfg->vram_bytes : (uint64_t)64 << 20);
+	if (!rc)
+		rc = device_group(v, group, sizeof(group), err, errlen);
+	if (!rc)
+		rc = open_container(v, group, err, errlen);
+	if (!rc) {
+		v->device = ioctl(v->group, VFIO_GROUP_GET_DEVICE_FD, v->bdf);
+		if (v->device < 0) {
+			snprintf(err, errlen, "%s: VFIO_GROUP_GET_DEVICE_FD: %s", v->bdf, strerror(errno));
+			rc = -EIO;
+		}
+	}
+	if (!rc && (rc = iommu_info(v)))
+		snprintf(err, errlen, "%s: VFIO_IOMMU_GET_INFO: %s", v->bdf, strerror(-rc));
+	if (!rc && (map_bar0(v) || edu_probe(&v->edu))) {
+		snprintf(err, errlen, "%s: not a device whose DMA engine gpuiso knows (edu, 1234:11e8)", v->bdf);
+		rc = -ENOTSUP;
+	}
+	if (!rc && (rc = bus_master(v)))
+		snprintf(err, errlen, "%s: cannot enable bus mastering", v->bdf);
+	if (!rc) {
+		v->staging = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
+		rc = !v->staging ? -ENOMEM : dma_map(v, STAGING_IOVA, v->staging, PAGE_SIZE, HW_PERM_RW);
+		if (rc)
+			snprintf(err, errlen, "%s: cannot map the driver's bounce page: %s", v->bdf, strerror(-rc));
+	}
+	if (!rc) {
+		v->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+		if (v->kmsg < 0 || lseek(v->kmsg, 0, SEEK_END) < 0) {
+			snprintf(err, errlen, "/dev/kmsg: %s (the kernel's DMAR fault reports are read there)",
+				 strerror(errno));
+			rc = -EACCES;
+		}
+	}
+	if (rc) {
+		op_destroy(&v->hw);
+		return rc;
+	}
+	*out = &v->hw;
+	return 0;
+}

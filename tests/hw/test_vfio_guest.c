@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The VFIO backend against the real Linux VFIO stack. Runs inside the QEMU
+ * guest of scripts/vm-test (VT-d emulated by QEMU, the edu device bound to
+ * vfio-pci, its address in $GPUISO_VFIO_BDF); not on the host.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hw/vfio/edu.h"
+#include "hw/vfio/vfio.h"
+
+#define MiB ((uint64_t)1 << 20)
+#define IOVA ((iova_t)0x100000) /* 1 MiB: inside edu's 28-bit DMA mask */
+
+static const struct range_extent ram[] = { { 0x0, 64 * MiB } };
+static struct physmem pm;
+static struct hw *hw;
+static const struct hw_ops *ops;
+static uint32_t dom;
+
+static void setup(void)
+{
+	struct physmem_config pcfg = { .ram = ram, .nram = 1, .commit_limit = 64 * MiB,
+				       .lockable_limit = 64 * MiB };
+	struct vfio_config cfg = { .pm = &pm, .bdf = getenv("GPUISO_VFIO_BDF"), .vram_bytes = 16 * MiB };
+	char err[512] = "";
+
+	cr_assert_not_null(cfg.bdf, "GPUISO_VFIO_BDF: run by scripts/vm-test in the guest");
+	cr_assert_eq(physmem_init(&pm, &pcfg), 0);
+	cr_assert_eq(vfio_create(&cfg, &hw, err, sizeof(err)), 0, "%s", err);
+	ops = hw->ops;
+	cr_assert_eq(ops->domain_alloc(hw, &dom), 0);
+	cr_assert_eq(ops->attach(hw, 0, dom), 0);
+}
+
+static void teardown(void)
+{
+	ops->destroy(hw);
+	physmem_fini(&pm);
+}
+
+TestSuite(vfio, .init = setup, .fini = teardown, .timeout = 120);
+
+static pa_t pages(uint64_t n)
+{
+	pa_t *p = calloc(n, sizeof(*p)), first;
+
+	cr_assert_eq(physmem_alloc(&pm, n, true, p), 0);
+	first = p[0];
+	free(p);
+	return first;
+}
+
+Test(vfio, caps_and_limits_come_from_the_kernel)
+{
+	struct hw_caps caps;
+
+	ops->query_caps(hw, &caps);
+	cr_assert_str_eq(caps.name, "vfio");
+	cr_assert_eq(caps.iova_bits, EDU_DMA_BITS);
+	cr_assert(caps.pgsize_bitmap & PAGE_SIZE, "pgsizes %#llx", (unsigned long long)caps.pgsize_bitmap);
+	cr_assert_eq(ops->map(hw, dom, (iova_t)1 << EDU_DMA_BITS, pages(1), PAGE_SIZE, HW_PERM_RW), -ERANGE,
+		     "beyond the device's DMA mask");
+}
+
+Test(vfio, map_unmap_rules)
+{
+	pa_t pa = pages(4);
+
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 2 * PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, dom, IOVA + PAGE_SIZE, pa + 2 * PAGE_SIZE, PAGE_SIZE, HW_PERM_RW), -EEXIST);
+	cr_assert_eq(ops->unmap(hw, dom, IOVA, PAGE_SIZE), -EINVAL, "one mapping is not cut");
+	cr_assert_eq(ops->unmap(hw, dom, IOVA + 8 * PAGE_SIZE, PAGE_SIZE), -ENOENT);
+	cr_assert_eq(ops->unmap(hw, dom, IOVA, 2 * PAGE_SIZE), 0);
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 4 * PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
+	cr_assert_eq(ops->unmap(hw, dom, IOVA + PAGE_SIZE, PAGE_SIZE), 0, "4 KiB pages go one by one");
+	cr_assert_eq(ops->unmap(hw, dom, IOVA, PAGE_SIZE), 0);
+}
+
+Test(vfio, dma_round_trip_through_mapped_iovas)
+{
+	pa_t pa = pages(2);
+	uint8_t out[3000], in[3000], back[3000];
+
+	for (size_t i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)(i * 13 + 5);
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 2 * PAGE_SIZE, HW_PERM_RW), 0);
+	/* the device writes memory: it lands in the harness's pages at pa */
+	cr_assert_eq(ops->dma(hw, 0, IOVA + 1000, out, sizeof(out), true), 0);
+	cr_assert_eq(sparse_read(&pm.bytes, pa + 1000, back, sizeof(back)), 0);
+	cr_assert_arr_eq(back, out, sizeof(out));
+	/* the CPU writes, the device reads */
+	for (size_t i = 0; i < sizeof(out); i++)
+		out[i] = (uint8_t)(i * 7 + 1);
+	cr_assert_eq(sparse_write(&pm.bytes, pa + 500, out, sizeof(out)), 0);
+	cr_assert_eq(ops->dma(hw, 0, IOVA + 500, in, sizeof(in), false), 0);
+	cr_assert_arr_eq(in, out, sizeof(out));
+}
+
+Test(vfio, dma_to_an_unmapped_iova_is_blocked_and_reported_by_the_kernel)
+{
+	pa_t pa = pages(1), hole_pa = pages(1);
+	uint8_t v = 0x5a, b = 0;
+	struct hw_stats st;
+	struct hw_fault f;
+
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(sparse_write(&pm.bytes, hole_pa, &b, 1), 0);
+	cr_assert_eq(ops->dma(hw, 0, IOVA + 16 * PAGE_SIZE + 8, &v, 1, true), -EFAULT);
+	cr_assert_eq(ops->fault_pop(hw, &f), 0, "the kernel's DMAR report was read back");
+	cr_assert_eq(f.iova, IOVA + 16 * PAGE_SIZE);
+	cr_assert(f.write);
+	cr_assert_eq(f.reason, HW_FAULT_NO_WRITE, "reason %#x", f.reason);
+	cr_assert_eq(sparse_read(&pm.bytes, hole_pa, &b, 1), 0);
+	cr_assert_eq(b, 0, "memory untouched");
+	cr_assert_eq(ops->dma(hw, 0, IOVA + 32 * PAGE_SIZE, &v, 1, false), -EFAULT);
+	cr_assert_eq(ops->fault_pop(hw, &f), 0);
+	cr_assert(!f.write);
+	cr_assert_eq(f.reason, HW_FAULT_NO_READ);
+	/* unmapped again, the page that worked is blocked too */
+	cr_assert_eq(ops->unmap(hw, dom, IOVA, PAGE_SIZE), 0);
+	cr_assert_eq(ops->dma(hw, 0, IOVA, &v, 1, true), -EFAULT);
+	cr_assert_eq(ops->fault_pop(hw, &f), 0);
+	ops->stats(hw, &st);
+	cr_assert_eq(st.faults, 3);
+	cr_assert_eq(st.faults_unreported, 0, "every fault here is the kernel's DMAR report, matched");
+}
+
+Test(vfio, a_copy_job_through_the_engine)
+{
+	struct hw_job save = { HW_COPY_TO_SYSTEM, 4096, IOVA, 2 * PAGE_SIZE };
+	struct hw_job restore = { HW_COPY_FROM_SYSTEM, 8 * PAGE_SIZE, IOVA, 2 * PAGE_SIZE };
+	uint8_t pattern[2 * 4096], back[2 * 4096];
+	pa_t pa = pages(2);
+
+	for (size_t i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i ^ 0xa5);
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 2 * PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->vram_rw(hw, 0, 4096, pattern, sizeof(pattern), true), 0);
+	cr_assert_eq(ops->gpu_submit(hw, 0, &save), 0);
+	cr_assert_eq(ops->gpu_wait(hw, 0), 0);
+	cr_assert_eq(sparse_read(&pm.bytes, pa, back, sizeof(back)), 0);
+	cr_assert_arr_eq(back, pattern, sizeof(back));
+	cr_assert_eq(ops->gpu_submit(hw, 0, &restore), 0);
+	cr_assert_eq(ops->gpu_wait(hw, 0), 0);
+	cr_assert_eq(ops->vram_rw(hw, 0, 8 * PAGE_SIZE, back, sizeof(back), false), 0);
+	cr_assert_arr_eq(back, pattern, sizeof(back));
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Map+unmap latency of one 4 KiB page through VFIO, for the bench JSON (emulated). */
+Test(vfio, map_unmap_latency)
+{
+	enum { N = 200 };
+	uint64_t t[N];
+	pa_t pa = pages(1);
+	const char *out = getenv("GPUISO_VM_BENCH");
+	FILE *f;
+
+	for (int i = 0; i < N; i++) {
+		uint64_t t0 = now_ns();
+
+		cr_assert_eq(ops->map(hw, dom, IOVA, pa, PAGE_SIZE, HW_PERM_RW), 0);
+		cr_assert_eq(ops->unmap(hw, dom, IOVA, PAGE_SIZE), 0);
+		t[i] = now_ns() - t0;
+	}
+	qsort(t, N, sizeof(t[0]), cmp_u64);
+	f = fopen(out ? out : "/tmp/vfio-bench.json", "w");
+	cr_assert_not_null(f);
+	fprintf(f, "{\"schema\":\"gpuiso-bench/1\",\"host\":\"qemu-tcg-guest\",\"git_rev\":null,"
+		   "\"notes\":\"emulated: QEMU TCG with intel-iommu and edu; not a hardware figure\","
+		   "\"metrics\":{\"vfio.map_unmap_4k_p50_ns\":{\"value\":%llu,\"unit\":\"ns\"},"
+		   "\"vfio.map_unmap_4k_p99_ns\":{\"value\":%llu,\"unit\":\"ns\"}}}\n",
+		(unsigned long long)t[N / 2], (unsigned long long)t[N * 99 / 100]);
+	fclose(f);
+	printf("vfio map+unmap of 4 KiB (emulated): p50 %llu ns, p99 %llu ns\n",
+	       (unsigned long long)t[N / 2], (unsigned long long)t[N * 99 / 100]);
+}
