@@ -32,17 +32,13 @@ static void kmd_merge(struct core *c, const struct kmd_ops *ops)
 static int backend_create(struct core *c)
 {
 	const struct scenario *scn = c->scn;
-	struct physmem_config pcfg = {
-		.ram = scn->system.os_memory_map,
-		.nram = scn->system.nmap,
-		.commit_limit = scn->system.commit_limit,
-		.lockable_limit = scn->system.lockable_limit,
-	};
+	struct physmem_config pcfg;
 	struct sim_config scfg = { .cost = scn->cost };
 	uint64_t *vram;
 	size_t ndevs = 0;
 	int rc;
 
+	scenario_physmem_config(scn, &pcfg);
 	for (size_t i = 0; i < scn->nadapters; i++)
 		ndevs += scn->adapters[i].nphys;
 	vram = calloc(ndevs ? ndevs : 1, sizeof(*vram));

@@ -630,3 +630,13 @@ void scenario_free(struct scenario *scn)
 	free(scn->adapters);
 	memset(scn, 0, sizeof(*scn));
 }
+
+void scenario_physmem_config(const struct scenario *scn, struct physmem_config *cfg)
+{
+	*cfg = (struct physmem_config){
+		.ram = scn->system.os_memory_map,
+		.nram = scn->system.nmap,
+		.commit_limit = scn->system.commit_limit,
+		.lockable_limit = scn->system.lockable_limit,
+	};
+}

@@ -106,4 +106,11 @@ int scenario_defaults(struct scenario *scn);
  */
 void scenario_free(struct scenario *scn);
 
+/**
+ * scenario_physmem_config() - the system memory a scenario describes.
+ * @scn: the scenario.
+ * @cfg: out: RAM ranges and limits for physmem_init() (pointing into @scn).
+ */
+void scenario_physmem_config(const struct scenario *scn, struct physmem_config *cfg);
+
 #endif

@@ -118,6 +118,7 @@ struct replay_opts {
 	const char *const *maps;     /* import maps for foreign traces (docs/import-maps.md) */
 	size_t nmaps;
 	bool notrace;                /* skip the tracepoint calls (to measure what they cost) */
+	const char *backend;         /* "sim" (or NULL) or "vfio:BDF" (docs/backends.md) */
 };
 
 enum replay_failure {

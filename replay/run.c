@@ -7,6 +7,7 @@
 
 #define LOG_PREFIX "replay"
 #include "common/log.h"
+#include "hw/vfio/vfio.h"
 #include "replay.h"
 #include "replay/cache.h"
 #include "replay/ctf.h"
@@ -204,15 +205,70 @@ static void run_info(const struct replay_opts *o, struct run_info *ri)
 	strftime(ri->started, sizeof(ri->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	snprintf(ri->id, sizeof(ri->id), "%s-%d", ri->started, (int)getpid());
 	gethostname(ri->host, sizeof(ri->host) - 1);
-	snprintf(ri->backend, sizeof(ri->backend), "sim");
+	snprintf(ri->backend, sizeof(ri->backend), "%s", o->backend ? o->backend : "sim");
 	snprintf(ri->trace, sizeof(ri->trace), "%s", o->trace);
 	snprintf(ri->scenario, sizeof(ri->scenario), "%s", o->scenario_path ? o->scenario_path : "");
 	snprintf(ri->faults, sizeof(ri->faults), "%s", o->faults_path ? o->faults_path : "");
 	ri->seed = o->seed;
 }
 
+/* A backend other than the simulator the core makes itself. */
+struct backend {
+	struct hw *hw;
+	struct physmem pm;
+};
+
+/*
+ * --backend vfio:BDF: the scenario's memory as the harness's own pages, its
+ * one physical adapter as the device. -EINVAL for a bad choice, else what
+ * vfio_create() says.
+ */
+static int backend_open(const struct replay_opts *o, struct backend *b, char *err, size_t len)
+{
+	struct physmem_config pcfg;
+	struct vfio_config vcfg;
+	size_t nphys = 0;
+	int rc;
+
+	if (!o->backend || !strcmp(o->backend, "sim"))
+		return 0;
+	if (strncmp(o->backend, "vfio:", 5) || !o->backend[5]) {
+		snprintf(err, len, "unknown backend '%s' (sim, or vfio:BDF such as vfio:0000:00:03.0)",
+			 o->backend);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < o->scn->nadapters; i++)
+		nphys += o->scn->adapters[i].nphys;
+	if (nphys != 1) {
+		snprintf(err, len, "the vfio backend drives one device; the scenario has %zu physical adapters",
+			 nphys);
+		return -EINVAL;
+	}
+	scenario_physmem_config(o->scn, &pcfg);
+	rc = physmem_init(&b->pm, &pcfg);
+	if (rc) {
+		snprintf(err, len, "system memory of the scenario: %s", strerror(-rc));
+		return rc;
+	}
+	vcfg = (struct vfio_config){ .pm = &b->pm, .bdf = o->backend + 5,
+				     .vram_bytes = o->scn->adapters[0].phys[0].vram };
+	rc = vfio_create(&vcfg, &b->hw, err, len);
+	if (rc)
+		physmem_fini(&b->pm);
+	return rc;
+}
+
+static void backend_close(struct backend *b)
+{
+	if (!b->hw)
+		return;
+	b->hw->ops->destroy(b->hw);
+	physmem_fini(&b->pm);
+}
+
 int replay_run(const struct replay_opts *o, struct results *res, struct replay_report *rep)
 {
+	struct backend be = { 0 };
 	const char *names[WL_NKINDS];
 	struct run r = { .rep = rep, .strict = o->strict };
 	struct core *core = NULL;
@@ -227,9 +283,16 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	if (rc)
 		goto environment;
 	run_info(o, &res->run);
-	rc = core_create(o->scn, NULL, NULL, &core);
-	if (rc)
+	rc = backend_open(o, &be, rep->error, sizeof(rep->error));
+	if (rc) {
+		rep->failure = rc == -EINVAL ? REPLAY_BAD_INPUT : REPLAY_ENVIRONMENT;
+		return rc;
+	}
+	rc = core_create(o->scn, be.hw, be.hw ? &be.pm : NULL, &core);
+	if (rc) {
+		backend_close(&be);
 		goto environment;
+	}
 	if (o->fp) {
 		fpc = o->fp;
 	} else if (o->faults) {
@@ -273,6 +336,7 @@ destroy_engine:
 	engine_destroy(r.engine);
 destroy_core:
 	core_destroy(core);
+	backend_close(&be);
 	rep->wall_s = (double)(now_ns() - t0) / 1e9;
 	if (rc && rep->failure == REPLAY_OK)
 		goto environment;

@@ -38,7 +38,7 @@ static int cmd_version(int argc, char **argv)
 	if (optind < argc)
 		return usage_error(version_usage, "unexpected argument '%s'", argv[optind]);
 	printf("gpuiso %s (%s)\n", GPUISO_VERSION, GPUISO_GIT_REV);
-	printf("backends: sim\n");
+	printf("backends: sim vfio\n");
 	printf("features: scenario-yaml fault-points ctf-replay import-maps%s\n",
 	       GPUISO_HAVE_TRACING ? " lttng-ust" : "");
 	return EXIT_OK;
@@ -141,7 +141,7 @@ static int load_scenario(const char *path, struct scenario *scn)
 
 static const char replay_usage[] =
 	"gpuiso replay DIR [--scenario FILE] [--faults FILE] [--seed S] [--fail-nth POINT:N]\n"
-	"                  [--backend sim] [--pace asap|trace] [--json OUT] [--map FILE.yaml]...\n"
+	"                  [--backend sim|vfio:BDF] [--pace asap|trace] [--json OUT] [--map FILE.yaml]...\n"
 	"                  [--strict] [--no-cache] [--cache-dir DIR] [-v]";
 
 static int cmd_replay(int argc, char **argv)
@@ -203,11 +203,7 @@ static int cmd_replay(int argc, char **argv)
 	if (optind + 1 != argc)
 		return usage_error(replay_usage, "%s", optind < argc ? "one trace folder, please" :
 				   "missing the trace folder");
-	if (strcmp(backend, "sim")) {
-		fprintf(stderr, "gpuiso: replay: backend '%s' is not available in this build (only sim)\n",
-			backend);
-		return strncmp(backend, "vfio:", 5) ? EXIT_INPUT : EXIT_ENV;
-	}
+	o.backend = backend;
 	o.trace = argv[optind];
 	if (load_scenario(o.scenario_path, &scn)) {
 		scenario_free(&scn);

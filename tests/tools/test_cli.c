@@ -245,10 +245,16 @@ Test(cli, replay_on_an_unavailable_backend_is_an_environment_problem)
 {
 	struct run r;
 
-	RUN(&r, "replay", "traces/desktop", "--backend", "vfio:0000:00:03.0");
+	RUN(&r, "replay", "traces/desktop", "--backend", "vfio:0000:77:1f.7");
 	cr_assert_eq(r.status, 3);
+	cr_assert(strstr(r.err, "0000:77:1f.7: no such PCI device"), "%s", r.err);
 	RUN(&r, "replay", "traces/desktop", "--backend", "magic");
 	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "unknown backend 'magic'"), "%s", r.err);
+	RUN(&r, "replay", "traces/power-cycle", "--scenario", "traces/scenarios/lda-chain.yaml",
+	    "--backend", "vfio:0000:77:1f.7");
+	cr_assert_eq(r.status, 2, "three physical adapters cannot be one device");
+	cr_assert(strstr(r.err, "drives one device"), "%s", r.err);
 }
 
 Test(cli, replay_with_maps_reports_used_ignored_unmatched)

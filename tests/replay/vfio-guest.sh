@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# In the guest of scripts/vm-test: a short replay of a checked-in trace on the
+# VFIO backend (frame-buffer saves and restores through edu's DMA), then the
+# same with the first pin of the save area failing (the chunked path).
+set -e
+trace=$GPUISO_SOURCE_ROOT/traces/vfio-short
+scenario=$GPUISO_SOURCE_ROOT/traces/scenarios/vfio-edu.yaml
+
+expect() { # TEXT PATTERN WHAT
+	echo "$1" | grep -q "$2" || { echo "replay-vfio: expected $3 ($2)"; exit 1; }
+}
+
+out=$("$GPUISO_BIN" replay "$trace" --scenario "$scenario" --backend "vfio:$BDF" --no-cache \
+	--json /tmp/replay-vfio.json)
+echo "$out"
+expect "$out" "power: 2 transitions, 2 completed (2 pinned, 0 chunked), 0 reset" "both transitions pinned"
+expect "$out" "violations: 0" "no violation"
+expect "$(cat /tmp/replay-vfio.json)" "\"backend\": *\"vfio:$BDF\"" "the backend in the results"
+
+out=$("$GPUISO_BIN" replay "$trace" --scenario "$scenario" --backend "vfio:$BDF" --no-cache \
+	--fail-nth fbsave/pin:1)
+echo "$out"
+expect "$out" "power: 2 transitions, 2 completed (1 pinned, 1 chunked), 0 reset" "the chunked path"
+expect "$out" "violations: 0" "no violation"
+echo "replay-vfio: ok"
