@@ -501,8 +501,25 @@ static void parse_cost(struct yaml_doc *d, struct fy_node *map, struct fy_node *
 
 /* ---- top level --------------------------------------------------------- */
 
-enum { TF_SYSTEM, TF_REGISTRY, TF_ADAPTERS, TF_COST, TF_N };
-static const char *const top_keys[TF_N] = { "system", "registry", "adapters", "cost_model" };
+enum { TF_SYSTEM, TF_REGISTRY, TF_ADAPTERS, TF_COST, TF_BACKEND, TF_N };
+static const char *const top_keys[TF_N] = { "system", "registry", "adapters", "cost_model",
+					    "backend" };
+
+/* "sim" or "vfio:BDF" (docs/backends.md); the command line's --backend wins. */
+static void parse_backend(struct yaml_doc *d, const struct yaml_field *f, struct scenario *scn)
+{
+	const char *s = yaml_str(d, f, "sim or vfio:BDF");
+
+	if (!s)
+		return;
+	if (strcmp(s, "sim") && (strncmp(s, "vfio:", 5) || !s[5])) {
+		yaml_field_error(d, f, "unknown backend '%s' (sim, or vfio:BDF such as vfio:0000:00:03.0)", s);
+		return;
+	}
+	scn->backend = strdup(s);
+	if (!scn->backend)
+		yaml_nomem(d);
+}
 
 static void parse_root(struct yaml_doc *d, struct fy_node *root, struct scenario *scn)
 {
@@ -528,6 +545,8 @@ static void parse_root(struct yaml_doc *d, struct fy_node *root, struct scenario
 		parse_adapters(d, &f[TF_ADAPTERS], scn);
 	if (f[TF_COST].key)
 		parse_cost(d, f[TF_COST].val, f[TF_COST].key, &scn->cost);
+	if (f[TF_BACKEND].key)
+		parse_backend(d, &f[TF_BACKEND], scn);
 }
 
 int scenario_load(const char *path, struct scenario *scn, char *errbuf, size_t errlen)
@@ -618,6 +637,7 @@ void scenario_free(struct scenario *scn)
 	if (!scn)
 		return;
 	free(scn->path);
+	free(scn->backend);
 	free(scn->system.os_memory_map);
 	for (i = 0; scn->adapters && i < scn->nadapters; i++) {
 		struct scn_adapter *ad = &scn->adapters[i];

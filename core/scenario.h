@@ -76,6 +76,7 @@ struct scenario {
 	struct scn_adapter *adapters;
 	size_t nadapters;
 	struct sim_cost_model cost; /* defaults overridden by cost_model: */
+	char *backend;              /* backend: "sim" or "vfio:BDF", or NULL (the simulator) */
 };
 
 /**

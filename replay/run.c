@@ -205,7 +205,8 @@ static void run_info(const struct replay_opts *o, struct run_info *ri)
 	strftime(ri->started, sizeof(ri->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	snprintf(ri->id, sizeof(ri->id), "%s-%d", ri->started, (int)getpid());
 	gethostname(ri->host, sizeof(ri->host) - 1);
-	snprintf(ri->backend, sizeof(ri->backend), "%s", o->backend ? o->backend : "sim");
+	snprintf(ri->backend, sizeof(ri->backend), "%s",
+		 o->backend ? o->backend : o->scn->backend ? o->scn->backend : "sim");
 	snprintf(ri->trace, sizeof(ri->trace), "%s", o->trace);
 	snprintf(ri->scenario, sizeof(ri->scenario), "%s", o->scenario_path ? o->scenario_path : "");
 	snprintf(ri->faults, sizeof(ri->faults), "%s", o->faults_path ? o->faults_path : "");
@@ -230,11 +231,12 @@ static int backend_open(const struct replay_opts *o, struct backend *b, char *er
 	size_t nphys = 0;
 	int rc;
 
-	if (!o->backend || !strcmp(o->backend, "sim"))
+	const char *name = o->backend ? o->backend : o->scn->backend;
+
+	if (!name || !strcmp(name, "sim"))
 		return 0;
-	if (strncmp(o->backend, "vfio:", 5) || !o->backend[5]) {
-		snprintf(err, len, "unknown backend '%s' (sim, or vfio:BDF such as vfio:0000:00:03.0)",
-			 o->backend);
+	if (strncmp(name, "vfio:", 5) || !name[5]) {
+		snprintf(err, len, "unknown backend '%s' (sim, or vfio:BDF such as vfio:0000:00:03.0)", name);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < o->scn->nadapters; i++)
@@ -250,7 +252,7 @@ static int backend_open(const struct replay_opts *o, struct backend *b, char *er
 		snprintf(err, len, "system memory of the scenario: %s", strerror(-rc));
 		return rc;
 	}
-	vcfg = (struct vfio_config){ .pm = &b->pm, .bdf = o->backend + 5,
+	vcfg = (struct vfio_config){ .pm = &b->pm, .bdf = name + 5,
 				     .vram_bytes = o->scn->adapters[0].phys[0].vram };
 	rc = vfio_create(&vcfg, &b->hw, err, len);
 	if (rc)

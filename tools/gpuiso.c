@@ -160,7 +160,7 @@ static int cmd_replay(int argc, char **argv)
 	bool seeded = false;
 	struct replay_opts o = { .cache = true };
 	const char *maps[8];
-	const char *json = NULL, *backend = "sim";
+	const char *json = NULL, *backend = NULL;
 	struct replay_report *rep;
 	struct scenario scn = { 0 };
 	struct results res;

@@ -375,6 +375,23 @@ Test(scenario, anchors_and_aliases)
 
 /* ---- errors ------------------------------------------------------------ */
 
+Test(scenario, backend_key)
+{
+	struct scenario s;
+
+	load_ok(fixture("good-minimal.yaml"), &s);
+	cr_expect(eq(ptr, s.backend, NULL), "the simulator unless said");
+	scenario_free(&s);
+	load_ok(src_path("traces/scenarios/vfio-edu.yaml"), &s);
+	cr_expect(eq(ptr, s.backend, NULL));
+	scenario_free(&s);
+}
+
+Test(scenario_errors, unknown_backend)
+{
+	expect_error("bad-backend.yaml", 4, 10, "unknown backend 'vfio'");
+}
+
 Test(scenario_errors, yaml_syntax)
 {
 	expect_error("bad-syntax.yaml", 4, 1, "flow sequence");

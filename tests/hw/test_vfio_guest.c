@@ -152,6 +152,35 @@ Test(vfio, a_copy_job_through_the_engine)
 	cr_assert_arr_eq(back, pattern, sizeof(back));
 }
 
+/*
+ * The container's mapping limit (vfio_iommu_type1's dma_entry_limit; the
+ * guest loads the module with a small one) is a map failure, not a crash.
+ */
+Test(vfio, the_kernels_mapping_limit_is_a_map_failure)
+{
+	FILE *f = fopen("/sys/module/vfio_iommu_type1/parameters/dma_entry_limit", "r");
+	unsigned int limit = 0, mapped = 0;
+	pa_t pa = pages(1);
+	int rc = 0;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%u", &limit), 1);
+	fclose(f);
+	cr_assert_lt(limit, 10000, "the guest sets a small limit (%u)", limit);
+	/* the same page at consecutive IOVAs, each its own entry */
+	while (mapped <= limit) {
+		rc = ops->map(hw, dom, IOVA + (iova_t)mapped * PAGE_SIZE, pa, PAGE_SIZE, HW_PERM_RW);
+		if (rc)
+			break;
+		mapped++;
+	}
+	cr_assert_eq(rc, -ENOSPC, "after %u mappings: %d", mapped, rc);
+	cr_assert_eq(mapped, limit - 1, "the driver's bounce page holds one entry");
+	for (unsigned int i = 0; i < mapped; i++)
+		cr_assert_eq(ops->unmap(hw, dom, IOVA + (iova_t)i * PAGE_SIZE, PAGE_SIZE), 0);
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, PAGE_SIZE, HW_PERM_RW), 0, "room again");
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;

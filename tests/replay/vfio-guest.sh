@@ -23,4 +23,14 @@ out=$("$GPUISO_BIN" replay "$trace" --scenario "$scenario" --backend "vfio:$BDF"
 echo "$out"
 expect "$out" "power: 2 transitions, 2 completed (1 pinned, 1 chunked), 0 reset" "the chunked path"
 expect "$out" "violations: 0" "no violation"
+# a device not bound to vfio-pci: a clear error, exit 3
+for d in /sys/bus/pci/devices/*; do
+	other=$(basename "$d")
+	[ "$other" != "$BDF" ] && break
+done
+rc=0
+err=$("$GPUISO_BIN" replay "$trace" --scenario "$scenario" --backend "vfio:$other" 2>&1) || rc=$?
+echo "$err"
+[ "$rc" = 3 ] || { echo "replay-vfio: expected exit 3 for $other, got $rc"; exit 1; }
+expect "$err" "not bound to vfio-pci" "the reason"
 echo "replay-vfio: ok"
