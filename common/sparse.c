@@ -261,19 +261,27 @@ static void slot_drop(struct sparse_mem *sm, struct sparse_chunk **slot)
 	sm->resident -= SPARSE_CHUNK;
 }
 
-void *sparse_ptr(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *avail)
+/* The chunk of @addr, made and owned for a change of @len bytes there (*@avail: to its end). */
+static struct sparse_chunk *chunk_to_change(struct sparse_mem *sm, uint64_t addr, uint64_t len,
+					    uint64_t *avail)
 {
-	struct sparse_chunk **slot, *ch;
+	struct sparse_chunk **slot;
 
 	if (addr >= sm->size || !len)
 		return NULL;
 	slot = sparse_slot(sm, addr, true);
 	if (!slot)
 		return NULL;
-	ch = slot_own(sm, slot);
+	*avail = sparse_avail(sm, addr);
+	return slot_own(sm, slot);
+}
+
+void *sparse_ptr(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *avail)
+{
+	struct sparse_chunk *ch = chunk_to_change(sm, addr, len, avail);
+
 	if (!ch)
 		return NULL;
-	*avail = sparse_avail(sm, addr);
 	pages_prepare_write(ch, SPARSE_OFF(addr), MIN(len, *avail));
 	return ch->data + SPARSE_OFF(addr);
 }
@@ -501,18 +509,11 @@ int sparse_digest(const struct sparse_mem *sm, uint64_t addr, uint64_t len, uint
 
 void *sparse_pin(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *avail)
 {
-	struct sparse_chunk **slot, *ch;
+	struct sparse_chunk *ch = chunk_to_change(sm, addr, len, avail);
 	uint64_t off = SPARSE_OFF(addr), n;
 
-	if (addr >= sm->size || !len)
-		return NULL;
-	slot = sparse_slot(sm, addr, true);
-	if (!slot)
-		return NULL;
-	ch = slot_own(sm, slot);
 	if (!ch)
 		return NULL;
-	*avail = sparse_avail(sm, addr);
 	n = MIN(len, *avail);
 	/* pages that read as zero become real zeros: the device will see them */
 	for (uint64_t page = off >> SPARSE_PAGE_SHIFT; page <= (off + n - 1) >> SPARSE_PAGE_SHIFT; page++) {
