@@ -6,6 +6,10 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <linux/capability.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +183,38 @@ Test(vfio, the_kernels_mapping_limit_is_a_map_failure)
 	for (unsigned int i = 0; i < mapped; i++)
 		cr_assert_eq(ops->unmap(hw, dom, IOVA + (iova_t)i * PAGE_SIZE, PAGE_SIZE), 0);
 	cr_assert_eq(ops->map(hw, dom, IOVA, pa, PAGE_SIZE, HW_PERM_RW), 0, "room again");
+}
+
+/*
+ * The locked-memory limit: without CAP_IPC_LOCK, pages pinned for DMA count
+ * against RLIMIT_MEMLOCK, and going over it is a map failure (-ENOMEM).
+ */
+Test(vfio, the_locked_memory_limit_is_a_map_failure)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct caps[2];
+	struct rlimit lim = { 16 * PAGE_SIZE, 16 * PAGE_SIZE };
+	pa_t pa = pages(32);
+	unsigned int mapped = 0;
+	uint8_t b = 0x31;
+	int rc = 0;
+
+	cr_assert_eq(syscall(SYS_capget, &hdr, caps), 0);
+	caps[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	cr_assert_eq(syscall(SYS_capset, &hdr, caps), 0);
+	cr_assert_eq(setrlimit(RLIMIT_MEMLOCK, &lim), 0);
+	while (mapped < 32) {
+		rc = ops->map(hw, dom, IOVA + (iova_t)mapped * PAGE_SIZE, pa + (pa_t)mapped * PAGE_SIZE,
+			      PAGE_SIZE, HW_PERM_RW);
+		if (rc)
+			break;
+		mapped++;
+	}
+	cr_assert_eq(rc, -ENOMEM, "after %u pages: %d", mapped, rc);
+	cr_assert_lt(mapped, 16, "the bounce page is pinned too");
+	cr_assert_eq(ops->dma(hw, 0, IOVA, &b, 1, true), 0, "what was mapped still works");
+	for (unsigned int i = 0; i < mapped; i++)
+		cr_assert_eq(ops->unmap(hw, dom, IOVA + (iova_t)i * PAGE_SIZE, PAGE_SIZE), 0);
 }
 
 static uint64_t now_ns(void)
