@@ -56,6 +56,8 @@ struct vfio {
 	void *bar0;
 	size_t bar0_size;
 	struct edu edu;
+	bool engine;   /* a DMA engine gpuiso drives (edu); without one, mappings only */
+	unsigned int iova_bits;
 	uint8_t *staging;
 	struct iova_range ranges[VFIO_MAX_RANGES];
 	size_t nranges;
@@ -201,7 +203,7 @@ static int op_detach(struct hw *hw, uint32_t dev)
 
 static bool in_ranges(const struct vfio *v, iova_t iova, uint64_t size)
 {
-	if (iova + size > STAGING_IOVA)
+	if (v->engine && iova + size > STAGING_IOVA)
 		return false; /* the DMA mask, less the driver's bounce page */
 	for (size_t i = 0; i < v->nranges; i++)
 		if (iova >= v->ranges[i].start && iova + size - 1 <= v->ranges[i].last)
@@ -489,6 +491,8 @@ static int op_dma(struct hw *hw, uint32_t dev, iova_t iova, void *buf, uint64_t 
 
 	if (dev != 0)
 		return -ENOENT;
+	if (!v->engine)
+		return -EOPNOTSUPP;
 	if (!v->powered)
 		return -EIO;
 	if (iova >> EDU_DMA_BITS || (iova + len - 1) >> EDU_DMA_BITS)
@@ -506,8 +510,8 @@ static void op_query_caps(struct hw *hw, struct hw_caps *caps)
 	struct vfio *v = to_vfio(hw);
 
 	*caps = (struct hw_caps){ .name = "vfio", .pgsize_bitmap = v->pgsizes,
-				  .iova_bits = EDU_DMA_BITS, .dma_bits = EDU_DMA_BITS, .ndevs = 1,
-				  .modeled_time = false };
+				  .iova_bits = v->iova_bits, .dma_bits = v->engine ? EDU_DMA_BITS : 0,
+				  .ndevs = 1, .modeled_time = false };
 }
 
 /* --- the device's (emulated) VRAM and copy engine --- */
@@ -570,6 +574,8 @@ static int op_gpu_submit(struct hw *hw, uint32_t dev, const struct hw_job *job)
 		return rc;
 	if (job->dir != HW_COPY_TO_SYSTEM && job->dir != HW_COPY_FROM_SYSTEM)
 		return -EINVAL;
+	if (!v->engine)
+		return -EOPNOTSUPP;
 	if (v->nqueued == VFIO_QUEUE)
 		return -EBUSY;
 	v->queue[v->nqueued++] = *job;
@@ -708,17 +714,52 @@ free_info:
 	return rc;
 }
 
+static int map_bar0(struct vfio *v);
+
+/* Bits of IOVA the reported ranges reach (the IOMMU's input width). */
+static unsigned int iova_width(const struct vfio *v)
+{
+	uint64_t top = 0;
+	unsigned int bits = 0;
+
+	for (size_t i = 0; i < v->nranges; i++)
+		top = MAX(top, v->ranges[i].last);
+	while (bits < 64 && top >> bits)
+		bits++;
+	return bits;
+}
+
+/* Read (or write) @len bytes of the device's PCI configuration space at @off. */
+static int config_rw(struct vfio *v, unsigned int off, void *buf, size_t len, bool write)
+{
+	struct vfio_region_info reg = { .argsz = sizeof(reg), .index = VFIO_PCI_CONFIG_REGION_INDEX };
+	ssize_t n;
+
+	if (ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, &reg))
+		return -EIO;
+	n = write ? pwrite(v->device, buf, len, (off_t)(reg.offset + off))
+		  : pread(v->device, buf, len, (off_t)(reg.offset + off));
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
 /* Set bus mastering in the PCI command register: edu's DMA does nothing without it. */
 static int bus_master(struct vfio *v)
 {
-	struct vfio_region_info reg = { .argsz = sizeof(reg), .index = VFIO_PCI_CONFIG_REGION_INDEX };
 	uint16_t cmd;
+	int rc = config_rw(v, 4, &cmd, 2, false);
 
-	if (ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, &reg) ||
-	    pread(v->device, &cmd, 2, (off_t)reg.offset + 4) != 2)
-		return -EIO;
 	cmd |= 0x4;
-	return pwrite(v->device, &cmd, 2, (off_t)reg.offset + 4) == 2 ? 0 : -EIO;
+	return rc ? rc : config_rw(v, 4, &cmd, 2, true);
+}
+
+/* Whether the device is one whose DMA engine gpuiso drives (its IDs, then its registers). */
+static bool has_engine(struct vfio *v)
+{
+	uint16_t id[2];
+
+	if (config_rw(v, 0, id, sizeof(id), false) || id[0] != EDU_VENDOR || id[1] != EDU_DEVICE)
+		return false;
+	return !map_bar0(v) && !edu_probe(&v->edu);
 }
 
 static int map_bar0(struct vfio *v)
@@ -835,13 +876,12 @@ int vfio_create(const struct vfio_config *cfg, struct hw **out, char *err, size_
 	}
 	if (!rc && (rc = iommu_info(v)))
 		snprintf(err, errlen, "%s: VFIO_IOMMU_GET_INFO: %s", v->bdf, strerror(-rc));
-	if (!rc && (map_bar0(v) || edu_probe(&v->edu))) {
-		snprintf(err, errlen, "%s: not a device whose DMA engine gpuiso knows (edu, 1234:11e8)", v->bdf);
-		rc = -ENOTSUP;
-	}
-	if (!rc && (rc = bus_master(v)))
+	/* a device whose DMA engine gpuiso does not know still maps and unmaps */
+	v->engine = !rc && has_engine(v);
+	v->iova_bits = v->engine ? EDU_DMA_BITS : iova_width(v);
+	if (!rc && v->engine && (rc = bus_master(v)))
 		snprintf(err, errlen, "%s: cannot enable bus mastering", v->bdf);
-	if (!rc) {
+	if (!rc && v->engine) {
 		v->staging = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
 		rc = !v->staging ? -ENOMEM : dma_map(v, STAGING_IOVA, v->staging, PAGE_SIZE, HW_PERM_RW);
 		if (rc)

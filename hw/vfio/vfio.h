@@ -35,10 +35,14 @@ struct vfio_config {
  * @err: out: why not, saying what to do.
  * @errlen: size of @err.
  *
+ * A device whose DMA engine gpuiso does not drive (anything but edu) still
+ * maps and unmaps (mapping latency, limits): its dma and copy-job ops return
+ * -EOPNOTSUPP and hw_caps.dma_bits is 0.
+ *
  * Return: 0; -ENODEV (no such device, or not bound to vfio-pci), -EBUSY (its
  * IOMMU group is not viable: another device of the group is bound to a host
- * driver), -EACCES (no permission on /dev/vfio), -ENOTSUP (no type1 IOMMU or
- * an unknown DMA engine), -ENOMEM, -EIO.
+ * driver), -EACCES (no permission on /dev/vfio), -ENOTSUP (no type1 IOMMU),
+ * -ENOMEM, -EIO.
  */
 int vfio_create(const struct vfio_config *cfg, struct hw **out, char *err, size_t errlen);
 

@@ -260,3 +260,38 @@ Test(vfio, map_unmap_latency)
 	printf("vfio map+unmap of 4 KiB (emulated): p50 %llu ns, p99 %llu ns\n",
 	       (unsigned long long)t[N / 2], (unsigned long long)t[N * 99 / 100]);
 }
+
+/* A device whose DMA engine gpuiso does not drive (QEMU's pci-testdev): mappings only. */
+Test(vfio_no_engine, maps_and_unmaps_but_does_no_dma)
+{
+	const struct range_extent r[] = { { 0x0, 64 * MiB } };
+	struct physmem_config pcfg = { .ram = r, .nram = 1, .commit_limit = 64 * MiB,
+				       .lockable_limit = 64 * MiB };
+	struct vfio_config cfg = { .pm = &pm, .bdf = getenv("GPUISO_VFIO_NODMA_BDF"),
+				   .vram_bytes = MiB };
+	struct hw_job job = { HW_COPY_TO_SYSTEM, 0, IOVA, 64 };
+	struct hw_caps caps;
+	char err[512] = "";
+	uint8_t b = 0;
+	uint32_t d;
+	pa_t pa;
+
+	cr_assert_not_null(cfg.bdf, "GPUISO_VFIO_NODMA_BDF: run by scripts/vm-test in the guest");
+	cr_assert_eq(physmem_init(&pm, &pcfg), 0);
+	cr_assert_eq(vfio_create(&cfg, &hw, err, sizeof(err)), 0, "%s", err);
+	ops = hw->ops;
+	ops->query_caps(hw, &caps);
+	cr_assert_eq(caps.dma_bits, 0, "no DMA engine");
+	cr_assert_gt(caps.iova_bits, EDU_DMA_BITS, "the IOMMU's width, not a device's DMA mask");
+	cr_assert_eq(ops->domain_alloc(hw, &d), 0);
+	cr_assert_eq(ops->attach(hw, 0, d), 0);
+	cr_assert_eq(physmem_alloc(&pm, 1, true, &pa), 0);
+	cr_assert_eq(ops->map(hw, d, (iova_t)1 << 32, pa, PAGE_SIZE, HW_PERM_RW), 0,
+		     "above 4 GiB: no DMA mask to keep below");
+	cr_assert_eq(ops->map(hw, d, (iova_t)1 << 32, pa, PAGE_SIZE, HW_PERM_RW), -EEXIST);
+	cr_assert_eq(ops->unmap(hw, d, (iova_t)1 << 32, PAGE_SIZE), 0);
+	cr_assert_eq(ops->dma(hw, 0, IOVA, &b, 1, true), -EOPNOTSUPP);
+	cr_assert_eq(ops->gpu_submit(hw, 0, &job), -EOPNOTSUPP);
+	ops->destroy(hw);
+	physmem_fini(&pm);
+}
