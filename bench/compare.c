@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/types.h"
 #include "compare.h"
 
@@ -23,15 +24,8 @@ int sample_set_add(struct sample_set *set, const char *name, const char *unit, d
 	struct sample *s = sample_find(set, name);
 
 	if (!s) {
-		if (set->n == set->cap) {
-			size_t cap = set->cap ? set->cap * 2 : 64;
-			struct sample *grown = realloc(set->s, cap * sizeof(*grown));
-
-			if (!grown)
-				return -ENOMEM;
-			set->s = grown;
-			set->cap = cap;
-		}
+		if (array_reserve(&set->s, &set->cap, set->n, sizeof(*set->s)))
+			return -ENOMEM;
 		s = &set->s[set->n];
 		*s = (struct sample){ .name = strdup(name) };
 		if (!s->name)
@@ -39,15 +33,8 @@ int sample_set_add(struct sample_set *set, const char *name, const char *unit, d
 		snprintf(s->unit, sizeof(s->unit), "%s", unit);
 		set->n++;
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4;
-		double *grown = realloc(s->v, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		s->v = grown;
-		s->cap = cap;
-	}
+	if (array_reserve(&s->v, &s->cap, s->n, sizeof(*s->v)))
+		return -ENOMEM;
 	s->v[s->n++] = value;
 	return 0;
 }
@@ -250,39 +237,24 @@ size_t compare_print(const struct compare_row *rows, size_t n, const struct comp
 
 /* --- history --- */
 
+/* A metric's history: values (for the search) and where each came from. */
 struct series {
 	double *v;
-	char (*rev)[48];
-	char (*date)[32];
 	size_t n, cap;
+	struct { char rev[48], date[32]; } *from;
+	size_t from_cap;
 };
 
 static int series_add(const struct store_point *pt, void *ctx)
 {
 	struct series *s = ctx;
 
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		double *v = realloc(s->v, cap * sizeof(*v));
-		char (*rev)[48];
-		char (*date)[32];
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		rev = realloc(s->rev, cap * sizeof(*rev));
-		if (!rev)
-			return -ENOMEM;
-		s->rev = rev;
-		date = realloc(s->date, cap * sizeof(*date));
-		if (!date)
-			return -ENOMEM;
-		s->date = date;
-		s->cap = cap;
-	}
+	if (array_reserve(&s->v, &s->cap, s->n, sizeof(*s->v)) ||
+	    array_reserve(&s->from, &s->from_cap, s->n, sizeof(*s->from)))
+		return -ENOMEM;
 	s->v[s->n] = pt->value;
-	snprintf(s->rev[s->n], sizeof(s->rev[0]), "%s", pt->git_rev ? pt->git_rev : "?");
-	snprintf(s->date[s->n], sizeof(s->date[0]), "%s", pt->date ? pt->date : "");
+	snprintf(s->from[s->n].rev, sizeof(s->from[0].rev), "%s", pt->git_rev ? pt->git_rev : "?");
+	snprintf(s->from[s->n].date, sizeof(s->from[0].date), "%s", pt->date ? pt->date : "");
 	s->n++;
 	return 0;
 }
@@ -311,29 +283,21 @@ static int metric_changes(const char *name, const char *unit, void *ctx)
 	for (int i = 0; i < found; i++) {
 		struct history_change *h;
 
-		if (cc->n == cc->cap) {
-			size_t cap = cc->cap ? cc->cap * 2 : 32;
-			struct history_change *grown = realloc(cc->out, cap * sizeof(*grown));
-
-			if (!grown) {
-				found = -ENOMEM;
-				break;
-			}
-			cc->out = grown;
-			cc->cap = cap;
+		if (array_reserve(&cc->out, &cc->cap, cc->n, sizeof(*cc->out))) {
+			found = -ENOMEM;
+			break;
 		}
 		h = &cc->out[cc->n++];
 		*h = (struct history_change){ .cp = cps[i] };
 		snprintf(h->metric, sizeof(h->metric), "%s", name);
 		snprintf(h->unit, sizeof(h->unit), "%s", unit);
-		snprintf(h->rev, sizeof(h->rev), "%s", s.rev[cps[i].index]);
-		snprintf(h->date, sizeof(h->date), "%s", s.date[cps[i].index]);
+		snprintf(h->rev, sizeof(h->rev), "%s", s.from[cps[i].index].rev);
+		snprintf(h->date, sizeof(h->date), "%s", s.from[cps[i].index].date);
 		h->change = rel_change(cps[i].before, cps[i].after);
 		h->verdict = direction(name, unit, h->change);
 	}
 	free(s.v);
-	free(s.rev);
-	free(s.date);
+	free(s.from);
 	return found < 0 ? found : 0;
 }
 

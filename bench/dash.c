@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/array.h"
 #include "common/types.h"
 #include "compare.h"
 #include "dash.h"
@@ -263,8 +264,7 @@ struct history {
 	enum metric_better better;
 	double *v;
 	char **rev;
-	long long *run;
-	size_t n, cap;
+	size_t n, cap, rev_cap;
 	struct change_point cps[16];
 	int ncps;
 	enum verdict latest;     /* latest against previous */
@@ -275,30 +275,13 @@ static int history_point(const struct store_point *pt, void *ctx)
 {
 	struct history *h = ctx;
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 32;
-		double *v = realloc(h->v, cap * sizeof(*v));
-		char **rev;
-		long long *run;
-
-		if (!v)
-			return -ENOMEM;
-		h->v = v;
-		rev = realloc(h->rev, cap * sizeof(*rev));
-		if (!rev)
-			return -ENOMEM;
-		h->rev = rev;
-		run = realloc(h->run, cap * sizeof(*run));
-		if (!run)
-			return -ENOMEM;
-		h->run = run;
-		h->cap = cap;
-	}
+	if (array_reserve(&h->v, &h->cap, h->n, sizeof(*h->v)) ||
+	    array_reserve(&h->rev, &h->rev_cap, h->n, sizeof(*h->rev)))
+		return -ENOMEM;
 	h->rev[h->n] = strdup(pt->git_rev ? pt->git_rev : "?");
 	if (!h->rev[h->n])
 		return -ENOMEM;
 	h->v[h->n] = pt->value;
-	h->run[h->n] = pt->run;
 	h->n++;
 	return 0;
 }
@@ -309,7 +292,6 @@ static void history_free(struct history *h)
 		free(h->rev[i]);
 	free(h->rev);
 	free(h->v);
-	free(h->run);
 	free(h->name);
 }
 
@@ -342,15 +324,8 @@ static int load_metric(const char *name, const char *unit, void *ctx)
 
 	if (metric_better(name, unit) == BETTER_NONE)
 		return 0; /* counts of what the workload did: not a measure of gpuiso */
-	if (st->nh == st->caph) {
-		size_t cap = st->caph ? st->caph * 2 : 64;
-		struct history *grown = realloc(st->h, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		st->h = grown;
-		st->caph = cap;
-	}
+	if (array_reserve(&st->h, &st->caph, st->nh, sizeof(*st->h)))
+		return -ENOMEM;
 	h = &st->h[st->nh];
 	*h = (struct history){ .name = strdup(name), .better = metric_better(name, unit) };
 	if (!h->name)
@@ -367,7 +342,6 @@ static int load_metric(const char *name, const char *unit, void *ctx)
 			free(h->rev[i]);
 		memmove(h->v, h->v + first, DASH_HISTORY * sizeof(*h->v));
 		memmove(h->rev, h->rev + first, DASH_HISTORY * sizeof(*h->rev));
-		memmove(h->run, h->run + first, DASH_HISTORY * sizeof(*h->run));
 		h->n = DASH_HISTORY;
 	}
 	h->ncps = change_points(h->v, h->n, st->o->alpha, 3, h->cps, 16);
@@ -592,15 +566,8 @@ static int list_run(const struct store_run *run, void *ctx)
 	struct run_list *l = ctx;
 	struct run_ref *r;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct run_ref *grown = realloc(l->r, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		l->r = grown;
-		l->cap = cap;
-	}
+	if (array_reserve(&l->r, &l->cap, l->n, sizeof(*l->r)))
+		return -ENOMEM;
 	r = &l->r[l->n++];
 	r->id = run->id;
 	snprintf(r->kind, sizeof(r->kind), "%s", run->kind);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/array.h"
 #include "common/digest.h"
 #include "common/yaml.h"
 #include "runfile.h"
@@ -121,16 +122,9 @@ static void add_metric(struct reader *rd, const char *name, double value, const 
 	struct run_record *rec = rd->rec;
 	struct run_metric *m;
 
-	if (rec->nmetrics == rd->cap) {
-		size_t cap = rd->cap ? rd->cap * 2 : 64;
-		struct run_metric *grown = realloc(rec->metrics, cap * sizeof(*grown));
-
-		if (!grown) {
-			rd->oom = true;
-			return;
-		}
-		rec->metrics = grown;
-		rd->cap = cap;
+	if (array_reserve(&rec->metrics, &rd->cap, rec->nmetrics, sizeof(*rec->metrics))) {
+		rd->oom = true;
+		return;
 	}
 	m = &rec->metrics[rec->nmetrics];
 	m->name = dup_or_oom(rd, name);

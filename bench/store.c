@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "store.h"
 
 /* PRAGMA application_id of a gpuiso store: "gpui". */
@@ -444,15 +445,8 @@ static int value_row(sqlite3_stmt *st, void *ctx)
 {
 	struct values_ctx *vc = ctx;
 
-	if (vc->n == vc->cap) {
-		size_t cap = vc->cap ? vc->cap * 2 : 16;
-		double *grown = realloc(vc->v, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		vc->v = grown;
-		vc->cap = cap;
-	}
+	if (array_reserve(&vc->v, &vc->cap, vc->n, sizeof(*vc->v)))
+		return -ENOMEM;
 	vc->v[vc->n++] = sqlite3_column_double(st, 0);
 	return 0;
 }

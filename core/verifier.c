@@ -7,6 +7,7 @@
 
 #define LOG_PREFIX "verifier"
 #include "common/log.h"
+#include "common/array.h"
 #include "internal.h"
 
 static const char *const violation_names[V_NVIOLATIONS] = {
@@ -33,15 +34,8 @@ const char *core_violation_name(enum violation code)
 
 int vec_push(struct vec *v, const void *elem)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 16;
-		void *data = realloc(v->data, cap * v->elem);
-
-		if (!data)
-			return -ENOMEM;
-		v->data = data;
-		v->cap = cap;
-	}
+	if (array_reserve(&v->data, &v->cap, v->n, v->elem))
+		return -ENOMEM;
 	memcpy((char *)v->data + v->n * v->elem, elem, v->elem);
 	v->n++;
 	return 0;

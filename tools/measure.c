@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "bench/compare.h"
+#include "common/array.h"
 #include "bench/dash.h"
 #include "bench/store.h"
 #include "cli.h"
@@ -34,15 +35,8 @@ static int files_add(struct files *fs, const char *path)
 	char err[2048];
 	int rc;
 
-	if (fs->n == fs->cap) {
-		size_t cap = fs->cap ? fs->cap * 2 : 16;
-		struct run_record *grown = realloc(fs->r, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		fs->r = grown;
-		fs->cap = cap;
-	}
+	if (array_reserve(&fs->r, &fs->cap, fs->n, sizeof(*fs->r)))
+		return -ENOMEM;
 	rc = runfile_read(path, &fs->r[fs->n], err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpuiso: %s", err);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/sparse.h"
 #include "edu.h"
 #include "vfio.h"
@@ -218,15 +219,8 @@ static bool overlaps(const struct vmap *m, iova_t iova, uint64_t size)
 
 static int vmap_push(struct vdomain *d, const struct vmap *m)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 64;
-		struct vmap *grown = realloc(d->m, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		d->m = grown;
-		d->cap = cap;
-	}
+	if (array_reserve(&d->m, &d->cap, d->n, sizeof(*d->m)))
+		return -ENOMEM;
 	d->m[d->n++] = *m;
 	return 0;
 }
