@@ -253,7 +253,7 @@ static int physmem_alloc_scattered(struct physmem *pm, uint64_t npages, pa_t *pa
 	max_run = MAX(ALIGN_DOWN(max_run, PAGE_SIZE), PAGE_SIZE);
 	if (pm->frames.free_bytes / PAGE_SIZE < npages)
 		return -ENOMEM;
-	if (!bounded)
+	if (!bounded && npages >= SZ_2M / PAGE_SIZE)
 		err = physmem_take_runs(pm, pages, &done, ALIGN_DOWN(npages, SZ_2M / PAGE_SIZE),
 					max_run, false, SZ_2M);
 	if (!err)
