@@ -30,6 +30,32 @@ static int exit_for(int rc)
 	return rc == -ENOMEM || rc == -EIO ? EXIT_ENV : EXIT_INPUT;
 }
 
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	return end != s && !*end && isfinite(*out) ? 0 : -EINVAL;
+}
+
+/* A significance level: 0 < P < 1. */
+static int parse_alpha(const char *s, double *out)
+{
+	return parse_double(s, out) || *out <= 0 || *out >= 1 ? -EINVAL : 0;
+}
+
+/* Open an existing store for command @cmd; 0, or the exit code after saying why. */
+static int open_store(const char *cmd, const char *path, struct store **s)
+{
+	char err[1024];
+	int rc = store_open(path, false, s, err, sizeof(err));
+
+	if (!rc)
+		return 0;
+	fprintf(stderr, "gpuiso: %s: %s\n", cmd, err);
+	return exit_for(rc);
+}
+
 static int files_add(struct files *fs, const char *path)
 {
 	char err[2048];
@@ -207,7 +233,6 @@ int cmd_store_list(int argc, char **argv)
 {
 	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
 	struct store *s;
-	char err[1024];
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1)
@@ -215,11 +240,9 @@ int cmd_store_list(int argc, char **argv)
 			return rc;
 	if (argc - optind != 1)
 		return usage_error(store_list_usage, "%s", "one store, please");
-	rc = store_open(argv[optind], false, &s, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "gpuiso: store list: %s\n", err);
-		return exit_for(rc);
-	}
+	rc = open_store("store list", argv[optind], &s);
+	if (rc)
+		return rc;
 	printf("%5s  %-20s  %-8s  %-12s  %-8s  %-4s  %5s  %s\n", "id", "date", "kind", "revision",
 	       "host", "back", "metr", "campaign or trace");
 	rc = store_runs(s, list_one, NULL);
@@ -240,14 +263,6 @@ const char compare_usage[] =
 	"  git revisions in a store. With two or more samples on both sides a change is\n"
 	"  significant when the Mann-Whitney U test gives p < P (0.05); else when it exceeds\n"
 	"  PCT percent (10). Exits 1 when a metric got significantly worse.";
-
-static int parse_double(const char *s, double *out)
-{
-	char *end;
-
-	*out = strtod(s, &end);
-	return end != s && !*end && isfinite(*out) ? 0 : -EINVAL;
-}
 
 struct rev_ctx {
 	struct store *s;
@@ -308,7 +323,6 @@ int cmd_compare(int argc, char **argv)
 	struct compare_row *rows = NULL;
 	const char *db = NULL;
 	struct store *s = NULL;
-	char err[1024];
 	size_t nrows = 0, regressions;
 	double pct;
 	int opt, rc;
@@ -324,7 +338,7 @@ int cmd_compare(int argc, char **argv)
 			o.threshold = pct / 100;
 			break;
 		case 'a':
-			if (parse_double(optarg, &o.alpha) || o.alpha <= 0 || o.alpha >= 1)
+			if (parse_alpha(optarg, &o.alpha))
 				return usage_error(compare_usage, "bad --alpha '%s' (0 < P < 1)", optarg);
 			break;
 		case 'm':
@@ -341,11 +355,9 @@ int cmd_compare(int argc, char **argv)
 	if (argc - optind != 2)
 		return usage_error(compare_usage, "%s", "two sides to compare, please");
 	if (db) {
-		rc = store_open(db, false, &s, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "gpuiso: compare: %s\n", err);
-			return exit_for(rc);
-		}
+		rc = open_store("compare", db, &s);
+		if (rc)
+			return rc;
 	}
 	rc = side_samples(s, argv[optind], &before);
 	if (!rc)
@@ -386,14 +398,13 @@ int cmd_changes(int argc, char **argv)
 	double alpha = 0.01;
 	struct store *s;
 	size_t n = 0, worse = 0;
-	char err[1024];
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		if (opt == 'm')
 			glob = optarg;
 		else if (opt == 'a') {
-			if (parse_double(optarg, &alpha) || alpha <= 0 || alpha >= 1)
+			if (parse_alpha(optarg, &alpha))
 				return usage_error(changes_usage, "bad --alpha '%s' (0 < P < 1)", optarg);
 		} else if (common_opt(opt, changes_usage, &rc)) {
 			return rc;
@@ -401,11 +412,9 @@ int cmd_changes(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return usage_error(changes_usage, "%s", "one store, please");
-	rc = store_open(argv[optind], false, &s, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "gpuiso: changes: %s\n", err);
-		return exit_for(rc);
-	}
+	rc = open_store("changes", argv[optind], &s);
+	if (rc)
+		return rc;
 	rc = store_changes(s, glob, alpha, &ch, &n);
 	store_close(s);
 	if (rc) {
@@ -452,7 +461,7 @@ int cmd_dash(int argc, char **argv)
 		if (opt == 'o')
 			site = optarg;
 		else if (opt == 'a') {
-			if (parse_double(optarg, &o.alpha) || o.alpha <= 0 || o.alpha >= 1)
+			if (parse_alpha(optarg, &o.alpha))
 				return usage_error(dash_usage, "bad --alpha '%s' (0 < P < 1)", optarg);
 		} else if (common_opt(opt, dash_usage, &rc)) {
 			return rc;
@@ -460,11 +469,9 @@ int cmd_dash(int argc, char **argv)
 	}
 	if (argc - optind != 1 || !site)
 		return usage_error(dash_usage, "%s", "a store and -o SITE, please");
-	rc = store_open(argv[optind], false, &s, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "gpuiso: dash: %s\n", err);
-		return exit_for(rc);
-	}
+	rc = open_store("dash", argv[optind], &s);
+	if (rc)
+		return rc;
 	rc = dash_write(s, site, &o, &pages, err, sizeof(err));
 	store_close(s);
 	if (rc) {
