@@ -23,6 +23,7 @@
 
 #include "common/units.h"
 #include "common/yaml.h"
+#include "hw/backend.h"
 
 /* Report a missing required key of the mapping @map (value of @owner). */
 static void err_missing(struct yaml_doc *d, struct fy_node *map, struct fy_node *owner,
@@ -505,15 +506,17 @@ enum { TF_SYSTEM, TF_REGISTRY, TF_ADAPTERS, TF_COST, TF_BACKEND, TF_N };
 static const char *const top_keys[TF_N] = { "system", "registry", "adapters", "cost_model",
 					    "backend" };
 
-/* "sim" or "vfio:BDF" (docs/backends.md); the command line's --backend wins. */
+/* A backend name (hw/backend.h, docs/backends.md); the command line's --backend wins. */
 static void parse_backend(struct yaml_doc *d, const struct yaml_field *f, struct scenario *scn)
 {
 	const char *s = yaml_str(d, f, "sim or vfio:BDF");
+	struct hw_backend_name b;
+	char why[256];
 
 	if (!s)
 		return;
-	if (strcmp(s, "sim") && (strncmp(s, "vfio:", 5) || !s[5])) {
-		yaml_field_error(d, f, "unknown backend '%s' (sim, or vfio:BDF such as vfio:0000:00:03.0)", s);
+	if (hw_backend_parse(s, &b, why, sizeof(why))) {
+		yaml_field_error(d, f, "%s", why);
 		return;
 	}
 	scn->backend = strdup(s);

@@ -128,6 +128,7 @@ enum replay_failure {
 };
 
 struct replay_report {
+	char backend[32];            /* the backend ("sim", "vfio/iommufd", "vfio/type1") */
 	uint64_t events;             /* events in the trace */
 	uint64_t used;               /* workload events executed */
 	uint64_t ignored;            /* events of other classes */

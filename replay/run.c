@@ -220,25 +220,24 @@ struct backend {
 };
 
 /*
- * --backend vfio:BDF: the scenario's memory as the harness's own pages, its
+ * --backend vfio:BDF[,iommu=…]: the scenario's memory as the harness's own pages, its
  * one physical adapter as the device. -EINVAL for a bad choice, else what
  * vfio_create() says.
  */
 static int backend_open(const struct replay_opts *o, struct backend *b, char *err, size_t len)
 {
+	const char *name = o->backend ? o->backend : o->scn->backend;
 	struct physmem_config pcfg;
+	struct hw_backend_name bn;
 	struct vfio_config vcfg;
 	size_t nphys = 0;
 	int rc;
 
-	const char *name = o->backend ? o->backend : o->scn->backend;
-
-	if (!name || !strcmp(name, "sim"))
+	if (!name)
 		return 0;
-	if (strncmp(name, "vfio:", 5) || !name[5]) {
-		snprintf(err, len, "unknown backend '%s' (sim, or vfio:BDF such as vfio:0000:00:03.0)", name);
-		return -EINVAL;
-	}
+	rc = hw_backend_parse(name, &bn, err, len);
+	if (rc || bn.kind == HW_BACKEND_SIM)
+		return rc;
 	for (size_t i = 0; i < o->scn->nadapters; i++)
 		nphys += o->scn->adapters[i].nphys;
 	if (nphys != 1) {
@@ -252,7 +251,7 @@ static int backend_open(const struct replay_opts *o, struct backend *b, char *er
 		snprintf(err, len, "system memory of the scenario: %s", strerror(-rc));
 		return rc;
 	}
-	vcfg = (struct vfio_config){ .pm = &b->pm, .bdf = name + 5,
+	vcfg = (struct vfio_config){ .pm = &b->pm, .bdf = bn.bdf, .iommu = bn.iommu,
 				     .vram_bytes = o->scn->adapters[0].phys[0].vram };
 	rc = vfio_create(&vcfg, &b->hw, err, len);
 	if (rc)
@@ -289,6 +288,14 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	if (rc) {
 		rep->failure = rc == -EINVAL ? REPLAY_BAD_INPUT : REPLAY_ENVIRONMENT;
 		return rc;
+	}
+	if (be.hw) {
+		struct hw_caps caps;
+
+		be.hw->ops->query_caps(be.hw, &caps);
+		snprintf(rep->backend, sizeof(rep->backend), "%s", caps.name);
+	} else {
+		snprintf(rep->backend, sizeof(rep->backend), "sim");
 	}
 	rc = core_create(o->scn, be.hw, be.hw ? &be.pm : NULL, &core);
 	if (rc) {
@@ -364,6 +371,7 @@ bool replay_findings(const struct results *res)
 void replay_summary(const struct results *res, const struct replay_report *rep, FILE *out)
 {
 	fprintf(out, "trace: %s\n", res->run.trace);
+	fprintf(out, "backend: %s\n", rep->backend);
 	fprintf(out, "events: %llu in the trace: %llu used, %llu ignored, %llu unmatched%s\n",
 		(unsigned long long)rep->events, (unsigned long long)rep->used,
 		(unsigned long long)rep->ignored, (unsigned long long)rep->unmatched,

@@ -141,8 +141,8 @@ static int load_scenario(const char *path, struct scenario *scn)
 
 static const char replay_usage[] =
 	"gpuiso replay DIR [--scenario FILE] [--faults FILE] [--seed S] [--fail-nth POINT:N]\n"
-	"                  [--backend sim|vfio:BDF] [--pace asap|trace] [--json OUT] [--map FILE.yaml]...\n"
-	"                  [--strict] [--no-cache] [--cache-dir DIR] [-v]";
+	"                  [--backend sim|vfio:BDF[,iommu=type1|iommufd]] [--pace asap|trace] [--json OUT]\n"
+	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [-v]";
 
 static int cmd_replay(int argc, char **argv)
 {

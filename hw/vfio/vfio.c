@@ -15,10 +15,10 @@
 #include "common/array.h"
 #include "common/sparse.h"
 #include "edu.h"
+#include "ioas.h"
 #include "vfio.h"
 
 #define VFIO_MAX_DOMAINS 64
-#define VFIO_MAX_RANGES 16
 #define VFIO_QUEUE 64
 #define VFIO_FAULTS 64
 /* The driver's own bounce page, mapped in every domain at the top of the DMA mask. */
@@ -45,24 +45,19 @@ struct vdomain {
 	size_t n, cap;
 };
 
-struct iova_range {
-	uint64_t start, last;
-};
-
 struct vfio {
 	struct hw hw;
 	struct physmem *pm;
 	char bdf[32], short_bdf[16]; /* "0000:00:03.0", "00:03.0" (as DMAR reports it) */
-	int container, group, device, kmsg;
+	char name[16];               /* "vfio/type1", "vfio/iommufd" */
+	struct vfio_ioas *ioas; /* the device and its I/O address space (type1 or iommufd) */
+	int kmsg;
 	void *bar0;
 	size_t bar0_size;
 	struct edu edu;
 	bool engine;   /* a DMA engine gpuiso drives (edu); without one, mappings only */
 	unsigned int iova_bits;
 	uint8_t *staging;
-	struct iova_range ranges[VFIO_MAX_RANGES];
-	size_t nranges;
-	uint64_t pgsizes;
 	struct vdomain doms[VFIO_MAX_DOMAINS]; /* id = index + 1 */
 	uint32_t attached;                     /* 0: none */
 	struct sparse_mem vram;
@@ -84,25 +79,16 @@ static struct vdomain *dom_get(struct vfio *v, uint32_t id)
 	return id >= 1 && id <= VFIO_MAX_DOMAINS && v->doms[id - 1].used ? &v->doms[id - 1] : NULL;
 }
 
-/* --- the container --- */
+/* --- the I/O address space --- */
 
 static int dma_map(struct vfio *v, iova_t iova, void *vaddr, uint64_t size, unsigned int perm)
 {
-	struct vfio_iommu_type1_dma_map m = {
-		.argsz = sizeof(m),
-		.flags = ((perm & HW_PERM_READ) ? VFIO_DMA_MAP_FLAG_READ : 0) |
-			 ((perm & HW_PERM_WRITE) ? VFIO_DMA_MAP_FLAG_WRITE : 0),
-		.vaddr = (uintptr_t)vaddr, .iova = iova, .size = size,
-	};
-
-	return ioctl(v->container, VFIO_IOMMU_MAP_DMA, &m) ? -errno : 0;
+	return v->ioas->ops->map(v->ioas, iova, vaddr, size, perm);
 }
 
 static int dma_unmap(struct vfio *v, iova_t iova, uint64_t size)
 {
-	struct vfio_iommu_type1_dma_unmap u = { .argsz = sizeof(u), .iova = iova, .size = size };
-
-	return ioctl(v->container, VFIO_IOMMU_UNMAP_DMA, &u) ? -errno : 0;
+	return v->ioas->ops->unmap(v->ioas, iova, size);
 }
 
 static void *vmap_vaddr(struct vfio *v, const struct vmap *m)
@@ -113,8 +99,8 @@ static void *vmap_vaddr(struct vfio *v, const struct vmap *m)
 	return (void *)sparse_peek(&v->pm->bytes, m->pa, &avail);
 }
 
-/* Put a domain's mappings into the container (or take them out). */
-static int container_load(struct vfio *v, struct vdomain *d, bool in)
+/* Put a domain's mappings into the address space (or take them out). */
+static int space_load(struct vfio *v, struct vdomain *d, bool in)
 {
 	int rc = 0;
 
@@ -179,11 +165,11 @@ static int op_attach(struct hw *hw, uint32_t dev, uint32_t domain)
 	if (v->attached == domain)
 		return 0;
 	if (old)
-		container_load(v, old, false);
-	rc = container_load(v, d, true);
+		space_load(v, old, false);
+	rc = space_load(v, d, true);
 	if (rc) {
 		if (old)
-			container_load(v, old, true);
+			space_load(v, old, true);
 		return rc;
 	}
 	v->attached = domain;
@@ -197,7 +183,7 @@ static int op_detach(struct hw *hw, uint32_t dev)
 
 	if (dev != 0 || !d)
 		return -ENOENT;
-	container_load(v, d, false);
+	space_load(v, d, false);
 	v->attached = 0;
 	return 0;
 }
@@ -206,8 +192,8 @@ static bool in_ranges(const struct vfio *v, iova_t iova, uint64_t size)
 {
 	if (v->engine && iova + size > STAGING_IOVA)
 		return false; /* the DMA mask, less the driver's bounce page */
-	for (size_t i = 0; i < v->nranges; i++)
-		if (iova >= v->ranges[i].start && iova + size - 1 <= v->ranges[i].last)
+	for (size_t i = 0; i < v->ioas->nranges; i++)
+		if (iova >= v->ioas->ranges[i].start && iova + size - 1 <= v->ioas->ranges[i].last)
 			return true;
 	return false;
 }
@@ -503,7 +489,7 @@ static void op_query_caps(struct hw *hw, struct hw_caps *caps)
 {
 	struct vfio *v = to_vfio(hw);
 
-	*caps = (struct hw_caps){ .name = "vfio", .pgsize_bitmap = v->pgsizes,
+	*caps = (struct hw_caps){ .name = v->name, .pgsize_bitmap = v->ioas->pgsizes,
 				  .iova_bits = v->iova_bits, .dma_bits = v->engine ? EDU_DMA_BITS : 0,
 				  .ndevs = 1, .modeled_time = false };
 }
@@ -633,17 +619,13 @@ static void op_destroy(struct hw *hw)
 	for (uint32_t i = 0; i < VFIO_MAX_DOMAINS; i++)
 		if (v->doms[i].used)
 			op_domain_free(hw, i + 1);
-	if (v->staging && v->container >= 0)
+	if (v->staging && v->ioas)
 		dma_unmap(v, STAGING_IOVA, PAGE_SIZE);
 	free(v->staging);
 	if (v->bar0)
 		munmap(v->bar0, v->bar0_size);
-	if (v->device >= 0)
-		close(v->device);
-	if (v->group >= 0)
-		close(v->group);
-	if (v->container >= 0)
-		close(v->container);
+	if (v->ioas)
+		v->ioas->ops->close(v->ioas);
 	if (v->kmsg >= 0)
 		close(v->kmsg);
 	sparse_fini(&v->vram);
@@ -672,42 +654,6 @@ static const struct hw_ops vfio_ops = {
 	.gpu_pending = op_gpu_pending,
 };
 
-/* The IOVA ranges (and the page sizes) the kernel reports for the container. */
-static int iommu_info(struct vfio *v)
-{
-	struct vfio_iommu_type1_info *info = calloc(1, 4096);
-	struct vfio_info_cap_header *cap;
-	int rc = 0;
-
-	if (!info)
-		return -ENOMEM;
-	info->argsz = 4096;
-	if (ioctl(v->container, VFIO_IOMMU_GET_INFO, info)) {
-		rc = -errno;
-		goto free_info;
-	}
-	v->pgsizes = info->iova_pgsizes;
-	if (!(info->flags & VFIO_IOMMU_INFO_CAPS) || !info->cap_offset) {
-		/* an old kernel: no ranges reported, assume the whole DMA mask */
-		v->ranges[0] = (struct iova_range){ 0, ((uint64_t)1 << EDU_DMA_BITS) - 1 };
-		v->nranges = 1;
-		goto free_info;
-	}
-	for (uint32_t off = info->cap_offset; off && off < 4096; off = cap->next) {
-		cap = (struct vfio_info_cap_header *)((uint8_t *)info + off);
-		if (cap->id == VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE) {
-			struct vfio_iommu_type1_info_cap_iova_range *r = (void *)cap;
-
-			for (uint32_t i = 0; i < r->nr_iovas && v->nranges < VFIO_MAX_RANGES; i++)
-				v->ranges[v->nranges++] = (struct iova_range){ r->iova_ranges[i].start,
-									       r->iova_ranges[i].end };
-		}
-	}
-free_info:
-	free(info);
-	return rc;
-}
-
 static int map_bar0(struct vfio *v);
 
 /* Bits of IOVA the reported ranges reach (the IOMMU's input width). */
@@ -716,8 +662,8 @@ static unsigned int iova_width(const struct vfio *v)
 	uint64_t top = 0;
 	unsigned int bits = 0;
 
-	for (size_t i = 0; i < v->nranges; i++)
-		top = MAX(top, v->ranges[i].last);
+	for (size_t i = 0; i < v->ioas->nranges; i++)
+		top = MAX(top, v->ioas->ranges[i].last);
 	while (bits < 64 && top >> bits)
 		bits++;
 	return bits;
@@ -729,10 +675,10 @@ static int config_rw(struct vfio *v, unsigned int off, void *buf, size_t len, bo
 	struct vfio_region_info reg = { .argsz = sizeof(reg), .index = VFIO_PCI_CONFIG_REGION_INDEX };
 	ssize_t n;
 
-	if (ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, &reg))
+	if (ioctl(v->ioas->device, VFIO_DEVICE_GET_REGION_INFO, &reg))
 		return -EIO;
-	n = write ? pwrite(v->device, buf, len, (off_t)(reg.offset + off))
-		  : pread(v->device, buf, len, (off_t)(reg.offset + off));
+	n = write ? pwrite(v->ioas->device, buf, len, (off_t)(reg.offset + off))
+		  : pread(v->ioas->device, buf, len, (off_t)(reg.offset + off));
 	return n == (ssize_t)len ? 0 : -EIO;
 }
 
@@ -761,9 +707,9 @@ static int map_bar0(struct vfio *v)
 	struct vfio_region_info reg = { .argsz = sizeof(reg), .index = VFIO_PCI_BAR0_REGION_INDEX };
 	void *p;
 
-	if (ioctl(v->device, VFIO_DEVICE_GET_REGION_INFO, &reg) || !(reg.flags & VFIO_REGION_INFO_FLAG_MMAP))
+	if (ioctl(v->ioas->device, VFIO_DEVICE_GET_REGION_INFO, &reg) || !(reg.flags & VFIO_REGION_INFO_FLAG_MMAP))
 		return -EIO;
-	p = mmap(NULL, reg.size, PROT_READ | PROT_WRITE, MAP_SHARED, v->device, (off_t)reg.offset);
+	p = mmap(NULL, reg.size, PROT_READ | PROT_WRITE, MAP_SHARED, v->ioas->device, (off_t)reg.offset);
 	if (p == MAP_FAILED)
 		return -errno;
 	v->bar0 = p;
@@ -805,40 +751,13 @@ static int device_group(struct vfio *v, char *group, size_t len, char *err, size
 	return 0;
 }
 
-static int open_container(struct vfio *v, const char *group, char *err, size_t errlen)
+/* The device and its address space: iommufd where the kernel has it, else a type1 container. */
+static int open_ioas(struct vfio *v, const char *group, enum hw_iommu_api iommu, char *err, size_t errlen)
 {
-	struct vfio_group_status status = { .argsz = sizeof(status) };
-
-	v->group = open(group, O_RDWR);
-	if (v->group < 0) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s: %s%s", group, strerror(e),
-			 e == EACCES || e == EPERM ? " (run as root, or give your user the group's device)" : "");
-		return e == EACCES || e == EPERM ? -EACCES : -ENODEV;
-	}
-	if (ioctl(v->group, VFIO_GROUP_GET_STATUS, &status) || !(status.flags & VFIO_GROUP_FLAGS_VIABLE)) {
-		snprintf(err, errlen,
-			 "%s: the IOMMU group is not viable: bind every device of %s to vfio-pci (or no driver)",
-			 v->bdf, group);
-		return -EBUSY;
-	}
-	v->container = open("/dev/vfio/vfio", O_RDWR);
-	if (v->container < 0) {
-		snprintf(err, errlen, "/dev/vfio/vfio: %s", strerror(errno));
-		return errno == EACCES ? -EACCES : -ENODEV;
-	}
-	if (ioctl(v->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION ||
-	    ioctl(v->container, VFIO_CHECK_EXTENSION, VFIO_TYPE1v2_IOMMU) <= 0) {
-		snprintf(err, errlen, "/dev/vfio/vfio: no type1v2 IOMMU support in this kernel");
-		return -ENOTSUP;
-	}
-	if (ioctl(v->group, VFIO_GROUP_SET_CONTAINER, &v->container) ||
-	    ioctl(v->container, VFIO_SET_IOMMU, VFIO_TYPE1v2_IOMMU)) {
-		snprintf(err, errlen, "%s: cannot set up the type1 container: %s", group, strerror(errno));
-		return -EIO;
-	}
-	return 0;
+	if (iommu == HW_IOMMU_AUTO)
+		iommu = vfio_iommufd_available(v->bdf) ? HW_IOMMU_IOMMUFD : HW_IOMMU_TYPE1;
+	return iommu == HW_IOMMU_IOMMUFD ? vfio_iommufd_open(v->bdf, &v->ioas, err, errlen)
+					    : vfio_type1_open(v->bdf, group, &v->ioas, err, errlen);
 }
 
 int vfio_create(const struct vfio_config *cfg, struct hw **out, char *err, size_t errlen)
@@ -852,7 +771,7 @@ int vfio_create(const struct vfio_config *cfg, struct hw **out, char *err, size_
 		return -ENOMEM;
 	v->hw.ops = &vfio_ops;
 	v->pm = cfg->pm;
-	v->container = v->group = v->device = v->kmsg = -1;
+	v->kmsg = -1;
 	v->powered = true;
 	snprintf(v->bdf, sizeof(v->bdf), "%s", cfg->bdf);
 	snprintf(v->short_bdf, sizeof(v->short_bdf), "%s", strlen(cfg->bdf) > 5 ? cfg->bdf + 5 : cfg->bdf);
@@ -860,19 +779,13 @@ int vfio_create(const struct vfio_config *cfg, struct hw **out, char *err, size_
 	if (!rc)
 		rc = device_group(v, group, sizeof(group), err, errlen);
 	if (!rc)
-		rc = open_container(v, group, err, errlen);
+		rc = open_ioas(v, group, cfg->iommu, err, errlen);
 	if (!rc) {
-		v->device = ioctl(v->group, VFIO_GROUP_GET_DEVICE_FD, v->bdf);
-		if (v->device < 0) {
-			snprintf(err, errlen, "%s: VFIO_GROUP_GET_DEVICE_FD: %s", v->bdf, strerror(errno));
-			rc = -EIO;
-		}
+		snprintf(v->name, sizeof(v->name), "vfio/%s", v->ioas->api);
+		/* a device whose DMA engine gpuiso does not know still maps and unmaps */
+		v->engine = has_engine(v);
+		v->iova_bits = v->engine ? EDU_DMA_BITS : iova_width(v);
 	}
-	if (!rc && (rc = iommu_info(v)))
-		snprintf(err, errlen, "%s: VFIO_IOMMU_GET_INFO: %s", v->bdf, strerror(-rc));
-	/* a device whose DMA engine gpuiso does not know still maps and unmaps */
-	v->engine = !rc && has_engine(v);
-	v->iova_bits = v->engine ? EDU_DMA_BITS : iova_width(v);
 	if (!rc && v->engine && (rc = bus_master(v)))
 		snprintf(err, errlen, "%s: cannot enable bus mastering", v->bdf);
 	if (!rc && v->engine) {

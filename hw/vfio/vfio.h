@@ -4,28 +4,31 @@
 
 #include <stddef.h>
 
+#include "hw/backend.h"
 #include "hw/iommu.h"
 #include "hw/physmem.h"
 
 /*
- * The real IOMMU backend: Linux VFIO (type1 container) in front of a PCI
- * device bound to vfio-pci. Mappings are real IOMMU page-table entries the
- * kernel writes (VFIO_IOMMU_MAP_DMA); DMA is the device's own, through its
+ * The real IOMMU backend: Linux VFIO in front of a PCI device bound to
+ * vfio-pci, through iommufd (an IOAS the device's character device is
+ * attached to) where the kernel has it, else a type1 container. Mappings are
+ * real IOMMU page-table entries the kernel writes; DMA is the device's own, through its
  * DMA engine (hw/vfio/edu.h: QEMU's edu device); blocked accesses are the
  * kernel's DMAR fault reports, read back from /dev/kmsg.
  *
  * "Physical memory" is the harness's own: the pages of struct physmem's
  * store (pm->bytes) at physical address pa are what the IOMMU maps for pa,
  * pinned while mapped. One device; its VRAM is emulated in memory behind
- * the DMA engine. Domains are the backend's records: the container holds the
- * mappings of the domain the device is attached to (a switch remaps), and a
- * device attached to no domain reaches nothing (VFIO has no passthrough).
+ * the DMA engine. Domains are the backend's records: the address space holds
+ * the mappings of the domain the device is attached to (a switch remaps), and
+ * a device attached to no domain reaches nothing (VFIO has no passthrough).
  */
 
 struct vfio_config {
-	struct physmem *pm;  /* system memory; not owned */
-	const char *bdf;     /* PCI address, e.g. "0000:00:03.0" */
-	uint64_t vram_bytes; /* emulated VRAM of the device */
+	struct physmem *pm;     /* system memory; not owned */
+	const char *bdf;        /* PCI address, e.g. "0000:00:03.0" */
+	uint64_t vram_bytes;    /* emulated VRAM of the device */
+	enum hw_iommu_api iommu; /* which interface (hw/backend.h) */
 };
 
 /**
@@ -39,10 +42,13 @@ struct vfio_config {
  * maps and unmaps (mapping latency, limits): its dma and copy-job ops return
  * -EOPNOTSUPP and hw_caps.dma_bits is 0.
  *
+ * hw_caps.name says which interface holds the mappings: "vfio/iommufd" or
+ * "vfio/type1".
+ *
  * Return: 0; -ENODEV (no such device, or not bound to vfio-pci), -EBUSY (its
  * IOMMU group is not viable: another device of the group is bound to a host
- * driver), -EACCES (no permission on /dev/vfio), -ENOTSUP (no type1 IOMMU),
- * -ENOMEM, -EIO.
+ * driver), -EACCES (no permission on /dev/vfio or /dev/iommu), -ENOTSUP (no
+ * type1 IOMMU, or iommufd asked for and the kernel lacks it), -ENOMEM, -EIO.
  */
 int vfio_create(const struct vfio_config *cfg, struct hw **out, char *err, size_t errlen);
 

@@ -6,11 +6,12 @@
 
 #include "conformance.h"
 #include "hw/vfio/vfio.h"
+#include "vfio_env.h"
 
 int conf_backend_open(struct physmem *pm, struct hw **hw)
 {
 	struct vfio_config cfg = { .pm = pm, .bdf = getenv("GPUISO_VFIO_BDF"),
-				   .vram_bytes = (uint64_t)64 << 20 };
+				   .vram_bytes = (uint64_t)64 << 20, .iommu = vfio_env_iommu() };
 	char err[512] = "";
 	int rc;
 

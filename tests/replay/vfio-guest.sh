@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # In the guest of scripts/vm-test: a short replay of a checked-in trace on the
-# VFIO backend (frame-buffer saves and restores through edu's DMA), then the
-# same with the first pin of the save area failing (the chunked path).
+# VFIO backend (frame-buffer saves and restores through edu's DMA), through
+# iommufd (the guest kernel has it, so the backend picks it), then the same
+# through a type1 container with the first pin of the save area failing (the
+# chunked path).
 set -e
 trace=$GPUISO_SOURCE_ROOT/traces/vfio-short
 scenario=$GPUISO_SOURCE_ROOT/traces/scenarios/vfio-edu.yaml
@@ -14,13 +16,15 @@ expect() { # TEXT PATTERN WHAT
 out=$("$GPUISO_BIN" replay "$trace" --scenario "$scenario" --backend "vfio:$BDF" --no-cache \
 	--json /tmp/replay-vfio.json)
 echo "$out"
+expect "$out" "^backend: vfio/iommufd$" "iommufd where the kernel has it"
 expect "$out" "power: 2 transitions, 2 completed (2 pinned, 0 chunked), 0 reset" "both transitions pinned"
 expect "$out" "violations: 0" "no violation"
 expect "$(cat /tmp/replay-vfio.json)" "\"backend\": *\"vfio:$BDF\"" "the backend in the results"
 
-out=$("$GPUISO_BIN" replay "$trace" --scenario "$scenario" --backend "vfio:$BDF" --no-cache \
+out=$("$GPUISO_BIN" replay "$trace" --scenario "$scenario" --backend "vfio:$BDF,iommu=type1" --no-cache \
 	--fail-nth fbsave/pin:1)
 echo "$out"
+expect "$out" "^backend: vfio/type1$" "the type1 container asked for"
 expect "$out" "power: 2 transitions, 2 completed (1 pinned, 1 chunked), 0 reset" "the chunked path"
 expect "$out" "violations: 0" "no violation"
 # a device not bound to vfio-pci: a clear error, exit 3
