@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,17 +13,25 @@
 #include "cache.h"
 
 /*
- * File layout: a fixed header, then one record per event:
- *   byte(kind | 0x80 when the index is the previous one + 1)
- *   [varint(index - previous index), when that bit is clear]
- *   varint(ts - previous ts)
- *   varint(field) for each of the kind's catalogue fields, in order.
+ * File layout: a fixed header, then one record per event, made to be decoded
+ * without a branch per value:
+ *   u32 head: bits 0-5 the kind, then a 3-bit length code for each of the
+ *             REC_VALUES values below (code c: CODE_LEN[c] bytes)
+ *   the values, each in as few little-endian bytes as its code says:
+ *             index - previous index - 1 (nearly always 0: no bytes; the
+ *             "previous index" of the first record is 2^64 - 1),
+ *             ts - previous ts, and the kind's catalogue fields in order
+ *             (those the kind does not have: code 0).
  * All integers little endian. The checksum covers the records.
  */
 
 #define CACHE_MAGIC "GPUISOWC"
-#define CACHE_VERSION 2u
-#define NEXT_INDEX 0x80
+#define CACHE_VERSION 3u
+#define REC_VALUES (2 + WL_MAX_FIELDS)
+#define REC_MAX (4 + 8 * REC_VALUES) /* the longest record */
+#define KIND_BITS 6
+
+static const uint8_t CODE_LEN[8] = { 0, 1, 2, 3, 4, 5, 6, 8 };
 
 struct cache_header {
 	char magic[8];
@@ -231,6 +240,7 @@ int cache_writer_open(const char *path, uint64_t key, struct cache_writer **out)
 		goto free_writer;
 	}
 	w->key = key;
+	w->prev_index = UINT64_MAX;
 	/* a placeholder header; the real one is written at commit */
 	if (fwrite(&hdr, sizeof(hdr), 1, w->f) != 1) {
 		rc = -EIO;
@@ -264,42 +274,46 @@ static int flush_buf(struct cache_writer *w)
 	return 0;
 }
 
-static void put_varint(struct cache_writer *w, uint64_t v)
+/* The shortest length code for @v. */
+static unsigned int code_of(uint64_t v)
 {
-	while (v >= 0x80) {
-		w->buf[w->fill++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	w->buf[w->fill++] = (uint8_t)v;
+	unsigned int c = 0;
+
+	while (c < 7 && v >> (8 * CODE_LEN[c]))
+		c++;
+	return c;
 }
 
 int cache_writer_add(struct cache_writer *w, uint64_t index, const struct wl_event *e)
 {
+	uint64_t v[REC_VALUES] = { 0 };
 	const struct wl_desc *d;
+	uint32_t head;
 	int rc;
 
 	if (e->kind >= WL_NKINDS)
 		return -EINVAL;
 	d = &wl_catalogue[e->kind];
-	/* a record is at most 2 + 1 + WL_MAX_FIELDS varints of 10 bytes */
-	if (w->fill > sizeof(w->buf) - 10 * (3 + WL_MAX_FIELDS)) {
+	if (w->fill > sizeof(w->buf) - REC_MAX) {
 		rc = flush_buf(w);
 		if (rc)
 			return rc;
 	}
-	/* consecutive events (nearly all) need no index delta */
-	if (index == w->prev_index + 1 && w->records) {
-		w->buf[w->fill++] = (uint8_t)(e->kind | NEXT_INDEX);
-	} else {
-		w->buf[w->fill++] = (uint8_t)e->kind;
-		put_varint(w, index - w->prev_index);
-	}
-	put_varint(w, e->ts - w->prev_ts);
-	w->records++;
+	v[0] = index - w->prev_index - 1; /* modulo 2^64: an index repeated (import maps) is long, not wrong */
+	v[1] = e->ts - w->prev_ts;
 	for (unsigned int i = 0; i < d->nfields; i++)
-		put_varint(w, e->v[d->fields[i].slot]);
+		v[2 + i] = e->v[d->fields[i].slot];
+	head = e->kind;
+	for (unsigned int i = 0; i < REC_VALUES; i++)
+		head |= code_of(v[i]) << (KIND_BITS + 3 * i);
+	for (unsigned int b = 0; b < 4; b++)
+		w->buf[w->fill++] = (uint8_t)(head >> (8 * b));
+	for (unsigned int i = 0; i < REC_VALUES; i++)
+		for (unsigned int b = 0; b < CODE_LEN[(head >> (KIND_BITS + 3 * i)) & 7]; b++)
+			w->buf[w->fill++] = (uint8_t)(v[i] >> (8 * b));
 	w->prev_index = index;
 	w->prev_ts = e->ts;
+	w->records++;
 	return 0;
 }
 
@@ -355,28 +369,34 @@ static uint64_t checksum_of(uint64_t key, const uint8_t *p, size_t n)
 	return csum_final(&c, key);
 }
 
-static inline int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+static inline uint64_t load_le64(const uint8_t *p)
 {
-	uint64_t x = 0;
+	uint64_t v;
 
-	/* most fields are small: one byte, no loop */
-	if (*p < end && !(**p & 0x80)) {
-		*v = *(*p)++;
-		return 0;
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+/*
+ * Decode the record at @p into its kind and values; its length. Reads up to
+ * REC_MAX + 8 bytes from @p whatever the record's length: the caller makes
+ * sure they are there.
+ */
+static inline size_t record_decode(const uint8_t *p, unsigned int *kind, uint64_t v[REC_VALUES])
+{
+	static const uint64_t mask[8] = { 0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffull,
+					  0xffffffffffffull, ~0ull };
+	uint32_t head = (uint32_t)load_le64(p);
+	size_t off = 4;
+
+	*kind = head & ((1u << KIND_BITS) - 1);
+	for (unsigned int i = 0; i < REC_VALUES; i++) {
+		unsigned int c = (head >> (KIND_BITS + 3 * i)) & 7;
+
+		v[i] = load_le64(p + off) & mask[c];
+		off += CODE_LEN[c];
 	}
-
-	for (unsigned int shift = 0; shift < 64; shift += 7) {
-		if (*p == end)
-			return -ESTALE;
-		uint8_t b = *(*p)++;
-
-		x |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = x;
-			return 0;
-		}
-	}
-	return -ESTALE;
+	return off;
 }
 
 int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
@@ -384,8 +404,8 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 {
 	struct cache_header hdr;
 	const uint8_t *base, *p, *end;
-	uint64_t index = 0, ts = 0, records = 0;
-	uint8_t nfields[WL_NKINDS], slots[WL_NKINDS][WL_MAX_FIELDS];
+	uint64_t index = UINT64_MAX, ts = 0, records = 0;
+	uint8_t slots[WL_NKINDS][WL_MAX_FIELDS], tail[REC_MAX + 8];
 	struct stat st;
 	int fd, rc = 0;
 
@@ -409,37 +429,41 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 		goto unmap;
 	}
 	*meta = hdr.meta;
-	/* each kind's slots, read once here rather than through the catalogue per field */
-	for (unsigned int k = 0; k < WL_NKINDS; k++) {
-		nfields[k] = (uint8_t)wl_catalogue[k].nfields;
-		for (unsigned int i = 0; i < nfields[k]; i++)
-			slots[k][i] = (uint8_t)wl_catalogue[k].fields[i].slot;
-	}
+	/*
+	 * Each kind's slots, read once here rather than through the catalogue
+	 * per field; the fields a kind does not have go to a slot past the end.
+	 */
+	for (unsigned int k = 0; k < WL_NKINDS; k++)
+		for (unsigned int i = 0; i < WL_MAX_FIELDS; i++)
+			slots[k][i] = i < wl_catalogue[k].nfields ? (uint8_t)wl_catalogue[k].fields[i].slot
+								   : WL_NSLOTS;
 	p = base + sizeof(hdr);
 	end = p + hdr.payload_bytes;
 	while (p < end) {
+		uint64_t v[REC_VALUES], slot[WL_NSLOTS + 1] = { 0 };
+		const uint8_t *at = p;
 		struct wl_event e;
-		uint8_t head = *p++;
-		uint64_t d;
+		unsigned int kind;
+		size_t len;
 
-		e.kind = head & ~NEXT_INDEX;
-		if (e.kind >= WL_NKINDS)
+		/* the last records: from a copy with room to read past them */
+		if ((size_t)(end - p) < REC_MAX + 8) {
+			memset(tail, 0, sizeof(tail));
+			memcpy(tail, p, (size_t)(end - p));
+			at = tail;
+		}
+		len = record_decode(at, &kind, v);
+		if (kind >= WL_NKINDS || len > (size_t)(end - p))
 			goto corrupt;
-		if (head & NEXT_INDEX)
-			index++;
-		else if (get_varint(&p, end, &d))
-			goto corrupt;
-		else
-			index += d;
-		if (get_varint(&p, end, &d))
-			goto corrupt;
-		ts += d;
+		p += len;
+		index += v[0] + 1;
+		ts += v[1];
+		for (unsigned int i = 0; i < WL_MAX_FIELDS; i++)
+			slot[slots[kind][i]] = v[2 + i];
 		e.ts = ts;
+		e.kind = kind;
 		e.pad = 0;
-		memset(e.v, 0, sizeof(e.v));
-		for (unsigned int i = 0; i < nfields[e.kind]; i++)
-			if (get_varint(&p, end, &e.v[slots[e.kind][i]]))
-				goto corrupt;
+		memcpy(e.v, slot, sizeof(e.v));
 		records++;
 		if (fn) {
 			rc = fn(ctx, index, &e);

@@ -48,6 +48,8 @@ static void write_cache(const char *path, uint64_t key, int n)
 	cr_assert_eq(cache_writer_commit(w, &meta), 0);
 }
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 static char dir[] = "/tmp/gpuiso-cache-XXXXXX";
 
 static void setup(void)
@@ -83,6 +85,44 @@ Test(cache, round_trip_keeps_every_field_index_and_time)
 		sample(&want, i);
 		cr_assert_eq(c.index[i], (uint64_t)i * 2);
 		cr_assert_eq(memcmp(&c.ev[i], &want, sizeof(want)), 0, "event %d differs", i);
+	}
+}
+
+/* Values at every width a record can store them in, indices repeated, skipped and huge. */
+Test(cache, round_trip_at_every_value_width)
+{
+	static const uint64_t values[] = {
+		0, 1, 0xff, 0x100, 0xffff, 0x10000, 0xffffff, 0x1000000, 0xffffffff, 0x100000000ull,
+		0xffffffffffull, 0x10000000000ull, 0xffffffffffffull, 0x1000000000000ull, UINT64_MAX,
+	};
+	static const uint64_t index[] = { 0, 0, 1, 5, 5, 6, 1000, 1ull << 40, (1ull << 40) + 1, UINT64_MAX - 1,
+					  UINT64_MAX - 1, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX };
+	struct wl_event want[ARRAY_LEN(values)];
+	struct collect c = { 0 };
+	struct cache_meta meta = { .records = ARRAY_LEN(values) };
+	struct cache_writer *w;
+	char path[256];
+	uint64_t ts = 0;
+
+	snprintf(path, sizeof(path), "%s/widths.wlc", dir);
+	cr_assert_eq(cache_writer_open(path, 7, &w), 0);
+	for (size_t i = 0; i < ARRAY_LEN(values); i++) {
+		struct wl_event *e = &want[i];
+
+		memset(e, 0, sizeof(*e));
+		ts += values[i] >> 2; /* time never goes back */
+		e->ts = ts;
+		e->kind = (uint32_t)((i * 5) % WL_NKINDS);
+		for (unsigned int f = 0; f < wl_catalogue[e->kind].nfields; f++)
+			e->v[wl_catalogue[e->kind].fields[f].slot] = values[(i + f) % ARRAY_LEN(values)];
+		cr_assert_eq(cache_writer_add(w, index[i], e), 0);
+	}
+	cr_assert_eq(cache_writer_commit(w, &meta), 0);
+	cr_assert_eq(cache_read(path, 7, collect, &c, &meta), 0);
+	cr_assert_eq(c.n, ARRAY_LEN(values));
+	for (size_t i = 0; i < ARRAY_LEN(values); i++) {
+		cr_assert_eq(c.index[i], index[i], "record %zu", i);
+		cr_assert_eq(memcmp(&c.ev[i], &want[i], sizeof(want[i])), 0, "record %zu differs", i);
 	}
 }
 
