@@ -196,8 +196,14 @@ static int iofd_setup(struct iofd *f, const char *bdf, char *err, size_t errlen)
 	struct iofd_vfio_attach attach = { .argsz = sizeof(attach) };
 	int rc;
 
+	if (access("/dev/iommu", F_OK)) {
+		snprintf(err, errlen, "/dev/iommu: %s: this kernel has no iommufd (CONFIG_IOMMUFD): "
+			 "use vfio:%s,iommu=type1", strerror(errno), bdf);
+		return -ENOTSUP;
+	}
 	if (cdev_name(bdf, name, sizeof(name))) {
-		snprintf(err, errlen, "%s: no VFIO character device (a kernel without CONFIG_VFIO_DEVICE_CDEV)", bdf);
+		snprintf(err, errlen, "%s: no VFIO character device (a kernel without CONFIG_VFIO_DEVICE_CDEV): "
+			 "use vfio:%s,iommu=type1", bdf, bdf);
 		return -ENOTSUP;
 	}
 	snprintf(path, sizeof(path), "/dev/vfio/devices/%s", name);

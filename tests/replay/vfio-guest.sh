@@ -3,8 +3,8 @@
 # In the guest of scripts/vm-test: a short replay of a checked-in trace on the
 # VFIO backend (frame-buffer saves and restores through edu's DMA), through
 # iommufd (the guest kernel has it, so the backend picks it), then the same
-# through a type1 container with the first pin of the save area failing (the
-# chunked path).
+# with /dev/iommu out of sight (so the backend falls back to a type1
+# container) and the first pin of the save area failing (the chunked path).
 set -e
 trace=$GPUISO_SOURCE_ROOT/traces/vfio-short
 scenario=$GPUISO_SOURCE_ROOT/traces/scenarios/vfio-edu.yaml
@@ -21,12 +21,22 @@ expect "$out" "power: 2 transitions, 2 completed (2 pinned, 0 chunked), 0 reset"
 expect "$out" "violations: 0" "no violation"
 expect "$(cat /tmp/replay-vfio.json)" "\"backend\": *\"vfio:$BDF\"" "the backend in the results"
 
-out=$("$GPUISO_BIN" replay "$trace" --scenario "$scenario" --backend "vfio:$BDF,iommu=type1" --no-cache \
+# a kernel without iommufd: the automatic choice falls back to type1, asking for iommufd fails clearly
+mv /dev/iommu /dev/iommu.hidden
+trap 'mv /dev/iommu.hidden /dev/iommu' EXIT
+out=$("$GPUISO_BIN" replay "$trace" --scenario "$scenario" --backend "vfio:$BDF" --no-cache \
 	--fail-nth fbsave/pin:1)
 echo "$out"
-expect "$out" "^backend: vfio/type1$" "the type1 container asked for"
+expect "$out" "^backend: vfio/type1$" "type1 without /dev/iommu"
 expect "$out" "power: 2 transitions, 2 completed (1 pinned, 1 chunked), 0 reset" "the chunked path"
 expect "$out" "violations: 0" "no violation"
+rc=0
+err=$("$GPUISO_BIN" replay "$trace" --scenario "$scenario" --backend "vfio:$BDF,iommu=iommufd" 2>&1) || rc=$?
+echo "$err"
+[ "$rc" = 3 ] || { echo "replay-vfio: expected exit 3 for iommufd without /dev/iommu, got $rc"; exit 1; }
+expect "$err" "this kernel has no iommufd" "the reason"
+mv /dev/iommu.hidden /dev/iommu
+trap - EXIT
 # a device not bound to vfio-pci: a clear error, exit 3
 for d in /sys/bus/pci/devices/*; do
 	other=$(basename "$d")
