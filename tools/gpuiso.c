@@ -275,13 +275,25 @@ out:
 	return rc;
 }
 
-static const char campaign_usage[] = "gpuiso campaign run FILE.yaml -o DIR [--jobs N] [-v]";
+static const char campaign_usage[] =
+	"gpuiso campaign run FILE.yaml -o DIR [--jobs N] [--run-timeout SECONDS] [-v]";
+
+/* --run-timeout SECONDS: 1 s to a day. */
+static int parse_run_timeout(const char *arg, const char *usage, unsigned int *out)
+{
+	uint64_t s;
+
+	if (parse_u64(arg, &s) || !s || s > 86400)
+		return usage_error(usage, "--run-timeout takes 1 to 86400 seconds, not '%s'", arg);
+	*out = (unsigned int)s;
+	return 0;
+}
 
 static int cmd_campaign_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "run-timeout", required_argument, NULL, 'T' }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	struct campaign_opts o = { .jobs = 1 };
 	struct campaign_totals t = { 0 };
@@ -296,6 +308,9 @@ static int cmd_campaign_run(int argc, char **argv)
 			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)
 				return usage_error(campaign_usage, "--jobs takes 1 to 256, not '%s'", optarg);
 			o.jobs = (unsigned int)jobs;
+		} else if (opt == 'T') {
+			if ((rc = parse_run_timeout(optarg, campaign_usage, &o.run_timeout_s)))
+				return rc;
 		} else if (common_opt(opt, campaign_usage, &rc)) {
 			return rc;
 		}
@@ -318,15 +333,16 @@ static int cmd_campaign_run(int argc, char **argv)
 }
 
 static const char sweep_usage[] =
-	"gpuiso sweep DIR [--scenario FILE] [--points GLOB] -o OUT [--jobs N] [--from-scratch] [-v]";
+	"gpuiso sweep DIR [--scenario FILE] [--points GLOB] -o OUT [--jobs N] [--from-scratch]\n"
+	"                 [--run-timeout SECONDS] [-v]";
 
 static int cmd_sweep(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 's' }, { "points", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
-		{ "from-scratch", no_argument, NULL, 'F' }, { "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "from-scratch", no_argument, NULL, 'F' }, { "run-timeout", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	struct sweep_opts o = { .jobs = 1 };
 	struct sweep_totals t = { 0 };
@@ -344,6 +360,10 @@ static int cmd_sweep(int argc, char **argv)
 			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)
 				return usage_error(sweep_usage, "--jobs takes 1 to 256, not '%s'", optarg);
 			o.jobs = (unsigned int)jobs;
+			break;
+		case 'T':
+			if ((rc = parse_run_timeout(optarg, sweep_usage, &o.run_timeout_s)))
+				return rc;
 			break;
 		default:
 			if (common_opt(opt, sweep_usage, &rc))

@@ -16,6 +16,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,7 @@ struct campaign {
 	size_t njobs;
 	char out[PATH_MAX];      /* the output folder, absolute */
 	char scn_err[4096];      /* the scenario's own errors, shown after the campaign's */
+	unsigned int run_timeout_s; /* campaign_opts.run_timeout_s */
 };
 
 /* A worker child: the read end of a pipe only it writes to, so EOF means it ended. */
@@ -1112,6 +1114,8 @@ static int spawn(const struct campaign *c, size_t job, struct slot *slots, size_
 		for (size_t i = 0; i < nslots; i++)
 			if (slots[i].pid)
 				close(slots[i].fd);
+		/* a run that never ends is ended by SIGALRM (reap() tells it from a crash) */
+		alarm(c->run_timeout_s);
 		/* _exit: the parent's atexit handlers and buffers are not the child's */
 		_exit(child_run(c, j));
 	}
@@ -1130,7 +1134,11 @@ static void reap(const struct campaign *c, struct slot *s, struct progress *pg)
 	close(s->fd);
 	while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (WIFSIGNALED(status)) {
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM && c->run_timeout_s) {
+		snprintf(oc.reason, sizeof(oc.reason), "hung: still running after %u s (--run-timeout), killed",
+			 c->run_timeout_s);
+		outcome_write(c, j, &oc);
+	} else if (WIFSIGNALED(status)) {
 		snprintf(oc.reason, sizeof(oc.reason), "crashed: signal %d", WTERMSIG(status));
 		outcome_write(c, j, &oc);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
@@ -1439,6 +1447,7 @@ int campaign_run(const struct campaign_opts *o, struct campaign_totals *t, char 
 	rc = campaign_load(o->file, c, err, errlen);
 	if (rc)
 		goto free_campaign;
+	c->run_timeout_s = o->run_timeout_s;
 	rc = prepare_output(c, o->out, err, errlen);
 	if (!rc)
 		rc = prepare_runs(c, t, &pg, err, errlen);

@@ -16,6 +16,7 @@ struct campaign_opts {
 	const char *file;  /* the campaign YAML */
 	const char *out;   /* output folder */
 	unsigned int jobs; /* worker processes (>= 1) */
+	unsigned int run_timeout_s; /* a run still going after this long is killed and fails as hung; 0: no limit */
 	FILE *progress;    /* progress lines (a terminal), or NULL */
 };
 

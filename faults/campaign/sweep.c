@@ -13,7 +13,8 @@
  *    selftest): each (point, N) is a complete replay in a fresh child whose
  *    only rule is {nth = N}.
  * A child reports its outcome in its exit status; a signal (or any other
- * status) is a crash.
+ * status) is a crash, and so is a run still going after --run-timeout
+ * (SIGALRM ends it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -279,6 +280,7 @@ static int spawn(struct sweep *s, enum fp_point p, uint64_t nth)
 	}
 	if (!pid) {
 		s->in_child = true;
+		alarm(s->o->run_timeout_s);
 		return 1;
 	}
 	s->children[s->nchildren++] = (struct sweep_child){ pid, p, nth };

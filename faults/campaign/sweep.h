@@ -18,6 +18,7 @@ struct sweep_opts {
 	const char *out;       /* output folder: OUT/summary.json */
 	unsigned int jobs;     /* concurrent children (>= 1) */
 	bool from_scratch;     /* rerun the whole trace per hit (the baseline) instead of forking at it */
+	unsigned int run_timeout_s; /* a run still going after this long is killed: a crash; 0: no limit */
 	FILE *progress;        /* progress lines, or NULL */
 };
 

@@ -636,3 +636,42 @@ Test(campaign, a_crash_fails_one_run_not_the_campaign)
 	at(path, sizeof(path), "out/runs/plain-big-s1.json");
 	cr_assert_not(exists(path));
 }
+
+Test(campaign, a_run_past_its_time_limit_fails_as_hung)
+{
+	char cmd[CMD_LEN], file[PATH_MAX], out[PATH_MAX], small[PATH_MAX], big[PATH_MAX];
+	char body[3 * PATH_MAX], text[8192], v[1024], path[PATH_MAX];
+	char *doc;
+
+	/*
+	 * No hook in the code either: the long replay (500,000 events, about 7 s
+	 * in the fastest build here) cannot end within --run-timeout 1; the
+	 * short one (300 events) does. The long one is killed and fails as hung,
+	 * the campaign goes on.
+	 */
+	gen_trace("small", 300);
+	gen_trace("big", 500000);
+	at(small, sizeof(small), "small");
+	at(big, sizeof(big), "big");
+	snprintf(body, sizeof(body),
+		 "  traces: [%s, %s]\n  scenario: " SCENARIO_FMT "\n  seeds: [1]\n  runs: [{name: plain}]\n", small,
+		 big, SCENARIO_ARG);
+	write_campaign("hang.yaml", body);
+	at(file, sizeof(file), "hang.yaml");
+	at(out, sizeof(out), "out");
+	snprintf(cmd, sizeof(cmd), "exec %s campaign run %s -o %s --jobs 2 --run-timeout 1 2>&1", bin(), file, out);
+	cr_assert_eq(sh(cmd, text, sizeof(text)), 1, "%s", text);
+	doc = summary_of("out");
+	expect_totals(doc, "2", "1", "1");
+	get(doc, "failures.0.id", v, sizeof(v));
+	cr_assert_str_eq(v, "plain-big-s1");
+	get(doc, "failures.0.reason", v, sizeof(v));
+	cr_assert_str_eq(v, "hung: still running after 1 s (--run-timeout), killed");
+	get(doc, "failures.0.reproduce", v, sizeof(v));
+	cr_assert(strstr(v, "--seed 1"), "%s", v);
+	free(doc);
+	at(path, sizeof(path), "out/runs/plain-small-s1.json");
+	cr_assert(exists(path));
+	at(path, sizeof(path), "out/runs/plain-big-s1.json");
+	cr_assert_not(exists(path));
+}
