@@ -83,13 +83,6 @@ int bench_main(const struct bench_suite *suites, size_t nsuites, const char *sui
 void bench_progress(const struct bench_report *r, const char *what);
 
 /**
- * bench_now_ns() - a monotonic clock in nanoseconds.
- *
- * Return: the time.
- */
-uint64_t bench_now_ns(void);
-
-/**
  * bench_median() - the median of @n values (sorts them in place).
  * @v: values.
  * @n: count, > 0.

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "bench.h"
 #include "core/core.h"
 #include "core/scenario.h"
@@ -57,7 +58,7 @@ static int bench_map_unmap_4k(struct bench_report *r, struct sim_rig *rig)
 	double ns[BATCHES];
 
 	for (int b = 0; b < BATCHES; b++) {
-		uint64_t t0 = bench_now_ns();
+		uint64_t t0 = clock_mono_ns();
 
 		for (uint64_t i = 0; i < PAIRS; i++) {
 			iova_t iova = 0x40000000 + (i % 512) * PAGE_SIZE;
@@ -69,7 +70,7 @@ static int bench_map_unmap_4k(struct bench_report *r, struct sim_rig *rig)
 			if (rc)
 				return rc;
 		}
-		ns[b] = (double)(bench_now_ns() - t0) / PAIRS;
+		ns[b] = (double)(clock_mono_ns() - t0) / PAIRS;
 	}
 	bench_add(r, "sim.map_unmap_4k_ns", bench_median(ns, BATCHES), "ns",
 		  "4 KiB map+unmap via hw_ops (target <= 20)");
@@ -88,7 +89,7 @@ static int bench_map_large(struct bench_report *r, struct sim_rig *rig, uint64_t
 
 	ops->stats(rig->hw, &before);
 	for (int b = 0; b < BATCHES; b++) {
-		uint64_t t0 = bench_now_ns();
+		uint64_t t0 = clock_mono_ns();
 
 		for (uint64_t i = 0; i < MAPS; i++) {
 			int rc = ops->map(rig->hw, rig->domain, (1ull << 40) + i * size, size, size,
@@ -97,7 +98,7 @@ static int bench_map_large(struct bench_report *r, struct sim_rig *rig, uint64_t
 			if (rc)
 				return rc;
 		}
-		ns[b] = (double)(bench_now_ns() - t0) / MAPS;
+		ns[b] = (double)(clock_mono_ns() - t0) / MAPS;
 		for (uint64_t i = 0; i < MAPS; i++)
 			ops->unmap(rig->hw, rig->domain, (1ull << 40) + i * size, size);
 	}
@@ -126,7 +127,7 @@ static int bench_mdl_cycle(struct bench_report *r)
 	if (!rc)
 		rc = core_start(core);
 	for (int b = 0; !rc && b < BATCHES; b++) {
-		uint64_t t0 = bench_now_ns();
+		uint64_t t0 = clock_mono_ns();
 
 		for (int i = 0; !rc && i < CYCLES; i++) {
 			handle_t mdl, map;
@@ -140,7 +141,7 @@ static int bench_mdl_cycle(struct bench_report *r)
 			if (!rc)
 				rc = core_free_mdl(core, 0, mdl);
 		}
-		ns[b] = (double)(bench_now_ns() - t0) / CYCLES;
+		ns[b] = (double)(clock_mono_ns() - t0) / CYCLES;
 	}
 	if (!rc) {
 		core_violations(core, &nviol);
@@ -169,19 +170,19 @@ static int bench_disabled_point(struct bench_report *r)
 	if (!ctx)
 		return -ENOMEM;
 	for (int b = 0; b < BATCHES; b++) {
-		uint64_t t0 = bench_now_ns(), acc = 0;
+		uint64_t t0 = clock_mono_ns(), acc = 0;
 
 		for (uint64_t i = 0; i < N; i++)
 			acc += i ^ (uint64_t)fp_should_fail(ctx, (enum fp_point)(i & 7));
-		with[b] = (double)(bench_now_ns() - t0) / N;
+		with[b] = (double)(clock_mono_ns() - t0) / N;
 		sink += acc;
-		t0 = bench_now_ns();
+		t0 = clock_mono_ns();
 		acc = 0;
 		for (uint64_t i = 0; i < N; i++) {
 			acc += i ^ (i & 7);
 			__asm__ volatile("" : "+r"(acc)); /* keep the loop a loop */
 		}
-		without[b] = (double)(bench_now_ns() - t0) / N;
+		without[b] = (double)(clock_mono_ns() - t0) / N;
 		sink += acc;
 	}
 	free(ctx);
@@ -272,9 +273,9 @@ static int bench_fbsave(struct bench_report *r)
 		rc = fb_save_ns(pin, PATH_PINNED, &pin_ns[i]);
 		if (!rc)
 			rc = fb_save_ns(chunk, PATH_CHUNKED, &chunk_ns[i]);
-		t0 = bench_now_ns();
+		t0 = clock_mono_ns();
 		memcpy(dst, src, FB_BYTES);
-		copy_ns[i] = (double)(bench_now_ns() - t0);
+		copy_ns[i] = (double)(clock_mono_ns() - t0);
 		src[i] ^= dst[FB_BYTES - 1 - i]; /* keep the copies observable */
 		pin_ratio[i] = copy_ns[i] / pin_ns[i];
 		chunk_ratio[i] = copy_ns[i] / chunk_ns[i];

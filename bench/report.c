@@ -25,14 +25,6 @@ void bench_add(struct bench_report *r, const char *name, double value, const cha
 	snprintf(m->note, sizeof(m->note), "%s", note ? note : "");
 }
 
-uint64_t bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

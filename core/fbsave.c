@@ -6,6 +6,7 @@
 #include <time.h>
 
 #define LOG_PREFIX "fbsave"
+#include "common/clock.h"
 #include "common/log.h"
 #include "internal.h"
 
@@ -19,18 +20,10 @@
  * adapter. Dxgkrnl records each transition and checks the restore.
  */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A step of the transition under way (a pin, a chunk mapped or released): the stall ends. */
 static void xfer_progress(struct adapter *a)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock_mono_ns();
 
 	if (!a->xfer.active)
 		return;
@@ -362,7 +355,7 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 		core->hw->ops->power(core->hw, p->dev, true);
 		p->powered = true;
 	}
-	t0 = now_ns();
+	t0 = clock_mono_ns();
 	a->xfer = (struct transition){ .active = true, .last_progress_ns = t0 };
 	m0 = modeled_now(core);
 	rc = core->kmd_merged.set_power_state(core, core->kmd, adapter, phys, state);

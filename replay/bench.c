@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "bench/bench.h"
 #include "core/scenario.h"
 #include "replay.h"
@@ -54,10 +55,7 @@ struct rig {
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_mono_ns() / 1e9;
 }
 
 static int generate(const char *dir, uint64_t events)

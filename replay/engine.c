@@ -6,6 +6,7 @@
 #include <time.h>
 
 #define LOG_PREFIX "replay"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/u64map.h"
 #include "replay.h"
@@ -27,20 +28,13 @@ struct engine {
 	struct u64map live;
 	bool started;
 	uint64_t wall0, ts0;     /* PACE_TRACE: when the first event was issued */
+	struct fast_clock clock; /* PACE_ASAP: times each operation */
 	uint64_t modeled_last;
 	struct refusal refusals[REPLAY_MAX_REFUSALS];
 	size_t nrefusals;
 	uint64_t refused;
 	char error[256];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t modeled_ns(struct engine *e)
 {
@@ -75,6 +69,8 @@ int engine_create(struct core *core, struct results *res, enum pace pace, struct
 	e->core = core;
 	e->res = res;
 	e->pace = pace;
+	/* paced runs keep CLOCK_MONOTONIC: latency counts from when an event was due */
+	fast_clock_init(&e->clock, pace == PACE_ASAP);
 	*out = e;
 	return 0;
 }
@@ -219,13 +215,17 @@ static int dispatch(struct engine *e, const struct wl_event *ev, handle_t target
 	return -EINVAL;
 }
 
-/* PACE_TRACE: wait for the event's time; returns when it was meant to start. */
+/*
+ * When the event starts: now (the fast clock) as fast as possible; paced,
+ * wait for the event's time and return when it was meant to start.
+ */
 static uint64_t pace_wait(struct engine *e, uint64_t ts)
 {
-	uint64_t due, now = now_ns();
+	uint64_t due, now;
 
 	if (e->pace != PACE_TRACE)
-		return now;
+		return fast_clock_ns(&e->clock);
+	now = clock_mono_ns();
 	if (!e->started) {
 		e->started = true;
 		e->wall0 = now;
@@ -238,7 +238,7 @@ static uint64_t pace_wait(struct engine *e, uint64_t ts)
 
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
 	}
-	while (now_ns() < due)
+	while (clock_mono_ns() < due)
 		;
 	return due;
 }
@@ -286,7 +286,7 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 		trace_wl(ev);
 	start = pace_wait(e, ev->ts);
 	rc = dispatch(e, ev, obj ? LIVE_HANDLE(*obj) : 0, ref ? LIVE_HANDLE(*ref) : 0, &created);
-	end = now_ns();
+	end = e->pace == PACE_TRACE ? clock_mono_ns() : fast_clock_ns(&e->clock);
 	modeled = modeled_ns(e);
 
 	op = &e->res->ops[ev->kind];

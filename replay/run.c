@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #define LOG_PREFIX "replay"
+#include "common/clock.h"
 #include "common/log.h"
 #include "hw/vfio/vfio.h"
 #include "replay.h"
@@ -23,14 +24,6 @@ struct run {
 	uint64_t records;           /* workload events executed */
 	char bind_error[256];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Workload events bind to their catalogue fields; anything else is ignored (or refused). */
 static int bind_wl(void *ctx, const char *name, struct ctf_binding *b)
@@ -274,7 +267,7 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	struct run r = { .rep = rep, .strict = o->strict };
 	struct core *core = NULL;
 	struct fp_ctx fp, *fpc = NULL;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_mono_ns();
 	int rc;
 
 	memset(rep, 0, sizeof(*rep));
@@ -346,7 +339,7 @@ destroy_engine:
 destroy_core:
 	core_destroy(core);
 	backend_close(&be);
-	rep->wall_s = (double)(now_ns() - t0) / 1e9;
+	rep->wall_s = (double)(clock_mono_ns() - t0) / 1e9;
 	if (rc && rep->failure == REPLAY_OK)
 		goto environment;
 	return rc;

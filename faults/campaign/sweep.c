@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/json.h"
 #include "core/scenario.h"
 #include "faults/campaign/sweep.h"
@@ -94,10 +95,7 @@ struct sweep {
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_mono_ns() / 1e9;
 }
 
 /* The outcome of a finished replay (see docs/campaign-format.md, "Sweeps"). */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "edu.h"
 
 #define EDU_IDENT 0x00
@@ -36,14 +37,6 @@ int edu_probe(struct edu *e)
 	return (rd32(e, EDU_IDENT) & 0xff0000ff) == 0x010000ed ? 0 : -ENODEV;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int edu_dma(struct edu *e, uint64_t iova, uint32_t len, bool to_memory)
 {
 	uint64_t deadline;
@@ -54,9 +47,9 @@ int edu_dma(struct edu *e, uint64_t iova, uint32_t len, bool to_memory)
 	wr64(e, EDU_DMA_DST, to_memory ? iova : EDU_BUFFER);
 	wr64(e, EDU_DMA_COUNT, len);
 	wr64(e, EDU_DMA_CMD, EDU_CMD_RUN | (to_memory ? EDU_CMD_TO_MEMORY : 0));
-	deadline = now_ns() + EDU_TIMEOUT_NS;
+	deadline = clock_mono_ns() + EDU_TIMEOUT_NS;
 	while (rd64(e, EDU_DMA_CMD) & EDU_CMD_RUN) {
-		if (now_ns() > deadline)
+		if (clock_mono_ns() > deadline)
 			return -ETIMEDOUT;
 	}
 	return 0;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/array.h"
 #include "common/sparse.h"
 #include "edu.h"
@@ -355,20 +356,12 @@ static int faults_read(struct vfio *v)
 	return found;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Wait for the report of a fault the mappings predict. */
 static int fault_wait(struct vfio *v)
 {
-	uint64_t deadline = now_ns() + FAULT_WAIT_NS;
+	uint64_t deadline = clock_mono_ns() + FAULT_WAIT_NS;
 
-	while (now_ns() < deadline) {
+	while (clock_mono_ns() < deadline) {
 		if (faults_read(v))
 			return 0;
 		usleep(1000);
