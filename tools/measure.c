@@ -220,18 +220,41 @@ int cmd_store_add(int argc, char **argv)
 
 const char store_list_usage[] = "gpuiso store list DB [-v]";
 
+/* The widths of the columns whose values vary in length (host, backend). */
+struct list_widths {
+	int host, backend;
+};
+
+static const char *or_dash(const char *s)
+{
+	return s ? s : "-";
+}
+
+static int list_measure(const struct store_run *r, void *ctx)
+{
+	struct list_widths *w = ctx;
+
+	if ((int)strlen(or_dash(r->host)) > w->host)
+		w->host = (int)strlen(or_dash(r->host));
+	if ((int)strlen(or_dash(r->backend)) > w->backend)
+		w->backend = (int)strlen(or_dash(r->backend));
+	return 0;
+}
+
 static int list_one(const struct store_run *r, void *ctx)
 {
-	(void)ctx;
-	printf("%5lld  %-20s  %-8s  %-12.12s  %-8s  %-4s  %5lld  %s\n", r->id, r->date, r->kind,
-	       r->git_rev ? r->git_rev : "-", r->host ? r->host : "-", r->backend ? r->backend : "-",
-	       r->nmetrics, r->campaign ? r->campaign : r->trace ? r->trace : "-");
+	const struct list_widths *w = ctx;
+
+	printf("%5lld  %-20s  %-8s  %-12.12s  %-*s  %-*s  %7lld  %s\n", r->id, r->date, r->kind,
+	       or_dash(r->git_rev), w->host, or_dash(r->host), w->backend, or_dash(r->backend),
+	       r->nmetrics, r->campaign ? r->campaign : or_dash(r->trace));
 	return 0;
 }
 
 int cmd_store_list(int argc, char **argv)
 {
 	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	struct list_widths w = { (int)strlen("host"), (int)strlen("backend") };
 	struct store *s;
 	int opt, rc;
 
@@ -243,9 +266,12 @@ int cmd_store_list(int argc, char **argv)
 	rc = open_store("store list", argv[optind], &s);
 	if (rc)
 		return rc;
-	printf("%5s  %-20s  %-8s  %-12s  %-8s  %-4s  %5s  %s\n", "id", "date", "kind", "revision",
-	       "host", "back", "metr", "campaign or trace");
-	rc = store_runs(s, list_one, NULL);
+	rc = store_runs(s, list_measure, &w);
+	if (!rc) {
+		printf("%5s  %-20s  %-8s  %-12s  %-*s  %-*s  %7s  %s\n", "id", "date", "kind", "revision",
+		       w.host, "host", w.backend, "backend", "metrics", "campaign or trace");
+		rc = store_runs(s, list_one, &w);
+	}
 	store_close(s);
 	if (rc) {
 		fprintf(stderr, "gpuiso: store list: %s\n", strerror(-rc));

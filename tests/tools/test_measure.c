@@ -130,15 +130,27 @@ Test(measure, a_real_replay_and_its_folder_are_stored)
 {
 	DB_PATH(db);
 	struct run r;
+	const char *line;
+	long column;
+	FILE *f;
 
 	mkdir(tpath("out"), 0777);
 	RUN(&r, "replay", "traces/power-cycle", "--json", tpath("out/replay.json"));
 	cr_assert_lt(r.status, 2, "%s", r.err);
+	/* and a bench file from a machine with a long name */
+	f = fopen(tpath("out/bench.json"), "w");
+	cr_assert_not_null(f);
+	fputs("{\"schema\":\"gpuiso-bench/1\",\"host\":\"a-build-machine-with-a-long-name\",\"git_rev\":null,"
+	      "\"metrics\":{\"x.y_ns\":{\"value\":1,\"unit\":\"ns\"}}}\n", f);
+	fclose(f);
 	RUN(&r, "store", "add", db, tpath("out"), "--campaign", "manual");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "1 run added"), "%s", r.out);
+	cr_assert(strstr(r.out, "2 runs added"), "%s", r.out);
 	RUN(&r, "store", "list", db);
-	cr_assert(strstr(r.out, "manual"), "%s", r.out);
+	/* the columns line up whatever the host's name: the last one starts where its heading does */
+	column = strstr(r.out, "campaign or trace") - r.out;
+	for (line = strchr(r.out, '\n') + 1; *line; line = strchr(line, '\n') + 1)
+		cr_assert_eq(strstr(line, "manual") - line, column, "%s", r.out);
 }
 
 Test(measure, compare_is_a_ci_gate)
