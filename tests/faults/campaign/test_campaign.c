@@ -594,38 +594,38 @@ Test(campaign, corrupt_or_changed_runs_are_redone)
 	free(res);
 }
 
-Test(campaign, a_crash_fails_one_run_not_the_campaign)
+/*
+ * A campaign of a short trace (300 events) and a long one (@big events) run
+ * by `sh -c "@limits; exec gpuiso campaign run … --jobs 2 @options"`: the
+ * long run dies (its reason starts with @reason), the short one finishes,
+ * the campaign goes on and reports.
+ */
+static void the_long_run_dies(unsigned int big_events, const char *limits, const char *options,
+			      const char *reason)
 {
 	char cmd[CMD_LEN], file[PATH_MAX], out[PATH_MAX], small[PATH_MAX], big[PATH_MAX];
 	char body[3 * PATH_MAX], text[8192], v[1024], path[PATH_MAX];
 	char *doc;
 
-	/*
-	 * A real crash, without a hook in the code: under a 64 KiB file-size
-	 * limit the long replay (20,000 events) is killed by SIGXFSZ while it
-	 * writes its compiled replay cache (~180 KiB), the short one (300
-	 * events: a cache file of ~3 KiB, results of ~7 KiB) finishes. The
-	 * campaign goes on and reports.
-	 */
 	gen_trace("small", 300);
-	gen_trace("big", 20000);
+	gen_trace("big", big_events);
 	at(small, sizeof(small), "small");
 	at(big, sizeof(big), "big");
 	snprintf(body, sizeof(body),
 		 "  traces: [%s, %s]\n  scenario: " SCENARIO_FMT "\n  seeds: [1]\n  runs: [{name: plain}]\n", small,
 		 big, SCENARIO_ARG);
-	write_campaign("crash.yaml", body);
-	at(file, sizeof(file), "crash.yaml");
+	write_campaign("dies.yaml", body);
+	at(file, sizeof(file), "dies.yaml");
 	at(out, sizeof(out), "out");
-	snprintf(cmd, sizeof(cmd), "ulimit -c 0; ulimit -f 64; exec %s campaign run %s -o %s --jobs 2 2>&1",
-		 bin(), file, out);
+	snprintf(cmd, sizeof(cmd), "%s; exec %s campaign run %s -o %s --jobs 2 %s 2>&1", limits, bin(), file,
+		 out, options);
 	cr_assert_eq(sh(cmd, text, sizeof(text)), 1, "%s", text);
 	doc = summary_of("out");
 	expect_totals(doc, "2", "1", "1");
 	get(doc, "failures.0.id", v, sizeof(v));
 	cr_assert_str_eq(v, "plain-big-s1");
 	get(doc, "failures.0.reason", v, sizeof(v));
-	cr_assert(!strncmp(v, "crashed: signal ", 16), "%s", v);
+	cr_assert(!strncmp(v, reason, strlen(reason)), "%s", v);
 	get(doc, "failures.0.results", v, sizeof(v));
 	cr_assert_str_eq(v, "null");
 	get(doc, "failures.0.reproduce", v, sizeof(v));
@@ -637,41 +637,24 @@ Test(campaign, a_crash_fails_one_run_not_the_campaign)
 	cr_assert_not(exists(path));
 }
 
+/*
+ * A real crash, without a hook in the code: under a 64 KiB file-size limit
+ * the long replay (20,000 events) is killed by SIGXFSZ while it writes its
+ * compiled replay cache (~180 KiB), the short one (a cache file of ~3 KiB,
+ * results of ~7 KiB) finishes.
+ */
+Test(campaign, a_crash_fails_one_run_not_the_campaign)
+{
+	the_long_run_dies(20000, "ulimit -c 0; ulimit -f 64", "", "crashed: signal ");
+}
+
+/*
+ * No hook in the code either: the long replay (500,000 events, about 7 s in
+ * the fastest build here) cannot end within --run-timeout 1; the short one
+ * does. The long one is killed and fails as hung.
+ */
 Test(campaign, a_run_past_its_time_limit_fails_as_hung)
 {
-	char cmd[CMD_LEN], file[PATH_MAX], out[PATH_MAX], small[PATH_MAX], big[PATH_MAX];
-	char body[3 * PATH_MAX], text[8192], v[1024], path[PATH_MAX];
-	char *doc;
-
-	/*
-	 * No hook in the code either: the long replay (500,000 events, about 7 s
-	 * in the fastest build here) cannot end within --run-timeout 1; the
-	 * short one (300 events) does. The long one is killed and fails as hung,
-	 * the campaign goes on.
-	 */
-	gen_trace("small", 300);
-	gen_trace("big", 500000);
-	at(small, sizeof(small), "small");
-	at(big, sizeof(big), "big");
-	snprintf(body, sizeof(body),
-		 "  traces: [%s, %s]\n  scenario: " SCENARIO_FMT "\n  seeds: [1]\n  runs: [{name: plain}]\n", small,
-		 big, SCENARIO_ARG);
-	write_campaign("hang.yaml", body);
-	at(file, sizeof(file), "hang.yaml");
-	at(out, sizeof(out), "out");
-	snprintf(cmd, sizeof(cmd), "exec %s campaign run %s -o %s --jobs 2 --run-timeout 1 2>&1", bin(), file, out);
-	cr_assert_eq(sh(cmd, text, sizeof(text)), 1, "%s", text);
-	doc = summary_of("out");
-	expect_totals(doc, "2", "1", "1");
-	get(doc, "failures.0.id", v, sizeof(v));
-	cr_assert_str_eq(v, "plain-big-s1");
-	get(doc, "failures.0.reason", v, sizeof(v));
-	cr_assert_str_eq(v, "hung: still running after 1 s (--run-timeout), killed");
-	get(doc, "failures.0.reproduce", v, sizeof(v));
-	cr_assert(strstr(v, "--seed 1"), "%s", v);
-	free(doc);
-	at(path, sizeof(path), "out/runs/plain-small-s1.json");
-	cr_assert(exists(path));
-	at(path, sizeof(path), "out/runs/plain-big-s1.json");
-	cr_assert_not(exists(path));
+	the_long_run_dies(500000, "true", "--run-timeout 1",
+			  "hung: still running after 1 s (--run-timeout), killed");
 }
