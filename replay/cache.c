@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "common/digest.h"
 
 /*
  * File layout: a fixed header, then one record per event, made to be decoded
@@ -43,40 +44,41 @@ struct cache_header {
 	struct cache_meta meta;
 };
 
-/* --- hashing (64-bit, word at a time; not cryptographic, only a fingerprint) --- */
+/* --- the key: a digest of the trace's files, names and contents (common/digest.h) --- */
 
-static uint64_t mix(uint64_t h, uint64_t w)
+static uint64_t bytes_digest(const void *p, size_t n)
 {
-	h ^= w * 0x9e3779b97f4a7c15ull;
-	h = (h << 27) | (h >> 37);
-	return h * 0xbf58476d1ce4e5b9ull + 0x94d049bb133111ebull;
+	struct digest d;
+
+	digest_init(&d);
+	digest_update(&d, p, n);
+	return digest_final(&d);
 }
 
-static uint64_t hash_bytes(uint64_t h, const uint8_t *p, size_t n)
-{
-	uint64_t w;
-
-	for (; n >= 8; n -= 8, p += 8) {
-		memcpy(&w, p, 8);
-		h = mix(h, w);
-	}
-	w = 0;
-	memcpy(&w, p, n);
-	return mix(h, w ^ ((uint64_t)n << 56));
-}
-
+/* Fold the digest of a file's content into @h. */
 static int hash_file(const char *path, uint64_t *h)
 {
-	uint8_t buf[1 << 16];
+	enum { CHUNK = 1 << 20 };
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	uint8_t *buf = malloc(CHUNK);
+	struct digest d;
+	ssize_t n = 0;
 
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		*h = hash_bytes(*h, buf, (size_t)n);
-	close(fd);
-	return n < 0 ? -EIO : 0;
+	if (fd < 0 || !buf) {
+		n = fd < 0 ? -errno : -ENOMEM;
+		goto close_file;
+	}
+	digest_init(&d);
+	while ((n = read(fd, buf, CHUNK)) > 0)
+		digest_update(&d, buf, (size_t)n);
+	if (n < 0)
+		n = -EIO;
+	*h = digest_combine(*h, digest_final(&d));
+close_file:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return (int)n;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -130,7 +132,7 @@ static int hash_tree(const char *dir, const char *rel, uint64_t *h)
 		}
 		if (stat(path, &st))
 			continue;
-		*h = hash_bytes(*h, (const uint8_t *)sub, strlen(sub) + 1);
+		*h = digest_combine(*h, bytes_digest(sub, strlen(sub) + 1));
 		if (S_ISDIR(st.st_mode))
 			rc = hash_tree(dir, sub, h);
 		else if (S_ISREG(st.st_mode))
@@ -144,7 +146,7 @@ static int hash_tree(const char *dir, const char *rel, uint64_t *h)
 
 int cache_key(const char *trace, const char *const *extra, size_t nextra, uint64_t *key)
 {
-	uint64_t h = mix(CACHE_VERSION, 0x6770756973);
+	uint64_t h = digest_combine(CACHE_VERSION, 0x6770756973);
 	int rc = hash_tree(trace, "", &h);
 
 	for (size_t i = 0; !rc && i < nextra; i++)
@@ -188,7 +190,7 @@ static inline void csum_add(struct csum *c, uint64_t w)
 
 static uint64_t csum_final(const struct csum *c, uint64_t key)
 {
-	return mix(mix(key, c->s1), c->s2);
+	return digest_combine(digest_combine(key, c->s1), c->s2);
 }
 
 /* --- writing --- */
