@@ -246,7 +246,7 @@ static uint64_t pace_wait(struct engine *e, uint64_t ts)
 int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 {
 	uint64_t adapter = ev->v[WL_ADAPTER], key = live_key(adapter, ev->v[WL_ID]);
-	uint64_t *obj = NULL, *ref = NULL, start, end, modeled;
+	uint64_t *obj = NULL, *ref = NULL, start, end, wall, modeled;
 	bool creates, destroys;
 	handle_t created = 0;
 	struct op_result *op;
@@ -287,14 +287,16 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 	start = pace_wait(e, ev->ts);
 	rc = dispatch(e, ev, obj ? LIVE_HANDLE(*obj) : 0, ref ? LIVE_HANDLE(*ref) : 0, &created);
 	end = e->pace == PACE_TRACE ? clock_mono_ns() : fast_clock_ns(&e->clock);
+	/* (a TSC read on another CPU may lag by a few cycles: never a negative time) */
+	wall = end > start ? end - start : 0;
 	modeled = modeled_ns(e);
 
 	op = &e->res->ops[ev->kind];
 	op->count++;
-	hist_record(&op->wall, end - start);
+	hist_record(&op->wall, wall);
 	hist_record(&op->modeled, modeled - e->modeled_last);
 	if (!e->notrace)
-		trace_op(ev->kind, (uint32_t)adapter, ev->v[WL_ID], rc, end - start,
+		trace_op(ev->kind, (uint32_t)adapter, ev->v[WL_ID], rc, wall,
 			 modeled - e->modeled_last, index);
 	e->modeled_last = modeled;
 
