@@ -38,7 +38,7 @@ static int cmd_version(int argc, char **argv)
 	if (optind < argc)
 		return usage_error(version_usage, "unexpected argument '%s'", argv[optind]);
 	printf("gpuiso %s (%s)\n", GPUISO_VERSION, GPUISO_GIT_REV);
-	printf("backends: sim vfio\n");
+	printf("backends: sim vfio (iommufd where the kernel has it, else type1)\n");
 	printf("features: scenario-yaml fault-points ctf-replay import-maps%s\n",
 	       GPUISO_HAVE_TRACING ? " lttng-ust" : "");
 	return EXIT_OK;
