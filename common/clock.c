@@ -56,7 +56,7 @@ void fast_clock_init(struct fast_clock *c, bool allow_tsc)
 		pair(&k0, &t0);
 		do
 			pair(&k1, &t1);
-		while (t1 - t0 < 2000000);
+		while (t1 - t0 < 500000);
 		if (k1 > k0) {
 			c->mult = (uint64_t)(((unsigned __int128)(t1 - t0) << 32) / (k1 - k0));
 			c->tsc0 = k0;

@@ -38,7 +38,7 @@ struct fast_clock {
  *
  * Uses the TSC only where the CPU says it is invariant (constant rate, not
  * stopped in idle states: /proc/cpuinfo's constant_tsc and nonstop_tsc);
- * the calibration spins for 2 ms, its error bounded by how tightly a TSC
+ * the calibration spins for 0.5 ms, its error bounded by how tightly a TSC
  * read brackets a clock_gettime() (well under 0.1%).
  */
 void fast_clock_init(struct fast_clock *c, bool allow_tsc);
