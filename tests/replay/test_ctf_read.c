@@ -524,6 +524,25 @@ Test(ctf_read, empty_metadata)
 	rm_tree(dir);
 }
 
+/* babeltrace2 would skip these silently: the trace would replay with fewer events. */
+Test(ctf_read, stream_files_that_are_not_regular_files)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 16], err[512];
+
+	tmpdir(dir, sizeof(dir));
+	copy_trace(UST, dir);
+	snprintf(p, sizeof(p), "%s/channel0_1", dir);
+	cr_assert_eq(unlink(p), 0);
+	cr_assert_eq(mkfifo(p, 0600), 0);
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "channel0_1: not a regular file"), "%s", err);
+	cr_assert_eq(unlink(p), 0);
+	cr_assert_eq(symlink("/nonexistent/gpuiso/stream", p), 0);
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "channel0_1: No such file"), "%s", err);
+	rm_tree(dir);
+}
+
 Test(ctf_read, truncated_stream_file)
 {
 	char dir[PATH_MAX], p[PATH_MAX + 16], err[512];
