@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/clock.h"
 #include "bench.h"
+#include "common/clock.h"
 #include "core/core.h"
 #include "core/scenario.h"
 #include "hw/sim/sim.h"

@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/clock.h"
 #include "bench/bench.h"
+#include "common/clock.h"
 #include "core/scenario.h"
 #include "replay.h"
 #include "replay/cache.h"

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/clock.h"
 #include "common/array.h"
+#include "common/clock.h"
 #include "common/sparse.h"
 #include "edu.h"
 #include "ioas.h"
