@@ -34,6 +34,9 @@
 
 static const uint8_t CODE_LEN[8] = { 0, 1, 2, 3, 4, 5, 6, 8 };
 
+_Static_assert(WL_NKINDS <= 1 << KIND_BITS, "a kind must fit the head");
+_Static_assert(KIND_BITS + 3 * REC_VALUES <= 32, "the length codes must fit the head");
+
 struct cache_header {
 	char magic[8];
 	uint32_t version;
@@ -301,7 +304,8 @@ int cache_writer_add(struct cache_writer *w, uint64_t index, const struct wl_eve
 		if (rc)
 			return rc;
 	}
-	v[0] = index - w->prev_index - 1; /* modulo 2^64: an index repeated (import maps) is long, not wrong */
+	/* modulo 2^64: an index repeated (import maps do) takes 8 bytes, and decodes right */
+	v[0] = index - w->prev_index - 1;
 	v[1] = e->ts - w->prev_ts;
 	for (unsigned int i = 0; i < d->nfields; i++)
 		v[2 + i] = e->v[d->fields[i].slot];

@@ -1135,8 +1135,8 @@ static void reap(const struct campaign *c, struct slot *s, struct progress *pg)
 	while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM && c->run_timeout_s) {
-		snprintf(oc.reason, sizeof(oc.reason), "hung: still running after %u s (--run-timeout), killed",
-			 c->run_timeout_s);
+		snprintf(oc.reason, sizeof(oc.reason),
+			 "hung: still running after %u s (--run-timeout), killed", c->run_timeout_s);
 		outcome_write(c, j, &oc);
 	} else if (WIFSIGNALED(status)) {
 		snprintf(oc.reason, sizeof(oc.reason), "crashed: signal %d", WTERMSIG(status));

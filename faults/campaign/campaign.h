@@ -16,7 +16,8 @@ struct campaign_opts {
 	const char *file;  /* the campaign YAML */
 	const char *out;   /* output folder */
 	unsigned int jobs; /* worker processes (>= 1) */
-	unsigned int run_timeout_s; /* a run still going after this long is killed and fails as hung; 0: no limit */
+	/* a run still going after this long is killed and fails as hung; 0: no limit */
+	unsigned int run_timeout_s;
 	FILE *progress;    /* progress lines (a terminal), or NULL */
 };
 

@@ -18,7 +18,8 @@ struct sweep_opts {
 	const char *out;       /* output folder: OUT/summary.json */
 	unsigned int jobs;     /* concurrent children (>= 1) */
 	bool from_scratch;     /* rerun the whole trace per hit (the baseline) instead of forking at it */
-	unsigned int run_timeout_s; /* a run still going after this long is killed: a crash; 0: no limit */
+	/* a run still going after this long is killed (a crash); 0: no limit */
+	unsigned int run_timeout_s;
 	FILE *progress;        /* progress lines, or NULL */
 };
 

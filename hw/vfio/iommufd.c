@@ -99,7 +99,8 @@ static int iofd_map(struct vfio_ioas *io, iova_t iova, void *vaddr, uint64_t siz
 static int iofd_unmap(struct vfio_ioas *io, iova_t iova, uint64_t size)
 {
 	struct iofd *f = to_iofd(io);
-	struct iofd_ioas_unmap u = { .size = sizeof(u), .ioas_id = f->ioas, .iova = iova, .length = size };
+	struct iofd_ioas_unmap u = { .size = sizeof(u), .ioas_id = f->ioas, .iova = iova,
+				     .length = size };
 
 	return ioctl(f->iommufd, IOFD_IOAS_UNMAP, &u) ? -errno : 0;
 }
@@ -202,7 +203,8 @@ static int iofd_setup(struct iofd *f, const char *bdf, char *err, size_t errlen)
 		return -ENOTSUP;
 	}
 	if (cdev_name(bdf, name, sizeof(name))) {
-		snprintf(err, errlen, "%s: no VFIO character device (a kernel without CONFIG_VFIO_DEVICE_CDEV): "
+		snprintf(err, errlen,
+			 "%s: no VFIO character device (a kernel without CONFIG_VFIO_DEVICE_CDEV): "
 			 "use vfio:%s,iommu=type1", bdf, bdf);
 		return -ENOTSUP;
 	}
