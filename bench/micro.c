@@ -262,8 +262,15 @@ static int bench_fbsave(struct bench_report *r)
 
 	if (!src || !dst)
 		goto out;
+	/*
+	 * The reference copies between pages that are already there: a zero
+	 * memset after malloc may become calloc (pages left untouched), and the
+	 * first memcpy into fresh pages runs at page-fault speed (0.3 GB/s
+	 * here, 15.8 after).
+	 */
 	memset(src, 0x5a, FB_BYTES);
-	memset(dst, 0, FB_BYTES);
+	memset(dst, 0xa5, FB_BYTES);
+	memcpy(dst, src, FB_BYTES);
 	rc = fb_rig(&pin_scn, &pin, false);
 	if (!rc)
 		rc = fb_rig(&chunk_scn, &chunk, true);
