@@ -135,55 +135,20 @@ static bool is_file(const char *dir, const char *name)
 }
 
 /*
- * Every entry of a trace folder is a subfolder or a regular file: babeltrace2
- * skips anything else (a FIFO, a socket, a dangling link) without a word, and
- * the trace would replay as if those streams had no events.
- */
-static int check_streams(const char *dir, char *err, size_t errlen)
-{
-	struct dirent **ents;
-	int n, ret = 0;
-
-	n = scandir(dir, &ents, not_dots, by_bytes);
-	if (n < 0) {
-		ret = -errno;
-		set_err(err, errlen, "%s: cannot list folder: %s", dir, strerror(errno));
-		return ret;
-	}
-	for (int i = 0; i < n; i++) {
-		char p[PATH_MAX];
-		struct stat sb;
-
-		if (!ret && (size_t)snprintf(p, sizeof(p), "%s/%s", dir, ents[i]->d_name) < sizeof(p)) {
-			if (stat(p, &sb)) {
-				set_err(err, errlen, "%s: %s", p, strerror(errno));
-				ret = -EINVAL;
-			} else if (!S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode)) {
-				set_err(err, errlen, "%s: not a regular file: its events could not be read", p);
-				ret = -EINVAL;
-			}
-		}
-		free(ents[i]);
-	}
-	free(ents);
-	return ret;
-}
-
-/*
  * A folder holding "metadata" is a trace: it is taken whole and not searched
- * further (its subfolders are LTTng's index/ and the like). Otherwise its
+ * further (its subfolders are LTTng's index/ and the like), and every entry
+ * in it must be a subfolder or a regular file: babeltrace2 skips anything
+ * else (a FIFO, a socket, a dangling link) without a word, and the trace
+ * would replay as if those streams had no events. Otherwise the folder's
  * subfolders are searched in byte order, so the result is deterministic.
  */
 static int walk(const char *dir, int depth, struct folders *out, char *err, size_t errlen)
 {
+	bool trace = is_file(dir, "metadata");
 	struct dirent **ents;
 	int n, ret = 0;
 
-	if (is_file(dir, "metadata")) {
-		ret = check_streams(dir, err, errlen);
-		return ret ? ret : folders_add(out, dir);
-	}
-	if (depth >= WALK_MAX_DEPTH)
+	if (!trace && depth >= WALK_MAX_DEPTH)
 		return 0;
 	n = scandir(dir, &ents, not_dots, by_bytes);
 	if (n < 0) {
@@ -194,15 +159,23 @@ static int walk(const char *dir, int depth, struct folders *out, char *err, size
 	for (int i = 0; i < n; i++) {
 		char sub[PATH_MAX];
 		struct stat sb;
+		bool named = !ret && (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir,
+						      ents[i]->d_name) < sizeof(sub);
+		bool found = named && stat(sub, &sb) == 0;
 
-		if (ret == 0 &&
-		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, ents[i]->d_name) < sizeof(sub) &&
-		    stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))
+		if (named && trace && !found) {
+			set_err(err, errlen, "%s: %s", sub, strerror(errno));
+			ret = -EINVAL;
+		} else if (found && trace && !S_ISDIR(sb.st_mode) && !S_ISREG(sb.st_mode)) {
+			set_err(err, errlen, "%s: not a regular file: its events could not be read", sub);
+			ret = -EINVAL;
+		} else if (found && !trace && S_ISDIR(sb.st_mode)) {
 			ret = walk(sub, depth + 1, out, err, errlen);
+		}
 		free(ents[i]);
 	}
 	free(ents);
-	return ret;
+	return ret || !trace ? ret : folders_add(out, dir);
 }
 
 static int find_traces(const char *path, struct folders *out, char *err, size_t errlen)
