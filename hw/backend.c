@@ -7,7 +7,7 @@
 
 int hw_backend_parse(const char *name, struct hw_backend_name *out, char *err, size_t errlen)
 {
-	const char *bdf = name + 5, *opt;
+	const char *bdf, *opt;
 	size_t n;
 
 	*out = (struct hw_backend_name){ .kind = HW_BACKEND_SIM };
@@ -15,6 +15,7 @@ int hw_backend_parse(const char *name, struct hw_backend_name *out, char *err, s
 		return 0;
 	if (strncmp(name, "vfio:", 5))
 		goto bad_name;
+	bdf = name + 5;
 	opt = strchr(bdf, ',');
 	n = opt ? (size_t)(opt - bdf) : strlen(bdf);
 	if (!n || n >= sizeof(out->bdf))

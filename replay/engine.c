@@ -69,7 +69,10 @@ int engine_create(struct core *core, struct results *res, enum pace pace, struct
 	e->core = core;
 	e->res = res;
 	e->pace = pace;
-	/* paced runs keep CLOCK_MONOTONIC: latency counts from when an event was due */
+	/*
+	 * Paced runs keep CLOCK_MONOTONIC (the fast clock without the TSC is
+	 * it): latency counts from when an event was due, a CLOCK_MONOTONIC time.
+	 */
 	fast_clock_init(&e->clock, pace == PACE_ASAP);
 	*out = e;
 	return 0;
@@ -286,7 +289,7 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 		trace_wl(ev);
 	start = pace_wait(e, ev->ts);
 	rc = dispatch(e, ev, obj ? LIVE_HANDLE(*obj) : 0, ref ? LIVE_HANDLE(*ref) : 0, &created);
-	end = e->pace == PACE_TRACE ? clock_mono_ns() : fast_clock_ns(&e->clock);
+	end = fast_clock_ns(&e->clock); /* CLOCK_MONOTONIC itself when paced */
 	/* (a TSC read on another CPU may lag by a few cycles: never a negative time) */
 	wall = end > start ? end - start : 0;
 	modeled = modeled_ns(e);
