@@ -181,12 +181,15 @@ static int iofd_ranges(struct iofd *f)
 
 static int open_file(const char *path, int *fd, char *err, size_t errlen)
 {
+	int e;
+
 	*fd = open(path, O_RDWR | O_CLOEXEC);
 	if (*fd >= 0)
 		return 0;
-	snprintf(err, errlen, "%s: %s%s", path, strerror(errno),
-		 errno == EACCES || errno == EPERM ? " (run as root, or give your user the device)" : "");
-	return errno == EACCES || errno == EPERM ? -EACCES : -ENODEV;
+	e = errno;
+	snprintf(err, errlen, "%s: %s%s", path, strerror(e),
+		 e == EACCES || e == EPERM ? " (run as root, or give your user the device)" : "");
+	return e == EACCES || e == EPERM ? -EACCES : -ENODEV;
 }
 
 static int iofd_setup(struct iofd *f, const char *bdf, char *err, size_t errlen)
@@ -216,8 +219,10 @@ static int iofd_setup(struct iofd *f, const char *bdf, char *err, size_t errlen)
 		return rc;
 	bind.iommufd = f->iommufd;
 	if (ioctl(f->io.device, IOFD_VFIO_BIND, &bind)) {
-		snprintf(err, errlen, "%s: VFIO_DEVICE_BIND_IOMMUFD: %s", path, strerror(errno));
-		return errno == EBUSY ? -EBUSY : -EIO;
+		int e = errno;
+
+		snprintf(err, errlen, "%s: VFIO_DEVICE_BIND_IOMMUFD: %s", path, strerror(e));
+		return e == EBUSY ? -EBUSY : -EIO;
 	}
 	if (ioctl(f->iommufd, IOFD_IOAS_ALLOC, &alloc)) {
 		snprintf(err, errlen, "/dev/iommu: IOMMU_IOAS_ALLOC: %s", strerror(errno));

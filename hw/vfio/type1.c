@@ -119,8 +119,10 @@ static int type1_setup(struct type1 *t, const char *bdf, const char *group, char
 	}
 	t->container = open("/dev/vfio/vfio", O_RDWR);
 	if (t->container < 0) {
-		snprintf(err, errlen, "/dev/vfio/vfio: %s", strerror(errno));
-		return errno == EACCES ? -EACCES : -ENODEV;
+		int e = errno;
+
+		snprintf(err, errlen, "/dev/vfio/vfio: %s", strerror(e));
+		return e == EACCES ? -EACCES : -ENODEV;
 	}
 	if (ioctl(t->container, VFIO_GET_API_VERSION) != VFIO_API_VERSION ||
 	    ioctl(t->container, VFIO_CHECK_EXTENSION, VFIO_TYPE1v2_IOMMU) <= 0) {
