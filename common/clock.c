@@ -4,6 +4,7 @@
 
 #include "clock.h"
 
+#if defined(__x86_64__)
 /* Whether /proc/cpuinfo lists both flags that make the TSC a clock. */
 static bool tsc_invariant(void)
 {
@@ -24,7 +25,6 @@ static bool tsc_invariant(void)
 	return constant && nonstop;
 }
 
-#if defined(__x86_64__)
 /*
  * One (TSC, CLOCK_MONOTONIC) pair: the TSC read on both sides of the
  * clock_gettime(), the narrowest of a few tries, so that being preempted
