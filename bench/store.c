@@ -76,6 +76,7 @@ static int pragma_int(struct store *s, const char *sql, int *out)
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
+	*out = 0;
 	if (rc)
 		return rc;
 	rc = sqlite3_step(st);

@@ -34,6 +34,7 @@ static void pair(uint64_t *tsc, uint64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
 
+	*tsc = *ns = 0; /* the first try always wins over UINT64_MAX */
 	for (int i = 0; i < 8; i++) {
 		uint64_t before = __rdtsc(), t = clock_mono_ns(), after = __rdtsc();
 

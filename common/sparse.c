@@ -361,6 +361,14 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 		struct sparse_chunk **slot = sparse_slot(sm, addr, false), *ch;
 		uint64_t n = MIN(sparse_avail(sm, addr), len);
 
+		if (!sm->dir[addr >> SPARSE_SLOT_SHIFT]) {
+			/* nothing in this gigabyte: on to the next */
+			n = MIN(ALIGN_DOWN(addr, SZ_1G) + SZ_1G - addr, len);
+			addr += n;
+			len -= n;
+			continue;
+		}
+
 		/* A whole chunk (up to the store's end) is let go, a part reads as zero. */
 		if (slot && *slot) {
 			if (SPARSE_OFF(addr) == 0 && n == sparse_avail(sm, addr) && !(*slot)->pins) {

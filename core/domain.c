@@ -25,59 +25,105 @@
  *
  * One count per page frame, in lazily allocated leaves of 2^18 frames
  * (1 GiB of physical addresses each): two loads to find a count, nothing to
- * probe or rehash, and memory only for the gigabytes a run touches.
+ * probe or rehash, and memory only for the gigabytes a run touches. Runs of
+ * frames are handled a leaf at a time, as plain arrays.
  */
 
 #define IDMAP_LEAF_SHIFT 18
 #define IDMAP_LEAF (1u << IDMAP_LEAF_SHIFT)
+#define IDMAP_BLOCK 16
 
-static uint32_t idmap_count(const struct idmap *im, uint64_t pfn)
+/* The counts of frames [pfn, pfn + *n) that share pfn's leaf (NULL: all zero); *n is cut to fit. */
+static uint32_t *idmap_counts(const struct idmap *im, uint64_t pfn, uint64_t *n)
 {
-	uint64_t top = pfn >> IDMAP_LEAF_SHIFT;
+	uint64_t top = pfn >> IDMAP_LEAF_SHIFT, in = pfn & (IDMAP_LEAF - 1);
 
+	*n = MIN(*n, IDMAP_LEAF - in);
 	if (top >= im->nleaves || !im->leaves[top])
-		return 0;
-	return im->leaves[top][pfn & (IDMAP_LEAF - 1)];
+		return NULL;
+	return im->leaves[top] + in;
 }
 
-static uint32_t *idmap_slot(struct idmap *im, uint64_t pfn)
+/* Frames from @pfn on, up to @n, whose counts are all zero (@zero) or all non-zero. */
+static uint64_t idmap_stretch(const struct idmap *im, uint64_t pfn, uint64_t n, bool zero)
 {
-	uint64_t top = pfn >> IDMAP_LEAF_SHIFT;
+	uint64_t done = 0;
 
-	if (top >= im->nleaves) {
-		size_t n = (size_t)top + 1;
-		uint32_t **leaves = realloc(im->leaves, n * sizeof(*leaves));
+	while (done < n) {
+		uint64_t len = n - done, i = 0;
+		const uint32_t *cnt = idmap_counts(im, pfn + done, &len);
+
+		if (!cnt) {
+			if (!zero)
+				break;
+			done += len;
+			continue;
+		}
+		/* a block at a time while all of it qualifies (the compiler vectorises it) */
+		for (; i + IDMAP_BLOCK <= len; i += IDMAP_BLOCK) {
+			uint32_t any = 0, zeros = 0;
+
+			for (unsigned int j = 0; j < IDMAP_BLOCK; j++) {
+				any |= cnt[i + j];
+				zeros |= cnt[i + j] == 0;
+			}
+			if (zero ? any != 0 : zeros != 0)
+				break;
+		}
+		while (i < len && (cnt[i] == 0) == zero)
+			i++;
+		done += i;
+		if (i < len)
+			break;
+	}
+	return done;
+}
+
+/* Count one more reference to each frame of [pfn, pfn+n). Nothing is counted on failure. */
+static int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n)
+{
+	uint64_t last = (pfn + n - 1) >> IDMAP_LEAF_SHIFT;
+
+	/* every leaf first, so that counting cannot fail half way */
+	if (last >= im->nleaves) {
+		uint32_t **leaves = realloc(im->leaves, (last + 1) * sizeof(*leaves));
 
 		if (!leaves)
-			return NULL;
-		memset(leaves + im->nleaves, 0, (n - im->nleaves) * sizeof(*leaves));
+			return -ENOMEM;
+		memset(leaves + im->nleaves, 0, (last + 1 - im->nleaves) * sizeof(*leaves));
 		im->leaves = leaves;
-		im->nleaves = n;
+		im->nleaves = last + 1;
 	}
-	if (!im->leaves[top]) {
-		im->leaves[top] = calloc(IDMAP_LEAF, sizeof(uint32_t));
+	for (uint64_t top = pfn >> IDMAP_LEAF_SHIFT; top <= last; top++) {
 		if (!im->leaves[top])
-			return NULL;
+			im->leaves[top] = calloc(IDMAP_LEAF, sizeof(uint32_t));
+		if (!im->leaves[top])
+			return -ENOMEM;
 	}
-	return &im->leaves[top][pfn & (IDMAP_LEAF - 1)];
-}
+	for (uint64_t done = 0, len; done < n; done += len) {
+		uint32_t *cnt;
 
-static int idmap_get(struct idmap *im, uint64_t pfn)
-{
-	uint32_t *ref = idmap_slot(im, pfn);
-
-	if (!ref)
-		return -ENOMEM;
-	(*ref)++;
+		len = n - done;
+		cnt = idmap_counts(im, pfn + done, &len);
+		for (uint64_t i = 0; i < len; i++)
+			cnt[i]++;
+	}
 	return 0;
 }
 
-static void idmap_put(struct idmap *im, uint64_t pfn)
+/* Drop one reference to each frame of [pfn, pfn+n) that has one. */
+static void idmap_put(struct idmap *im, uint64_t pfn, uint64_t n)
 {
-	uint64_t top = pfn >> IDMAP_LEAF_SHIFT;
+	for (uint64_t done = 0, len; done < n; done += len) {
+		uint32_t *cnt;
 
-	if (top < im->nleaves && im->leaves[top] && im->leaves[top][pfn & (IDMAP_LEAF - 1)])
-		im->leaves[top][pfn & (IDMAP_LEAF - 1)]--;
+		len = n - done;
+		cnt = idmap_counts(im, pfn + done, &len);
+		if (!cnt)
+			continue;
+		for (uint64_t i = 0; i < len; i++)
+			cnt[i] -= cnt[i] != 0;
+	}
 }
 
 void idmap_free(struct idmap *im)
@@ -109,8 +155,8 @@ static void hw_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t by
 }
 
 /*
- * 1:1 mode maps 4 KiB pages only: pages are shared between handles at page
- * granularity, and a large page could not be unmapped in part.
+ * 1:1 mode maps with HW_MAP_4K: pages are shared between handles at page
+ * granularity, so any page may later have to be unmapped on its own.
  */
 static int identity_map_pages(struct core *c, struct adapter *a, uint64_t pfn, uint64_t n,
 			      unsigned int perm)
@@ -122,14 +168,14 @@ static int identity_map_pages(struct core *c, struct adapter *a, uint64_t pfn, u
 static void identity_unmap_unreferenced(struct core *c, struct adapter *a, uint64_t pfn,
 					uint64_t n)
 {
-	for (uint64_t i = 0, start; i < n;) {
-		if (idmap_count(&a->idmap, pfn + i)) {
-			i++;
-			continue;
-		}
-		for (start = i; i < n && !idmap_count(&a->idmap, pfn + i); i++)
-			;
-		hw_unmap(c, a, (pfn + start) * PAGE_SIZE, (i - start) * PAGE_SIZE);
+	uint64_t i = idmap_stretch(&a->idmap, pfn, n, false);
+
+	while (i < n) {
+		uint64_t len = idmap_stretch(&a->idmap, pfn + i, n - i, true);
+
+		hw_unmap(c, a, (pfn + i) * PAGE_SIZE, len * PAGE_SIZE);
+		i += len;
+		i += idmap_stretch(&a->idmap, pfn + i, n - i, false);
 	}
 }
 
@@ -137,40 +183,32 @@ static void identity_unmap_unreferenced(struct core *c, struct adapter *a, uint6
 static int identity_map_run(struct core *c, struct adapter *a, const struct run *run,
 			    unsigned int perm)
 {
-	uint64_t pfn = run->pa / PAGE_SIZE, i, start;
+	uint64_t pfn = run->pa / PAGE_SIZE, n = run->npages;
+	uint64_t i = idmap_stretch(&a->idmap, pfn, n, false);
 	int rc;
 
-	for (i = 0; i < run->npages;) {
-		if (idmap_count(&a->idmap, pfn + i)) {
-			i++;
-			continue;
-		}
-		for (start = i; i < run->npages && !idmap_count(&a->idmap, pfn + i); i++)
-			;
-		rc = identity_map_pages(c, a, pfn + start, i - start, perm);
+	while (i < n) {
+		uint64_t len = idmap_stretch(&a->idmap, pfn + i, n - i, true);
+
+		rc = identity_map_pages(c, a, pfn + i, len, perm);
 		if (rc) {
-			identity_unmap_unreferenced(c, a, pfn, start);
+			identity_unmap_unreferenced(c, a, pfn, i);
 			return rc;
 		}
+		i += len;
+		i += idmap_stretch(&a->idmap, pfn + i, n - i, false);
 	}
-	for (i = 0; i < run->npages; i++) {
-		rc = idmap_get(&a->idmap, pfn + i);
-		if (rc) {
-			while (i--)
-				idmap_put(&a->idmap, pfn + i);
-			identity_unmap_unreferenced(c, a, pfn, run->npages);
-			return rc;
-		}
-	}
-	return 0;
+	rc = idmap_get(&a->idmap, pfn, n);
+	if (rc)
+		identity_unmap_unreferenced(c, a, pfn, n);
+	return rc;
 }
 
 static void identity_unmap_run(struct core *c, struct adapter *a, const struct run *run)
 {
 	uint64_t pfn = run->pa / PAGE_SIZE;
 
-	for (uint64_t i = 0; i < run->npages; i++)
-		idmap_put(&a->idmap, pfn + i);
+	idmap_put(&a->idmap, pfn, run->npages);
 	identity_unmap_unreferenced(c, a, pfn, run->npages);
 }
 

@@ -26,7 +26,11 @@ enum hw_perm {
 	HW_PERM_READ = 1,  /* the device may read system memory */
 	HW_PERM_WRITE = 2, /* the device may write system memory */
 	HW_PERM_RW = 3,
-	/* Not a permission: map with 4 KiB pages only (to unmap them one by one later). */
+	/*
+	 * Not a permission: every 4 KiB page of the mapping may later be
+	 * unmapped on its own (a backend maps page by page, or splits a large
+	 * page when part of it is unmapped).
+	 */
 	HW_MAP_4K = 4,
 };
 
@@ -108,7 +112,7 @@ struct hw_ops {
 	/**
 	 * @map: map [iova, iova+size) to [pa, pa+size) with @perm (enum
 	 * hw_perm). iova, pa and size are page aligned; large pages are used
-	 * where size and alignment allow, unless @perm has HW_MAP_4K. -EEXIST if any page is mapped already
+	 * where size and alignment allow. -EEXIST if any page is mapped already
 	 * (nothing is changed then), -ERANGE beyond the address width, -EINVAL
 	 * for misalignment or no permission, -ENOMEM.
 	 */
@@ -116,8 +120,9 @@ struct hw_ops {
 		   unsigned int perm);
 	/**
 	 * @unmap: clear [iova, iova+size); every page in it must be mapped
-	 * (-ENOENT otherwise, nothing changed); a large page may not be cut
-	 * (-EINVAL). The IOTLB is not flushed: call @flush.
+	 * (-ENOENT otherwise, nothing changed); a large page may be cut only if
+	 * it was mapped with HW_MAP_4K (-EINVAL otherwise). The IOTLB is not
+	 * flushed: call @flush.
 	 */
 	int (*unmap)(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size);
 	/** @flush: invalidate the IOTLB entries of [iova, iova+size) in @domain. */

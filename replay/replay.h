@@ -119,6 +119,13 @@ struct replay_opts {
 	size_t nmaps;
 	bool notrace;                /* skip the tracepoint calls (to measure what they cost) */
 	const char *backend;         /* "sim" (or NULL) or "vfio:BDF" (docs/backends.md) */
+	/*
+	 * Called with the results and the run's return code once the run is
+	 * over, before anything is freed; or NULL. A forked sweep run leaves
+	 * from it with _exit(): tearing down its copy of the model buys nothing.
+	 */
+	void (*finished)(const struct results *res, int rc, void *arg);
+	void *finished_arg;
 };
 
 enum replay_failure {

@@ -334,6 +334,8 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 			res->ninjected++;
 		}
 	}
+	if (o->finished)
+		o->finished(res, rc, o->finished_arg);
 destroy_engine:
 	engine_destroy(r.engine);
 destroy_core:

@@ -119,11 +119,22 @@ static void replay_opts_fill(const struct sweep *s, struct fp_ctx *fp, struct re
 	};
 }
 
-/*
- * Run one replay with @fp. In a child (forked before or during it) this never
- * returns: the outcome leaves as the exit status. _exit() because the child
- * owns copies of the parent's stdio buffers and must not flush them again.
- */
+/* A child's outcome leaves as its exit status: _exit(), as its stdio buffers are the parent's. */
+static void child_exit(const struct results *res, int rc)
+{
+	_exit(rc || !res ? SWEEP_EXIT_ERROR : SWEEP_EXIT_BASE + (int)classify(res));
+}
+
+/* The end of a replay: a child (even one forked during it) leaves at once, without freeing. */
+static void replay_finished(const struct results *res, int rc, void *arg)
+{
+	const struct sweep *s = arg;
+
+	if (s->in_child)
+		child_exit(res, rc);
+}
+
+/* Run one replay with @fp. In a child (forked before or during it) this never returns. */
 static int sweep_replay(struct sweep *s, struct fp_ctx *fp, enum sweep_outcome *outcome)
 {
 	struct replay_report *rep = calloc(1, sizeof(*rep));
@@ -133,13 +144,15 @@ static int sweep_replay(struct sweep *s, struct fp_ctx *fp, enum sweep_outcome *
 
 	if (!rep) {
 		if (s->in_child)
-			_exit(SWEEP_EXIT_ERROR);
+			child_exit(NULL, -ENOMEM);
 		return -ENOMEM;
 	}
 	replay_opts_fill(s, fp, &ro);
+	ro.finished = replay_finished;
+	ro.finished_arg = s;
 	rc = replay_run(&ro, &res, rep);
 	if (s->in_child)
-		_exit(rc ? SWEEP_EXIT_ERROR : SWEEP_EXIT_BASE + (int)classify(&res));
+		child_exit(&res, rc);
 	if (rc) {
 		snprintf(s->err, s->errlen, "sweep: %s: %s", s->o->trace, rep->error);
 		rc = rep->failure == REPLAY_BAD_INPUT ? -EINVAL : rc;

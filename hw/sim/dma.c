@@ -6,7 +6,7 @@
 #include "sim_internal.h"
 
 /*
- * The DMA engine. A transfer is translated page by page before any byte
+ * The DMA engine. A transfer is translated leaf by leaf before any byte
  * moves (so a blocked page leaves memory untouched), collecting physically
  * contiguous runs; the bytes then move run by run (sparse_copy(), which
  * shares whole chunks instead of copying them).
@@ -41,9 +41,13 @@ static int sim_runs_add(struct sim *s, pa_t pa, uint64_t len)
 	return 0;
 }
 
-/* Translate one page for @dv; 0 with *pa, or the VT-d fault reason. */
+/*
+ * Translate the page @page for @dv: 0 with *pa and in *reach the bytes from
+ * @page on that translate contiguously (the rest of its leaf), or the VT-d
+ * fault reason.
+ */
 static uint8_t sim_translate(struct sim *s, const struct sim_dev *dv, iova_t page, bool write,
-			     pa_t *pa)
+			     pa_t *pa, uint64_t *reach)
 {
 	uint64_t need = write ? HW_PERM_WRITE : HW_PERM_READ;
 	uint64_t pte;
@@ -53,11 +57,12 @@ static uint8_t sim_translate(struct sim *s, const struct sim_dev *dv, iova_t pag
 		if (page >= s->pm->bytes.size)
 			return HW_FAULT_BEYOND_AW;
 		*pa = page;
+		*reach = s->pm->bytes.size - page;
 		return 0;
 	}
 	if (page >= SIM_IOVA_END)
 		return HW_FAULT_BEYOND_AW;
-	pte = sim_iotlb_lookup(s, dv->domain, sim_dom(s, dv->domain), page);
+	pte = sim_iotlb_lookup(s, dv->domain, sim_dom(s, dv->domain), page, reach);
 	if (!(pte & need))
 		return write ? HW_FAULT_NO_WRITE : HW_FAULT_NO_READ;
 	*pa = pte & SIM_PTE_ADDR;
@@ -65,8 +70,8 @@ static uint8_t sim_translate(struct sim *s, const struct sim_dev *dv, iova_t pag
 }
 
 /*
- * Translate [iova, iova+len) for device @dev into s->runs. On the first
- * blocked page, queue its fault and return -EFAULT.
+ * Translate [iova, iova+len) for device @dev into s->runs, a leaf at a
+ * time. On the first blocked page, queue its fault and return -EFAULT.
  */
 static int sim_dma_translate(struct sim *s, uint32_t dev, iova_t iova, uint64_t len, bool write)
 {
@@ -76,22 +81,23 @@ static int sim_dma_translate(struct sim *s, uint32_t dev, iova_t iova, uint64_t 
 
 	s->nruns = 0;
 	while (len) {
-		uint64_t n = MIN(PAGE_SIZE - in_page, len);
+		uint64_t reach, n;
 		uint8_t reason;
 		pa_t pa;
 		int err;
 
-		reason = sim_translate(s, dv, page, write, &pa);
+		reason = sim_translate(s, dv, page, write, &pa, &reach);
 		if (reason) {
 			sim_fault_push(s, &(struct hw_fault){ dev, page, write, reason });
 			s->st.faults++;
 			return -EFAULT;
 		}
+		n = MIN(reach - in_page, len);
 		err = sim_runs_add(s, pa + in_page, n);
 		if (err)
 			return err;
 		len -= n;
-		page += PAGE_SIZE;
+		page += in_page + n;
 		in_page = 0;
 	}
 	return 0;

@@ -10,6 +10,10 @@
  * cannot hit its old domain's entries, and a freed domain's entries are
  * dropped before its id can be reused.
  *
+ * An entry holds one leaf of the page table (4 KiB, 2 MiB or 1 GiB), and a
+ * flush drops every entry whose leaf overlaps
+ * the range, as page-selective invalidation does.
+ *
  * Like hardware, unmap leaves entries in place until a flush, and a DMA
  * through such an entry still reaches memory. To notice that without
  * walking on every hit, each domain counts its unmaps: an entry filled at an
@@ -30,62 +34,107 @@ void sim_iotlb_fini(struct sim *s)
 	s->tlb = NULL;
 }
 
-static struct sim_tlb_entry *sim_iotlb_slot(struct sim *s, uint32_t id, uint64_t vpn)
+/* Pages a leaf of @level spans. */
+static inline uint64_t leaf_pages(unsigned int level)
 {
-	/* Consecutive pages take consecutive slots; domains are spread apart. */
-	return &s->tlb[(vpn + (uint64_t)id * 0x9e3779b1u) % s->ntlb];
+	return (uint64_t)1 << (SIM_PT_BITS * (level - 1));
 }
 
-uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova_t iova)
+/* Where the entry of the leaf of @level that begins at page @vpn would be. */
+static struct sim_tlb_entry *sim_iotlb_slot(struct sim *s, uint32_t id, uint64_t vpn,
+					    unsigned int level)
 {
-	uint64_t vpn = iova >> PAGE_SHIFT;
-	struct sim_tlb_entry *e = sim_iotlb_slot(s, id, vpn);
-	unsigned int levels;
-	uint64_t pte;
+	/* Consecutive leaves take consecutive slots; page sizes and domains are spread apart. */
+	uint64_t leaf = vpn >> (SIM_PT_BITS * (level - 1));
 
-	if (e->dom == id && e->vpn == vpn) {
+	return &s->tlb[(leaf + (uint64_t)(level - 1) * 0x5bd1e995u + (uint64_t)id * 0x9e3779b1u) %
+		       s->ntlb];
+}
+
+/*
+ * The translation of @page (pa | perm, 0 when unmapped) and in *reach the
+ * bytes from @page on that it translates alike (to the end of its leaf). An
+ * entry of each page size is looked for, as hardware keeps one IOTLB per
+ * page size.
+ */
+uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova_t page,
+			  uint64_t *reach)
+{
+	uint64_t vpn = page >> PAGE_SHIFT, pte, cur;
+	struct sim_tlb_entry *e;
+	unsigned int levels, l;
+
+	for (l = 1; l < SIM_LEVELS; l++) {
+		uint64_t first = ALIGN_DOWN(vpn, leaf_pages(l)), span;
+
+		e = sim_iotlb_slot(s, id, first, l);
+		if (e->dom != id || e->vpn != first || e->level != l)
+			continue;
 		s->st.iotlb_hits++;
+		pte = e->pte + ((vpn - first) << PAGE_SHIFT);
+		*reach = (leaf_pages(l) - (vpn - first)) << PAGE_SHIFT;
 		if (e->gen != d->gen) {
 			/* The simulator's own check, not a hardware walk: not counted as one. */
-			if (sim_pt_lookup(d, iova, &levels) == e->pte)
-				e->gen = d->gen;
-			else
+			cur = sim_pt_lookup(d, page, &levels);
+			span = leaf_pages(SIM_LEVELS + 1 - levels);
+			if (cur != pte)
 				s->st.stale_hits++;
+			else if (span == leaf_pages(l))
+				e->gen = d->gen;
+			else /* split since: the page's translation holds to the end of its new leaf */
+				*reach = (span - (vpn & (span - 1))) << PAGE_SHIFT;
 		}
-		return e->pte;
+		return pte;
 	}
 	s->st.iotlb_misses++;
-	pte = sim_pt_lookup(d, iova, &levels);
+	pte = sim_pt_lookup(d, page, &levels);
 	s->st.pt_walks++;
 	s->st.pt_walk_levels += levels;
-	if (pte)
-		*e = (struct sim_tlb_entry){ .vpn = vpn, .pte = pte, .gen = d->gen, .dom = id };
+	l = SIM_LEVELS + 1 - levels;
+	*reach = (leaf_pages(l) - (vpn & (leaf_pages(l) - 1))) << PAGE_SHIFT;
+	if (pte) {
+		uint64_t first = ALIGN_DOWN(vpn, leaf_pages(l));
+
+		e = sim_iotlb_slot(s, id, first, l);
+		*e = (struct sim_tlb_entry){ .vpn = first,
+					     .pte = pte - ((vpn - first) << PAGE_SHIFT),
+					     .gen = d->gen, .dom = id, .level = l };
+	}
 	return pte;
 }
 
-/* Drop the entries of @id whose page lies in [first, last]; returns how many. */
+/* Whether @e is an entry of @id whose leaf overlaps pages [first, last]. */
+static bool entry_overlaps(const struct sim_tlb_entry *e, uint32_t id, uint64_t first,
+			   uint64_t last)
+{
+	return e->dom == id && e->vpn <= last && e->vpn + (leaf_pages(e->level) - 1) >= first;
+}
+
+/* Drop the entries of @id whose leaf overlaps pages [first, last]; returns how many. */
 static uint64_t sim_iotlb_drop(struct sim *s, uint32_t id, uint64_t first, uint64_t last)
 {
 	uint64_t dropped = 0;
 
 	if (last - first < s->ntlb) {
-		/* Fewer pages than entries: look where each page would be. */
-		for (uint64_t vpn = first;; vpn++) {
-			struct sim_tlb_entry *e = sim_iotlb_slot(s, id, vpn);
+		/* Fewer pages than entries: look where each leaf over the range would be. */
+		for (unsigned int l = 1; l < SIM_LEVELS; l++) {
+			for (uint64_t vpn = ALIGN_DOWN(first, leaf_pages(l));; vpn += leaf_pages(l)) {
+				struct sim_tlb_entry *e = sim_iotlb_slot(s, id, vpn, l);
 
-			if (e->dom == id && e->vpn == vpn) {
-				e->dom = 0;
-				dropped++;
+				if (e->vpn == vpn && e->level == l && entry_overlaps(e, id, first, last)) {
+					e->dom = 0;
+					dropped++;
+				}
+				if (last - vpn < leaf_pages(l))
+					break;
 			}
-			if (vpn == last)
-				break;
 		}
 		return dropped;
 	}
 	for (size_t i = 0; i < s->ntlb; i++) {
 		struct sim_tlb_entry *e = &s->tlb[i];
 
-		if (e->dom == id && e->vpn >= first && e->vpn <= last) {
+		if (entry_overlaps(e, id, first, last)) {
 			e->dom = 0;
 			dropped++;
 		}

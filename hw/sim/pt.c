@@ -11,8 +11,15 @@
  * emptied by unmap stay linked (a hot map/unmap loop allocates nothing); they
  * are freed with the domain, or when a large page is mapped over them.
  *
+ * A mapping made with HW_MAP_4K may be unmapped page by page, yet it still
+ * gets large leaves where alignment allows: they carry SIM_PTE_SPLIT, and an
+ * unmap that covers part of one first splits it into a table of leaves one
+ * level smaller (as Arm's io-pgtable splits a block), down to where the
+ * range begins and ends.
+ *
  * map and unmap check the whole range before changing anything, so a refused
- * call leaves the table as it was. Each domain remembers the level-1 table it
+ * call leaves the table as it was (an unmap that must split takes its tables
+ * before it starts). Each domain remembers the level-1 table it
  * last reached, so the second pass, runs of 4 KiB pages and a hot map/unmap
  * loop skip the upper levels. Tables are freed only by map (a large page
  * over an emptied table) and with the domain, and both forget that table.
@@ -144,30 +151,73 @@ uint64_t sim_pt_lookup(struct sim_domain *d, iova_t iova, unsigned int *levels)
 }
 
 /* The largest leaf level for which iova, pa and the remaining size fit. */
-static unsigned int pt_leaf_level(iova_t iova, pa_t pa, uint64_t left, unsigned int perm)
+static unsigned int pt_leaf_level(iova_t iova, pa_t pa, uint64_t left)
 {
-	if (perm & HW_MAP_4K)
-		return 1;
 	for (unsigned int l = 3; l > 1; l--)
 		if (ALIGNED(iova | pa, pt_size(l)) && left >= pt_size(l))
 			return l;
 	return 1;
 }
 
-/* Clear the leaves of [iova, iova+size), all known to be there; returns levels walked. */
-static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size,
-			 uint64_t *leaves)
+/* Spare tables for the splits of one unmap: at most two per end of the range. */
+#define PT_SPLIT_MAX (2 * (SIM_LEVELS - 2))
+
+struct pt_spare {
+	uint64_t *t[PT_SPLIT_MAX];
+	unsigned int n;
+};
+
+static int pt_spare_fill(struct pt_spare *sp)
+{
+	for (sp->n = 0; sp->n < PT_SPLIT_MAX; sp->n++) {
+		sp->t[sp->n] = pt_table_alloc();
+		if (!sp->t[sp->n])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void pt_spare_free(struct pt_spare *sp)
+{
+	while (sp->n)
+		free(sp->t[--sp->n]);
+}
+
+/* Replace the leaf *e of @level by a table of 512 leaves one level smaller; entries written. */
+static uint64_t pt_split(uint64_t *e, unsigned int level, struct pt_spare *sp)
+{
+	uint64_t *t = sp->t[--sp->n], flags = *e & ~SIM_PTE_ADDR, pa = *e & SIM_PTE_ADDR;
+
+	for (unsigned int i = 0; i < SIM_PT_ENTRIES; i++)
+		t[i] = (pa + i * pt_size(level - 1)) | flags;
+	*e = (uint64_t)(uintptr_t)t | SIM_PTE_TABLE;
+	return SIM_PT_ENTRIES;
+}
+
+/*
+ * Clear the leaves of [iova, iova+size), all known to be there, splitting
+ * the splittable leaves that reach outside it with tables from @sp. Returns
+ * the levels walked; *writes counts the entries written.
+ */
+static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size, struct pt_spare *sp,
+			 uint64_t *leaves, uint64_t *writes)
 {
 	uint64_t levels = 0;
 	unsigned int l;
 
-	*leaves = 0;
+	*leaves = *writes = 0;
 	for (uint64_t off = 0; off < size; off += pt_size(l)) {
 		uint64_t *e = pt_walk(d, iova + off, 1, false, &l);
 
+		while (!ALIGNED(iova + off, pt_size(l)) || size - off < pt_size(l)) {
+			*writes += pt_split(e, l, sp);
+			l--;
+			e = &pt_child(*e)[pt_index(iova + off, l)];
+		}
 		*e = 0;
 		levels += SIM_LEVELS - l + 1;
 		(*leaves)++;
+		(*writes)++;
 	}
 	return levels;
 }
@@ -193,7 +243,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 	for (off = 0; off < size; off += pt_size(l)) {
 		uint64_t *e;
 
-		l = pt_leaf_level(iova + off, pa + off, size - off, perm);
+		l = pt_leaf_level(iova + off, pa + off, size - off);
 		e = pt_walk(d, iova + off, l, false, &at);
 		if (*e & SIM_PTE_PERM)
 			return -EEXIST;
@@ -205,7 +255,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 	for (off = 0; off < size; off += pt_size(l)) {
 		uint64_t *e;
 
-		l = pt_leaf_level(iova + off, pa + off, size - off, perm);
+		l = pt_leaf_level(iova + off, pa + off, size - off);
 		e = pt_walk(d, iova + off, l, true, &at);
 		if (!e)
 			goto unwind;
@@ -214,7 +264,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 			pt_table_free(pt_child(*e), l - 1);
 			d->l1_region = UINT64_MAX;
 		}
-		*e = (pa + off) | (perm & HW_PERM_RW);
+		*e = (pa + off) | (perm & HW_PERM_RW) | (perm & HW_MAP_4K ? SIM_PTE_SPLIT : 0);
 		levels += SIM_LEVELS - l + 1;
 		leaves++;
 	}
@@ -224,8 +274,8 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 	return 0;
 
 unwind:
-	/* Out of memory for a table: take back the leaves written so far. */
-	pt_clear(d, iova, off, &leaves);
+	/* Out of memory for a table: take back the leaves written so far (whole ones). */
+	pt_clear(d, iova, off, NULL, &leaves, &levels);
 	return -ENOMEM;
 }
 
@@ -233,7 +283,9 @@ int sim_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 {
 	struct sim *s = to_sim(hw);
 	struct sim_domain *d = sim_dom(s, domain);
-	uint64_t leaves;
+	struct pt_spare spare = { .n = 0 };
+	uint64_t leaves, writes, next;
+	bool split = false;
 	unsigned int l;
 
 	if (!d)
@@ -243,18 +295,27 @@ int sim_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 	if (iova >= SIM_IOVA_END || size > SIM_IOVA_END - iova)
 		return -ERANGE;
 
-	/* Pass 1: every page mapped, by leaves that lie wholly inside the range. */
-	for (uint64_t off = 0; off < size; off += pt_size(l)) {
+	/* Pass 1: every page mapped; a leaf reaching outside the range must be splittable. */
+	for (uint64_t off = 0; off < size; off = next) {
 		uint64_t *e = pt_walk(d, iova + off, 1, false, &l);
 
 		if (!(*e & SIM_PTE_PERM))
 			return -ENOENT;
-		if (!ALIGNED(iova + off, pt_size(l)) || size - off < pt_size(l))
+		next = ALIGN_DOWN(iova + off, pt_size(l)) + pt_size(l) - iova;
+		if (ALIGNED(iova + off, pt_size(l)) && next <= size)
+			continue;
+		if (!(*e & SIM_PTE_SPLIT))
 			return -EINVAL;
+		split = true;
+	}
+	if (split && pt_spare_fill(&spare)) {
+		pt_spare_free(&spare);
+		return -ENOMEM;
 	}
 
-	s->st.pt_walk_levels += pt_clear(d, iova, size, &leaves);
-	s->st.pte_writes += leaves;
+	s->st.pt_walk_levels += pt_clear(d, iova, size, &spare, &leaves, &writes);
+	pt_spare_free(&spare);
+	s->st.pte_writes += writes;
 	s->st.pt_walks += leaves;
 	/* IOTLB entries filled before now may be stale: they are checked on use. */
 	d->gen++;

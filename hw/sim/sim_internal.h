@@ -29,6 +29,7 @@
  */
 #define SIM_PTE_PERM ((uint64_t)HW_PERM_RW)
 #define SIM_PTE_TABLE ((uint64_t)4)
+#define SIM_PTE_SPLIT ((uint64_t)8) /* leaf mapped with HW_MAP_4K: may be cut (split) by unmap */
 #define SIM_PTE_ADDR (~(uint64_t)(PAGE_SIZE - 1))
 
 struct sim_domain {
@@ -39,11 +40,13 @@ struct sim_domain {
 	uint64_t l1_region;  /* ... and the 2 MiB region it covers; UINT64_MAX for none */
 };
 
+/* One translation: a leaf of any size. */
 struct sim_tlb_entry {
-	uint64_t vpn; /* iova >> PAGE_SHIFT */
-	uint64_t pte; /* page's pa | perm, as the walk found it */
-	uint64_t gen; /* the domain's generation when filled or last verified */
-	uint32_t dom; /* domain id; 0 marks an empty entry */
+	uint64_t vpn;      /* the leaf's first page: iova >> PAGE_SHIFT */
+	uint64_t pte;      /* the leaf's pa | perm, as the walk found it */
+	uint64_t gen;      /* the domain's generation when filled or last verified */
+	uint32_t dom;      /* domain id; 0 marks an empty entry */
+	uint32_t level;    /* 1: 4 KiB, 2: 2 MiB, 3: 1 GiB */
 };
 
 /* A physically contiguous piece of a translated transfer. */
@@ -104,7 +107,8 @@ int sim_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size);
 /* iotlb.c */
 int sim_iotlb_init(struct sim *s, unsigned int entries);
 void sim_iotlb_fini(struct sim *s);
-uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova_t iova);
+uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova_t page,
+			  uint64_t *reach);
 void sim_iotlb_drop_domain(struct sim *s, uint32_t id);
 void sim_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size);
 

@@ -930,3 +930,48 @@ Test(pmo, large_overlapping_adls_keep_exact_reference_counts)
 	fx_fini(&fx);
 	free(pa);
 }
+
+/*
+ * 1:1 mode over 2 MiB-aligned frames: the identity mapping uses 2 MiB leaves,
+ * and freeing the ADL that covers more than the other splits them, leaving
+ * exactly the other ADL's pages reachable.
+ */
+Test(pmo, overlapping_adls_over_large_pages_split_them)
+{
+	struct hw *hw;
+	struct fx fx;
+	handle_t pmo = 0, a = 0, b = 0;
+	const uint64_t n = 6 * SZ_2M / PG, first = 256 + 1, last = 3 * 256; /* b: [first, last) */
+	struct hw_stats st0, st1;
+	iova_t base;
+
+	fx_defaults(&fx);
+	fx_start(&fx);
+	hw = core_hw(fx.core);
+	cr_assert_eq(core_pmo_create(fx.core, 0, n * PG, CACHE_CACHED, &pmo), 0);
+	base = fx_iova_of(&fx, pmo, 0);
+	cr_assert(ALIGNED(base, SZ_2M), "a large PMO gets 2 MiB-aligned frames");
+	for (uint64_t i = 0; i < n; i++)
+		cr_assert_eq(fx_iova_of(&fx, pmo, i * PG), base + i * PG, "contiguous");
+
+	hw->ops->stats(hw, &st0);
+	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2 * SZ_2M, &a), 0);
+	hw->ops->stats(hw, &st1);
+	cr_assert_eq(st1.pte_writes - st0.pte_writes, 2, "two 2 MiB leaves");
+	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, first * PG, (last - first) * PG, &b), 0);
+	cr_assert_eq(core_adl_free(fx.core, 0, a), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t reason;
+		int rc = probe_write(&fx, 0, base + i * PG, &reason);
+
+		cr_assert_eq(rc, i >= first && i < last ? 0 : -EFAULT, "page %llu: %d",
+			     (unsigned long long)i, rc);
+	}
+	cr_assert_eq(core_adl_free(fx.core, 0, b), 0);
+	for (uint64_t i = first; i < last; i++)
+		assert_blocked(&fx, 0, base + i * PG, "after both ADLs");
+	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
+	core_stop(fx.core);
+	fx_assert_no_violations(&fx);
+	fx_fini(&fx);
+}

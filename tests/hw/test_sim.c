@@ -443,16 +443,117 @@ Test(sim_config, invalid_configs, .init = pm_setup)
 	physmem_fini(&pm);
 }
 
-Test(sim, map_4k_flag_maps_small_pages_only)
+/* What one byte at @iova reads, through device 0 (-1 when the read faults). */
+static int byte_at(iova_t iova)
+{
+	uint8_t b;
+
+	return read_byte(iova, &b) ? -1 : b;
+}
+
+/* The mark of the page at @pa: the low byte of its page number. */
+#define MARK(pa) ((int)(((pa) >> PAGE_SHIFT) & 0xff))
+
+/* Mark the first byte of each page of [pa, pa+size). */
+static void mark_pages(pa_t pa, uint64_t size)
+{
+	for (uint64_t off = 0; off < size; off += PAGE_SIZE) {
+		uint8_t v = (uint8_t)MARK(pa + off);
+
+		cr_assert_eq(sparse_write(&pm.bytes, pa + off, &v, 1), 0);
+	}
+}
+
+Test(sim, map_4k_flag_splits_a_large_page_to_unmap_one)
 {
 	uint32_t d = attached_domain();
 	struct hw_stats st0 = stats();
 
-	/* aligned for a 2 MiB leaf, but asked for 4 KiB pages */
+	mark_pages(SZ_2M, SZ_2M);
+	/* aligned for a 2 MiB leaf: one entry, though its pages may go one by one */
 	cr_assert_eq(ops->map(hw, d, SZ_2M, SZ_2M, SZ_2M, HW_PERM_RW | HW_MAP_4K), 0);
-	cr_assert_eq(stats().pte_writes - st0.pte_writes, 512);
-	cr_assert_eq(ops->unmap(hw, d, SZ_2M + PAGE_SIZE, PAGE_SIZE), 0, "one page can go");
+	cr_assert_eq(stats().pte_writes - st0.pte_writes, 1);
+	cr_assert_eq(byte_at(SZ_2M + 5 * PAGE_SIZE), MARK(SZ_2M + 5 * PAGE_SIZE));
+
+	st0 = stats();
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M + 5 * PAGE_SIZE, PAGE_SIZE), 0, "one page can go");
+	cr_assert_eq(stats().pte_writes - st0.pte_writes, 512 + 1, "a table of 512 leaves, one cleared");
+	ops->flush(hw, d, SZ_2M + 5 * PAGE_SIZE, PAGE_SIZE);
+	cr_assert_eq(stats().iotlb_invalidations - st0.iotlb_invalidations, 1,
+		     "the 2 MiB entry over the page is dropped");
+	cr_assert_eq(byte_at(SZ_2M + 5 * PAGE_SIZE), -1);
+	cr_assert_eq(byte_at(SZ_2M + 4 * PAGE_SIZE), MARK(SZ_2M + 4 * PAGE_SIZE));
+	cr_assert_eq(byte_at(SZ_2M + 6 * PAGE_SIZE), MARK(SZ_2M + 6 * PAGE_SIZE));
+	cr_assert_eq(byte_at(2 * SZ_2M - PAGE_SIZE), MARK(2 * SZ_2M - PAGE_SIZE));
+	cr_assert_eq(stats().stale_hits, 0);
+
+	/* The rest of the split leaf goes in one call; pages 0-4 then. */
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M + 6 * PAGE_SIZE, SZ_2M - 6 * PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M, 5 * PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M, PAGE_SIZE), -ENOENT);
 	cr_assert_eq(ops->map(hw, d, 0, 0, PAGE_SIZE, HW_MAP_4K), -EINVAL, "no permission");
+}
+
+Test(sim, split_reaches_down_to_both_ends)
+{
+	uint32_t d = attached_domain();
+	iova_t cut = SZ_1G + SZ_2M + 3 * PAGE_SIZE;
+	struct hw_stats st0;
+
+	mark_pages(SZ_1G + SZ_2M, 8 * PAGE_SIZE);
+	cr_assert_eq(ops->map(hw, d, SZ_1G, SZ_1G, SZ_1G, HW_PERM_RW | HW_MAP_4K), 0);
+	st0 = stats();
+	cr_assert_eq(ops->unmap(hw, d, cut, 2 * PAGE_SIZE), 0);
+	/* 1 GiB -> 512 x 2 MiB, the 2 MiB leaf over the cut -> 512 x 4 KiB, two cleared */
+	cr_assert_eq(stats().pte_writes - st0.pte_writes, 512 + 512 + 2);
+	ops->flush(hw, d, cut, 2 * PAGE_SIZE);
+	cr_assert_eq(byte_at(cut - PAGE_SIZE), MARK(SZ_1G + SZ_2M + 2 * PAGE_SIZE));
+	cr_assert_eq(byte_at(cut), -1);
+	cr_assert_eq(byte_at(cut + PAGE_SIZE), -1);
+	cr_assert_eq(byte_at(cut + 2 * PAGE_SIZE), MARK(SZ_1G + SZ_2M + 5 * PAGE_SIZE));
+	cr_assert_eq(byte_at(SZ_1G + SZ_1G - 1), 0, "the last page of the old 1 GiB leaf");
+	/* A mapping without HW_MAP_4K is still never cut. */
+	cr_assert_eq(ops->map(hw, d, 4 * SZ_1G, 0, SZ_2M, HW_PERM_RW), 0);
+	cr_assert_eq(ops->unmap(hw, d, 4 * SZ_1G, PAGE_SIZE), -EINVAL);
+}
+
+Test(sim, stale_large_entry_after_a_split)
+{
+	uint32_t d = attached_domain();
+
+	mark_pages(SZ_2M, SZ_2M);
+	cr_assert_eq(ops->map(hw, d, SZ_2M, SZ_2M, SZ_2M, HW_PERM_RW | HW_MAP_4K), 0);
+	cr_assert_eq(byte_at(SZ_2M), MARK(SZ_2M), "the 2 MiB entry is cached");
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M + 5 * PAGE_SIZE, PAGE_SIZE), 0);
+	/* Not flushed: the large entry still translates the page that went. */
+	cr_assert_eq(byte_at(SZ_2M + 5 * PAGE_SIZE), MARK(SZ_2M + 5 * PAGE_SIZE));
+	cr_assert_eq(stats().stale_hits, 1);
+	/* Pages still mapped alike are not stale hits, though the leaf was split. */
+	cr_assert_eq(byte_at(SZ_2M + 4 * PAGE_SIZE), MARK(SZ_2M + 4 * PAGE_SIZE));
+	cr_assert_eq(byte_at(SZ_2M + 7 * PAGE_SIZE), MARK(SZ_2M + 7 * PAGE_SIZE));
+	cr_assert_eq(stats().stale_hits, 1);
+	ops->flush(hw, d, SZ_2M + 5 * PAGE_SIZE, PAGE_SIZE);
+	cr_assert_eq(byte_at(SZ_2M + 5 * PAGE_SIZE), -1);
+	cr_assert_eq(stats().stale_hits, 1);
+}
+
+Test(sim, one_iotlb_entry_per_large_page)
+{
+	uint32_t d = attached_domain();
+	uint64_t len = 2 * SZ_2M;
+	uint8_t *buf = malloc(len);
+	struct hw_stats st;
+
+	cr_assert_not_null(buf);
+	cr_assert_eq(ops->map(hw, d, SZ_1G, SZ_1G, len, HW_PERM_RW | HW_MAP_4K), 0);
+	st = stats();
+	cr_assert_eq(ops->dma(hw, 0, SZ_1G, buf, len, false), 0);
+	cr_assert_eq(stats().iotlb_misses - st.iotlb_misses, 2, "a miss per 2 MiB leaf");
+	st = stats();
+	cr_assert_eq(ops->dma(hw, 0, SZ_1G + 7, buf, len - 7, false), 0);
+	cr_assert_eq(stats().iotlb_hits - st.iotlb_hits, 2, "then a hit per leaf");
+	cr_assert_eq(stats().iotlb_misses - st.iotlb_misses, 0);
+	free(buf);
 }
 
 Test(sim, vram_digest_follows_content)

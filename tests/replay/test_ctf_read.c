@@ -56,7 +56,7 @@ static const char *real(const char *name)
 {
 	static char p[PATH_MAX];
 
-	snprintf(p, sizeof(p), "%s/%s", real_dir(), name);
+	cr_assert_lt((size_t)snprintf(p, sizeof(p), "%s/%s", real_dir(), name), sizeof(p));
 	return p;
 }
 
