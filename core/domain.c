@@ -45,7 +45,8 @@ static uint32_t *idmap_counts(const struct idmap *im, uint64_t pfn, uint64_t *n)
 }
 
 /* Frames from @pfn on, up to @n, whose counts are all zero (@zero) or all non-zero. */
-static uint64_t idmap_stretch(const struct idmap *im, uint64_t pfn, uint64_t n, bool zero)
+static inline uint64_t idmap_stretch(const struct idmap *im, uint64_t pfn, uint64_t n,
+				     bool zero)
 {
 	uint64_t done = 0;
 

@@ -71,8 +71,8 @@ static int generate(const char *dir, uint64_t events)
 	return rc;
 }
 
-/* Run @argv quietly; its wall time and peak RSS (KiB). */
-static int spawn(char *const *argv, double *seconds, long *maxrss_kib)
+/* Run @argv quietly; its wall time, and if asked its CPU time and peak RSS (KiB). */
+static int spawn(char *const *argv, double *seconds, double *cpu_s, long *maxrss_kib)
 {
 	struct rusage ru;
 	double t0 = now_s();
@@ -90,6 +90,9 @@ static int spawn(char *const *argv, double *seconds, long *maxrss_kib)
 	if (wait4(pid, &status, 0, &ru) != pid)
 		return -errno;
 	*seconds = now_s() - t0;
+	if (cpu_s)
+		*cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 	if (maxrss_kib)
 		*maxrss_kib = ru.ru_maxrss;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
@@ -165,13 +168,13 @@ static int bench_ctf_vs_bt2(struct bench_report *r, struct rig *rig)
 	char *bt2[] = { "babeltrace2", rig->trace, "-o", "dummy", NULL };
 	char *ours[] = { rig->self, "replay", rig->trace, "--pace", "asap", "--no-cache",
 			 "--scenario", rig->scenario, NULL };
-	double t_bt2[ROUNDS], t_ours[ROUNDS], ratio[ROUNDS];
+	double t_bt2[ROUNDS], t_ours[ROUNDS], cpu_ours[ROUNDS], ratio[ROUNDS];
 	int rc = 0;
 
 	for (int i = 0; !rc && i < ROUNDS; i++) {
-		rc = spawn(bt2, &t_bt2[i], NULL);
+		rc = spawn(bt2, &t_bt2[i], NULL, NULL);
 		if (!rc)
-			rc = spawn(ours, &t_ours[i], NULL);
+			rc = spawn(ours, &t_ours[i], &cpu_ours[i], NULL);
 		ratio[i] = t_ours[i] / t_bt2[i];
 	}
 	if (rc)
@@ -180,6 +183,8 @@ static int bench_ctf_vs_bt2(struct bench_report *r, struct rig *rig)
 		  "babeltrace2 DIR -o dummy, 1M desktop events");
 	bench_add(r, "replay.ctf_s", bench_median(t_ours, ROUNDS), "s",
 		  "gpuiso replay --no-cache, same trace");
+	bench_add(r, "replay.ctf_cpu_s", bench_median(cpu_ours, ROUNDS), "s",
+		  "its CPU time (decoding and the model run on two threads)");
 	bench_add(r, "replay.ctf_vs_bt2_ratio", bench_median(ratio, ROUNDS), "ratio",
 		  "replay over decoding (target <= 1.2)");
 	return 0;
@@ -256,7 +261,7 @@ static int bench_rss(struct bench_report *r, struct rig *rig)
 
 	rc = generate(rig->trace10m, 10000000);
 	if (!rc)
-		rc = spawn(ours, &seconds, &kib);
+		rc = spawn(ours, &seconds, NULL, &kib);
 	if (rc)
 		return rc;
 	bench_add(r, "replay.rss_10m_mib", (double)kib / 1024.0, "MiB",

@@ -159,6 +159,11 @@ struct replay_report {
  * @res: out: results (initialised here; results_fini() afterwards, also on error).
  * @rep: out: what happened.
  *
+ * A replay from CTF runs the model on a second thread while this one
+ * decodes (replay/pipe.h), unless @o->fp is given: a sweep's fault hooks
+ * fork, and a child would have no decoder. From the cache, or with @o->fp,
+ * everything runs on this thread.
+ *
  * Return: 0 when the replay ran to the end (violations or refusals are
  * findings in @res and @rep), or a negative errno with rep->failure and
  * rep->error saying why.

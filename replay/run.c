@@ -13,6 +13,7 @@
 #include "replay/cache.h"
 #include "replay/ctf.h"
 #include "replay/import.h"
+#include "replay/pipe.h"
 
 /* A replay: a model, an engine, and where the events come from. */
 struct run {
@@ -20,9 +21,11 @@ struct run {
 	struct replay_report *rep;
 	struct cache_writer *cache;
 	struct import_map *map;     /* translating foreign events, or NULL */
+	struct pipe *pipe;          /* to the executing thread, while decoding CTF; or NULL */
 	bool strict;
-	uint64_t records;           /* workload events executed */
+	uint64_t records;           /* workload events executed (by the executing thread) */
 	char bind_error[256];
+	char decode_error[256];     /* a bad event the decoding thread found */
 };
 
 /* Workload events bind to their catalogue fields; anything else is ignored (or refused). */
@@ -62,14 +65,19 @@ static int apply(struct run *r, uint64_t index, const struct wl_event *e)
 	return 0;
 }
 
-/* One workload event: into the cache being built, then into the model. */
+static int apply_cb(void *ctx, uint64_t index, const struct wl_event *e)
+{
+	return apply(ctx, index, e);
+}
+
+/* One decoded workload event: into the cache being built, then to the model. */
 static int execute(struct run *r, uint64_t index, const struct wl_event *e)
 {
 	if (r->cache && cache_writer_add(r->cache, index, e)) {
 		cache_writer_abort(r->cache);
 		r->cache = NULL;
 	}
-	return apply(r, index, e);
+	return r->pipe ? pipe_push(r->pipe, index, e) : apply(r, index, e);
 }
 
 static int on_wl_event(struct run *r, int tag, uint64_t index, uint64_t ts,
@@ -80,8 +88,7 @@ static int on_wl_event(struct run *r, int tag, uint64_t index, uint64_t ts,
 
 	for (unsigned int i = 0; i < d->nfields; i++) {
 		if (!values[i].present || values[i].is_str) {
-			r->rep->failure = REPLAY_BAD_INPUT;
-			snprintf(r->rep->error, sizeof(r->rep->error),
+			snprintf(r->decode_error, sizeof(r->decode_error),
 				 "event %llu at %llu ns: %s:%s has no integer field '%s'",
 				 (unsigned long long)index, (unsigned long long)ts, WL_PROVIDER,
 				 d->name, d->fields[i].name);
@@ -131,11 +138,6 @@ static int bind(void *ctx, const char *name, struct ctf_binding *b)
 	return r->map ? import_bind(r->map, name, b) : bind_wl(ctx, name, b);
 }
 
-static int on_cached_event(void *ctx, uint64_t index, const struct wl_event *e)
-{
-	return apply(ctx, index, e);
-}
-
 /* Events from the cache if it holds this trace, else from CTF (filling the cache). */
 static int feed(const struct replay_opts *o, struct run *r)
 {
@@ -144,11 +146,11 @@ static int feed(const struct replay_opts *o, struct run *r)
 	struct ctf_stats st = { 0 };
 	char path[4096], err[512] = "";
 	uint64_t key = 0;
-	int rc;
+	int rc, exec_rc;
 
 	if (o->cache && !cache_key(o->trace, o->maps, o->nmaps, &key) &&
 	    !cache_path(o->cache_dir, key, path, sizeof(path))) {
-		rc = cache_read(path, key, on_cached_event, r, &meta);
+		rc = cache_read(path, key, apply_cb, r, &meta);
 		if (!rc || (rc != -ENOENT && rc != -ESTALE)) {
 			rep->from_cache = !rc;
 			rep->events = meta.events;
@@ -165,7 +167,22 @@ static int feed(const struct replay_opts *o, struct run *r)
 		if (cache_writer_open(path, key, &r->cache))
 			r->cache = NULL;
 	}
+	/*
+	 * The model runs on a second thread while this one decodes, unless
+	 * the caller's fault hooks may fork (a child would have no decoder).
+	 */
+	if (o->fp || pipe_start(apply_cb, r, &r->pipe))
+		r->pipe = NULL;
 	rc = ctf_read(o->trace, bind, on_ctf_event, r, &st, err, sizeof(err));
+	exec_rc = pipe_finish(r->pipe);
+	r->pipe = NULL;
+	if (exec_rc) {
+		/* the model stopped first (its message is in rep->error): what came after is moot */
+		rc = exec_rc;
+	} else if (r->decode_error[0]) {
+		rep->failure = REPLAY_BAD_INPUT;
+		snprintf(rep->error, sizeof(rep->error), "%s", r->decode_error);
+	}
 	rep->events = st.events;
 	rep->ignored = st.events - rep->used - rep->unmatched;
 	rep->discarded = st.discarded;

@@ -40,6 +40,13 @@ static inline uint64_t leaf_pages(unsigned int level)
 	return (uint64_t)1 << (SIM_PT_BITS * (level - 1));
 }
 
+/* Empty @e. */
+static void entry_drop(struct sim *s, struct sim_tlb_entry *e)
+{
+	s->tlb_large -= e->dom && e->level > 1;
+	e->dom = 0;
+}
+
 /* Where the entry of the leaf of @level that begins at page @vpn would be. */
 static struct sim_tlb_entry *sim_iotlb_slot(struct sim *s, uint32_t id, uint64_t vpn,
 					    unsigned int level)
@@ -64,7 +71,7 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 	struct sim_tlb_entry *e;
 	unsigned int levels, l;
 
-	for (l = 1; l < SIM_LEVELS; l++) {
+	for (l = 1; l < (s->tlb_large ? SIM_LEVELS : 2); l++) {
 		uint64_t first = ALIGN_DOWN(vpn, leaf_pages(l)), span;
 
 		e = sim_iotlb_slot(s, id, first, l);
@@ -96,6 +103,8 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 		uint64_t first = ALIGN_DOWN(vpn, leaf_pages(l));
 
 		e = sim_iotlb_slot(s, id, first, l);
+		entry_drop(s, e);
+		s->tlb_large += l > 1;
 		*e = (struct sim_tlb_entry){ .vpn = first,
 					     .pte = pte - ((vpn - first) << PAGE_SHIFT),
 					     .gen = d->gen, .dom = id, .level = l };
@@ -117,16 +126,21 @@ static uint64_t sim_iotlb_drop(struct sim *s, uint32_t id, uint64_t first, uint6
 
 	if (last - first < s->ntlb) {
 		/* Fewer pages than entries: look where each leaf over the range would be. */
-		for (unsigned int l = 1; l < SIM_LEVELS; l++) {
-			for (uint64_t vpn = ALIGN_DOWN(first, leaf_pages(l));; vpn += leaf_pages(l)) {
-				struct sim_tlb_entry *e = sim_iotlb_slot(s, id, vpn, l);
+		for (unsigned int l = 1; l < (s->tlb_large ? SIM_LEVELS : 2); l++) {
+			uint64_t vpn = ALIGN_DOWN(first, leaf_pages(l));
+			struct sim_tlb_entry *e = sim_iotlb_slot(s, id, vpn, l);
 
-				if (e->vpn == vpn && e->level == l && entry_overlaps(e, id, first, last)) {
-					e->dom = 0;
+			/* consecutive leaves, consecutive slots */
+			for (;; vpn += leaf_pages(l)) {
+				/* a leaf of this size over [first, last] begins here */
+				if (e->dom == id && e->vpn == vpn && e->level == l) {
+					entry_drop(s, e);
 					dropped++;
 				}
 				if (last - vpn < leaf_pages(l))
 					break;
+				if (++e == s->tlb + s->ntlb)
+					e = s->tlb;
 			}
 		}
 		return dropped;
@@ -135,7 +149,7 @@ static uint64_t sim_iotlb_drop(struct sim *s, uint32_t id, uint64_t first, uint6
 		struct sim_tlb_entry *e = &s->tlb[i];
 
 		if (entry_overlaps(e, id, first, last)) {
-			e->dom = 0;
+			entry_drop(s, e);
 			dropped++;
 		}
 	}

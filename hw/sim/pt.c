@@ -202,23 +202,22 @@ static uint64_t pt_split(uint64_t *e, unsigned int level, struct pt_spare *sp)
 static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size, struct pt_spare *sp,
 			 uint64_t *leaves, uint64_t *writes)
 {
-	uint64_t levels = 0;
+	uint64_t levels = 0, n = 0, split = 0;
 	unsigned int l;
 
-	*leaves = *writes = 0;
-	for (uint64_t off = 0; off < size; off += pt_size(l)) {
+	for (uint64_t off = 0; off < size; off += pt_size(l), n++) {
 		uint64_t *e = pt_walk(d, iova + off, 1, false, &l);
 
-		while (!ALIGNED(iova + off, pt_size(l)) || size - off < pt_size(l)) {
-			*writes += pt_split(e, l, sp);
+		while (l > 1 && (!ALIGNED(iova + off, pt_size(l)) || size - off < pt_size(l))) {
+			split += pt_split(e, l, sp);
 			l--;
 			e = &pt_child(*e)[pt_index(iova + off, l)];
 		}
 		*e = 0;
 		levels += SIM_LEVELS - l + 1;
-		(*leaves)++;
-		(*writes)++;
 	}
+	*leaves = n;
+	*writes = n + split;
 	return levels;
 }
 

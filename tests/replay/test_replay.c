@@ -380,3 +380,75 @@ Test(replay, a_pressure_schedule_takes_effect_at_its_event)
 	cr_assert_eq(res.power.reset, 0);
 	results_fini(&res);
 }
+
+/*
+ * Fences made and dropped, then one dropped twice at event @bad, then more:
+ * a trace the decoder can run far ahead in while the model works behind it.
+ */
+struct twice {
+	uint64_t n, at, bad;
+};
+
+static int twice_next(void *ctx, struct wl_event *e)
+{
+	struct twice *t = ctx;
+	uint64_t i = t->at;
+
+	if (i == t->n)
+		return 0;
+	t->at++;
+	*e = (struct wl_event){ .ts = 1000000000 + i * 1000,
+				.kind = i % 2 && i != t->bad + 1 ? WL_FENCE_DESTROY : WL_FENCE_CREATE };
+	e->v[WL_ID] = i / 2;
+	if (i == t->bad)
+		*e = (struct wl_event){ .ts = e->ts, .kind = WL_FENCE_DESTROY,
+					.v = { [WL_ID] = i / 2 - 1 } };
+	return 1;
+}
+
+Test(replay, bad_input_found_by_the_model_says_where_however_far_the_decoder_is)
+{
+	struct twice t = { .n = 200000, .bad = 100000 };
+	struct replay_report rep;
+	struct results res;
+	char dir[256], err[256] = "";
+
+	snprintf(dir, sizeof(dir), "%s/twice", tmp);
+	cr_assert_eq(ctf_write(dir, twice_next, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(replay(dir, NULL, false, &res, &rep, NULL, 0), -EINVAL);
+	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
+	cr_assert(strstr(rep.error, "event 100000 at 1100000000 ns"), "%s", rep.error);
+	cr_assert(strstr(rep.error, "freed twice"), "%s", rep.error);
+	results_fini(&res);
+}
+
+/* From CTF (the model on its own thread) and from the cache (one thread): the same refusals. */
+Test(replay, refusals_are_the_same_from_ctf_and_from_the_cache)
+{
+	struct replay_report rep1, rep2;
+	struct results res1, res2;
+	char dir[256];
+
+	snprintf(dir, sizeof(dir), "%s/t", tmp);
+	/* three physical adapters' events on a one-adapter scenario: many are refused */
+	generate("power-cycle", 20000, dir);
+	cr_assert_eq(replay(dir, NULL, true, &res1, &rep1, NULL, 0), 0, "%s", rep1.error);
+	cr_assert_eq(replay(dir, NULL, true, &res2, &rep2, NULL, 0), 0, "%s", rep2.error);
+	cr_assert(rep1.cache_written);
+	cr_assert(rep2.from_cache);
+	cr_assert_gt(rep1.refused, 1000);
+	cr_assert_eq(rep2.refused, rep1.refused);
+	cr_assert_eq(rep2.nrefusals, rep1.nrefusals);
+	for (size_t i = 0; i < rep1.nrefusals; i++) {
+		cr_assert_eq(rep2.refusals[i].index, rep1.refusals[i].index);
+		cr_assert_eq(rep2.refusals[i].ts, rep1.refusals[i].ts);
+		cr_assert_str_eq(rep2.refusals[i].why, rep1.refusals[i].why);
+	}
+	for (size_t k = 0; k < res1.nops; k++) {
+		cr_assert_eq(res2.ops[k].count, res1.ops[k].count, "%s", res1.ops[k].name);
+		cr_assert_eq(res2.ops[k].errors, res1.ops[k].errors, "%s", res1.ops[k].name);
+	}
+	cr_assert_eq(res2.nviolations, res1.nviolations);
+	results_fini(&res1);
+	results_fini(&res2);
+}
