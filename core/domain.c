@@ -85,6 +85,8 @@ static int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n)
 {
 	uint64_t last = (pfn + n - 1) >> IDMAP_LEAF_SHIFT;
 
+	if (!n)
+		return 0;
 	/* every leaf first, so that counting cannot fail half way */
 	if (last >= im->nleaves) {
 		uint32_t **leaves = realloc(im->leaves, (last + 1) * sizeof(*leaves));

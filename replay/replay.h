@@ -120,9 +120,11 @@ struct replay_opts {
 	bool notrace;                /* skip the tracepoint calls (to measure what they cost) */
 	const char *backend;         /* "sim" (or NULL) or "vfio:BDF" (docs/backends.md) */
 	/*
-	 * Called with the results and the run's return code once the run is
-	 * over, before anything is freed; or NULL. A forked sweep run leaves
-	 * from it with _exit(): tearing down its copy of the model buys nothing.
+	 * Called with the results and the run's return code once the trace
+	 * has been fed to the model (to its end or to an error), before
+	 * anything is freed; not when the run could not start. Or NULL. A
+	 * forked sweep run leaves from it with _exit(): tearing down its copy
+	 * of the model buys nothing.
 	 */
 	void (*finished)(const struct results *res, int rc, void *arg);
 	void *finished_arg;

@@ -11,14 +11,17 @@
  * dropped before its id can be reused.
  *
  * An entry holds one leaf of the page table (4 KiB, 2 MiB or 1 GiB), and a
- * flush drops every entry whose leaf overlaps
- * the range, as page-selective invalidation does.
+ * flush drops every entry whose leaf overlaps the range, as page-selective
+ * invalidation does. A transfer is translated a leaf at a time.
  *
  * Like hardware, unmap leaves entries in place until a flush, and a DMA
  * through such an entry still reaches memory. To notice that without
  * walking on every hit, each domain counts its unmaps: an entry filled at an
  * older count is compared with the page table once, and counted as a stale
- * hit if it no longer matches.
+ * hit if it no longer matches. Where a large leaf was mapped over entries of
+ * smaller ones not flushed yet (the domain's shadow), a translation of the
+ * large leaf stops at each page such an entry holds, so that entry is used
+ * and counted, as a per-page hardware lookup would use it.
  */
 
 int sim_iotlb_init(struct sim *s, unsigned int entries)
@@ -58,16 +61,75 @@ static struct sim_tlb_entry *sim_iotlb_slot(struct sim *s, uint32_t id, uint64_t
 		       s->ntlb];
 }
 
+/* Whether @e is an entry of @id whose leaf overlaps pages [first, last]. */
+static bool entry_overlaps(const struct sim_tlb_entry *e, uint32_t id, uint64_t first,
+			   uint64_t last)
+{
+	return e->dom == id && e->vpn <= last && e->vpn + (leaf_pages(e->level) - 1) >= first;
+}
+
+/*
+ * Pages from @vpn on, at most @pages, before the first later page that an
+ * entry of @id smaller than @level holds. Hardware looks every page up: such
+ * an entry (stale after a missing flush, or of a leaf split since) would
+ * translate its page, so a translation of the large leaf must stop there.
+ */
+static uint64_t before_smaller_entry(struct sim *s, uint32_t id, uint64_t vpn, uint64_t pages,
+				     unsigned int level)
+{
+	uint64_t last = vpn + pages - 1, cut = pages;
+
+	if (pages - 1 < s->ntlb) {
+		/* fewer pages than entries: look where each smaller leaf after @vpn would be */
+		for (unsigned int l = 1; l < level; l++) {
+			for (uint64_t at = ALIGN_DOWN(vpn, leaf_pages(l)) + leaf_pages(l); at <= last;
+			     at += leaf_pages(l)) {
+				const struct sim_tlb_entry *e = sim_iotlb_slot(s, id, at, l);
+
+				if (e->dom == id && e->vpn == at && e->level == l)
+					cut = MIN(cut, at - vpn);
+			}
+		}
+		return cut;
+	}
+	for (size_t i = 0; i < s->ntlb; i++) {
+		const struct sim_tlb_entry *e = &s->tlb[i];
+
+		if (e->level < level && e->vpn > vpn && entry_overlaps(e, id, vpn, last))
+			cut = MIN(cut, e->vpn - vpn);
+	}
+	return cut;
+}
+
+/*
+ * Large leaves were mapped at [iova, iova+size): if entries of smaller
+ * leaves of @id lie there still (a flush is missing), translations over the
+ * range must look for them from now on.
+ */
+void sim_iotlb_large_mapped(struct sim *s, uint32_t id, struct sim_domain *d, iova_t iova,
+			    uint64_t size)
+{
+	uint64_t first = iova >> PAGE_SHIFT, last = (iova + size - 1) >> PAGE_SHIFT;
+
+	for (size_t i = 0; i < s->ntlb; i++) {
+		if (entry_overlaps(&s->tlb[i], id, first, last)) {
+			d->shadow_first = MIN(d->shadow_first, first);
+			d->shadow_last = MAX(d->shadow_last, last);
+			return;
+		}
+	}
+}
+
 /*
  * The translation of @page (pa | perm, 0 when unmapped) and in *reach the
- * bytes from @page on that it translates alike (to the end of its leaf). An
- * entry of each page size is looked for, as hardware keeps one IOTLB per
- * page size.
+ * bytes from @page on that it translates alike (to the end of its leaf, or
+ * before a page that a smaller entry holds). An entry of each page size is
+ * looked for, as hardware keeps one IOTLB per page size.
  */
 uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova_t page,
 			  uint64_t *reach)
 {
-	uint64_t vpn = page >> PAGE_SHIFT, pte, cur;
+	uint64_t vpn = page >> PAGE_SHIFT, pte, cur, pages;
 	struct sim_tlb_entry *e;
 	unsigned int levels, l;
 
@@ -79,26 +141,26 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 			continue;
 		s->st.iotlb_hits++;
 		pte = e->pte + ((vpn - first) << PAGE_SHIFT);
-		*reach = (leaf_pages(l) - (vpn - first)) << PAGE_SHIFT;
+		pages = leaf_pages(l) - (vpn - first);
 		if (e->gen != d->gen) {
 			/* The simulator's own check, not a hardware walk: not counted as one. */
 			cur = sim_pt_lookup(d, page, &levels);
 			span = leaf_pages(SIM_LEVELS + 1 - levels);
 			if (cur != pte)
 				s->st.stale_hits++;
-			else if (span == leaf_pages(l))
-				e->gen = d->gen;
+			else if (span >= leaf_pages(l))
+				e->gen = d->gen; /* its whole leaf still translates alike */
 			else /* split since: the page's translation holds to the end of its new leaf */
-				*reach = (span - (vpn & (span - 1))) << PAGE_SHIFT;
+				pages = span - (vpn & (span - 1));
 		}
-		return pte;
+		goto found;
 	}
 	s->st.iotlb_misses++;
 	pte = sim_pt_lookup(d, page, &levels);
 	s->st.pt_walks++;
 	s->st.pt_walk_levels += levels;
 	l = SIM_LEVELS + 1 - levels;
-	*reach = (leaf_pages(l) - (vpn & (leaf_pages(l) - 1))) << PAGE_SHIFT;
+	pages = leaf_pages(l) - (vpn & (leaf_pages(l) - 1));
 	if (pte) {
 		uint64_t first = ALIGN_DOWN(vpn, leaf_pages(l));
 
@@ -109,14 +171,11 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 					     .pte = pte - ((vpn - first) << PAGE_SHIFT),
 					     .gen = d->gen, .dom = id, .level = l };
 	}
+found:
+	if (pte && l > 1 && pages > 1 && vpn <= d->shadow_last && vpn + pages - 1 >= d->shadow_first)
+		pages = before_smaller_entry(s, id, vpn, pages, l);
+	*reach = pages << PAGE_SHIFT;
 	return pte;
-}
-
-/* Whether @e is an entry of @id whose leaf overlaps pages [first, last]. */
-static bool entry_overlaps(const struct sim_tlb_entry *e, uint32_t id, uint64_t first,
-			   uint64_t last)
-{
-	return e->dom == id && e->vpn <= last && e->vpn + (leaf_pages(e->level) - 1) >= first;
 }
 
 /* Drop the entries of @id whose leaf overlaps pages [first, last]; returns how many. */
@@ -164,11 +223,17 @@ void sim_iotlb_drop_domain(struct sim *s, uint32_t id)
 void sim_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 {
 	struct sim *s = to_sim(hw);
+	struct sim_domain *d = sim_dom(s, domain);
 	uint64_t last;
 
-	if (!sim_dom(s, domain) || !size)
+	if (!d || !size)
 		return;
 	last = size - 1 > UINT64_MAX - iova ? UINT64_MAX : iova + (size - 1);
 	s->st.iotlb_invalidations +=
 		sim_iotlb_drop(s, domain, iova >> PAGE_SHIFT, last >> PAGE_SHIFT);
+	/* the stale entries under large leaves are gone once a flush covered them all */
+	if (iova >> PAGE_SHIFT <= d->shadow_first && last >> PAGE_SHIFT >= d->shadow_last) {
+		d->shadow_first = UINT64_MAX;
+		d->shadow_last = 0;
+	}
 }

@@ -79,7 +79,8 @@ static bool pt_table_empty(const uint64_t *t, unsigned int level)
 
 int sim_pt_init(struct sim_domain *d)
 {
-	*d = (struct sim_domain){ .root = pt_table_alloc(), .l1_region = UINT64_MAX };
+	*d = (struct sim_domain){ .root = pt_table_alloc(), .l1_region = UINT64_MAX,
+				  .shadow_first = UINT64_MAX };
 	return d->root ? 0 : -ENOMEM;
 }
 
@@ -87,7 +88,7 @@ void sim_pt_fini(struct sim_domain *d)
 {
 	if (d->root)
 		pt_table_free(d->root, SIM_LEVELS);
-	*d = (struct sim_domain){ .l1_region = UINT64_MAX };
+	*d = (struct sim_domain){ .l1_region = UINT64_MAX, .shadow_first = UINT64_MAX };
 }
 
 /* pt_walk() below the remembered level-1 table. */
@@ -228,6 +229,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 	struct sim_domain *d = sim_dom(s, domain);
 	uint64_t off, levels = 0, leaves = 0;
 	unsigned int l, at;
+	bool large = false;
 
 	if (!d)
 		return -ENOENT;
@@ -266,7 +268,10 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 		*e = (pa + off) | (perm & HW_PERM_RW) | (perm & HW_MAP_4K ? SIM_PTE_SPLIT : 0);
 		levels += SIM_LEVELS - l + 1;
 		leaves++;
+		large |= l > 1;
 	}
+	if (large)
+		sim_iotlb_large_mapped(s, domain, d, iova, size);
 	s->st.pte_writes += leaves;
 	s->st.pt_walks += leaves;
 	s->st.pt_walk_levels += levels;

@@ -38,6 +38,12 @@ struct sim_domain {
 	unsigned int users;  /* devices attached */
 	uint64_t *l1;        /* the level-1 table last reached (a walk cache) ... */
 	uint64_t l1_region;  /* ... and the 2 MiB region it covers; UINT64_MAX for none */
+	/*
+	 * Pages [shadow_first, shadow_last] hold large leaves mapped while
+	 * IOTLB entries of smaller leaves there were not flushed yet (none
+	 * when first > last): only there must a translation look for them.
+	 */
+	uint64_t shadow_first, shadow_last;
 };
 
 /* One translation: a leaf of any size. */
@@ -110,6 +116,8 @@ int sim_iotlb_init(struct sim *s, unsigned int entries);
 void sim_iotlb_fini(struct sim *s);
 uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova_t page,
 			  uint64_t *reach);
+void sim_iotlb_large_mapped(struct sim *s, uint32_t id, struct sim_domain *d, iova_t iova,
+			    uint64_t size);
 void sim_iotlb_drop_domain(struct sim *s, uint32_t id);
 void sim_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size);
 

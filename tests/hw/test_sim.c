@@ -520,6 +520,7 @@ Test(sim, split_reaches_down_to_both_ends)
 Test(sim, stale_large_entry_after_a_split)
 {
 	uint32_t d = attached_domain();
+	uint8_t buf[3 * PAGE_SIZE];
 
 	mark_pages(SZ_2M, SZ_2M);
 	cr_assert_eq(ops->map(hw, d, SZ_2M, SZ_2M, SZ_2M, HW_PERM_RW | HW_MAP_4K), 0);
@@ -532,9 +533,42 @@ Test(sim, stale_large_entry_after_a_split)
 	cr_assert_eq(byte_at(SZ_2M + 4 * PAGE_SIZE), MARK(SZ_2M + 4 * PAGE_SIZE));
 	cr_assert_eq(byte_at(SZ_2M + 7 * PAGE_SIZE), MARK(SZ_2M + 7 * PAGE_SIZE));
 	cr_assert_eq(stats().stale_hits, 1);
+	/* A transfer across the page: the large entry serves it, one stale hit more. */
+	cr_assert_eq(ops->dma(hw, 0, SZ_2M + 4 * PAGE_SIZE, buf, sizeof(buf), false), 0);
+	cr_assert_eq(buf[PAGE_SIZE], MARK(SZ_2M + 5 * PAGE_SIZE));
+	cr_assert_eq(stats().stale_hits, 2);
 	ops->flush(hw, d, SZ_2M + 5 * PAGE_SIZE, PAGE_SIZE);
 	cr_assert_eq(byte_at(SZ_2M + 5 * PAGE_SIZE), -1);
-	cr_assert_eq(stats().stale_hits, 1);
+	cr_assert_eq(stats().stale_hits, 2);
+}
+
+/*
+ * A 4 KiB entry left by a missing flush inside what is now a 2 MiB leaf: a
+ * transfer over the large leaf stops at that page, whose stale entry then
+ * translates it (each time), as per-page hardware lookups would.
+ */
+Test(sim, stale_small_entry_inside_a_large_leaf)
+{
+	uint32_t d = attached_domain();
+	uint8_t buf[2 * PAGE_SIZE];
+
+	mark_pages(SZ_2M, SZ_2M);
+	mark_pages(3 * SZ_1G, PAGE_SIZE);
+	cr_assert_eq(ops->map(hw, d, SZ_2M + PAGE_SIZE, 3 * SZ_1G, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(byte_at(SZ_2M + PAGE_SIZE), MARK(3 * SZ_1G));
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M + PAGE_SIZE, PAGE_SIZE), 0);
+	/* no flush */
+	cr_assert_eq(ops->map(hw, d, SZ_2M, SZ_2M, SZ_2M, HW_PERM_RW), 0);
+	for (int round = 1; round <= 2; round++) {
+		cr_assert_eq(ops->dma(hw, 0, SZ_2M, buf, sizeof(buf), false), 0);
+		cr_assert_eq(buf[0], MARK(SZ_2M));
+		cr_assert_eq(buf[PAGE_SIZE], MARK(3 * SZ_1G), "the stale entry translated page 1");
+		cr_assert_eq(stats().stale_hits, (uint64_t)round);
+	}
+	ops->flush(hw, d, SZ_2M + PAGE_SIZE, PAGE_SIZE);
+	cr_assert_eq(ops->dma(hw, 0, SZ_2M, buf, sizeof(buf), false), 0);
+	cr_assert_eq(buf[PAGE_SIZE], MARK(SZ_2M + PAGE_SIZE));
+	cr_assert_eq(stats().stale_hits, 2);
 }
 
 Test(sim, one_iotlb_entry_per_large_page)
