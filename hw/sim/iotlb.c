@@ -46,7 +46,14 @@ static inline uint64_t leaf_pages(unsigned int level)
 /* Empty @e. */
 static void entry_drop(struct sim *s, struct sim_tlb_entry *e)
 {
-	s->tlb_large -= e->dom && e->level > 1;
+	struct sim_domain *d;
+
+	if (!e->dom)
+		return;
+	d = sim_dom(s, e->dom);
+	if (d)
+		d->tlb_held--;
+	s->tlb_large -= e->level > 1;
 	e->dom = 0;
 }
 
@@ -111,7 +118,7 @@ void sim_iotlb_large_mapped(struct sim *s, uint32_t id, struct sim_domain *d, io
 {
 	uint64_t first = iova >> PAGE_SHIFT, last = (iova + size - 1) >> PAGE_SHIFT;
 
-	for (size_t i = 0; i < s->ntlb; i++) {
+	for (size_t i = 0; d->tlb_held && i < s->ntlb; i++) {
 		if (entry_overlaps(&s->tlb[i], id, first, last)) {
 			d->shadow_first = MIN(d->shadow_first, first);
 			d->shadow_last = MAX(d->shadow_last, last);
@@ -167,6 +174,7 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 		e = sim_iotlb_slot(s, id, first, l);
 		entry_drop(s, e);
 		s->tlb_large += l > 1;
+		d->tlb_held++;
 		*e = (struct sim_tlb_entry){ .vpn = first,
 					     .pte = pte - ((vpn - first) << PAGE_SHIFT),
 					     .gen = d->gen, .dom = id, .level = l };

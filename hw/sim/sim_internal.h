@@ -44,6 +44,7 @@ struct sim_domain {
 	 * when first > last): only there must a translation look for them.
 	 */
 	uint64_t shadow_first, shadow_last;
+	uint64_t tlb_held;   /* IOTLB entries of this domain */
 };
 
 /* One translation: a leaf of any size. */
