@@ -358,8 +358,8 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 	if (!sparse_in_range(sm, addr, len))
 		return -ERANGE;
 	while (len) {
-		struct sparse_chunk **slot = sparse_slot(sm, addr, false), *ch;
-		uint64_t n = MIN(sparse_avail(sm, addr), len);
+		struct sparse_chunk **slot, *ch;
+		uint64_t n;
 
 		if (!sm->dir[addr >> SPARSE_SLOT_SHIFT]) {
 			/* nothing in this gigabyte: on to the next */
@@ -368,6 +368,8 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 			len -= n;
 			continue;
 		}
+		slot = sparse_slot(sm, addr, false);
+		n = MIN(sparse_avail(sm, addr), len);
 
 		/* A whole chunk (up to the store's end) is let go, a part reads as zero. */
 		if (slot && *slot) {

@@ -50,8 +50,10 @@ static int bind_wl(void *ctx, const char *name, struct ctf_binding *b)
 	return 0;
 }
 
-static int apply(struct run *r, uint64_t index, const struct wl_event *e)
+/* One workload event into the model (@ctx: the run); on either thread, never both. */
+static int apply(void *ctx, uint64_t index, const struct wl_event *e)
 {
+	struct run *r = ctx;
 	int rc = engine_apply(r->engine, e, index);
 
 	if (rc < 0) {
@@ -63,11 +65,6 @@ static int apply(struct run *r, uint64_t index, const struct wl_event *e)
 	}
 	r->records++;
 	return 0;
-}
-
-static int apply_cb(void *ctx, uint64_t index, const struct wl_event *e)
-{
-	return apply(ctx, index, e);
 }
 
 /* One decoded workload event: into the cache being built, then to the model. */
@@ -150,7 +147,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 
 	if (o->cache && !cache_key(o->trace, o->maps, o->nmaps, &key) &&
 	    !cache_path(o->cache_dir, key, path, sizeof(path))) {
-		rc = cache_read(path, key, apply_cb, r, &meta);
+		rc = cache_read(path, key, apply, r, &meta);
 		if (!rc || (rc != -ENOENT && rc != -ESTALE)) {
 			rep->from_cache = !rc;
 			rep->events = meta.events;
@@ -171,7 +168,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 	 * The model runs on a second thread while this one decodes, unless
 	 * the caller's fault hooks may fork (a child would have no decoder).
 	 */
-	if (o->fp || pipe_start(apply_cb, r, &r->pipe))
+	if (o->fp || pipe_start(apply, r, &r->pipe))
 		r->pipe = NULL;
 	rc = ctf_read(o->trace, bind, on_ctf_event, r, &st, err, sizeof(err));
 	exec_rc = pipe_finish(r->pipe);
