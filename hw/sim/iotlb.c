@@ -75,37 +75,63 @@ static bool entry_overlaps(const struct sim_tlb_entry *e, uint32_t id, uint64_t 
 	return e->dom == id && e->vpn <= last && e->vpn + (leaf_pages(e->level) - 1) >= first;
 }
 
+typedef void (*entry_fn)(struct sim *s, struct sim_tlb_entry *e, void *arg);
+
+/*
+ * Call @fn on each entry of @id whose leaf, smaller than @below levels,
+ * overlaps pages [first, last]. With fewer pages than entries, look where
+ * each such leaf would be (consecutive leaves, consecutive slots); else go
+ * through them all.
+ */
+static void entries_over(struct sim *s, uint32_t id, uint64_t first, uint64_t last,
+			 unsigned int below, entry_fn fn, void *arg)
+{
+	if (last - first < s->ntlb) {
+		below = MIN(below, s->tlb_large ? SIM_LEVELS : 2u);
+		for (unsigned int l = 1; l < below; l++) {
+			uint64_t vpn = ALIGN_DOWN(first, leaf_pages(l));
+			struct sim_tlb_entry *e = sim_iotlb_slot(s, id, vpn, l);
+
+			for (;; vpn += leaf_pages(l)) {
+				/* a leaf of this size over [first, last] begins here */
+				if (e->dom == id && e->vpn == vpn && e->level == l)
+					fn(s, e, arg);
+				if (last - vpn < leaf_pages(l))
+					break;
+				if (++e == s->tlb + s->ntlb)
+					e = s->tlb;
+			}
+		}
+		return;
+	}
+	for (size_t i = 0; i < s->ntlb; i++)
+		if (s->tlb[i].level < below && entry_overlaps(&s->tlb[i], id, first, last))
+			fn(s, &s->tlb[i], arg);
+}
+
+/* The first page, in *(uint64_t *)@arg, that an entry holds. */
+static void first_held(struct sim *s, struct sim_tlb_entry *e, void *arg)
+{
+	uint64_t *first = arg;
+
+	(void)s;
+	*first = MIN(*first, e->vpn);
+}
+
 /*
  * Pages from @vpn on, at most @pages, before the first later page that an
  * entry of @id smaller than @level holds. Hardware looks every page up: such
  * an entry (stale after a missing flush, or of a leaf split since) would
  * translate its page, so a translation of the large leaf must stop there.
+ * (No smaller entry holds @vpn itself: the lookup would have found it.)
  */
 static uint64_t before_smaller_entry(struct sim *s, uint32_t id, uint64_t vpn, uint64_t pages,
 				     unsigned int level)
 {
-	uint64_t last = vpn + pages - 1, cut = pages;
+	uint64_t held = UINT64_MAX;
 
-	if (pages - 1 < s->ntlb) {
-		/* fewer pages than entries: look where each smaller leaf after @vpn would be */
-		for (unsigned int l = 1; l < level; l++) {
-			for (uint64_t at = ALIGN_DOWN(vpn, leaf_pages(l)) + leaf_pages(l); at <= last;
-			     at += leaf_pages(l)) {
-				const struct sim_tlb_entry *e = sim_iotlb_slot(s, id, at, l);
-
-				if (e->dom == id && e->vpn == at && e->level == l)
-					cut = MIN(cut, at - vpn);
-			}
-		}
-		return cut;
-	}
-	for (size_t i = 0; i < s->ntlb; i++) {
-		const struct sim_tlb_entry *e = &s->tlb[i];
-
-		if (e->level < level && e->vpn > vpn && entry_overlaps(e, id, vpn, last))
-			cut = MIN(cut, e->vpn - vpn);
-	}
-	return cut;
+	entries_over(s, id, vpn + 1, vpn + pages - 1, level, first_held, &held);
+	return held == UINT64_MAX ? pages : MIN(pages, held - vpn);
 }
 
 /*
@@ -117,13 +143,14 @@ void sim_iotlb_large_mapped(struct sim *s, uint32_t id, struct sim_domain *d, io
 			    uint64_t size)
 {
 	uint64_t first = iova >> PAGE_SHIFT, last = (iova + size - 1) >> PAGE_SHIFT;
+	uint64_t held = UINT64_MAX;
 
-	for (size_t i = 0; d->tlb_held && i < s->ntlb; i++) {
-		if (entry_overlaps(&s->tlb[i], id, first, last)) {
-			d->shadow_first = MIN(d->shadow_first, first);
-			d->shadow_last = MAX(d->shadow_last, last);
-			return;
-		}
+	if (!d->tlb_held)
+		return;
+	entries_over(s, id, first, last, SIM_LEVELS, first_held, &held);
+	if (held != UINT64_MAX) {
+		d->shadow_first = MIN(d->shadow_first, first);
+		d->shadow_last = MAX(d->shadow_last, last);
 	}
 }
 
@@ -186,40 +213,19 @@ found:
 	return pte;
 }
 
+/* Drop @e, counting it in *(uint64_t *)@arg. */
+static void drop_counted(struct sim *s, struct sim_tlb_entry *e, void *arg)
+{
+	entry_drop(s, e);
+	(*(uint64_t *)arg)++;
+}
+
 /* Drop the entries of @id whose leaf overlaps pages [first, last]; returns how many. */
 static uint64_t sim_iotlb_drop(struct sim *s, uint32_t id, uint64_t first, uint64_t last)
 {
 	uint64_t dropped = 0;
 
-	if (last - first < s->ntlb) {
-		/* Fewer pages than entries: look where each leaf over the range would be. */
-		for (unsigned int l = 1; l < (s->tlb_large ? SIM_LEVELS : 2); l++) {
-			uint64_t vpn = ALIGN_DOWN(first, leaf_pages(l));
-			struct sim_tlb_entry *e = sim_iotlb_slot(s, id, vpn, l);
-
-			/* consecutive leaves, consecutive slots */
-			for (;; vpn += leaf_pages(l)) {
-				/* a leaf of this size over [first, last] begins here */
-				if (e->dom == id && e->vpn == vpn && e->level == l) {
-					entry_drop(s, e);
-					dropped++;
-				}
-				if (last - vpn < leaf_pages(l))
-					break;
-				if (++e == s->tlb + s->ntlb)
-					e = s->tlb;
-			}
-		}
-		return dropped;
-	}
-	for (size_t i = 0; i < s->ntlb; i++) {
-		struct sim_tlb_entry *e = &s->tlb[i];
-
-		if (entry_overlaps(e, id, first, last)) {
-			entry_drop(s, e);
-			dropped++;
-		}
-	}
+	entries_over(s, id, first, last, SIM_LEVELS, drop_counted, &dropped);
 	return dropped;
 }
 
