@@ -12,30 +12,16 @@
 
 #include "cache.h"
 #include "common/digest.h"
+#include "replay/record.h"
 
 /*
- * File layout: a fixed header, then one record per event, made to be decoded
- * without a branch per value:
- *   u32 head: bits 0-5 the kind, then a 3-bit length code for each of the
- *             REC_VALUES values below (code c: CODE_LEN[c] bytes)
- *   the values, each in as few little-endian bytes as its code says:
- *             index - previous index - 1 (nearly always 0: no bytes; the
- *             "previous index" of the first record is 2^64 - 1),
- *             ts - previous ts, and the kind's catalogue fields in order
- *             (those the kind does not have: code 0).
- * All integers little endian. The checksum covers the records.
+ * File layout: a fixed header, then the events as records (replay/record.h),
+ * the first encoded against the codec's initial state. All integers little
+ * endian. The checksum covers the records.
  */
 
 #define CACHE_MAGIC "GPUISOWC"
 #define CACHE_VERSION 3u
-#define REC_VALUES (2 + WL_MAX_FIELDS)
-#define REC_MAX (4 + 8 * REC_VALUES) /* the longest record */
-#define KIND_BITS 6
-
-static const uint8_t CODE_LEN[8] = { 0, 1, 2, 3, 4, 5, 6, 8 };
-
-_Static_assert(WL_NKINDS <= 1 << KIND_BITS, "a kind must fit the head");
-_Static_assert(KIND_BITS + 3 * REC_VALUES <= 32, "the length codes must fit the head");
 
 struct cache_header {
 	char magic[8];
@@ -203,7 +189,7 @@ struct cache_writer {
 	FILE *f;
 	uint64_t key, bytes;
 	struct csum checksum;
-	uint64_t prev_index, prev_ts, records;
+	struct rec_codec codec;
 	uint8_t buf[1 << 16];
 	size_t fill;
 	uint64_t block;     /* checksum is over 8-byte words: carry the partial one */
@@ -245,7 +231,7 @@ int cache_writer_open(const char *path, uint64_t key, struct cache_writer **out)
 		goto free_writer;
 	}
 	w->key = key;
-	w->prev_index = UINT64_MAX;
+	rec_codec_init(&w->codec);
 	/* a placeholder header; the real one is written at commit */
 	if (fwrite(&hdr, sizeof(hdr), 1, w->f) != 1) {
 		rc = -EIO;
@@ -279,47 +265,18 @@ static int flush_buf(struct cache_writer *w)
 	return 0;
 }
 
-/* The shortest length code for @v. */
-static unsigned int code_of(uint64_t v)
-{
-	unsigned int c = 0;
-
-	while (c < 7 && v >> (8 * CODE_LEN[c]))
-		c++;
-	return c;
-}
-
 int cache_writer_add(struct cache_writer *w, uint64_t index, const struct wl_event *e)
 {
-	uint64_t v[REC_VALUES] = { 0 };
-	const struct wl_desc *d;
-	uint32_t head;
 	int rc;
 
 	if (e->kind >= WL_NKINDS)
 		return -EINVAL;
-	d = &wl_catalogue[e->kind];
 	if (w->fill > sizeof(w->buf) - REC_MAX) {
 		rc = flush_buf(w);
 		if (rc)
 			return rc;
 	}
-	/* modulo 2^64: an index repeated (import maps do) takes 8 bytes, and decodes right */
-	v[0] = index - w->prev_index - 1;
-	v[1] = e->ts - w->prev_ts;
-	for (unsigned int i = 0; i < d->nfields; i++)
-		v[2 + i] = e->v[d->fields[i].slot];
-	head = e->kind;
-	for (unsigned int i = 0; i < REC_VALUES; i++)
-		head |= code_of(v[i]) << (KIND_BITS + 3 * i);
-	for (unsigned int b = 0; b < 4; b++)
-		w->buf[w->fill++] = (uint8_t)(head >> (8 * b));
-	for (unsigned int i = 0; i < REC_VALUES; i++)
-		for (unsigned int b = 0; b < CODE_LEN[(head >> (KIND_BITS + 3 * i)) & 7]; b++)
-			w->buf[w->fill++] = (uint8_t)(v[i] >> (8 * b));
-	w->prev_index = index;
-	w->prev_ts = e->ts;
-	w->records++;
+	w->fill += rec_encode(&w->codec, w->buf + w->fill, index, e);
 	return 0;
 }
 
@@ -375,43 +332,14 @@ static uint64_t checksum_of(uint64_t key, const uint8_t *p, size_t n)
 	return csum_final(&c, key);
 }
 
-static inline uint64_t load_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
-
-/*
- * Decode the record at @p into its kind and values; its length. Reads up to
- * REC_MAX + 8 bytes from @p whatever the record's length: the caller makes
- * sure they are there.
- */
-static inline size_t record_decode(const uint8_t *p, unsigned int *kind, uint64_t v[REC_VALUES])
-{
-	static const uint64_t mask[8] = { 0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffull,
-					  0xffffffffffffull, ~0ull };
-	uint32_t head = (uint32_t)load_le64(p);
-	size_t off = 4;
-
-	*kind = head & ((1u << KIND_BITS) - 1);
-	for (unsigned int i = 0; i < REC_VALUES; i++) {
-		unsigned int c = (head >> (KIND_BITS + 3 * i)) & 7;
-
-		v[i] = load_le64(p + off) & mask[c];
-		off += CODE_LEN[c];
-	}
-	return off;
-}
-
 int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 	       struct cache_meta *meta)
 {
 	struct cache_header hdr;
 	const uint8_t *base, *p, *end;
-	uint64_t index = UINT64_MAX, ts = 0, records = 0;
-	uint8_t slots[WL_NKINDS][WL_MAX_FIELDS], tail[REC_MAX + 8];
+	uint8_t tail[REC_READ];
+	struct rec_codec codec;
+	uint64_t records = 0;
 	struct stat st;
 	int fd, rc = 0;
 
@@ -435,41 +363,25 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 		goto unmap;
 	}
 	*meta = hdr.meta;
-	/*
-	 * Each kind's slots, read once here rather than through the catalogue
-	 * per field; the fields a kind does not have go to a slot past the end.
-	 */
-	for (unsigned int k = 0; k < WL_NKINDS; k++)
-		for (unsigned int i = 0; i < WL_MAX_FIELDS; i++)
-			slots[k][i] = i < wl_catalogue[k].nfields ? (uint8_t)wl_catalogue[k].fields[i].slot
-								   : WL_NSLOTS;
+	rec_codec_init(&codec);
 	p = base + sizeof(hdr);
 	end = p + hdr.payload_bytes;
 	while (p < end) {
-		uint64_t v[REC_VALUES], slot[WL_NSLOTS + 1] = { 0 };
 		const uint8_t *at = p;
 		struct wl_event e;
-		unsigned int kind;
+		uint64_t index;
 		size_t len;
 
 		/* the last records: from a copy with room to read past them */
-		if ((size_t)(end - p) < REC_MAX + 8) {
+		if ((size_t)(end - p) < REC_READ) {
 			memset(tail, 0, sizeof(tail));
 			memcpy(tail, p, (size_t)(end - p));
 			at = tail;
 		}
-		len = record_decode(at, &kind, v);
-		if (kind >= WL_NKINDS || len > (size_t)(end - p))
+		len = rec_decode(&codec, at, &index, &e);
+		if (!len || len > (size_t)(end - p))
 			goto corrupt;
 		p += len;
-		index += v[0] + 1;
-		ts += v[1];
-		for (unsigned int i = 0; i < WL_MAX_FIELDS; i++)
-			slot[slots[kind][i]] = v[2 + i];
-		e.ts = ts;
-		e.kind = kind;
-		e.pad = 0;
-		memcpy(e.v, slot, sizeof(e.v));
 		records++;
 		if (fn) {
 			rc = fn(ctx, index, &e);

@@ -4,25 +4,23 @@
 #include <stdlib.h>
 
 #include "replay/pipe.h"
+#include "replay/record.h"
 
 /*
  * A ring of batches between one producer and one consumer. The producer
  * fills the batch after the queued ones and queues it when full; the
  * consumer executes the oldest queued batch and only then gives its slot
- * back. The lock is taken once per batch on each side.
+ * back. The lock is taken once per batch on each side. Events travel as
+ * records (replay/record.h), a tenth of their size as structs: every byte
+ * of a batch moves from one core's cache to the other's, and back.
  */
 
-#define PIPE_BATCH 1024   /* events per hand-over */
-#define PIPE_BATCHES 16    /* in flight at most (about 1.4 MiB) */
-
-struct pipe_item {
-	uint64_t index;
-	struct wl_event e;
-};
+#define PIPE_BATCH 16384   /* bytes of records per hand-over (about 1,800 events) */
+#define PIPE_BATCHES 8     /* in flight at most */
 
 struct pipe_batch {
-	size_t n;
-	struct pipe_item items[PIPE_BATCH];
+	size_t used;
+	uint8_t bytes[PIPE_BATCH + REC_READ];
 };
 
 struct pipe {
@@ -32,6 +30,7 @@ struct pipe {
 	struct pipe_batch *ring;    /* PIPE_BATCHES */
 	unsigned int head, queued;  /* queued batches: ring[head], ring[head + 1], ... */
 	struct pipe_batch *filling; /* the producer's, not queued yet */
+	struct rec_codec encoder;   /* the producer's */
 	bool closing;               /* no batch will be queued any more */
 	int rc;                     /* the executor's first error */
 	int stopped;                /* the producer's copy of rc, read without the lock */
@@ -42,8 +41,10 @@ struct pipe {
 static void *pipe_consume(void *arg)
 {
 	struct pipe *p = arg;
+	struct rec_codec decoder;
 	int rc = 0;
 
+	rec_codec_init(&decoder);
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		struct pipe_batch *b;
@@ -54,8 +55,13 @@ static void *pipe_consume(void *arg)
 			break;
 		b = &p->ring[p->head];
 		pthread_mutex_unlock(&p->lock);
-		for (size_t i = 0; i < b->n && !rc; i++)
-			rc = p->exec(p->ctx, b->items[i].index, &b->items[i].e);
+		for (size_t at = 0; at < b->used && !rc;) {
+			struct wl_event e;
+			uint64_t index;
+
+			at += rec_decode(&decoder, b->bytes + at, &index, &e);
+			rc = p->exec(p->ctx, index, &e);
+		}
 		pthread_mutex_lock(&p->lock);
 		if (rc && !p->rc)
 			p->rc = rc;
@@ -74,7 +80,7 @@ int pipe_start(pipe_exec_fn exec, void *ctx, struct pipe **out)
 
 	if (!p)
 		return -ENOMEM;
-	p->ring = malloc(PIPE_BATCHES * sizeof(*p->ring));
+	p->ring = calloc(PIPE_BATCHES, sizeof(*p->ring));
 	if (!p->ring) {
 		rc = -ENOMEM;
 		goto free_pipe;
@@ -82,7 +88,7 @@ int pipe_start(pipe_exec_fn exec, void *ctx, struct pipe **out)
 	p->exec = exec;
 	p->ctx = ctx;
 	p->filling = &p->ring[0];
-	p->filling->n = 0;
+	rec_codec_init(&p->encoder);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->changed, NULL);
 	rc = -pthread_create(&p->thread, NULL, pipe_consume, p);
@@ -108,7 +114,7 @@ free_pipe:
 static int pipe_hand_over(struct pipe *p, bool more)
 {
 	pthread_mutex_lock(&p->lock);
-	if (p->filling && p->filling->n) {
+	if (p->filling && p->filling->used) {
 		p->queued++;
 		pthread_cond_signal(&p->changed);
 	}
@@ -117,7 +123,7 @@ static int pipe_hand_over(struct pipe *p, bool more)
 		pthread_cond_wait(&p->changed, &p->lock);
 	if (more && !p->rc) {
 		p->filling = &p->ring[(p->head + p->queued) % PIPE_BATCHES];
-		p->filling->n = 0;
+		p->filling->used = 0;
 	}
 	p->stopped = p->rc;
 	pthread_mutex_unlock(&p->lock);
@@ -130,8 +136,8 @@ int pipe_push(struct pipe *p, uint64_t index, const struct wl_event *e)
 
 	if (p->stopped)
 		return p->stopped;
-	b->items[b->n++] = (struct pipe_item){ .index = index, .e = *e };
-	return b->n == PIPE_BATCH ? pipe_hand_over(p, true) : 0;
+	b->used += rec_encode(&p->encoder, b->bytes + b->used, index, e);
+	return b->used > PIPE_BATCH - REC_MAX ? pipe_hand_over(p, true) : 0;
 }
 
 int pipe_finish(struct pipe *p)

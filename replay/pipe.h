@@ -31,7 +31,7 @@ int pipe_start(pipe_exec_fn exec, void *ctx, struct pipe **out);
  * pipe_push() - queue one event (copied).
  * @p: the pipe.
  * @index: the event's index in the trace.
- * @e: the event.
+ * @e: the event (its kind below WL_NKINDS).
  *
  * Return: 0, or the executor's error once it has stopped on one (seen a
  * batch later at most): the decoder should stop too.
