@@ -23,6 +23,7 @@ struct engine {
 	struct results *res;
 	enum pace pace;
 	bool notrace;
+	bool untimed;
 	const struct pressure_step *steps; /* pressure schedule */
 	size_t nsteps, next_step;
 	struct u64map live;
@@ -81,6 +82,11 @@ int engine_create(struct core *core, struct results *res, enum pace pace, struct
 void engine_set_tracing(struct engine *e, bool on)
 {
 	e->notrace = !on;
+}
+
+void engine_set_timing(struct engine *e, bool on)
+{
+	e->untimed = !on;
 }
 
 void engine_set_pressure(struct engine *e, const struct pressure_step *steps, size_t n)
@@ -296,8 +302,10 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 
 	op = &e->res->ops[ev->kind];
 	op->count++;
-	hist_record(&op->wall, wall);
-	hist_record(&op->modeled, modeled - e->modeled_last);
+	if (!e->untimed) {
+		hist_record(&op->wall, wall);
+		hist_record(&op->modeled, modeled - e->modeled_last);
+	}
 	if (!e->notrace)
 		trace_op(ev->kind, (uint32_t)adapter, ev->v[WL_ID], rc, wall,
 			 modeled - e->modeled_last, index);

@@ -53,6 +53,14 @@ int engine_create(struct core *core, struct results *res, enum pace pace, struct
 void engine_set_tracing(struct engine *e, bool on);
 
 /**
+ * engine_set_timing() - record each operation's latencies in the results'
+ * histograms (the default) or only count it.
+ * @e: the engine.
+ * @on: whether to.
+ */
+void engine_set_timing(struct engine *e, bool on);
+
+/**
  * engine_set_pressure() - a memory-pressure schedule, applied before the
  * first event at or after each step (by index or by trace time).
  * @e: the engine.
@@ -118,6 +126,7 @@ struct replay_opts {
 	const char *const *maps;     /* import maps for foreign traces (docs/import-maps.md) */
 	size_t nmaps;
 	bool notrace;                /* skip the tracepoint calls (to measure what they cost) */
+	bool untimed;                /* no latency histograms: operations are only counted (sweeps) */
 	const char *backend;         /* "sim" (or NULL) or "vfio:BDF" (docs/backends.md) */
 	/*
 	 * Called with the results and the run's return code once the trace

@@ -321,6 +321,7 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	if (rc)
 		goto destroy_core;
 	engine_set_tracing(r.engine, !o->notrace);
+	engine_set_timing(r.engine, !o->untimed);
 	if (o->faults)
 		engine_set_pressure(r.engine, o->faults->steps, o->faults->nsteps);
 	if (o->nmaps) {

@@ -116,6 +116,11 @@ static void replay_opts_fill(const struct sweep *s, struct fp_ctx *fp, struct re
 		/* the compiled cache: every run after the first skips CTF decoding */
 		.cache = true,
 		.fp = fp,
+		/*
+		 * Only outcomes count here. Latency histograms would cost each
+		 * forked run a copy of every page of counts it writes to.
+		 */
+		.untimed = true,
 	};
 }
 

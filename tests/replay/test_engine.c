@@ -82,6 +82,25 @@ Test(engine, a_valid_sequence_runs_clean)
 	rig_down(&r);
 }
 
+Test(engine, untimed_operations_are_counted_without_latencies)
+{
+	struct rig r;
+
+	rig_up(&r);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 8192, 0, 0), 0);
+	engine_set_timing(r.e, false);
+	cr_assert_eq(ev(&r, WL_DMA, 1, 4096, 0, 1), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 1, 0, 0, 0), 0);
+	engine_finish(r.e);
+	cr_assert_eq(r.res.ops[WL_ALLOC_MDL].wall.total, 1, "timed before");
+	cr_assert_eq(r.res.ops[WL_DMA].count, 1);
+	cr_assert_eq(r.res.ops[WL_DMA].wall.total, 0);
+	cr_assert_eq(r.res.ops[WL_DMA].modeled.total, 0);
+	cr_assert_eq(r.res.ops[WL_FREE_MDL].count, 1);
+	cr_assert_eq(r.res.ops[WL_FREE_MDL].wall.total, 0);
+	rig_down(&r);
+}
+
 Test(engine, refused_events_are_recorded_with_index_and_time)
 {
 	const struct refusal *f;
