@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 #include <dirent.h>
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
