@@ -23,25 +23,52 @@
 /*
  * --- identity-map reference counts ---
  *
- * One count per page frame, in lazily allocated leaves of 2^18 frames
- * (1 GiB of physical addresses each): two loads to find a count, nothing to
- * probe or rehash, and memory only for the gigabytes a run touches. Runs of
- * frames are handled a leaf at a time, as plain arrays.
+ * One count per page frame, kept per 2 MiB chunk of 512 frames: a chunk
+ * whose frames all have the same count holds that one count; a chunk whose
+ * frames differ (mixed) keeps a count per frame. Save areas and large
+ * allocations come as whole, aligned chunks, so counting them touches a word
+ * per chunk, not 2 KiB of counts (which a forked sweep run would also have
+ * to copy). A whole-chunk update of a mixed chunk makes it one count again
+ * when its frames end up equal.
+ *
+ * Chunks live in lazily allocated leaves of 1 GiB of physical addresses:
+ * two loads to find a count, nothing to probe or rehash. A leaf's per-frame
+ * counts are allocated with it but only touched for mixed chunks, so a
+ * chunk can turn mixed without an allocation that could fail.
  */
 
+#define IDMAP_CHUNK_SHIFT 9
+#define IDMAP_CHUNK (1u << IDMAP_CHUNK_SHIFT)
 #define IDMAP_LEAF_SHIFT 18
-#define IDMAP_LEAF (1u << IDMAP_LEAF_SHIFT)
+#define IDMAP_CHUNKS (1u << (IDMAP_LEAF_SHIFT - IDMAP_CHUNK_SHIFT))
 #define IDMAP_BLOCK 16
 
-/* The counts of frames [pfn, pfn + *n) that share pfn's leaf (NULL: all zero); *n is cut to fit. */
-static uint32_t *idmap_counts(const struct idmap *im, uint64_t pfn, uint64_t *n)
-{
-	uint64_t top = pfn >> IDMAP_LEAF_SHIFT, in = pfn & (IDMAP_LEAF - 1);
+struct idmap_leaf {
+	struct {
+		uint32_t same;  /* every frame's count, unless mixed */
+		bool mixed;     /* the frames' counts are in each[] */
+	} chunk[IDMAP_CHUNKS];
+	uint32_t each[IDMAP_CHUNKS][IDMAP_CHUNK];
+};
 
-	*n = MIN(*n, IDMAP_LEAF - in);
-	if (top >= im->nleaves || !im->leaves[top])
-		return NULL;
-	return im->leaves[top] + in;
+/* The part of [pfn, pfn + n) in pfn's chunk. */
+struct idmap_piece {
+	struct idmap_leaf *leaf; /* NULL: every count is zero */
+	unsigned int chunk, in;  /* the chunk in its leaf; pfn's frame in the chunk */
+	uint64_t len;
+};
+
+static struct idmap_piece idmap_piece(const struct idmap *im, uint64_t pfn, uint64_t n)
+{
+	uint64_t top = pfn >> IDMAP_LEAF_SHIFT;
+	struct idmap_piece p = {
+		.leaf = top < im->nleaves ? im->leaves[top] : NULL,
+		.chunk = (unsigned int)(pfn >> IDMAP_CHUNK_SHIFT) & (IDMAP_CHUNKS - 1),
+		.in = (unsigned int)pfn & (IDMAP_CHUNK - 1),
+	};
+
+	p.len = MIN(n, IDMAP_CHUNK - p.in);
+	return p;
 }
 
 /* Frames from @pfn on, up to @n, whose counts are all zero (@zero) or all non-zero. */
@@ -51,17 +78,19 @@ static inline uint64_t idmap_stretch(const struct idmap *im, uint64_t pfn, uint6
 	uint64_t done = 0;
 
 	while (done < n) {
-		uint64_t len = n - done, i = 0;
-		const uint32_t *cnt = idmap_counts(im, pfn + done, &len);
+		struct idmap_piece p = idmap_piece(im, pfn + done, n - done);
+		const uint32_t *cnt;
+		uint64_t i = 0;
 
-		if (!cnt) {
-			if (!zero)
+		if (!p.leaf || !p.leaf->chunk[p.chunk].mixed) {
+			if ((!p.leaf || !p.leaf->chunk[p.chunk].same) != zero)
 				break;
-			done += len;
+			done += p.len;
 			continue;
 		}
+		cnt = p.leaf->each[p.chunk] + p.in;
 		/* a block at a time while all of it qualifies (the compiler vectorises it) */
-		for (; i + IDMAP_BLOCK <= len; i += IDMAP_BLOCK) {
+		for (; i + IDMAP_BLOCK <= p.len; i += IDMAP_BLOCK) {
 			uint32_t any = 0, zeros = 0;
 
 			for (unsigned int j = 0; j < IDMAP_BLOCK; j++) {
@@ -71,13 +100,53 @@ static inline uint64_t idmap_stretch(const struct idmap *im, uint64_t pfn, uint6
 			if (zero ? any != 0 : zeros != 0)
 				break;
 		}
-		while (i < len && (cnt[i] == 0) == zero)
+		while (i < p.len && (cnt[i] == 0) == zero)
 			i++;
 		done += i;
-		if (i < len)
+		if (i < p.len)
 			break;
 	}
 	return done;
+}
+
+/* One reference more (@get) or one fewer, where there is one, to each frame of @p. */
+static inline void idmap_update(const struct idmap_piece *p, bool get)
+{
+	struct idmap_leaf *l = p->leaf;
+	uint32_t *same, *cnt, diff = 0;
+	bool *mixed;
+
+	if (!l)
+		return; /* only a put comes here: the counts are zero */
+	same = &l->chunk[p->chunk].same;
+	mixed = &l->chunk[p->chunk].mixed;
+	cnt = l->each[p->chunk];
+	if (!*mixed) {
+		if (p->len == IDMAP_CHUNK) {
+			*same = get ? *same + 1 : *same - (*same != 0);
+			return;
+		}
+		if (!get && !*same)
+			return;
+		for (unsigned int i = 0; i < IDMAP_CHUNK; i++)
+			cnt[i] = *same;
+		*mixed = true;
+	}
+	if (get) {
+		for (uint64_t i = 0; i < p->len; i++)
+			cnt[p->in + i]++;
+	} else {
+		for (uint64_t i = 0; i < p->len; i++)
+			cnt[p->in + i] -= cnt[p->in + i] != 0;
+	}
+	if (p->len < IDMAP_CHUNK)
+		return;
+	for (unsigned int i = 1; i < IDMAP_CHUNK; i++)
+		diff |= cnt[i] ^ cnt[0];
+	if (!diff) {
+		*same = cnt[0];
+		*mixed = false;
+	}
 }
 
 /* Count one more reference to each frame of [pfn, pfn+n). Nothing is counted on failure. */
@@ -89,7 +158,7 @@ static int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n)
 		return 0;
 	/* every leaf first, so that counting cannot fail half way */
 	if (last >= im->nleaves) {
-		uint32_t **leaves = realloc(im->leaves, (last + 1) * sizeof(*leaves));
+		struct idmap_leaf **leaves = realloc(im->leaves, (last + 1) * sizeof(*leaves));
 
 		if (!leaves)
 			return -ENOMEM;
@@ -99,17 +168,15 @@ static int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n)
 	}
 	for (uint64_t top = pfn >> IDMAP_LEAF_SHIFT; top <= last; top++) {
 		if (!im->leaves[top])
-			im->leaves[top] = calloc(IDMAP_LEAF, sizeof(uint32_t));
+			im->leaves[top] = calloc(1, sizeof(struct idmap_leaf));
 		if (!im->leaves[top])
 			return -ENOMEM;
 	}
 	for (uint64_t done = 0, len; done < n; done += len) {
-		uint32_t *cnt;
+		struct idmap_piece p = idmap_piece(im, pfn + done, n - done);
 
-		len = n - done;
-		cnt = idmap_counts(im, pfn + done, &len);
-		for (uint64_t i = 0; i < len; i++)
-			cnt[i]++;
+		idmap_update(&p, true);
+		len = p.len;
 	}
 	return 0;
 }
@@ -118,14 +185,10 @@ static int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n)
 static void idmap_put(struct idmap *im, uint64_t pfn, uint64_t n)
 {
 	for (uint64_t done = 0, len; done < n; done += len) {
-		uint32_t *cnt;
+		struct idmap_piece p = idmap_piece(im, pfn + done, n - done);
 
-		len = n - done;
-		cnt = idmap_counts(im, pfn + done, &len);
-		if (!cnt)
-			continue;
-		for (uint64_t i = 0; i < len; i++)
-			cnt[i] -= cnt[i] != 0;
+		idmap_update(&p, false);
+		len = p.len;
 	}
 }
 

@@ -975,3 +975,53 @@ Test(pmo, overlapping_adls_over_large_pages_split_them)
 	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
+
+/*
+ * Reference counts per 2 MiB chunk: whole-chunk and partial ADLs over the
+ * same chunks, freed in an order that takes a chunk from one count to a
+ * count per frame and back. After each free, exactly the pages some live
+ * ADL covers are reachable.
+ */
+Test(pmo, chunks_shared_whole_and_in_part_keep_each_frames_count)
+{
+	struct fx fx;
+	handle_t pmo = 0, a = 0, b = 0, c = 0;
+	const uint64_t n = 4 * SZ_2M / PG, chunk = SZ_2M / PG;
+	struct { uint64_t first, last; } live[3] = {
+		{ 0, 2 * chunk },        /* a: chunks 0 and 1 */
+		{ 0, chunk },            /* b: chunk 0 */
+		{ 100, 200 },            /* c: part of chunk 0 */
+	};
+	bool up[3] = { true, true, true };
+	const handle_t *frees[3] = { &c, &a, &b };
+	const unsigned int order[3] = { 2, 0, 1 };
+	iova_t base;
+
+	fx_defaults(&fx);
+	fx_start(&fx);
+	cr_assert_eq(core_pmo_create(fx.core, 0, n * PG, CACHE_CACHED, &pmo), 0);
+	base = fx_iova_of(&fx, pmo, 0);
+	cr_assert(ALIGNED(base, SZ_2M), "a large PMO gets 2 MiB-aligned frames");
+	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2 * SZ_2M, &a), 0);
+	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, SZ_2M, &b), 0);
+	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 100 * PG, 100 * PG, &c), 0);
+	for (unsigned int k = 0; k < 3; k++) {
+		cr_assert_eq(core_adl_free(fx.core, 0, *frees[k]), 0);
+		up[order[k]] = false;
+		for (uint64_t i = 0; i < n; i++) {
+			bool mapped = false;
+			uint8_t reason;
+			int rc;
+
+			for (unsigned int l = 0; l < 3; l++)
+				mapped |= up[l] && i >= live[l].first && i < live[l].last;
+			rc = probe_write(&fx, 0, base + i * PG, &reason);
+			cr_assert_eq(rc, mapped ? 0 : -EFAULT, "after %u frees, page %llu: %d", k + 1,
+				     (unsigned long long)i, rc);
+		}
+	}
+	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
+	core_stop(fx.core);
+	fx_assert_no_violations(&fx);
+	fx_fini(&fx);
+}
