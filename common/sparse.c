@@ -347,6 +347,47 @@ int sparse_write(struct sparse_mem *sm, uint64_t addr, const void *buf, uint64_t
 	return 0;
 }
 
+int sparse_fill(struct sparse_mem *sm, uint64_t addr, uint64_t len, const void *pattern,
+		uint64_t plen)
+{
+	uint64_t done = MIN(plen, len);
+	int rc;
+
+	if (!plen)
+		return -EINVAL;
+	if (!sparse_in_range(sm, addr, len))
+		return -ERANGE;
+	rc = sparse_write(sm, addr, pattern, done);
+	/* [addr, addr+done) holds whole periods: its copy right after it continues the pattern */
+	while (!rc && done < len) {
+		uint64_t n = MIN(done, len - done);
+
+		rc = sparse_copy(sm, addr + done, sm, addr, n, false);
+		done += n;
+	}
+	return rc;
+}
+
+/*
+ * Whether [addr, addr+n) of @sm holds the bytes at @p, or reads as zero
+ * when @p is NULL; "no" where pages that read as zero meet real bytes.
+ */
+static bool holds(const struct sparse_mem *sm, uint64_t addr, const uint8_t *p, uint64_t n)
+{
+	while (n) {
+		uint64_t avail;
+		const void *have = sparse_peek(sm, addr, &avail);
+		uint64_t k = MIN(avail, n);
+
+		if (!have != !p || (p && memcmp(have, p, k)))
+			return false;
+		addr += k;
+		p = p ? p + k : NULL;
+		n -= k;
+	}
+	return true;
+}
+
 /* Whether [addr, addr+len) of @sm starts a whole chunk that it covers. */
 static bool whole_chunk(const struct sparse_mem *sm, uint64_t addr, uint64_t len)
 {
@@ -375,7 +416,7 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 		if (slot && *slot) {
 			if (SPARSE_OFF(addr) == 0 && n == sparse_avail(sm, addr) && !(*slot)->pins) {
 				slot_drop(sm, slot);
-			} else {
+			} else if (!holds(sm, addr, NULL, n)) {
 				ch = slot_own(sm, slot);
 				if (!ch)
 					return -ENOMEM;
@@ -385,6 +426,33 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 		addr += n;
 		len -= n;
 	}
+	return 0;
+}
+
+/*
+ * Copy @n bytes that do not read as zero, within one chunk on each side.
+ * Bytes already there are left alone: their chunk is not copied if shared,
+ * nor its digest lost (a save over the same content; in a forked process,
+ * pages stay shared with the parent).
+ */
+static int bytes_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *src,
+		      uint64_t soff, uint64_t n, bool stream)
+{
+	uint64_t avail;
+	const uint8_t *from = sparse_peek(src, soff, &avail);
+	uint8_t *to;
+
+	if (holds(dst, doff, from, n))
+		return 0;
+	/* Own the destination first: that may copy the very chunk read from. */
+	to = sparse_ptr(dst, doff, n, &avail);
+	if (!to)
+		return -ENOMEM;
+	from = sparse_peek(src, soff, &avail);
+	if (stream)
+		copy_stream(to, from, n);
+	else
+		memcpy(to, from, n);
 	return 0;
 }
 
@@ -406,9 +474,7 @@ int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *
 		return -ERANGE;
 	while (len) {
 		struct sparse_chunk *whole = NULL, **slot;
-		uint64_t n, savail, davail;
-		const uint8_t *from;
-		uint8_t *to;
+		uint64_t n, savail;
 		int rc;
 
 		if (whole_chunk(src, soff, len) && whole_chunk(dst, doff, len))
@@ -429,15 +495,9 @@ int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *
 				return rc;
 		} else {
 			n = MIN(MIN(savail, sparse_avail(dst, doff)), len);
-			/* Own the destination first: that may copy the very chunk read from. */
-			to = sparse_ptr(dst, doff, n, &davail);
-			if (!to)
-				return -ENOMEM;
-			from = sparse_peek(src, soff, &savail);
-			if (stream)
-				copy_stream(to, from, n);
-			else
-				memcpy(to, from, n);
+			rc = bytes_copy(dst, doff, src, soff, n, stream);
+			if (rc)
+				return rc;
 		}
 		doff += n;
 		soff += n;

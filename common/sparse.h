@@ -99,6 +99,23 @@ int sparse_read(const struct sparse_mem *sm, uint64_t addr, void *buf, uint64_t 
 int sparse_write(struct sparse_mem *sm, uint64_t addr, const void *buf, uint64_t len);
 
 /**
+ * sparse_fill() - write @pattern over and over across a range.
+ * @sm: the store.
+ * @addr: first address; the pattern's first byte lands here.
+ * @len: bytes.
+ * @pattern: the bytes to repeat.
+ * @plen: their count (> 0).
+ *
+ * Only the first period is written; the rest is copied from it with
+ * sparse_copy(). When @addr and @plen are multiples of SPARSE_CHUNK, those
+ * copies share whole chunks: filling any length holds the memory of one period.
+ *
+ * Return: 0, -EINVAL (@plen is 0), -ERANGE, -ENOMEM.
+ */
+int sparse_fill(struct sparse_mem *sm, uint64_t addr, uint64_t len, const void *pattern,
+		uint64_t plen);
+
+/**
  * sparse_discard() - forget the content of a range (it reads as zero again);
  * whole chunks inside it are let go.
  * @sm: the store.

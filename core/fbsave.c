@@ -285,6 +285,7 @@ int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys
 /* --- power transitions --- */
 
 #define SEED_BLOCK (64 * 1024)
+#define SEED_PERIOD (2 * 1024 * 1024)
 
 /* A digest of a physical adapter's VRAM reserve: what a restore must reproduce. */
 uint64_t fb_hash(struct core *c, struct adapter *a, unsigned int phys)
@@ -298,8 +299,11 @@ uint64_t fb_hash(struct core *c, struct adapter *a, unsigned int phys)
 
 /*
  * Until the workload has written it, the reserve would be zeros and a
- * restore that did nothing would pass: give it content that differs per
- * adapter and per block first.
+ * restore that did nothing would pass: give it content first, different for
+ * each adapter and for each 64 KiB block of a 2 MiB period. The period
+ * repeats over the whole reserve, so a backend holds one period's memory
+ * however large the reserve is (vram_fill). A restore that leaves any part
+ * out still fails the check: VRAM reads as zero after a power-off.
  */
 static void fb_seed(struct core *c, struct adapter *a, unsigned int phys)
 {
@@ -308,16 +312,14 @@ static void fb_seed(struct core *c, struct adapter *a, unsigned int phys)
 
 	if (p->seeded || !p->fb_bytes)
 		return;
-	buf = malloc(SEED_BLOCK);
+	buf = malloc(SEED_PERIOD);
 	if (!buf)
 		return;
-	for (size_t i = 0; i < SEED_BLOCK / sizeof(uint64_t); i++)
-		buf[i] = (i + 1) * 0x9e3779b97f4a7c15ull;
-	for (uint64_t off = 0; off < p->fb_bytes; off += SEED_BLOCK) {
-		buf[0] = ((uint64_t)a->index << 56) ^ ((uint64_t)phys << 48) ^ off;
-		c->hw->ops->vram_rw(c->hw, p->dev, p->fb_vram_off + off, buf,
-				    MIN(SEED_BLOCK, p->fb_bytes - off), true);
-	}
+	for (size_t i = 0; i < SEED_PERIOD / sizeof(uint64_t); i++)
+		buf[i] = (i % (SEED_BLOCK / sizeof(uint64_t)) + 1) * 0x9e3779b97f4a7c15ull;
+	for (uint64_t off = 0; off < SEED_PERIOD; off += SEED_BLOCK)
+		buf[off / sizeof(uint64_t)] = ((uint64_t)a->index << 56) ^ ((uint64_t)phys << 48) ^ off;
+	c->hw->ops->vram_fill(c->hw, p->dev, p->fb_vram_off, p->fb_bytes, buf, SEED_PERIOD);
 	free(buf);
 	p->seeded = true;
 }

@@ -146,6 +146,14 @@ struct hw_ops {
 	int (*vram_rw)(struct hw *hw, uint32_t dev, uint64_t off, void *buf, uint64_t len,
 		       bool write);
 	/**
+	 * @vram_fill: write @pattern (@plen bytes) over and over across [off,
+	 * off+len) of @dev's VRAM, as vram_rw() would; filling costs the memory
+	 * of one period when @off and @plen are multiples of 2 MiB. -ERANGE
+	 * outside it, -EIO while off, -EINVAL for an empty pattern.
+	 */
+	int (*vram_fill)(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len,
+			 const void *pattern, uint64_t plen);
+	/**
 	 * @vram_digest: a digest of [off, off+len) of @dev's VRAM into @digest,
 	 * equal for equal content (how a restore is checked against the save
 	 * without reading the area back); -ERANGE outside it, -EIO while off.

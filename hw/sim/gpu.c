@@ -61,6 +61,15 @@ int sim_op_vram_rw(struct hw *hw, uint32_t dev, uint64_t off, void *buf, uint64_
 	return write ? sparse_write(&dv->vram, off, buf, len) : sparse_read(&dv->vram, off, buf, len);
 }
 
+int sim_op_vram_fill(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len,
+		     const void *pattern, uint64_t plen)
+{
+	int err;
+	struct sim_dev *dv = vram_access(hw, dev, off, len, &err);
+
+	return dv ? sparse_fill(&dv->vram, off, len, pattern, plen) : err;
+}
+
 int sim_op_vram_digest(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len,
 		       uint64_t *digest)
 {

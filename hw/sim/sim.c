@@ -165,6 +165,7 @@ static const struct hw_ops sim_ops = {
 	.stats = sim_op_stats,
 	.vram_size = sim_op_vram_size,
 	.vram_rw = sim_op_vram_rw,
+	.vram_fill = sim_op_vram_fill,
 	.vram_digest = sim_op_vram_digest,
 	.power = sim_op_power,
 	.gpu_submit = sim_op_gpu_submit,

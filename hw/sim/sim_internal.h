@@ -132,6 +132,8 @@ void sim_gpu_fini(struct sim_dev *dv);
 uint64_t sim_op_vram_size(struct hw *hw, uint32_t dev);
 int sim_op_vram_rw(struct hw *hw, uint32_t dev, uint64_t off, void *buf, uint64_t len,
 		   bool write);
+int sim_op_vram_fill(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len,
+		     const void *pattern, uint64_t plen);
 int sim_op_vram_digest(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len,
 		       uint64_t *digest);
 int sim_op_power(struct hw *hw, uint32_t dev, bool on);

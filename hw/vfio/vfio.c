@@ -513,6 +513,15 @@ static int op_vram_rw(struct hw *hw, uint32_t dev, uint64_t off, void *buf, uint
 	return write ? sparse_write(&v->vram, off, buf, len) : sparse_read(&v->vram, off, buf, len);
 }
 
+static int op_vram_fill(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len,
+			const void *pattern, uint64_t plen)
+{
+	struct vfio *v = to_vfio(hw);
+	int rc = vram_check(v, dev, off, len);
+
+	return rc ? rc : sparse_fill(&v->vram, off, len, pattern, plen);
+}
+
 static int op_vram_digest(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len, uint64_t *digest)
 {
 	struct vfio *v = to_vfio(hw);
@@ -640,6 +649,7 @@ static const struct hw_ops vfio_ops = {
 	.stats = op_stats,
 	.vram_size = op_vram_size,
 	.vram_rw = op_vram_rw,
+	.vram_fill = op_vram_fill,
 	.vram_digest = op_vram_digest,
 	.power = op_power,
 	.gpu_submit = op_gpu_submit,

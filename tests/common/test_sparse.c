@@ -202,6 +202,94 @@ Test(sparse, whole_chunks_are_shared_and_copied_on_write)
 	sparse_fini(&other);
 }
 
+Test(sparse, copying_what_is_there_already_keeps_chunks_shared)
+{
+	static uint8_t in[SPARSE_CHUNK];
+	const void *shared;
+	uint8_t b = 0;
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i * 11 + 1);
+	in[5 * 4096] = 0; /* one page holds real zeros */
+	cr_assert_eq(sparse_write(&sm, 0, in, sizeof(in)), 0);
+	cr_assert_eq(sparse_discard(&sm, 9 * 4096, 4096), 0); /* and one reads as zero */
+	cr_assert_eq(sparse_copy(&sm, 2 * SPARSE_CHUNK, &sm, 0, SPARSE_CHUNK, false), 0);
+	shared = sparse_peek(&sm, 2 * SPARSE_CHUNK, &(uint64_t){ 0 });
+	cr_assert_eq(shared, sparse_peek(&sm, 0, &(uint64_t){ 0 }));
+	/* a part copied over itself, from a third place holding the same bytes */
+	cr_assert_eq(sparse_write(&sm, 5 * SPARSE_CHUNK, in, sizeof(in)), 0);
+	cr_assert_eq(sparse_discard(&sm, 5 * SPARSE_CHUNK + 9 * 4096, 4096), 0);
+	cr_assert_eq(sparse_copy(&sm, 2 * SPARSE_CHUNK + 3 * 4096, &sm,
+				 5 * SPARSE_CHUNK + 3 * 4096, 10 * 4096, false), 0);
+	cr_assert_eq(sparse_discard(&sm, 2 * SPARSE_CHUNK + 9 * 4096, 4096), 0);
+	cr_assert_eq(sparse_peek(&sm, 2 * SPARSE_CHUNK, &(uint64_t){ 0 }), shared, "still shared");
+	/* real zeros are bytes, not a page that reads as zero: that copy is a change */
+	cr_assert_eq(sparse_copy(&sm, 2 * SPARSE_CHUNK + 9 * 4096, &sm, 5 * 4096, 4096, false), 0);
+	cr_assert_neq(sparse_peek(&sm, 2 * SPARSE_CHUNK, &(uint64_t){ 0 }), shared);
+	/* one byte different is a change too */
+	cr_assert_eq(sparse_copy(&sm, 7 * SPARSE_CHUNK, &sm, 0, SPARSE_CHUNK, false), 0);
+	in[4096 + 17] ^= 1;
+	cr_assert_eq(sparse_write(&sm, 6 * SPARSE_CHUNK, in, sizeof(in)), 0);
+	cr_assert_eq(sparse_copy(&sm, 7 * SPARSE_CHUNK, &sm, 6 * SPARSE_CHUNK, 8192, false), 0);
+	cr_assert_eq(sparse_read(&sm, 7 * SPARSE_CHUNK + 4096 + 17, &b, 1), 0);
+	cr_assert_eq(b, in[4096 + 17]);
+	cr_assert_eq(sparse_read(&sm, 4096 + 17, &b, 1), 0);
+	cr_assert_eq(b, in[4096 + 17] ^ 1, "the source it was shared with is as it was");
+}
+
+/* What a fill of @pattern (@plen bytes) from @base puts at @addr. */
+static uint8_t filled(const uint8_t *pattern, uint64_t plen, uint64_t base, uint64_t addr)
+{
+	return pattern[(addr - base) % plen];
+}
+
+Test(sparse, fill_repeats_the_pattern_and_shares_whole_periods)
+{
+	static uint8_t pattern[2 * SPARSE_CHUNK], out[3 * 4096];
+	const uint64_t base = 4 * SPARSE_CHUNK, len = 9 * SPARSE_CHUNK + 5000;
+	const uint64_t probes[] = { base, base + 4095, base + 2 * SPARSE_CHUNK - 4096,
+				    base + 7 * SPARSE_CHUNK - 100, base + len - sizeof(out) };
+	uint8_t b = 0x5a;
+
+	for (size_t i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 7 + i / 4096);
+	cr_assert_eq(sparse_fill(&sm, base, len, pattern, sizeof(pattern)), 0);
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		cr_assert_eq(sparse_read(&sm, probes[i], out, sizeof(out)), 0);
+		for (size_t j = 0; j < sizeof(out); j++)
+			cr_assert_eq(out[j], filled(pattern, sizeof(pattern), base, probes[i] + j),
+				     "at %#llx", (unsigned long long)(probes[i] + j));
+	}
+	/* nothing past the end */
+	cr_assert_eq(sparse_read(&sm, base + len, &b, 1), 0);
+	cr_assert_eq(b, 0);
+	/* each later period holds the first period's chunks */
+	for (uint64_t c = 2; c < 9; c++)
+		cr_assert_eq(sparse_peek(&sm, base + c * SPARSE_CHUNK, &(uint64_t){ 0 }),
+			     sparse_peek(&sm, base + c % 2 * SPARSE_CHUNK, &(uint64_t){ 0 }),
+			     "chunk %llu shared", (unsigned long long)c);
+	/* writing one copy leaves the others as they were */
+	cr_assert_eq(sparse_write(&sm, base + 6 * SPARSE_CHUNK, &b, 1), 0);
+	cr_assert_eq(sparse_read(&sm, base, &b, 1), 0);
+	cr_assert_eq(b, pattern[0]);
+	cr_assert_eq(sparse_read(&sm, base + 8 * SPARSE_CHUNK, &b, 1), 0);
+	cr_assert_eq(b, pattern[0]);
+}
+
+Test(sparse, fill_from_anywhere_with_any_period)
+{
+	static const uint8_t pattern[] = { 1, 2, 3, 4, 5, 6, 7 };
+	static uint8_t out[SPARSE_CHUNK + 3000];
+	const uint64_t base = SPARSE_CHUNK - 1000;
+
+	cr_assert_eq(sparse_fill(&sm, base, sizeof(out), pattern, sizeof(pattern)), 0);
+	cr_assert_eq(sparse_read(&sm, base, out, sizeof(out)), 0);
+	for (size_t j = 0; j < sizeof(out); j++)
+		cr_assert_eq(out[j], pattern[j % sizeof(pattern)], "at +%zu", j);
+	cr_assert_eq(sparse_fill(&sm, 0, 5, pattern, 0), -EINVAL);
+	cr_assert_eq(sparse_fill(&sm, sm.size - 4, 5, pattern, 1), -ERANGE);
+}
+
 Test(sparse, unaligned_copies_move_bytes_and_zero_runs)
 {
 	static uint8_t in[3 * 4096], out[sizeof(in)];

@@ -235,6 +235,37 @@ Test(fbsave, a_restore_that_does_nothing_is_caught)
 	fx_fini(&fx);
 }
 
+/* restores properly, then loses 64 KiB of the second 2 MiB of the reserve */
+static int leaky_set_power(struct core *core, void *kmd, unsigned int adapter, unsigned int phys,
+			   enum power_state state)
+{
+	static uint8_t zeros[64 << 10];
+	struct hw *hw = core_hw(core);
+	uint64_t vram_off, bytes, section_off;
+	int rc;
+
+	rc = core_kmd_reference()->set_power_state(core, kmd, adapter, phys, state);
+	if (rc || state != POWER_D0)
+		return rc;
+	cr_assert_eq(core_fb_region(core, adapter, phys, &vram_off, &bytes, &section_off), 0);
+	cr_assert_gt(bytes, (3ull << 20) + sizeof(zeros));
+	return hw->ops->vram_rw(hw, 0, vram_off + (3ull << 20), zeros, sizeof(zeros), true);
+}
+
+Test(fbsave, a_restore_that_leaves_a_piece_out_is_caught)
+{
+	static const struct kmd_ops leaky = { .set_power_state = leaky_set_power };
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx.scn.adapters[0].phys[0].fb_save_size = 4ull << 20; /* the seed's 2 MiB period, twice */
+	fx_start_kmd(&fx, &leaky, NULL);
+	cycle(&fx, 0, PATH_PINNED, PATH_PINNED);
+	cr_assert_not(last_record(&fx)->verified);
+	cr_assert_eq(fx_violations(&fx, V_FB_RESTORE_MISMATCH), 1, "%s", fx_violation_text(&fx));
+	fx_fini(&fx);
+}
+
 Test(fbsave, callbacks_need_the_lead_adapter)
 {
 	handle_t h;

@@ -382,6 +382,30 @@ Test(conformance, copy_jobs_both_directions)
 	cr_assert_eq(ops->gpu_submit(hw, dev, &to_sys), -ERANGE);
 }
 
+Test(conformance, vram_fill_repeats_a_pattern)
+{
+	static uint8_t pattern[2 * MiB];
+	const uint64_t off = 2 * MiB, len = 6 * MiB + 100;
+	const uint64_t probes[] = { off, off + 2 * MiB - 8, off + 5 * MiB + 3, off + len - 16 };
+	uint8_t back[16], b = 0;
+
+	for (size_t i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 5 + i / 4096);
+	cr_assert_eq(ops->vram_fill(hw, dev, off, len, pattern, sizeof(pattern)), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
+		cr_assert_eq(ops->vram_rw(hw, dev, probes[i], back, sizeof(back), false), 0);
+		for (size_t j = 0; j < sizeof(back); j++)
+			cr_assert_eq(back[j], pattern[(probes[i] + j - off) % sizeof(pattern)]);
+	}
+	cr_assert_eq(ops->vram_rw(hw, dev, off + len, &b, 1, false), 0);
+	cr_assert_eq(b, 0, "nothing past the end");
+	cr_assert_eq(ops->vram_fill(hw, dev, 0, 1, pattern, 0), -EINVAL);
+	cr_assert_eq(ops->vram_fill(hw, dev, ops->vram_size(hw, dev) - 1, 2, pattern, 1), -ERANGE);
+	cr_assert_eq(ops->power(hw, dev, false), 0);
+	cr_assert_eq(ops->vram_fill(hw, dev, 0, 1, pattern, 1), -EIO);
+	cr_assert_eq(ops->power(hw, dev, true), 0);
+}
+
 Test(conformance, power_off_loses_vram_and_refuses_jobs)
 {
 	uint8_t b = 0x66, pending_buf = 0;
