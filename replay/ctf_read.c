@@ -620,21 +620,40 @@ consume(bt_message_iterator *it, void *data)
 
 /* ---- the graph ---- */
 
-static int find_plugin(const char *plugin_name, const bt_plugin **plugin, char *err, size_t errlen)
+/* The "ctf" and "utils" plugins, from one pass over the plugin folders (each pass loads them all). */
+static int find_plugins(const bt_plugin **ctf, const bt_plugin **utils, char *err, size_t errlen)
 {
-	bt_plugin_find_status st = bt_plugin_find(plugin_name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
-						  BT_FALSE, plugin);
+	const bt_plugin_set *set = NULL;
+	bt_plugin_find_all_status st = bt_plugin_find_all(BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE,
+							  BT_FALSE, &set);
+	const char *missing;
 
-	if (st == BT_PLUGIN_FIND_STATUS_OK)
-		return 0;
-	bt_current_thread_clear_error();
-	if (st == BT_PLUGIN_FIND_STATUS_MEMORY_ERROR) {
+	*ctf = *utils = NULL;
+	if (st == BT_PLUGIN_FIND_ALL_STATUS_MEMORY_ERROR) {
+		bt_current_thread_clear_error();
 		set_err(err, errlen, "out of memory loading babeltrace2 plugins");
 		return -ENOMEM;
 	}
-	set_err(err, errlen, "babeltrace2 plugin \"%s\" not found (is babeltrace2 installed?)",
-		plugin_name);
-	return -ENOSYS;
+	for (uint64_t i = 0; st == BT_PLUGIN_FIND_ALL_STATUS_OK && i < bt_plugin_set_get_plugin_count(set); i++) {
+		const bt_plugin *p = bt_plugin_set_borrow_plugin_by_index_const(set, i);
+
+		if (!strcmp(bt_plugin_get_name(p), "ctf"))
+			*ctf = p;
+		else if (!strcmp(bt_plugin_get_name(p), "utils"))
+			*utils = p;
+	}
+	missing = !*ctf ? "ctf" : !*utils ? "utils" : NULL;
+	if (missing) {
+		*ctf = *utils = NULL;
+		bt_current_thread_clear_error();
+		set_err(err, errlen, "babeltrace2 plugin \"%s\" not found (is babeltrace2 installed?)",
+			missing);
+	} else {
+		bt_plugin_get_ref(*ctf);
+		bt_plugin_get_ref(*utils);
+	}
+	bt_plugin_set_put_ref(set);
+	return missing ? -ENOSYS : 0;
 }
 
 static int add_source(struct reader *r, bt_graph *graph, const bt_component_class_source *cls,
@@ -793,17 +812,14 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
 	r.st.traces = folders.n;
 	if (ret)
 		goto free_folders;
-	ret = find_plugin("ctf", &ctf, err, errlen);
+	ret = find_plugins(&ctf, &utils, err, errlen);
 	if (ret)
 		goto free_folders;
-	ret = find_plugin("utils", &utils, err, errlen);
-	if (ret)
-		goto put_ctf;
 	graph = bt_graph_create(0);
 	if (!graph) {
 		set_err(err, errlen, "%s: out of memory", path);
 		ret = -ENOMEM;
-		goto put_utils;
+		goto put_plugins;
 	}
 	ret = build_graph(&r, graph, ctf, utils);
 	if (ret)
@@ -827,9 +843,8 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
 put_graph:
 	bt_graph_put_ref(graph);
 	cls_free(&r.classes);
-put_utils:
+put_plugins:
 	bt_plugin_put_ref(utils);
-put_ctf:
 	bt_plugin_put_ref(ctf);
 free_folders:
 	folders_free(&folders);
