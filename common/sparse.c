@@ -19,10 +19,18 @@
 /* Chunks a store keeps for reuse (each holds 2 MiB of the process's memory). */
 #define SPARSE_POOL 8
 
+/* A page whose bytes are those of another chunk's page: copied by reference. */
+struct sparse_borrow {
+	struct sparse_chunk *from;  /* holds a reference to it; NULL: the page has its own bytes */
+	uint32_t page;              /* a page of @from with its own bytes */
+};
+
 struct sparse_chunk {
 	uint8_t *data;                     /* SPARSE_CHUNK bytes */
 	uint64_t zero[SPARSE_PAGES / 64];  /* bit set: the page reads as zero, whatever data holds */
-	uint32_t refs;                     /* directory slots holding it, in any store */
+	struct sparse_borrow *borrow;      /* [SPARSE_PAGES] once a page was borrowed, else NULL */
+	uint32_t nborrowed;                /* pages whose bytes are another chunk's */
+	uint32_t refs;                     /* directory slots and borrowed pages holding it, in any store */
 	uint32_t pins;                     /* sparse_pin() holds: plain memory a device may access */
 	bool digest_valid;                 /* @digest is that of the content as it is */
 	uint64_t digest;
@@ -65,35 +73,135 @@ static uint64_t run_end(const struct sparse_chunk *ch, uint64_t off)
 	return SPARSE_CHUNK;
 }
 
-/* Make [off, off+n) of @ch ready to be overwritten: pages half in it that read as zero are cleared. */
-static void pages_prepare_write(struct sparse_chunk *ch, uint64_t off, uint64_t n)
+/* --- pages borrowed from other chunks --- */
+
+static void chunk_put(struct sparse_mem *sm, struct sparse_chunk *ch);
+
+static bool page_borrowed(const struct sparse_chunk *ch, uint64_t page)
+{
+	return ch->nborrowed && ch->borrow[page].from;
+}
+
+/* Where the bytes at @off of @ch are: its own, or those of the page it borrowed. */
+static uint8_t *bytes_at(const struct sparse_chunk *ch, uint64_t off)
+{
+	uint64_t page = off >> SPARSE_PAGE_SHIFT;
+	const struct sparse_borrow *b;
+
+	if (!page_borrowed(ch, page))
+		return ch->data + off;
+	b = &ch->borrow[page];
+	return b->from->data + ((uint64_t)b->page << SPARSE_PAGE_SHIFT) + (off & (SPARSE_PAGE - 1));
+}
+
+/* The end of the stretch from @off over which @ch reads as zero, or has bytes contiguous in memory. */
+static uint64_t stretch_end(const struct sparse_chunk *ch, uint64_t off)
+{
+	uint64_t end = run_end(ch, off);
+
+	if (ch->nborrowed && !page_zero(ch, off >> SPARSE_PAGE_SHIFT))
+		end = MIN(end, ALIGN_DOWN(off, SPARSE_PAGE) + SPARSE_PAGE);
+	return end;
+}
+
+/* Give @page of @ch back what it borrowed; it has its own bytes again, whatever they hold. */
+static void unborrow(struct sparse_mem *sm, struct sparse_chunk *ch, uint64_t page)
+{
+	struct sparse_chunk *from = ch->borrow[page].from;
+
+	ch->borrow[page].from = NULL;
+	ch->nborrowed--;
+	chunk_put(sm, from);
+}
+
+/* Give @page of @ch a copy of the bytes it borrowed. */
+static void page_own(struct sparse_mem *sm, struct sparse_chunk *ch, uint64_t page)
+{
+	uint64_t start = page << SPARSE_PAGE_SHIFT;
+
+	memcpy(ch->data + start, bytes_at(ch, start), SPARSE_PAGE);
+	unborrow(sm, ch, page);
+}
+
+/*
+ * Let @page of @ch (held by one slot only, not pinned, not @from) hold the
+ * bytes of @fpage of @from (not pinned) by reference: those of the page it
+ * borrowed itself, if so. No chunk can then borrow from a chunk that borrows
+ * from it: a chunk lent from is shared, and changing it copies it first.
+ *
+ * Return: 0, or -ENOMEM (nothing changed).
+ */
+static int borrow(struct sparse_mem *sm, struct sparse_chunk *ch, uint64_t page,
+		  struct sparse_chunk *from, uint64_t fpage)
+{
+	if (page_borrowed(from, fpage)) {
+		struct sparse_borrow b = from->borrow[fpage];
+
+		from = b.from;
+		fpage = b.page;
+	}
+	if (!ch->borrow) {
+		ch->borrow = calloc(SPARSE_PAGES, sizeof(*ch->borrow));
+		if (!ch->borrow)
+			return -ENOMEM;
+	}
+	from->refs++;
+	if (page_borrowed(ch, page))
+		unborrow(sm, ch, page);
+	ch->borrow[page] = (struct sparse_borrow){ from, (uint32_t)fpage };
+	ch->nborrowed++;
+	page_set_zero(ch, page, false);
+	return 0;
+}
+
+/*
+ * Make [off, off+n) of @ch ready to be overwritten: pages half in it that
+ * read as zero are cleared, those it borrowed get their bytes back.
+ */
+static void pages_prepare_write(struct sparse_mem *sm, struct sparse_chunk *ch, uint64_t off,
+				uint64_t n)
 {
 	uint64_t first = off >> SPARSE_PAGE_SHIFT, last = (off + n - 1) >> SPARSE_PAGE_SHIFT;
 
 	for (uint64_t page = first; page <= last; page++) {
 		uint64_t start = page << SPARSE_PAGE_SHIFT;
+		bool whole = start >= off && start + SPARSE_PAGE <= off + n;
 
+		if (page_borrowed(ch, page)) {
+			if (whole)
+				unborrow(sm, ch, page);
+			else
+				page_own(sm, ch, page);
+			continue;
+		}
 		if (!page_zero(ch, page))
 			continue;
-		if (start < off || start + SPARSE_PAGE > off + n)
+		if (!whole)
 			memset(ch->data + start, 0, SPARSE_PAGE);
 		page_set_zero(ch, page, false);
 	}
 }
 
 /* Make [off, off+n) of @ch read as zero. */
-static void pages_discard(struct sparse_chunk *ch, uint64_t off, uint64_t n)
+static void pages_discard(struct sparse_mem *sm, struct sparse_chunk *ch, uint64_t off, uint64_t n)
 {
 	uint64_t first = off >> SPARSE_PAGE_SHIFT, last = (off + n - 1) >> SPARSE_PAGE_SHIFT;
 
 	for (uint64_t page = first; page <= last; page++) {
 		uint64_t start = page << SPARSE_PAGE_SHIFT;
 		uint64_t from = MAX(start, off), to = MIN(start + SPARSE_PAGE, off + n);
+		/* a device may write a pinned page behind our back: no bit can stand for it */
+		bool whole = from == start && to == start + SPARSE_PAGE && !ch->pins;
 
 		if (page_zero(ch, page))
 			continue;
-		/* a device may write a pinned page behind our back: no bit can stand for it */
-		if (from == start && to == start + SPARSE_PAGE && !ch->pins)
+		if (page_borrowed(ch, page)) {
+			if (whole)
+				unborrow(sm, ch, page);
+			else
+				page_own(sm, ch, page);
+		}
+		if (whole)
 			page_set_zero(ch, page, true);
 		else
 			memset(ch->data + from, 0, to - from);
@@ -128,6 +236,8 @@ static struct sparse_chunk *chunk_new(struct sparse_mem *sm)
 		}
 		madvise(p, SPARSE_CHUNK, MADV_HUGEPAGE);
 		ch->data = p;
+		ch->borrow = NULL;
+		ch->nborrowed = 0;
 	}
 	memset(ch->zero, 0xff, sizeof(ch->zero));
 	ch->refs = 1;
@@ -140,14 +250,18 @@ static struct sparse_chunk *chunk_new(struct sparse_mem *sm)
 static void chunk_release(struct sparse_chunk *ch)
 {
 	munmap(ch->data, SPARSE_CHUNK);
+	free(ch->borrow);
 	free(ch);
 }
 
-/* Drop a reference; the last one puts the chunk in @sm's pool or frees it. */
+/* Drop a reference; the last one gives back what it borrowed and puts it in @sm's pool or frees it. */
 static void chunk_put(struct sparse_mem *sm, struct sparse_chunk *ch)
 {
 	if (!ch || --ch->refs)
 		return;
+	for (uint64_t page = 0; ch->nborrowed && page < SPARSE_PAGES; page++)
+		if (ch->borrow[page].from)
+			unborrow(sm, ch, page);
 	if (sm->npool < SPARSE_POOL) {
 		ch->next = sm->pool;
 		sm->pool = ch;
@@ -238,10 +352,22 @@ static struct sparse_chunk *slot_own(struct sparse_mem *sm, struct sparse_chunk 
 		copy = chunk_new(sm);
 		if (!copy)
 			return NULL;
+		if (ch->nborrowed && !copy->borrow) {
+			copy->borrow = calloc(SPARSE_PAGES, sizeof(*copy->borrow));
+			if (!copy->borrow) {
+				chunk_put(sm, copy);
+				return NULL;
+			}
+		}
 		for (uint64_t off = 0, end; off < SPARSE_CHUNK; off = end) {
-			end = run_end(ch, off);
-			if (!page_zero(ch, off >> SPARSE_PAGE_SHIFT))
+			end = stretch_end(ch, off);
+			if (page_borrowed(ch, off >> SPARSE_PAGE_SHIFT)) {
+				copy->borrow[off >> SPARSE_PAGE_SHIFT] = ch->borrow[off >> SPARSE_PAGE_SHIFT];
+				copy->borrow[off >> SPARSE_PAGE_SHIFT].from->refs++;
+				copy->nborrowed++;
+			} else if (!page_zero(ch, off >> SPARSE_PAGE_SHIFT)) {
 				copy_stream(copy->data + off, ch->data + off, end - off);
+			}
 		}
 		memcpy(copy->zero, ch->zero, sizeof(copy->zero));
 		chunk_put(sm, ch);
@@ -282,7 +408,7 @@ void *sparse_ptr(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *a
 
 	if (!ch)
 		return NULL;
-	pages_prepare_write(ch, SPARSE_OFF(addr), MIN(len, *avail));
+	pages_prepare_write(sm, ch, SPARSE_OFF(addr), MIN(len, *avail));
 	return ch->data + SPARSE_OFF(addr);
 }
 
@@ -299,8 +425,8 @@ const void *sparse_peek(const struct sparse_mem *sm, uint64_t addr, uint64_t *av
 	ch = sparse_chunk_at(sm, addr);
 	if (!ch)
 		return NULL;
-	*avail = MIN(*avail, run_end(ch, off) - off);
-	return page_zero(ch, off >> SPARSE_PAGE_SHIFT) ? NULL : ch->data + off;
+	*avail = MIN(*avail, stretch_end(ch, off) - off);
+	return page_zero(ch, off >> SPARSE_PAGE_SHIFT) ? NULL : bytes_at(ch, off);
 }
 
 int sparse_read(const struct sparse_mem *sm, uint64_t addr, void *buf, uint64_t len)
@@ -379,7 +505,7 @@ static bool holds(const struct sparse_mem *sm, uint64_t addr, const uint8_t *p, 
 		const void *have = sparse_peek(sm, addr, &avail);
 		uint64_t k = MIN(avail, n);
 
-		if (!have != !p || (p && memcmp(have, p, k)))
+		if (!have != !p || (p && have != p && memcmp(have, p, k)))
 			return false;
 		addr += k;
 		p = p ? p + k : NULL;
@@ -420,39 +546,12 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 				ch = slot_own(sm, slot);
 				if (!ch)
 					return -ENOMEM;
-				pages_discard(ch, SPARSE_OFF(addr), n);
+				pages_discard(sm, ch, SPARSE_OFF(addr), n);
 			}
 		}
 		addr += n;
 		len -= n;
 	}
-	return 0;
-}
-
-/*
- * Copy @n bytes that do not read as zero, within one chunk on each side.
- * Bytes already there are left alone: their chunk is not copied if shared,
- * nor its digest lost (a save over the same content; in a forked process,
- * pages stay shared with the parent).
- */
-static int bytes_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *src,
-		      uint64_t soff, uint64_t n, bool stream)
-{
-	uint64_t avail;
-	const uint8_t *from = sparse_peek(src, soff, &avail);
-	uint8_t *to;
-
-	if (holds(dst, doff, from, n))
-		return 0;
-	/* Own the destination first: that may copy the very chunk read from. */
-	to = sparse_ptr(dst, doff, n, &avail);
-	if (!to)
-		return -ENOMEM;
-	from = sparse_peek(src, soff, &avail);
-	if (stream)
-		copy_stream(to, from, n);
-	else
-		memcpy(to, from, n);
 	return 0;
 }
 
@@ -465,6 +564,63 @@ static void slot_share(struct sparse_mem *sm, struct sparse_chunk **slot, struct
 	slot_drop(sm, slot);
 	*slot = ch;
 	sm->resident += SPARSE_CHUNK;
+}
+
+/* A chunk whose every page borrowed the same page of one chunk is that chunk: share it instead. */
+static void collapse(struct sparse_mem *sm, struct sparse_chunk **slot)
+{
+	struct sparse_chunk *ch = *slot, *from = ch->borrow[0].from;
+
+	for (uint64_t page = 0; page < SPARSE_PAGES; page++)
+		if (ch->borrow[page].from != from || ch->borrow[page].page != page)
+			return;
+	slot_share(sm, slot, from);
+}
+
+/*
+ * Copy @n bytes that do not read as zero, within one chunk on each side.
+ * Bytes already there are left alone: their chunk is not copied if shared,
+ * nor its digest lost (a save over the same content; in a forked process,
+ * pages stay shared with the parent). Whole pages at the same place within
+ * a page on both sides are taken by reference: a copy through a bounce
+ * buffer moves no bytes, and a chunk that ends up borrowing every page of
+ * another, in place, becomes that chunk.
+ */
+static int bytes_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *src,
+		      uint64_t soff, uint64_t n, bool stream)
+{
+	struct sparse_chunk *dch, *sch;
+	uint64_t avail, off = SPARSE_OFF(doff);
+	bool lend;
+
+	if (holds(dst, doff, sparse_peek(src, soff, &avail), n))
+		return 0;
+	/* Own the destination first: that may copy the very chunk read from. */
+	dch = chunk_to_change(dst, doff, n, &avail);
+	if (!dch)
+		return -ENOMEM;
+	sch = sparse_chunk_at(src, soff);
+	soff = SPARSE_OFF(soff);
+	/* memory a device may access is read and written as bytes */
+	lend = sch != dch && !sch->pins && !dch->pins && !((off ^ soff) & (SPARSE_PAGE - 1));
+	while (n) {
+		uint64_t k = lend ? MIN(n, SPARSE_PAGE - (off & (SPARSE_PAGE - 1))) : n;
+
+		if (!lend || k < SPARSE_PAGE ||
+		    borrow(dst, dch, off >> SPARSE_PAGE_SHIFT, sch, soff >> SPARSE_PAGE_SHIFT)) {
+			pages_prepare_write(dst, dch, off, k);
+			if (stream)
+				copy_stream(dch->data + off, bytes_at(sch, soff), k);
+			else
+				memcpy(dch->data + off, bytes_at(sch, soff), k);
+		}
+		off += k;
+		soff += k;
+		n -= k;
+	}
+	if (dch->nborrowed == SPARSE_PAGES)
+		collapse(dst, sparse_slot(dst, doff, false));
+	return 0;
 }
 
 int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *src,
@@ -510,10 +666,10 @@ int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *
 static void chunk_feed(struct digest *d, const struct sparse_chunk *ch, uint64_t off, uint64_t n)
 {
 	while (n) {
-		uint64_t end = ch ? MIN(run_end(ch, off), off + n) : off + n;
+		uint64_t end = ch ? MIN(stretch_end(ch, off), off + n) : off + n;
 		bool zero = !ch || page_zero(ch, off >> SPARSE_PAGE_SHIFT);
 
-		digest_update(d, zero ? NULL : ch->data + off, end - off);
+		digest_update(d, zero ? NULL : bytes_at(ch, off), end - off);
 		n -= end - off;
 		off = end;
 	}
@@ -585,8 +741,10 @@ void *sparse_pin(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *a
 	if (!ch)
 		return NULL;
 	n = MIN(len, *avail);
-	/* pages that read as zero become real zeros: the device will see them */
+	/* pages that read as zero become real zeros, borrowed ones own bytes: the device will see them */
 	for (uint64_t page = off >> SPARSE_PAGE_SHIFT; page <= (off + n - 1) >> SPARSE_PAGE_SHIFT; page++) {
+		if (page_borrowed(ch, page))
+			page_own(sm, ch, page);
 		if (page_zero(ch, page)) {
 			memset(ch->data + (page << SPARSE_PAGE_SHIFT), 0, SPARSE_PAGE);
 			page_set_zero(ch, page, false);

@@ -19,8 +19,13 @@
  * Chunks are shared copy-on-write: sparse_copy() of a whole, aligned chunk
  * (a frame-buffer save area copied to VRAM and back) takes a reference
  * instead of copying 2 MiB, and the first write through sparse_ptr() gives
- * the writer a private copy. A chunk also caches its digest until written,
- * so sparse_digest() of content that was only moved costs nothing.
+ * the writer a private copy. Smaller copies take whole pages by reference
+ * the same way (a page borrows another chunk's page), and a chunk that ends
+ * up borrowing every page of one chunk, each in its place, becomes a share
+ * of it: content moved piece by piece through a bounce buffer (a chunked
+ * save) ends as a whole-chunk copy would. A chunk also caches its digest
+ * until written, so sparse_digest() of content that was only moved costs
+ * nothing.
  */
 
 #define SPARSE_CHUNK_SHIFT 21
@@ -135,8 +140,10 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len);
  * @len: bytes.
  * @stream: write with streaming stores (data not read again soon).
  *
- * Whole chunks at chunk-aligned addresses on both sides are shared, never
- * written source bytes discard the destination, the rest is copied.
+ * Whole chunks at chunk-aligned addresses on both sides are shared, whole
+ * pages at the same place within a page on both sides are borrowed, never
+ * written source bytes discard the destination, the rest is copied. Bytes
+ * the destination holds already are left as they are.
  *
  * Return: 0, -ERANGE, -ENOMEM.
  */

@@ -252,7 +252,7 @@ static int leaky_set_power(struct core *core, void *kmd, unsigned int adapter, u
 	return hw->ops->vram_rw(hw, 0, vram_off + (3ull << 20), zeros, sizeof(zeros), true);
 }
 
-Test(fbsave, a_restore_that_leaves_a_piece_out_is_caught)
+static void leaky_cycle(enum power_path path)
 {
 	static const struct kmd_ops leaky = { .set_power_state = leaky_set_power };
 	struct fx fx;
@@ -260,10 +260,18 @@ Test(fbsave, a_restore_that_leaves_a_piece_out_is_caught)
 	fx_defaults(&fx);
 	fx.scn.adapters[0].phys[0].fb_save_size = 4ull << 20; /* the seed's 2 MiB period, twice */
 	fx_start_kmd(&fx, &leaky, NULL);
-	cycle(&fx, 0, PATH_PINNED, PATH_PINNED);
+	if (path == PATH_CHUNKED)
+		fx_pressure(&fx, UINT64_MAX, 1 << 20, UINT64_MAX); /* too little to pin it all */
+	cycle(&fx, 0, path, path);
 	cr_assert_not(last_record(&fx)->verified);
 	cr_assert_eq(fx_violations(&fx, V_FB_RESTORE_MISMATCH), 1, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
+}
+
+Test(fbsave, a_restore_that_leaves_a_piece_out_is_caught)
+{
+	leaky_cycle(PATH_PINNED);
+	leaky_cycle(PATH_CHUNKED);
 }
 
 Test(fbsave, callbacks_need_the_lead_adapter)
