@@ -295,21 +295,21 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 		trace_wl(ev);
 	start = pace_wait(e, ev->ts);
 	rc = dispatch(e, ev, obj ? LIVE_HANDLE(*obj) : 0, ref ? LIVE_HANDLE(*ref) : 0, &created);
-	end = fast_clock_ns(&e->clock); /* CLOCK_MONOTONIC itself when paced */
-	/* (a TSC read on another CPU may lag by a few cycles: never a negative time) */
-	wall = end > start ? end - start : 0;
-	modeled = modeled_ns(e);
-
 	op = &e->res->ops[ev->kind];
 	op->count++;
+	/* untimed, an operation is counted only: no clock, no cost model */
+	wall = modeled = 0;
 	if (!e->untimed) {
+		end = fast_clock_ns(&e->clock); /* CLOCK_MONOTONIC itself when paced */
+		/* (a TSC read on another CPU may lag by a few cycles: never a negative time) */
+		wall = end > start ? end - start : 0;
+		modeled = modeled_ns(e) - e->modeled_last;
+		e->modeled_last += modeled;
 		hist_record(&op->wall, wall);
-		hist_record(&op->modeled, modeled - e->modeled_last);
+		hist_record(&op->modeled, modeled);
 	}
 	if (!e->notrace)
-		trace_op(ev->kind, (uint32_t)adapter, ev->v[WL_ID], rc, wall,
-			 modeled - e->modeled_last, index);
-	e->modeled_last = modeled;
+		trace_op(ev->kind, (uint32_t)adapter, ev->v[WL_ID], rc, wall, modeled, index);
 
 	if (creates && u64map_put(&e->live, key, LIVE(rc ? 0 : created, ev->kind)))
 		return -ENOMEM;

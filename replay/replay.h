@@ -54,7 +54,8 @@ void engine_set_tracing(struct engine *e, bool on);
 
 /**
  * engine_set_timing() - record each operation's latencies in the results'
- * histograms (the default) or only count it.
+ * histograms (the default) or only count it: no clock is read nor cost
+ * model asked, and its tracepoint carries zero latencies.
  * @e: the engine.
  * @on: whether to.
  */
