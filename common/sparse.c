@@ -538,11 +538,14 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 		slot = sparse_slot(sm, addr, false);
 		n = MIN(sparse_avail(sm, addr), len);
 
-		/* A whole chunk (up to the store's end) is let go, a part reads as zero. */
+		/*
+		 * A whole chunk (up to the store's end) is let go, a part reads as
+		 * zero; a shared chunk is not copied for a part that does already.
+		 */
 		if (slot && *slot) {
 			if (SPARSE_OFF(addr) == 0 && n == sparse_avail(sm, addr) && !(*slot)->pins) {
 				slot_drop(sm, slot);
-			} else if (!holds(sm, addr, NULL, n)) {
+			} else if ((*slot)->refs == 1 || !holds(sm, addr, NULL, n)) {
 				ch = slot_own(sm, slot);
 				if (!ch)
 					return -ENOMEM;

@@ -468,3 +468,124 @@ Test(sparse, pinned_memory_is_plain_memory)
 	cr_assert_eq(sm.resident, 0, "unpinned, it goes");
 	sparse_fini(&other);
 }
+
+/* --- many random operations against a plain array of the same bytes --- */
+
+#define MODEL_BYTES (8 * SPARSE_CHUNK)
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* An address in the model store: page-aligned, chunk-aligned or anywhere. */
+static uint64_t rand_addr(uint64_t *rng, uint64_t len)
+{
+	uint64_t a = rng_next(rng) % (MODEL_BYTES - len + 1);
+
+	switch (rng_next(rng) % 3) {
+	case 0:
+		return ALIGN_DOWN(a, SPARSE_CHUNK);
+	case 1:
+		return ALIGN_DOWN(a, 4096);
+	default:
+		return a;
+	}
+}
+
+/* A length: some bytes, some pages, or a whole chunk or two. */
+static uint64_t rand_len(uint64_t *rng)
+{
+	switch (rng_next(rng) % 4) {
+	case 0:
+		return 1 + rng_next(rng) % 9000;
+	case 1:
+		return 4096 * (1 + rng_next(rng) % 40);
+	case 2:
+		return SPARSE_CHUNK * (1 + rng_next(rng) % 2);
+	default:
+		return 64 * 1024;
+	}
+}
+
+static void model_check(struct sparse_mem *m, const uint8_t *ref, uint8_t *out, uint64_t *rng)
+{
+	struct sparse_mem plain;
+	uint64_t d1, d2, len = rand_len(rng), at = rand_addr(rng, len);
+
+	cr_assert_eq(sparse_read(m, 0, out, MODEL_BYTES), 0);
+	for (uint64_t i = 0; memcmp(out, ref, MODEL_BYTES) && i < MODEL_BYTES; i++)
+		cr_assert_eq(out[i], ref[i], "byte %#llx", (unsigned long long)i);
+	/* the same bytes, written plainly, digest the same */
+	cr_assert_eq(sparse_init(&plain, MODEL_BYTES), 0);
+	cr_assert_eq(sparse_write(&plain, 0, ref, MODEL_BYTES), 0);
+	cr_assert_eq(sparse_digest(m, at, len, &d1), 0);
+	cr_assert_eq(sparse_digest(&plain, at, len, &d2), 0);
+	cr_assert_eq(d1, d2, "digest of [%#llx, +%#llx)", (unsigned long long)at,
+		     (unsigned long long)len);
+	sparse_fini(&plain);
+}
+
+Test(sparse, random_operations_keep_the_bytes_of_a_plain_array)
+{
+	static uint8_t ref[MODEL_BYTES], out[MODEL_BYTES], buf[2 * SPARSE_CHUNK];
+	struct sparse_mem m;
+	uint64_t rng = 0x9e3779b97f4a7c15ull, pinned = UINT64_MAX;
+
+	cr_assert_eq(sparse_init(&m, MODEL_BYTES), 0);
+	for (int op = 0; op < 4000; op++) {
+		uint64_t len = rand_len(&rng), a = rand_addr(&rng, len), b, avail;
+		uint8_t *p;
+
+		switch (rng_next(&rng) % 6) {
+		case 0: /* write */
+			for (uint64_t i = 0; i < len; i++)
+				buf[i] = (uint8_t)rng_next(&rng);
+			cr_assert_eq(sparse_write(&m, a, buf, len), 0);
+			memcpy(ref + a, buf, len);
+			break;
+		case 1: /* copy to a range that does not overlap */
+		case 2:
+			b = rand_addr(&rng, len);
+			if (a < b + len && b < a + len)
+				break;
+			cr_assert_eq(sparse_copy(&m, b, &m, a, len, rng_next(&rng) & 1), 0);
+			memmove(ref + b, ref + a, len);
+			break;
+		case 3: /* discard */
+			cr_assert_eq(sparse_discard(&m, a, len), 0);
+			memset(ref + a, 0, len);
+			break;
+		case 4: /* fill */
+			b = 1 + rng_next(&rng) % 5000;
+			for (uint64_t i = 0; i < b; i++)
+				buf[i] = (uint8_t)rng_next(&rng);
+			cr_assert_eq(sparse_fill(&m, a, len, buf, b), 0);
+			for (uint64_t i = 0; i < len; i++)
+				ref[a + i] = buf[i % b];
+			break;
+		default: /* a device writes through a pin, later let go */
+			if (pinned != UINT64_MAX) {
+				sparse_unpin(&m, pinned);
+				pinned = UINT64_MAX;
+				break;
+			}
+			p = sparse_pin(&m, a, len, &avail);
+			cr_assert_not_null(p);
+			cr_assert_arr_eq(p, ref + a, MIN(avail, len));
+			p[0] ^= 0x5a;
+			ref[a] ^= 0x5a;
+			pinned = a;
+			break;
+		}
+		if (op % 200 == 199)
+			model_check(&m, ref, out, &rng);
+	}
+	model_check(&m, ref, out, &rng);
+	if (pinned != UINT64_MAX)
+		sparse_unpin(&m, pinned);
+	sparse_fini(&m);
+}
