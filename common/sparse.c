@@ -114,13 +114,22 @@ static void unborrow(struct sparse_mem *sm, struct sparse_chunk *ch, uint64_t pa
 	chunk_put(sm, from);
 }
 
-/* Give @page of @ch a copy of the bytes it borrowed. */
-static void page_own(struct sparse_mem *sm, struct sparse_chunk *ch, uint64_t page)
+/* Let @page of @ch, which borrowed, have its own bytes: a copy of those it borrowed if @keep. */
+static void page_own(struct sparse_mem *sm, struct sparse_chunk *ch, uint64_t page, bool keep)
 {
 	uint64_t start = page << SPARSE_PAGE_SHIFT;
 
-	memcpy(ch->data + start, bytes_at(ch, start), SPARSE_PAGE);
+	if (keep)
+		memcpy(ch->data + start, bytes_at(ch, start), SPARSE_PAGE);
 	unborrow(sm, ch, page);
+}
+
+/* @ch's table of borrowed pages, made on first need; false when out of memory. */
+static bool borrow_table(struct sparse_chunk *ch)
+{
+	if (!ch->borrow)
+		ch->borrow = calloc(SPARSE_PAGES, sizeof(*ch->borrow));
+	return ch->borrow != NULL;
 }
 
 /*
@@ -140,11 +149,8 @@ static int borrow(struct sparse_mem *sm, struct sparse_chunk *ch, uint64_t page,
 		from = b.from;
 		fpage = b.page;
 	}
-	if (!ch->borrow) {
-		ch->borrow = calloc(SPARSE_PAGES, sizeof(*ch->borrow));
-		if (!ch->borrow)
-			return -ENOMEM;
-	}
+	if (!borrow_table(ch))
+		return -ENOMEM;
 	from->refs++;
 	if (page_borrowed(ch, page))
 		unborrow(sm, ch, page);
@@ -168,10 +174,7 @@ static void pages_prepare_write(struct sparse_mem *sm, struct sparse_chunk *ch, 
 		bool whole = start >= off && start + SPARSE_PAGE <= off + n;
 
 		if (page_borrowed(ch, page)) {
-			if (whole)
-				unborrow(sm, ch, page);
-			else
-				page_own(sm, ch, page);
+			page_own(sm, ch, page, !whole);
 			continue;
 		}
 		if (!page_zero(ch, page))
@@ -195,12 +198,8 @@ static void pages_discard(struct sparse_mem *sm, struct sparse_chunk *ch, uint64
 
 		if (page_zero(ch, page))
 			continue;
-		if (page_borrowed(ch, page)) {
-			if (whole)
-				unborrow(sm, ch, page);
-			else
-				page_own(sm, ch, page);
-		}
+		if (page_borrowed(ch, page))
+			page_own(sm, ch, page, !whole);
 		if (whole)
 			page_set_zero(ch, page, true);
 		else
@@ -352,12 +351,9 @@ static struct sparse_chunk *slot_own(struct sparse_mem *sm, struct sparse_chunk 
 		copy = chunk_new(sm);
 		if (!copy)
 			return NULL;
-		if (ch->nborrowed && !copy->borrow) {
-			copy->borrow = calloc(SPARSE_PAGES, sizeof(*copy->borrow));
-			if (!copy->borrow) {
-				chunk_put(sm, copy);
-				return NULL;
-			}
+		if (ch->nborrowed && !borrow_table(copy)) {
+			chunk_put(sm, copy);
+			return NULL;
 		}
 		for (uint64_t off = 0, end; off < SPARSE_CHUNK; off = end) {
 			end = stretch_end(ch, off);
@@ -747,7 +743,7 @@ void *sparse_pin(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *a
 	/* pages that read as zero become real zeros, borrowed ones own bytes: the device will see them */
 	for (uint64_t page = off >> SPARSE_PAGE_SHIFT; page <= (off + n - 1) >> SPARSE_PAGE_SHIFT; page++) {
 		if (page_borrowed(ch, page))
-			page_own(sm, ch, page);
+			page_own(sm, ch, page, true);
 		if (page_zero(ch, page)) {
 			memset(ch->data + (page << SPARSE_PAGE_SHIFT), 0, SPARSE_PAGE);
 			page_set_zero(ch, page, false);
