@@ -94,14 +94,30 @@ static uint8_t *bytes_at(const struct sparse_chunk *ch, uint64_t off)
 	return b->from->data + ((uint64_t)b->page << SPARSE_PAGE_SHIFT) + (off & (SPARSE_PAGE - 1));
 }
 
-/* The end of the stretch from @off over which @ch reads as zero, or has bytes contiguous in memory. */
+/* Whether @page of @ch holds the bytes that follow those of the page before it in memory. */
+static bool page_follows(const struct sparse_chunk *ch, uint64_t page)
+{
+	const struct sparse_borrow *b = ch->borrow;
+
+	if (!page_borrowed(ch, page - 1))
+		return !page_borrowed(ch, page);
+	return b[page].from == b[page - 1].from && b[page].page == b[page - 1].page + 1;
+}
+
+/*
+ * The end of the stretch from @off over which @ch reads as zero, or has its
+ * bytes contiguous in memory: its own, or borrowed from consecutive pages of
+ * one chunk.
+ */
 static uint64_t stretch_end(const struct sparse_chunk *ch, uint64_t off)
 {
-	uint64_t end = run_end(ch, off);
+	uint64_t end = run_end(ch, off), page = off >> SPARSE_PAGE_SHIFT;
 
-	if (ch->nborrowed && !page_zero(ch, off >> SPARSE_PAGE_SHIFT))
-		end = MIN(end, ALIGN_DOWN(off, SPARSE_PAGE) + SPARSE_PAGE);
-	return end;
+	if (!ch->nborrowed || page_zero(ch, page))
+		return end;
+	while (++page << SPARSE_PAGE_SHIFT < end && page_follows(ch, page))
+		;
+	return page << SPARSE_PAGE_SHIFT;
 }
 
 /* Give @page of @ch back what it borrowed; it has its own bytes again, whatever they hold. */
@@ -356,13 +372,18 @@ static struct sparse_chunk *slot_own(struct sparse_mem *sm, struct sparse_chunk 
 			return NULL;
 		}
 		for (uint64_t off = 0, end; off < SPARSE_CHUNK; off = end) {
+			uint64_t page = off >> SPARSE_PAGE_SHIFT;
+
 			end = stretch_end(ch, off);
-			if (page_borrowed(ch, off >> SPARSE_PAGE_SHIFT)) {
-				copy->borrow[off >> SPARSE_PAGE_SHIFT] = ch->borrow[off >> SPARSE_PAGE_SHIFT];
-				copy->borrow[off >> SPARSE_PAGE_SHIFT].from->refs++;
+			if (!page_borrowed(ch, page)) {
+				if (!page_zero(ch, page))
+					copy_stream(copy->data + off, ch->data + off, end - off);
+				continue;
+			}
+			for (; page < end >> SPARSE_PAGE_SHIFT; page++) {
+				copy->borrow[page] = ch->borrow[page];
+				copy->borrow[page].from->refs++;
 				copy->nborrowed++;
-			} else if (!page_zero(ch, off >> SPARSE_PAGE_SHIFT)) {
-				copy_stream(copy->data + off, ch->data + off, end - off);
 			}
 		}
 		memcpy(copy->zero, ch->zero, sizeof(copy->zero));

@@ -290,6 +290,8 @@ Test(sparse, borrowed_pages_read_write_discard_and_digest_as_bytes)
 	/* pages 3..10 of c borrowed (page-aligned, not from where they sit), plus a part page */
 	cr_assert_eq(sparse_copy(&sm, c + 3 * 4096, &sm, a + 40 * 4096, 8 * 4096, false), 0);
 	cr_assert_eq(sparse_copy(&sm, c + 20 * 4096 + 10, &sm, a + 10, 100, false), 0);
+	cr_assert_eq(sparse_peek(&sm, c + 4 * 4096, &avail), sparse_peek(&sm, a + 41 * 4096, &(uint64_t){ 0 }));
+	cr_assert_eq(avail, 7 * 4096, "pages borrowed from consecutive pages read as one stretch");
 	memset(out, 0, sizeof(out));
 	memcpy(out + 3 * 4096, in + 40 * 4096, 8 * 4096);
 	memcpy(out + 20 * 4096 + 10, in + 10, 100);
