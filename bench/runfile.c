@@ -312,7 +312,8 @@ close:
 	return text;
 }
 
-static char *mtime_iso(const char *path)
+/* The file's modification time in ISO 8601 (UTC, to the second); its nanoseconds in *@nsec. */
+static char *mtime_iso(const char *path, long *nsec)
 {
 	struct stat st;
 	struct tm tm;
@@ -321,6 +322,7 @@ static char *mtime_iso(const char *path)
 	if (stat(path, &st) || !gmtime_r(&st.st_mtime, &tm))
 		return NULL;
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	*nsec = st.st_mtim.tv_nsec;
 	return strdup(buf);
 }
 
@@ -331,6 +333,7 @@ static void fill(struct reader *rd, struct fy_node *root, const struct schema *s
 	struct fy_node *run = lookup(root, "run");
 	char key[128];
 	struct digest d;
+	long nsec;
 
 	rec->kind = sc->kind;
 	switch (sc->kind) {
@@ -365,18 +368,19 @@ static void fill(struct reader *rd, struct fy_node *root, const struct schema *s
 		break;
 	}
 	/*
-	 * No run id in these: the content and when the file was written are the
-	 * identity (the same summary written again next night is a new run).
+	 * No run id in these: the content and when the file was written, to the
+	 * nanosecond, are the identity (the same summary written again, next
+	 * night or the next second, is a new run).
 	 */
-	rec->date = mtime_iso(path);
+	rec->date = mtime_iso(path, &nsec);
 	if (!rec->date) {
 		rd->oom = true;
 		return;
 	}
 	digest_init(&d);
 	digest_update(&d, rec->json, strlen(rec->json));
-	snprintf(key, sizeof(key), "%s/%016llx/%s", run_kind_name(sc->kind),
-		 (unsigned long long)digest_final(&d), rec->date);
+	snprintf(key, sizeof(key), "%s/%016llx/%s+%09ldns", run_kind_name(sc->kind),
+		 (unsigned long long)digest_final(&d), rec->date, nsec);
 	rec->key = dup_or_oom(rd, key);
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench/runfile.h"
@@ -149,4 +151,33 @@ Test(runfile, which_way_is_better)
 	cr_assert_eq(metric_better("fbsave.pinned_ratio", "ratio"), BETTER_HIGHER);
 	cr_assert_eq(metric_better("sweep.runs_per_s", "ops/s"), BETTER_HIGHER);
 	cr_assert_eq(metric_better("campaign.failed", "count"), BETTER_LOWER);
+}
+
+/* The key of @path after setting its modification time to @sec + @nsec. */
+static char *key_at(const char *path, time_t sec, long nsec)
+{
+	const struct timespec t[2] = { { sec, nsec }, { sec, nsec } };
+	struct run_record r;
+	char err[512], *key;
+
+	cr_assert_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+	cr_assert_eq(runfile_read(path, &r, err, sizeof(err)), 0, "%s", err);
+	key = strdup(r.key);
+	runfile_free(&r);
+	return key;
+}
+
+Test(runfile, the_same_summary_written_twice_in_a_second_is_two_runs)
+{
+	const char *path = file_with("c.json", "{\"schema\":\"gpuiso-campaign/1\",\"name\":\"n\","
+					       "\"runs\":1,\"passed\":1,\"failed\":0,\"failures\":[]}");
+	char *first = key_at(path, 1700000000, 100000000);
+	char *again = key_at(path, 1700000000, 100000000);
+	char *later = key_at(path, 1700000000, 700000000);
+
+	cr_assert_str_eq(first, again, "the same file read twice is one run");
+	cr_assert_str_neq(first, later, "written again 0.6 s later: another run");
+	free(first);
+	free(again);
+	free(later);
 }
