@@ -598,7 +598,8 @@ static void collapse(struct sparse_mem *sm, struct sparse_chunk **slot)
 }
 
 /*
- * Copy @n bytes that do not read as zero, within one chunk on each side.
+ * Copy @n bytes that do not read as zero (at @from, as sparse_peek() gave
+ * them), within one chunk on each side.
  * Bytes already there are left alone: their chunk is not copied if shared,
  * nor its digest lost (a save over the same content; in a forked process,
  * pages stay shared with the parent). Whole pages at the same place within
@@ -607,13 +608,13 @@ static void collapse(struct sparse_mem *sm, struct sparse_chunk **slot)
  * another, in place, becomes that chunk.
  */
 static int bytes_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *src,
-		      uint64_t soff, uint64_t n, bool stream)
+		      uint64_t soff, const uint8_t *from, uint64_t n, bool stream)
 {
 	struct sparse_chunk *dch, *sch;
 	uint64_t avail, off = SPARSE_OFF(doff);
 	bool lend;
 
-	if (holds(dst, doff, sparse_peek(src, soff, &avail), n))
+	if (holds(dst, doff, from, n))
 		return 0;
 	/* Own the destination first: that may copy the very chunk read from. */
 	dch = chunk_to_change(dst, doff, n, &avail);
@@ -650,6 +651,7 @@ int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *
 		return -ERANGE;
 	while (len) {
 		struct sparse_chunk *whole = NULL, **slot;
+		const uint8_t *from;
 		uint64_t n, savail;
 		int rc;
 
@@ -664,14 +666,14 @@ int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *
 				return -ENOMEM;
 			slot_share(dst, slot, whole);
 			n = SPARSE_CHUNK;
-		} else if (!sparse_peek(src, soff, &savail)) {
+		} else if (!(from = sparse_peek(src, soff, &savail))) {
 			n = MIN(MIN(savail, sparse_avail(dst, doff)), len);
 			rc = sparse_discard(dst, doff, n);
 			if (rc)
 				return rc;
 		} else {
 			n = MIN(MIN(savail, sparse_avail(dst, doff)), len);
-			rc = bytes_copy(dst, doff, src, soff, n, stream);
+			rc = bytes_copy(dst, doff, src, soff, from, n, stream);
 			if (rc)
 				return rc;
 		}
