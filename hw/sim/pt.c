@@ -19,8 +19,9 @@
  *
  * map and unmap check the whole range before changing anything, so a refused
  * call leaves the table as it was (an unmap that must split takes its tables
- * before it starts). Each domain remembers the level-1 table it
- * last reached, so the second pass, runs of 4 KiB pages and a hot map/unmap
+ * before it starts). Runs of 4 KiB leaves are checked, written and
+ * cleared a level-1 table's worth at a time, and each domain remembers the
+ * level-1 table it last reached, so the second pass and a hot map/unmap
  * loop skip the upper levels. Tables are freed only by map (a large page
  * over an emptied table) and with the domain, and both forget that table.
  */
@@ -151,6 +152,17 @@ uint64_t sim_pt_lookup(struct sim_domain *d, iova_t iova, unsigned int *levels)
 	       (pte & SIM_PTE_PERM);
 }
 
+/*
+ * Pages from @iova on to the end of its level-1 table, at most @left bytes'
+ * worth: the 4 KiB leaves that map, unmap and clear handle in one go.
+ */
+static inline uint64_t pt_l1_run(iova_t iova, uint64_t left)
+{
+	uint64_t to_end = pt_size(2) - (iova & (pt_size(2) - 1));
+
+	return MIN(to_end, left) >> PAGE_SHIFT;
+}
+
 /* The largest leaf level for which iova, pa and the remaining size fit. */
 static unsigned int pt_leaf_level(iova_t iova, pa_t pa, uint64_t left)
 {
@@ -203,10 +215,10 @@ static uint64_t pt_split(uint64_t *e, unsigned int level, struct pt_spare *sp)
 static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size, struct pt_spare *sp,
 			 uint64_t *leaves, uint64_t *writes)
 {
-	uint64_t levels = 0, n = 0, split = 0;
+	uint64_t levels = 0, n = 0, split = 0, cleared;
 	unsigned int l;
 
-	for (uint64_t off = 0; off < size; off += pt_size(l), n++) {
+	for (uint64_t off = 0; off < size; off += cleared << pt_shift(l)) {
 		uint64_t *e = pt_walk(d, iova + off, 1, false, &l);
 
 		while (l > 1 && (!ALIGNED(iova + off, pt_size(l)) || size - off < pt_size(l))) {
@@ -214,8 +226,10 @@ static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size, struc
 			l--;
 			e = &pt_child(*e)[pt_index(iova + off, l)];
 		}
-		*e = 0;
-		levels += SIM_LEVELS - l + 1;
+		cleared = l == 1 ? pt_l1_run(iova + off, size - off) : 1;
+		memset(e, 0, cleared * sizeof(*e));
+		n += cleared;
+		levels += cleared * (SIM_LEVELS - l + 1);
 	}
 	*leaves = n;
 	*writes = n + split;
@@ -227,7 +241,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 {
 	struct sim *s = to_sim(hw);
 	struct sim_domain *d = sim_dom(s, domain);
-	uint64_t off, levels = 0, leaves = 0;
+	uint64_t off, next, levels = 0, leaves = 0, flags;
 	unsigned int l, at;
 	bool large = false;
 
@@ -240,9 +254,13 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 	    size > s->pm->bytes.size - pa)
 		return -ERANGE;
 
-	/* Pass 1: nothing may be mapped anywhere in the range. */
-	for (off = 0; off < size; off += pt_size(l)) {
-		uint64_t *e;
+	/*
+	 * Pass 1: nothing may be mapped anywhere in the range. An empty entry
+	 * above the leaf level vouches for everything under it; in a level-1
+	 * table, the rest of the range in that table is checked at once.
+	 */
+	for (off = 0; off < size; off = next) {
+		uint64_t *e, n, any = 0;
 
 		l = pt_leaf_level(iova + off, pa + off, size - off);
 		e = pt_walk(d, iova + off, l, false, &at);
@@ -250,11 +268,22 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 			return -EEXIST;
 		if ((*e & SIM_PTE_TABLE) && !pt_table_empty(pt_child(*e), at - 1))
 			return -EEXIST;
+		if (at > 1) {
+			next = MIN(ALIGN_DOWN(iova + off, pt_size(at)) + pt_size(at) - iova, size);
+			continue;
+		}
+		n = pt_l1_run(iova + off, size - off);
+		for (uint64_t i = 0; i < n; i++)
+			any |= e[i];
+		if (any & SIM_PTE_PERM)
+			return -EEXIST;
+		next = off + (n << PAGE_SHIFT);
 	}
 
-	/* Pass 2: write the leaves. */
-	for (off = 0; off < size; off += pt_size(l)) {
-		uint64_t *e;
+	/* Pass 2: write the leaves, a level-1 table's worth of 4 KiB leaves at a time. */
+	flags = (perm & HW_PERM_RW) | (perm & HW_MAP_4K ? SIM_PTE_SPLIT : 0);
+	for (off = 0; off < size; off = next) {
+		uint64_t *e, n;
 
 		l = pt_leaf_level(iova + off, pa + off, size - off);
 		e = pt_walk(d, iova + off, l, true, &at);
@@ -265,9 +294,12 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 			pt_table_free(pt_child(*e), l - 1);
 			d->l1_region = UINT64_MAX;
 		}
-		*e = (pa + off) | (perm & HW_PERM_RW) | (perm & HW_MAP_4K ? SIM_PTE_SPLIT : 0);
-		levels += SIM_LEVELS - l + 1;
-		leaves++;
+		n = l == 1 ? pt_l1_run(iova + off, size - off) : 1;
+		for (uint64_t i = 0; i < n; i++)
+			e[i] = (pa + off + (i << PAGE_SHIFT)) | flags;
+		next = off + (n << pt_shift(l));
+		levels += n * (SIM_LEVELS - l + 1);
+		leaves += n;
 		large |= l > 1;
 	}
 	if (large)
@@ -303,6 +335,18 @@ int sim_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 	for (uint64_t off = 0; off < size; off = next) {
 		uint64_t *e = pt_walk(d, iova + off, 1, false, &l);
 
+		if (l == 1) {
+			/* the rest of the range in this level-1 table at once */
+			uint64_t n = pt_l1_run(iova + off, size - off);
+			bool hole = false;
+
+			for (uint64_t i = 0; i < n; i++)
+				hole |= !(e[i] & SIM_PTE_PERM);
+			if (hole)
+				return -ENOENT;
+			next = off + (n << PAGE_SHIFT);
+			continue;
+		}
 		if (!(*e & SIM_PTE_PERM))
 			return -ENOENT;
 		next = ALIGN_DOWN(iova + off, pt_size(l)) + pt_size(l) - iova;

@@ -214,6 +214,29 @@ Test(conformance, dma_round_trip_through_scattered_pages)
 	cr_assert_arr_eq(in, out, sizeof(in) - 200);
 }
 
+Test(conformance, one_map_of_consecutive_pages_gives_each_page_its_own_frame)
+{
+	uint32_t d = domain_attached();
+	enum { N = 24 };
+	pa_t pa[N];
+	uint8_t out[N];
+
+	cr_assert_eq(physmem_alloc(&pm, N, true, pa), 0);
+	/* one call, not 2 MiB aligned: a run of 4 KiB pages */
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE + PAGE_SIZE, pa[0], N * PAGE_SIZE, HW_PERM_RW), 0);
+	for (int i = 0; i < N; i++) {
+		out[i] = (uint8_t)(0xa0 + i);
+		cr_assert_eq(ops->dma(hw, dev, IOVA_BASE + (i + 1) * PAGE_SIZE + 7, &out[i], 1, true),
+			     0);
+	}
+	for (int i = 0; i < N; i++) {
+		uint8_t b;
+
+		cr_assert_eq(sparse_read(&pm.bytes, pa[0] + i * PAGE_SIZE + 7, &b, 1), 0);
+		cr_assert_eq(b, out[i], "page %d landed in its own frame", i);
+	}
+}
+
 Test(conformance, dma_to_unmapped_iova_is_blocked_and_moves_nothing)
 {
 	uint32_t d = domain_attached();

@@ -172,6 +172,34 @@ Test(sim, large_page_over_emptied_tables)
 	cr_assert_eq(read_byte(SZ_1G + 6 * SZ_2M, &b), -EFAULT);
 }
 
+Test(sim, a_page_mapped_inside_a_range_refuses_the_whole_map)
+{
+	uint32_t d = attached_domain();
+	/* ranges of 4 KiB leaves: within one level-1 table, and across two */
+	const struct {
+		iova_t iova, mapped;
+	} cases[] = {
+		{ SZ_2M, SZ_2M + 5 * PAGE_SIZE },
+		{ 2 * SZ_2M - 8 * PAGE_SIZE, 2 * SZ_2M + 3 * PAGE_SIZE },
+	};
+	uint8_t b;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hw_stats st0;
+
+		cr_assert_eq(ops->map(hw, d, cases[i].mapped, 0, PAGE_SIZE, HW_PERM_READ), 0);
+		st0 = stats();
+		cr_assert_eq(ops->map(hw, d, cases[i].iova, SZ_1G, 16 * PAGE_SIZE, HW_PERM_RW),
+			     -EEXIST, "case %zu", i);
+		cr_assert_eq(stats().pte_writes, st0.pte_writes, "case %zu: nothing written", i);
+		cr_assert_eq(read_byte(cases[i].iova, &b), -EFAULT, "case %zu", i);
+		/* the hole at the first page: unmap refuses the range too */
+		cr_assert_eq(ops->unmap(hw, d, cases[i].iova, 16 * PAGE_SIZE), -ENOENT);
+		cr_assert_eq(ops->unmap(hw, d, cases[i].mapped, PAGE_SIZE), 0, "case %zu", i);
+		ops->flush(hw, d, cases[i].mapped, PAGE_SIZE);
+	}
+}
+
 Test(sim, iotlb_hits_and_misses)
 {
 	uint32_t d = attached_domain();
