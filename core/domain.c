@@ -246,7 +246,7 @@ static void identity_unmap_unreferenced(struct core *c, struct adapter *a, uint6
 }
 
 /* Map the pages of @run nobody maps yet, then reference all. Nothing changes on failure. */
-static int identity_map_run(struct core *c, struct adapter *a, const struct run *run,
+static int identity_map_run(struct core *c, struct adapter *a, const struct phys_run *run,
 			    unsigned int perm)
 {
 	uint64_t pfn = run->pa / PAGE_SIZE, n = run->npages;
@@ -270,7 +270,7 @@ static int identity_map_run(struct core *c, struct adapter *a, const struct run 
 	return rc;
 }
 
-static void identity_unmap_run(struct core *c, struct adapter *a, const struct run *run)
+static void identity_unmap_run(struct core *c, struct adapter *a, const struct phys_run *run)
 {
 	uint64_t pfn = run->pa / PAGE_SIZE;
 
@@ -280,7 +280,7 @@ static void identity_unmap_run(struct core *c, struct adapter *a, const struct r
 
 int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m)
 {
-	const struct run *runs = pg_runs(pg);
+	const struct phys_run *runs = pg_runs(pg);
 	uint64_t bytes = pg->npages * PAGE_SIZE;
 	size_t r;
 	int rc = 0;
@@ -328,7 +328,7 @@ int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dm
 
 void dom_unmap(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m)
 {
-	const struct run *runs = pg_runs(pg);
+	const struct phys_run *runs = pg_runs(pg);
 	uint64_t bytes = pg->npages * PAGE_SIZE;
 
 	if (!m->mapped)
@@ -370,7 +370,7 @@ int dom_iova(const struct adapter *a, const struct pages *pg, const struct dmap 
 uint64_t dom_span(const struct adapter *a, const struct pages *pg, const struct dmap *m,
 		  uint64_t offset)
 {
-	const struct run *runs = pg_runs(pg);
+	const struct phys_run *runs = pg_runs(pg);
 
 	if (m->mapped && m->logical)
 		return pg->npages * PAGE_SIZE - offset;

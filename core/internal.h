@@ -7,12 +7,6 @@
 #include "common/range.h"
 #include "core/core.h"
 
-/* A run of physically contiguous pages. */
-struct run {
-	pa_t pa;
-	uint64_t npages;
-};
-
 /*
  * Pages: the memory behind a handle. A single run is kept inline (the common
  * case), so a small allocation costs no extra malloc; use pg_runs().
@@ -20,14 +14,14 @@ struct run {
 struct pages {
 	uint64_t npages;
 	size_t nruns;
-	struct run *runs;  /* used only when nruns > 1 */
-	struct run one;
+	struct phys_run *runs;  /* used only when nruns > 1 */
+	struct phys_run one;
 	uint64_t committed; /* commit charge this object holds */
 	uint64_t locked;    /* bytes this object holds locked */
 	bool owned;         /* frames belong to this object (freed with it) */
 };
 
-static inline const struct run *pg_runs(const struct pages *pg)
+static inline const struct phys_run *pg_runs(const struct pages *pg)
 {
 	return pg->nruns > 1 ? pg->runs : &pg->one;
 }

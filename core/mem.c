@@ -13,33 +13,6 @@
  * driver-managed MDL.
  */
 
-static int runs_from_frames(struct pages *pg, const pa_t *frames, uint64_t n)
-{
-	size_t nruns = 0;
-	struct run *runs;
-
-	for (uint64_t i = 0; i < n; i++)
-		if (!i || frames[i] != frames[i - 1] + PAGE_SIZE)
-			nruns++;
-	if (nruns <= 1) {
-		pg->one = (struct run){ .pa = frames[0], .npages = n };
-		pg->nruns = 1;
-		return 0;
-	}
-	runs = malloc(nruns * sizeof(*runs));
-	if (!runs)
-		return -ENOMEM;
-	nruns = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		if (!i || frames[i] != frames[i - 1] + PAGE_SIZE)
-			runs[nruns++] = (struct run){ .pa = frames[i] };
-		runs[nruns - 1].npages++;
-	}
-	pg->runs = runs;
-	pg->nruns = nruns;
-	return 0;
-}
-
 int pages_lock(struct core *c, struct pages *pg, uint64_t bytes)
 {
 	int rc;
@@ -63,7 +36,6 @@ void pages_unlock(struct core *c, struct pages *pg)
 int pages_alloc(struct core *c, struct pages *pg, uint64_t bytes, unsigned int flags)
 {
 	uint64_t n = ALIGN_UP(bytes, PAGE_SIZE) / PAGE_SIZE;
-	pa_t one, *frames = &one;
 	int rc;
 
 	if (!n)
@@ -81,30 +53,13 @@ int pages_alloc(struct core *c, struct pages *pg, uint64_t bytes, unsigned int f
 		if (rc)
 			goto uncommit;
 	}
-	if (n > 1) {
-		frames = malloc(n * sizeof(*frames));
-		if (!frames) {
-			rc = -ENOMEM;
-			goto unlock;
-		}
-	}
-	rc = physmem_alloc(c->pm, n, flags & PG_CONTIGUOUS, frames);
+	rc = physmem_alloc_runs(c->pm, n, flags & PG_CONTIGUOUS, &pg->one, &pg->runs, &pg->nruns);
 	if (rc)
-		goto free_frames;
-	rc = runs_from_frames(pg, frames, n);
-	if (rc) {
-		physmem_free(c->pm, frames, n);
-		goto free_frames;
-	}
+		goto unlock;
 	pg->npages = n;
 	pg->owned = true;
-	if (frames != &one)
-		free(frames);
 	return 0;
 
-free_frames:
-	if (frames != &one)
-		free(frames);
 unlock:
 	pages_unlock(c, pg);
 uncommit:
@@ -116,7 +71,7 @@ uncommit:
 
 void pages_free(struct core *c, struct pages *pg)
 {
-	const struct run *runs = pg_runs(pg);
+	const struct phys_run *runs = pg_runs(pg);
 
 	if (pg->owned) {
 		for (size_t r = 0; r < pg->nruns; r++)
@@ -132,10 +87,10 @@ void pages_free(struct core *c, struct pages *pg)
 
 int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct pages *dst)
 {
-	const struct run *runs = pg_runs(src);
+	const struct phys_run *runs = pg_runs(src);
 	uint64_t first = offset / PAGE_SIZE, n = ALIGN_UP(bytes, PAGE_SIZE) / PAGE_SIZE;
 	uint64_t skip = first, left = n;
-	struct run *out = NULL;
+	struct phys_run *out = NULL;
 	size_t nout = 0;
 
 	if (offset % PAGE_SIZE || !n || first + n > src->npages)
@@ -155,7 +110,7 @@ int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct
 				return -ENOMEM;
 			out[0] = dst->one;
 		}
-		struct run piece = { .pa = runs[r].pa + skip * PAGE_SIZE, .npages = take };
+		struct phys_run piece = { .pa = runs[r].pa + skip * PAGE_SIZE, .npages = take };
 
 		if (out)
 			out[nout] = piece;
@@ -173,7 +128,7 @@ int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct
 
 pa_t pages_pa(const struct pages *pg, uint64_t offset)
 {
-	const struct run *runs = pg_runs(pg);
+	const struct phys_run *runs = pg_runs(pg);
 	uint64_t page = offset / PAGE_SIZE;
 
 	for (size_t r = 0; r < pg->nruns; r++) {
@@ -187,7 +142,7 @@ pa_t pages_pa(const struct pages *pg, uint64_t offset)
 /* Byte-run iteration shared by pages_rw() and pages_copy(): physical address and run length at @off. */
 static pa_t pages_at(const struct pages *pg, uint64_t off, uint64_t *len)
 {
-	const struct run *runs = pg_runs(pg);
+	const struct phys_run *runs = pg_runs(pg);
 
 	for (size_t r = 0; r < pg->nruns; r++) {
 		uint64_t run_bytes = runs[r].npages * PAGE_SIZE;

@@ -179,7 +179,54 @@ static void physmem_put(struct physmem *pm, const pa_t *pages, uint64_t n)
 	}
 }
 
-static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, pa_t *pages)
+/* The runs of an allocation as they are taken: the first inline, more in an array. */
+struct run_list {
+	struct phys_run *one, **more;
+	size_t *n, cap;
+};
+
+/* Append a run, or extend the last one when it ends where this one begins. */
+static int run_list_add(struct run_list *l, pa_t pa, uint64_t npages)
+{
+	struct phys_run *last = !*l->n ? NULL : *l->n == 1 ? l->one : &(*l->more)[*l->n - 1];
+
+	if (last && last->pa + last->npages * PAGE_SIZE == pa) {
+		last->npages += npages;
+		return 0;
+	}
+	if (!*l->n) {
+		*l->one = (struct phys_run){ pa, npages };
+		*l->n = 1;
+		return 0;
+	}
+	if (*l->n >= l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		struct phys_run *more = realloc(*l->more, cap * sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		if (!l->cap)
+			more[0] = *l->one;
+		*l->more = more;
+		l->cap = cap;
+	}
+	(*l->more)[(*l->n)++] = (struct phys_run){ pa, npages };
+	return 0;
+}
+
+/* Give back every run of @l and forget them. */
+static void run_list_put(struct physmem *pm, struct run_list *l)
+{
+	const struct phys_run *runs = *l->n > 1 ? *l->more : l->one;
+
+	for (size_t i = 0; i < *l->n; i++)
+		physmem_put_pages(pm, runs[i].pa, runs[i].npages);
+	free(*l->more);
+	*l->more = NULL;
+	*l->n = 0;
+}
+
+static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, struct run_list *l)
 {
 	/* Align big runs so the IOMMU can map them with large pages. */
 	uint64_t align = bytes >= SZ_1G ? SZ_1G : bytes >= SZ_2M ? SZ_2M : PAGE_SIZE;
@@ -193,9 +240,8 @@ static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, pa_t *pa
 		err = range_take(&pm->frames, bytes, PAGE_SIZE, UINT64_MAX, &base);
 	if (err)
 		return err == -ENOSPC ? -ENOMEM : err;
-	for (uint64_t i = 0; i < bytes / PAGE_SIZE; i++)
-		pages[i] = base + i * PAGE_SIZE;
-	return 0;
+	pm->usage.allocated += bytes;
+	return run_list_add(l, base, bytes / PAGE_SIZE);
 }
 
 /*
@@ -205,8 +251,8 @@ static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, pa_t *pa
  * run, so two runs are never physically adjacent: the allocation really is
  * that fragmented. Returns 0 also when memory ran out before @want.
  */
-static int physmem_take_runs(struct physmem *pm, pa_t *pages, uint64_t *done, uint64_t want,
-			     uint64_t max_run, bool bounded, uint64_t align)
+static int physmem_take_runs(struct physmem *pm, struct run_list *l, uint64_t *done,
+			     uint64_t want, uint64_t max_run, bool bounded, uint64_t align)
 {
 	uint64_t cursor = 0;
 
@@ -231,8 +277,12 @@ static int physmem_take_runs(struct physmem *pm, pa_t *pages, uint64_t *done, ui
 		if (err)
 			return err;
 		pm->usage.allocated += run;
-		for (uint64_t a = start; a < start + run; a += PAGE_SIZE)
-			pages[(*done)++] = a;
+		*done += run / PAGE_SIZE;
+		err = run_list_add(l, start, run / PAGE_SIZE);
+		if (err) {
+			physmem_put_pages(pm, start, run / PAGE_SIZE);
+			return err;
+		}
 		cursor = start + run + (bounded && run == max_run ? PAGE_SIZE : 0);
 	}
 	return 0;
@@ -244,7 +294,7 @@ static int physmem_take_runs(struct physmem *pm, pa_t *pages, uint64_t *done, ui
  * IOMMU can then use large pages and the simulator's stores share whole
  * chunks; the rest comes from wherever frames are free.
  */
-static int physmem_alloc_scattered(struct physmem *pm, uint64_t npages, pa_t *pages)
+static int physmem_alloc_scattered(struct physmem *pm, uint64_t npages, struct run_list *l)
 {
 	uint64_t max_run = pm->pressure.max_contiguous, done = 0;
 	bool bounded = max_run != UINT64_MAX;
@@ -254,31 +304,53 @@ static int physmem_alloc_scattered(struct physmem *pm, uint64_t npages, pa_t *pa
 	if (pm->frames.free_bytes / PAGE_SIZE < npages)
 		return -ENOMEM;
 	if (!bounded && npages >= SZ_2M / PAGE_SIZE)
-		err = physmem_take_runs(pm, pages, &done, ALIGN_DOWN(npages, SZ_2M / PAGE_SIZE),
+		err = physmem_take_runs(pm, l, &done, ALIGN_DOWN(npages, SZ_2M / PAGE_SIZE),
 					max_run, false, SZ_2M);
 	if (!err)
-		err = physmem_take_runs(pm, pages, &done, npages, max_run, bounded, PAGE_SIZE);
+		err = physmem_take_runs(pm, l, &done, npages, max_run, bounded, PAGE_SIZE);
 	if (!err && done < npages)
 		err = -ENOMEM;
+	return err;
+}
+
+int physmem_alloc_runs(struct physmem *pm, uint64_t npages, bool contiguous,
+		       struct phys_run *one, struct phys_run **more, size_t *nruns)
+{
+	struct run_list l = { .one = one, .more = more, .n = nruns };
+	int err;
+
+	*more = NULL;
+	*nruns = 0;
+	if (!npages)
+		return 0;
+	if (npages > pm->frames.free_bytes / PAGE_SIZE)
+		return -ENOMEM;
+	if (contiguous)
+		err = physmem_alloc_contiguous(pm, npages * PAGE_SIZE, &l);
+	else
+		err = physmem_alloc_scattered(pm, npages, &l);
 	if (err)
-		physmem_put(pm, pages, done);
+		run_list_put(pm, &l);
 	return err;
 }
 
 int physmem_alloc(struct physmem *pm, uint64_t npages, bool contiguous, pa_t *pages)
 {
+	struct phys_run one, *more;
+	const struct phys_run *runs;
+	uint64_t done = 0;
+	size_t nruns;
 	int err;
 
-	if (!npages)
-		return 0;
-	if (npages > pm->frames.free_bytes / PAGE_SIZE)
-		return -ENOMEM;
-	if (!contiguous)
-		return physmem_alloc_scattered(pm, npages, pages);
-	err = physmem_alloc_contiguous(pm, npages * PAGE_SIZE, pages);
-	if (!err)
-		pm->usage.allocated += npages * PAGE_SIZE;
-	return err;
+	err = physmem_alloc_runs(pm, npages, contiguous, &one, &more, &nruns);
+	if (err)
+		return err;
+	runs = nruns > 1 ? more : &one;
+	for (size_t r = 0; r < nruns; r++)
+		for (uint64_t i = 0; i < runs[r].npages; i++)
+			pages[done++] = runs[r].pa + i * PAGE_SIZE;
+	free(more);
+	return 0;
 }
 
 void physmem_free(struct physmem *pm, const pa_t *pages, uint64_t npages)

@@ -99,6 +99,30 @@ int physmem_lock(struct physmem *pm, uint64_t bytes);
  */
 void physmem_unlock(struct physmem *pm, uint64_t bytes);
 
+/* A run of consecutive page frames. */
+struct phys_run {
+	pa_t pa;         /* the first frame */
+	uint64_t npages; /* how many */
+};
+
+/**
+ * physmem_alloc_runs() - allocate page frames, as runs of consecutive frames.
+ * @pm: the memory.
+ * @npages: how many 4 KiB frames.
+ * @contiguous: true for one physically contiguous run.
+ * @one: out: the run, when there is only one.
+ * @more: out: with more than one, every run in an array the caller frees
+ *        with free(); else NULL.
+ * @nruns: out: how many runs (0 for no pages).
+ * The frames are those physmem_alloc() would hand out, in the same order;
+ * a run never ends where the next one begins. Charges no commit and locks
+ * nothing.
+ * Return: 0, -ENOMEM when there are not enough frames (or no run long
+ * enough, or no memory for the array); nothing is allocated then.
+ */
+int physmem_alloc_runs(struct physmem *pm, uint64_t npages, bool contiguous,
+		       struct phys_run *one, struct phys_run **more, size_t *nruns);
+
 /**
  * physmem_alloc() - allocate page frames.
  * @pm: the memory.

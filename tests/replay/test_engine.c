@@ -180,14 +180,23 @@ Test(engine, violations_reach_the_results_and_break_invariants)
 	rig_down(&r);
 }
 
-/* One slow allocation (512 MiB, page by page) at t=1 ms, then ten DMAs meant for 1..10 us later. */
+/*
+ * One slow allocation at t=1 ms, then ten DMAs meant for 1..10 us later.
+ * Memory is fragmented to single pages first, so the allocation's 64 MiB
+ * come as 16384 runs, each taken and mapped on its own: milliseconds.
+ */
 static void slow_then_fast(struct rig *r)
 {
+	const struct physmem_pressure fragmented = {
+		.commit_available = UINT64_MAX, .lockable_available = UINT64_MAX,
+		.max_contiguous = PAGE_SIZE,
+	};
 	struct wl_event e = { .kind = WL_ALLOC_MDL, .ts = 1000000 };
 
 	cr_assert_eq(ev(r, WL_ALLOC_MDL, 1, 4096, 0, 0), 0);
+	core_memory(r->core, &fragmented);
 	e.v[WL_ID] = 2;
-	e.v[WL_BYTES] = 512ull << 20;
+	e.v[WL_BYTES] = 64ull << 20;
 	cr_assert_eq(engine_apply(r->e, &e, r->index++), 0);
 	for (int i = 1; i <= 10; i++) {
 		struct wl_event d = { .kind = WL_DMA, .ts = 1000000 + (uint64_t)i * 1000 };
