@@ -365,7 +365,9 @@ static void fill_power(struct engine *e)
 		pw->chunked += r->path == PATH_CHUNKED;
 		pw->chunks += r->chunks;
 		pw->bytes += r->bytes;
-		hist_record(&pw->time_to_complete, r->copy_ns);
+		/* untimed, as for operations: no histogram page written per run */
+		if (!e->untimed)
+			hist_record(&pw->time_to_complete, r->copy_ns);
 		pw->longest_stall_ns = MAX(pw->longest_stall_ns, r->max_stall_ns);
 		paths = r->to == POWER_D3 ? &pw->to_d3 : &pw->to_d0;
 		paths->transitions++;

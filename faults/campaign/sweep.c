@@ -17,6 +17,7 @@
  * (SIGALRM ends it).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -53,6 +54,9 @@ static const char *const outcome_names[SWEEP_NOUTCOMES] = {
  */
 #define SWEEP_EXIT_BASE 100
 #define SWEEP_EXIT_ERROR 99
+
+/* Blocks from this size up get their own mapping (glibc's initial default, kept fixed). */
+#define SWEEP_MMAP_THRESHOLD (128 * 1024)
 
 /* At most this long between progress lines (a sweep can take hours). */
 #define SWEEP_PROGRESS_S 5.0
@@ -602,6 +606,15 @@ int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, siz
 	memset(t, 0, sizeof(*t));
 	if (errlen)
 		*err = '\0';
+	/*
+	 * Every fork copies the page-table entry of each resident page, and
+	 * the parent forks at each hit. glibc raises its mmap threshold when a
+	 * large block is freed (the reserve seed's 2 MiB buffer is one), after
+	 * which large blocks come from the heap and stay resident, freed or
+	 * not: a fixed threshold keeps them in their own mappings, returned on
+	 * free and present only where touched (half the parent's pages here).
+	 */
+	mallopt(M_MMAP_THRESHOLD, SWEEP_MMAP_THRESHOLD);
 	rc = sweep_prepare(&s);
 	if (rc)
 		goto free_scenario;
