@@ -27,6 +27,7 @@
 int sim_iotlb_init(struct sim *s, unsigned int entries)
 {
 	s->ntlb = entries ? entries : SIM_IOTLB_DEFAULT;
+	s->tlb_mask = (s->ntlb & (s->ntlb - 1)) ? 0 : s->ntlb - 1;
 	s->tlb = calloc(s->ntlb, sizeof(*s->tlb));
 	return s->tlb ? 0 : -ENOMEM;
 }
@@ -63,9 +64,10 @@ static struct sim_tlb_entry *sim_iotlb_slot(struct sim *s, uint32_t id, uint64_t
 {
 	/* Consecutive leaves take consecutive slots; page sizes and domains are spread apart. */
 	uint64_t leaf = vpn >> (SIM_PT_BITS * (level - 1));
+	uint64_t h = leaf + (uint64_t)(level - 1) * 0x5bd1e995u + (uint64_t)id * 0x9e3779b1u;
 
-	return &s->tlb[(leaf + (uint64_t)(level - 1) * 0x5bd1e995u + (uint64_t)id * 0x9e3779b1u) %
-		       s->ntlb];
+	/* the same slot either way; a division per lookup is most of a lookup's time */
+	return &s->tlb[s->tlb_mask ? h & s->tlb_mask : h % s->ntlb];
 }
 
 /* Whether @e is an entry of @id whose leaf overlaps pages [first, last]. */

@@ -227,7 +227,10 @@ static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size, struc
 			e = &pt_child(*e)[pt_index(iova + off, l)];
 		}
 		cleared = l == 1 ? pt_l1_run(iova + off, size - off) : 1;
-		memset(e, 0, cleared * sizeof(*e));
+		if (cleared == 1)
+			*e = 0; /* a large leaf, or one page: no block clear for one entry */
+		else
+			memset(e, 0, cleared * sizeof(*e));
 		n += cleared;
 		levels += cleared * (SIM_LEVELS - l + 1);
 	}

@@ -83,6 +83,7 @@ struct sim {
 
 	struct sim_tlb_entry *tlb; /* direct mapped */
 	size_t ntlb;
+	size_t tlb_mask;           /* ntlb - 1 when ntlb is a power of two (a mask picks the slot), else 0 */
 	size_t tlb_large;          /* entries of 2 MiB and 1 GiB leaves held: none, none to look for */
 
 	struct hw_fault faults[SIM_FAULTS]; /* ring */

@@ -225,23 +225,36 @@ Test(sim, iotlb_hits_and_misses)
 	cr_assert_eq(stats().iotlb_misses - st.iotlb_misses, 0);
 }
 
-Test(sim_config, small_iotlb_evicts, .init = pm_setup, .fini = teardown)
+/* With @n entries, consecutive pages take consecutive slots: page n evicts page 0 only. */
+static void iotlb_of_evicts(unsigned int n)
 {
 	uint32_t d;
 	uint8_t b;
 	struct hw_stats st;
 
-	hw = sim_open(4);
+	hw = sim_open(n);
 	ops = hw->ops;
 	d = attached_domain();
 	cr_assert_eq(ops->map(hw, d, 0, 0, 8 * PAGE_SIZE, HW_PERM_RW), 0);
-	for (int i = 0; i < 5; i++)
+	for (unsigned int i = 0; i <= n; i++)
 		cr_assert_eq(read_byte(i * PAGE_SIZE, &b), 0);
 	st = stats();
-	cr_assert_eq(read_byte(4 * PAGE_SIZE, &b), 0);
-	cr_assert_eq(stats().iotlb_hits - st.iotlb_hits, 1);
+	cr_assert_eq(read_byte(n * PAGE_SIZE, &b), 0);
+	cr_assert_eq(read_byte(PAGE_SIZE, &b), 0);
+	cr_assert_eq(stats().iotlb_hits - st.iotlb_hits, 2, "%u entries", n);
 	cr_assert_eq(read_byte(0, &b), 0);
-	cr_assert_eq(stats().iotlb_misses - st.iotlb_misses, 1, "page 0 was evicted by page 4");
+	cr_assert_eq(stats().iotlb_misses - st.iotlb_misses, 1, "%u entries: page 0 was evicted by page %u",
+		     n, n);
+}
+
+Test(sim_config, small_iotlb_evicts, .init = pm_setup, .fini = teardown)
+{
+	iotlb_of_evicts(4);
+}
+
+Test(sim_config, iotlb_of_any_size_evicts_alike, .init = pm_setup, .fini = teardown)
+{
+	iotlb_of_evicts(5);
 }
 
 Test(sim, stale_iotlb_entry_until_flush)
