@@ -422,6 +422,80 @@ Test(replay, bad_input_found_by_the_model_says_where_however_far_the_decoder_is)
 	results_fini(&res);
 }
 
+/*
+ * Give event @index of a trace of fence events (as twice_next() writes
+ * them) an event class id no class has: decoding stops there. The layout is
+ * sink.ctf.fs's, byte aligned: a 36-byte packet header, then a context of
+ * five 64-bit fields (packet_size and content_size first, in bits), then the
+ * events, each a 64-bit id and timestamp followed by its 64-bit fields.
+ */
+static void unknown_class_at(const char *dir, uint64_t index)
+{
+	enum { HEADER = 36, CONTEXT = 40 };
+	const uint64_t event = 16 + 8 * wl_catalogue[WL_FENCE_CREATE].nfields;
+	uint64_t pos = 0, bad = UINT64_MAX;
+	uint8_t *bytes;
+	char path[512];
+	long size;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/stream", dir);
+	f = fopen(path, "r+b");
+	cr_assert(f, "%s", path);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	size = ftell(f);
+	bytes = malloc((size_t)size);
+	rewind(f);
+	cr_assert_eq(fread(bytes, 1, (size_t)size, f), (size_t)size);
+	while (bad == UINT64_MAX && pos + HEADER + CONTEXT <= (uint64_t)size) {
+		uint64_t packet_bits, content_bits, n;
+
+		memcpy(&packet_bits, bytes + pos + HEADER, 8);
+		memcpy(&content_bits, bytes + pos + HEADER + 8, 8);
+		n = (content_bits / 8 - HEADER - CONTEXT) / event;
+		if (index < n)
+			bad = pos + HEADER + CONTEXT + index * event;
+		index -= index < n ? 0 : n;
+		pos += packet_bits / 8;
+	}
+	cr_assert_neq(bad, UINT64_MAX, "no such event in %s", path);
+	memset(bytes + bad, 0xff, 8);
+	rewind(f);
+	cr_assert_eq(fwrite(bytes, 1, (size_t)size, f), (size_t)size);
+	fclose(f);
+	free(bytes);
+}
+
+/*
+ * A double free at event 100000 and a damaged stream: whichever comes first
+ * in the trace is the error. Damage a few hundred events after the double
+ * free stops the decoder while the model has yet to reach it (the batch
+ * holding both is handed over only when the decoder stops).
+ */
+Test(replay, the_first_error_in_the_trace_is_the_one_reported)
+{
+	struct replay_report rep;
+	struct results res;
+	char dir[256], err[256] = "";
+
+	for (int late = 0; late < 2; late++) {
+		struct twice t = { .n = 200000, .bad = 100000 };
+
+		snprintf(dir, sizeof(dir), "%s/twice%d", tmp, late);
+		cr_assert_eq(ctf_write(dir, twice_next, &t, err, sizeof(err)), 0, "%s", err);
+		unknown_class_at(dir, late ? 100300 : 40000);
+		cr_assert_eq(replay(dir, NULL, false, &res, &rep, NULL, 0), -EINVAL, "%s", rep.error);
+		cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
+		if (late) {
+			cr_assert(strstr(rep.error, "event 100000 at 1100000000 ns"), "%s", rep.error);
+			cr_assert(strstr(rep.error, "freed twice"), "%s", rep.error);
+		} else {
+			cr_assert(strstr(rep.error, "corrupt trace after event 39999"), "%s", rep.error);
+		}
+		results_fini(&res);
+	}
+}
+
 /* From CTF (the model on its own thread) and from the cache (one thread): the same refusals. */
 Test(replay, refusals_are_the_same_from_ctf_and_from_the_cache)
 {
