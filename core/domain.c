@@ -296,7 +296,7 @@ int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dm
 		rc = range_take(&a->iova, bytes, align, a->logical_limit, &iova);
 		if (rc)
 			return rc;
-		for (r = 0, at = iova; r < pg->nruns; at += runs[r].npages * PAGE_SIZE, r++) {
+		for (r = 0, at = iova; r < pg->runs.n; at += runs[r].npages * PAGE_SIZE, r++) {
 			rc = hw_map(c, a, at, runs[r].pa, runs[r].npages * PAGE_SIZE, m->perm);
 			if (rc)
 				break;
@@ -310,7 +310,7 @@ int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dm
 		m->iova = iova;
 		m->logical = true;
 	} else {
-		for (r = 0; r < pg->nruns; r++) {
+		for (r = 0; r < pg->runs.n; r++) {
 			rc = identity_map_run(c, a, &runs[r], m->perm);
 			if (rc)
 				break;
@@ -345,7 +345,7 @@ void dom_unmap(struct core *c, struct adapter *a, const struct pages *pg, struct
 		range_add(&a->iova, m->iova, bytes);
 		m->logical = false;
 	} else {
-		for (size_t r = 0; r < pg->nruns; r++)
+		for (size_t r = 0; r < pg->runs.n; r++)
 			identity_unmap_run(c, a, &runs[r]);
 	}
 	a->mapped_bytes -= bytes;
@@ -374,7 +374,7 @@ uint64_t dom_span(const struct adapter *a, const struct pages *pg, const struct 
 
 	if (m->mapped && m->logical)
 		return pg->npages * PAGE_SIZE - offset;
-	for (size_t r = 0; r < pg->nruns; r++) {
+	for (size_t r = 0; r < pg->runs.n; r++) {
 		uint64_t run_bytes = runs[r].npages * PAGE_SIZE;
 
 		if (offset < run_bytes)

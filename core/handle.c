@@ -129,10 +129,8 @@ void handle_release(struct core *c, handle_t h)
 
 	if (!o)
 		return;
-	if (o->pg.nruns > 1)
-		free(o->pg.runs);
+	phys_runs_free(&o->pg.runs);
 	o->kind = H_FREE;
-	o->pg.runs = NULL;
 	o->next_free = c->ht.free_head;
 	c->ht.free_head = h & H_INDEX_MASK;
 	c->ht.live--;

@@ -7,15 +7,10 @@
 #include "common/range.h"
 #include "core/core.h"
 
-/*
- * Pages: the memory behind a handle. A single run is kept inline (the common
- * case), so a small allocation costs no extra malloc; use pg_runs().
- */
+/* Pages: the memory behind a handle, as runs of frames (use pg_runs()). */
 struct pages {
 	uint64_t npages;
-	size_t nruns;
-	struct phys_run *runs;  /* used only when nruns > 1 */
-	struct phys_run one;
+	struct phys_runs runs;
 	uint64_t committed; /* commit charge this object holds */
 	uint64_t locked;    /* bytes this object holds locked */
 	bool owned;         /* frames belong to this object (freed with it) */
@@ -23,7 +18,7 @@ struct pages {
 
 static inline const struct phys_run *pg_runs(const struct pages *pg)
 {
-	return pg->nruns > 1 ? pg->runs : &pg->one;
+	return phys_runs_array(&pg->runs);
 }
 
 /* A mapping of pages into the adapter's domain. */

@@ -53,7 +53,7 @@ int pages_alloc(struct core *c, struct pages *pg, uint64_t bytes, unsigned int f
 		if (rc)
 			goto uncommit;
 	}
-	rc = physmem_alloc_runs(c->pm, n, flags & PG_CONTIGUOUS, &pg->one, &pg->runs, &pg->nruns);
+	rc = physmem_alloc_runs(c->pm, n, flags & PG_CONTIGUOUS, &pg->runs);
 	if (rc)
 		goto unlock;
 	pg->npages = n;
@@ -74,14 +74,13 @@ void pages_free(struct core *c, struct pages *pg)
 	const struct phys_run *runs = pg_runs(pg);
 
 	if (pg->owned) {
-		for (size_t r = 0; r < pg->nruns; r++)
+		for (size_t r = 0; r < pg->runs.n; r++)
 			physmem_free_run(c->pm, runs[r].pa, runs[r].npages);
 	}
 	pages_unlock(c, pg);
 	if (pg->committed)
 		physmem_uncommit(c->pm, pg->committed);
-	if (pg->nruns > 1)
-		free(pg->runs);
+	phys_runs_free(&pg->runs);
 	memset(pg, 0, sizeof(*pg));
 }
 
@@ -90,13 +89,11 @@ int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct
 	const struct phys_run *runs = pg_runs(src);
 	uint64_t first = offset / PAGE_SIZE, n = ALIGN_UP(bytes, PAGE_SIZE) / PAGE_SIZE;
 	uint64_t skip = first, left = n;
-	struct phys_run *out = NULL;
-	size_t nout = 0;
 
 	if (offset % PAGE_SIZE || !n || first + n > src->npages)
 		return -ERANGE;
 	memset(dst, 0, sizeof(*dst));
-	for (size_t r = 0; r < src->nruns && left; r++) {
+	for (size_t r = 0; r < src->runs.n && left; r++) {
 		uint64_t take;
 
 		if (skip >= runs[r].npages) {
@@ -104,24 +101,13 @@ int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct
 			continue;
 		}
 		take = MIN(runs[r].npages - skip, left);
-		if (nout == 1 && !out) {
-			out = malloc((src->nruns - r + 1) * sizeof(*out));
-			if (!out)
-				return -ENOMEM;
-			out[0] = dst->one;
+		if (phys_runs_add(&dst->runs, runs[r].pa + skip * PAGE_SIZE, take)) {
+			phys_runs_free(&dst->runs);
+			return -ENOMEM;
 		}
-		struct phys_run piece = { .pa = runs[r].pa + skip * PAGE_SIZE, .npages = take };
-
-		if (out)
-			out[nout] = piece;
-		else
-			dst->one = piece;
-		nout++;
 		left -= take;
 		skip = 0;
 	}
-	dst->nruns = nout;
-	dst->runs = out;
 	dst->npages = n;
 	return 0;
 }
@@ -131,7 +117,7 @@ pa_t pages_pa(const struct pages *pg, uint64_t offset)
 	const struct phys_run *runs = pg_runs(pg);
 	uint64_t page = offset / PAGE_SIZE;
 
-	for (size_t r = 0; r < pg->nruns; r++) {
+	for (size_t r = 0; r < pg->runs.n; r++) {
 		if (page < runs[r].npages)
 			return runs[r].pa + page * PAGE_SIZE + offset % PAGE_SIZE;
 		page -= runs[r].npages;
@@ -144,7 +130,7 @@ static pa_t pages_at(const struct pages *pg, uint64_t off, uint64_t *len)
 {
 	const struct phys_run *runs = pg_runs(pg);
 
-	for (size_t r = 0; r < pg->nruns; r++) {
+	for (size_t r = 0; r < pg->runs.n; r++) {
 		uint64_t run_bytes = runs[r].npages * PAGE_SIZE;
 
 		if (off < run_bytes) {

@@ -179,54 +179,51 @@ static void physmem_put(struct physmem *pm, const pa_t *pages, uint64_t n)
 	}
 }
 
-/* The runs of an allocation as they are taken: the first inline, more in an array. */
-struct run_list {
-	struct phys_run *one, **more;
-	size_t *n, cap;
-};
-
-/* Append a run, or extend the last one when it ends where this one begins. */
-static int run_list_add(struct run_list *l, pa_t pa, uint64_t npages)
+int phys_runs_add(struct phys_runs *r, pa_t pa, uint64_t npages)
 {
-	struct phys_run *last = !*l->n ? NULL : *l->n == 1 ? l->one : &(*l->more)[*l->n - 1];
+	struct phys_run *last = r->n == 1 ? &r->one : r->n ? &r->more[r->n - 1] : NULL;
 
 	if (last && last->pa + last->npages * PAGE_SIZE == pa) {
 		last->npages += npages;
 		return 0;
 	}
-	if (!*l->n) {
-		*l->one = (struct phys_run){ pa, npages };
-		*l->n = 1;
+	if (!r->n) {
+		r->one = (struct phys_run){ pa, npages };
+		r->n = 1;
 		return 0;
 	}
-	if (*l->n >= l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 8;
-		struct phys_run *more = realloc(*l->more, cap * sizeof(*more));
+	if (r->n >= r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 8;
+		struct phys_run *more = realloc(r->more, cap * sizeof(*more));
 
 		if (!more)
 			return -ENOMEM;
-		if (!l->cap)
-			more[0] = *l->one;
-		*l->more = more;
-		l->cap = cap;
+		if (!r->cap)
+			more[0] = r->one;
+		r->more = more;
+		r->cap = cap;
 	}
-	(*l->more)[(*l->n)++] = (struct phys_run){ pa, npages };
+	r->more[r->n++] = (struct phys_run){ pa, npages };
 	return 0;
 }
 
-/* Give back every run of @l and forget them. */
-static void run_list_put(struct physmem *pm, struct run_list *l)
+void phys_runs_free(struct phys_runs *r)
 {
-	const struct phys_run *runs = *l->n > 1 ? *l->more : l->one;
-
-	for (size_t i = 0; i < *l->n; i++)
-		physmem_put_pages(pm, runs[i].pa, runs[i].npages);
-	free(*l->more);
-	*l->more = NULL;
-	*l->n = 0;
+	free(r->more);
+	*r = (struct phys_runs){ 0 };
 }
 
-static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, struct run_list *l)
+/* Give back every frame of @r and forget its runs. */
+static void physmem_put_runs(struct physmem *pm, struct phys_runs *r)
+{
+	const struct phys_run *runs = phys_runs_array(r);
+
+	for (size_t i = 0; i < r->n; i++)
+		physmem_put_pages(pm, runs[i].pa, runs[i].npages);
+	phys_runs_free(r);
+}
+
+static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, struct phys_runs *runs)
 {
 	/* Align big runs so the IOMMU can map them with large pages. */
 	uint64_t align = bytes >= SZ_1G ? SZ_1G : bytes >= SZ_2M ? SZ_2M : PAGE_SIZE;
@@ -241,7 +238,7 @@ static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, struct r
 	if (err)
 		return err == -ENOSPC ? -ENOMEM : err;
 	pm->usage.allocated += bytes;
-	return run_list_add(l, base, bytes / PAGE_SIZE);
+	return phys_runs_add(runs, base, bytes / PAGE_SIZE);
 }
 
 /*
@@ -251,7 +248,7 @@ static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, struct r
  * run, so two runs are never physically adjacent: the allocation really is
  * that fragmented. Returns 0 also when memory ran out before @want.
  */
-static int physmem_take_runs(struct physmem *pm, struct run_list *l, uint64_t *done,
+static int physmem_take_runs(struct physmem *pm, struct phys_runs *runs, uint64_t *done,
 			     uint64_t want, uint64_t max_run, bool bounded, uint64_t align)
 {
 	uint64_t cursor = 0;
@@ -278,7 +275,7 @@ static int physmem_take_runs(struct physmem *pm, struct run_list *l, uint64_t *d
 			return err;
 		pm->usage.allocated += run;
 		*done += run / PAGE_SIZE;
-		err = run_list_add(l, start, run / PAGE_SIZE);
+		err = phys_runs_add(runs, start, run / PAGE_SIZE);
 		if (err) {
 			physmem_put_pages(pm, start, run / PAGE_SIZE);
 			return err;
@@ -294,7 +291,7 @@ static int physmem_take_runs(struct physmem *pm, struct run_list *l, uint64_t *d
  * IOMMU can then use large pages and the simulator's stores share whole
  * chunks; the rest comes from wherever frames are free.
  */
-static int physmem_alloc_scattered(struct physmem *pm, uint64_t npages, struct run_list *l)
+static int physmem_alloc_scattered(struct physmem *pm, uint64_t npages, struct phys_runs *runs)
 {
 	uint64_t max_run = pm->pressure.max_contiguous, done = 0;
 	bool bounded = max_run != UINT64_MAX;
@@ -304,52 +301,49 @@ static int physmem_alloc_scattered(struct physmem *pm, uint64_t npages, struct r
 	if (pm->frames.free_bytes / PAGE_SIZE < npages)
 		return -ENOMEM;
 	if (!bounded && npages >= SZ_2M / PAGE_SIZE)
-		err = physmem_take_runs(pm, l, &done, ALIGN_DOWN(npages, SZ_2M / PAGE_SIZE),
+		err = physmem_take_runs(pm, runs, &done, ALIGN_DOWN(npages, SZ_2M / PAGE_SIZE),
 					max_run, false, SZ_2M);
 	if (!err)
-		err = physmem_take_runs(pm, l, &done, npages, max_run, bounded, PAGE_SIZE);
+		err = physmem_take_runs(pm, runs, &done, npages, max_run, bounded, PAGE_SIZE);
 	if (!err && done < npages)
 		err = -ENOMEM;
 	return err;
 }
 
 int physmem_alloc_runs(struct physmem *pm, uint64_t npages, bool contiguous,
-		       struct phys_run *one, struct phys_run **more, size_t *nruns)
+		       struct phys_runs *runs)
 {
-	struct run_list l = { .one = one, .more = more, .n = nruns };
 	int err;
 
-	*more = NULL;
-	*nruns = 0;
+	*runs = (struct phys_runs){ 0 };
 	if (!npages)
 		return 0;
 	if (npages > pm->frames.free_bytes / PAGE_SIZE)
 		return -ENOMEM;
 	if (contiguous)
-		err = physmem_alloc_contiguous(pm, npages * PAGE_SIZE, &l);
+		err = physmem_alloc_contiguous(pm, npages * PAGE_SIZE, runs);
 	else
-		err = physmem_alloc_scattered(pm, npages, &l);
+		err = physmem_alloc_scattered(pm, npages, runs);
 	if (err)
-		run_list_put(pm, &l);
+		physmem_put_runs(pm, runs);
 	return err;
 }
 
 int physmem_alloc(struct physmem *pm, uint64_t npages, bool contiguous, pa_t *pages)
 {
-	struct phys_run one, *more;
-	const struct phys_run *runs;
+	const struct phys_run *run;
+	struct phys_runs runs;
 	uint64_t done = 0;
-	size_t nruns;
 	int err;
 
-	err = physmem_alloc_runs(pm, npages, contiguous, &one, &more, &nruns);
+	err = physmem_alloc_runs(pm, npages, contiguous, &runs);
 	if (err)
 		return err;
-	runs = nruns > 1 ? more : &one;
-	for (size_t r = 0; r < nruns; r++)
-		for (uint64_t i = 0; i < runs[r].npages; i++)
-			pages[done++] = runs[r].pa + i * PAGE_SIZE;
-	free(more);
+	run = phys_runs_array(&runs);
+	for (size_t r = 0; r < runs.n; r++)
+		for (uint64_t i = 0; i < run[r].npages; i++)
+			pages[done++] = run[r].pa + i * PAGE_SIZE;
+	phys_runs_free(&runs);
 	return 0;
 }
 

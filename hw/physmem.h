@@ -105,15 +105,51 @@ struct phys_run {
 	uint64_t npages; /* how many */
 };
 
+/*
+ * Runs of frames, in order. The first is kept inline, so memory in one run
+ * (the common case) costs no array; once there are two, every run is in
+ * @more. Read them with phys_runs_array().
+ */
+struct phys_runs {
+	size_t n;               /* how many runs */
+	struct phys_run one;    /* the run, while there is one */
+	struct phys_run *more;  /* every run, from two on */
+	size_t cap;             /* room in @more */
+};
+
+/**
+ * phys_runs_array() - the runs of @r as an array of @r->n.
+ * @r: the runs.
+ * Return: the array (not to be freed: see phys_runs_free()).
+ */
+static inline const struct phys_run *phys_runs_array(const struct phys_runs *r)
+{
+	return r->n > 1 ? r->more : &r->one;
+}
+
+/**
+ * phys_runs_add() - append a run, or extend the last one when it ends where
+ * this one begins.
+ * @r: the runs.
+ * @pa: the run's first frame.
+ * @npages: its length in frames.
+ * Return: 0, -ENOMEM (nothing changed).
+ */
+int phys_runs_add(struct phys_runs *r, pa_t pa, uint64_t npages);
+
+/**
+ * phys_runs_free() - forget every run and free the array (not the frames).
+ * @r: the runs.
+ */
+void phys_runs_free(struct phys_runs *r);
+
 /**
  * physmem_alloc_runs() - allocate page frames, as runs of consecutive frames.
  * @pm: the memory.
  * @npages: how many 4 KiB frames.
  * @contiguous: true for one physically contiguous run.
- * @one: out: the run, when there is only one.
- * @more: out: with more than one, every run in an array the caller frees
- *        with free(); else NULL.
- * @nruns: out: how many runs (0 for no pages).
+ * @runs: out: the runs (initialised here; none for no pages); the caller
+ *        frees them with phys_runs_free() after giving the frames back.
  * The frames are those physmem_alloc() would hand out, in the same order;
  * a run never ends where the next one begins. Charges no commit and locks
  * nothing.
@@ -121,7 +157,7 @@ struct phys_run {
  * enough, or no memory for the array); nothing is allocated then.
  */
 int physmem_alloc_runs(struct physmem *pm, uint64_t npages, bool contiguous,
-		       struct phys_run *one, struct phys_run **more, size_t *nruns);
+		       struct phys_runs *runs);
 
 /**
  * physmem_alloc() - allocate page frames.
