@@ -146,6 +146,12 @@ enum replay_failure {
 	REPLAY_ENVIRONMENT = 3,      /* the machine (memory, files, libraries) */
 };
 
+/*
+ * What a replay did. After a replay that stopped with an error, the event
+ * counts cover what was read, which may run past the event that stopped it
+ * (the decoder reads ahead of the model by up to a few thousand events):
+ * error says where it stopped.
+ */
 struct replay_report {
 	char backend[32];            /* the backend ("sim", "vfio/iommufd", "vfio/type1") */
 	uint64_t events;             /* events in the trace */
