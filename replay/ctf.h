@@ -8,7 +8,8 @@
  * CTF in and out through libbabeltrace2.
  *
  * Reading is a graph src.ctf.fs -> filter.utils.muxer -> a sink of ours, so
- * several streams are merged in time order and memory stays bounded. The
+ * several streams are merged in time order and memory stays bounded (a trace
+ * of one stream skips the muxer; time going back is an error either way). The
  * caller says once per event class (by name) which payload fields it wants;
  * the reader resolves them to member indices once, then hands each event's
  * values over without any lookup by name.

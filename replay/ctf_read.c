@@ -5,7 +5,9 @@
  * The graph is one src.ctf.fs per trace folder (each folder that directly
  * holds a "metadata" file), all feeding one filter.utils.muxer, which feeds a
  * simple sink of ours. src.ctf.fs makes an output port per stream and does
- * not look into subfolders, hence the walk and the muxer.
+ * not look into subfolders, hence the walk and the muxer. A single stream
+ * has nothing to merge: its port feeds the sink directly, and the sink
+ * checks the order of time that the muxer would have checked.
  *
  * Per event class the caller's binding is resolved once to payload member
  * indices and field kinds; per event only index-based accessors run, so the
@@ -528,8 +530,17 @@ static int on_event_msg(struct reader *r, const bt_message *msg)
 		}
 		r->last = ci;
 	}
-	if (ci->has_clock)
+	if (ci->has_clock) {
 		ts = event_ts(msg);
+		/* A muxer refuses this between streams; within one stream it is ours to see. */
+		if (ts < r->st.last_ts) {
+			set_err(r->err, r->errlen,
+				"%s: corrupt trace: event %" PRIu64 " at %" PRIu64
+				" ns comes after event %" PRIu64 " at %" PRIu64 " ns",
+				r->path, r->st.events, ts, r->st.events - 1, r->st.last_ts);
+			return -EINVAL;
+		}
+	}
 	index = r->st.events++;
 	if (index == 0)
 		r->st.first_ts = ts;
@@ -719,6 +730,47 @@ static int connect_to_muxer(bt_graph *graph, const bt_component_filter *mux,
 	return -ENOMEM;
 }
 
+static int nomem(struct reader *r)
+{
+	bt_current_thread_clear_error();
+	set_err(r->err, r->errlen, "%s: cannot build the babeltrace2 graph (out of memory?)", r->path);
+	return -ENOMEM;
+}
+
+/*
+ * A source per trace folder, and all their output ports in order in
+ * *@ports (the caller frees the array; each port is borrowed from its
+ * source, which the graph holds).
+ */
+static int add_sources(struct reader *r, bt_graph *graph, const bt_component_class_source *fs,
+		       const bt_port_output ***ports, uint64_t *nports)
+{
+	*ports = NULL;
+	*nports = 0;
+	for (unsigned int i = 0; i < r->folders->n; i++) {
+		const bt_component_source *src;
+		uint64_t n;
+		const bt_port_output **more;
+		int ret = add_source(r, graph, fs, i, &src);
+
+		if (ret)
+			return ret;
+		n = bt_component_source_get_output_port_count(src);
+		more = realloc(*ports, (*nports + n) * sizeof(**ports));
+		if (!more && n)
+			return nomem(r);
+		*ports = more;
+		for (uint64_t p = 0; p < n; p++)
+			(*ports)[(*nports)++] = bt_component_source_borrow_output_port_by_index_const(src, p);
+	}
+	return 0;
+}
+
+/*
+ * Sources, then the sink. Streams are merged in time order by a muxer; a
+ * trace of one stream has nothing to merge and feeds the sink directly, which
+ * spares a muxer's work per message.
+ */
 static int build_graph(struct reader *r, bt_graph *graph, const bt_plugin *ctf,
 		       const bt_plugin *utils)
 {
@@ -726,8 +778,10 @@ static int build_graph(struct reader *r, bt_graph *graph, const bt_plugin *ctf,
 		bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
 	const bt_component_class_filter *muxer =
 		bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
+	const bt_port_output **ports, *to_sink;
 	const bt_component_filter *mux;
 	const bt_component_sink *sink;
+	uint64_t nports;
 	int ret;
 
 	if (!fs || !muxer) {
@@ -735,32 +789,33 @@ static int build_graph(struct reader *r, bt_graph *graph, const bt_plugin *ctf,
 			!fs ? "source.ctf.fs" : "filter.utils.muxer");
 		return -ENOSYS;
 	}
-	if (bt_graph_add_filter_component(graph, muxer, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
-					  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
-		goto nomem;
+	ret = add_sources(r, graph, fs, &ports, &nports);
+	if (ret) {
+		free(ports);
+		return ret;
+	}
+	ret = -ENOMEM;
 	if (bt_graph_add_simple_sink_component(graph, "sink", NULL, consume, NULL, r, &sink) !=
 	    BT_GRAPH_ADD_COMPONENT_STATUS_OK)
-		goto nomem;
-	for (unsigned int i = 0; i < r->folders->n; i++) {
-		const bt_component_source *src;
-
-		ret = add_source(r, graph, fs, i, &src);
-		if (ret)
-			return ret;
-		for (uint64_t p = 0; p < bt_component_source_get_output_port_count(src); p++)
-			if (connect_to_muxer(graph, mux,
-					     bt_component_source_borrow_output_port_by_index_const(src, p)))
-				goto nomem;
+		goto free_ports;
+	if (nports == 1) {
+		to_sink = ports[0];
+	} else {
+		if (bt_graph_add_filter_component(graph, muxer, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
+						  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+			goto free_ports;
+		for (uint64_t p = 0; p < nports; p++)
+			if (connect_to_muxer(graph, mux, ports[p]))
+				goto free_ports;
+		to_sink = bt_component_filter_borrow_output_port_by_index_const(mux, 0);
 	}
-	if (bt_graph_connect_ports(graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+	if (bt_graph_connect_ports(graph, to_sink,
 				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-		goto nomem;
-	return 0;
-nomem:
-	bt_current_thread_clear_error();
-	set_err(r->err, r->errlen, "%s: cannot build the babeltrace2 graph (out of memory?)", r->path);
-	return -ENOMEM;
+				   NULL) == BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+		ret = 0;
+free_ports:
+	free(ports);
+	return ret ? nomem(r) : 0;
 }
 
 /* bt_graph_run() failed: say what, in which trace folder, and after which event. */

@@ -599,8 +599,9 @@ static void put_le(struct pkt *p, uint64_t v, size_t bytes)
  * One stream, two packets: events v=1..3 at 100, 200, 300 ns, then v=4..5 at
  * 400, 500 ns; the second packet's events_discarded counter says @lost
  * events were lost in between. Without @clock there are no timestamps.
+ * With @back, event 3 (index 2) is stamped 150 ns: time goes back in a stream.
  */
-static void write_small_trace(const char *dir, bool clock, uint64_t lost)
+static void write_small_trace(const char *dir, bool clock, uint64_t lost, bool back)
 {
 	static const char *const ts_type =
 		"typealias integer { size = 64; align = 64; signed = false; map = clock.c.value; } := ts_t;\n";
@@ -651,7 +652,7 @@ static void write_small_trace(const char *dir, bool clock, uint64_t lost)
 		for (uint64_t v = first; v <= last; v++) {
 			put_le(&pk, 0, 4);
 			if (clock)
-				put_le(&pk, v * 100, 8);
+				put_le(&pk, back && v == 3 ? 150 : v * 100, 8);
 			put_le(&pk, v, 8);
 		}
 		for (size_t i = 0; i < 8; i++)
@@ -675,7 +676,7 @@ Test(ctf_read, discarded_events_are_counted)
 	FILE *f;
 
 	tmpdir(dir, sizeof(dir));
-	write_small_trace(dir, true, 5);
+	write_small_trace(dir, true, 5, false);
 	cr_assert_eq(read_into(dir, &c, &st, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(st.events, 5);
 	cr_assert_eq(st.discarded, 5);
@@ -703,7 +704,7 @@ Test(ctf_read, trace_without_clock_has_time_zero)
 	struct ctf_stats st;
 
 	tmpdir(dir, sizeof(dir));
-	write_small_trace(dir, false, 0);
+	write_small_trace(dir, false, 0, false);
 	cr_assert_eq(read_into(dir, &c, &st, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(st.events, 5);
 	cr_assert_eq(st.discarded, 0);
@@ -712,6 +713,19 @@ Test(ctf_read, trace_without_clock_has_time_zero)
 	cr_assert_eq(c.sum[0][0], 15);
 	rm_tree(dir);
 	counter_fini(&c);
+}
+
+/* One stream whose time goes back: an error naming the event, not a replay out of order. */
+Test(ctf_read, time_going_back_in_a_stream_says_where)
+{
+	char dir[PATH_MAX], err[512];
+
+	tmpdir(dir, sizeof(dir));
+	write_small_trace(dir, true, 0, true);
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL, "%s", err);
+	cr_assert_not_null(strstr(err, "event 2 at 150 ns"), "%s", err);
+	cr_assert_not_null(strstr(err, "200 ns"), "%s", err);
+	rm_tree(dir);
 }
 
 /* ---- trace info ---- */
