@@ -106,8 +106,7 @@ int range_add(struct range_alloc *ra, uint64_t base, uint64_t size)
 	return 0;
 }
 
-/* Cut [base, base+size) out of extent @i, which contains it. */
-static int range_carve(struct range_alloc *ra, size_t i, uint64_t base, uint64_t size)
+int range_remove_at(struct range_alloc *ra, size_t i, uint64_t base, uint64_t size)
 {
 	struct range_extent *e = &ra->ext[i];
 	uint64_t end = base + size, e_end = ext_end(e);
@@ -145,7 +144,7 @@ int range_take(struct range_alloc *ra, uint64_t size, uint64_t align, uint64_t m
 			continue;
 		if (b + size > max_end)
 			break; /* extents are sorted: later ones end even higher */
-		err = range_carve(ra, i, b, size);
+		err = range_remove_at(ra, i, b, size);
 		if (err)
 			return err;
 		*base = b;
@@ -165,7 +164,7 @@ int range_remove(struct range_alloc *ra, uint64_t base, uint64_t size)
 	i = range_upper(ra, base);
 	if (!i || ext_end(&ra->ext[i - 1]) < base + size)
 		return -ENOENT;
-	return range_carve(ra, i - 1, base, size);
+	return range_remove_at(ra, i - 1, base, size);
 }
 
 uint64_t range_largest(const struct range_alloc *ra)

@@ -71,6 +71,18 @@ int range_take(struct range_alloc *ra, uint64_t size, uint64_t align, uint64_t m
 int range_remove(struct range_alloc *ra, uint64_t base, uint64_t size);
 
 /**
+ * range_remove_at() - range_remove() of a range the caller found inside the
+ * free extent @ra->ext[@i], without looking for it again.
+ * @ra: the allocator.
+ * @i: the extent that holds [base, base+size).
+ * @base: first address.
+ * @size: bytes.
+ *
+ * Return: 0, -ENOMEM.
+ */
+int range_remove_at(struct range_alloc *ra, size_t i, uint64_t base, uint64_t size);
+
+/**
  * range_largest() - the size of the largest free extent.
  * @ra: the allocator.
  *

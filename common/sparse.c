@@ -212,8 +212,11 @@ static void pages_discard(struct sparse_mem *sm, struct sparse_chunk *ch, uint64
 		/* a device may write a pinned page behind our back: no bit can stand for it */
 		bool whole = from == start && to == start + SPARSE_PAGE && !ch->pins;
 
-		if (page_zero(ch, page))
+		if (page_zero(ch, page)) {
+			/* on past the pages that read as zero, a word of bits at a time */
+			page = (run_end(ch, start) >> SPARSE_PAGE_SHIFT) - 1;
 			continue;
+		}
 		if (page_borrowed(ch, page))
 			page_own(sm, ch, page, !whole);
 		if (whole)

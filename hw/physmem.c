@@ -252,13 +252,16 @@ static int physmem_take_runs(struct physmem *pm, struct phys_runs *runs, uint64_
 			     uint64_t want, uint64_t max_run, bool bounded, uint64_t align)
 {
 	uint64_t cursor = 0;
+	size_t i = 0;
 
 	while (*done < want) {
-		size_t i = physmem_ext_find(pm->frames.ext, pm->frames.n, cursor);
 		const struct range_extent *e;
 		uint64_t start, end, run;
 		int err;
 
+		/* runs go up in address order: the extents before @i end below the cursor */
+		while (i < pm->frames.n && pm->frames.ext[i].base + pm->frames.ext[i].size <= cursor)
+			i++;
 		if (i == pm->frames.n)
 			return 0;
 		e = &pm->frames.ext[i];
@@ -270,7 +273,7 @@ static int physmem_take_runs(struct physmem *pm, struct phys_runs *runs, uint64_
 		}
 		run = MIN(ALIGN_DOWN(end - start, align), (want - *done) * PAGE_SIZE);
 		run = MIN(run, max_run);
-		err = range_remove(&pm->frames, start, run);
+		err = range_remove_at(&pm->frames, i, start, run);
 		if (err)
 			return err;
 		pm->usage.allocated += run;
