@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "digest.h"
 #include "range.h"
 
 void range_init(struct range_alloc *ra)
@@ -174,4 +175,14 @@ uint64_t range_largest(const struct range_alloc *ra)
 	for (size_t i = 0; i < ra->n; i++)
 		best = MAX(best, ra->ext[i].size);
 	return best;
+}
+
+uint64_t range_digest(const struct range_alloc *ra, uint64_t h)
+{
+	h = digest_combine(h, ra->n);
+	for (size_t i = 0; i < ra->n; i++) {
+		h = digest_combine(h, ra->ext[i].base);
+		h = digest_combine(h, ra->ext[i].size);
+	}
+	return h;
 }

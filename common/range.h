@@ -90,4 +90,13 @@ int range_remove_at(struct range_alloc *ra, size_t i, uint64_t base, uint64_t si
  */
 uint64_t range_largest(const struct range_alloc *ra);
 
+/**
+ * range_digest() - fold the free space into a running state digest.
+ * @ra: the allocator.
+ * @h: the running value (see digest_combine()).
+ *
+ * Return: the new running value: equal free space gives equal values.
+ */
+uint64_t range_digest(const struct range_alloc *ra, uint64_t h);
+
 #endif

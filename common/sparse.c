@@ -297,8 +297,14 @@ int sparse_init(struct sparse_mem *sm, uint64_t size)
 	sm->ndir = (size_t)((size + (SZ_1G - 1)) >> SPARSE_SLOT_SHIFT);
 	/* calloc of a large directory is mmap'ed zero pages: untouched slots cost nothing. */
 	sm->dir = calloc(sm->ndir, sizeof(*sm->dir));
-	if (!sm->dir)
+	sm->present = calloc(sm->ndir * (SPARSE_PER_SLOT / 64), sizeof(*sm->present));
+	sm->present_dirs = calloc((sm->ndir + 63) / 64, sizeof(*sm->present_dirs));
+	if (!sm->dir || !sm->present || !sm->present_dirs) {
+		free(sm->dir);
+		free(sm->present);
+		free(sm->present_dirs);
 		return -ENOMEM;
+	}
 	sm->size = size;
 	return 0;
 }
@@ -319,6 +325,8 @@ void sparse_fini(struct sparse_mem *sm)
 		chunk_release(ch);
 	}
 	free(sm->dir);
+	free(sm->present);
+	free(sm->present_dirs);
 	*sm = (struct sparse_mem){ 0 };
 }
 
@@ -355,8 +363,23 @@ static bool sparse_in_range(const struct sparse_mem *sm, uint64_t addr, uint64_t
 	return addr <= sm->size && len <= sm->size - addr;
 }
 
-/* Make *@slot a chunk only this slot holds, about to change. */
-static struct sparse_chunk *slot_own(struct sparse_mem *sm, struct sparse_chunk **slot)
+/* Mark the slot of @addr as holding a chunk (@held) or not. */
+static void present_mark(struct sparse_mem *sm, uint64_t addr, bool held)
+{
+	uint64_t c = addr >> SPARSE_CHUNK_SHIFT, bit = (uint64_t)1 << (c % 64), any = 0;
+	uint64_t dir = addr >> SPARSE_SLOT_SHIFT, *words = sm->present + dir * (SPARSE_PER_SLOT / 64);
+
+	sm->present[c / 64] = held ? sm->present[c / 64] | bit : sm->present[c / 64] & ~bit;
+	for (size_t w = 0; w < SPARSE_PER_SLOT / 64; w++)
+		any |= words[w];
+	bit = (uint64_t)1 << (dir % 64);
+	sm->present_dirs[dir / 64] = any ? sm->present_dirs[dir / 64] | bit
+					 : sm->present_dirs[dir / 64] & ~bit;
+}
+
+/* Make *@slot (the slot of @addr) a chunk only this slot holds, about to change. */
+static struct sparse_chunk *slot_own(struct sparse_mem *sm, struct sparse_chunk **slot,
+				     uint64_t addr)
 {
 	struct sparse_chunk *ch = *slot, *copy;
 
@@ -365,6 +388,7 @@ static struct sparse_chunk *slot_own(struct sparse_mem *sm, struct sparse_chunk 
 		if (!ch)
 			return NULL;
 		*slot = ch;
+		present_mark(sm, addr, true);
 		sm->resident += SPARSE_CHUNK;
 	} else if (ch->refs > 1) {
 		copy = chunk_new(sm);
@@ -397,13 +421,14 @@ static struct sparse_chunk *slot_own(struct sparse_mem *sm, struct sparse_chunk 
 	return ch;
 }
 
-/* Drop the whole chunk at @slot, if any. */
-static void slot_drop(struct sparse_mem *sm, struct sparse_chunk **slot)
+/* Drop the whole chunk at @slot (the slot of @addr), if any. */
+static void slot_drop(struct sparse_mem *sm, struct sparse_chunk **slot, uint64_t addr)
 {
 	if (!slot || !*slot)
 		return;
 	chunk_put(sm, *slot);
 	*slot = NULL;
+	present_mark(sm, addr, false);
 	sm->resident -= SPARSE_CHUNK;
 }
 
@@ -419,7 +444,7 @@ static struct sparse_chunk *chunk_to_change(struct sparse_mem *sm, uint64_t addr
 	if (!slot)
 		return NULL;
 	*avail = sparse_avail(sm, addr);
-	return slot_own(sm, slot);
+	return slot_own(sm, slot, addr);
 }
 
 void *sparse_ptr(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *avail)
@@ -564,9 +589,9 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 		 */
 		if (slot && *slot) {
 			if (SPARSE_OFF(addr) == 0 && n == sparse_avail(sm, addr) && !(*slot)->pins) {
-				slot_drop(sm, slot);
+				slot_drop(sm, slot, addr);
 			} else if ((*slot)->refs == 1 || !holds(sm, addr, NULL, n)) {
-				ch = slot_own(sm, slot);
+				ch = slot_own(sm, slot, addr);
 				if (!ch)
 					return -ENOMEM;
 				pages_discard(sm, ch, SPARSE_OFF(addr), n);
@@ -578,26 +603,28 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 	return 0;
 }
 
-/* Let *@slot hold @ch (shared) instead of what it held. */
-static void slot_share(struct sparse_mem *sm, struct sparse_chunk **slot, struct sparse_chunk *ch)
+/* Let *@slot (the slot of @addr) hold @ch (shared) instead of what it held. */
+static void slot_share(struct sparse_mem *sm, struct sparse_chunk **slot, uint64_t addr,
+		       struct sparse_chunk *ch)
 {
 	if (*slot == ch)
 		return;
 	ch->refs++;
-	slot_drop(sm, slot);
+	slot_drop(sm, slot, addr);
 	*slot = ch;
+	present_mark(sm, addr, true);
 	sm->resident += SPARSE_CHUNK;
 }
 
 /* A chunk whose every page borrowed the same page of one chunk is that chunk: share it instead. */
-static void collapse(struct sparse_mem *sm, struct sparse_chunk **slot)
+static void collapse(struct sparse_mem *sm, struct sparse_chunk **slot, uint64_t addr)
 {
 	struct sparse_chunk *ch = *slot, *from = ch->borrow[0].from;
 
 	for (uint64_t page = 0; page < SPARSE_PAGES; page++)
 		if (ch->borrow[page].from != from || ch->borrow[page].page != page)
 			return;
-	slot_share(sm, slot, from);
+	slot_share(sm, slot, addr, from);
 }
 
 /*
@@ -643,7 +670,7 @@ static int bytes_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse
 		n -= k;
 	}
 	if (dch->nborrowed == SPARSE_PAGES)
-		collapse(dst, sparse_slot(dst, doff, false));
+		collapse(dst, sparse_slot(dst, doff, false), doff);
 	return 0;
 }
 
@@ -667,7 +694,7 @@ int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *
 			slot = sparse_slot(dst, doff, true);
 			if (!slot)
 				return -ENOMEM;
-			slot_share(dst, slot, whole);
+			slot_share(dst, slot, doff, whole);
 			n = SPARSE_CHUNK;
 		} else if (!(from = sparse_peek(src, soff, &savail))) {
 			n = MIN(MIN(savail, sparse_avail(dst, doff)), len);
@@ -756,6 +783,29 @@ int sparse_digest(const struct sparse_mem *sm, uint64_t addr, uint64_t len, uint
 	}
 	*out = h;
 	return 0;
+}
+
+uint64_t sparse_state_digest(const struct sparse_mem *sm, uint64_t h)
+{
+	const uint64_t zero = zero_chunk_digest();
+
+	for (size_t dw = 0; dw < (sm->ndir + 63) / 64; dw++) {
+		for (uint64_t dirs = sm->present_dirs[dw]; dirs; dirs &= dirs - 1) {
+			size_t dir = dw * 64 + (size_t)__builtin_ctzll(dirs);
+
+			for (size_t w = dir * (SPARSE_PER_SLOT / 64); w < (dir + 1) * (SPARSE_PER_SLOT / 64); w++) {
+				for (uint64_t bits = sm->present[w]; bits; bits &= bits - 1) {
+					uint64_t c = w * 64 + (uint64_t)__builtin_ctzll(bits);
+					uint64_t d = chunk_digest(sm->dir[dir][c % SPARSE_PER_SLOT]);
+
+					/* a chunk of zeros reads as an absent one */
+					if (d != zero)
+						h = digest_combine(digest_combine(h, c), d);
+				}
+			}
+		}
+	}
+	return h;
 }
 
 void *sparse_pin(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *avail)

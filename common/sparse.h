@@ -37,6 +37,8 @@ struct sparse_mem {
 	uint64_t size;                 /* addressable bytes */
 	struct sparse_chunk ***dir;    /* [size / 1 GiB] -> [512] -> chunk or NULL */
 	size_t ndir;
+	uint64_t *present;             /* a bit per chunk slot: it holds a chunk (digests walk these) ... */
+	uint64_t *present_dirs;        /* ... and a bit per directory slot: one of its chunks does */
 	uint64_t resident;             /* bytes of chunks held (a shared chunk counts in each store) */
 	struct sparse_chunk *pool;     /* chunks let go, for reuse */
 	unsigned int npool;
@@ -149,6 +151,20 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len);
  */
 int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *src,
 		uint64_t soff, uint64_t len, bool stream);
+
+/**
+ * sparse_state_digest() - fold the content of the whole store into a running
+ * state digest.
+ * @sm: the store.
+ * @h: the running value (see digest_combine()).
+ *
+ * Equal content gives equal values however the store holds it: chunks
+ * absent or present, pages zeroed, owned or borrowed. Chunks' digests are
+ * cached, so content only moved since the last call costs little.
+ *
+ * Return: the new running value.
+ */
+uint64_t sparse_state_digest(const struct sparse_mem *sm, uint64_t h);
 
 /**
  * sparse_digest() - a digest (common/digest.h) of the content of a range.

@@ -86,7 +86,6 @@ int core_create(const struct scenario *scn, struct hw *hw, struct physmem *pm,
 	if (!c)
 		return -ENOMEM;
 	c->scn = scn;
-	c->ht.free_head = UINT32_MAX;
 	c->violations.elem = sizeof(struct core_violation);
 	c->faults.elem = sizeof(struct core_fault);
 	c->power.elem = sizeof(struct core_power_record);

@@ -658,6 +658,32 @@ int core_handle_iova(struct core *core, handle_t h, uint64_t offset, iova_t *iov
  */
 int core_explain(struct core *core, FILE *out, bool json);
 
+/**
+ * core_state_digest() - a digest of everything that decides what the model
+ * does next: handles and what they hold, adapters, domains, physical memory
+ * and its bytes, and the backend's state. Records (violations, faults,
+ * power transitions), counters and latencies are not in it. Two models in
+ * equal states give equal digests, so from equal states and equal input
+ * they go on alike: a forked sweep run whose digest meets the unfailed
+ * run's at the same event can stop there.
+ * @core: the model.
+ * @digest: out.
+ *
+ * Return: 0, or -EOPNOTSUPP when part of the state is out of sight: a
+ * backend without a state digest (real hardware) or a KMD of the caller's.
+ */
+int core_state_digest(struct core *core, uint64_t *digest);
+
+/**
+ * core_handle_digest() - a handle as core_state_digest() counts it: by the
+ * object slot it names and whether it resolves there, not its generation.
+ * @core: the model.
+ * @h: the handle (0 stays 0).
+ *
+ * Return: the value to fold into a digest.
+ */
+uint64_t core_handle_digest(const struct core *core, handle_t h);
+
 /* --- results --- */
 
 /** core_violations() - the verifier's record. @core; @n: out: count. Return: array. */

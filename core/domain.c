@@ -4,6 +4,7 @@
 #include <string.h>
 
 #define LOG_PREFIX "domain"
+#include "common/digest.h"
 #include "common/log.h"
 #include "internal.h"
 
@@ -190,6 +191,35 @@ static void idmap_put(struct idmap *im, uint64_t pfn, uint64_t n)
 		idmap_update(&p, false);
 		len = p.len;
 	}
+}
+
+uint64_t idmap_digest(const struct idmap *im, uint64_t h)
+{
+	for (size_t top = 0; top < im->nleaves; top++) {
+		const struct idmap_leaf *l = im->leaves[top];
+
+		for (unsigned int c = 0; l && c < IDMAP_CHUNKS; c++) {
+			const uint32_t *cnt = l->each[c];
+			uint64_t chunk = top * IDMAP_CHUNKS + c;
+			uint32_t same = l->chunk[c].same, diff = 0;
+
+			if (l->chunk[c].mixed) {
+				for (unsigned int i = 1; i < IDMAP_CHUNK; i++)
+					diff |= cnt[i] ^ cnt[0];
+				same = cnt[0];
+			}
+			/* a chunk of equal counts reads alike however it is held */
+			if (!diff) {
+				if (same)
+					h = digest_combine(digest_combine(h, chunk << 1), same);
+				continue;
+			}
+			h = digest_combine(h, chunk << 1 | 1);
+			for (unsigned int i = 0; i < IDMAP_CHUNK; i++)
+				h = digest_combine(h, cnt[i]);
+		}
+	}
+	return h;
 }
 
 void idmap_free(struct idmap *im)

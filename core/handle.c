@@ -36,20 +36,36 @@ int handle_new(struct core *c, enum hkind kind, unsigned int adapter, handle_t *
 	struct hobj *o;
 	uint32_t index;
 
-	if (ht->free_head != UINT32_MAX) {
-		index = ht->free_head;
+	/*
+	 * The lowest free slot: which slots are taken then depends on which
+	 * objects are live, not on the order they were freed in, so two runs
+	 * that hold the same objects hold them in the same slots.
+	 */
+	while (ht->first_free < ht->next_index && !ht->free_bits[ht->first_free / 64])
+		ht->first_free = (ht->first_free / 64 + 1) * 64;
+	if (ht->first_free < ht->next_index) {
+		uint64_t *word = &ht->free_bits[ht->first_free / 64];
+
+		index = ht->first_free / 64 * 64 + (uint32_t)__builtin_ctzll(*word);
+		*word &= *word - 1;
+		ht->first_free = index + 1;
 		o = slot(ht, index);
-		ht->free_head = o->next_free;
 	} else {
 		if (ht->next_index > H_INDEX_MASK)
 			return -ENOSPC;
 		index = ht->next_index;
 		if (index / H_CHUNK == ht->nchunks) {
 			struct hobj **chunks = realloc(ht->chunks, (ht->nchunks + 1) * sizeof(*chunks));
+			uint64_t *bits;
 
 			if (!chunks)
 				return -ENOMEM;
 			ht->chunks = chunks;
+			bits = realloc(ht->free_bits, (ht->nchunks + 1) * (H_CHUNK / 8));
+			if (!bits)
+				return -ENOMEM;
+			ht->free_bits = bits;
+			memset(bits + ht->nchunks * (H_CHUNK / 64), 0, H_CHUNK / 8);
 			chunks[ht->nchunks] = calloc(H_CHUNK, sizeof(struct hobj));
 			if (!chunks[ht->nchunks])
 				return -ENOMEM;
@@ -131,8 +147,8 @@ void handle_release(struct core *c, handle_t h)
 		return;
 	phys_runs_free(&o->pg.runs);
 	o->kind = H_FREE;
-	o->next_free = c->ht.free_head;
-	c->ht.free_head = h & H_INDEX_MASK;
+	c->ht.free_bits[(h & H_INDEX_MASK) / 64] |= 1ull << (h & 63);
+	c->ht.first_free = MIN(c->ht.first_free, h & H_INDEX_MASK);
 	c->ht.live--;
 }
 
@@ -141,8 +157,8 @@ void handle_table_free(struct handle_table *ht)
 	for (size_t i = 0; i < ht->nchunks; i++)
 		free(ht->chunks[i]);
 	free(ht->chunks);
+	free(ht->free_bits);
 	memset(ht, 0, sizeof(*ht));
-	ht->free_head = UINT32_MAX;
 }
 
 size_t core_live_handles(const struct core *core)

@@ -48,7 +48,6 @@ struct hobj {
 	enum hkind kind;
 	uint32_t gen;       /* bumped on free: stale handles do not resolve */
 	unsigned int adapter;
-	uint32_t next_free; /* free list link (index) */
 	struct pages pg;
 	struct dmap map;
 	union {
@@ -77,7 +76,8 @@ struct handle_table {
 	struct hobj **chunks;
 	size_t nchunks;
 	uint32_t next_index; /* first never-used index */
-	uint32_t free_head;  /* UINT32_MAX when empty */
+	uint64_t *free_bits; /* bit set: the slot below next_index is free */
+	uint32_t first_free; /* no slot below this is free */
 	size_t live;
 };
 
@@ -248,6 +248,7 @@ void dom_teardown(struct core *c, struct adapter *a);
 uint64_t exclusive_begin(struct core *c, struct adapter *a);
 void exclusive_end(struct core *c, struct adapter *a, uint64_t dma_before);
 void idmap_free(struct idmap *im);
+uint64_t idmap_digest(const struct idmap *im, uint64_t h);
 
 /* adapter.c */
 int adapter_start(struct core *c, struct adapter *a);

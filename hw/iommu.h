@@ -139,6 +139,13 @@ struct hw_ops {
 	int (*fault_pop)(struct hw *hw, struct hw_fault *fault);
 	/** @stats: fill @stats with the counters so far. */
 	void (*stats)(struct hw *hw, struct hw_stats *stats);
+	/**
+	 * @state_digest: a digest of everything the backend holds that decides
+	 * what later calls do (page tables, IOTLB, devices' VRAM and queues,
+	 * faults not yet taken), its counters left out: equal states give equal
+	 * digests. NULL for a backend that cannot see all of it (real hardware).
+	 */
+	uint64_t (*state_digest)(struct hw *hw);
 
 	/** @vram_size: bytes of VRAM of @dev (0 for an unknown device). */
 	uint64_t (*vram_size)(struct hw *hw, uint32_t dev);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/digest.h"
 #include "physmem.h"
 
 /*
@@ -387,4 +388,19 @@ bool physmem_overlaps_ram(const struct physmem *pm, pa_t pa, uint64_t len)
 	size_t i = physmem_ext_find(pm->ram, pm->nram, pa);
 
 	return len && i < pm->nram && pm->ram[i].base < end;
+}
+
+uint64_t physmem_digest(const struct physmem *pm, uint64_t h)
+{
+	const uint64_t v[] = {
+		pm->commit_limit, pm->lockable_limit, pm->pressure.commit_available,
+		pm->pressure.lockable_available, pm->pressure.max_contiguous,
+		pm->usage.committed, pm->usage.locked, pm->usage.allocated,
+	};
+
+	/* usage.resident is not in: it counts the host memory behind the bytes, not the bytes */
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+		h = digest_combine(h, v[i]);
+	h = range_digest(&pm->frames, h);
+	return sparse_state_digest(&pm->bytes, h);
 }

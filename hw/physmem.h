@@ -217,4 +217,15 @@ bool physmem_is_ram(const struct physmem *pm, pa_t pa, uint64_t len);
  */
 bool physmem_overlaps_ram(const struct physmem *pm, pa_t pa, uint64_t len);
 
+/**
+ * physmem_digest() - fold everything that decides what later calls do
+ * into a running state digest: free frames, charges, limits and pressure,
+ * and the bytes.
+ * @pm: the memory.
+ * @h: the running value (see digest_combine()).
+ *
+ * Return: the new running value.
+ */
+uint64_t physmem_digest(const struct physmem *pm, uint64_t h);
+
 #endif

@@ -7,6 +7,7 @@
 
 #define LOG_PREFIX "replay"
 #include "common/clock.h"
+#include "common/digest.h"
 #include "common/log.h"
 #include "common/u64map.h"
 #include "replay.h"
@@ -143,6 +144,37 @@ const struct refusal *engine_refusals(const struct engine *e, size_t *n, uint64_
 	*n = e->nrefusals;
 	*total = e->refused;
 	return e->refusals;
+}
+
+int engine_state_digest(const struct engine *e, uint64_t *digest)
+{
+	uint64_t key, val, live = 0, h;
+	size_t pos = 0;
+	int rc = core_state_digest(e->core, &h);
+
+	if (rc)
+		return rc;
+	/* the map's slots depend on its history: each entry alone, in any order */
+	while (u64map_next(&e->live, &pos, &key, &val))
+		live ^= digest_combine(digest_combine(digest_combine(0, key), LIVE_KIND(val)),
+				       core_handle_digest(e->core, LIVE_HANDLE(val)));
+	*digest = digest_combine(digest_combine(h, live), e->next_step);
+	return 0;
+}
+
+void engine_findings(const struct engine *e, bool *violation, bool *reset)
+{
+	const struct core_power_record *recs;
+	size_t n;
+
+	core_violations(e->core, &n);
+	*violation = n != 0;
+	*reset = false;
+	recs = core_power_records(e->core, &n);
+	for (size_t i = 0; i < n; i++) {
+		*reset |= recs[i].path == PATH_RESET;
+		*violation |= !recs[i].completed && recs[i].path != PATH_RESET;
+	}
 }
 
 size_t engine_live(const struct engine *e)

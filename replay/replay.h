@@ -98,6 +98,27 @@ const char *engine_error(const struct engine *e);
  */
 const struct refusal *engine_refusals(const struct engine *e, size_t *n, uint64_t *total);
 
+/**
+ * engine_state_digest() - a digest of the replay's state between two events:
+ * the model's (core_state_digest()), the trace ids live and what they name,
+ * and the pressure schedule's progress.
+ * @e: the engine.
+ * @digest: out.
+ *
+ * Return: 0, or -EOPNOTSUPP as core_state_digest().
+ */
+int engine_state_digest(const struct engine *e, uint64_t *digest);
+
+/**
+ * engine_findings() - what the run has found so far, before the end-of-run
+ * checks: a violation (or a power transition neither completed nor
+ * cancelled), and transitions cancelled with an adapter reset.
+ * @e: the engine.
+ * @violation: out.
+ * @reset: out.
+ */
+void engine_findings(const struct engine *e, bool *violation, bool *reset);
+
 /** engine_live() - trace objects still live (not freed by the trace). @e. */
 size_t engine_live(const struct engine *e);
 
@@ -138,6 +159,13 @@ struct replay_opts {
 	 */
 	void (*finished)(const struct results *res, int rc, void *arg);
 	void *finished_arg;
+	/*
+	 * Called before each workload event is executed, with its index (on
+	 * the thread that executes it), or NULL. A sweep reads the run's
+	 * state there (engine_state_digest()); a forked run may leave from it.
+	 */
+	void (*before_event)(const struct engine *e, uint64_t index, void *arg);
+	void *before_event_arg;
 };
 
 enum replay_failure {

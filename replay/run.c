@@ -17,6 +17,7 @@
 
 /* A replay: a model, an engine, and where the events come from. */
 struct run {
+	const struct replay_opts *o;
 	struct engine *engine;
 	struct replay_report *rep;
 	struct cache_writer *cache;
@@ -54,7 +55,11 @@ static int bind_wl(void *ctx, const char *name, struct ctf_binding *b)
 static int apply(void *ctx, uint64_t index, const struct wl_event *e)
 {
 	struct run *r = ctx;
-	int rc = engine_apply(r->engine, e, index);
+	int rc;
+
+	if (r->o->before_event)
+		r->o->before_event(r->engine, index, r->o->before_event_arg);
+	rc = engine_apply(r->engine, e, index);
 
 	if (rc < 0) {
 		if (rc == -EINVAL)
@@ -278,7 +283,7 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 {
 	struct backend be = { 0 };
 	const char *names[WL_NKINDS];
-	struct run r = { .rep = rep, .strict = o->strict };
+	struct run r = { .o = o, .rep = rep, .strict = o->strict };
 	struct core *core = NULL;
 	struct fp_ctx fp, *fpc = NULL;
 	uint64_t t0 = clock_mono_ns();

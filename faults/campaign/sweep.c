@@ -15,6 +15,14 @@
  * A child reports its outcome in its exit status; a signal (or any other
  * status) is a crash, and so is a run still going after --run-timeout
  * (SIGALRM ends it).
+ *
+ * A forked run also stops early once it is back where the unfailed run
+ * was. The counting pass records the state digest before each event
+ * (engine_state_digest()); a child compares its own at the events 1, 2, 4,
+ * 8... after its failure. Where they meet, the rest of its run would be
+ * the unfailed run's rest, which (when the unfailed run ends recovered)
+ * adds no finding and leaves nothing behind: its outcome is what it has
+ * found so far. From-scratch runs always run to the end.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -54,6 +62,8 @@ static const char *const outcome_names[SWEEP_NOUTCOMES] = {
  */
 #define SWEEP_EXIT_BASE 100
 #define SWEEP_EXIT_ERROR 99
+/* added to the status of a run that stopped where it met the unfailed run */
+#define SWEEP_EXIT_MET 8
 
 /* Blocks from this size up get their own mapping (glibc's initial default, kept fixed). */
 #define SWEEP_MMAP_THRESHOLD (128 * 1024)
@@ -87,6 +97,12 @@ struct sweep {
 	struct sweep_child *children;                 /* o->jobs slots */
 	unsigned int nchildren;
 	uint64_t runs, total;                         /* reaped, to reap */
+	uint64_t met;                                 /* runs that stopped early */
+	uint64_t *digests;    /* the unfailed run's state before each event, or NULL */
+	uint64_t ndigests;
+	uint64_t event;       /* events begun so far in this process's replay */
+	uint64_t next_check;  /* a child: the event before which it compares states next ... */
+	uint64_t check_step;  /* ... and the distance to the one after */
 	uint64_t next_progress;                       /* in runs */
 	double t0, next_progress_s;                   /* in seconds (CLOCK_MONOTONIC) */
 	bool cached;    /* the trace is in the replay cache (the last replay read or wrote it) */
@@ -143,8 +159,56 @@ static void replay_finished(const struct results *res, int rc, void *arg)
 		child_exit(res, rc);
 }
 
+/* The counting pass: record the unfailed run's state before each event. */
+static void record_state(const struct engine *e, uint64_t index, void *arg)
+{
+	struct sweep *s = arg;
+	uint64_t digest, *d;
+
+	(void)index;
+	if (!s->digests)
+		return;
+	if (engine_state_digest(e, &digest)) {
+		free(s->digests); /* a state out of sight: every run goes to the end */
+		s->digests = NULL;
+		return;
+	}
+	if (s->ndigests % 4096 == 0) {
+		d = realloc(s->digests, (s->ndigests + 4096) * sizeof(*d));
+		if (!d) {
+			free(s->digests);
+			s->digests = NULL;
+			return;
+		}
+		s->digests = d;
+	}
+	s->digests[s->ndigests++] = digest;
+}
+
+/* The fork pass: count events; a child stops where its state meets the unfailed run's. */
+static void meet_state(const struct engine *e, uint64_t index, void *arg)
+{
+	struct sweep *s = arg;
+	uint64_t event = s->event++, digest;
+	bool violation, reset;
+
+	(void)index;
+	if (!s->in_child || event != s->next_check || event >= s->ndigests)
+		return;
+	if (engine_state_digest(e, &digest) || digest != s->digests[event]) {
+		s->next_check = event + s->check_step;
+		s->check_step *= 2;
+		return;
+	}
+	engine_findings(e, &violation, &reset);
+	_exit(SWEEP_EXIT_BASE + SWEEP_EXIT_MET +
+	      (violation ? SWEEP_VIOLATION : reset ? SWEEP_RESET : SWEEP_RECOVERED));
+}
+
 /* Run one replay with @fp. In a child (forked before or during it) this never returns. */
-static int sweep_replay(struct sweep *s, struct fp_ctx *fp, enum sweep_outcome *outcome)
+static int sweep_replay(struct sweep *s, struct fp_ctx *fp,
+			void (*before_event)(const struct engine *, uint64_t, void *),
+			enum sweep_outcome *outcome)
 {
 	struct replay_report *rep = calloc(1, sizeof(*rep));
 	struct replay_opts ro;
@@ -159,6 +223,8 @@ static int sweep_replay(struct sweep *s, struct fp_ctx *fp, enum sweep_outcome *
 	replay_opts_fill(s, fp, &ro);
 	ro.finished = replay_finished;
 	ro.finished_arg = s;
+	ro.before_event = before_event;
+	ro.before_event_arg = s;
 	rc = replay_run(&ro, &res, rep);
 	if (s->in_child)
 		child_exit(&res, rc);
@@ -189,13 +255,19 @@ static int failure_add(struct sweep *s, enum fp_point p, uint64_t nth, enum swee
 	return 0;
 }
 
-static enum sweep_outcome outcome_of_status(int status)
+/* The outcome a child's exit @status reports; *met: whether it stopped early. */
+static enum sweep_outcome outcome_of_status(int status, bool *met)
 {
 	int code;
 
+	*met = false;
 	if (!WIFEXITED(status))
 		return SWEEP_CRASH;
 	code = WEXITSTATUS(status) - SWEEP_EXIT_BASE;
+	if (code >= SWEEP_EXIT_MET) {
+		*met = true;
+		code -= SWEEP_EXIT_MET;
+	}
 	return code >= 0 && code < SWEEP_CRASH ? (enum sweep_outcome)code : SWEEP_CRASH;
 }
 
@@ -221,11 +293,13 @@ static void progress(struct sweep *s)
 static void child_done(struct sweep *s, unsigned int i, int status)
 {
 	struct sweep_child *c = &s->children[i];
-	enum sweep_outcome oc = outcome_of_status(status);
+	bool met;
+	enum sweep_outcome oc = outcome_of_status(status, &met);
 	int rc;
 
 	s->outcomes[c->point][oc]++;
 	s->runs++;
+	s->met += met;
 	if (oc != SWEEP_RECOVERED) {
 		rc = failure_add(s, c->point, c->nth, oc);
 		if (rc && !s->error)
@@ -300,6 +374,9 @@ static int spawn(struct sweep *s, enum fp_point p, uint64_t nth)
 	}
 	if (!pid) {
 		s->in_child = true;
+		/* compare states from the next event on (a failure while starting: from the first) */
+		s->next_check = s->event;
+		s->check_step = 1;
 		alarm(s->o->run_timeout_s);
 		return 1;
 	}
@@ -351,9 +428,15 @@ static int count_pass(struct sweep *s)
 	int rc;
 
 	fp_observe(s, &fp, count_observe, NULL);
-	rc = sweep_replay(s, &fp, &s->baseline);
+	s->digests = s->o->from_scratch ? NULL : malloc(4096 * sizeof(*s->digests));
+	rc = sweep_replay(s, &fp, record_state, &s->baseline);
 	if (rc)
 		return rc;
+	/* the unfailed run's rest must add nothing to a run that meets it */
+	if (s->baseline != SWEEP_RECOVERED) {
+		free(s->digests);
+		s->digests = NULL;
+	}
 	for (int p = 0; p < FP_NPOINTS; p++) {
 		if (!s->selected[p])
 			continue;
@@ -390,7 +473,7 @@ static int fork_pass(struct sweep *s)
 	int rc;
 
 	fp_observe(s, &fp, fork_observe, s);
-	rc = sweep_replay(s, &fp, &ignored);
+	rc = sweep_replay(s, &fp, s->digests ? meet_state : NULL, &ignored);
 	/* the counting pass ran the same replay: differing now means it is not deterministic */
 	for (int p = 0; !rc && !s->error && p < FP_NPOINTS; p++) {
 		if (s->selected[p] && fp.hits[p] != s->hits[p]) {
@@ -420,7 +503,7 @@ static int scratch_pass(struct sweep *s)
 			/* exactly what the reproducer (replay --fail-nth) arms */
 			memset(&fp, 0, sizeof(fp));
 			fp_arm(&fp, (enum fp_point)p, &(struct fp_rule){ .nth = n });
-			sweep_replay(s, &fp, &ignored); /* does not return in the child */
+			sweep_replay(s, &fp, NULL, &ignored); /* does not return in the child */
 		}
 	}
 	return 0;
@@ -596,6 +679,7 @@ static void totals_fill(const struct sweep *s, struct sweep_totals *t)
 		t->crash += s->outcomes[p][SWEEP_CRASH];
 	}
 	t->runs = s->runs;
+	t->met = s->met;
 }
 
 int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, size_t errlen)
@@ -636,6 +720,7 @@ int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, siz
 	t->seconds = now_s() - s.t0;
 free_failures:
 	free(s.failures);
+	free(s.digests);
 free_scenario:
 	free(s.children);
 	free(s.scenario);

@@ -25,6 +25,7 @@ struct sweep_opts {
 
 struct sweep_totals {
 	uint64_t hits, runs, recovered, reset, violation, crash;
+	uint64_t met; /* forked runs that stopped where they met the unfailed run */
 	double seconds;
 };
 

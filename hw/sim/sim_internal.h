@@ -123,6 +123,9 @@ void sim_iotlb_large_mapped(struct sim *s, uint32_t id, struct sim_domain *d, io
 void sim_iotlb_drop_domain(struct sim *s, uint32_t id);
 void sim_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size);
 
+/* digest.c */
+uint64_t sim_op_state_digest(struct hw *hw);
+
 /* dma.c */
 int sim_dma_job(struct sim *s, uint32_t dev, const struct hw_job *job);
 int sim_op_dma(struct hw *hw, uint32_t dev, iova_t iova, void *buf, uint64_t len, bool write);

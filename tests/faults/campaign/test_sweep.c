@@ -330,6 +330,10 @@ Test(sweep, all_points_agree_and_every_reproducer_reproduces)
 	nfail = check_summary(fdoc, "*", hits, &tf);
 	check_summary(sdoc, "*", hits, &ts);
 	cr_assert_str_eq(fdoc, sdoc, "fork and from-scratch sweeps differ");
+	/* forked runs stop where they meet the unfailed run, and still end as full runs do */
+	cr_assert_gt(tf.met, 0, "no forked run met the unfailed run");
+	cr_assert_lt(tf.met, tf.runs);
+	cr_assert_eq(ts.met, 0, "a from-scratch run stopped early");
 	/* this trace is known to break the model at some hits: the checks below must see some */
 	cr_assert_gt(tf.violation, 0);
 	cr_assert_gt(tf.reset, 0);
