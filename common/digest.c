@@ -91,6 +91,13 @@ uint64_t digest_combine(uint64_t h, uint64_t part)
 	return h;
 }
 
+uint64_t digest_fold(uint64_t h, const uint64_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = digest_combine(h, v[i]);
+	return h;
+}
+
 uint64_t digest_final(const struct digest *d)
 {
 	uint64_t h = rotl(d->lane[0], 1) + rotl(d->lane[1], 7) + rotl(d->lane[2], 12) +

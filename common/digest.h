@@ -50,4 +50,19 @@ uint64_t digest_final(const struct digest *d);
  */
 uint64_t digest_combine(uint64_t h, uint64_t part);
 
+/**
+ * digest_fold() - digest_combine() each of @n values into @h, in order.
+ * @h: the running value.
+ * @v: the values.
+ * @n: how many.
+ *
+ * Return: the new running value.
+ */
+uint64_t digest_fold(uint64_t h, const uint64_t *v, size_t n);
+
+/* DIGEST_FOLD(h, a, b, ...): digest_fold() of the values listed (converted to uint64_t). */
+#define DIGEST_FOLD(h, ...) \
+	digest_fold((h), (const uint64_t[]){ __VA_ARGS__ }, \
+		    sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
+
 #endif

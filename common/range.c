@@ -180,9 +180,7 @@ uint64_t range_largest(const struct range_alloc *ra)
 uint64_t range_digest(const struct range_alloc *ra, uint64_t h)
 {
 	h = digest_combine(h, ra->n);
-	for (size_t i = 0; i < ra->n; i++) {
-		h = digest_combine(h, ra->ext[i].base);
-		h = digest_combine(h, ra->ext[i].size);
-	}
+	for (size_t i = 0; i < ra->n; i++)
+		h = DIGEST_FOLD(h, ra->ext[i].base, ra->ext[i].size);
 	return h;
 }

@@ -793,14 +793,16 @@ uint64_t sparse_state_digest(const struct sparse_mem *sm, uint64_t h)
 		for (uint64_t dirs = sm->present_dirs[dw]; dirs; dirs &= dirs - 1) {
 			size_t dir = dw * 64 + (size_t)__builtin_ctzll(dirs);
 
-			for (size_t w = dir * (SPARSE_PER_SLOT / 64); w < (dir + 1) * (SPARSE_PER_SLOT / 64); w++) {
+			const size_t per_dir = SPARSE_PER_SLOT / 64;
+
+			for (size_t w = dir * per_dir; w < (dir + 1) * per_dir; w++) {
 				for (uint64_t bits = sm->present[w]; bits; bits &= bits - 1) {
 					uint64_t c = w * 64 + (uint64_t)__builtin_ctzll(bits);
 					uint64_t d = chunk_digest(sm->dir[dir][c % SPARSE_PER_SLOT]);
 
 					/* a chunk of zeros reads as an absent one */
 					if (d != zero)
-						h = digest_combine(digest_combine(h, c), d);
+						h = DIGEST_FOLD(h, c, d);
 				}
 			}
 		}

@@ -15,16 +15,6 @@
  * change after start.
  */
 
-static uint64_t fold(uint64_t h, const uint64_t *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		h = digest_combine(h, v[i]);
-	return h;
-}
-
-#define FOLD(h, ...) fold((h), (const uint64_t[]){ __VA_ARGS__ }, \
-			  sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
-
 /*
  * A handle by what it names: its slot, and whether it resolves there. The
  * generation is left out: a creation the model refused may have taken and
@@ -50,37 +40,38 @@ static uint64_t pages_digest(const struct pages *pg, uint64_t h)
 {
 	const struct phys_run *runs = pg_runs(pg);
 
-	h = FOLD(h, pg->npages, pg->runs.n, pg->committed, pg->locked, pg->owned);
+	h = DIGEST_FOLD(h, pg->npages, pg->runs.n, pg->committed, pg->locked, pg->owned);
 	for (size_t i = 0; i < pg->runs.n; i++)
-		h = FOLD(h, runs[i].pa, runs[i].npages);
+		h = DIGEST_FOLD(h, runs[i].pa, runs[i].npages);
 	return h;
 }
 
 static uint64_t dmap_digest(const struct dmap *m, uint64_t h)
 {
-	return FOLD(h, m->wanted, m->mapped, m->logical, m->perm, m->iova);
+	return DIGEST_FOLD(h, m->wanted, m->mapped, m->logical, m->perm, m->iova);
 }
 
 static uint64_t hobj_digest(const struct handle_table *ht, const struct hobj *o, uint64_t h)
 {
-	h = FOLD(h, o->kind, o->adapter);
+	h = DIGEST_FOLD(h, o->kind, o->adapter);
 	h = pages_digest(&o->pg, h);
 	h = dmap_digest(&o->map, h);
 	switch (o->kind) {
 	case H_MDL_MAP:
-		return FOLD(h, canon(ht, o->u.mdl_map.mdl));
+		return DIGEST_FOLD(h, canon(ht, o->u.mdl_map.mdl));
 	case H_PMO:
-		return FOLD(h, o->u.pmo.opens, o->u.pmo.adls, o->u.pmo.views, o->u.pmo.cache);
+		return DIGEST_FOLD(h, o->u.pmo.opens, o->u.pmo.adls, o->u.pmo.views,
+				   o->u.pmo.cache);
 	case H_PMO_OPEN:
-		return FOLD(h, canon(ht, o->u.pmo_open.pmo));
+		return DIGEST_FOLD(h, canon(ht, o->u.pmo_open.pmo));
 	case H_VIEW:
-		return FOLD(h, canon(ht, o->u.view.pmo), o->u.view.fb_pin, o->u.view.fb_chunk,
-			    o->u.view.section);
+		return DIGEST_FOLD(h, canon(ht, o->u.view.pmo), o->u.view.fb_pin,
+				   o->u.view.fb_chunk, o->u.view.section);
 	case H_ADL:
-		return FOLD(h, canon(ht, o->u.adl.pmo));
+		return DIGEST_FOLD(h, canon(ht, o->u.adl.pmo));
 	case H_ALLOC:
-		return FOLD(h, o->u.alloc.seg, o->u.alloc.flags, o->u.alloc.vram_off,
-			    o->u.alloc.aperture_mapped, canon(ht, o->u.alloc.cpu_view));
+		return DIGEST_FOLD(h, o->u.alloc.seg, o->u.alloc.flags, o->u.alloc.vram_off,
+				   o->u.alloc.aperture_mapped, canon(ht, o->u.alloc.cpu_view));
 	default:
 		return h;
 	}
@@ -89,12 +80,12 @@ static uint64_t hobj_digest(const struct handle_table *ht, const struct hobj *o,
 /* Live objects by slot: the free slots follow (the lowest is handed out first). */
 static uint64_t handles_digest(const struct handle_table *ht, uint64_t h)
 {
-	h = FOLD(h, ht->next_index, ht->live);
+	h = DIGEST_FOLD(h, ht->next_index, ht->live);
 	for (uint32_t i = 0; i < ht->next_index; i++) {
 		const struct hobj *o = &ht->chunks[i / H_CHUNK][i % H_CHUNK];
 
 		if (o->kind != H_FREE)
-			h = hobj_digest(ht, o, FOLD(h, i));
+			h = hobj_digest(ht, o, DIGEST_FOLD(h, i));
 	}
 	return h;
 }
@@ -102,11 +93,12 @@ static uint64_t handles_digest(const struct handle_table *ht, uint64_t h)
 static uint64_t phys_digest(const struct handle_table *ht, const struct phys_adapter *p,
 			    uint64_t h)
 {
-	h = FOLD(h, p->dev, p->domain, p->powered, p->reset, p->fb_bytes, p->fb_vram_off,
-		 p->fb_section_off, p->saved_hash, p->saved_valid, p->seeded, canon(ht, p->small),
-		 p->small_bytes, canon(ht, p->small_pmo), p->nreserved, p->reserved_mapped);
+	h = DIGEST_FOLD(h, p->dev, p->domain, p->powered, p->reset, p->fb_bytes,
+			p->fb_vram_off, p->fb_section_off, p->saved_hash, p->saved_valid, p->seeded,
+			canon(ht, p->small), p->small_bytes, canon(ht, p->small_pmo), p->nreserved,
+			p->reserved_mapped);
 	for (size_t i = 0; i < p->nreserved; i++)
-		h = FOLD(h, p->reserved[i].base, p->reserved[i].size);
+		h = DIGEST_FOLD(h, p->reserved[i].base, p->reserved[i].size);
 	h = pages_digest(&p->pfs, h);
 	return dmap_digest(&p->pfs_map, h);
 }
@@ -114,10 +106,10 @@ static uint64_t phys_digest(const struct handle_table *ht, const struct phys_ada
 static uint64_t adapter_digest(const struct handle_table *ht, const struct adapter *a,
 			       uint64_t h)
 {
-	h = FOLD(h, a->started, a->want_enable, a->want_mappings, a->want_attach, a->attach_on,
-		 a->iommu_enabled, a->mappings, a->attached, a->mode, a->domain,
-		 a->logical_limit, a->mapped_bytes, a->in_exclusive, a->sched_suspended,
-		 a->nphys, a->fb_commit, a->secure_vms, a->xfer.active);
+	h = DIGEST_FOLD(h, a->started, a->want_enable, a->want_mappings, a->want_attach,
+			a->attach_on, a->iommu_enabled, a->mappings, a->attached, a->mode,
+			a->domain, a->logical_limit, a->mapped_bytes, a->in_exclusive,
+			a->sched_suspended, a->nphys, a->fb_commit, a->secure_vms, a->xfer.active);
 	h = range_digest(&a->iova, h);
 	h = idmap_digest(&a->idmap, h);
 	h = range_digest(&a->vram, h);
@@ -125,7 +117,7 @@ static uint64_t adapter_digest(const struct handle_table *ht, const struct adapt
 		const struct section *sec = &a->sections[i];
 
 		h = phys_digest(ht, &a->phys[i], h);
-		h = FOLD(h, sec->bytes, sec->pinned);
+		h = DIGEST_FOLD(h, sec->bytes, sec->pinned);
 		h = pages_digest(&sec->pg, h);
 		h = dmap_digest(&sec->map, h);
 	}
@@ -140,8 +132,8 @@ int core_state_digest(struct core *core, uint64_t *digest)
 	if (!core->hw->ops->state_digest || core->kmd ||
 	    memcmp(&core->kmd_merged, kmd_reference(), sizeof(core->kmd_merged)))
 		return -EOPNOTSUPP;
-	h = FOLD(0, core->started, core->stopped, core->irql, core->event, core->ts_ns,
-		 core->stale_seen, core->nadapters);
+	h = DIGEST_FOLD(0, core->started, core->stopped, core->irql, core->event, core->ts_ns,
+			core->stale_seen, core->nadapters);
 	for (size_t i = 0; i < core->nadapters; i++)
 		h = adapter_digest(&core->ht, &core->adapters[i], h);
 	h = handles_digest(&core->ht, h);

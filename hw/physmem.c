@@ -392,15 +392,10 @@ bool physmem_overlaps_ram(const struct physmem *pm, pa_t pa, uint64_t len)
 
 uint64_t physmem_digest(const struct physmem *pm, uint64_t h)
 {
-	const uint64_t v[] = {
-		pm->commit_limit, pm->lockable_limit, pm->pressure.commit_available,
-		pm->pressure.lockable_available, pm->pressure.max_contiguous,
-		pm->usage.committed, pm->usage.locked, pm->usage.allocated,
-	};
-
 	/* usage.resident is not in: it counts the host memory behind the bytes, not the bytes */
-	for (size_t i = 0; i < ARRAY_SIZE(v); i++)
-		h = digest_combine(h, v[i]);
+	h = DIGEST_FOLD(h, pm->commit_limit, pm->lockable_limit, pm->pressure.commit_available,
+			pm->pressure.lockable_available, pm->pressure.max_contiguous,
+			pm->usage.committed, pm->usage.locked, pm->usage.allocated);
 	h = range_digest(&pm->frames, h);
 	return sparse_state_digest(&pm->bytes, h);
 }

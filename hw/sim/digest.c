@@ -18,8 +18,7 @@ static uint64_t pt_leaves_digest(const uint64_t *t, unsigned int level, iova_t b
 		iova_t iova = base + ((uint64_t)i << shift);
 
 		if (t[i] & SIM_PTE_PERM) {
-			h = digest_combine(h, iova | level);
-			h = digest_combine(h, t[i]);
+			h = DIGEST_FOLD(h, iova | level, t[i]);
 		} else if (t[i] & SIM_PTE_TABLE) {
 			h = pt_leaves_digest((const uint64_t *)(uintptr_t)(t[i] & SIM_PTE_ADDR),
 					     level - 1, iova, h);
@@ -32,13 +31,10 @@ static uint64_t domains_digest(const struct sim *s, uint64_t h)
 {
 	for (size_t i = 0; i < s->ndoms; i++) {
 		const struct sim_domain *d = &s->doms[i];
-		const uint64_t v[] = { i + 1, d->users, d->shadow_first, d->shadow_last,
-				       d->tlb_held };
 
 		if (!d->root)
 			continue;
-		for (size_t k = 0; k < ARRAY_SIZE(v); k++)
-			h = digest_combine(h, v[k]);
+		h = DIGEST_FOLD(h, i + 1, d->users, d->shadow_first, d->shadow_last, d->tlb_held);
 		h = pt_leaves_digest(d->root, SIM_LEVELS, 0, h);
 	}
 	return h;
@@ -54,10 +50,8 @@ static uint64_t iotlb_digest(struct sim *s, uint64_t h)
 		if (!e->dom)
 			continue;
 		d = sim_dom(s, e->dom);
-		h = digest_combine(h, i);
-		h = digest_combine(h, e->vpn);
-		h = digest_combine(h, e->pte);
-		h = digest_combine(h, (uint64_t)e->dom << 8 | e->level << 1 | (d && e->gen == d->gen));
+		h = DIGEST_FOLD(h, i, e->vpn, e->pte,
+				(uint64_t)e->dom << 8 | e->level << 1 | (d && e->gen == d->gen));
 	}
 	return h;
 }
@@ -67,15 +61,12 @@ static uint64_t devices_digest(const struct sim *s, uint64_t h)
 	for (unsigned int i = 0; i < s->ndevs; i++) {
 		const struct sim_dev *dv = &s->devs[i];
 
-		h = digest_combine(h, (uint64_t)dv->domain << 1 | dv->powered);
-		h = digest_combine(h, (uint64_t)dv->count << 32 | (uint32_t)dv->err);
+		h = DIGEST_FOLD(h, (uint64_t)dv->domain << 1 | dv->powered,
+				(uint64_t)dv->count << 32 | (uint32_t)dv->err);
 		for (unsigned int j = 0; j < dv->count; j++) {
 			const struct hw_job *job = &dv->queue[(dv->head + j) % SIM_QUEUE];
 
-			h = digest_combine(h, job->dir);
-			h = digest_combine(h, job->vram_off);
-			h = digest_combine(h, job->iova);
-			h = digest_combine(h, job->len);
+			h = DIGEST_FOLD(h, job->dir, job->vram_off, job->iova, job->len);
 		}
 		h = sparse_state_digest(&dv->vram, h);
 	}
@@ -94,8 +85,7 @@ uint64_t sim_op_state_digest(struct hw *hw)
 	for (unsigned int j = 0; j < s->fault_count; j++) {
 		const struct hw_fault *f = &s->faults[(s->fault_head + j) % SIM_FAULTS];
 
-		h = digest_combine(h, f->iova | f->write);
-		h = digest_combine(h, (uint64_t)f->dev << 8 | f->reason);
+		h = DIGEST_FOLD(h, f->iova | f->write, (uint64_t)f->dev << 8 | f->reason);
 	}
 	return h;
 }
