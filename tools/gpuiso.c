@@ -383,11 +383,12 @@ static int cmd_sweep(int argc, char **argv)
 		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
 	}
 	printf("sweep: %llu hits, %llu runs: %llu recovered, %llu reset, %llu violation, %llu crash "
-	       "(%.2f s; %llu stopped where they met the unfailed run); %s/summary.json\n",
+	       "(%.2f s; %llu stopped where they met the unfailed run, %llu where they met "
+	       "an earlier run); %s/summary.json\n",
 	       (unsigned long long)t.hits, (unsigned long long)t.runs,
 	       (unsigned long long)t.recovered, (unsigned long long)t.reset,
 	       (unsigned long long)t.violation, (unsigned long long)t.crash, t.seconds,
-	       (unsigned long long)t.met, o.out);
+	       (unsigned long long)t.met, (unsigned long long)t.followed, o.out);
 	return t.violation || t.crash ? EXIT_FINDINGS : EXIT_OK;
 }
 

@@ -22,7 +22,10 @@
  * 8... after its failure. Where they meet, the rest of its run would be
  * the unfailed run's rest, which (when the unfailed run ends recovered)
  * adds no finding and leaves nothing behind: its outcome is what it has
- * found so far. From-scratch runs always run to the end.
+ * found so far. Where a child's state and findings so far meet an earlier
+ * run's instead (faults/campaign/meet.h), it stops and takes that run's
+ * outcome, booked once every run has ended. From-scratch runs always run
+ * to the end.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -36,6 +39,8 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "core/scenario.h"
+#include "common/digest.h"
+#include "faults/campaign/meet.h"
 #include "faults/campaign/sweep.h"
 #include "replay/replay.h"
 
@@ -64,6 +69,8 @@ static const char *const outcome_names[SWEEP_NOUTCOMES] = {
 #define SWEEP_EXIT_ERROR 99
 /* added to the status of a run that stopped where it met the unfailed run */
 #define SWEEP_EXIT_MET 8
+/* the status of a run that stopped where an earlier run had been (meet_follow()) */
+#define SWEEP_EXIT_FOLLOWS (SWEEP_EXIT_BASE + 16)
 
 /* Blocks from this size up get their own mapping (glibc's initial default, kept fixed). */
 #define SWEEP_MMAP_THRESHOLD (128 * 1024)
@@ -77,10 +84,18 @@ struct sweep_failure {
 	enum sweep_outcome outcome;
 };
 
-struct sweep_child {
-	pid_t pid;
+/* One run: the hit it fails and, once it has ended, how. */
+struct sweep_run {
 	enum fp_point point;
 	uint64_t nth;
+	enum sweep_outcome outcome;
+	bool ended;
+	bool follows;   /* it stopped where another run had been: that run's outcome is its own */
+};
+
+struct sweep_child {
+	pid_t pid;
+	uint32_t run;
 };
 
 /* Everything a sweep knows; passed to the observe hook as its argument. */
@@ -96,10 +111,14 @@ struct sweep {
 	size_t nfailures, failures_cap;
 	struct sweep_child *children;                 /* o->jobs slots */
 	unsigned int nchildren;
-	uint64_t runs, total;                         /* reaped, to reap */
-	uint64_t met;                                 /* runs that stopped early */
+	struct sweep_run *runs;                       /* total of them, in the order spawned */
+	uint64_t ended, spawned, total;               /* runs reaped, forked, to do */
+	uint64_t met;      /* runs that stopped where they met the unfailed run */
+	uint64_t followed; /* ... where they met an earlier run */
 	uint64_t *digests;    /* the unfailed run's state before each event, or NULL */
 	uint64_t ndigests;
+	struct meet_table meet;   /* states forked runs reached, while forking with digests */
+	uint32_t run;         /* a child: its run */
 	uint64_t event;       /* events begun so far in this process's replay */
 	uint64_t next_check;  /* a child: the event before which it compares states next ... */
 	uint64_t check_step;  /* ... and the distance to the one after */
@@ -185,24 +204,33 @@ static void record_state(const struct engine *e, uint64_t index, void *arg)
 	s->digests[s->ndigests++] = digest;
 }
 
-/* The fork pass: count events; a child stops where its state meets the unfailed run's. */
+/*
+ * The fork pass: count events; a child stops where its state meets the
+ * unfailed run's, or where an earlier run's state and findings were.
+ */
 static void meet_state(const struct engine *e, uint64_t index, void *arg)
 {
 	struct sweep *s = arg;
 	uint64_t event = s->event++, digest;
 	bool violation, reset;
+	uint32_t first;
 
 	(void)index;
 	if (!s->in_child || event != s->next_check || event >= s->ndigests)
 		return;
-	if (engine_state_digest(e, &digest) || digest != s->digests[event]) {
-		s->next_check = event + s->check_step;
-		s->check_step *= 2;
+	s->next_check = event + s->check_step;
+	s->check_step *= 2;
+	if (engine_state_digest(e, &digest))
 		return;
-	}
 	engine_findings(e, &violation, &reset);
-	_exit(SWEEP_EXIT_BASE + SWEEP_EXIT_MET +
-	      (violation ? SWEEP_VIOLATION : reset ? SWEEP_RESET : SWEEP_RECOVERED));
+	if (digest == s->digests[event])
+		_exit(SWEEP_EXIT_BASE + SWEEP_EXIT_MET +
+		      (violation ? SWEEP_VIOLATION : reset ? SWEEP_RESET : SWEEP_RECOVERED));
+	first = meet_claim(&s->meet, DIGEST_FOLD(event, digest, violation, reset), s->run);
+	if (first != s->run) {
+		meet_follow(&s->meet, s->run, first);
+		_exit(SWEEP_EXIT_FOLLOWS);
+	}
 }
 
 /* Run one replay with @fp. In a child (forked before or during it) this never returns. */
@@ -255,7 +283,7 @@ static int failure_add(struct sweep *s, enum fp_point p, uint64_t nth, enum swee
 	return 0;
 }
 
-/* The outcome a child's exit @status reports; *met: whether it stopped early. */
+/* The outcome a child's exit @status reports; *met: whether it met the unfailed run. */
 static enum sweep_outcome outcome_of_status(int status, bool *met)
 {
 	int code;
@@ -279,34 +307,81 @@ static void progress(struct sweep *s)
 	if (!s->o->progress)
 		return;
 	now = now_s();
-	if (s->runs < s->next_progress && now < s->next_progress_s)
+	if (s->ended < s->next_progress && now < s->next_progress_s)
 		return;
 	fprintf(s->o->progress, "sweep: %llu/%llu runs in %.0f s: %llu not recovered\n",
-		(unsigned long long)s->runs, (unsigned long long)s->total, now - s->t0,
+		(unsigned long long)s->ended, (unsigned long long)s->total, now - s->t0,
 		(unsigned long long)s->nfailures);
 	fflush(s->o->progress);
-	s->next_progress = s->runs + (s->total + 19) / 20;
+	s->next_progress = s->ended + (s->total + 19) / 20;
 	s->next_progress_s = now + SWEEP_PROGRESS_S;
 }
 
-/* Book the outcome of the child in slot @i and free the slot. */
-static void child_done(struct sweep *s, unsigned int i, int status)
+/* Count @run's outcome @oc, and list it if it is a failure. */
+static void book(struct sweep *s, struct sweep_run *run, enum sweep_outcome oc)
 {
-	struct sweep_child *c = &s->children[i];
-	bool met;
-	enum sweep_outcome oc = outcome_of_status(status, &met);
 	int rc;
 
-	s->outcomes[c->point][oc]++;
-	s->runs++;
-	s->met += met;
+	run->outcome = oc;
+	s->outcomes[run->point][oc]++;
 	if (oc != SWEEP_RECOVERED) {
-		rc = failure_add(s, c->point, c->nth, oc);
+		rc = failure_add(s, run->point, run->nth, oc);
 		if (rc && !s->error)
 			s->error = rc;
 	}
+}
+
+/*
+ * Book the outcome of the child in slot @i and free the slot. A run that
+ * followed another is booked once all have ended (book_followers()): the
+ * run it followed may still be going.
+ */
+static void child_done(struct sweep *s, unsigned int i, int status)
+{
+	struct sweep_child *c = &s->children[i];
+	struct sweep_run *run = &s->runs[c->run];
+	bool met;
+
+	run->ended = true;
+	s->ended++;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == SWEEP_EXIT_FOLLOWS) {
+		run->follows = true;
+		s->followed++;
+	} else {
+		book(s, run, outcome_of_status(status, &met));
+		s->met += met;
+	}
 	*c = s->children[--s->nchildren];
 	progress(s);
+}
+
+/*
+ * Each run that followed another gets the outcome of the run it followed,
+ * through the chain of those that followed in turn. Each link goes to a
+ * state claimed at the same event as the follower's last, and a run claims
+ * before it follows, so chains go forward in events and end.
+ */
+static int book_followers(struct sweep *s)
+{
+	for (uint64_t r = 0; r < s->spawned; r++) {
+		uint32_t first = (uint32_t)r;
+		uint64_t links = 0;
+		bool known;
+
+		if (!s->runs[r].follows)
+			continue;
+		do {
+			known = meet_followed(&s->meet, first, &first) && first < s->spawned &&
+				s->runs[first].ended && links++ < s->spawned;
+		} while (known && s->runs[first].follows);
+		if (!known) {
+			snprintf(s->err, s->errlen, "sweep: %s:%llu stopped to follow a run that is not known",
+				 fp_point_name(s->runs[r].point), (unsigned long long)s->runs[r].nth);
+			return -EPROTO;
+		}
+		book(s, &s->runs[r], s->runs[first].outcome);
+	}
+	return s->error;
 }
 
 /*
@@ -348,9 +423,15 @@ static int reap_all(struct sweep *s)
  */
 static int spawn(struct sweep *s, enum fp_point p, uint64_t nth)
 {
+	uint32_t run = (uint32_t)s->spawned;
 	pid_t pid;
 	int rc;
 
+	if (s->spawned == s->total) {
+		snprintf(s->err, s->errlen, "sweep: %s hit more often than counted: "
+			 "the replay is not deterministic", fp_point_name(p));
+		return -EPROTO;
+	}
 	while (s->nchildren >= s->o->jobs) {
 		rc = reap_one(s);
 		if (rc)
@@ -374,13 +455,15 @@ static int spawn(struct sweep *s, enum fp_point p, uint64_t nth)
 	}
 	if (!pid) {
 		s->in_child = true;
+		s->run = run;
 		/* compare states from the next event on (a failure while starting: from the first) */
 		s->next_check = s->event;
 		s->check_step = 1;
 		alarm(s->o->run_timeout_s);
 		return 1;
 	}
-	s->children[s->nchildren++] = (struct sweep_child){ pid, p, nth };
+	s->runs[s->spawned++] = (struct sweep_run){ .point = p, .nth = nth };
+	s->children[s->nchildren++] = (struct sweep_child){ pid, run };
 	return 0;
 }
 
@@ -446,6 +529,9 @@ static int count_pass(struct sweep *s)
 			fprintf(s->o->progress, "sweep: %s: %llu hits\n", fp_point_name(p),
 				(unsigned long long)fp.hits[p]);
 	}
+	s->runs = calloc(s->total ? s->total : 1, sizeof(*s->runs));
+	if (!s->runs)
+		return -ENOMEM;
 	s->next_progress = (s->total + 19) / 20;
 	s->next_progress_s = now_s() + SWEEP_PROGRESS_S;
 	/*
@@ -472,6 +558,16 @@ static int fork_pass(struct sweep *s)
 	struct fp_ctx fp;
 	int rc;
 
+	if (s->digests) {
+		/* a run claims the states it checks: at most one per doubling of its distance */
+		size_t checks = 1;
+
+		while (s->ndigests >> checks)
+			checks++;
+		rc = meet_table_init(&s->meet, s->total, s->total * (checks + 1));
+		if (rc)
+			return rc;
+	}
 	fp_observe(s, &fp, fork_observe, s);
 	rc = sweep_replay(s, &fp, s->digests ? meet_state : NULL, &ignored);
 	/* the counting pass ran the same replay: differing now means it is not deterministic */
@@ -678,8 +774,9 @@ static void totals_fill(const struct sweep *s, struct sweep_totals *t)
 		t->violation += s->outcomes[p][SWEEP_VIOLATION];
 		t->crash += s->outcomes[p][SWEEP_CRASH];
 	}
-	t->runs = s->runs;
+	t->runs = s->ended;
 	t->met = s->met;
+	t->followed = s->followed;
 }
 
 int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, size_t errlen)
@@ -710,6 +807,8 @@ int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, siz
 	wrc = reap_all(&s);
 	if (!rc)
 		rc = s.error ? s.error : wrc;
+	if (!rc)
+		rc = book_followers(&s);
 	if (rc) {
 		if (!*err)
 			snprintf(err, errlen, "sweep: %s", strerror(-rc));
@@ -719,6 +818,8 @@ int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, siz
 	totals_fill(&s, t);
 	t->seconds = now_s() - s.t0;
 free_failures:
+	meet_table_fini(&s.meet);
+	free(s.runs);
 	free(s.failures);
 	free(s.digests);
 free_scenario:

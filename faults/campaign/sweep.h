@@ -25,7 +25,8 @@ struct sweep_opts {
 
 struct sweep_totals {
 	uint64_t hits, runs, recovered, reset, violation, crash;
-	uint64_t met; /* forked runs that stopped where they met the unfailed run */
+	uint64_t met;      /* forked runs that stopped where they met the unfailed run */
+	uint64_t followed; /* ... where they met an earlier forked run (and took its outcome) */
 	double seconds;
 };
 

@@ -334,6 +334,10 @@ Test(sweep, all_points_agree_and_every_reproducer_reproduces)
 	cr_assert_gt(tf.met, 0, "no forked run met the unfailed run");
 	cr_assert_lt(tf.met, tf.runs);
 	cr_assert_eq(ts.met, 0, "a from-scratch run stopped early");
+	/* ... or where they meet an earlier forked run, whose outcome they take */
+	cr_assert_gt(tf.followed, 0, "no forked run met an earlier one");
+	cr_assert_lt(tf.met + tf.followed, tf.runs);
+	cr_assert_eq(ts.followed, 0, "a from-scratch run followed another");
 	/* this trace is known to break the model at some hits: the checks below must see some */
 	cr_assert_gt(tf.violation, 0);
 	cr_assert_gt(tf.reset, 0);
