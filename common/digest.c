@@ -84,6 +84,15 @@ void digest_update(struct digest *d, const void *p, size_t n)
 	}
 }
 
+uint64_t digest_bytes(const void *p, size_t n)
+{
+	struct digest d;
+
+	digest_init(&d);
+	digest_update(&d, p, n);
+	return digest_final(&d);
+}
+
 uint64_t digest_combine(uint64_t h, uint64_t part)
 {
 	h = rotl(h ^ round64(0, part), 27) * P1 + P3;

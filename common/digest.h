@@ -42,6 +42,15 @@ void digest_update(struct digest *d, const void *p, size_t n);
 uint64_t digest_final(const struct digest *d);
 
 /**
+ * digest_bytes() - the digest of @n bytes at @p, in one call.
+ * @p: the bytes.
+ * @n: how many.
+ *
+ * Return: what digest_init(), digest_update() and digest_final() give.
+ */
+uint64_t digest_bytes(const void *p, size_t n);
+
+/**
  * digest_combine() - fold one digest into a running one, order-sensitively.
  * @h: the running value.
  * @part: the digest to add.

@@ -211,12 +211,10 @@ uint64_t idmap_digest(const struct idmap *im, uint64_t h)
 			/* a chunk of equal counts reads alike however it is held */
 			if (!diff) {
 				if (same)
-					h = digest_combine(digest_combine(h, chunk << 1), same);
+					h = DIGEST_FOLD(h, chunk << 1, same);
 				continue;
 			}
-			h = digest_combine(h, chunk << 1 | 1);
-			for (unsigned int i = 0; i < IDMAP_CHUNK; i++)
-				h = digest_combine(h, cnt[i]);
+			h = DIGEST_FOLD(h, chunk << 1 | 1, digest_bytes(cnt, IDMAP_CHUNK * sizeof(*cnt)));
 		}
 	}
 	return h;

@@ -34,15 +34,6 @@ struct cache_header {
 
 /* --- the key: a digest of the trace's files, names and contents (common/digest.h) --- */
 
-static uint64_t bytes_digest(const void *p, size_t n)
-{
-	struct digest d;
-
-	digest_init(&d);
-	digest_update(&d, p, n);
-	return digest_final(&d);
-}
-
 /* Fold the digest of a file's content into @h. */
 static int hash_file(const char *path, uint64_t *h)
 {
@@ -120,7 +111,7 @@ static int hash_tree(const char *dir, const char *rel, uint64_t *h)
 		}
 		if (stat(path, &st))
 			continue;
-		*h = digest_combine(*h, bytes_digest(sub, strlen(sub) + 1));
+		*h = digest_combine(*h, digest_bytes(sub, strlen(sub) + 1));
 		if (S_ISDIR(st.st_mode))
 			rc = hash_tree(dir, sub, h);
 		else if (S_ISREG(st.st_mode))

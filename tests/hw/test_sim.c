@@ -674,3 +674,28 @@ Test(sim, save_and_restore_copies_share_whole_chunks)
 	cr_assert_eq(after, before);
 	cr_assert_eq(stats().dma_bytes, 16 * MiB, "the modeled device still moved every byte");
 }
+
+/* The state digest reads page tables by their leaves: emptied tables left linked are no state. */
+Test(sim, state_digest_follows_the_leaves)
+{
+	uint32_t d = attached_domain();
+	uint64_t fresh = ops->state_digest(hw), one, other;
+
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
+	one = ops->state_digest(hw);
+	cr_assert_neq(one, fresh);
+	/* a second page in the same table, then gone again */
+	cr_assert_eq(ops->map(hw, d, 0x1ff000, 0x5ff000, PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
+	other = ops->state_digest(hw);
+	cr_assert_neq(other, one);
+	cr_assert_eq(ops->unmap(hw, d, 0x1ff000, PAGE_SIZE), 0);
+	cr_assert_eq(ops->state_digest(hw), one);
+	/* the same page read-only, or to another frame, is another state */
+	cr_assert_eq(ops->unmap(hw, d, 0x100000, PAGE_SIZE), 0);
+	cr_assert_eq(ops->state_digest(hw), fresh, "an emptied table is no state");
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, PAGE_SIZE, HW_PERM_READ | HW_MAP_4K), 0);
+	cr_assert_neq(ops->state_digest(hw), one);
+	cr_assert_eq(ops->unmap(hw, d, 0x100000, PAGE_SIZE), 0);
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x301000, PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
+	cr_assert_neq(ops->state_digest(hw), one);
+}
