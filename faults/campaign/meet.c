@@ -16,6 +16,8 @@
 #define MEET_KEY_ZERO 0x9e3779b97f4a7c15ull
 /* slots looked at before a claim gives up (the table is far from full) */
 #define MEET_PROBES 64
+/* at most 64 MiB of slots: past that, claims that find no room only let their runs go on */
+#define MEET_MAX_SLOTS ((size_t)1 << 22)
 
 struct meet_slot {
 	_Atomic uint64_t key;
@@ -29,7 +31,7 @@ int meet_table_init(struct meet_table *t, size_t nruns, size_t nclaims)
 	void *p;
 
 	/* at most half full */
-	while (nslots < 2 * nclaims)
+	while (nslots < 2 * nclaims && nslots < MEET_MAX_SLOTS)
 		nslots *= 2;
 	slots_bytes = nslots * sizeof(struct meet_slot);
 	t->bytes = slots_bytes + nruns * sizeof(*t->followed);

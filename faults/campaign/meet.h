@@ -31,7 +31,8 @@ struct meet_table {
  * meet_table_init() - map a table shared with the children forked from now on.
  * @t: the table.
  * @nruns: runs that will claim (numbered from 0).
- * @nclaims: claims expected in all (more only fail to be stored).
+ * @nclaims: claims expected in all (sizes the table, up to 64 MiB; claims that
+ *           find no room only fail to be stored).
  *
  * Return: 0 or -ENOMEM.
  */
