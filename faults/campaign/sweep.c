@@ -18,14 +18,15 @@
  *
  * A forked run also stops early once it is back where the unfailed run
  * was. The counting pass records the state digest before each event
- * (engine_state_digest()); a child compares its own at the events 1, 2, 4,
- * 8... after its failure. Where they meet, the rest of its run would be
- * the unfailed run's rest, which (when the unfailed run ends recovered)
- * adds no finding and leaves nothing behind: its outcome is what it has
- * found so far. Where a child's state and findings so far meet an earlier
- * run's instead (faults/campaign/meet.h), it stops and takes that run's
- * outcome, booked once every run has ended. From-scratch runs always run
- * to the end.
+ * (engine_state_digest()); a child compares its own at its failure's event,
+ * the next, then the next multiple of 2, of 4, of 8... Where they meet,
+ * the rest of its run would be the unfailed run's rest, which (when the
+ * unfailed run ends recovered) adds no finding and leaves nothing behind:
+ * its outcome is what it has found so far. Where a child's state and
+ * findings so far meet an earlier run's instead (faults/campaign/meet.h),
+ * it stops and takes that run's outcome, booked once every run has ended
+ * (unless that run crashed: then it runs again from the start).
+ * From-scratch runs always run to the end.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -91,6 +92,7 @@ struct sweep_run {
 	enum sweep_outcome outcome;
 	bool ended;
 	bool follows;   /* it stopped where another run had been: that run's outcome is its own */
+	bool again;     /* ... one that crashed: it runs again, from the start */
 };
 
 struct sweep_child {
@@ -357,35 +359,6 @@ static void child_done(struct sweep *s, unsigned int i, int status)
 }
 
 /*
- * Each run that followed another gets the outcome of the run it followed,
- * through the chain of those that followed in turn. Each link goes to a
- * state claimed at the same event as the follower's last, and a run claims
- * before it follows, so chains go forward in events and end.
- */
-static int book_followers(struct sweep *s)
-{
-	for (uint64_t r = 0; r < s->spawned; r++) {
-		uint32_t first = (uint32_t)r;
-		uint64_t links = 0;
-		bool known;
-
-		if (!s->runs[r].follows)
-			continue;
-		do {
-			known = meet_followed(&s->meet, first, &first) && first < s->spawned &&
-				s->runs[first].ended && links++ < s->spawned;
-		} while (known && s->runs[first].follows);
-		if (!known) {
-			snprintf(s->err, s->errlen, "sweep: %s:%llu stopped to follow a run that is not known",
-				 fp_point_name(s->runs[r].point), (unsigned long long)s->runs[r].nth);
-			return -EPROTO;
-		}
-		book(s, &s->runs[r], s->runs[first].outcome);
-	}
-	return s->error;
-}
-
-/*
  * Wait for one child to end and book it. waitpid(-1): the sweep owns the
  * process's children while it runs (a caller's child ending meanwhile is
  * reaped here and its status lost). Return: 0 or a negative errno.
@@ -419,20 +392,14 @@ static int reap_all(struct sweep *s)
 }
 
 /*
- * Fork a child that will fail hit @nth of @p, once a job slot is free.
+ * Fork a child for @run once a job slot is free.
  * Return: 0 in the parent, 1 in the child, or a negative errno (in the parent).
  */
-static int spawn(struct sweep *s, enum fp_point p, uint64_t nth)
+static int spawn_run(struct sweep *s, uint32_t run)
 {
-	uint32_t run = (uint32_t)s->spawned;
 	pid_t pid;
 	int rc;
 
-	if (s->spawned == s->total) {
-		snprintf(s->err, s->errlen, "sweep: %s hit more often than counted: "
-			 "the replay is not deterministic", fp_point_name(p));
-		return -EPROTO;
-	}
 	while (s->nchildren >= s->o->jobs) {
 		rc = reap_one(s);
 		if (rc)
@@ -450,8 +417,9 @@ static int spawn(struct sweep *s, enum fp_point p, uint64_t nth)
 	}
 	if (pid < 0) {
 		rc = -errno;
-		snprintf(s->err, s->errlen, "sweep: fork for %s:%llu: %s", fp_point_name(p),
-			 (unsigned long long)nth, strerror(-rc));
+		snprintf(s->err, s->errlen, "sweep: fork for %s:%llu: %s",
+			 fp_point_name(s->runs[run].point), (unsigned long long)s->runs[run].nth,
+			 strerror(-rc));
 		return rc;
 	}
 	if (!pid) {
@@ -463,9 +431,92 @@ static int spawn(struct sweep *s, enum fp_point p, uint64_t nth)
 		alarm(s->o->run_timeout_s);
 		return 1;
 	}
-	s->runs[s->spawned++] = (struct sweep_run){ .point = p, .nth = nth };
 	s->children[s->nchildren++] = (struct sweep_child){ pid, run };
 	return 0;
+}
+
+/* Fork the next run, which fails hit @nth of @p. Return: as spawn_run(). */
+static int spawn(struct sweep *s, enum fp_point p, uint64_t nth)
+{
+	uint32_t run = (uint32_t)s->spawned;
+	int rc;
+
+	if (s->spawned == s->total) {
+		snprintf(s->err, s->errlen, "sweep: %s hit more often than counted: "
+			 "the replay is not deterministic", fp_point_name(p));
+		return -EPROTO;
+	}
+	s->runs[run] = (struct sweep_run){ .point = p, .nth = nth };
+	rc = spawn_run(s, run);
+	if (rc >= 0)
+		s->spawned++;
+	return rc;
+}
+
+/* In a child: @run's replay from the start, armed as its reproducer (replay --fail-nth) arms it. */
+static void scratch_replay(struct sweep *s, uint32_t run)
+{
+	enum sweep_outcome ignored;
+	struct fp_ctx fp;
+
+	memset(&fp, 0, sizeof(fp));
+	fp_arm(&fp, s->runs[run].point, &(struct fp_rule){ .nth = s->runs[run].nth });
+	sweep_replay(s, &fp, NULL, &ignored); /* does not return in a child */
+}
+
+/*
+ * Each run that followed another gets the outcome of the run it followed,
+ * through the chain of those that followed in turn. Each link goes to a
+ * state claimed at the same event as the follower's last, and a run claims
+ * before it follows, so chains go forward in events and end.
+ *
+ * A chain that ends in a crash is not taken: a crash may come from outside
+ * the run (a kill, --run-timeout on a loaded machine), so its followers run
+ * again, from the start, and are booked for what they do.
+ */
+static int book_followers(struct sweep *s)
+{
+	uint64_t again = 0;
+	int rc = 0, wrc;
+
+	for (uint64_t r = 0; r < s->spawned; r++) {
+		uint32_t first = (uint32_t)r;
+		uint64_t links = 0;
+		bool known;
+
+		if (!s->runs[r].follows)
+			continue;
+		do {
+			known = meet_followed(&s->meet, first, &first) && first < s->spawned &&
+				s->runs[first].ended && links++ < s->spawned;
+		} while (known && s->runs[first].follows);
+		if (!known) {
+			snprintf(s->err, s->errlen, "sweep: %s:%llu stopped to follow a run that is not known",
+				 fp_point_name(s->runs[r].point), (unsigned long long)s->runs[r].nth);
+			return -EPROTO;
+		}
+		if (s->runs[first].outcome == SWEEP_CRASH) {
+			s->runs[r].again = true;
+			again++;
+		} else {
+			book(s, &s->runs[r], s->runs[first].outcome);
+		}
+	}
+	if (again && s->o->progress)
+		fprintf(s->o->progress, "sweep: %llu runs met a run that crashed: "
+			"running them again from the start\n", (unsigned long long)again);
+	for (uint64_t r = 0; r < s->spawned && !rc && !s->error; r++) {
+		if (!s->runs[r].again)
+			continue;
+		s->runs[r] = (struct sweep_run){ .point = s->runs[r].point, .nth = s->runs[r].nth };
+		s->ended--;
+		s->followed--;
+		rc = spawn_run(s, (uint32_t)r);
+		if (rc > 0)
+			scratch_replay(s, (uint32_t)r);
+	}
+	wrc = reap_all(s);
+	return rc ? rc : s->error ? s->error : wrc;
 }
 
 /* The counting pass's hook: every hit passes (fp_ctx.hits counts them). */
@@ -586,8 +637,6 @@ static int fork_pass(struct sweep *s)
 
 static int scratch_pass(struct sweep *s)
 {
-	enum sweep_outcome ignored;
-	struct fp_ctx fp;
 	int rc;
 
 	for (int p = 0; p < FP_NPOINTS; p++) {
@@ -595,12 +644,8 @@ static int scratch_pass(struct sweep *s)
 			rc = spawn(s, (enum fp_point)p, n);
 			if (rc < 0)
 				return rc;
-			if (!rc)
-				continue;
-			/* exactly what the reproducer (replay --fail-nth) arms */
-			memset(&fp, 0, sizeof(fp));
-			fp_arm(&fp, (enum fp_point)p, &(struct fp_rule){ .nth = n });
-			sweep_replay(s, &fp, NULL, &ignored); /* does not return in the child */
+			if (rc)
+				scratch_replay(s, s->run);
 		}
 	}
 	return 0;
