@@ -40,6 +40,7 @@ void log_msg(enum log_level level, const char *prefix, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #define log_err(...) log_msg(LOG_ERROR, LOG_PREFIX, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_ERROR, LOG_PREFIX ": warning", __VA_ARGS__) /* prints as errors do */
 #define log_info(...) log_msg(LOG_INFO, LOG_PREFIX, __VA_ARGS__)
 #define log_dbg(...) log_msg(LOG_DEBUG, LOG_PREFIX, __VA_ARGS__)
 

@@ -227,6 +227,8 @@ static int bench_cache(struct bench_report *r, struct rig *rig)
 		  "replay from CTF over replay from the cache (target >= 5)");
 	bench_add(r, "replay.cache_decode_meps", (double)meta.records / 1e6 / bench_median(t_decode, ROUNDS),
 		  "Mevents/s", "decoded from the cache without executing (target >= 50)");
+	bench_add(r, "replay.model_ns_per_event", bench_median(t_cache, ROUNDS) * 1e9 / (double)meta.events,
+		  "ns", "a replay from the cache per event: the model's own pace");
 	return 0;
 }
 

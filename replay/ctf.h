@@ -64,7 +64,9 @@ struct ctf_stats {
  * @ctx: passed to both.
  * @st: out: statistics (may be NULL).
  * @err: out: on failure, one line saying what and where (event index and
- *       timestamp when an event is at fault).
+ *       timestamp when an event is at fault); when @bind refused a class,
+ *       only where (the trace and its first event of that class), as the
+ *       caller knows what.
  * @errlen: size of @err.
  *
  * Return: 0, -ENOENT (no trace below @path), -EINVAL (unreadable or corrupt

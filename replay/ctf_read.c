@@ -443,13 +443,19 @@ static enum fkind kind_of(const bt_field_class *fc)
 	return FK_NONE;
 }
 
+static bool class_has_clock(const bt_event_class *ec)
+{
+	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+
+	return bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
+}
+
 /* The first event of a class: ask the caller and resolve its names once. */
 static int cls_bind(struct reader *r, const bt_event_class *ec, struct cls_info **out)
 {
 	struct ctf_binding b = { .tag = -1 };
 	const char *name = bt_event_class_get_name(ec);
 	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(ec);
-	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
 	struct cls_info *ci;
 	uint64_t nmemb = 0;
 	int ret;
@@ -467,7 +473,7 @@ static int cls_bind(struct reader *r, const bt_event_class *ec, struct cls_info 
 		return -ENOMEM;
 	ci->tag = b.tag < 0 ? -1 : b.tag;
 	ci->n = b.tag < 0 ? 0 : b.n;
-	ci->has_clock = bt_stream_class_borrow_default_clock_class_const(sc) != NULL;
+	ci->has_clock = class_has_clock(ec);
 	if (payload && bt_field_class_get_type(payload) == BT_FIELD_CLASS_TYPE_STRUCTURE)
 		nmemb = bt_field_class_structure_get_member_count(payload);
 	for (unsigned int f = 0; f < ci->n; f++) {
@@ -525,8 +531,14 @@ static int on_event_msg(struct reader *r, const bt_message *msg)
 		ci = cls_find(&r->classes, ec);
 		if (!ci) {
 			ret = cls_bind(r, ec, &ci);
-			if (ret < 0)
+			if (ret < 0) {
+				/* the caller refused it: say where (its message says what) */
+				if (r->err && r->errlen && !r->err[0])
+					set_err(r->err, r->errlen, "%s: event %" PRIu64 " at %" PRIu64 " ns",
+						r->path, r->st.events,
+						class_has_clock(ec) ? event_ts(msg) : 0);
 				return ret;
+			}
 		}
 		r->last = ci;
 	}

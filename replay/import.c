@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LOG_PREFIX "import"
+#include "common/log.h"
 #include "common/u64map.h"
 #include "common/units.h"
 #include "common/yaml.h"
@@ -39,6 +41,9 @@ struct rule {
 	bool sub;
 	char *names[CTF_MAX_FIELDS]; /* payload fields the rule reads */
 	unsigned int nnames;
+	char at[256];                /* "FILE:LINE:COL (rules[N])", for warnings */
+	bool bound;                  /* some event class of the trace took the rule */
+	unsigned int warned;         /* a bit per name: said once that events lack it */
 };
 
 struct import_map {
@@ -74,6 +79,24 @@ static bool is_name(const char *s)
 		      (*s >= '0' && *s <= '9')))
 			return false;
 	return true;
+}
+
+/* A payload field's name, as `key`, `ref` and `where` give them: its index. */
+static int field_name_index(struct yaml_doc *d, struct rule *r, const struct yaml_field *f,
+			    const char *s)
+{
+	int i;
+
+	if (!is_name(s) || (s[0] >= '0' && s[0] <= '9')) {
+		yaml_field_error(d, f, "'%s' is not a payload field name", s);
+		return -EINVAL;
+	}
+	i = field_index(r, s);
+	if (i == -ENOSPC)
+		yaml_field_error(d, f, "a rule reads at most %d payload fields", CTF_MAX_FIELDS);
+	else if (i < 0)
+		yaml_nomem(d);
+	return i;
 }
 
 static int parse_operand(struct rule *r, const char *s, struct operand *o)
@@ -135,8 +158,10 @@ static void load_events(struct yaml_doc *d, struct rule *r, struct yaml_field *f
 	if (fy_node_is_scalar(f->val)) {
 		const char *s = yaml_str(d, f, "a string");
 
-		if (s && !(r->events[r->nevents++] = strdup(s)))
-			yaml_field_error(d, f, "out of memory");
+		if (s && !*s)
+			yaml_field_error(d, f, "an event name cannot be empty");
+		else if (s && !(r->events[r->nevents++] = strdup(s)))
+			yaml_nomem(d);
 		return;
 	}
 	while ((item.val = yaml_items(d, f, &it, &index, name))) {
@@ -148,9 +173,13 @@ static void load_events(struct yaml_doc *d, struct rule *r, struct yaml_field *f
 		}
 		const char *s = yaml_str(d, &item, "an event name");
 
-		if (s)
-			r->events[r->nevents++] = strdup(s);
+		if (s && !*s)
+			yaml_field_error(d, &item, "an event name cannot be empty");
+		else if (s && !(r->events[r->nevents++] = strdup(s)))
+			yaml_nomem(d);
 	}
+	if (!r->nevents && !yaml_failed(d))
+		yaml_field_error(d, f, "a rule needs at least one event name");
 }
 
 /* "rules[2].fields.bytes" for messages; a name cut short still points the right way. */
@@ -160,6 +189,8 @@ static void field_name(char *dst, const char *rule, const char *part, const char
 		dst[0] = '\0';
 }
 
+static void load_where(struct yaml_doc *d, struct rule *r, const char *name, struct yaml_field *w);
+
 static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name, struct rule *r)
 {
 	static const char *const keys[] = { "event", "op", "key", "ref", "fields", "where", "add",
@@ -168,9 +199,15 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 	struct yaml_field f[NKEYS];
 	const char *s;
 
+	bool object, refers, sized = false;
+	int line, col;
+
 	r->key = r->ref = -1;
 	if (!yaml_fields(d, node, NULL, name, keys, NKEYS, f))
 		return;
+	if (!yaml_pos(node, &line, &col))
+		line = col = 0;
+	snprintf(r->at, sizeof(r->at), "%s:%d:%d (%s)", yaml_path(d), line, col, name);
 	if (!f[EVENT].val || !f[OP].val) {
 		yaml_error(d, node, NULL, "%s: a rule needs 'event' and 'op'", name);
 		return;
@@ -181,12 +218,17 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 		return;
 	if (!strcmp(s, "pressure")) {
 		r->op = OP_PRESSURE;
+		for (int k = KEY; k <= FIELDS; k++)
+			if (f[k].val)
+				yaml_field_error(d, &f[k], "a pressure rule takes 'add' or 'sub', not '%s'",
+						 keys[k]);
 		if (!f[ADD].val == !f[SUB].val) {
 			yaml_field_error(d, &f[OP], "a pressure rule needs exactly one of 'add' and 'sub'");
 			return;
 		}
 		r->sub = f[SUB].val != NULL;
 		load_value(d, r, r->sub ? &f[SUB] : &f[ADD], &r->pressure);
+		load_where(d, r, name, &f[WHERE]);
 		return;
 	}
 	if (wl_kind_lookup(s) < 0) {
@@ -194,14 +236,25 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 		return;
 	}
 	r->op = (uint32_t)wl_kind_lookup(s);
-	if (f[KEY].val && (s = yaml_str(d, &f[KEY], "a field name")))
-		r->key = field_index(r, s);
-	if (f[REF].val && (s = yaml_str(d, &f[REF], "a field name")))
-		r->ref = field_index(r, s);
-	if ((wl_creates(r->op) || wl_destroys(r->op) || wl_uses(r->op)) && r->key < 0)
+	object = wl_creates(r->op) || wl_destroys(r->op) || wl_uses(r->op);
+	refers = r->op == WL_MAP_MDL || r->op == WL_ADL_ALLOC;
+	for (int k = ADD; k <= SUB; k++)
+		if (f[k].val)
+			yaml_field_error(d, &f[k], "'%s' is for pressure rules", keys[k]);
+	if (f[KEY].val && !object)
+		yaml_field_error(d, &f[KEY], "'%s' acts on no object: 'key' does not apply",
+				 wl_catalogue[r->op].name);
+	else if (f[KEY].val && (s = yaml_str(d, &f[KEY], "a field name")))
+		r->key = field_name_index(d, r, &f[KEY], s);
+	if (f[REF].val && !refers)
+		yaml_field_error(d, &f[REF], "'%s' refers to no other object: 'ref' does not apply",
+				 wl_catalogue[r->op].name);
+	else if (f[REF].val && (s = yaml_str(d, &f[REF], "a field name")))
+		r->ref = field_name_index(d, r, &f[REF], s);
+	if (object && !f[KEY].val)
 		yaml_field_error(d, &f[OP], "'%s' acts on an object: the rule needs 'key'",
 				 wl_catalogue[r->op].name);
-	if ((r->op == WL_MAP_MDL || r->op == WL_ADL_ALLOC) && r->ref < 0)
+	if (refers && !f[REF].val)
 		yaml_field_error(d, &f[OP], "'%s' refers to another object: the rule needs 'ref'",
 				 wl_catalogue[r->op].name);
 	if (f[FIELDS].val && fy_node_is_mapping(f[FIELDS].val)) {
@@ -215,35 +268,58 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 			int slot = fname ? slot_of(r->op, fname) : -ENOENT;
 
 			field_name(kv.name, name, "fields", fname);
+			if (slot == WL_ADAPTER) {
+				yaml_field_error(d, &kv, "the adapter is the map's (import.adapter), not a rule's");
+				continue;
+			}
 			if (slot < 0 || slot == WL_ID || slot == WL_REF) {
 				yaml_field_error(d, &kv, "'%s' has no settable field '%s'",
 						 wl_catalogue[r->op].name, fname ? fname : "?");
 				continue;
 			}
+			sized |= slot == WL_BYTES;
 			r->sets[r->nsets].slot = (enum wl_slot)slot;
 			load_value(d, r, &kv, &r->sets[r->nsets++].v);
 		}
 	} else if (f[FIELDS].val) {
 		yaml_field_error(d, &f[FIELDS], "expected a mapping of workload field to value");
 	}
-	if (f[WHERE].val && fy_node_is_mapping(f[WHERE].val)) {
+	/* a size left at zero would have the model refuse every event of the rule */
+	if (!sized && !yaml_failed(d) && slot_of(r->op, "bytes") == WL_BYTES)
+		yaml_field_error(d, &f[OP], "'%s' needs its size: fields: {bytes: ...}",
+				 wl_catalogue[r->op].name);
+	else if (!sized && !yaml_failed(d) && slot_of(r->op, "pages") == WL_BYTES)
+		yaml_field_error(d, &f[OP], "'%s' needs its size: fields: {pages: ...}",
+				 wl_catalogue[r->op].name);
+	load_where(d, r, name, &f[WHERE]);
+}
+
+static void load_where(struct yaml_doc *d, struct rule *r, const char *name, struct yaml_field *w)
+{
+	if (w->val && fy_node_is_mapping(w->val)) {
 		struct fy_node_pair *pair;
 		void *it = NULL;
 
-		while ((pair = fy_node_mapping_iterate(f[WHERE].val, &it)) && r->nwhere < MAX_WHERE) {
+		while ((pair = fy_node_mapping_iterate(w->val, &it))) {
 			struct yaml_field kv = { .key = fy_node_pair_key(pair),
 						 .val = fy_node_pair_value(pair) };
 			const char *fname = fy_node_get_scalar0(kv.key), *want;
+			int field;
 
 			field_name(kv.name, name, "where", fname);
+			if (r->nwhere == MAX_WHERE) {
+				yaml_field_error(d, &kv, "at most %d conditions per rule", MAX_WHERE);
+				return;
+			}
 			want = yaml_str(d, &kv, "a value");
-			if (!fname || !want)
+			if (!fname || !want || (field = field_name_index(d, r, &kv, fname)) < 0)
 				continue;
-			r->where[r->nwhere].field = field_index(r, fname);
-			r->where[r->nwhere++].str = strdup(want);
+			r->where[r->nwhere].field = field;
+			if (!(r->where[r->nwhere++].str = strdup(want)))
+				yaml_nomem(d);
 		}
-	} else if (f[WHERE].val) {
-		yaml_field_error(d, &f[WHERE], "expected a mapping of payload field to value");
+	} else if (w->val) {
+		yaml_field_error(d, w, "expected a mapping of payload field to value");
 	}
 }
 
@@ -343,6 +419,7 @@ int import_bind(void *ctx, const char *event_name, struct ctf_binding *b)
 			if (strcmp(m->rules[i].events[j], event_name))
 				continue;
 			b->tag = (int)i;
+			m->rules[i].bound = true;
 			b->n = m->rules[i].nnames;
 			for (unsigned int k = 0; k < b->n; k++)
 				b->names[k] = m->rules[i].names[k];
@@ -352,15 +429,49 @@ int import_bind(void *ctx, const char *event_name, struct ctf_binding *b)
 	return 0;
 }
 
+void import_warn_unbound(const struct import_map *m)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < m->nrules; i++)
+		any |= m->rules[i].bound;
+	/* a map names events a trace may not have (calloc): only none at all is suspect */
+	for (size_t i = 0; i < m->nrules; i++) {
+		if (m->rules[i].bound)
+			continue;
+		log_msg(any ? LOG_INFO : LOG_ERROR, any ? LOG_PREFIX : LOG_PREFIX ": warning",
+			"%s: the trace has no event class '%s'%s: the rule took no event",
+			m->rules[i].at, m->rules[i].events[0],
+			m->rules[i].nevents > 1 ? " (nor the others the rule names)" : "");
+	}
+}
+
+/*
+ * Whether field @f of the rule's event is there (as an integer unless
+ * @str_ok); the first time it is not, say so: a misspelt name in a map
+ * would otherwise only show as counts.
+ */
+static bool has(struct rule *r, int f, const struct ctf_value *vals, bool str_ok)
+{
+	if (vals[f].present && (str_ok || !vals[f].is_str))
+		return true;
+	if (!(r->warned & 1u << f)) {
+		r->warned |= 1u << f;
+		log_warn("%s: the rule's events have no %spayload field '%s': not used",
+			 r->at, str_ok ? "" : "integer ", r->names[f]);
+	}
+	return false;
+}
+
 static uint64_t operand(const struct operand *o, const struct ctf_value *vals)
 {
 	return o->field < 0 ? o->c : vals[o->field].u;
 }
 
-static bool present(const struct value *v, const struct ctf_value *vals)
+static bool present(struct rule *r, const struct value *v, const struct ctf_value *vals)
 {
-	return (v->a.field < 0 || (vals[v->a.field].present && !vals[v->a.field].is_str)) &&
-	       (!v->op || v->b.field < 0 || (vals[v->b.field].present && !vals[v->b.field].is_str));
+	return (v->a.field < 0 || has(r, v->a.field, vals, false)) &&
+	       (!v->op || v->b.field < 0 || has(r, v->b.field, vals, false));
 }
 
 static uint64_t evaluate(const struct value *v, const struct ctf_value *vals)
@@ -384,13 +495,13 @@ static uint64_t key_of(const struct ctf_value *v)
 	return h;
 }
 
-static bool matches(const struct rule *r, const struct ctf_value *vals)
+static bool matches(struct rule *r, const struct ctf_value *vals)
 {
 	for (size_t i = 0; i < r->nwhere; i++) {
 		const struct ctf_value *v = &vals[r->where[i].field];
 		uint64_t want;
 
-		if (!v->present)
+		if (!has(r, r->where[i].field, vals, true))
 			return false;
 		if (v->is_str ? strcmp(v->s, r->where[i].str)
 			      : parse_u64(r->where[i].str, &want) || want != v->u)
@@ -402,7 +513,7 @@ static bool matches(const struct rule *r, const struct ctf_value *vals)
 enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 				 const struct ctf_value *values, struct wl_event *out, size_t *nout)
 {
-	const struct rule *r = &m->rules[tag];
+	struct rule *r = &m->rules[tag];
 	struct wl_event *e = &out[0];
 	uint64_t key = 0, *obj = NULL;
 
@@ -410,8 +521,11 @@ enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 	if (!matches(r, values))
 		return IMPORT_IGNORED;
 	if (r->op == OP_PRESSURE) {
-		uint64_t bytes = present(&r->pressure, values) ? evaluate(&r->pressure, values) : 0;
+		uint64_t bytes;
 
+		if (!present(r, &r->pressure, values))
+			return IMPORT_UNMATCHED;
+		bytes = evaluate(&r->pressure, values);
 		m->outstanding = r->sub ? (m->outstanding > bytes ? m->outstanding - bytes : 0)
 					: m->outstanding + bytes;
 		*e = (struct wl_event){ .ts = ts, .kind = WL_MEMORY };
@@ -421,7 +535,7 @@ enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 		return IMPORT_USED;
 	}
 	if (r->key >= 0) {
-		if (!values[r->key].present)
+		if (!has(r, r->key, values, true))
 			return IMPORT_UNMATCHED;
 		key = key_of(&values[r->key]);
 		obj = u64map_get(&m->objects, key);
@@ -439,7 +553,7 @@ enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 	*e = (struct wl_event){ .ts = ts, .kind = r->op };
 	e->v[WL_ADAPTER] = m->adapter;
 	if (r->ref >= 0) {
-		uint64_t *target = values[r->ref].present ?
+		uint64_t *target = has(r, r->ref, values, true) ?
 			u64map_get(&m->objects, key_of(&values[r->ref])) : NULL;
 
 		if (!target) {
@@ -449,7 +563,7 @@ enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 		e->v[WL_REF] = *target >> 8;
 	}
 	for (size_t i = 0; i < r->nsets; i++) {
-		if (!present(&r->sets[i].v, values)) {
+		if (!present(r, &r->sets[i].v, values)) {
 			*nout = 0;
 			return IMPORT_UNMATCHED;
 		}

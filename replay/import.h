@@ -51,7 +51,18 @@ void import_map_free(struct import_map *m);
 int import_bind(void *ctx, const char *event_name, struct ctf_binding *b);
 
 /**
- * import_event() - translate one bound event.
+ * import_warn_unbound() - say, on stderr, which rules no event class of the
+ * trace took (a misspelt or absent event name), and where they are: as a
+ * warning when no rule took any, else with -v only (a map may name events
+ * a trace does not have). Call it after a read of the trace.
+ * @m: the map.
+ */
+void import_warn_unbound(const struct import_map *m);
+
+/**
+ * import_event() - translate one bound event. The first time an event of a
+ * rule lacks a payload field the rule reads, a warning says so (the event
+ * counts as ignored for a `where` field, else as unmatched).
  * @m: the map.
  * @tag: the binding's tag.
  * @ts: the event's time.

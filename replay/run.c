@@ -137,7 +137,15 @@ static int bind(void *ctx, const char *name, struct ctf_binding *b)
 {
 	struct run *r = ctx;
 
-	return r->map ? import_bind(r->map, name, b) : bind_wl(ctx, name, b);
+	if (!r->map)
+		return bind_wl(ctx, name, b);
+	import_bind(r->map, name, b);
+	if (b->tag < 0 && r->strict) {
+		snprintf(r->bind_error, sizeof(r->bind_error),
+			 "no rule of the import maps takes event class '%s' (--strict)", name);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Events from the cache if it holds this trace, else from CTF (filling the cache). */
@@ -150,7 +158,8 @@ static int feed(const struct replay_opts *o, struct run *r)
 	uint64_t key = 0;
 	int rc, exec_rc;
 
-	if (o->cache && !cache_key(o->trace, o->maps, o->nmaps, &key) &&
+	/* --strict judges the trace's event classes, which the cache does not keep */
+	if (o->cache && !o->strict && !cache_key(o->trace, o->maps, o->nmaps, &key) &&
 	    !cache_path(o->cache_dir, key, path, sizeof(path))) {
 		rc = cache_read(path, key, apply, r, &meta);
 		if (!rc || (rc != -ENOENT && rc != -ESTALE)) {
@@ -176,6 +185,8 @@ static int feed(const struct replay_opts *o, struct run *r)
 	if (o->fp || pipe_start(apply, r, &r->pipe))
 		r->pipe = NULL;
 	rc = ctf_read(o->trace, bind, on_ctf_event, r, &st, err, sizeof(err));
+	if (r->map && !rc)
+		import_warn_unbound(r->map);
 	exec_rc = pipe_finish(r->pipe);
 	r->pipe = NULL;
 	if (exec_rc) {
@@ -193,7 +204,10 @@ static int feed(const struct replay_opts *o, struct run *r)
 	if (rc && !rep->error[0]) {
 		/* out of memory, or babeltrace2's CTF plugin missing: the machine, not the trace */
 		rep->failure = rc == -ENOMEM || rc == -ENOSYS ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
-		snprintf(rep->error, sizeof(rep->error), "%s", r->bind_error[0] ? r->bind_error : err);
+		if (r->bind_error[0]) /* the reader said where (the event), bind() what */
+			snprintf(rep->error, sizeof(rep->error), "%s: %s", err, r->bind_error);
+		else
+			snprintf(rep->error, sizeof(rep->error), "%s", err);
 	}
 	if (r->cache && !rc) {
 		meta = (struct cache_meta){ .events = st.events, .records = r->records,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "common/log.h"
@@ -27,4 +28,9 @@ bool common_opt(int opt, const char *usage, int *rc)
 		fprintf(stderr, "usage: %s\n", usage);
 		return true;
 	}
+}
+
+FILE *text_out(const char *json)
+{
+	return json && !strcmp(json, "-") ? stderr : stdout;
 }

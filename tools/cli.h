@@ -3,6 +3,7 @@
 #define GPUISO_TOOLS_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* What every command of the CLI shares: exit codes and option handling. */
 
@@ -39,6 +40,14 @@ int usage_error(const char *usage, const char *fmt, const char *arg);
  * Return: true when the command should return *@rc now.
  */
 bool common_opt(int opt, const char *usage, int *rc);
+
+/**
+ * text_out() - where a command's text goes: stdout, unless its JSON does.
+ * @json: the --json argument, or NULL; "-" writes the JSON to stdout.
+ *
+ * Return: stdout, or stderr when @json is "-" (so stdout is JSON alone).
+ */
+FILE *text_out(const char *json);
 
 /* The measurement commands (tools/measure.c). */
 int cmd_store_add(int argc, char **argv);

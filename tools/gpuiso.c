@@ -115,7 +115,7 @@ static int cmd_bench(int argc, char **argv)
 	if (optind < argc)
 		return usage_error(bench_usage, "unexpected argument '%s'", argv[optind]);
 	rc = bench_main(bench_suites, sizeof(bench_suites) / sizeof(bench_suites[0]), suite, json,
-			stdout);
+			text_out(json));
 	if (rc == -ENOENT)
 		return usage_error(bench_usage, "unknown suite '%s'", suite);
 	if (rc) {
@@ -142,7 +142,16 @@ static int load_scenario(const char *path, struct scenario *scn)
 static const char replay_usage[] =
 	"gpuiso replay DIR [--scenario FILE] [--faults FILE] [--seed S] [--fail-nth POINT:N]\n"
 	"                  [--backend sim|vfio:BDF[,iommu=type1|iommufd]] [--pace asap|trace] [--json OUT]\n"
-	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [-v]";
+	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [-v]\n"
+	"  --scenario     the system and adapters (default: the built-in default.yaml)\n"
+	"  --faults       a fault plan; --fail-nth fails one point's Nth hit (gpuiso faults list)\n"
+	"  --pace         asap, or each event at its trace time (latency from the intended time)\n"
+	"  --json         the results JSON (- for stdout; the summary then goes to stderr)\n"
+	"  --map          an import map turning foreign events into operations (docs/import-maps.md)\n"
+	"  --strict       an event of a class that is neither workload nor mapped is an error,\n"
+	"                 not skipped and counted as ignored\n"
+	"  --no-cache     decode the CTF even if the compiled cache holds the trace\n"
+	"                 (cache: --cache-dir, else $XDG_CACHE_HOME/gpuiso or ~/.cache/gpuiso)";
 
 static int cmd_replay(int argc, char **argv)
 {
@@ -252,11 +261,15 @@ static int cmd_replay(int argc, char **argv)
 	}
 	rc = replay_run(&o, &res, rep);
 	if (rc) {
-		fprintf(stderr, "gpuiso: replay: %s: %s\n", o.trace, rep->error);
+		/* the reader's messages begin with the trace folder already */
+		if (!strncmp(rep->error, o.trace, strlen(o.trace)))
+			fprintf(stderr, "gpuiso: replay: %s\n", rep->error);
+		else
+			fprintf(stderr, "gpuiso: replay: %s: %s\n", o.trace, rep->error);
 		rc = rep->failure == REPLAY_BAD_INPUT ? EXIT_INPUT : EXIT_ENV;
 		goto out;
 	}
-	replay_summary(&res, rep, stdout);
+	replay_summary(&res, rep, text_out(json));
 	if (json) {
 		int werr = results_write_json(&res, json);
 
@@ -538,20 +551,23 @@ int main(int argc, char **argv)
 		/* getopt sees "gpuiso scenario explain" as argv[0] */
 		return cmd->run(argc - (int)words, argv + words);
 	}
-	/* a known first word with a missing or wrong second one: show its commands */
-	bool known = false;
+	/*
+	 * A known first word: its commands, on stdout when asked for with
+	 * --help, else (a missing or wrong second word) as a usage error.
+	 */
+	bool known = false, help = argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
 
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		size_t len = strcspn(commands[i].name, " ");
 
 		if (commands[i].name[len] && !strncmp(argv[1], commands[i].name, len) &&
 		    !argv[1][len]) {
-			fprintf(stderr, "usage: %s\n", commands[i].usage);
+			fprintf(help ? stdout : stderr, "usage: %s\n", commands[i].usage);
 			known = true;
 		}
 	}
 	if (known)
-		return EXIT_INPUT;
+		return help ? EXIT_OK : EXIT_INPUT;
 	fprintf(stderr, "gpuiso: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_INPUT;

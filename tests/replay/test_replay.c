@@ -189,7 +189,7 @@ Test(replay, results_json_follows_the_contract)
 
 static int replay_error(const char *trace, bool strict, struct replay_report *rep)
 {
-	struct replay_opts o = { .trace = trace, .strict = strict };
+	struct replay_opts o = { .trace = trace, .strict = strict, .cache = true, .cache_dir = tmp };
 	struct scenario scn;
 	struct results res;
 	int rc;
@@ -230,14 +230,20 @@ Test(replay, foreign_events_are_ignored_or_refused_with_strict)
 	struct results res;
 	const char *real = src("../shared/traces-real/tc-kernel-rpm-kmem");
 
-	cr_assert_eq(replay(real, NULL, false, &res, &rep, NULL, 0), 0, "%s", rep.error);
-	cr_assert_eq(rep.events, 31556);
-	cr_assert_eq(rep.used, 0);
-	cr_assert_eq(rep.ignored, 31556);
-	results_fini(&res);
+	/* twice: the second replay reads the cache the first one wrote */
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(replay(real, NULL, true, &res, &rep, NULL, 0), 0, "%s", rep.error);
+		cr_assert_eq(rep.from_cache, i == 1);
+		cr_assert_eq(rep.events, 31556);
+		cr_assert_eq(rep.used, 0);
+		cr_assert_eq(rep.ignored, 31556);
+		results_fini(&res);
+	}
+	/* the cache holds no event classes: --strict reads the trace itself */
 	cr_assert_lt(replay_error(real, true, &rep), 0);
 	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
 	cr_assert(strstr(rep.error, "--strict"), "%s", rep.error);
+	cr_assert(strstr(rep.error, "event 0 at 1412670961211260539 ns: "), "%s", rep.error);
 }
 
 Test(replay, the_libc_trace_imports_and_replays_clean)
@@ -275,6 +281,20 @@ Test(replay, the_kernel_trace_imports_and_replays_clean)
 	cr_assert_eq(res.ops[WL_POWER].count, 3);
 	cr_assert_eq(res.nviolations, 0);
 	results_fini(&res);
+
+	/* with --strict, a class no rule takes is an error, at its first event */
+	struct replay_opts o = { .trace = src("../shared/traces-real/tc-kernel-rpm-kmem"),
+				 .maps = maps, .nmaps = 2, .strict = true };
+	struct scenario scn;
+
+	cr_assert_eq(scenario_defaults(&scn), 0);
+	o.scn = &scn;
+	cr_assert_lt(replay_run(&o, &res, &rep), 0);
+	results_fini(&res);
+	scenario_free(&scn);
+	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
+	cr_assert(strstr(rep.error, "event 0 at 1412670961211260539 ns: no rule of the import maps "
+			 "takes event class 'kmem_kmalloc' (--strict)"), "%s", rep.error);
 }
 
 Test(replay, a_malformed_map_names_file_line_col)

@@ -34,9 +34,14 @@ Test(cli, help_lists_the_commands)
 
 Test(cli, every_command_has_help)
 {
+	/* every command, and every group of commands (its usage lines) */
 	static const char *const cmds[][4] = {
 		{ "version", "--help" }, { "scenario", "explain", "--help" }, { "bench", "--help" },
 		{ "trace", "gen", "--help" }, { "trace", "info", "--help" }, { "replay", "--help" },
+		{ "faults", "list", "--help" }, { "campaign", "run", "--help" }, { "sweep", "--help" },
+		{ "store", "add", "--help" }, { "store", "list", "--help" }, { "compare", "--help" },
+		{ "changes", "--help" }, { "dash", "--help" }, { "scenario", "--help" },
+		{ "trace", "--help" }, { "faults", "-h" }, { "campaign", "--help" }, { "store", "--help" },
 	};
 	struct run r;
 
@@ -195,6 +200,20 @@ Test(cli, replay_a_checked_in_trace_with_results)
 	cr_assert(jsonq_get(doc, "power.transitions", value, sizeof(value)));
 	cr_assert_neq(strtoull(value, NULL, 10), 0);
 	free(doc);
+}
+
+Test(cli, replay_json_to_stdout_is_json_alone)
+{
+	char value[64];
+	struct run r;
+
+	RUN(&r, "replay", "traces/power-cycle", "--scenario", "traces/scenarios/lda-chain.yaml",
+	    "--no-cache", "--json", "-");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(jsonq_valid(r.out), "%s", r.out);
+	cr_assert(jsonq_get(r.out, "power.transitions", value, sizeof(value)));
+	/* the summary is still there, on stderr */
+	cr_assert(strstr(r.err, "2000 used, 0 ignored, 0 unmatched"), "%s", r.err);
 }
 
 Test(cli, replay_bad_input_exits_2_and_says_where)

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* Import maps: what a map may say, where a wrong one is wrong, and events that lack a field. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "replay/import.h"
+
+static char tmp[] = "/tmp/gpuiso-import-XXXXXX";
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(tmp));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(import, .init = setup, .fini = teardown);
+
+/* Load @yaml as a map file; its errors in @err. */
+static int load(const char *yaml, struct import_map **m, char *err, size_t len)
+{
+	char path[256];
+	const char *paths[] = { path };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/map.yaml", tmp);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(yaml, f);
+	fclose(f);
+	err[0] = '\0';
+	return import_map_load(paths, 1, m, err, len);
+}
+
+Test(import, a_rule_says_only_what_its_operation_takes)
+{
+	static const struct {
+		const char *yaml, *where, *what;
+	} bad[] = {
+		{ "rules:\n  - event: a\n    op: alloc_mdl\n    key: p\n    add: 5\n    fields: {bytes: 1}\n",
+		  "map.yaml:5:10:", "'add' is for pressure rules" },
+		{ "rules:\n  - event: a\n    op: power\n    key: p\n    fields: {state: 3}\n",
+		  "map.yaml:4:10:", "'power' acts on no object" },
+		{ "rules:\n  - event: a\n    op: alloc_mdl\n    key: p\n    ref: q\n    fields: {bytes: 1}\n",
+		  "map.yaml:5:10:", "'alloc_mdl' refers to no other object" },
+		{ "rules:\n  - event: a\n    op: pressure\n    key: p\n    add: 4096\n",
+		  "map.yaml:4:10:", "a pressure rule takes 'add' or 'sub', not 'key'" },
+		{ "rules:\n  - event: a\n    op: alloc_mdl\n    key: p\n",
+		  "map.yaml:3:9:", "'alloc_mdl' needs its size" },
+		{ "rules:\n  - event: a\n    op: map_aperture\n    key: p\n",
+		  "map.yaml:3:9:", "fields: {pages: ...}" },
+		{ "rules:\n  - event: a\n    op: alloc_mdl\n    key: p\n    fields: {bytes: 1, adapter: 3}\n",
+		  "map.yaml:5:33:", "the adapter is the map's" },
+		{ "rules:\n  - event: []\n    op: free_mdl\n    key: p\n",
+		  "map.yaml:2:12:", "at least one event name" },
+		{ "rules:\n  - event: \"\"\n    op: free_mdl\n    key: p\n",
+		  "map.yaml:2:13:", "cannot be empty" },
+		{ "rules:\n  - event: a\n    op: free_mdl\n    key: 5\n",
+		  "map.yaml:4:10:", "'5' is not a payload field name" },
+		{ "rules:\n  - event: a\n    op: free_mdl\n    key: p\n    where: {\"x y\": 1}\n",
+		  "map.yaml:5:20:", "'x y' is not a payload field name" },
+	};
+	struct import_map *m;
+	char err[2048];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(load(bad[i].yaml, &m, err, sizeof(err)), -EINVAL, "%zu: %s", i, bad[i].yaml);
+		cr_assert(strstr(err, bad[i].where) && strstr(err, bad[i].what), "%zu: %s", i, err);
+	}
+	/* what the shipped maps say still loads */
+	cr_assert_eq(load("import: {adapter: 0}\nrules:\n"
+			  "  - {event: [m, n], op: alloc_mdl, key: ptr, fields: {bytes: \"a * b\"}}\n"
+			  "  - {event: f, op: free_mdl, key: ptr}\n"
+			  "  - {event: s, op: power, where: {name: x}, fields: {phys: 0, state: 3}}\n"
+			  "  - {event: p, op: pressure, where: {zone: 1}, add: \"4096 << order\"}\n",
+			  &m, err, sizeof(err)), 0, "%s", err);
+	import_map_free(m);
+}
+
+/* A bound event of rule 0 whose first bound field is @first and second @second. */
+static enum import_outcome translate(struct import_map *m, const char *event,
+				     struct ctf_value first, struct ctf_value second, size_t *n)
+{
+	struct ctf_binding b;
+	struct ctf_value vals[CTF_MAX_FIELDS] = { first, second };
+	struct wl_event out[2];
+
+	cr_assert_eq(import_bind(m, event, &b), 0);
+	cr_assert_eq(b.tag, 0);
+	return import_event(m, b.tag, 1000, vals, out, n);
+}
+
+Test(import, an_event_without_a_field_the_rule_reads_is_not_used)
+{
+	const struct ctf_value none = { .present = false }, one = { .present = true, .u = 1 };
+	struct import_map *m;
+	char err[1024];
+	size_t n;
+
+	/* pressure: the size's field missing is unmatched, not zero bytes used */
+	cr_assert_eq(load("rules:\n  - {event: a, op: pressure, add: \"4096 << ordr\"}\n", &m, err,
+			  sizeof(err)), 0, "%s", err);
+	cr_assert_eq(translate(m, "a", none, none, &n), IMPORT_UNMATCHED);
+	cr_assert_eq(n, 0);
+	cr_assert_eq(translate(m, "a", one, none, &n), IMPORT_USED);
+	cr_assert_eq(n, 1);
+	import_map_free(m);
+
+	/* an allocation: key missing, or size missing */
+	cr_assert_eq(load("rules:\n  - {event: a, op: alloc_mdl, key: ptr, fields: {bytes: size}}\n",
+			  &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(translate(m, "a", none, one, &n), IMPORT_UNMATCHED);
+	cr_assert_eq(translate(m, "a", one, none, &n), IMPORT_UNMATCHED);
+	cr_assert_eq(translate(m, "a", one, one, &n), IMPORT_USED);
+	cr_assert_eq(n, 1);
+	import_map_free(m);
+
+	/* a filter on a field the event lacks: ignored */
+	cr_assert_eq(load("rules:\n  - {event: a, op: power, where: {nmae: x}, fields: {state: 3}}\n",
+			  &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(translate(m, "a", none, none, &n), IMPORT_IGNORED);
+	import_map_free(m);
+}
