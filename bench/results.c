@@ -104,6 +104,18 @@ static void write_doc(const struct results *r, struct json *j)
 	json_str(j, "scenario", run->scenario[0] ? run->scenario : NULL);
 	json_str(j, "faults", run->faults[0] ? run->faults : NULL);
 	json_u64(j, "seed", run->seed);
+	json_arr_begin(j, "maps");
+	for (unsigned int i = 0; i < run->nmaps; i++)
+		json_str(j, NULL, run->maps[i]);
+	json_arr_end(j);
+	json_obj_end(j);
+	json_obj_begin(j, "events");
+	json_u64(j, "total", r->events.total);
+	json_u64(j, "used", r->events.used);
+	json_u64(j, "ignored", r->events.ignored);
+	json_u64(j, "unmatched", r->events.unmatched);
+	json_u64(j, "discarded", r->events.discarded);
+	json_u64(j, "refused", r->events.refused);
 	json_obj_end(j);
 	json_obj_begin(j, "ops");
 	for (size_t i = 0; i < r->nops; i++) {

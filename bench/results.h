@@ -60,10 +60,23 @@ struct run_info {
 	char scenario[512];
 	char faults[512];
 	uint64_t seed;
+	char maps[8][256];    /* import maps, in order */
+	unsigned int nmaps;
+};
+
+/* What became of the trace's events. */
+struct event_counts {
+	uint64_t total;       /* events in the trace */
+	uint64_t used;        /* became workload operations */
+	uint64_t ignored;     /* of classes nothing takes, or filtered out by a map */
+	uint64_t unmatched;   /* foreign events whose object a map could not pair */
+	uint64_t discarded;   /* lost by the tracer: the trace is incomplete */
+	uint64_t refused;     /* operations the model refused */
 };
 
 struct results {
 	struct run_info run;
+	struct event_counts events;
 	size_t nops;
 	struct op_result ops[RESULTS_MAX_OPS];
 	struct power_result power;

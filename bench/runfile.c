@@ -230,7 +230,7 @@ static void bench_metrics(struct reader *rd, struct fy_node *root)
 
 static void results_metrics(struct reader *rd, struct fy_node *root)
 {
-	static const char *const parts[] = { "ops", "power", "invariants" };
+	static const char *const parts[] = { "events", "ops", "power", "invariants" };
 	struct fy_node *faults = lookup(root, "faults");
 
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)

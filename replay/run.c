@@ -237,6 +237,8 @@ static void run_info(const struct replay_opts *o, struct run_info *ri)
 	snprintf(ri->scenario, sizeof(ri->scenario), "%s", o->scenario_path ? o->scenario_path : "");
 	snprintf(ri->faults, sizeof(ri->faults), "%s", o->faults_path ? o->faults_path : "");
 	ri->seed = o->seed;
+	for (ri->nmaps = 0; ri->nmaps < o->nmaps && ri->nmaps < ARRAY_SIZE(ri->maps); ri->nmaps++)
+		snprintf(ri->maps[ri->nmaps], sizeof(ri->maps[0]), "%s", o->maps[ri->nmaps]);
 }
 
 /* A backend other than the simulator the core makes itself. */
@@ -355,6 +357,9 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	engine_refusals(r.engine, &rep->nrefusals, &rep->refused);
 	memcpy(rep->refusals, engine_refusals(r.engine, &rep->nrefusals, &rep->refused),
 	       rep->nrefusals * sizeof(*rep->refusals));
+	res->events = (struct event_counts){ .total = rep->events, .used = rep->used,
+					     .ignored = rep->ignored, .unmatched = rep->unmatched,
+					     .discarded = rep->discarded, .refused = rep->refused };
 	if (!rc) {
 		rep->left_live = engine_live(r.engine);
 		engine_finish(r.engine);

@@ -177,12 +177,17 @@ Test(replay, results_json_follows_the_contract)
 		"ops.alloc_mdl.errors", "ops.alloc_mdl.latency_ns.p50", "ops.alloc_mdl.latency_ns.p999",
 		"ops.alloc_mdl.modeled_ns.mean", "power.transitions", "power.time_to_complete_ns.max",
 		"faults.injected", "faults.violations", "invariants.no_leaks",
-		"invariants.forward_progress",
+		"invariants.forward_progress", "run.maps", "events.ignored", "events.unmatched",
+		"events.discarded", "events.refused",
 	};
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
 		cr_assert(jsonq_get(doc, paths[i], value, sizeof(value)), "%s missing", paths[i]);
 	cr_assert(jsonq_get(doc, "run.backend", value, sizeof(value)));
 	cr_assert_str_eq(value, "sim");
+	cr_assert(jsonq_get(doc, "events.total", value, sizeof(value)));
+	cr_assert_str_eq(value, "2000");
+	cr_assert(jsonq_get(doc, "events.used", value, sizeof(value)));
+	cr_assert_str_eq(value, "2000");
 	free(doc);
 	results_fini(&res);
 }
@@ -261,6 +266,11 @@ Test(replay, the_libc_trace_imports_and_replays_clean)
 	cr_assert_eq(rep.used + rep.ignored + rep.unmatched, rep.events);
 	cr_assert_eq(res.ops[WL_ALLOC_MDL].count, 164028, "every malloc became an MDL");
 	cr_assert_gt(rep.unmatched, 0, "frees of memory allocated before the trace started");
+	/* the results say which map and what it made of the events */
+	cr_assert_eq(res.run.nmaps, 1);
+	cr_assert_str_eq(res.run.maps[0], map);
+	cr_assert_eq(res.events.unmatched, rep.unmatched);
+	cr_assert_eq(res.events.used, rep.used);
 	expect_clean(&res, &rep);
 	results_fini(&res);
 }
