@@ -20,7 +20,7 @@
  */
 
 #define CACHE_MAGIC "GPUISOWC"
-#define CACHE_VERSION 3u
+#define CACHE_VERSION 4u
 
 struct cache_header {
 	char magic[8];

@@ -62,7 +62,8 @@ struct ctf_stats {
  * @bind: asked once per event class.
  * @on_event: called per bound event.
  * @ctx: passed to both.
- * @st: out: statistics (may be NULL).
+ * @st: out: statistics (may be NULL), kept current during the read: a
+ *      callback may read them (how many events were discarded so far).
  * @err: out: on failure, one line saying what and where (event index and
  *       timestamp when an event is at fault); when @bind refused a class,
  *       only where (the trace and its first event of that class), as the

@@ -67,7 +67,7 @@ struct reader {
 
 	struct cls_table classes;
 	struct cls_info *last;      /* consecutive events mostly share a class */
-	struct ctf_stats st;
+	struct ctf_stats *st;       /* the caller's, kept current */
 
 	int stop;                   /* < 0: a callback (or we) stopped the read with it */
 	char *err;
@@ -535,7 +535,7 @@ static int on_event_msg(struct reader *r, const bt_message *msg)
 				/* the caller refused it: say where (its message says what) */
 				if (r->err && r->errlen && !r->err[0])
 					set_err(r->err, r->errlen, "%s: event %" PRIu64 " at %" PRIu64 " ns",
-						r->path, r->st.events,
+						r->path, r->st->events,
 						class_has_clock(ec) ? event_ts(msg) : 0);
 				return ret;
 			}
@@ -545,18 +545,18 @@ static int on_event_msg(struct reader *r, const bt_message *msg)
 	if (ci->has_clock) {
 		ts = event_ts(msg);
 		/* A muxer refuses this between streams; within one stream it is ours to see. */
-		if (ts < r->st.last_ts) {
+		if (ts < r->st->last_ts) {
 			set_err(r->err, r->errlen,
 				"%s: corrupt trace: event %" PRIu64 " at %" PRIu64
 				" ns comes after event %" PRIu64 " at %" PRIu64 " ns",
-				r->path, r->st.events, ts, r->st.events - 1, r->st.last_ts);
+				r->path, r->st->events, ts, r->st->events - 1, r->st->last_ts);
 			return -EINVAL;
 		}
 	}
-	index = r->st.events++;
+	index = r->st->events++;
 	if (index == 0)
-		r->st.first_ts = ts;
-	r->st.last_ts = ts;
+		r->st->first_ts = ts;
+	r->st->last_ts = ts;
 	if (ci->tag < 0)
 		return 0;
 
@@ -623,11 +623,11 @@ consume(bt_message_iterator *it, void *data)
 				if (bt_message_discarded_events_get_count(msg, &n) !=
 				    BT_PROPERTY_AVAILABILITY_AVAILABLE)
 					n = 1; /* some, the tracer did not say how many */
-				r->st.discarded += n;
+				r->st->discarded += n;
 				break;
 			case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
 				/* Lost packets held an unknown number of events: at least say "some". */
-				r->st.discarded++;
+				r->st->discarded++;
 				break;
 			default:
 				break; /* stream and packet boundaries, inactivity */
@@ -837,9 +837,9 @@ static int run_error(struct reader *r, bt_graph_run_status st)
 	int which;
 
 	take_bt_error(why, sizeof(why), &which, stream, sizeof(stream));
-	if (r->st.events)
+	if (r->st->events)
 		snprintf(where, sizeof(where), "after event %" PRIu64 " at %" PRIu64 " ns",
-			 r->st.events - 1, r->st.last_ts);
+			 r->st->events - 1, r->st->last_ts);
 	else
 		snprintf(where, sizeof(where), "before the first event");
 	if (st == BT_GRAPH_RUN_STATUS_MEMORY_ERROR) {
@@ -864,19 +864,21 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
 	     struct ctf_stats *st, char *err, size_t errlen)
 {
 	struct folders folders = { 0 };
+	struct ctf_stats own;
 	struct reader r = {
 		.path = path, .bind = bind, .on_event = on_event, .ctx = ctx,
-		.folders = &folders, .err = err, .errlen = errlen,
+		.folders = &folders, .st = st ? st : &own, .err = err, .errlen = errlen,
 	};
 	const bt_plugin *ctf = NULL, *utils = NULL;
 	bt_graph *graph;
 	bt_graph_run_status rs;
 	int ret;
 
+	*r.st = (struct ctf_stats){ 0 };
 	if (err && errlen)
 		err[0] = '\0'; /* so a stop can tell whether cls_bind() said why */
 	ret = find_traces(path, &folders, err, errlen);
-	r.st.traces = folders.n;
+	r.st->traces = folders.n;
 	if (ret)
 		goto free_folders;
 	ret = find_plugins(&ctf, &utils, err, errlen);
@@ -899,10 +901,10 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
 		/* A caller's stop; cls_bind() may have written a message already. */
 		ret = r.stop;
 		if (ret == -ENOMEM)
-			set_err(err, errlen, "%s: out of memory at event %" PRIu64, path, r.st.events);
+			set_err(err, errlen, "%s: out of memory at event %" PRIu64, path, r.st->events);
 		else if (err && errlen && !err[0])
 			set_err(err, errlen, "%s: stopped at event %" PRIu64 " at %" PRIu64 " ns: %s",
-				path, r.st.events ? r.st.events - 1 : 0, r.st.last_ts, strerror(-ret));
+				path, r.st->events ? r.st->events - 1 : 0, r.st->last_ts, strerror(-ret));
 		bt_current_thread_clear_error();
 	} else if (rs != BT_GRAPH_RUN_STATUS_OK) {
 		ret = run_error(&r, rs);
@@ -915,7 +917,5 @@ put_plugins:
 	bt_plugin_put_ref(ctf);
 free_folders:
 	folders_free(&folders);
-	if (st)
-		*st = r.st;
 	return ret;
 }

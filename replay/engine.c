@@ -35,6 +35,7 @@ struct engine {
 	struct refusal refusals[REPLAY_MAX_REFUSALS];
 	size_t nrefusals;
 	uint64_t refused;
+	struct engine_losses lost;
 	char error[256];
 };
 
@@ -284,6 +285,34 @@ static uint64_t pace_wait(struct engine *e, uint64_t ts)
 	return due;
 }
 
+/*
+ * After a loss, an id created again lost its end: end the old object now,
+ * as the driver did at some point the trace no longer shows.
+ */
+static void end_orphan(struct engine *e, uint64_t key, uint64_t val)
+{
+	struct wl_event ev = { .kind = (uint32_t)wl_destroy_of(LIVE_KIND(val)) };
+	handle_t unused;
+
+	ev.v[WL_ADAPTER] = key >> 56;
+	if (LIVE_HANDLE(val))
+		dispatch(e, &ev, LIVE_HANDLE(val), 0, &unused);
+	u64map_del(&e->live, key);
+	e->lost.ended++;
+}
+
+/* After a loss, an event naming an object whose creation was lost: not executed. */
+static int skip_orphan(struct engine *e)
+{
+	e->lost.skipped++;
+	return 0;
+}
+
+const struct engine_losses *engine_losses(const struct engine *e)
+{
+	return &e->lost;
+}
+
 int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 {
 	uint64_t adapter = ev->v[WL_ADAPTER], key = live_key(adapter, ev->v[WL_ID]);
@@ -297,10 +326,16 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 		return input_error(e, ev, index, "unknown event kind");
 	creates = wl_creates(ev->kind);
 	destroys = wl_destroys(ev->kind);
-	if (creates && u64map_get(&e->live, key))
-		return input_error(e, ev, index, "its id is already live (created twice)");
+	if (creates && (obj = u64map_get(&e->live, key))) {
+		if (!(ev->flags & WL_AFTER_LOSS))
+			return input_error(e, ev, index, "its id is already live (created twice)");
+		end_orphan(e, key, *obj);
+		obj = NULL;
+	}
 	if (destroys || wl_uses(ev->kind)) {
 		obj = u64map_get(&e->live, key);
+		if (!obj && (ev->flags & WL_AFTER_LOSS))
+			return skip_orphan(e);
 		if (!obj)
 			return input_error(e, ev, index,
 					   destroys ? "its id is not live (freed twice or never created)"
@@ -308,6 +343,8 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 	}
 	if (ev->kind == WL_MAP_MDL || ev->kind == WL_ADL_ALLOC) {
 		ref = u64map_get(&e->live, live_key(adapter, ev->v[WL_REF]));
+		if (!ref && (ev->flags & WL_AFTER_LOSS))
+			return skip_orphan(e); /* and its end, when it comes, too */
 		if (!ref)
 			return input_error(e, ev, index, "the object it refers to is not live");
 	}

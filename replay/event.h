@@ -56,9 +56,15 @@ enum wl_slot {
 struct wl_event {
 	uint64_t ts;               /* ns since the trace clock's origin */
 	uint32_t kind;             /* enum wl_kind */
-	uint32_t pad;
+	uint32_t flags;            /* WL_AFTER_LOSS */
 	uint64_t v[WL_NSLOTS];     /* indexed by enum wl_slot */
 };
+
+/*
+ * The tracer lost events before this one (a discarded-events record came
+ * first): an id it names may have lost its creation or its end.
+ */
+#define WL_AFTER_LOSS 1u
 
 #define WL_MAX_FIELDS 6
 

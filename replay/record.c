@@ -9,7 +9,9 @@
 static const uint8_t CODE_LEN[8] = { 0, 1, 2, 3, 4, 5, 6, 8 };
 
 _Static_assert(WL_NKINDS <= 1 << KIND_BITS, "a kind must fit the head");
-_Static_assert(KIND_BITS + 3 * REC_VALUES <= 32, "the length codes must fit the head");
+#define LOSS_BIT (KIND_BITS + 3 * REC_VALUES)
+
+_Static_assert(LOSS_BIT < 32, "the length codes and the loss bit must fit the head");
 
 void rec_codec_init(struct rec_codec *c)
 {
@@ -36,7 +38,7 @@ size_t rec_encode(struct rec_codec *c, uint8_t *out, uint64_t index, const struc
 {
 	const struct wl_desc *d = &wl_catalogue[e->kind];
 	uint64_t v[REC_VALUES] = { 0 };
-	uint32_t head = e->kind;
+	uint32_t head = e->kind | (e->flags & WL_AFTER_LOSS) << LOSS_BIT;
 	size_t len = 4;
 
 	/* modulo 2^64: an index repeated (import maps do) takes 8 bytes, and decodes right */
@@ -92,7 +94,7 @@ size_t rec_decode(struct rec_codec *c, const uint8_t *in, uint64_t *index, struc
 	*index = c->index;
 	e->ts = c->ts;
 	e->kind = kind;
-	e->pad = 0;
+	e->flags = head >> LOSS_BIT & WL_AFTER_LOSS;
 	memcpy(e->v, slot, sizeof(e->v));
 	return len;
 }

@@ -14,7 +14,7 @@
  * per value:
  *   u32 head: bits 0-5 the kind, then a 3-bit length code for each of the
  *             REC_VALUES values below (code c: a length of 0, 1, 2, 3, 4,
- *             5, 6 or 8 bytes)
+ *             5, 6 or 8 bytes), then bit 30: WL_AFTER_LOSS
  *   the values, each in as few little-endian bytes as its code says:
  *             index - previous index - 1 (nearly always 0: no bytes; the
  *             "previous index" of the first record is 2^64 - 1),

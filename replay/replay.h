@@ -119,6 +119,15 @@ int engine_state_digest(const struct engine *e, uint64_t *digest);
  */
 void engine_findings(const struct engine *e, bool *violation, bool *reset);
 
+/* What a trace's lost events did to the events after them (WL_AFTER_LOSS). */
+struct engine_losses {
+	uint64_t skipped; /* events naming an object whose creation was lost: not executed */
+	uint64_t ended;   /* ids created again whose end was lost: the old object ended first */
+};
+
+/** engine_losses() - what the trace's lost events cost so far. @e. */
+const struct engine_losses *engine_losses(const struct engine *e);
+
 /** engine_live() - trace objects still live (not freed by the trace). @e. */
 size_t engine_live(const struct engine *e);
 
@@ -185,8 +194,9 @@ struct replay_report {
 	uint64_t events;             /* events in the trace */
 	uint64_t used;               /* workload events executed */
 	uint64_t ignored;            /* events of other classes */
-	uint64_t unmatched;          /* foreign events an import map could not pair */
+	uint64_t unmatched;          /* events naming objects never created (maps, losses) */
 	uint64_t discarded;          /* events the tracer lost: the trace is incomplete */
+	struct engine_losses lost;   /* what the loss did to the events after it */
 	uint64_t first_ts, last_ts;
 	bool from_cache;             /* events came from the compiled cache */
 	bool cache_written;

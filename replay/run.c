@@ -23,6 +23,7 @@ struct run {
 	struct cache_writer *cache;
 	struct import_map *map;     /* translating foreign events, or NULL */
 	struct pipe *pipe;          /* to the executing thread, while decoding CTF; or NULL */
+	const struct ctf_stats *ctf; /* the reader's, current while decoding CTF; or NULL */
 	bool strict;
 	uint64_t records;           /* workload events executed (by the executing thread) */
 	char bind_error[256];
@@ -73,8 +74,10 @@ static int apply(void *ctx, uint64_t index, const struct wl_event *e)
 }
 
 /* One decoded workload event: into the cache being built, then to the model. */
-static int execute(struct run *r, uint64_t index, const struct wl_event *e)
+static int execute(struct run *r, uint64_t index, struct wl_event *e)
 {
+	if (r->ctf && r->ctf->discarded)
+		e->flags |= WL_AFTER_LOSS;
 	if (r->cache && cache_writer_add(r->cache, index, e)) {
 		cache_writer_abort(r->cache);
 		r->cache = NULL;
@@ -184,11 +187,16 @@ static int feed(const struct replay_opts *o, struct run *r)
 	 */
 	if (o->fp || pipe_start(apply, r, &r->pipe))
 		r->pipe = NULL;
+	r->ctf = &st;
 	rc = ctf_read(o->trace, bind, on_ctf_event, r, &st, err, sizeof(err));
+	r->ctf = NULL;
 	if (r->map && !rc)
 		import_warn_unbound(r->map);
 	exec_rc = pipe_finish(r->pipe);
 	r->pipe = NULL;
+	/* events after a loss whose objects' creation was lost were not used (the cache keeps this) */
+	rep->used -= engine_losses(r->engine)->skipped;
+	rep->unmatched += engine_losses(r->engine)->skipped;
 	if (exec_rc) {
 		/* the model stopped first (its message is in rep->error): what came after is moot */
 		rc = exec_rc;
@@ -354,6 +362,7 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	}
 	rc = feed(o, &r);
 	import_map_free(r.map);
+	rep->lost = *engine_losses(r.engine);
 	engine_refusals(r.engine, &rep->nrefusals, &rep->refused);
 	memcpy(rep->refusals, engine_refusals(r.engine, &rep->nrefusals, &rep->refused),
 	       rep->nrefusals * sizeof(*rep->refusals));
@@ -416,6 +425,11 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 	if (rep->discarded)
 		fprintf(out, "INCOMPLETE: the tracer discarded %llu events\n",
 			(unsigned long long)rep->discarded);
+	if (rep->lost.skipped || rep->lost.ended)
+		fprintf(out, "  after the loss: %llu events named objects whose creation was lost "
+			"(not executed: unmatched), %llu ids were created again whose end was lost "
+			"(the old object ended first)\n",
+			(unsigned long long)rep->lost.skipped, (unsigned long long)rep->lost.ended);
 	fprintf(out, "time: %.3f s wall, trace span %.3f s\n", rep->wall_s,
 		(double)(rep->last_ts - rep->first_ts) / 1e9);
 	fprintf(out, "\n%-18s %10s %7s %10s %10s %10s\n", "operation", "count", "errors", "p50 ns",

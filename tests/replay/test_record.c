@@ -33,6 +33,7 @@ Test(record, every_kind_and_length_decodes_as_encoded)
 			for (size_t i = 0; i < 7; i++) {
 				index_in[n] = indexes[i];
 				in[n] = event(k, values[(v + i) % 9], values[v]);
+				in[n].flags = (v + i) % 2 ? WL_AFTER_LOSS : 0;
 				used += rec_encode(&enc, buf + used, index_in[n], &in[n]);
 				n++;
 			}

@@ -556,3 +556,117 @@ Test(replay, refusals_are_the_same_from_ctf_and_from_the_cache)
 	results_fini(&res1);
 	results_fini(&res2);
 }
+
+/* ---- a recording that lost events ---- */
+
+/* Little-endian, aligned to its own size, as the metadata below declares. */
+static void put_le(uint8_t *b, size_t *o, uint64_t v, size_t bytes)
+{
+	*o = (*o + bytes - 1) / bytes * bytes;
+	for (size_t i = 0; i < bytes; i++)
+		b[(*o)++] = (uint8_t)(v >> (8 * i));
+}
+
+/*
+ * Two packets of MDL events on adapter 0, 100 ns apart; the second packet's
+ * events_discarded counter says @lost events were lost in between:
+ *   alloc 1, alloc 2 | free 1, free 3 (its alloc lost), alloc 2 (its free lost), free 2
+ */
+static void write_lossy_trace(const char *dir, uint64_t lost)
+{
+	static const char meta[] =
+		"/* CTF 1.8 */\n"
+		"typealias integer { size = 32; align = 32; signed = false; } := uint32_t;\n"
+		"typealias integer { size = 64; align = 64; signed = false; } := uint64_t;\n"
+		"trace { major = 1; minor = 8; byte_order = le;\n"
+		"  packet.header := struct { uint32_t magic; uint32_t stream_id; }; };\n"
+		"clock { name = c; freq = 1000000000; offset = 0; };\n"
+		"typealias integer { size = 64; align = 64; signed = false; map = clock.c.value; } := ts_t;\n"
+		"stream { id = 0;\n"
+		"  packet.context := struct { ts_t timestamp_begin; ts_t timestamp_end;\n"
+		"    uint64_t content_size; uint64_t packet_size; uint64_t events_discarded; };\n"
+		"  event.header := struct { uint32_t id; ts_t timestamp; }; };\n"
+		"event { name = \"gpuiso_wl:alloc_mdl\"; id = 0; stream_id = 0;\n"
+		"  fields := struct { uint64_t adapter; uint64_t id; uint64_t bytes; }; };\n"
+		"event { name = \"gpuiso_wl:free_mdl\"; id = 1; stream_id = 0;\n"
+		"  fields := struct { uint64_t adapter; uint64_t id; }; };\n";
+	static const struct { uint32_t kind; uint64_t id; } events[2][4] = {
+		{ { 0, 1 }, { 0, 2 } },
+		{ { 1, 1 }, { 1, 3 }, { 0, 2 }, { 1, 2 } },
+	};
+	static const size_t count[2] = { 2, 4 };
+	char path[512];
+	uint64_t ts = 100;
+	FILE *f;
+
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(meta, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/stream_0", dir);
+	f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	for (int k = 0; k < 2; k++) {
+		uint8_t b[4096] = { 0 };
+		size_t o = 0, content_at;
+
+		put_le(b, &o, 0xC1FC1FC1, 4);
+		put_le(b, &o, 0, 4);
+		put_le(b, &o, ts, 8);
+		put_le(b, &o, ts + 100 * (count[k] - 1), 8);
+		content_at = o;
+		put_le(b, &o, 0, 8);                /* content_size, below */
+		put_le(b, &o, sizeof(b) * 8, 8);    /* packet_size in bits */
+		put_le(b, &o, k ? lost : 0, 8);     /* a running count */
+		for (size_t i = 0; i < count[k]; i++, ts += 100) {
+			put_le(b, &o, events[k][i].kind, 4);
+			put_le(b, &o, ts, 8);
+			put_le(b, &o, 0, 8);                  /* adapter */
+			put_le(b, &o, events[k][i].id, 8);
+			if (events[k][i].kind == 0)
+				put_le(b, &o, 4096, 8);       /* bytes */
+		}
+		for (size_t i = 0; i < 8; i++)
+			b[content_at + i] = (uint8_t)((o * 8) >> (8 * i));
+		cr_assert_eq(fwrite(b, 1, sizeof(b), f), sizeof(b));
+	}
+	fclose(f);
+}
+
+Test(replay, after_lost_events_objects_without_their_other_end_are_not_an_error)
+{
+	struct replay_report rep;
+	struct results res;
+	char dir[256];
+
+	/* nothing lost: a free of an id never allocated is bad input */
+	snprintf(dir, sizeof(dir), "%s/whole", tmp);
+	write_lossy_trace(dir, 0);
+	cr_assert_lt(replay_error(dir, false, &rep), 0);
+	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
+	cr_assert(strstr(rep.error, "event 3 at 400 ns"), "%s", rep.error);
+
+	/* lost: that free is unmatched, the allocation again ends the old one; from the cache too */
+	snprintf(dir, sizeof(dir), "%s/lossy", tmp);
+	write_lossy_trace(dir, 2);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(replay(dir, NULL, true, &res, &rep, NULL, 0), 0, "%s", rep.error);
+		cr_assert_eq(rep.from_cache, i == 1);
+		cr_assert_eq(rep.events, 6);
+		cr_assert_eq(rep.discarded, 2);
+		cr_assert_eq(rep.used, 5);
+		cr_assert_eq(rep.unmatched, 1);
+		cr_assert_eq(rep.ignored, 0);
+		cr_assert_eq(rep.lost.skipped, 1);
+		cr_assert_eq(rep.lost.ended, 1);
+		cr_assert_eq(rep.refused, 0);
+		cr_assert_eq(rep.left_live, 0);
+		cr_assert_eq(res.ops[WL_ALLOC_MDL].count, 3);
+		cr_assert_eq(res.ops[WL_FREE_MDL].count, 2);
+		cr_assert_eq(res.events.unmatched, 1);
+		expect_clean(&res, &rep);
+		results_fini(&res);
+	}
+}
