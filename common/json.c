@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "json.h"
@@ -118,6 +119,8 @@ void json_null(struct json *j, const char *key)
 int json_end(struct json *j)
 {
 	fputc('\n', j->f);
+	if (fflush(j->f))
+		return -errno; /* ENOSPC says more than EIO */
 	return ferror(j->f) ? -EIO : 0;
 }
 
@@ -125,6 +128,7 @@ int json_write_file(const char *path, void (*fill)(struct json *j, const void *c
 		    const void *ctx)
 {
 	char tmp[4096];
+	struct stat st;
 	struct json j;
 	FILE *f;
 	int rc;
@@ -133,6 +137,22 @@ int json_write_file(const char *path, void (*fill)(struct json *j, const void *c
 		json_init(&j, stdout);
 		fill(&j, ctx);
 		return json_end(&j);
+	}
+	/*
+	 * A regular file is replaced at once (a reader never sees half of
+	 * it); anything else there (a device, a FIFO, a symbolic link) is
+	 * written through, as a shell's redirection would, never replaced.
+	 */
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+		f = fopen(path, "w");
+		if (!f)
+			return -errno;
+		json_init(&j, f);
+		fill(&j, ctx);
+		rc = json_end(&j);
+		if (fclose(f) && !rc)
+			rc = -errno;
+		return rc;
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
@@ -143,7 +163,7 @@ int json_write_file(const char *path, void (*fill)(struct json *j, const void *c
 	fill(&j, ctx);
 	rc = json_end(&j);
 	if (fclose(f) && !rc)
-		rc = -EIO;
+		rc = -errno;
 	if (!rc && rename(tmp, path))
 		rc = -errno;
 	if (rc)

@@ -40,13 +40,19 @@ void json_double(struct json *j, const char *key, double val);
 void json_bool(struct json *j, const char *key, bool val);
 /** json_null() - null. @j; @key. */
 void json_null(struct json *j, const char *key);
-/** json_end() - finish the document with a newline. @j. Return: 0, or -EIO on a write error. */
+/**
+ * json_end() - finish the document with a newline, and flush it.
+ * @j: the writer.
+ *
+ * Return: 0, or the negative errno of a write error (-EIO when unknown).
+ */
 int json_end(struct json *j);
 
 /**
  * json_write_file() - write a whole document to @path atomically (to
  * @path.tmp, then renamed: a reader never sees half a file), or to stdout
- * for "-".
+ * for "-". Where @path is not a regular file (a device, a FIFO, a symbolic
+ * link), the document is written through it instead: it is never replaced.
  * @path: the file.
  * @fill: writes the document's one top-level value.
  * @ctx: passed to @fill.

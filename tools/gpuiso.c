@@ -531,6 +531,17 @@ static void usage(FILE *f)
 	fprintf(f, "\nexit codes: 0 ok, 1 violations found, 2 bad input, 3 environment problem\n");
 }
 
+/* What a command printed must have reached stdout (a full disk, a closed pipe). */
+static int output_checked(int rc)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "gpuiso: writing standard output: %s\n",
+			errno ? strerror(errno) : "write error");
+		return rc == EXIT_OK || rc == EXIT_FINDINGS ? EXIT_ENV : rc;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
@@ -549,7 +560,7 @@ int main(int argc, char **argv)
 		if (strcmp(name, cmd->name))
 			continue;
 		/* getopt sees "gpuiso scenario explain" as argv[0] */
-		return cmd->run(argc - (int)words, argv + words);
+		return output_checked(cmd->run(argc - (int)words, argv + words));
 	}
 	/*
 	 * A known first word: its commands, on stdout when asked for with

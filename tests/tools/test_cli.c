@@ -216,6 +216,18 @@ Test(cli, replay_json_to_stdout_is_json_alone)
 	cr_assert(strstr(r.err, "2000 used, 0 ignored, 0 unmatched"), "%s", r.err);
 }
 
+Test(cli, output_that_cannot_be_written_is_an_environment_error)
+{
+	char cmd[4096];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' trace info traces/desktop > /dev/full 2>/dev/null",
+		 getenv("GPUISO_SOURCE_ROOT"), getenv("GPUISO_BIN"));
+	status = system(cmd);
+	cr_assert(WIFEXITED(status));
+	cr_assert_eq(WEXITSTATUS(status), 3);
+}
+
 Test(cli, replay_bad_input_exits_2_and_says_where)
 {
 	char cmd[1024];

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* Writing JSON files (common/json.h): atomic for files, written through for anything else. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/json.h"
+
+static char tmp[] = "/tmp/gpuiso-json-XXXXXX";
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(tmp));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(json, .init = setup, .fini = teardown);
+
+static void fill(struct json *j, const void *ctx)
+{
+	json_obj_begin(j, NULL);
+	json_str(j, "say", ctx);
+	json_obj_end(j);
+}
+
+/* The document as written to a stream. */
+static char *expected(void)
+{
+	struct json j;
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&doc, &len);
+
+	cr_assert_not_null(f);
+	json_init(&j, f);
+	fill(&j, "hi");
+	cr_assert_eq(json_end(&j), 0);
+	fclose(f);
+	cr_assert_gt(len, 0);
+	return doc;
+}
+
+static void expect_file(const char *path)
+{
+	char buf[256] = "", *want = expected();
+	FILE *f = fopen(path, "r");
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_gt(fread(buf, 1, sizeof(buf) - 1, f), 0);
+	fclose(f);
+	cr_assert_str_eq(buf, want);
+	free(want);
+}
+
+Test(json, a_file_is_replaced_and_a_link_is_written_through)
+{
+	char file[256], link[256], tmpfile[300];
+	struct stat st;
+
+	snprintf(file, sizeof(file), "%s/out.json", tmp);
+	snprintf(link, sizeof(link), "%s/link.json", tmp);
+	cr_assert_eq(json_write_file(file, fill, "hi"), 0);
+	expect_file(file);
+	snprintf(tmpfile, sizeof(tmpfile), "%s.tmp", file);
+	cr_assert_neq(access(tmpfile, F_OK), 0, "nothing left behind");
+
+	cr_assert_eq(symlink(file, link), 0);
+	cr_assert_eq(truncate(file, 0), 0);
+	cr_assert_eq(json_write_file(link, fill, "hi"), 0);
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_assert(S_ISLNK(st.st_mode), "the link is still a link");
+	expect_file(file);
+}
+
+Test(json, a_fifo_is_written_through_not_replaced)
+{
+	char fifo[256], buf[256] = "", *want = expected();
+	struct stat st;
+	pid_t pid;
+	int fd, status;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmp);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid)
+		_exit(json_write_file(fifo, fill, "hi") ? 1 : 0);
+	fd = open(fifo, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_gt(read(fd, buf, sizeof(buf) - 1), 0);
+	close(fd);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_assert_str_eq(buf, want);
+	free(want);
+	cr_assert_eq(stat(fifo, &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode), "the FIFO is still a FIFO");
+}
+
+Test(json, a_full_device_says_no_space)
+{
+	struct stat st;
+
+	cr_assert_eq(stat("/dev/full", &st), 0);
+	cr_assert_eq(json_write_file("/dev/full", fill, "hi"), -ENOSPC);
+	cr_assert_eq(stat("/dev/full", &st), 0);
+	cr_assert(S_ISCHR(st.st_mode), "the device is still a device");
+}
