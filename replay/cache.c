@@ -152,10 +152,11 @@ int cache_path(const char *dir, uint64_t key, char *out, size_t len)
 }
 
 /*
- * The payload checksum: Fletcher-style sums over 64-bit little-endian words
- * (a final partial word zero-padded). Two adds a word, so checking a cache
- * file costs little next to decoding it; it catches truncation, flipped and
- * moved bytes, which is all it is for.
+ * The checksum: Fletcher-style sums over the records' 64-bit little-endian
+ * words (a final partial word zero-padded), sealed with the key and the
+ * header's counts. Two adds a word, so checking a cache file costs little
+ * next to decoding it; it catches truncation, flipped and moved bytes, in
+ * the records and in the counts, which is all it is for.
  */
 struct csum {
 	uint64_t s1, s2;
@@ -167,9 +168,11 @@ static inline void csum_add(struct csum *c, uint64_t w)
 	c->s2 += c->s1;
 }
 
-static uint64_t csum_final(const struct csum *c, uint64_t key)
+/* The file's checksum: the payload's sums, the key, and the header's counts. */
+static uint64_t csum_final(const struct csum *c, uint64_t key, const struct cache_meta *meta)
 {
-	return digest_combine(digest_combine(key, c->s1), c->s2);
+	return digest_combine(digest_combine(digest_combine(key, c->s1), c->s2),
+			      digest_bytes(meta, sizeof(*meta)));
 }
 
 /* --- writing --- */
@@ -281,7 +284,7 @@ int cache_writer_commit(struct cache_writer *w, const struct cache_meta *meta)
 	if (!rc && w->nblock)
 		csum_add(&w->checksum, w->block);
 	hdr.payload_bytes = w->bytes;
-	hdr.checksum = csum_final(&w->checksum, w->key);
+	hdr.checksum = csum_final(&w->checksum, w->key, meta);
 	if (!rc && (fseek(w->f, 0, SEEK_SET) || fwrite(&hdr, sizeof(hdr), 1, w->f) != 1))
 		rc = -EIO;
 	if (fclose(w->f) && !rc)
@@ -305,7 +308,7 @@ void cache_writer_abort(struct cache_writer *w)
 
 /* --- reading --- */
 
-static uint64_t checksum_of(uint64_t key, const uint8_t *p, size_t n)
+static uint64_t checksum_of(uint64_t key, const uint8_t *p, size_t n, const struct cache_meta *meta)
 {
 	struct csum c = { 0 };
 	uint64_t w;
@@ -319,7 +322,7 @@ static uint64_t checksum_of(uint64_t key, const uint8_t *p, size_t n)
 		memcpy(&w, p, n);
 		csum_add(&c, w);
 	}
-	return csum_final(&c, key);
+	return csum_final(&c, key, meta);
 }
 
 int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
@@ -333,10 +336,11 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 	struct stat st;
 	int fd, rc = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* (not blocking on a FIFO someone left there: anything but a file is rebuilt) */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ENOENT ? -ENOENT : -ESTALE;
-	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(hdr)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(hdr)) {
 		close(fd);
 		return -ESTALE;
 	}
@@ -348,7 +352,7 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 	if (memcmp(hdr.magic, CACHE_MAGIC, 8) || hdr.version != CACHE_VERSION ||
 	    hdr.header_size != sizeof(hdr) || hdr.key != key ||
 	    hdr.payload_bytes != (uint64_t)st.st_size - sizeof(hdr) ||
-	    checksum_of(key, base + sizeof(hdr), hdr.payload_bytes) != hdr.checksum) {
+	    checksum_of(key, base + sizeof(hdr), hdr.payload_bytes, &hdr.meta) != hdr.checksum) {
 		rc = -ESTALE;
 		goto unmap;
 	}

@@ -162,9 +162,35 @@ Test(cache, truncated_corrupt_or_foreign_files_are_stale)
 	cr_assert_eq(cache_read(path, 42, collect, &c, &meta), -ESTALE);
 	cr_assert_eq(c.n, 0);
 
+	/* a count in the header (found by its values: events 80, records 40, ignored 3) */
+	write_cache(path, 42, 40);
+	uint64_t head[64], counts = 0;
+
+	f = fopen(path, "r");
+	cr_assert_eq(fread(head, sizeof(head), 1, f), 1);
+	fclose(f);
+	while (counts < 62 && !(head[counts] == 80 && head[counts + 1] == 40 && head[counts + 2] == 3))
+		counts++;
+	cr_assert_lt(counts, 62, "the header holds the counts");
+	for (size_t at = 0; at < sizeof(struct cache_meta); at += 3) {
+		write_cache(path, 42, 40);
+		f = fopen(path, "r+");
+		cr_assert_not_null(f);
+		fseek(f, (long)(counts * 8 + at), SEEK_SET);
+		fputc(0x05, f);
+		fclose(f);
+		cr_assert_eq(cache_read(path, 42, collect, &c, &meta), -ESTALE, "byte %zu of the counts", at);
+		cr_assert_eq(c.n, 0);
+	}
+
 	f = fopen(path, "w");
 	fputs("this is not a cache file, but it is long enough to hold a header......", f);
 	fclose(f);
+	cr_assert_eq(cache_read(path, 42, NULL, NULL, &meta), -ESTALE);
+
+	/* not a file: a FIFO there is rebuilt, not waited on */
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(mkfifo(path, 0600), 0);
 	cr_assert_eq(cache_read(path, 42, NULL, NULL, &meta), -ESTALE);
 }
 
