@@ -48,9 +48,12 @@ static uint64_t modeled_ns(struct engine *e)
 	return st.modeled_ns;
 }
 
+#define LIVE_ADAPTER_MAX 255u
+#define LIVE_ID_MAX ((1ull << 56) - 1)
+
 static uint64_t live_key(uint64_t adapter, uint64_t id)
 {
-	return (adapter << 56) | (id & ((1ull << 56) - 1));
+	return (adapter << 56) | (id & LIVE_ID_MAX);
 }
 
 #define LIVE(h, kind) ((uint64_t)(kind) << 32 | (h))
@@ -324,6 +327,11 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 
 	if (ev->kind >= WL_NKINDS)
 		return input_error(e, ev, index, "unknown event kind");
+	/* the live map keys an id by its adapter in the top byte */
+	if (adapter > LIVE_ADAPTER_MAX || ev->v[WL_PHYS] > UINT32_MAX)
+		return input_error(e, ev, index, "no scenario has an adapter of that number");
+	if (ev->v[WL_ID] > LIVE_ID_MAX || ev->v[WL_REF] > LIVE_ID_MAX)
+		return input_error(e, ev, index, "ids are below 2^56");
 	creates = wl_creates(ev->kind);
 	destroys = wl_destroys(ev->kind);
 	if (creates && (obj = u64map_get(&e->live, key))) {

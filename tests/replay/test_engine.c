@@ -141,6 +141,22 @@ Test(engine, freeing_twice_is_bad_input_that_names_the_event)
 	struct wl_event bad = { .kind = WL_NKINDS };
 
 	cr_assert_eq(engine_apply(r.e, &bad, 9), -EINVAL);
+
+	/* numbers the model would otherwise cut short (adapter 256 is not adapter 0) */
+	struct wl_event far = { .kind = WL_ALLOC_MDL };
+
+	far.v[WL_BYTES] = 4096;
+	far.v[WL_ID] = 8;
+	far.v[WL_ADAPTER] = 256;
+	cr_assert_eq(engine_apply(r.e, &far, 10), -EINVAL);
+	cr_assert(strstr(engine_error(r.e), "adapter of that number"), "%s", engine_error(r.e));
+	far.v[WL_ADAPTER] = 0;
+	far.v[WL_PHYS] = 1ull << 32;
+	cr_assert_eq(engine_apply(r.e, &far, 11), -EINVAL);
+	far.v[WL_PHYS] = 0;
+	far.v[WL_ID] = 1ull << 56;
+	cr_assert_eq(engine_apply(r.e, &far, 12), -EINVAL);
+	cr_assert(strstr(engine_error(r.e), "below 2^56"), "%s", engine_error(r.e));
 	rig_down(&r);
 }
 
