@@ -115,6 +115,7 @@ static void write_doc(const struct results *r, struct json *j)
 	json_u64(j, "ignored", r->events.ignored);
 	json_u64(j, "unmatched", r->events.unmatched);
 	json_u64(j, "discarded", r->events.discarded);
+	json_u64(j, "lost_packets", r->events.lost_packets);
 	json_u64(j, "refused", r->events.refused);
 	json_obj_end(j);
 	json_obj_begin(j, "ops");

@@ -71,6 +71,7 @@ struct event_counts {
 	uint64_t ignored;     /* of classes nothing takes, or filtered out by a map */
 	uint64_t unmatched;   /* foreign events whose object a map could not pair */
 	uint64_t discarded;   /* lost by the tracer: the trace is incomplete */
+	uint64_t lost_packets; /* packets lost by the tracer (their events unknown) */
 	uint64_t refused;     /* operations the model refused */
 };
 

@@ -21,6 +21,7 @@ struct cache_meta {
 	uint64_t ignored;   /* events of unknown classes */
 	uint64_t unmatched; /* foreign events an import map could not pair */
 	uint64_t discarded; /* events the tracer lost */
+	uint64_t lost_packets; /* packets the tracer lost */
 	uint64_t first_ts, last_ts;
 };
 

@@ -51,6 +51,7 @@ typedef int (*ctf_event_fn)(void *ctx, int tag, uint64_t index, uint64_t ts,
 struct ctf_stats {
 	uint64_t events;        /* events read */
 	uint64_t discarded;     /* events the tracer reported as discarded */
+	uint64_t lost_packets;  /* packets lost (each held events: how many is unknown) */
 	uint64_t first_ts, last_ts;
 	unsigned int traces;    /* metadata folders found */
 };

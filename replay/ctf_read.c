@@ -626,8 +626,11 @@ consume(bt_message_iterator *it, void *data)
 				r->st->discarded += n;
 				break;
 			case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-				/* Lost packets held an unknown number of events: at least say "some". */
-				r->st->discarded++;
+				/* lost packets held an unknown number of events: counted apart */
+				if (bt_message_discarded_packets_get_count(msg, &n) !=
+				    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+					n = 1;
+				r->st->lost_packets += n;
 				break;
 			default:
 				break; /* stream and packet boundaries, inactivity */

@@ -85,6 +85,7 @@ static int print_json(const char *path, const struct ctf_stats *st, const struct
 	json_u64(&j, "traces", st->traces);
 	json_u64(&j, "events", st->events);
 	json_u64(&j, "discarded", st->discarded);
+	json_u64(&j, "lost_packets", st->lost_packets);
 	json_u64(&j, "first_ts", st->first_ts);
 	json_u64(&j, "last_ts", st->last_ts);
 	json_obj_begin(&j, "by_name");
@@ -105,7 +106,10 @@ static int print_text(const char *path, const struct ctf_stats *st, const struct
 	fprintf(out, "folders:    %u\n", st->traces);
 	fprintf(out, "events:     %" PRIu64 "\n", st->events);
 	fprintf(out, "discarded:  %" PRIu64 "%s\n", st->discarded,
-		st->discarded ? " (trace is incomplete)" : "");
+		st->discarded || st->lost_packets ? " (trace is incomplete)" : "");
+	if (st->lost_packets)
+		fprintf(out, "lost:       %" PRIu64 " packets (their events are not counted)\n",
+			st->lost_packets);
 	fprintf(out, "first ts:   %" PRIu64 " ns (%s)\n", st->first_ts, fmt_secs(st->first_ts, a, sizeof(a)));
 	fprintf(out, "last ts:    %" PRIu64 " ns (%s)\n", st->last_ts, fmt_secs(st->last_ts, b, sizeof(b)));
 	fprintf(out, "span:       %s\n", fmt_secs(st->last_ts - st->first_ts, a, sizeof(a)));

@@ -18,7 +18,7 @@
  * ("trace is incomplete" when there are any), the first and last timestamps
  * (ns from the clock's origin) and the span between them, and the event
  * counts per event name, sorted by name. JSON:
- * {"schema":"gpuiso-trace-info/1","path","traces","events","discarded",
+ * {"schema":"gpuiso-trace-info/1","path","traces","events","discarded","lost_packets",
  * "first_ts","last_ts","by_name":{NAME:count}}.
  *
  * Return: 0, what ctf_read() returns on failure, -ENOMEM, or -EIO when

@@ -196,6 +196,7 @@ struct replay_report {
 	uint64_t ignored;            /* events of other classes */
 	uint64_t unmatched;          /* events naming objects never created (maps, losses) */
 	uint64_t discarded;          /* events the tracer lost: the trace is incomplete */
+	uint64_t lost_packets;       /* packets the tracer lost (events unknown): incomplete too */
 	struct engine_losses lost;   /* what the loss did to the events after it */
 	uint64_t first_ts, last_ts;
 	bool from_cache;             /* events came from the compiled cache */

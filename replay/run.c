@@ -76,7 +76,7 @@ static int apply(void *ctx, uint64_t index, const struct wl_event *e)
 /* One decoded workload event: into the cache being built, then to the model. */
 static int execute(struct run *r, uint64_t index, struct wl_event *e)
 {
-	if (r->ctf && r->ctf->discarded)
+	if (r->ctf && (r->ctf->discarded || r->ctf->lost_packets))
 		e->flags |= WL_AFTER_LOSS;
 	if (r->cache && cache_writer_add(r->cache, index, e)) {
 		cache_writer_abort(r->cache);
@@ -172,6 +172,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 			rep->ignored = meta.ignored;
 			rep->unmatched = meta.unmatched;
 			rep->discarded = meta.discarded;
+			rep->lost_packets = meta.lost_packets;
 			rep->first_ts = meta.first_ts;
 			rep->last_ts = meta.last_ts;
 			return rc;
@@ -207,6 +208,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 	rep->events = st.events;
 	rep->ignored = st.events - rep->used - rep->unmatched;
 	rep->discarded = st.discarded;
+	rep->lost_packets = st.lost_packets;
 	rep->first_ts = st.first_ts;
 	rep->last_ts = st.last_ts;
 	if (rc && !rep->error[0]) {
@@ -220,7 +222,8 @@ static int feed(const struct replay_opts *o, struct run *r)
 	if (r->cache && !rc) {
 		meta = (struct cache_meta){ .events = st.events, .records = r->records,
 					    .ignored = rep->ignored, .unmatched = rep->unmatched,
-					    .discarded = st.discarded, .first_ts = st.first_ts,
+					    .discarded = st.discarded, .lost_packets = st.lost_packets,
+					    .first_ts = st.first_ts,
 					    .last_ts = st.last_ts };
 		rep->cache_written = !cache_writer_commit(r->cache, &meta);
 	} else if (r->cache) {
@@ -368,7 +371,8 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	       rep->nrefusals * sizeof(*rep->refusals));
 	res->events = (struct event_counts){ .total = rep->events, .used = rep->used,
 					     .ignored = rep->ignored, .unmatched = rep->unmatched,
-					     .discarded = rep->discarded, .refused = rep->refused };
+					     .discarded = rep->discarded, .lost_packets = rep->lost_packets,
+					     .refused = rep->refused };
 	if (!rc) {
 		rep->left_live = engine_live(r.engine);
 		engine_finish(r.engine);
@@ -425,6 +429,9 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 	if (rep->discarded)
 		fprintf(out, "INCOMPLETE: the tracer discarded %llu events\n",
 			(unsigned long long)rep->discarded);
+	if (rep->lost_packets)
+		fprintf(out, "INCOMPLETE: %llu packets of the trace were lost (their events unknown)\n",
+			(unsigned long long)rep->lost_packets);
 	if (rep->lost.skipped || rep->lost.ended)
 		fprintf(out, "  after the loss: %llu events named objects whose creation was lost "
 			"(not executed: unmatched), %llu ids were created again whose end was lost "

@@ -598,10 +598,12 @@ static void put_le(struct pkt *p, uint64_t v, size_t bytes)
 /*
  * One stream, two packets: events v=1..3 at 100, 200, 300 ns, then v=4..5 at
  * 400, 500 ns; the second packet's events_discarded counter says @lost
- * events were lost in between. Without @clock there are no timestamps.
- * With @back, event 3 (index 2) is stamped 150 ns: time goes back in a stream.
+ * events were lost in between, and its sequence number that @lost_packets
+ * packets were. Without @clock there are no timestamps. With @back, event 3
+ * (index 2) is stamped 150 ns: time goes back in a stream.
  */
-static void write_small_trace(const char *dir, bool clock, uint64_t lost, bool back)
+static void write_small_trace(const char *dir, bool clock, uint64_t lost, uint64_t lost_packets,
+			      bool back)
 {
 	static const char *const ts_type =
 		"typealias integer { size = 64; align = 64; signed = false; map = clock.c.value; } := ts_t;\n";
@@ -618,7 +620,7 @@ static void write_small_trace(const char *dir, bool clock, uint64_t lost, bool b
 		"%s%s"
 		"stream { id = 0;\n"
 		"  packet.context := struct { %s uint64_t content_size; uint64_t packet_size;\n"
-		"    uint64_t events_discarded; };\n"
+		"    uint64_t events_discarded; uint64_t packet_seq_num; };\n"
 		"  event.header := struct { uint32_t id; %s }; };\n"
 		"event { name = \"t:ev\"; id = 0; stream_id = 0;\n"
 		"  fields := struct { uint64_t v; }; };\n",
@@ -649,6 +651,7 @@ static void write_small_trace(const char *dir, bool clock, uint64_t lost, bool b
 		put_le(&pk, 0, 8);                  /* content_size, below */
 		put_le(&pk, sizeof(pk.b) * 8, 8);   /* packet_size in bits */
 		put_le(&pk, k == 0 ? 0 : lost, 8);  /* a running count */
+		put_le(&pk, k == 0 ? 0 : 1 + lost_packets, 8);
 		for (uint64_t v = first; v <= last; v++) {
 			put_le(&pk, 0, 4);
 			if (clock)
@@ -676,10 +679,11 @@ Test(ctf_read, discarded_events_are_counted)
 	FILE *f;
 
 	tmpdir(dir, sizeof(dir));
-	write_small_trace(dir, true, 5, false);
+	write_small_trace(dir, true, 5, 4, false);
 	cr_assert_eq(read_into(dir, &c, &st, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(st.events, 5);
 	cr_assert_eq(st.discarded, 5);
+	cr_assert_eq(st.lost_packets, 4);
 	cr_assert_eq(st.first_ts, 100);
 	cr_assert_eq(st.last_ts, 500);
 	cr_assert_eq(c.sum[0][0], 15);
@@ -688,6 +692,7 @@ Test(ctf_read, discarded_events_are_counted)
 	cr_assert_eq(trace_info(dir, false, f, err, sizeof(err)), 0, "%s", err);
 	fclose(f);
 	cr_assert_not_null(strstr(doc, "trace is incomplete"), "%s", doc);
+	cr_assert_not_null(strstr(doc, "4 packets"), "%s", doc);
 	free(doc);
 	rm_tree(dir);
 	counter_fini(&c);
@@ -704,7 +709,7 @@ Test(ctf_read, trace_without_clock_has_time_zero)
 	struct ctf_stats st;
 
 	tmpdir(dir, sizeof(dir));
-	write_small_trace(dir, false, 0, false);
+	write_small_trace(dir, false, 0, 0, false);
 	cr_assert_eq(read_into(dir, &c, &st, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(st.events, 5);
 	cr_assert_eq(st.discarded, 0);
@@ -721,7 +726,7 @@ Test(ctf_read, time_going_back_in_a_stream_says_where)
 	char dir[PATH_MAX], err[512];
 
 	tmpdir(dir, sizeof(dir));
-	write_small_trace(dir, true, 0, true);
+	write_small_trace(dir, true, 0, 0, true);
 	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL, "%s", err);
 	cr_assert_not_null(strstr(err, "event 2 at 150 ns"), "%s", err);
 	cr_assert_not_null(strstr(err, "200 ns"), "%s", err);
