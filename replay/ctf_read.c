@@ -365,6 +365,69 @@ static const char *metadata_hint(const char *dir)
 	return "the metadata file is not CTF (no \"/* CTF\" signature, no metadata packets)";
 }
 
+/*
+ * Packetized metadata (LTTng's) must be whole packets: src.ctf.fs spins for
+ * ever on one cut short. Each packet's header gives its size: walk them.
+ * Return: 0 (text metadata, or whole packets), or -EINVAL with @why said.
+ */
+static int metadata_packets_whole(const char *dir, char *why, size_t len)
+{
+	enum { HEADER = 37, SIZES = 24 }; /* header bytes; content and packet sizes (bits) at 24 */
+	unsigned char h[HEADER], magic_le[4] = { 0x57, 0x1d, 0xd1, 0x75 };
+	char p[PATH_MAX];
+	uint64_t at = 0, total;
+	struct stat st;
+	bool le;
+	FILE *f;
+	int rc = 0;
+
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	f = fopen(p, "rb");
+	if (!f || fstat(fileno(f), &st) || fread(h, 1, 4, f) != 4) {
+		if (f)
+			fclose(f);
+		return 0; /* src.ctf.fs says what is wrong with it */
+	}
+	le = !memcmp(h, magic_le, 4);
+	if (!le && memcmp(h, "\x75\xd1\x1d\x57", 4)) {
+		fclose(f);
+		return 0; /* text */
+	}
+	total = (uint64_t)st.st_size;
+	for (unsigned int k = 0; at < total; k++) {
+		uint32_t content = 0, packet = 0;
+
+		if (fseek(f, (long)at, SEEK_SET) || fread(h, 1, HEADER, f) != HEADER) {
+			snprintf(why, len, "its metadata is cut short in the header of packet %u "
+				 "(byte %" PRIu64 " of %" PRIu64 ")", k, at, total);
+			rc = -EINVAL;
+			break;
+		}
+		for (int i = 0; i < 4; i++) {
+			int b = le ? 3 - i : i;
+
+			content = content << 8 | h[SIZES + b];
+			packet = packet << 8 | h[SIZES + 4 + b];
+		}
+		if (packet / 8 < HEADER || content > packet || packet % 8) {
+			snprintf(why, len, "its metadata packet %u (byte %" PRIu64 ") has a bad size",
+				 k, at);
+			rc = -EINVAL;
+			break;
+		}
+		if (at + packet / 8 > total) {
+			snprintf(why, len, "its metadata is cut short: packet %u (byte %" PRIu64
+				 ") needs %u bytes, the file has %" PRIu64, k, at, packet / 8,
+				 total - at);
+			rc = -EINVAL;
+			break;
+		}
+		at += packet / 8;
+	}
+	fclose(f);
+	return rc;
+}
+
 /* ---- event classes ---- */
 
 static size_t cls_hash(const bt_event_class *ec, size_t mask)
@@ -687,11 +750,16 @@ static int add_source(struct reader *r, bt_graph *graph, const bt_component_clas
 {
 	bt_value *params = bt_value_map_create();
 	bt_value *inputs = NULL;
-	char name[32];
+	char name[32], cut[256];
 	int ret = -ENOMEM;
 
 	if (!params)
 		goto out;
+	if (metadata_packets_whole(r->folders->v[i], cut, sizeof(cut))) {
+		set_err(r->err, r->errlen, "%s: cannot open CTF trace: %s", r->folders->v[i], cut);
+		ret = -EINVAL;
+		goto put_params;
+	}
 	if (bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
 	    bt_value_array_append_string_element(inputs, r->folders->v[i]))
 		goto put_params;

@@ -512,6 +512,26 @@ Test(ctf_read, metadata_text_that_does_not_parse)
 	rm_tree(dir);
 }
 
+/* babeltrace2 would spin for ever on these: each packet must be whole. */
+Test(ctf_read, packetized_metadata_cut_short)
+{
+	static const off_t cuts[] = { 4, 100, 4096 + 37 - 1, 4096 + 3000 };
+	char dir[PATH_MAX], p[PATH_MAX + 16], whole[PATH_MAX + 16], err[512];
+
+	tmpdir(dir, sizeof(dir));
+	copy_trace(UST, dir);
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	snprintf(whole, sizeof(whole), "%s/metadata", real(UST));
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		copy_file(whole, p);
+		cr_assert_eq(truncate(p, cuts[i]), 0);
+		cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL, "cut at %lld", (long long)cuts[i]);
+		cr_assert_not_null(strstr(err, "metadata is cut short"), "%s", err);
+		cr_assert_not_null(strstr(err, cuts[i] > 4096 ? "packet 1 " : "packet 0 "), "%s", err);
+	}
+	rm_tree(dir);
+}
+
 Test(ctf_read, empty_metadata)
 {
 	char dir[PATH_MAX], p[PATH_MAX + 16], err[512];
