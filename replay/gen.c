@@ -883,7 +883,7 @@ int gen_create(const char *profile, uint64_t events, uint64_t seed, struct gen *
 		*out = NULL;
 	if (!p)
 		return -ENOENT;
-	if (!events || !out)
+	if (!events || events > GEN_MAX_EVENTS || !out)
 		return -EINVAL;
 	g = calloc(1, sizeof(*g));
 	if (!g)

@@ -28,11 +28,14 @@ const char *const *gen_profiles(void);
  */
 const char *gen_describe(const char *profile);
 
+/* The most events a generator makes (a desktop trace of some 46 GB). */
+#define GEN_MAX_EVENTS 1000000000ull
+
 /**
  * gen_create() - a generator of @events events of @profile from @seed.
  * @profile: name.
- * @events: how many events (at least one; objects still live near the end are
- *          freed within the count).
+ * @events: how many events (1 to GEN_MAX_EVENTS; objects still live near
+ *          the end are freed within the count).
  * @seed: PRNG seed.
  * @out: out: the generator.
  *

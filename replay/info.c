@@ -86,8 +86,13 @@ static int print_json(const char *path, const struct ctf_stats *st, const struct
 	json_u64(&j, "events", st->events);
 	json_u64(&j, "discarded", st->discarded);
 	json_u64(&j, "lost_packets", st->lost_packets);
-	json_u64(&j, "first_ts", st->first_ts);
-	json_u64(&j, "last_ts", st->last_ts);
+	if (st->events) {
+		json_u64(&j, "first_ts", st->first_ts);
+		json_u64(&j, "last_ts", st->last_ts);
+	} else { /* no event, no time */
+		json_null(&j, "first_ts");
+		json_null(&j, "last_ts");
+	}
 	json_obj_begin(&j, "by_name");
 	for (size_t i = 0; i < ic->n; i++)
 		json_u64(&j, ic->v[i].name, ic->v[i].count);
@@ -110,9 +115,15 @@ static int print_text(const char *path, const struct ctf_stats *st, const struct
 	if (st->lost_packets)
 		fprintf(out, "lost:       %" PRIu64 " packets (their events are not counted)\n",
 			st->lost_packets);
-	fprintf(out, "first ts:   %" PRIu64 " ns (%s)\n", st->first_ts, fmt_secs(st->first_ts, a, sizeof(a)));
-	fprintf(out, "last ts:    %" PRIu64 " ns (%s)\n", st->last_ts, fmt_secs(st->last_ts, b, sizeof(b)));
-	fprintf(out, "span:       %s\n", fmt_secs(st->last_ts - st->first_ts, a, sizeof(a)));
+	if (!st->events) {
+		fprintf(out, "first ts:   none (no event: its stream files are empty, or missing)\n");
+	} else {
+		fprintf(out, "first ts:   %" PRIu64 " ns (%s)\n", st->first_ts,
+			fmt_secs(st->first_ts, a, sizeof(a)));
+		fprintf(out, "last ts:    %" PRIu64 " ns (%s)\n", st->last_ts,
+			fmt_secs(st->last_ts, b, sizeof(b)));
+		fprintf(out, "span:       %s\n", fmt_secs(st->last_ts - st->first_ts, a, sizeof(a)));
+	}
 	fprintf(out, "by name:\n");
 	for (size_t i = 0; i < ic->n; i++) {
 		int len = (int)strlen(ic->v[i].name);

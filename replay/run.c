@@ -426,6 +426,8 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 	if (rep->refused)
 		fprintf(out, "refused: %llu operations the model refused\n",
 			(unsigned long long)rep->refused);
+	if (!rep->events)
+		fprintf(out, "EMPTY: the trace holds no event (its stream files are empty, or missing)\n");
 	if (rep->discarded)
 		fprintf(out, "INCOMPLETE: the tracer discarded %llu events\n",
 			(unsigned long long)rep->discarded);

@@ -424,7 +424,8 @@ static int cmd_faults_list(int argc, char **argv)
 
 static const char gen_usage[] =
 	"gpuiso trace gen --profile NAME [--events N] [--seed S] -o DIR [-v]\n"
-	"profiles: desktop, game, power-cycle, remap (gpuiso trace gen --profile list)";
+	"profiles: desktop, game, power-cycle, remap (gpuiso trace gen --profile list);\n"
+	"N from 1 to 1000000000 (10000 by default); a desktop trace takes about 46 bytes an event";
 
 static int cmd_trace_gen(int argc, char **argv)
 {
@@ -444,8 +445,8 @@ static int cmd_trace_gen(int argc, char **argv)
 		case 'P': profile = optarg; break;
 		case 'o': dir = optarg; break;
 		case 'n':
-			if (parse_u64(optarg, &events) || !events)
-				return usage_error(gen_usage, "--events takes a positive number, not '%s'", optarg);
+			if (parse_u64(optarg, &events) || !events || events > GEN_MAX_EVENTS)
+				return usage_error(gen_usage, "--events takes 1 to 1000000000, not '%s'", optarg);
 			break;
 		case 'S':
 			if (parse_u64(optarg, &seed))

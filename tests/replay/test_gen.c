@@ -83,6 +83,10 @@ Test(gen, bad_arguments)
 	cr_assert_null(g);
 	cr_assert_eq(gen_create("desktop", 0, 1, &g), -EINVAL);
 	cr_assert_null(g);
+	cr_assert_eq(gen_create("desktop", GEN_MAX_EVENTS + 1, 1, &g), -EINVAL);
+	cr_assert_null(g);
+	cr_assert_eq(gen_create("desktop", GEN_MAX_EVENTS, 1, &g), 0);
+	gen_destroy(g);
 	gen_destroy(NULL);
 }
 

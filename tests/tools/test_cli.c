@@ -172,6 +172,10 @@ Test(cli, trace_gen_and_info)
 	cr_assert(strstr(r.err, "unknown profile 'nope'"), "%s", r.err);
 	RUN(&r, "trace", "gen", "--profile", "desktop");
 	cr_assert_eq(r.status, 2);
+	RUN(&r, "trace", "gen", "--profile", "desktop", "--events", "18446744073709551615", "-o",
+	    tpath("huge"));
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "--events takes 1 to 1000000000"), "%s", r.err);
 	RUN(&r, "trace", "gen", "--profile", "list");
 	cr_assert_eq(r.status, 0);
 	cr_assert(strstr(r.out, "power-cycle"), "%s", r.out);
@@ -214,6 +218,23 @@ Test(cli, replay_json_to_stdout_is_json_alone)
 	cr_assert(jsonq_get(r.out, "power.transitions", value, sizeof(value)));
 	/* the summary is still there, on stderr */
 	cr_assert(strstr(r.err, "2000 used, 0 ignored, 0 unmatched"), "%s", r.err);
+}
+
+Test(cli, a_trace_without_events_says_so)
+{
+	char cmd[1024], value[32];
+	struct run r;
+
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/traces/desktop' %s && truncate -s 0 %s/stream",
+		 getenv("GPUISO_SOURCE_ROOT"), tpath("empty"), tpath("empty"));
+	cr_assert_eq(system(cmd), 0);
+	RUN(&r, "replay", tpath("empty"), "--no-cache");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "EMPTY: the trace holds no event"), "%s", r.out);
+	RUN(&r, "trace", "info", tpath("empty"), "--json");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(jsonq_get(r.out, "first_ts", value, sizeof(value)));
+	cr_assert_str_eq(value, "null");
 }
 
 Test(cli, output_that_cannot_be_written_is_an_environment_error)
