@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -534,8 +535,26 @@ static int cw_run_graph(const char *dir, struct cw_run *run, char *err, size_t e
 		snprintf(err, errlen, "%s", run->msg);
 		rc = run->rc;
 	} else {
-		cw_take_bt_error(err, errlen, "writing the trace failed");
-		rc = st == BT_GRAPH_RUN_STATUS_MEMORY_ERROR ? -ENOMEM : -EIO;
+		struct statvfs fs;
+
+		/*
+		 * sink.ctf.fs only logs why (ENOSPC as it grew a packet): a file
+		 * system with less room than a few packets left is the usual one.
+		 */
+		if (!statvfs(dir, &fs) && (uint64_t)fs.f_bavail * fs.f_frsize < (1u << 20)) {
+			bt_current_thread_clear_error();
+			snprintf(err, errlen, "writing the trace failed: %s", strerror(ENOSPC));
+			rc = -ENOSPC;
+		} else {
+			cw_take_bt_error(err, errlen, "writing the trace failed");
+			rc = st == BT_GRAPH_RUN_STATUS_MEMORY_ERROR ? -ENOMEM : -EIO;
+		}
+		/*
+		 * babeltrace2 2.0's sink.ctf.fs frees a stream twice when it is
+		 * finalized after a failed write: the graph is left to the
+		 * process's end, its memory lost, rather than the process.
+		 */
+		graph = NULL;
 	}
 put_params:
 	bt_value_put_ref(params);
