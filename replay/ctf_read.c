@@ -428,6 +428,49 @@ static int metadata_packets_whole(const char *dir, char *why, size_t len)
 	return rc;
 }
 
+/*
+ * src.ctf.fs takes every file of a trace folder but the metadata for a
+ * stream, and does not say which one it could not read: the first that
+ * cannot be one (not empty, but too short for a packet's header and
+ * context, or without a packet's magic).
+ * Return: 0 with @out saying which, or -ENOENT.
+ */
+static int stream_suspect(const char *dir, char *out, size_t len)
+{
+	static const unsigned char magic_le[4] = { 0xc1, 0x1f, 0xfc, 0xc1 };
+	struct dirent **names;
+	int n = scandir(dir, &names, not_dots, alphasort), rc = -ENOENT;
+
+	for (int k = 0; k < n; k++) {
+		unsigned char head[64];
+		char p[PATH_MAX];
+		size_t got = 0;
+		FILE *f;
+
+		if (rc && strcmp(names[k]->d_name, "metadata") && names[k]->d_name[0] != '.' &&
+		    is_file(dir, names[k]->d_name)) {
+			snprintf(p, sizeof(p), "%s/%s", dir, names[k]->d_name);
+			f = fopen(p, "rb");
+			if (f) {
+				got = fread(head, 1, sizeof(head), f);
+				fclose(f);
+			}
+			if (f && got && (got < sizeof(head) || (memcmp(head, magic_le, 4) &&
+								 memcmp(head, "\xc1\xfc\x1f\xc1", 4)))) {
+				snprintf(out, len, "%.200s: %s", names[k]->d_name,
+					 got < 4 || !memcmp(head, magic_le, 4) ||
+					 !memcmp(head, "\xc1\xfc\x1f\xc1", 4) ?
+						 "cut short in its first packet" :
+						 "not a CTF stream file (no packet magic)");
+				rc = 0;
+			}
+		}
+		free(names[k]);
+	}
+	free(names);
+	return rc;
+}
+
 /* ---- event classes ---- */
 
 static size_t cls_hash(const bt_event_class *ec, size_t mask)
@@ -779,6 +822,9 @@ static int add_source(struct reader *r, bt_graph *graph, const bt_component_clas
 		if (strncmp(why, "Cannot create trace", 19) == 0)
 			set_err(r->err, r->errlen, "%s: cannot open CTF trace: %s",
 				r->folders->v[i], metadata_hint(r->folders->v[i]));
+		else if (!stream_suspect(r->folders->v[i], stream, sizeof(stream)))
+			set_err(r->err, r->errlen, "%s: cannot open CTF trace: %s (%s)",
+				r->folders->v[i], stream, why);
 		else
 			set_err(r->err, r->errlen, "%s: cannot open CTF trace: %s%s",
 				r->folders->v[i], why,

@@ -428,6 +428,9 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 			(unsigned long long)rep->refused);
 	if (!rep->events)
 		fprintf(out, "EMPTY: the trace holds no event (its stream files are empty, or missing)\n");
+	else if (!rep->used && !res->run.nmaps)
+		fprintf(out, "NOTHING USED: no event is a gpuiso workload event; another tool's "
+			"trace needs an import map (--map, docs/import-maps.md)\n");
 	if (rep->discarded)
 		fprintf(out, "INCOMPLETE: the tracer discarded %llu events\n",
 			(unsigned long long)rep->discarded);

@@ -577,6 +577,25 @@ Test(ctf_read, truncated_stream_file)
 	rm_tree(dir);
 }
 
+/* babeltrace2 does not say which file it could not take for a stream: we do. */
+Test(ctf_read, a_file_that_is_no_stream_is_named)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 16], err[512];
+
+	tmpdir(dir, sizeof(dir));
+	copy_trace(UST, dir);
+	snprintf(p, sizeof(p), "%s/README.txt", dir);
+	write_file(p, "notes\n", 6);
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "README.txt: not a CTF stream file"), "%s", err);
+	cr_assert_eq(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/channel0_1", dir);
+	cr_assert_eq(truncate(p, 10), 0);
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "channel0_1: cut short in its first packet"), "%s", err);
+	rm_tree(dir);
+}
+
 Test(ctf_read, corrupt_event_says_where)
 {
 	char dir[PATH_MAX], p[PATH_MAX + 16], err[512], ff[64];

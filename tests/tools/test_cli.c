@@ -298,6 +298,9 @@ Test(cli, replay_bad_input_exits_2_and_says_where)
 	RUN(&r, "replay", "../shared/traces-real/tc-ust-libc-memory", "--strict");
 	cr_assert_eq(r.status, 2);
 	cr_assert(strstr(r.err, "lttng_ust_libc"), "%s", r.err);
+	RUN(&r, "replay", "../shared/traces-real/tc-kernel-rpm-kmem", "--no-cache");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "NOTHING USED") && strstr(r.out, "--map"), "%s", r.out);
 
 	/* a truncated stream file */
 	snprintf(cmd, sizeof(cmd), "cp -r traces/desktop %s && truncate -s 5000 %s/stream",
