@@ -144,7 +144,8 @@ int trace_info(const char *path, bool json, FILE *out, char *err, size_t errlen)
 	ret = ctf_read(path, info_bind, info_event, &ic, &st, err, errlen);
 	if (ret)
 		goto free_names;
-	qsort(ic.v, ic.n, sizeof(*ic.v), by_name);
+	if (ic.n) /* (no classes: no array either) */
+		qsort(ic.v, ic.n, sizeof(*ic.v), by_name);
 	ret = json ? print_json(path, &st, &ic, out) : print_text(path, &st, &ic, out);
 	if (ret)
 		snprintf(err, errlen, "%s: cannot write the summary: %s", path, strerror(-ret));
