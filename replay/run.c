@@ -179,8 +179,12 @@ static int feed(const struct replay_opts *o, struct run *r)
 		}
 		if (rc == -ESTALE)
 			log_info("cache %s does not match the trace: rebuilding it", path);
-		if (cache_writer_open(path, key, &r->cache))
+		rc = cache_writer_open(path, key, &r->cache);
+		if (rc) {
+			/* the replay goes on from CTF; later ones will too, and should know why */
+			log_warn("cannot write the replay cache %s: %s", path, strerror(-rc));
 			r->cache = NULL;
+		}
 	}
 	/*
 	 * The model runs on a second thread while this one decodes, unless

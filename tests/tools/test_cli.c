@@ -271,6 +271,20 @@ Test(cli, trace_gen_on_a_full_file_system_says_so)
 	cr_assert(strstr(buf, "No space left on device"), "%s", buf);
 }
 
+Test(cli, a_cache_that_cannot_be_written_is_said_and_the_replay_goes_on)
+{
+	struct run r;
+	FILE *f = fopen(tpath("file"), "w");
+
+	cr_assert_not_null(f);
+	fclose(f);
+	RUN(&r, "replay", "traces/desktop", "--cache-dir", tpath("file"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "cannot write the replay cache") && strstr(r.err, "Not a directory"),
+		  "%s", r.err);
+	cr_assert(strstr(r.out, "2000 used"), "%s", r.out);
+}
+
 Test(cli, output_that_cannot_be_written_is_an_environment_error)
 {
 	char cmd[4096];
