@@ -33,6 +33,7 @@ struct ctf_binding {
 struct ctf_value {
 	bool present;     /* the event has the field (and it is an integer or a string) */
 	bool is_str;
+	bool negative;    /* a signed integer below zero */
 	uint64_t u;       /* integers (signed ones as two's complement) */
 	const char *s;    /* strings, valid during the callback only */
 };

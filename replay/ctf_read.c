@@ -674,6 +674,7 @@ static int on_event_msg(struct reader *r, const bt_message *msg)
 
 		v->present = ci->kind[f] != FK_NONE;
 		v->is_str = false;
+		v->negative = false;
 		v->u = 0;
 		v->s = NULL;
 		if (!v->present)
@@ -683,9 +684,13 @@ static int on_event_msg(struct reader *r, const bt_message *msg)
 		case FK_UINT:
 			v->u = bt_field_integer_unsigned_get_value(fld);
 			break;
-		case FK_SINT:
-			v->u = (uint64_t)bt_field_integer_signed_get_value(fld);
+		case FK_SINT: {
+			int64_t i = bt_field_integer_signed_get_value(fld);
+
+			v->u = (uint64_t)i;
+			v->negative = i < 0;
 			break;
+		}
 		default:
 			v->is_str = true;
 			v->s = bt_field_string_get_value(fld);

@@ -92,11 +92,12 @@ static int on_wl_event(struct run *r, int tag, uint64_t index, uint64_t ts,
 	struct wl_event e = { .ts = ts, .kind = (uint32_t)tag };
 
 	for (unsigned int i = 0; i < d->nfields; i++) {
-		if (!values[i].present || values[i].is_str) {
+		if (!values[i].present || values[i].is_str || values[i].negative) {
 			snprintf(r->decode_error, sizeof(r->decode_error),
-				 "event %llu at %llu ns: %s:%s has no integer field '%s'",
+				 "event %llu at %llu ns: %s:%s has no %s field '%s'",
 				 (unsigned long long)index, (unsigned long long)ts, WL_PROVIDER,
-				 d->name, d->fields[i].name);
+				 d->name, values[i].negative ? "non-negative" : "integer",
+				 d->fields[i].name);
 			return -EINVAL;
 		}
 		e.v[d->fields[i].slot] = values[i].u;

@@ -347,6 +347,8 @@ Test(ctf_read, kernel_string_and_signed_fields)
 	/* The first rpm_return_int: { ip = 3223964248, ret = -11 } (a signed field). */
 	cr_assert_eq(c.first[r][1].u, 3223964248ull);
 	cr_assert_eq((int64_t)c.first[r][2].u, -11);
+	cr_assert(c.first[r][2].negative);
+	cr_assert_not(c.first[r][1].negative);
 	counter_fini(&c);
 }
 
