@@ -124,13 +124,30 @@ int json_end(struct json *j)
 	return ferror(j->f) ? -EIO : 0;
 }
 
+/* Write the document into @path itself (no temporary file). */
+static int write_into(const char *path, void (*fill)(struct json *j, const void *ctx),
+		      const void *ctx)
+{
+	FILE *f = fopen(path, "w");
+	struct json j;
+	int rc;
+
+	if (!f)
+		return -errno;
+	json_init(&j, f);
+	fill(&j, ctx);
+	rc = json_end(&j);
+	if (fclose(f) && !rc)
+		rc = -errno;
+	return rc;
+}
+
 int json_write_file(const char *path, void (*fill)(struct json *j, const void *ctx),
 		    const void *ctx)
 {
 	char tmp[4096];
 	struct stat st;
 	struct json j;
-	FILE *f;
 	int rc;
 
 	if (!strcmp(path, "-")) {
@@ -143,27 +160,11 @@ int json_write_file(const char *path, void (*fill)(struct json *j, const void *c
 	 * it); anything else there (a device, a FIFO, a symbolic link) is
 	 * written through, as a shell's redirection would, never replaced.
 	 */
-	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
-		f = fopen(path, "w");
-		if (!f)
-			return -errno;
-		json_init(&j, f);
-		fill(&j, ctx);
-		rc = json_end(&j);
-		if (fclose(f) && !rc)
-			rc = -errno;
-		return rc;
-	}
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode))
+		return write_into(path, fill, ctx);
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	f = fopen(tmp, "w");
-	if (!f)
-		return -errno;
-	json_init(&j, f);
-	fill(&j, ctx);
-	rc = json_end(&j);
-	if (fclose(f) && !rc)
-		rc = -errno;
+	rc = write_into(tmp, fill, ctx);
 	if (!rc && rename(tmp, path))
 		rc = -errno;
 	if (rc)
