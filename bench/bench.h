@@ -70,7 +70,8 @@ struct bench_suite {
  * @json_path: where to write the JSON, or NULL.
  * @out: the table's destination.
  *
- * Return: 0, -ENOENT for an unknown suite, other negative errno.
+ * Return: 0, -ENOENT for an unknown suite, -EIO when the JSON could not be
+ * written (said on stderr), other negative errno of the suite.
  */
 int bench_main(const struct bench_suite *suites, size_t nsuites, const char *suite,
 	       const char *json_path, FILE *out);

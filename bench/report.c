@@ -97,8 +97,12 @@ int bench_main(const struct bench_suite *suites, size_t nsuites, const char *sui
 			fprintf(out, "%-30s %14.3f  %-6s %s\n", r->m[i].name, r->m[i].value,
 				r->m[i].unit, r->m[i].note);
 	}
-	if (!rc && json_path)
+	if (!rc && json_path) {
 		rc = bench_write_json(r, json_path);
+		if (rc)
+			fprintf(stderr, "gpuiso: bench: writing %s: %s\n", json_path, strerror(-rc));
+		rc = rc ? -EIO : 0; /* said: not to be taken for an unknown suite */
+	}
 	free(r);
 	return rc;
 }

@@ -139,6 +139,8 @@ int cache_path(const char *dir, uint64_t key, char *out, size_t len)
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	int n;
 
+	if (dir && !*dir)
+		return -EINVAL; /* not the root folder */
 	if (dir)
 		n = snprintf(out, len, "%s/%016llx.wlc", dir, (unsigned long long)key);
 	else if (xdg && *xdg)

@@ -45,7 +45,7 @@ int cache_key(const char *trace, const char *const *extra, size_t nextra, uint64
  * @out: destination.
  * @len: its size.
  *
- * Return: 0, -ENAMETOOLONG, -ENOENT (no home to put it in).
+ * Return: 0, -ENAMETOOLONG, -ENOENT (no home to put it in), -EINVAL (@dir is "").
  */
 int cache_path(const char *dir, uint64_t key, char *out, size_t len);
 

@@ -5,9 +5,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
@@ -114,6 +116,22 @@ static int cmd_bench(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error(bench_usage, "unexpected argument '%s'", argv[optind]);
+	/* a suite takes minutes: a JSON file that cannot be written is said first */
+	if (json && strcmp(json, "-")) {
+		char dir[4096];
+		struct stat st;
+		int err = 0;
+
+		snprintf(dir, sizeof(dir), "%s", json);
+		if (!stat(json, &st) && S_ISDIR(st.st_mode))
+			err = EISDIR;
+		else if (access(dirname(dir), W_OK))
+			err = errno;
+		if (err) {
+			fprintf(stderr, "gpuiso: bench: cannot write %s: %s\n", json, strerror(err));
+			return EXIT_ENV;
+		}
+	}
 	rc = bench_main(bench_suites, sizeof(bench_suites) / sizeof(bench_suites[0]), suite, json,
 			text_out(json));
 	if (rc == -ENOENT)
@@ -182,7 +200,11 @@ static int cmd_replay(int argc, char **argv)
 		case 'j': json = optarg; break;
 		case 'S': o.strict = true; break;
 		case 'N': o.cache = false; break;
-		case 'C': o.cache_dir = optarg; break;
+		case 'C':
+			if (!*optarg)
+				return usage_error(replay_usage, "--cache-dir takes a folder%s", "");
+			o.cache_dir = optarg;
+			break;
 		case 'f': o.faults_path = optarg; break;
 		case 'F': fail_nth = optarg; break;
 		case 'E':

@@ -127,6 +127,7 @@ struct sweep {
 	uint64_t next_progress;                       /* in runs */
 	double t0, next_progress_s;                   /* in seconds (CLOCK_MONOTONIC) */
 	bool cached;    /* the trace is in the replay cache (the last replay read or wrote it) */
+	bool uncacheable; /* the counting replay could not write it: the runs do without */
 	bool forking;   /* fork at each hit (else rerun from scratch) */
 	bool in_child;  /* this process is a child: hits pass, nothing forks */
 	int error;      /* the first fork/wait error (negative errno), or 0 */
@@ -155,7 +156,7 @@ static void replay_opts_fill(const struct sweep *s, struct fp_ctx *fp, struct re
 		.scenario_path = s->o->scenario,
 		.pace = PACE_ASAP,
 		/* the compiled cache: every run after the first skips CTF decoding */
-		.cache = true,
+		.cache = !s->uncacheable,
 		.fp = fp,
 		/*
 		 * Only outcomes count here. Latency histograms would cost each
@@ -591,11 +592,13 @@ static int count_pass(struct sweep *s)
 	 * and fills the cache would finish and commit that cache file as well.
 	 */
 	s->forking = !s->o->from_scratch && s->cached;
+	s->uncacheable = !s->cached;
+	if (s->uncacheable) /* once, progress or not: the counting replay said why */
+		fprintf(s->o->progress ? s->o->progress : stderr,
+			"sweep: the replay cache could not be written: every run decodes the CTF%s\n",
+			s->o->from_scratch ? "" : ", from scratch instead of forking");
 	if (!s->o->progress)
 		return 0;
-	if (!s->o->from_scratch && !s->cached)
-		fprintf(s->o->progress, "sweep: the replay cache could not be written: "
-			"rerunning from scratch instead of forking\n");
 	fprintf(s->o->progress, "sweep: %llu runs to do (%s)\n", (unsigned long long)s->total,
 		s->forking ? "forking at each hit" : "from scratch");
 	if (s->baseline != SWEEP_RECOVERED)
@@ -741,11 +744,6 @@ static int summary_write(struct sweep *s)
 	/* runs end in any order: sort so both modes write the same file */
 	if (s->nfailures)
 		qsort(s->failures, s->nfailures, sizeof(*s->failures), cmp_failure);
-	if (mkdir(s->o->out, 0777) && errno != EEXIST) {
-		rc = -errno;
-		snprintf(s->err, s->errlen, "sweep: creating %s: %s", s->o->out, strerror(errno));
-		return rc;
-	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/summary.json", s->o->out) >= sizeof(path)) {
 		snprintf(s->err, s->errlen, "sweep: output folder name too long");
 		return -EINVAL;
@@ -797,6 +795,13 @@ static int sweep_prepare(struct sweep *s)
 		snprintf(s->err, s->errlen,
 			 "sweep: --points '%s' matches no injection point (gpuiso faults list)", o->points);
 		return -EINVAL;
+	}
+	/* where the summary goes, before the runs rather than after them */
+	if ((mkdir(o->out, 0777) && errno != EEXIST) || stat(o->out, &st) ||
+	    (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) || access(o->out, W_OK)) {
+		rc = -errno;
+		snprintf(s->err, s->errlen, "sweep: %s: %s", o->out, strerror(errno));
+		return rc;
 	}
 	rc = o->scenario ? scenario_load(o->scenario, &s->scn, s->err, s->errlen)
 			 : scenario_defaults(&s->scn);

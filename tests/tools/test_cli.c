@@ -285,6 +285,23 @@ Test(cli, a_cache_that_cannot_be_written_is_said_and_the_replay_goes_on)
 	cr_assert(strstr(r.out, "2000 used"), "%s", r.out);
 }
 
+/* Where output cannot go is said before the work, not after it. */
+Test(cli, an_output_that_cannot_be_written_is_said_first)
+{
+	struct run r;
+
+	RUN(&r, "sweep", "traces/power-cycle", "--scenario", "traces/scenarios/lda-chain.yaml",
+	    "-o", "/nonexistent/gpuiso-out");
+	cr_assert_eq(r.status, 3, "%s", r.err);
+	cr_assert(strstr(r.err, "/nonexistent/gpuiso-out: No such file"), "%s", r.err);
+	RUN(&r, "bench", "--json", "/nonexistent/gpuiso-bench.json");
+	cr_assert_eq(r.status, 3, "%s", r.err);
+	cr_assert(strstr(r.err, "cannot write /nonexistent/gpuiso-bench.json"), "%s", r.err);
+	cr_assert_eq(r.out[0], '\0', "no suite ran: %s", r.out);
+	RUN(&r, "replay", "traces/desktop", "--cache-dir", "");
+	cr_assert_eq(r.status, 2, "%s", r.err);
+}
+
 Test(cli, output_that_cannot_be_written_is_an_environment_error)
 {
 	char cmd[4096];

@@ -299,7 +299,7 @@ Test(sweep, fbsave_points_match_the_count_in_both_modes)
 	cr_assert_str_eq(fdoc, sdoc, "a sweep without the cache differs");
 	rewind(progress);
 	while (fgets(line, sizeof(line), progress))
-		said_so |= strstr(line, "rerunning from scratch") != NULL;
+		said_so |= strstr(line, "from scratch instead of forking") != NULL;
 	fclose(progress);
 	cr_assert(said_so, "the sweep forked without a replay cache");
 	free(fdoc);
