@@ -50,7 +50,7 @@ int bench_micro(struct bench_report *r);
 /**
  * bench_write_json() - write the report as gpuiso-bench/1, atomically.
  * @r: the report.
- * @path: the file (written to path.tmp, then renamed).
+ * @path: the file (written as json_write_file() does).
  *
  * Return: 0 or a negative errno.
  */

@@ -162,7 +162,8 @@ int json_write_file(const char *path, void (*fill)(struct json *j, const void *c
 	 */
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode))
 		return write_into(path, fill, ctx);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+	/* the process's own temporary: two writers of one path must not share one */
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	rc = write_into(tmp, fill, ctx);
 	if (!rc && rename(tmp, path))

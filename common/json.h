@@ -50,7 +50,7 @@ int json_end(struct json *j);
 
 /**
  * json_write_file() - write a whole document to @path atomically (to
- * @path.tmp, then renamed: a reader never sees half a file), or to stdout
+ * @path.PID.tmp, then renamed: a reader never sees half a file), or to stdout
  * for "-". Where @path is not a regular file (a device, a FIFO, a symbolic
  * link), the document is written through it instead: it is never replaced.
  * @path: the file.

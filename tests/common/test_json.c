@@ -74,7 +74,7 @@ Test(json, a_file_is_replaced_and_a_link_is_written_through)
 	snprintf(link, sizeof(link), "%s/link.json", tmp);
 	cr_assert_eq(json_write_file(file, fill, "hi"), 0);
 	expect_file(file);
-	snprintf(tmpfile, sizeof(tmpfile), "%s.tmp", file);
+	snprintf(tmpfile, sizeof(tmpfile), "%s.%d.tmp", file, (int)getpid());
 	cr_assert_neq(access(tmpfile, F_OK), 0, "nothing left behind");
 
 	cr_assert_eq(symlink(file, link), 0);
@@ -118,4 +118,29 @@ Test(json, a_full_device_says_no_space)
 	cr_assert_eq(json_write_file("/dev/full", fill, "hi"), -ENOSPC);
 	cr_assert_eq(stat("/dev/full", &st), 0);
 	cr_assert(S_ISCHR(st.st_mode), "the device is still a device");
+}
+
+/* Two processes writing one path (two campaigns resuming one folder): neither fails. */
+Test(json, two_writers_of_one_path_do_not_collide)
+{
+	char file[256];
+	pid_t pid[2];
+	int status;
+
+	snprintf(file, sizeof(file), "%s/both.json", tmp);
+	for (int k = 0; k < 2; k++) {
+		pid[k] = fork();
+		cr_assert_geq(pid[k], 0);
+		if (!pid[k]) {
+			for (int i = 0; i < 300; i++)
+				if (json_write_file(file, fill, "hi"))
+					_exit(1);
+			_exit(0);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		cr_assert_eq(waitpid(pid[k], &status, 0), pid[k]);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d failed", k);
+	}
+	expect_file(file);
 }
