@@ -89,36 +89,67 @@ static int pragma_int(struct store *s, const char *sql, int *out)
 }
 
 /* Bring the schema to STORE_SCHEMA_VERSION, all steps in one transaction. */
-static int migrate(struct store *s, char *err, size_t errlen)
+/* The store's schema version, application id and number of schema objects. */
+static int schema_state(struct store *s, int *version, int *app, int *tables)
 {
-	int version, app, tables, rc;
-	char sql[64];
+	int rc = pragma_int(s, "PRAGMA user_version", version);
 
-	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc)
-		return db_error(s, rc, "open", err, errlen);
-	rc = pragma_int(s, "PRAGMA user_version", &version);
 	if (!rc)
-		rc = pragma_int(s, "PRAGMA application_id", &app);
+		rc = pragma_int(s, "PRAGMA application_id", app);
 	if (!rc)
-		rc = pragma_int(s, "SELECT count(*) FROM sqlite_schema", &tables);
-	if (rc) {
-		rc = db_error(s, rc, "open", err, errlen);
-		goto rollback;
-	}
+		rc = pragma_int(s, "SELECT count(*) FROM sqlite_schema", tables);
+	return rc;
+}
+
+/* Whether the file can be (or be made) a store of this gpuiso: 0, or why not. */
+static int schema_check(struct store *s, int version, int app, int tables, bool create,
+			char *err, size_t errlen)
+{
 	if ((version || tables) && app != STORE_APP_ID) {
 		snprintf(err, errlen, "%s: not a gpuiso store (an SQLite database of something else)",
 			 s->path);
-		rc = -EINVAL;
-		goto rollback;
+		return -EINVAL;
+	}
+	if (!version && !tables && !create) {
+		snprintf(err, errlen, "%s: not a gpuiso store (an empty file)", s->path);
+		return -EINVAL;
 	}
 	if (version > STORE_SCHEMA_VERSION) {
 		snprintf(err, errlen,
 			 "%s: store schema version %d is newer than this gpuiso knows (%d): update gpuiso",
 			 s->path, version, STORE_SCHEMA_VERSION);
-		rc = -EPROTO;
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * Bring the schema to STORE_SCHEMA_VERSION. A store already there is only
+ * read (a read-only file, a reader beside a writer); one that is not is
+ * upgraded in one write transaction, its state read again under the lock.
+ */
+static int migrate(struct store *s, bool create, char *err, size_t errlen)
+{
+	int version, app, tables, rc;
+	char sql[64];
+
+	rc = schema_state(s, &version, &app, &tables);
+	if (rc)
+		return db_error(s, rc, "open", err, errlen);
+	rc = schema_check(s, version, app, tables, create, err, errlen);
+	if (rc || version == STORE_SCHEMA_VERSION)
+		return rc;
+	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc)
+		return db_error(s, rc, "schema upgrade", err, errlen);
+	rc = schema_state(s, &version, &app, &tables);
+	if (rc) {
+		rc = db_error(s, rc, "open", err, errlen);
 		goto rollback;
 	}
+	rc = schema_check(s, version, app, tables, create, err, errlen);
+	if (rc)
+		goto rollback;
 	for (int v = version; v < STORE_SCHEMA_VERSION; v++) {
 		rc = sqlite3_exec(s->db, migrations[v], NULL, NULL, NULL);
 		if (rc) {
@@ -176,7 +207,7 @@ int store_open(const char *path, bool create, struct store **out, char *err, siz
 		rc = db_error(s, rc, "open", err, errlen);
 		goto close_db;
 	}
-	rc = migrate(s, err, errlen);
+	rc = migrate(s, create, err, errlen);
 	if (rc)
 		goto close_db;
 	*out = s;

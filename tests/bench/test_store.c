@@ -172,6 +172,37 @@ Test(store, newer_foreign_and_corrupt_files_are_refused_untouched)
 	cr_assert(strstr(err, "junk.sqlite"), "%s", err);
 }
 
+/* A current store is only read by readers: beside a writer, or when empty, it is not written. */
+Test(store, readers_do_not_write)
+{
+	struct run_record r = record("k", "r1", "2026-11-01T00:00:00Z", 1);
+	struct store *s;
+	sqlite3 *writer;
+	char err[256], path[160];
+	size_t added;
+	FILE *f;
+
+	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_add(s, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
+	store_close(s);
+	/* a writer in the middle of its transaction (what store add does) */
+	cr_assert_eq(sqlite3_open(db, &writer), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(writer, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	cr_assert_eq(runs_in(db), 1);
+	sqlite3_exec(writer, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_close(writer);
+
+	/* an empty file is no store for a reader, and stays empty */
+	snprintf(path, sizeof(path), "%s/empty.sqlite", dir);
+	f = fopen(path, "w");
+	fclose(f);
+	cr_assert_eq(store_open(path, false, &s, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "empty"), "%s", err);
+	f = fopen(path, "r");
+	cr_assert_eq(fgetc(f), EOF);
+	fclose(f);
+}
+
 Test(store, a_locked_store_is_busy_and_keeps_what_it_had)
 {
 	struct run_record r = record("k", "r1", "2026-11-01T00:00:00Z", 1);
