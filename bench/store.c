@@ -483,6 +483,47 @@ static int value_row(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
+struct revs_ctx {
+	char *full;
+	size_t len, n;
+	char list[256];
+};
+
+static int rev_row(sqlite3_stmt *st, void *ctx)
+{
+	struct revs_ctx *rc = ctx;
+	const char *rev = col_text(st, 0);
+	size_t used = strlen(rc->list);
+
+	if (!rc->n++)
+		snprintf(rc->full, rc->len, "%s", rev);
+	snprintf(rc->list + used, sizeof(rc->list) - used, "%s%.12s", used ? ", " : "", rev);
+	return 0;
+}
+
+int store_rev_resolve(struct store *s, const char *prefix, char *full, size_t len, char *err,
+		      size_t errlen)
+{
+	struct revs_ctx rc = { .full = full, .len = len };
+	int ret = query(s,
+			"SELECT DISTINCT git_rev FROM runs WHERE substr(git_rev, 1, length(?1)) = ?1"
+			" ORDER BY git_rev LIMIT 6",
+			prefix, NULL, rev_row, &rc);
+
+	if (ret)
+		return ret;
+	if (!rc.n) {
+		snprintf(err, errlen, "no stored run of revision '%s'", prefix);
+		return -ENOENT;
+	}
+	if (rc.n > 1) {
+		snprintf(err, errlen, "revision '%s' is ambiguous: it begins %s%s", prefix, rc.list,
+			 rc.n > 5 ? ", ..." : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int store_rev_values(struct store *s, const char *rev, const char *metric, double **out, size_t *n)
 {
 	struct values_ctx vc = { 0 };

@@ -118,6 +118,20 @@ int store_series(struct store *s, const char *metric,
 int store_run_json(struct store *s, long long id, char **json);
 
 /**
+ * store_rev_resolve() - the one stored revision @prefix begins.
+ * @s: the store.
+ * @prefix: a git revision, or its first characters.
+ * @full: out: the revision as stored.
+ * @len: size of @full.
+ * @err: out: why not (none, or which ones when several).
+ * @errlen: size of @err.
+ *
+ * Return: 0, -ENOENT (no such revision), -EINVAL (several), -ENOMEM, -EIO.
+ */
+int store_rev_resolve(struct store *s, const char *prefix, char *full, size_t len, char *err,
+		      size_t errlen);
+
+/**
  * store_rev_values() - the values of @metric in every run of revision @rev.
  * @s: the store.
  * @rev: a git revision as stored (a prefix matches).

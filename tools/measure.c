@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -316,14 +317,15 @@ static int side_samples(struct store *s, const char *what, struct sample_set *se
 	int rc;
 
 	if (s) {
-		struct rev_ctx c = { s, what, set };
+		char rev[128], err[512];
+		struct rev_ctx c = { s, rev, set };
 
-		rc = store_metric_names(s, rev_metric, &c);
-		if (!rc && !set->n) {
-			fprintf(stderr, "gpuiso: compare: no stored run of revision '%s'\n", what);
-			return -ENOENT;
+		rc = store_rev_resolve(s, what, rev, sizeof(rev), err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "gpuiso: compare: %s\n", err);
+			return rc;
 		}
-		return rc;
+		return store_metric_names(s, rev_metric, &c);
 	}
 	rc = files_add_path(&fs, what);
 	for (size_t i = 0; !rc && i < fs.n; i++)
@@ -390,6 +392,12 @@ int cmd_compare(int argc, char **argv)
 		rc = side_samples(s, argv[optind + 1], &after);
 	if (!rc)
 		rc = compare_sets(&before, &after, &o, &rows, &nrows);
+	if (!rc && o.glob && !nrows) {
+		/* a mistyped glob must not pass a gate as "no regression" */
+		fprintf(stderr, "gpuiso: compare: --metric '%s' matches no metric of either side\n",
+			o.glob);
+		rc = -EINVAL;
+	}
 	if (!rc) {
 		regressions = compare_print(rows, nrows, &o, stdout);
 		rc = regressions ? EXIT_FINDINGS : EXIT_OK;
@@ -404,6 +412,17 @@ int cmd_compare(int argc, char **argv)
 }
 
 /* --- changes over history --- */
+
+static int glob_match(const char *name, const char *unit, void *ctx)
+{
+	(void)unit;
+	return !fnmatch(ctx, name, 0); /* 1 stops the walk: found */
+}
+
+static bool any_metric_matches(struct store *s, const char *glob)
+{
+	return store_metric_names(s, glob_match, (void *)glob) == 1;
+}
 
 const char changes_usage[] =
 	"gpuiso changes DB [--metric GLOB] [--alpha P] [-v]\n"
@@ -442,6 +461,13 @@ int cmd_changes(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = store_changes(s, glob, alpha, &ch, &n);
+	if (!rc && glob && !any_metric_matches(s, glob)) {
+		/* a mistyped glob must not pass a gate as "no change" */
+		fprintf(stderr, "gpuiso: changes: --metric '%s' matches no stored metric\n", glob);
+		free(ch);
+		store_close(s);
+		return EXIT_INPUT;
+	}
 	store_close(s);
 	if (rc) {
 		fprintf(stderr, "gpuiso: changes: %s\n", strerror(-rc));

@@ -199,6 +199,18 @@ Test(measure, compare_revisions_in_a_store_with_repeated_samples)
 	RUN(&r, "compare", "--db", db, "aaaa", "cccc");
 	cr_assert_eq(r.status, 2);
 	cr_assert(strstr(r.err, "no stored run of revision 'cccc'"), "%s", r.err);
+	/* a prefix of several revisions is not the union of them */
+	results_file("c.json", "aaaa3333", 3, 1000);
+	RUN(&r, "store", "add", db, tpath("c.json"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "compare", "--db", db, "aaaa", "bbbb");
+	cr_assert_eq(r.status, 2, "%s", r.out);
+	cr_assert(strstr(r.err, "'aaaa' is ambiguous") && strstr(r.err, "aaaa1111") &&
+		  strstr(r.err, "aaaa3333"), "%s", r.err);
+	/* a glob that matches nothing is no passed gate */
+	RUN(&r, "compare", "--db", db, "aaaa1", "bbbb", "--metric", "ops.no_such_op.*");
+	cr_assert_eq(r.status, 2, "%s", r.out);
+	cr_assert(strstr(r.err, "matches no metric"), "%s", r.err);
 }
 
 Test(measure, changes_name_the_revision_where_a_level_changed)
@@ -220,6 +232,9 @@ Test(measure, changes_name_the_revision_where_a_level_changed)
 	RUN(&r, "changes", db, "--metric", "invariants.*");
 	cr_assert_eq(r.status, 0, "%s", r.out);
 	cr_assert(strstr(r.out, "0 changes"), "%s", r.out);
+	RUN(&r, "changes", db, "--metric", "invariantz.*");
+	cr_assert_eq(r.status, 2, "%s", r.out);
+	cr_assert(strstr(r.err, "matches no stored metric"), "%s", r.err);
 }
 
 /* A writer killed at any moment leaves the store as before or with everything. */
