@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +155,20 @@ static bool number_of(struct fy_node *n, double *v, bool *boolean)
 	if (!strcmp(s, "null"))
 		return false;
 	*v = strtod(s, &end);
-	return end != s && !*end;
+	return end != s && !*end && isfinite(*v);
+}
+
+bool runfile_date_ok(const char *s)
+{
+	struct tm tm = { 0 };
+	const char *end = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+
+	if (!end || strlen(s) < 19) /* four-digit year, two-digit fields */
+		return false;
+	if (*end == '.')
+		for (end++; *end >= '0' && *end <= '9'; end++)
+			;
+	return !strcmp(end, "Z");
 }
 
 /* The unit of a results metric, from its name. */
@@ -183,6 +197,10 @@ static void flatten(struct reader *rd, struct fy_node *n, const char *prefix)
 
 	if (number_of(n, &v, &boolean)) {
 		add_metric(rd, prefix, v, results_unit(prefix, boolean));
+	} else if (n && fy_node_is_scalar(n) && !fy_node_is_null(n) &&
+		   strcmp(fy_node_get_scalar0(n) ? fy_node_get_scalar0(n) : "", "null")) {
+		/* a metric is a finite number (or true/false, or null for none) */
+		yaml_error(rd->doc, n, NULL, "%s: expected a finite number", prefix);
 	} else if (n && fy_node_is_sequence(n)) {
 		add_metric(rd, prefix, fy_node_sequence_item_count(n), "count");
 	} else if (n && fy_node_is_mapping(n)) {
@@ -344,6 +362,11 @@ static void fill(struct reader *rd, struct fy_node *root, const struct schema *s
 		}
 		snprintf(key, sizeof(key), "results/%s", str_at(run, "id"));
 		rec->key = dup_or_oom(rd, key);
+		if (!runfile_date_ok(str_at(run, "started"))) {
+			yaml_error(rd->doc, lookup(run, "started"), run,
+				   "run.started: expected a UTC time as YYYY-MM-DDTHH:MM:SSZ");
+			return;
+		}
 		rec->date = dup_or_oom(rd, str_at(run, "started"));
 		rec->git_rev = dup_or_oom(rd, str_at(run, "git_rev"));
 		rec->host = dup_or_oom(rd, str_at(run, "host"));

@@ -54,6 +54,15 @@ void runfile_free(struct run_record *rec);
 const char *run_kind_name(enum run_kind kind);
 
 /**
+ * runfile_date_ok() - whether @s is a date as the store keeps them: a UTC
+ * time, YYYY-MM-DDTHH:MM:SS[.fraction]Z, with fields in their ranges.
+ * @s: the text, or NULL.
+ *
+ * Return: true when it is.
+ */
+bool runfile_date_ok(const char *s);
+
+/**
  * metric_better() - which way a metric improves, from its name and unit:
  * latencies, times, errors and failures are better low; throughputs,
  * speedups and held invariants high; counts of what the workload did neither.

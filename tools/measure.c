@@ -182,6 +182,9 @@ int cmd_store_add(int argc, char **argv)
 			rev = optarg;
 		else if (opt == 'c')
 			campaign = optarg;
+		else if (opt == 'd' && !runfile_date_ok(optarg))
+			return usage_error(store_add_usage,
+					   "--date takes a UTC time as YYYY-MM-DDTHH:MM:SSZ, not '%s'", optarg);
 		else if (opt == 'd')
 			date = optarg;
 		else if (common_opt(opt, store_add_usage, &rc))

@@ -136,6 +136,30 @@ Test(runfile, bad_files_say_why_and_where)
 	cr_assert(strstr(err, "metrics.x"), "%s", err);
 	cr_assert_eq(runfile_read(file_with("e.json", ""), &r, err, sizeof(err)), -EINVAL);
 	cr_assert_eq(runfile_read("/nonexistent/x.json", &r, err, sizeof(err)), -ENOENT);
+
+	/* numbers that are not finite, metrics that are not numbers, dates that are not dates */
+	cr_assert_eq(runfile_read(file_with("i.json", "{\"schema\": \"gpuiso-bench/1\", \"metrics\": "
+						      "{\"x\": {\"value\": 1e999, \"unit\": \"ns\"}}}"),
+				  &r, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "metrics.x"), "%s", err);
+	char text[sizeof(results) + 16];
+	const char *at = strstr(results, "\"count\": 5");
+
+	snprintf(text, sizeof(text), "%.*s\"count\": \"many\"%s", (int)(at - results), results,
+		 at + strlen("\"count\": 5"));
+	cr_assert_eq(runfile_read(file_with("c.json", text), &r, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "c.json:5:") && strstr(err, "ops.alloc_mdl.count: expected a finite number"),
+		  "%s", err);
+	at = strstr(results, "2026-11-01T00:00:00Z");
+	snprintf(text, sizeof(text), "%.*s2026-13-45T99:00:00Z%s", (int)(at - results), results,
+		 at + strlen("2026-11-01T00:00:00Z"));
+	cr_assert_eq(runfile_read(file_with("d.json", text), &r, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "d.json:2:") && strstr(err, "run.started"), "%s", err);
+	cr_assert(runfile_date_ok("2026-11-01T00:00:00Z"));
+	cr_assert(runfile_date_ok("2026-11-01T00:00:00.125Z"));
+	cr_assert_not(runfile_date_ok("yesterday"));
+	cr_assert_not(runfile_date_ok("2026-11-01"));
+	cr_assert_not(runfile_date_ok("2026-11-01T00:00:00+01:00"));
 }
 
 Test(runfile, which_way_is_better)
