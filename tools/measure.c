@@ -531,7 +531,8 @@ int cmd_dash(int argc, char **argv)
 	store_close(s);
 	if (rc) {
 		fprintf(stderr, "gpuiso: dash: %s\n", err);
-		return rc == -ENOMEM || rc == -EIO || rc == -ENOSPC ? EXIT_ENV : EXIT_INPUT;
+		/* the site cannot be written where asked: the machine's say, as for other outputs */
+		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
 	}
 	printf("%zu pages in %s/index.html\n", pages, site);
 	return EXIT_OK;

@@ -235,6 +235,9 @@ Test(measure, changes_name_the_revision_where_a_level_changed)
 	RUN(&r, "changes", db, "--metric", "invariantz.*");
 	cr_assert_eq(r.status, 2, "%s", r.out);
 	cr_assert(strstr(r.err, "matches no stored metric"), "%s", r.err);
+	/* a site that cannot be written: the environment, as for every other output */
+	RUN(&r, "dash", db, "-o", "/nonexistent/gpuiso-site");
+	cr_assert_eq(r.status, 3, "%s", r.err);
 }
 
 /* A writer killed at any moment leaves the store as before or with everything. */
