@@ -57,6 +57,7 @@ static const struct better_rule better_rules[] = {
 	{ "*violation*", NULL, BETTER_LOWER },
 	{ "*.crash", NULL, BETTER_LOWER },
 	{ "*.failed", NULL, BETTER_LOWER },
+	{ "*.failures", NULL, BETTER_LOWER },
 	{ "*overhead*", NULL, BETTER_LOWER },
 	{ "*_vs_*", NULL, BETTER_LOWER },
 	{ "*.passed", NULL, BETTER_HIGHER },

@@ -175,6 +175,7 @@ Test(runfile, which_way_is_better)
 	cr_assert_eq(metric_better("fbsave.pinned_ratio", "ratio"), BETTER_HIGHER);
 	cr_assert_eq(metric_better("sweep.runs_per_s", "ops/s"), BETTER_HIGHER);
 	cr_assert_eq(metric_better("campaign.failed", "count"), BETTER_LOWER);
+	cr_assert_eq(metric_better("sweep.failures", "count"), BETTER_LOWER);
 }
 
 /* The key of @path after setting its modification time to @sec + @nsec. */
