@@ -582,7 +582,11 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), words == 2 ? "%s %s" : "%s", argv[1], argv[2]);
 		if (strcmp(name, cmd->name))
 			continue;
-		/* getopt sees "gpuiso scenario explain" as argv[0] */
+		/* getopt sees "gpuiso scenario explain" as argv[0], and says so in its messages */
+		char prog[80];
+
+		snprintf(prog, sizeof(prog), "gpuiso %s", cmd->name);
+		argv[words] = prog;
 		return output_checked(cmd->run(argc - (int)words, argv + words));
 	}
 	/*

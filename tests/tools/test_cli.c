@@ -71,6 +71,7 @@ Test(cli, unknown_command_and_option_are_bad_input)
 	cr_assert(strstr(r.err, "unknown command 'frobnicate'"), "%s", r.err);
 	RUN(&r, "scenario", "explain", "--bogus", "traces/scenarios/default.yaml");
 	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "gpuiso scenario explain: unrecognized option '--bogus'"), "%s", r.err);
 	RUN(&r, "bench", "--suite", "nope");
 	cr_assert_eq(r.status, 2);
 	cr_assert(strstr(r.err, "unknown suite 'nope'"), "%s", r.err);
