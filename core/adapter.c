@@ -179,10 +179,11 @@ int adapter_start(struct core *c, struct adapter *a)
 	if (rc)
 		return rc;
 	rc = vram_init(c, a);
-	if (!rc)
-		rc = pfs_init(c, a);
 	if (rc)
 		goto fb_fini;
+	rc = pfs_init(c, a);
+	if (rc)
+		goto pfs_fini; /* the segments of the physical adapters before the one that failed */
 
 	/* Logical remapping: attached before the device can touch any memory. */
 	if (a->mode == MODE_LOGICAL) {

@@ -64,6 +64,23 @@ static int ref_query_adapter_info(struct core *c, void *kmd, unsigned int adapte
 }
 
 /* PHYSICAL_ADAPTER::Init(): the small buffer, GPU-accessible, allocated through callbacks. */
+static void ref_stop_device(struct core *c, void *kmd, unsigned int adapter)
+{
+	struct adapter *a = &c->adapters[adapter];
+
+	for (size_t i = 0; i < a->nphys; i++) {
+		struct phys_adapter *p = &a->phys[i];
+
+		if (p->small && a->mode == MODE_LOGICAL)
+			core_adl_free(c, adapter, p->small);
+		else if (p->small)
+			core_free_mdl(c, adapter, p->small);
+		if (p->small_pmo)
+			core_pmo_destroy(c, adapter, p->small_pmo);
+		p->small = p->small_pmo = 0;
+	}
+}
+
 static int ref_start_device(struct core *c, void *kmd, unsigned int adapter)
 {
 	struct adapter *a = &c->adapters[adapter];
@@ -82,24 +99,9 @@ static int ref_start_device(struct core *c, void *kmd, unsigned int adapter)
 		}
 		p->small_bytes = rc ? 0 : ALIGN_UP(bytes, PAGE_SIZE);
 	}
+	if (rc) /* a driver whose start fails frees what it took */
+		ref_stop_device(c, kmd, adapter);
 	return rc;
-}
-
-static void ref_stop_device(struct core *c, void *kmd, unsigned int adapter)
-{
-	struct adapter *a = &c->adapters[adapter];
-
-	for (size_t i = 0; i < a->nphys; i++) {
-		struct phys_adapter *p = &a->phys[i];
-
-		if (p->small && a->mode == MODE_LOGICAL)
-			core_adl_free(c, adapter, p->small);
-		else if (p->small)
-			core_free_mdl(c, adapter, p->small);
-		if (p->small_pmo)
-			core_pmo_destroy(c, adapter, p->small_pmo);
-		p->small = p->small_pmo = 0;
-	}
 }
 
 static void ref_exclusive(struct core *c, void *kmd, unsigned int adapter)

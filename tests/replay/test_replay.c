@@ -396,6 +396,36 @@ Test(replay, a_failed_chunk_resets_and_still_makes_progress)
 	results_fini(&res);
 }
 
+static bool invariant(const struct results *res, const char *name)
+{
+	for (size_t i = 0; i < res->ninvariants; i++)
+		if (!strcmp(res->invariants[i].name, name))
+			return res->invariants[i].holds;
+	cr_assert_fail("no invariant %s", name);
+	return false;
+}
+
+/* An adapter whose start fails part way gives back all it took (the driver's buffers, segments). */
+Test(replay, a_start_that_fails_part_way_gives_back_what_it_took)
+{
+	static const char *const plans[] = {
+		"faults:\n  - point: mem/alloc_mdl\n    nth: 2\n", /* the second small buffer */
+		"faults:\n  - point: mem/commit\n    nth: 3\n",
+		"faults:\n  - point: mem/lock\n    nth: 2\n",
+	};
+	struct replay_report rep;
+	struct results res;
+
+	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
+		cr_assert_eq(replay_with_plan(src("traces/power-cycle"), plans[i], &res, &rep), 0, "%s",
+			     rep.error);
+		cr_assert_gt(rep.refused, 0, "%s: the adapter did not start", plans[i]);
+		cr_assert(invariant(&res, "baseline_restored"), "%s", plans[i]);
+		cr_assert(invariant(&res, "no_leaks"), "%s", plans[i]);
+		results_fini(&res);
+	}
+}
+
 Test(replay, a_pressure_schedule_takes_effect_at_its_event)
 {
 	struct replay_report rep;
