@@ -341,10 +341,23 @@ static void take_bt_error(char *msg, size_t len, int *src, char *stream, size_t 
  * src.ctf.fs 2.0 logs why metadata fails but reports only "Cannot create
  * trace": look at the file ourselves to say which kind of failure it is.
  */
+/* The first bytes of a metadata packet, and of a stream packet, in either byte order. */
+static const unsigned char metadata_magic[2][4] = { { 0x57, 0x1d, 0xd1, 0x75 },
+						    { 0x75, 0xd1, 0x1d, 0x57 } };
+static const unsigned char packet_magic[2][4] = { { 0xc1, 0x1f, 0xfc, 0xc1 },
+						  { 0xc1, 0xfc, 0x1f, 0xc1 } };
+
+/* Whether @head (@n bytes) begins with @magic in either byte order; 0 little, 1 big endian. */
+static int magic_order(const unsigned char *head, size_t n, const unsigned char magic[2][4])
+{
+	for (int o = 0; n >= 4 && o < 2; o++)
+		if (!memcmp(head, magic[o], 4))
+			return o;
+	return -1;
+}
+
 static const char *metadata_hint(const char *dir)
 {
-	static const unsigned char magic_le[4] = { 0x57, 0x1d, 0xd1, 0x75 };
-	static const unsigned char magic_be[4] = { 0x75, 0xd1, 0x1d, 0x57 };
 	unsigned char head[8];
 	char p[PATH_MAX];
 	size_t n = 0;
@@ -358,7 +371,7 @@ static const char *metadata_hint(const char *dir)
 	fclose(f);
 	if (n == 0)
 		return "the metadata file is empty";
-	if (n >= 4 && (memcmp(head, magic_le, 4) == 0 || memcmp(head, magic_be, 4) == 0))
+	if (magic_order(head, n, metadata_magic) >= 0)
 		return "its packetized metadata does not decode";
 	if (n >= 6 && memcmp(head, "/* CTF", 6) == 0)
 		return "its metadata text does not parse";
@@ -373,7 +386,7 @@ static const char *metadata_hint(const char *dir)
 static int metadata_packets_whole(const char *dir, char *why, size_t len)
 {
 	enum { HEADER = 37, SIZES = 24 }; /* header bytes; content and packet sizes (bits) at 24 */
-	unsigned char h[HEADER], magic_le[4] = { 0x57, 0x1d, 0xd1, 0x75 };
+	unsigned char h[HEADER];
 	char p[PATH_MAX];
 	uint64_t at = 0, total;
 	struct stat st;
@@ -383,16 +396,12 @@ static int metadata_packets_whole(const char *dir, char *why, size_t len)
 
 	snprintf(p, sizeof(p), "%s/metadata", dir);
 	f = fopen(p, "rb");
-	if (!f || fstat(fileno(f), &st) || fread(h, 1, 4, f) != 4) {
+	if (!f || fstat(fileno(f), &st) || magic_order(h, fread(h, 1, 4, f), metadata_magic) < 0) {
 		if (f)
 			fclose(f);
-		return 0; /* src.ctf.fs says what is wrong with it */
+		return 0; /* text, or src.ctf.fs says what is wrong with it */
 	}
-	le = !memcmp(h, magic_le, 4);
-	if (!le && memcmp(h, "\x75\xd1\x1d\x57", 4)) {
-		fclose(f);
-		return 0; /* text */
-	}
+	le = magic_order(h, 4, metadata_magic) == 0;
 	total = (uint64_t)st.st_size;
 	for (unsigned int k = 0; at < total; k++) {
 		uint32_t content = 0, packet = 0;
@@ -437,12 +446,12 @@ static int metadata_packets_whole(const char *dir, char *why, size_t len)
  */
 static int stream_suspect(const char *dir, char *out, size_t len)
 {
-	static const unsigned char magic_le[4] = { 0xc1, 0x1f, 0xfc, 0xc1 };
 	struct dirent **names;
 	int n = scandir(dir, &names, not_dots, alphasort), rc = -ENOENT;
 
 	for (int k = 0; k < n; k++) {
 		unsigned char head[64];
+		const char *what = NULL;
 		char p[PATH_MAX];
 		size_t got = 0;
 		FILE *f;
@@ -455,15 +464,15 @@ static int stream_suspect(const char *dir, char *out, size_t len)
 				got = fread(head, 1, sizeof(head), f);
 				fclose(f);
 			}
-			if (f && got && (got < sizeof(head) || (memcmp(head, magic_le, 4) &&
-								 memcmp(head, "\xc1\xfc\x1f\xc1", 4)))) {
-				snprintf(out, len, "%.200s: %s", names[k]->d_name,
-					 got < 4 || !memcmp(head, magic_le, 4) ||
-					 !memcmp(head, "\xc1\xfc\x1f\xc1", 4) ?
-						 "cut short in its first packet" :
-						 "not a CTF stream file (no packet magic)");
-				rc = 0;
-			}
+			/* (an empty file is an empty stream, which is fine) */
+			if (got >= 4 && magic_order(head, got, packet_magic) < 0)
+				what = "not a CTF stream file (no packet magic)";
+			else if (got && got < sizeof(head))
+				what = "cut short in its first packet";
+		}
+		if (what) {
+			snprintf(out, len, "%.200s: %s", names[k]->d_name, what);
+			rc = 0;
 		}
 		free(names[k]);
 	}

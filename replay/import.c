@@ -200,6 +200,7 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 	const char *s;
 
 	bool object, refers, sized = false;
+	const char *size;
 	int line, col;
 
 	r->key = r->ref = -1;
@@ -285,12 +286,11 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 		yaml_field_error(d, &f[FIELDS], "expected a mapping of workload field to value");
 	}
 	/* a size left at zero would have the model refuse every event of the rule */
-	if (!sized && !yaml_failed(d) && slot_of(r->op, "bytes") == WL_BYTES)
-		yaml_field_error(d, &f[OP], "'%s' needs its size: fields: {bytes: ...}",
-				 wl_catalogue[r->op].name);
-	else if (!sized && !yaml_failed(d) && slot_of(r->op, "pages") == WL_BYTES)
-		yaml_field_error(d, &f[OP], "'%s' needs its size: fields: {pages: ...}",
-				 wl_catalogue[r->op].name);
+	size = slot_of(r->op, "bytes") == WL_BYTES ? "bytes" :
+	       slot_of(r->op, "pages") == WL_BYTES ? "pages" : NULL;
+	if (size && !sized && !yaml_failed(d))
+		yaml_field_error(d, &f[OP], "'%s' needs its size: fields: {%s: ...}",
+				 wl_catalogue[r->op].name, size);
 	load_where(d, r, name, &f[WHERE]);
 }
 

@@ -797,10 +797,17 @@ static int sweep_prepare(struct sweep *s)
 		return -EINVAL;
 	}
 	/* where the summary goes, before the runs rather than after them */
-	if ((mkdir(o->out, 0777) && errno != EEXIST) || stat(o->out, &st) ||
-	    (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) || access(o->out, W_OK)) {
+	rc = 0;
+	if (mkdir(o->out, 0777) && errno != EEXIST)
 		rc = -errno;
-		snprintf(s->err, s->errlen, "sweep: %s: %s", o->out, strerror(errno));
+	else if (stat(o->out, &st))
+		rc = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		rc = -ENOTDIR;
+	else if (access(o->out, W_OK))
+		rc = -errno;
+	if (rc) {
+		snprintf(s->err, s->errlen, "sweep: %s: %s", o->out, strerror(-rc));
 		return rc;
 	}
 	rc = o->scenario ? scenario_load(o->scenario, &s->scn, s->err, s->errlen)
