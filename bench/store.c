@@ -529,7 +529,7 @@ int store_rev_values(struct store *s, const char *rev, const char *metric, doubl
 	struct values_ctx vc = { 0 };
 	int rc = query(s,
 		       "SELECT value FROM metrics JOIN runs ON runs.id = metrics.run"
-		       " WHERE name = ?1 AND substr(git_rev, 1, length(?2)) = ?2 ORDER BY date, runs.id",
+		       " WHERE name = ?1 AND git_rev = ?2 ORDER BY date, runs.id",
 		       metric, rev, value_row, &vc);
 
 	if (rc) {

@@ -134,7 +134,7 @@ int store_rev_resolve(struct store *s, const char *prefix, char *full, size_t le
 /**
  * store_rev_values() - the values of @metric in every run of revision @rev.
  * @s: the store.
- * @rev: a git revision as stored (a prefix matches).
+ * @rev: a git revision as stored (store_rev_resolve() finds it from a prefix).
  * @metric: the metric.
  * @out: out: the values (free() them).
  * @n: out: how many.
