@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "metric.h"
 #include "runfile.h"
 #include "stats.h"
 #include "store.h"

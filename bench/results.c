@@ -108,6 +108,12 @@ static void write_doc(const struct results *r, struct json *j)
 	for (unsigned int i = 0; i < run->nmaps; i++)
 		json_str(j, NULL, run->maps[i]);
 	json_arr_end(j);
+	if (run->repeat)
+		json_u64(j, "repeat", run->repeat);
+	json_obj_begin(j, "inputs");
+	for (unsigned int i = 0; i < run->ninputs; i++)
+		json_str(j, run->inputs[i].path, run->inputs[i].digest);
+	json_obj_end(j);
 	json_obj_end(j);
 	json_obj_begin(j, "events");
 	json_u64(j, "total", r->events.total);

@@ -51,8 +51,14 @@ struct invariant_result {
 	bool holds;
 };
 
+/* An input file of a run (or a folder: a trace) and the digest of its content. */
+struct run_input {
+	char path[512];
+	char digest[20];      /* common/digest_path.h, 16 hex digits */
+};
+
 struct run_info {
-	char id[40];          /* unique per run */
+	char id[48];          /* unique per run */
 	char started[32];     /* ISO 8601 UTC */
 	char host[64];
 	char backend[32];
@@ -62,6 +68,9 @@ struct run_info {
 	uint64_t seed;
 	char maps[8][256];    /* import maps, in order */
 	unsigned int nmaps;
+	unsigned int repeat;  /* which of repeated runs of one command (1..), or 0 */
+	struct run_input inputs[11]; /* trace, scenario, faults, maps: what the run read */
+	unsigned int ninputs;
 };
 
 /* What became of the trace's events. */

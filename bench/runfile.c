@@ -33,59 +33,6 @@ const char *run_kind_name(enum run_kind kind)
 	return names[kind];
 }
 
-/* --- which way is better --- */
-
-struct better_rule {
-	const char *glob; /* on the name */
-	const char *unit; /* or NULL: any */
-	enum metric_better better;
-};
-
-/* First match wins. */
-static const struct better_rule better_rules[] = {
-	{ "*.count", NULL, BETTER_NONE },
-	{ "power.transitions", NULL, BETTER_NONE },
-	{ "power.pinned", NULL, BETTER_NONE },
-	{ "power.chunked", NULL, BETTER_NONE },
-	{ "power.chunks", NULL, BETTER_NONE },
-	{ "power.bytes", NULL, BETTER_NONE },
-	{ "faults.injected.*", NULL, BETTER_NONE },
-	{ "sweep.*.hits", NULL, BETTER_NONE },
-	{ "campaign.runs", NULL, BETTER_NONE },
-	{ "*.errors", NULL, BETTER_LOWER },
-	{ "*reset", NULL, BETTER_LOWER },
-	{ "*violation*", NULL, BETTER_LOWER },
-	{ "*.crash", NULL, BETTER_LOWER },
-	{ "*.failed", NULL, BETTER_LOWER },
-	{ "*.failures", NULL, BETTER_LOWER },
-	{ "*overhead*", NULL, BETTER_LOWER },
-	{ "*_vs_*", NULL, BETTER_LOWER },
-	{ "*.passed", NULL, BETTER_HIGHER },
-	{ "*.recovered", NULL, BETTER_HIGHER },
-	{ "power.completed", NULL, BETTER_HIGHER },
-	{ "*speedup*", NULL, BETTER_HIGHER },
-	{ "*_ratio", "ratio", BETTER_HIGHER },
-	{ "*", "ns", BETTER_LOWER },
-	{ "*", "s", BETTER_LOWER },
-	{ "*", "MiB", BETTER_LOWER },
-	{ "*", "ops/s", BETTER_HIGHER },
-	{ "*", "GB/s", BETTER_HIGHER },
-	{ "*", "bool", BETTER_HIGHER },
-};
-
-enum metric_better metric_better(const char *name, const char *unit)
-{
-	for (size_t i = 0; i < sizeof(better_rules) / sizeof(better_rules[0]); i++) {
-		const struct better_rule *r = &better_rules[i];
-
-		if (r->unit && strcmp(r->unit, unit))
-			continue;
-		if (!fnmatch(r->glob, name, 0))
-			return r->better;
-	}
-	return BETTER_NONE;
-}
-
 /* --- reading --- */
 
 struct reader {
@@ -309,25 +256,25 @@ static int schema_of(struct reader *rd, struct fy_node *root, const struct schem
 	return -EINVAL;
 }
 
-static char *read_text(const char *path)
+/* The whole of @f as a string; NULL when it cannot be read or held. */
+static char *read_text(FILE *f)
 {
-	FILE *f = fopen(path, "rb");
 	char *text = NULL;
-	long len;
+	size_t len = 0, cap = 0, n;
 
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
-		goto close;
-	text = malloc((size_t)len + 1);
-	if (text && fread(text, 1, (size_t)len, f) != (size_t)len) {
+	do {
+		if (array_reserve(&text, &cap, len + 4096, 1)) {
+			free(text);
+			return NULL;
+		}
+		n = fread(text + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n);
+	if (ferror(f)) {
 		free(text);
-		text = NULL;
+		return NULL;
 	}
-	if (text)
-		text[len] = '\0';
-close:
-	fclose(f);
+	text[len] = '\0';
 	return text;
 }
 
@@ -345,7 +292,119 @@ static char *mtime_iso(const char *path, long *nsec)
 	return strdup(buf);
 }
 
-/* Tags and key; the metrics by kind. */
+/* What the benchmark was run with, as " KEY=VALUE" words appended to the identity. */
+struct identity {
+	FILE *f;
+	char *text;
+	size_t len;
+};
+
+static void identity_word(struct identity *id, const char *key, const char *value)
+{
+	if (value && *value)
+		fprintf(id->f, " %s=%s", key, value);
+}
+
+/* A results run's names: trace, scenario, backend, faults and seed, import maps. */
+static void results_identity(struct identity *id, struct fy_node *run)
+{
+	struct fy_node *maps = lookup(run, "maps"), *seed = lookup(run, "seed"), *m;
+	const char *seed_text = seed && fy_node_is_scalar(seed) ? fy_node_get_scalar0(seed) : NULL;
+	void *it = NULL;
+
+	identity_word(id, "trace", str_at(run, "trace"));
+	identity_word(id, "scenario", str_at(run, "scenario"));
+	identity_word(id, "backend", str_at(run, "backend"));
+	identity_word(id, "faults", str_at(run, "faults"));
+	/* the seed draws the faults: without a plan it changes nothing */
+	if (str_at(run, "faults") || (seed_text && strcmp(seed_text, "0")))
+		identity_word(id, "seed", seed_text);
+	while (maps && fy_node_is_sequence(maps) && (m = fy_node_sequence_iterate(maps, &it)))
+		identity_word(id, "map", fy_node_is_scalar(m) ? fy_node_get_scalar0(m) : NULL);
+}
+
+/*
+ * The benchmark a run belongs to: its kind and the names it was run with,
+ * then the host ("results trace=traces/desktop backend=sim host=ci1").
+ */
+static void identify(struct reader *rd, struct fy_node *root, enum run_kind kind)
+{
+	struct identity id = { 0 };
+	struct fy_node *run = lookup(root, "run");
+
+	id.f = open_memstream(&id.text, &id.len);
+	if (!id.f) {
+		rd->oom = true;
+		return;
+	}
+	fputs(run_kind_name(kind), id.f);
+	switch (kind) {
+	case RUN_RESULTS:
+		results_identity(&id, run);
+		break;
+	case RUN_BENCH:
+		identity_word(&id, "suite", str_at(root, "suite"));
+		break;
+	case RUN_CAMPAIGN:
+		identity_word(&id, "name", str_at(root, "name"));
+		break;
+	case RUN_SWEEP:
+		identity_word(&id, "trace", str_at(root, "trace"));
+		identity_word(&id, "scenario", str_at(root, "scenario"));
+		break;
+	}
+	identity_word(&id, "host", rd->rec->host);
+	if (fclose(id.f)) {
+		free(id.text);
+		rd->oom = true;
+		return;
+	}
+	rd->rec->benchmark = id.text;
+}
+
+/*
+ * The digests of the input files, "PATH=DIGEST" a line, from an "inputs"
+ * object ({PATH: DIGEST}); NULL when the file records none.
+ */
+static void input_digests(struct reader *rd, struct fy_node *inputs)
+{
+	struct fy_node_pair *p;
+	void *it = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!inputs)
+		return;
+	if (!fy_node_is_mapping(inputs)) {
+		yaml_error(rd->doc, inputs, NULL, "inputs: expected an object {PATH: DIGEST}");
+		return;
+	}
+	f = open_memstream(&text, &len);
+	if (!f) {
+		rd->oom = true;
+		return;
+	}
+	while ((p = fy_node_mapping_iterate(inputs, &it)) != NULL) {
+		const char *path = fy_node_get_scalar0(fy_node_pair_key(p));
+		struct fy_node *v = fy_node_pair_value(p);
+		const char *digest = v && fy_node_is_scalar(v) ? fy_node_get_scalar0(v) : NULL;
+
+		if (!path || !digest || strchr(path, '\n') || strchr(digest, '\n')) {
+			yaml_error(rd->doc, v, inputs, "inputs: expected {PATH: DIGEST} of strings");
+			break;
+		}
+		fprintf(f, "%s=%s\n", path, digest);
+	}
+	if (fclose(f))
+		rd->oom = true;
+	else if (len)
+		rd->rec->inputs = text;
+	else
+		free(text);
+}
+
+/* Tags, identity and metrics by kind; the key and date too when read from @path. */
 static void fill(struct reader *rd, struct fy_node *root, const struct schema *sc, const char *path)
 {
 	struct run_record *rec = rd->rec;
@@ -374,6 +433,8 @@ static void fill(struct reader *rd, struct fy_node *root, const struct schema *s
 		rec->backend = dup_or_oom(rd, str_at(run, "backend"));
 		rec->trace = dup_or_oom(rd, str_at(run, "trace"));
 		rec->scenario = dup_or_oom(rd, str_at(run, "scenario"));
+		input_digests(rd, lookup(run, "inputs"));
+		identify(rd, root, sc->kind);
 		results_metrics(rd, root);
 		return;
 	case RUN_BENCH:
@@ -383,14 +444,20 @@ static void fill(struct reader *rd, struct fy_node *root, const struct schema *s
 		break;
 	case RUN_CAMPAIGN:
 		rec->campaign = dup_or_oom(rd, str_at(root, "name"));
+		rec->host = dup_or_oom(rd, str_at(root, "host"));
 		campaign_metrics(rd, root);
 		break;
 	case RUN_SWEEP:
 		rec->trace = dup_or_oom(rd, str_at(root, "trace"));
 		rec->scenario = dup_or_oom(rd, str_at(root, "scenario"));
+		rec->host = dup_or_oom(rd, str_at(root, "host"));
 		sweep_metrics(rd, root);
 		break;
 	}
+	input_digests(rd, lookup(root, "inputs"));
+	identify(rd, root, sc->kind);
+	if (!path)
+		return;
 	/*
 	 * No run id in these: the content and when the file was written, to the
 	 * nanosecond, are the identity (the same summary written again, next
@@ -408,27 +475,30 @@ static void fill(struct reader *rd, struct fy_node *root, const struct schema *s
 	rec->key = dup_or_oom(rd, key);
 }
 
-int runfile_read(const char *path, struct run_record *rec, char *err, size_t errlen)
+/*
+ * Read @text (named @name in messages) into @rec, which takes the text;
+ * @path, when not NULL, is the file it was read from (for the key and date
+ * of kinds without a run id).
+ */
+static int parse(const char *name, char *text, const char *path, struct run_record *rec, char *err,
+		 size_t errlen)
 {
 	struct reader rd = { .rec = rec };
 	const struct schema *sc = NULL;
 	struct fy_node *root;
 	int rc, closed;
 
-	*rec = (struct run_record){ 0 };
+	*rec = (struct run_record){ .json = text };
 	err[0] = '\0';
-	rc = yaml_open_json(path, &rd.doc);
-	if (rc == -ENOMEM)
+	rc = yaml_open_json_text(name, text, &rd.doc);
+	if (rc == -ENOMEM) {
+		runfile_free(rec);
 		return rc;
+	}
 	root = rc ? NULL : yaml_root(rd.doc);
 	if (!rc && (!root || !fy_node_is_mapping(root))) {
 		yaml_error(rd.doc, root, NULL, "not a gpuiso run file: expected a JSON object");
 		rc = -EINVAL;
-	}
-	if (!rc) {
-		rec->json = read_text(path);
-		if (!rec->json)
-			rc = -ENOMEM;
 	}
 	if (!rc)
 		rc = schema_of(&rd, root, &sc);
@@ -443,8 +513,45 @@ int runfile_read(const char *path, struct run_record *rec, char *err, size_t err
 		runfile_free(rec);
 	/* An empty file has no errors of its own to report. */
 	if (rc == -EINVAL && !err[0])
-		snprintf(err, errlen, "%s: error: empty file (expected a gpuiso run file)", path);
+		snprintf(err, errlen, "%s: error: empty file (expected a gpuiso run file)", name);
 	return rc;
+}
+
+int runfile_read(const char *path, struct run_record *rec, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	char *text;
+
+	*rec = (struct run_record){ 0 };
+	/* fopen() opens a folder for reading; reading it then fails with EISDIR */
+	if (f && !fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
+	if (!f) {
+		snprintf(err, errlen, "%s: error: cannot open: %s\n", path, strerror(errno));
+		return -ENOENT;
+	}
+	text = read_text(f);
+	fclose(f);
+	if (!text) {
+		snprintf(err, errlen, "%s: error: cannot read: %s\n", path, strerror(errno));
+		return errno == ENOMEM ? -ENOMEM : -EIO;
+	}
+	return parse(path, text, path, rec, err, errlen);
+}
+
+int runfile_parse(const char *name, const char *json, struct run_record *rec, char *err,
+		  size_t errlen)
+{
+	char *text = strdup(json);
+
+	*rec = (struct run_record){ 0 };
+	if (!text)
+		return -ENOMEM;
+	return parse(name, text, NULL, rec, err, errlen);
 }
 
 void runfile_free(struct run_record *rec)
@@ -460,6 +567,8 @@ void runfile_free(struct run_record *rec)
 	free(rec->trace);
 	free(rec->scenario);
 	free(rec->campaign);
+	free(rec->benchmark);
+	free(rec->inputs);
 	free(rec->json);
 	*rec = (struct run_record){ 0 };
 }

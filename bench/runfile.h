@@ -16,9 +16,6 @@
 
 enum run_kind { RUN_RESULTS, RUN_BENCH, RUN_CAMPAIGN, RUN_SWEEP };
 
-/* Whether a metric is better high, better low, or neither (a count of what the trace did). */
-enum metric_better { BETTER_NONE, BETTER_LOWER, BETTER_HIGHER };
-
 struct run_metric {
 	char *name;
 	double value;
@@ -29,6 +26,8 @@ struct run_record {
 	enum run_kind kind;
 	char *key;   /* identity: adding the same run again is recognised by it */
 	char *git_rev, *date, *host, *backend, *trace, *scenario, *campaign; /* NULL when unknown */
+	char *benchmark; /* what was run: kind, the names it was run with, host (see runfile_read()) */
+	char *inputs;    /* "PATH=DIGEST" a line for each input file, or NULL when not recorded */
 	char *json;  /* the file's text, kept whole */
 	struct run_metric *metrics;
 	size_t nmetrics;
@@ -47,6 +46,21 @@ struct run_record {
  */
 int runfile_read(const char *path, struct run_record *rec, char *err, size_t errlen);
 
+/**
+ * runfile_parse() - runfile_read() of a run file's text, as a store keeps
+ * it: everything but the key and date of the kinds whose key comes from
+ * the file (bench, campaign, sweep; those stay NULL).
+ * @name: what messages call it.
+ * @json: the text.
+ * @rec: out: the record (runfile_free() it on success).
+ * @err: out: why it was refused.
+ * @errlen: size of @err.
+ *
+ * Return: as runfile_read().
+ */
+int runfile_parse(const char *name, const char *json, struct run_record *rec, char *err,
+		  size_t errlen);
+
 /** runfile_free() - free a record's contents. @rec: the record. */
 void runfile_free(struct run_record *rec);
 
@@ -61,16 +75,5 @@ const char *run_kind_name(enum run_kind kind);
  * Return: true when it is.
  */
 bool runfile_date_ok(const char *s);
-
-/**
- * metric_better() - which way a metric improves, from its name and unit:
- * latencies, times, errors and failures are better low; throughputs,
- * speedups and held invariants high; counts of what the workload did neither.
- * @name: the metric.
- * @unit: its unit.
- *
- * Return: the direction.
- */
-enum metric_better metric_better(const char *name, const char *unit);
 
 #endif

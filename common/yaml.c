@@ -285,7 +285,9 @@ static int check_readable(struct yaml_doc *d)
 	return 0;
 }
 
-static int doc_open(const char *path, unsigned int json_mode, struct yaml_doc **out)
+/* Parse @path, or @text (named @path in messages; it must outlive the document) when given. */
+static int doc_open(const char *path, const char *text, unsigned int json_mode,
+		    struct yaml_doc **out)
 {
 	struct fy_parse_cfg cfg = { 0 };
 	struct yaml_doc *d;
@@ -300,7 +302,7 @@ static int doc_open(const char *path, unsigned int json_mode, struct yaml_doc **
 		ret = -ENOMEM;
 		goto free_doc;
 	}
-	ret = check_readable(d);
+	ret = text ? 0 : check_readable(d);
 	if (ret)
 		goto publish;
 	d->diag = diag_collecting();
@@ -311,7 +313,8 @@ static int doc_open(const char *path, unsigned int json_mode, struct yaml_doc **
 	/* Aliases are resolved so that "*name" reads like the anchored node. */
 	cfg.flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | FYPCF_RESOLVE_DOCUMENT | json_mode;
 	cfg.diag = d->diag;
-	d->fyd = fy_document_build_from_file(&cfg, path);
+	d->fyd = text ? fy_document_build_from_string(&cfg, text, FY_NT)
+		      : fy_document_build_from_file(&cfg, path);
 	if (!d->fyd || fy_diag_got_error(d->diag)) {
 		take_parse_errors(d);
 		/*
@@ -334,12 +337,17 @@ free_doc:
 
 int yaml_open(const char *path, struct yaml_doc **out)
 {
-	return doc_open(path, FYPCF_JSON_AUTO, out);
+	return doc_open(path, NULL, FYPCF_JSON_AUTO, out);
 }
 
 int yaml_open_json(const char *path, struct yaml_doc **out)
 {
-	return doc_open(path, FYPCF_JSON_FORCE, out);
+	return doc_open(path, NULL, FYPCF_JSON_FORCE, out);
+}
+
+int yaml_open_json_text(const char *name, const char *text, struct yaml_doc **out)
+{
+	return doc_open(name, text, FYPCF_JSON_FORCE, out);
 }
 
 struct fy_node *yaml_root(struct yaml_doc *d)

@@ -46,6 +46,15 @@ int yaml_open(const char *path, struct yaml_doc **out);
  */
 int yaml_open_json(const char *path, struct yaml_doc **out);
 
+/**
+ * yaml_open_json_text() - yaml_open_json() of JSON text held in memory.
+ * @name: what messages call it (they say NAME:LINE:COL).
+ * @text: the text, NUL-terminated; it must outlive the document.
+ * @out: out: the document, as for yaml_open().
+ * Return: as yaml_open().
+ */
+int yaml_open_json_text(const char *name, const char *text, struct yaml_doc **out);
+
 /** yaml_root() - the top node, or NULL for an empty file. @d: the document. */
 struct fy_node *yaml_root(struct yaml_doc *d);
 

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 
 #include "cache.h"
 #include "common/digest.h"
+#include "common/digest_path.h"
 #include "replay/record.h"
 
 /*
@@ -32,104 +32,15 @@ struct cache_header {
 	struct cache_meta meta;
 };
 
-/* --- the key: a digest of the trace's files, names and contents (common/digest.h) --- */
-
-/* Fold the digest of a file's content into @h. */
-static int hash_file(const char *path, uint64_t *h)
-{
-	enum { CHUNK = 1 << 20 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	uint8_t *buf = malloc(CHUNK);
-	struct digest d;
-	ssize_t n = 0;
-
-	if (fd < 0 || !buf) {
-		n = fd < 0 ? -errno : -ENOMEM;
-		goto close_file;
-	}
-	digest_init(&d);
-	while ((n = read(fd, buf, CHUNK)) > 0)
-		digest_update(&d, buf, (size_t)n);
-	if (n < 0)
-		n = -EIO;
-	*h = digest_combine(*h, digest_final(&d));
-close_file:
-	free(buf);
-	if (fd >= 0)
-		close(fd);
-	return (int)n;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every regular file below @dir, in name order, by relative name and content. */
-static int hash_tree(const char *dir, const char *rel, uint64_t *h)
-{
-	char path[4096], sub[4096];
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *d;
-	DIR *dp;
-	int rc = 0;
-
-	snprintf(path, sizeof(path), "%s%s%s", dir, *rel ? "/" : "", rel);
-	dp = opendir(path);
-	if (!dp)
-		return -errno;
-	while ((d = readdir(dp))) {
-		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-			continue;
-		if (n == cap) {
-			char **more = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*names));
-
-			if (!more) {
-				rc = -ENOMEM;
-				break;
-			}
-			names = more;
-		}
-		names[n] = strdup(d->d_name);
-		if (!names[n++]) {
-			rc = -ENOMEM;
-			break;
-		}
-	}
-	closedir(dp);
-	if (!rc)
-		qsort(names, n, sizeof(*names), cmp_names);
-	for (size_t i = 0; !rc && i < n; i++) {
-		struct stat st;
-
-		if (snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", names[i]) >=
-			    (int)sizeof(sub) ||
-		    snprintf(path, sizeof(path), "%s/%s", dir, sub) >= (int)sizeof(path)) {
-			rc = -ENAMETOOLONG;
-			break;
-		}
-		if (stat(path, &st))
-			continue;
-		*h = digest_combine(*h, digest_bytes(sub, strlen(sub) + 1));
-		if (S_ISDIR(st.st_mode))
-			rc = hash_tree(dir, sub, h);
-		else if (S_ISREG(st.st_mode))
-			rc = hash_file(path, h);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return rc;
-}
+/* --- the key: a digest of the trace's files, names and contents (common/digest_path.h) --- */
 
 int cache_key(const char *trace, const char *const *extra, size_t nextra, uint64_t *key)
 {
 	uint64_t h = digest_combine(CACHE_VERSION, 0x6770756973);
-	int rc = hash_tree(trace, "", &h);
+	int rc = digest_path(trace, &h);
 
 	for (size_t i = 0; !rc && i < nextra; i++)
-		rc = hash_file(extra[i], &h);
+		rc = digest_path(extra[i], &h);
 	*key = h;
 	return rc;
 }

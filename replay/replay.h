@@ -154,6 +154,7 @@ struct replay_opts {
 	const char *faults_path;     /* for the results */
 	struct fp_ctx *fp;           /* an injection context to use as it is (sweeps), or NULL */
 	uint64_t seed;               /* for the results */
+	unsigned int repeat;         /* for the results: which of repeated replays (1..), or 0 */
 	const char *const *maps;     /* import maps for foreign traces (docs/import-maps.md) */
 	size_t nmaps;
 	bool notrace;                /* skip the tracepoint calls (to measure what they cost) */

@@ -7,6 +7,7 @@
 
 #define LOG_PREFIX "replay"
 #include "common/clock.h"
+#include "common/digest_path.h"
 #include "common/log.h"
 #include "hw/vfio/vfio.h"
 #include "replay.h"
@@ -238,6 +239,19 @@ static int feed(const struct replay_opts *o, struct run *r)
 	return rc;
 }
 
+/* Record @path, if any, with the digest of its content among the run's inputs. */
+static void add_input(struct run_info *ri, const char *path)
+{
+	struct run_input *in = &ri->inputs[ri->ninputs];
+	uint64_t h = 0;
+
+	if (!path || !*path || ri->ninputs == ARRAY_SIZE(ri->inputs) || digest_path(path, &h))
+		return; /* what cannot be read fails the run itself, with its reason */
+	snprintf(in->path, sizeof(in->path), "%s", path);
+	snprintf(in->digest, sizeof(in->digest), "%016llx", (unsigned long long)h);
+	ri->ninputs++;
+}
+
 static void run_info(const struct replay_opts *o, struct run_info *ri)
 {
 	time_t now = time(NULL);
@@ -246,6 +260,9 @@ static void run_info(const struct replay_opts *o, struct run_info *ri)
 	gmtime_r(&now, &tm);
 	strftime(ri->started, sizeof(ri->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	snprintf(ri->id, sizeof(ri->id), "%s-%d", ri->started, (int)getpid());
+	if (o->repeat) /* repeats of one command start in the same second */
+		snprintf(ri->id + strlen(ri->id), sizeof(ri->id) - strlen(ri->id), "-r%u", o->repeat);
+	ri->repeat = o->repeat;
 	gethostname(ri->host, sizeof(ri->host) - 1);
 	snprintf(ri->backend, sizeof(ri->backend), "%s",
 		 o->backend ? o->backend : o->scn->backend ? o->scn->backend : "sim");
@@ -255,6 +272,11 @@ static void run_info(const struct replay_opts *o, struct run_info *ri)
 	ri->seed = o->seed;
 	for (ri->nmaps = 0; ri->nmaps < o->nmaps && ri->nmaps < ARRAY_SIZE(ri->maps); ri->nmaps++)
 		snprintf(ri->maps[ri->nmaps], sizeof(ri->maps[0]), "%s", o->maps[ri->nmaps]);
+	add_input(ri, o->trace);
+	add_input(ri, o->scenario_path);
+	add_input(ri, o->faults_path);
+	for (size_t i = 0; i < o->nmaps; i++)
+		add_input(ri, o->maps[i]);
 }
 
 /* A backend other than the simulator the core makes itself. */

@@ -160,16 +160,51 @@ static int load_scenario(const char *path, struct scenario *scn)
 static const char replay_usage[] =
 	"gpuiso replay DIR [--scenario FILE] [--faults FILE] [--seed S] [--fail-nth POINT:N]\n"
 	"                  [--backend sim|vfio:BDF[,iommu=type1|iommufd]] [--pace asap|trace] [--json OUT]\n"
-	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [-v]\n"
+	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [--repeat N] [-v]\n"
 	"  --scenario     the system and adapters (default: the built-in default.yaml)\n"
 	"  --faults       a fault plan; --fail-nth fails one point's Nth hit (gpuiso faults list)\n"
 	"  --pace         asap, or each event at its trace time (latency from the intended time)\n"
 	"  --json         the results JSON (- for stdout; the summary then goes to stderr)\n"
+	"  --repeat       replay N times (1..1000), each on a fresh model: repeated samples of the\n"
+	"                 wall-clock figures; --json OUT is then a folder of N files, repeat-K.json\n"
 	"  --map          an import map turning foreign events into operations (docs/import-maps.md)\n"
 	"  --strict       an event of a class that is neither workload nor mapped is an error,\n"
 	"                 not skipped and counted as ignored\n"
 	"  --no-cache     decode the CTF even if the compiled cache holds the trace\n"
 	"                 (cache: --cache-dir, else $XDG_CACHE_HOME/gpuiso or ~/.cache/gpuiso)";
+
+/* One replay: its summary, its results JSON at @json (or none); the exit code. */
+static int replay_one(const struct replay_opts *o, struct replay_report *rep, const char *json)
+{
+	struct results res;
+	int rc = replay_run(o, &res, rep);
+
+	if (rc) {
+		/* the reader's messages begin with the trace folder already */
+		if (!strncmp(rep->error, o->trace, strlen(o->trace)))
+			fprintf(stderr, "gpuiso: replay: %s\n", rep->error);
+		else
+			fprintf(stderr, "gpuiso: replay: %s: %s\n", o->trace, rep->error);
+		rc = rep->failure == REPLAY_BAD_INPUT ? EXIT_INPUT : EXIT_ENV;
+		goto out;
+	}
+	if (o->repeat)
+		fprintf(text_out(json), "%srepeat %u\n", o->repeat > 1 ? "\n" : "", o->repeat);
+	replay_summary(&res, rep, text_out(json));
+	if (json) {
+		int werr = results_write_json(&res, json);
+
+		if (werr) {
+			fprintf(stderr, "gpuiso: replay: writing %s: %s\n", json, strerror(-werr));
+			rc = EXIT_ENV;
+			goto out;
+		}
+	}
+	rc = replay_findings(&res) ? EXIT_FINDINGS : EXIT_OK;
+out:
+	results_fini(&res);
+	return rc;
+}
 
 static int cmd_replay(int argc, char **argv)
 {
@@ -179,10 +214,11 @@ static int cmd_replay(int argc, char **argv)
 		{ "strict", no_argument, NULL, 'S' }, { "no-cache", no_argument, NULL, 'N' },
 		{ "cache-dir", required_argument, NULL, 'C' }, { "map", required_argument, NULL, 'm' },
 		{ "faults", required_argument, NULL, 'f' }, { "seed", required_argument, NULL, 'E' },
-		{ "fail-nth", required_argument, NULL, 'F' }, { "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "fail-nth", required_argument, NULL, 'F' }, { "repeat", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	struct fault_plan plan = { 0 };
+	uint64_t repeats = 1;
 	const char *fail_nth = NULL;
 	bool seeded = false;
 	struct replay_opts o = { .cache = true };
@@ -190,7 +226,6 @@ static int cmd_replay(int argc, char **argv)
 	const char *json = NULL, *backend = NULL;
 	struct replay_report *rep;
 	struct scenario scn = { 0 };
-	struct results res;
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
@@ -207,6 +242,10 @@ static int cmd_replay(int argc, char **argv)
 			break;
 		case 'f': o.faults_path = optarg; break;
 		case 'F': fail_nth = optarg; break;
+		case 'R':
+			if (parse_u64(optarg, &repeats) || !repeats || repeats > 1000)
+				return usage_error(replay_usage, "--repeat takes 1 to 1000, not '%s'", optarg);
+			break;
 		case 'E':
 			if (parse_u64(optarg, &o.seed))
 				return usage_error(replay_usage, "--seed takes a number, not '%s'", optarg);
@@ -234,6 +273,8 @@ static int cmd_replay(int argc, char **argv)
 	if (optind + 1 != argc)
 		return usage_error(replay_usage, "%s", optind < argc ? "one trace folder, please" :
 				   "missing the trace folder");
+	if (repeats > 1 && json && !strcmp(json, "-"))
+		return usage_error(replay_usage, "%s", "--repeat writes a folder of results: --json DIR, not -");
 	o.backend = backend;
 	o.trace = argv[optind];
 	if (load_scenario(o.scenario_path, &scn)) {
@@ -281,29 +322,22 @@ static int cmd_replay(int argc, char **argv)
 		scenario_free(&scn);
 		return EXIT_ENV;
 	}
-	rc = replay_run(&o, &res, rep);
-	if (rc) {
-		/* the reader's messages begin with the trace folder already */
-		if (!strncmp(rep->error, o.trace, strlen(o.trace)))
-			fprintf(stderr, "gpuiso: replay: %s\n", rep->error);
-		else
-			fprintf(stderr, "gpuiso: replay: %s: %s\n", o.trace, rep->error);
-		rc = rep->failure == REPLAY_BAD_INPUT ? EXIT_INPUT : EXIT_ENV;
+	if (repeats > 1 && json && mkdir(json, 0777) && errno != EEXIST) {
+		fprintf(stderr, "gpuiso: replay: %s: %s\n", json, strerror(errno));
+		rc = EXIT_ENV;
 		goto out;
 	}
-	replay_summary(&res, rep, text_out(json));
-	if (json) {
-		int werr = results_write_json(&res, json);
+	rc = EXIT_OK;
+	for (unsigned int i = 1; i <= repeats && rc <= EXIT_FINDINGS; i++) {
+		char path[4096];
 
-		if (werr) {
-			fprintf(stderr, "gpuiso: replay: writing %s: %s\n", json, strerror(-werr));
-			rc = EXIT_ENV;
-			goto out;
-		}
+		o.repeat = repeats > 1 ? i : 0;
+		if (json && repeats > 1)
+			snprintf(path, sizeof(path), "%s/repeat-%0*u.json", json,
+				 repeats >= 100 ? 3 : repeats >= 10 ? 2 : 1, i);
+		rc = replay_one(&o, rep, json && repeats > 1 ? path : json) ?: rc;
 	}
-	rc = replay_findings(&res) ? EXIT_FINDINGS : EXIT_OK;
 out:
-	results_fini(&res);
 	free(rep);
 	fault_plan_free(&plan);
 	scenario_free(&scn);

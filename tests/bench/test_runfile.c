@@ -162,22 +162,6 @@ Test(runfile, bad_files_say_why_and_where)
 	cr_assert_not(runfile_date_ok("2026-11-01T00:00:00+01:00"));
 }
 
-Test(runfile, which_way_is_better)
-{
-	cr_assert_eq(metric_better("ops.alloc_mdl.latency_ns.p99", "ns"), BETTER_LOWER);
-	cr_assert_eq(metric_better("ops.alloc_mdl.count", "count"), BETTER_NONE);
-	cr_assert_eq(metric_better("ops.alloc_mdl.errors", "count"), BETTER_LOWER);
-	cr_assert_eq(metric_better("power.reset", "count"), BETTER_LOWER);
-	cr_assert_eq(metric_better("invariants.no_leaks", "bool"), BETTER_HIGHER);
-	cr_assert_eq(metric_better("replay.cache_speedup", "ratio"), BETTER_HIGHER);
-	cr_assert_eq(metric_better("replay.ctf_vs_bt2_ratio", "ratio"), BETTER_LOWER);
-	cr_assert_eq(metric_better("replay.tracing_disabled_overhead", "ratio"), BETTER_LOWER);
-	cr_assert_eq(metric_better("fbsave.pinned_ratio", "ratio"), BETTER_HIGHER);
-	cr_assert_eq(metric_better("sweep.runs_per_s", "ops/s"), BETTER_HIGHER);
-	cr_assert_eq(metric_better("campaign.failed", "count"), BETTER_LOWER);
-	cr_assert_eq(metric_better("sweep.failures", "count"), BETTER_LOWER);
-}
-
 /* The key of @path after setting its modification time to @sec + @nsec. */
 static char *key_at(const char *path, time_t sec, long nsec)
 {

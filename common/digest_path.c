@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "digest.h"
+#include "digest_path.h"
+
+/* Fold the digest of a file's content into @h. */
+static int digest_file(const char *path, uint64_t *h)
+{
+	enum { CHUNK = 1 << 20 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint8_t *buf = malloc(CHUNK);
+	struct digest d;
+	ssize_t n = 0;
+
+	if (fd < 0 || !buf) {
+		n = fd < 0 ? -errno : -ENOMEM;
+		goto close_file;
+	}
+	digest_init(&d);
+	while ((n = read(fd, buf, CHUNK)) > 0)
+		digest_update(&d, buf, (size_t)n);
+	if (n < 0)
+		n = -EIO;
+	*h = digest_combine(*h, digest_final(&d));
+close_file:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return (int)n;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every regular file below @dir, in name order, by relative name and content. */
+static int digest_tree(const char *dir, const char *rel, uint64_t *h)
+{
+	char path[4096], sub[4096];
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *d;
+	DIR *dp;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s%s%s", dir, *rel ? "/" : "", rel);
+	dp = opendir(path);
+	if (!dp)
+		return -errno;
+	while ((d = readdir(dp))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		if (n == cap) {
+			char **more = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*names));
+
+			if (!more) {
+				rc = -ENOMEM;
+				break;
+			}
+			names = more;
+		}
+		names[n] = strdup(d->d_name);
+		if (!names[n++]) {
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	closedir(dp);
+	if (!rc)
+		qsort(names, n, sizeof(*names), cmp_names);
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct stat st;
+
+		if (snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", names[i]) >=
+			    (int)sizeof(sub) ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, sub) >= (int)sizeof(path)) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		if (stat(path, &st))
+			continue;
+		*h = digest_combine(*h, digest_bytes(sub, strlen(sub) + 1));
+		if (S_ISDIR(st.st_mode))
+			rc = digest_tree(dir, sub, h);
+		else if (S_ISREG(st.st_mode))
+			rc = digest_file(path, h);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+int digest_path(const char *path, uint64_t *h)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return digest_tree(path, "", h);
+	if (S_ISREG(st.st_mode))
+		return digest_file(path, h);
+	return -EINVAL;
+}
