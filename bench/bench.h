@@ -25,6 +25,7 @@ struct bench_report {
 	struct bench_metric m[BENCH_MAX_METRICS];
 	size_t n;
 	FILE *progress; /* where to say what is being measured, or NULL */
+	const char *suite; /* its name, for the JSON */
 };
 
 /**

@@ -9,51 +9,101 @@
 #include "common/types.h"
 #include "compare.h"
 
+/* Samples a side before a measured series is judged without --threshold. */
+#define COMPARE_MIN_SAMPLES 3
+/* Revisions of history before their noise counts. */
+#define COMPARE_MIN_HISTORY 4
+
 /* --- sample sets --- */
 
-static struct sample *sample_find(const struct sample_set *set, const char *name)
+static struct sample *sample_find(const struct sample_set *set, const char *benchmark,
+				  const char *name)
 {
 	for (size_t i = 0; i < set->n; i++)
-		if (!strcmp(set->s[i].name, name))
+		if (!strcmp(set->s[i].name, name) && (!benchmark || !strcmp(set->s[i].benchmark, benchmark)))
 			return &set->s[i];
 	return NULL;
 }
 
-int sample_set_add(struct sample_set *set, const char *name, const char *unit, double value)
+int sample_set_add(struct sample_set *set, const char *benchmark, enum run_kind kind,
+		   const char *name, const char *unit, double value, uint64_t ops)
 {
-	struct sample *s = sample_find(set, name);
+	struct sample *s = sample_find(set, benchmark, name);
 
 	if (!s) {
 		if (array_reserve(&set->s, &set->cap, set->n, sizeof(*set->s)))
 			return -ENOMEM;
 		s = &set->s[set->n];
-		*s = (struct sample){ .name = strdup(name) };
-		if (!s->name)
+		*s = (struct sample){ .name = strdup(name), .benchmark = strdup(benchmark),
+				      .kind = kind, .ops = UINT64_MAX };
+		if (!s->name || !s->benchmark) {
+			free(s->name);
+			free(s->benchmark);
 			return -ENOMEM;
+		}
 		snprintf(s->unit, sizeof(s->unit), "%s", unit);
 		set->n++;
 	}
 	if (array_reserve(&s->v, &s->cap, s->n, sizeof(*s->v)))
 		return -ENOMEM;
 	s->v[s->n++] = value;
+	s->ops = MIN(s->ops, ops);
 	return 0;
+}
+
+/* The value of metric @name in @rec, or NAN. */
+static double record_value(const struct run_record *rec, const char *name)
+{
+	for (size_t i = 0; i < rec->nmetrics; i++)
+		if (!strcmp(rec->metrics[i].name, name))
+			return rec->metrics[i].value;
+	return NAN;
 }
 
 int sample_set_add_run(struct sample_set *set, const struct run_record *rec)
 {
-	for (size_t i = 0; i < rec->nmetrics; i++) {
-		int rc = sample_set_add(set, rec->metrics[i].name, rec->metrics[i].unit,
-					rec->metrics[i].value);
+	const char *benchmark = rec->benchmark ? rec->benchmark : run_kind_name(rec->kind);
 
+	for (size_t i = 0; i < rec->nmetrics; i++) {
+		const struct run_metric *m = &rec->metrics[i];
+		uint64_t ops = UINT64_MAX;
+		char count[160];
+		int rc;
+
+		if (metric_support(m->name, count, sizeof(count)) && count[0]) {
+			double c = record_value(rec, count);
+
+			/* an operation that did not happen is not written: no operation */
+			ops = isnan(c) || c < 0 ? 0 : (uint64_t)c;
+		}
+		rc = sample_set_add(set, benchmark, rec->kind, m->name, m->unit, m->value, ops);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
+size_t sample_set_benchmarks(const struct sample_set *set, const char **one)
+{
+	size_t n = 0;
+
+	*one = NULL;
+	for (size_t i = 0; i < set->n; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(set->s[k].benchmark, set->s[i].benchmark);
+		n += !seen;
+		if (!*one)
+			*one = set->s[i].benchmark;
+	}
+	return n;
+}
+
 void sample_set_free(struct sample_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
+		free(set->s[i].benchmark);
 		free(set->s[i].name);
 		free(set->s[i].v);
 	}
@@ -66,7 +116,7 @@ void sample_set_free(struct sample_set *set)
 const char *verdict_name(enum verdict v)
 {
 	static const char *const names[] = { "same", "improved", "REGRESSED", "changed",
-					     "only before", "only after" };
+					     "only before", "only after", "not judged", "VARIES" };
 
 	return names[v];
 }
@@ -78,7 +128,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double median(const double *v, size_t n)
+double median_of(const double *v, size_t n)
 {
 	double *c = malloc(n * sizeof(*c)), m;
 
@@ -91,7 +141,16 @@ static double median(const double *v, size_t n)
 	return m;
 }
 
-static double rel_change(double before, double after)
+static double mean_of(const double *v, size_t n)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	return sum / (double)n;
+}
+
+double rel_change(double before, double after)
 {
 	if (before == after)
 		return 0;
@@ -100,40 +159,139 @@ static double rel_change(double before, double after)
 	return (after - before) / fabs(before);
 }
 
-/* Which way a significant change went, for this metric. */
-static enum verdict direction(const char *name, const char *unit, double change)
+enum verdict metric_direction(const char *name, const char *unit, double change)
 {
 	enum metric_better b = metric_better(name, unit);
 
+	if (change == 0)
+		return V_SAME;
 	if (b == BETTER_NONE)
 		return V_CHANGED;
 	return (change > 0) == (b == BETTER_HIGHER) ? V_IMPROVED : V_REGRESSED;
 }
 
-static void judge(struct compare_row *r, const struct sample *b, const struct sample *a,
-		  const struct compare_opts *o)
+static bool all_equal(const double *v, size_t n)
 {
-	bool significant;
+	for (size_t i = 1; i < n; i++)
+		if (v[i] != v[0])
+			return false;
+	return true;
+}
 
-	r->before = median(b->v, b->n);
-	r->after = median(a->v, a->n);
+/* An exact series: any difference is a change; samples that differ within a side are not exact. */
+static void judge_exact(struct compare_row *r, const struct sample *b, const struct sample *a)
+{
+	r->exact = true;
+	if (!all_equal(b->v, b->n) || !all_equal(a->v, a->n)) {
+		r->verdict = V_VARIES;
+		snprintf(r->why, sizeof(r->why), "exact, yet its %s samples differ",
+			 all_equal(b->v, b->n) ? "after" : "before");
+		return;
+	}
+	r->verdict = metric_direction(r->name, r->unit, r->change);
+}
+
+/*
+ * A measured series: whether it can be judged at all; if so, its p-value
+ * (to be adjusted with the others) and its confidence interval.
+ */
+static int judge_measured(struct compare_row *r, const struct sample *b, const struct sample *a,
+			  const struct compare_opts *o)
+{
+	char count[160];
+	uint64_t needed = metric_support(r->name, count, sizeof(count));
+	struct series_noise noise = { 0 };
+	double lo, hi, mean_b;
+	int rc;
+
+	r->verdict = V_UNJUDGED;
+	if (needed == METRIC_NEVER_JUDGED) {
+		snprintf(r->why, sizeof(r->why), "a maximum: never judged");
+		return 0;
+	}
+	if (needed && MIN(a->ops, b->ops) < needed) {
+		snprintf(r->why, sizeof(r->why), "%s needs %llu operations a run (had %llu)",
+			 strrchr(r->name, '.') + 1, (unsigned long long)needed,
+			 (unsigned long long)MIN(a->ops, b->ops));
+		return 0;
+	}
+	if (b->n < COMPARE_MIN_SAMPLES || a->n < COMPARE_MIN_SAMPLES) {
+		if (o->threshold_set) {
+			r->verdict = fabs(r->change) > o->threshold
+					     ? metric_direction(r->name, r->unit, r->change) : V_SAME;
+			return 0;
+		}
+		snprintf(r->why, sizeof(r->why), "too few samples to judge (%zu/%zu, %d a side)", b->n,
+			 a->n, COMPARE_MIN_SAMPLES);
+		return 0;
+	}
+	r->p = mann_whitney_p(b->v, b->n, a->v, a->n);
+	rc = o->noise ? o->noise(r->benchmark, r->name, &noise, o->noise_ctx) : -ENOENT;
+	if (rc && rc != -ENOENT)
+		return rc;
+	if (!rc && noise.revisions >= COMPARE_MIN_HISTORY && r->before > 0 && r->after > 0) {
+		double t = noise.sigma > 0 ? log(r->after / r->before) / (noise.sigma * sqrt(2))
+					   : r->after == r->before ? 0 : INFINITY;
+
+		r->p = fmax(r->p, student_t_sf2(t, (double)noise.revisions - 1));
+		r->history = true;
+	}
+	mean_b = mean_of(b->v, b->n);
+	if (mean_b && !welch_ci(b->v, b->n, a->v, a->n, 0.95, &lo, &hi)) {
+		r->ci_lo = lo / fabs(mean_b);
+		r->ci_hi = hi / fabs(mean_b);
+	}
+	r->verdict = V_SAME; /* until the adjusted p says otherwise */
+	return 0;
+}
+
+static int judge(struct compare_row *r, const struct sample *b, const struct sample *a,
+		 const struct compare_opts *o)
+{
+	r->before = median_of(b->v, b->n);
+	r->after = median_of(a->v, a->n);
 	r->change = rel_change(r->before, r->after);
 	r->nbefore = b->n;
 	r->nafter = a->n;
-	r->p = NAN;
-	if (b->n >= 2 && a->n >= 2) {
-		r->p = mann_whitney_p(b->v, b->n, a->v, a->n);
-		significant = r->p < o->alpha && r->change != 0;
-	} else {
-		significant = fabs(r->change) > o->threshold;
+	if (metric_class(b->kind, b->name) == METRIC_EXACT) {
+		judge_exact(r, b, a);
+		return 0;
 	}
-	r->verdict = significant ? direction(r->name, r->unit, r->change) : V_SAME;
+	return judge_measured(r, b, a, o);
+}
+
+/* Adjust the p-values of the judged measured rows together, then decide them. */
+static int decide_measured(struct compare_row *rows, size_t n, const struct compare_opts *o)
+{
+	double *p = calloc(n ? n : 1, sizeof(*p));
+	size_t m = 0;
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(rows[i].p))
+			p[m++] = rows[i].p;
+	rc = benjamini_hochberg(p, m);
+	m = 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct compare_row *r = &rows[i];
+
+		if (isnan(r->p))
+			continue;
+		r->p = p[m++];
+		if (r->p < o->alpha && fabs(r->change) >= o->threshold)
+			r->verdict = metric_direction(r->name, r->unit, r->change);
+	}
+	free(p);
+	return rc;
 }
 
 static int row_rank(const struct compare_row *r)
 {
 	static const int rank[] = { [V_REGRESSED] = 0, [V_IMPROVED] = 1, [V_CHANGED] = 2,
-				    [V_ONLY_BEFORE] = 3, [V_ONLY_AFTER] = 4, [V_SAME] = 5 };
+				    [V_VARIES] = 3, [V_ONLY_BEFORE] = 4, [V_ONLY_AFTER] = 5,
+				    [V_UNJUDGED] = 6, [V_SAME] = 7 };
 
 	return rank[r->verdict];
 }
@@ -141,7 +299,10 @@ static int row_rank(const struct compare_row *r)
 static int cmp_row(const void *x, const void *y)
 {
 	const struct compare_row *a = x, *b = y;
+	int c = strcmp(a->benchmark, b->benchmark);
 
+	if (c)
+		return c;
 	if (row_rank(a) != row_rank(b))
 		return row_rank(a) - row_rank(b);
 	return strcmp(a->name, b->name);
@@ -152,33 +313,44 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
 {
 	struct compare_row *out = calloc(before->n + after->n + 1, sizeof(*out));
 	size_t n = 0;
+	int rc = 0;
 
 	if (!out)
 		return -ENOMEM;
-	for (size_t i = 0; i < before->n; i++) {
-		const struct sample *b = &before->s[i], *a = sample_find(after, b->name);
+	for (size_t i = 0; !rc && i < before->n; i++) {
+		const struct sample *b = &before->s[i];
+		const struct sample *a = sample_find(after, o->across ? NULL : b->benchmark, b->name);
 		struct compare_row *r = &out[n];
 
 		if (o->glob && fnmatch(o->glob, b->name, 0))
 			continue;
-		*r = (struct compare_row){ .name = b->name, .unit = b->unit, .change = NAN, .p = NAN };
+		*r = (struct compare_row){ .benchmark = b->benchmark, .name = b->name, .unit = b->unit,
+					   .change = NAN, .p = NAN, .ci_lo = NAN, .ci_hi = NAN };
 		if (a) {
-			judge(r, b, a, o);
+			rc = judge(r, b, a, o);
 		} else {
-			r->before = median(b->v, b->n);
+			r->before = median_of(b->v, b->n);
 			r->nbefore = b->n;
 			r->verdict = V_ONLY_BEFORE;
 		}
 		n++;
 	}
-	for (size_t i = 0; i < after->n; i++) {
+	for (size_t i = 0; !rc && i < after->n; i++) {
 		const struct sample *a = &after->s[i];
 
-		if ((o->glob && fnmatch(o->glob, a->name, 0)) || sample_find(before, a->name))
+		if ((o->glob && fnmatch(o->glob, a->name, 0)) ||
+		    sample_find(before, o->across ? NULL : a->benchmark, a->name))
 			continue;
-		out[n++] = (struct compare_row){ .name = a->name, .unit = a->unit,
-						 .after = median(a->v, a->n), .nafter = a->n,
-						 .change = NAN, .p = NAN, .verdict = V_ONLY_AFTER };
+		out[n++] = (struct compare_row){ .benchmark = a->benchmark, .name = a->name,
+						 .unit = a->unit, .after = median_of(a->v, a->n),
+						 .nafter = a->n, .change = NAN, .p = NAN, .ci_lo = NAN,
+						 .ci_hi = NAN, .verdict = V_ONLY_AFTER };
+	}
+	if (!rc)
+		rc = decide_measured(out, n, o);
+	if (rc) {
+		free(out);
+		return rc;
 	}
 	qsort(out, n, sizeof(*out), cmp_row);
 	*rows = out;
@@ -194,24 +366,51 @@ static void fmt_value(char *buf, size_t len, double v, size_t n)
 		snprintf(buf, len, "%.6g", v);
 }
 
+/* The test column: how the row was judged. */
+static void fmt_test(char *buf, size_t len, const struct compare_row *r, const struct compare_opts *o)
+{
+	if (r->verdict == V_UNJUDGED || r->verdict == V_VARIES)
+		snprintf(buf, len, "%s", r->why);
+	else if (r->exact)
+		snprintf(buf, len, "exact");
+	else if (!isnan(r->p) && !isnan(r->ci_lo))
+		snprintf(buf, len, "U%s p=%.2g (%zu/%zu), CI %+.1f%%..%+.1f%%",
+			 r->history ? "+history" : "", r->p, r->nbefore, r->nafter, 100 * r->ci_lo,
+			 100 * r->ci_hi);
+	else if (!isnan(r->p))
+		snprintf(buf, len, "U%s p=%.2g (%zu/%zu)", r->history ? "+history" : "", r->p,
+			 r->nbefore, r->nafter);
+	else if (r->nbefore && r->nafter)
+		snprintf(buf, len, "threshold %.0f%% (%zu/%zu)", 100 * o->threshold, r->nbefore,
+			 r->nafter);
+	else
+		snprintf(buf, len, "-");
+}
+
 size_t compare_print(const struct compare_row *rows, size_t n, const struct compare_opts *o, FILE *f)
 {
-	size_t regressions = 0, hidden = 0;
+	size_t regressions = 0, hidden = 0, within = 0;
+	const char *benchmark = NULL;
 	int w = 6;
 
 	for (size_t i = 0; i < n; i++)
 		if (o->all || rows[i].verdict != V_SAME)
 			w = MAX(w, (int)strlen(rows[i].name));
-	fprintf(f, "%-*s  %12s  %12s  %9s  %-22s  %s\n", w, "metric", "before", "after", "change",
-		"test", "verdict");
 	for (size_t i = 0; i < n; i++) {
 		const struct compare_row *r = &rows[i];
-		char before[32], after[32], change[16], test[40];
+		char before[32], after[32], change[16], test[160];
 
 		regressions += r->verdict == V_REGRESSED;
+		within += !r->exact && !isnan(r->p) && !r->history;
 		if (!o->all && r->verdict == V_SAME) {
 			hidden++;
 			continue;
+		}
+		if (!benchmark || strcmp(benchmark, r->benchmark)) {
+			benchmark = r->benchmark;
+			fprintf(f, "%s%s\n", i ? "\n" : "", benchmark);
+			fprintf(f, "  %-*s  %12s  %12s  %9s  %-10s  %s\n", w, "metric", "before", "after",
+				"change", "verdict", "test");
 		}
 		fmt_value(before, sizeof(before), r->before, r->nbefore);
 		fmt_value(after, sizeof(after), r->after, r->nafter);
@@ -219,99 +418,16 @@ size_t compare_print(const struct compare_row *rows, size_t n, const struct comp
 			snprintf(change, sizeof(change), "-");
 		else
 			snprintf(change, sizeof(change), "%+.1f%%", 100 * r->change);
-		if (!isnan(r->p))
-			snprintf(test, sizeof(test), "U test p=%.3g (%zu/%zu)", r->p, r->nbefore,
-				 r->nafter);
-		else if (r->nbefore && r->nafter)
-			snprintf(test, sizeof(test), "threshold %.0f%%", 100 * o->threshold);
-		else
-			snprintf(test, sizeof(test), "-");
-		fprintf(f, "%-*s  %12s  %12s  %9s  %-22s  %s\n", w, r->name, before, after, change,
-			test, verdict_name(r->verdict));
+		fmt_test(test, sizeof(test), r, o);
+		fprintf(f, "  %-*s  %12s  %12s  %9s  %-10s  %s\n", w, r->name, before, after, change,
+			verdict_name(r->verdict), test);
 	}
 	if (hidden)
-		fprintf(f, "(%zu metrics unchanged; --all shows them)\n", hidden);
+		fprintf(f, "(%zu series unchanged; --all shows them)\n", hidden);
+	if (within)
+		fprintf(f, "(%zu measured series judged on this comparison's samples alone: runs of one "
+			   "session vary less than runs of different days; compare --db judges them "
+			   "against their history too)\n", within);
 	fprintf(f, "%zu regression%s\n", regressions, regressions == 1 ? "" : "s");
 	return regressions;
-}
-
-/* --- history --- */
-
-/* A metric's history: values (for the search) and where each came from. */
-struct series {
-	double *v;
-	size_t n, cap;
-	struct { char rev[48], date[32]; } *from;
-	size_t from_cap;
-};
-
-static int series_add(const struct store_point *pt, void *ctx)
-{
-	struct series *s = ctx;
-
-	if (array_reserve(&s->v, &s->cap, s->n, sizeof(*s->v)) ||
-	    array_reserve(&s->from, &s->from_cap, s->n, sizeof(*s->from)))
-		return -ENOMEM;
-	s->v[s->n] = pt->value;
-	snprintf(s->from[s->n].rev, sizeof(s->from[0].rev), "%s", pt->git_rev ? pt->git_rev : "?");
-	snprintf(s->from[s->n].date, sizeof(s->from[0].date), "%s", pt->date ? pt->date : "");
-	s->n++;
-	return 0;
-}
-
-struct changes_ctx {
-	struct store *store;
-	const char *glob;
-	double alpha;
-	struct history_change *out;
-	size_t n, cap;
-};
-
-#define MAX_CHANGES_PER_METRIC 16
-
-static int metric_changes(const char *name, const char *unit, void *ctx)
-{
-	struct changes_ctx *cc = ctx;
-	struct change_point cps[MAX_CHANGES_PER_METRIC];
-	struct series s = { 0 };
-	int found, rc;
-
-	if (cc->glob && fnmatch(cc->glob, name, 0))
-		return 0;
-	rc = store_series(cc->store, name, series_add, &s);
-	found = rc ? rc : change_points(s.v, s.n, cc->alpha, 3, cps, MAX_CHANGES_PER_METRIC);
-	for (int i = 0; i < found; i++) {
-		struct history_change *h;
-
-		if (array_reserve(&cc->out, &cc->cap, cc->n, sizeof(*cc->out))) {
-			found = -ENOMEM;
-			break;
-		}
-		h = &cc->out[cc->n++];
-		*h = (struct history_change){ .cp = cps[i] };
-		snprintf(h->metric, sizeof(h->metric), "%s", name);
-		snprintf(h->unit, sizeof(h->unit), "%s", unit);
-		snprintf(h->rev, sizeof(h->rev), "%s", s.from[cps[i].index].rev);
-		snprintf(h->date, sizeof(h->date), "%s", s.from[cps[i].index].date);
-		h->change = rel_change(cps[i].before, cps[i].after);
-		h->verdict = direction(name, unit, h->change);
-	}
-	free(s.v);
-	free(s.from);
-	return found < 0 ? found : 0;
-}
-
-int store_changes(struct store *s, const char *glob, double alpha, struct history_change **out,
-		  size_t *n)
-{
-	struct changes_ctx cc = { .store = s, .glob = glob, .alpha = alpha };
-	int rc = store_metric_names(s, metric_changes, &cc);
-
-	if (rc) {
-		free(cc.out);
-		return rc;
-	}
-	*out = cc.out;
-	*n = cc.n;
-	return 0;
 }

@@ -2,27 +2,35 @@
 #ifndef GPUISO_BENCH_COMPARE_H
 #define GPUISO_BENCH_COMPARE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "metric.h"
 #include "runfile.h"
 #include "stats.h"
-#include "store.h"
 
 /*
- * Comparing two sets of runs metric by metric, and finding where a metric's
- * history changed level. A side is one or more runs: with repeated samples
- * on both sides a change is significant when the Mann-Whitney U test says so;
- * with one sample on a side, when it exceeds a relative threshold. Only a
- * change in the metric's worse direction (metric_better()) is a regression.
+ * Comparing two sets of runs series by series (a series is one metric of
+ * one benchmark). Exact metrics (metric.h) do not vary between runs of the
+ * same code and input: any difference is a change, without statistics.
+ * Measured ones are judged only on repeated samples (3 or more a side),
+ * where the statistic is supported by the operations behind it: a change
+ * counts when the Mann-Whitney U test (and, where the history of the series
+ * is known, the revision-to-revision noise of its medians) gives p < alpha
+ * after the Benjamini-Hochberg adjustment over every measured series
+ * judged, and when it is at least the threshold. Only a change in the
+ * metric's worse direction is a regression.
  */
 
-/* One metric's samples from one side. */
+/* One series' samples from one side. */
 struct sample {
+	char *benchmark;
 	char *name;
 	char unit[16];
+	enum run_kind kind;
 	double *v;
 	size_t n, cap;
+	uint64_t ops; /* fewest operations behind one value (metric_support()), or UINT64_MAX */
 };
 
 struct sample_set {
@@ -31,61 +39,100 @@ struct sample_set {
 };
 
 /**
- * sample_set_add() - add one value of a metric.
+ * sample_set_add() - add one value of a series.
  * @set: the set.
+ * @benchmark: the benchmark.
+ * @kind: the kind of run it came from.
  * @name: the metric.
  * @unit: its unit.
  * @value: the value.
+ * @ops: how many operations the value summarises (UINT64_MAX: not counted).
  *
  * Return: 0, -ENOMEM.
  */
-int sample_set_add(struct sample_set *set, const char *name, const char *unit, double value);
+int sample_set_add(struct sample_set *set, const char *benchmark, enum run_kind kind,
+		   const char *name, const char *unit, double value, uint64_t ops);
 
 /**
- * sample_set_add_run() - add every metric of a run.
+ * sample_set_add_run() - add every metric of a run, with the operation
+ * counts of the run behind its percentiles.
  * @set: the set.
- * @rec: the run.
+ * @rec: the run (its benchmark, or its kind's name when it has none).
  *
  * Return: 0, -ENOMEM.
  */
 int sample_set_add_run(struct sample_set *set, const struct run_record *rec);
 
+/**
+ * sample_set_benchmarks() - how many benchmarks a set holds.
+ * @set: the set.
+ * @one: out: one of them (NULL for none).
+ *
+ * Return: the number.
+ */
+size_t sample_set_benchmarks(const struct sample_set *set, const char **one);
+
 /** sample_set_free() - free a set. @set: the set. */
 void sample_set_free(struct sample_set *set);
 
-enum verdict { V_SAME, V_IMPROVED, V_REGRESSED, V_CHANGED, V_ONLY_BEFORE, V_ONLY_AFTER };
+enum verdict {
+	V_SAME,
+	V_IMPROVED,
+	V_REGRESSED,
+	V_CHANGED,     /* a significant change of a metric that is better neither way */
+	V_ONLY_BEFORE,
+	V_ONLY_AFTER,
+	V_UNJUDGED,    /* measured, but not judgeable: too few samples or operations, a maximum */
+	V_VARIES,      /* exact, yet its samples differ within a side */
+};
+
+/* How much a measured series moves between revisions, from its history. */
+struct series_noise {
+	double sigma;     /* standard deviation of the log of its per-revision medians */
+	size_t revisions; /* how many revisions that was estimated from (0: unknown) */
+};
 
 struct compare_opts {
-	double alpha;     /* significance for repeated samples (0.05) */
-	double threshold; /* relative change that counts with one sample (0.10) */
-	const char *glob; /* only metrics matching it, or NULL */
-	bool all;         /* print unchanged metrics too */
+	double alpha;       /* significance, after adjustment (0.05) */
+	double threshold;   /* smallest relative change of a measured metric that counts (0.10) */
+	bool threshold_set; /* given by the user: it then judges measured series with few samples */
+	const char *glob;   /* only metrics matching it, or NULL */
+	bool all;           /* print unchanged metrics too */
+	bool across;        /* match series by metric alone (each side is one benchmark, not the same) */
+	/* the between-revision noise of a measured series; NULL, or -ENOENT: unknown */
+	int (*noise)(const char *benchmark, const char *metric, struct series_noise *out, void *ctx);
+	void *noise_ctx;
 };
 
 struct compare_row {
-	const char *name, *unit;
+	const char *benchmark, *name, *unit;
+	bool exact;
 	double before, after; /* medians */
 	double change;        /* (after - before) / |before|, or NAN */
-	double p;             /* Mann-Whitney p, or NAN with one sample */
+	double ci_lo, ci_hi;  /* 95% interval of the change of the mean, relative; NAN if none */
+	double p;             /* adjusted p of a judged measured series, or NAN */
 	size_t nbefore, nafter;
 	enum verdict verdict;
+	bool history;         /* judged against the history's revision-to-revision noise too */
+	char why[96];         /* why unjudged, or how an exact metric varies */
 };
 
 /**
- * compare_sets() - compare @after against @before.
+ * compare_sets() - compare @after against @before, series by series.
  * @before: the reference.
  * @after: the candidate.
  * @o: options.
- * @rows: out: one row per metric (free() it), regressions first.
+ * @rows: out: one row per series (free() it), regressions first.
  * @nrows: out: how many.
  *
- * Return: 0, -ENOMEM.
+ * Return: 0, -ENOMEM, or what @o->noise returned other than -ENOENT.
  */
 int compare_sets(const struct sample_set *before, const struct sample_set *after,
 		 const struct compare_opts *o, struct compare_row **rows, size_t *nrows);
 
 /**
- * compare_print() - the table: metric, before, after, change, test, verdict.
+ * compare_print() - the table, benchmark by benchmark: metric, before,
+ * after, change, test, verdict.
  * @rows: from compare_sets().
  * @n: how many.
  * @o: options (@all).
@@ -95,31 +142,36 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
  */
 size_t compare_print(const struct compare_row *rows, size_t n, const struct compare_opts *o, FILE *f);
 
-/** verdict_name() - "regressed", "improved", ... @v: the verdict. */
+/** verdict_name() - "REGRESSED", "improved", ... @v: the verdict. */
 const char *verdict_name(enum verdict v);
 
-/* A change point found in a stored metric's history. */
-struct history_change {
-	char metric[160];
-	char unit[16];
-	char rev[48];  /* the revision of the first run of the new level */
-	char date[32];
-	struct change_point cp;
-	double change; /* (after - before) / |before| */
-	enum verdict verdict;
-};
+/**
+ * metric_direction() - the verdict of a real change of a metric.
+ * @name: the metric.
+ * @unit: its unit.
+ * @change: the relative change (its sign matters).
+ *
+ * Return: V_REGRESSED, V_IMPROVED, V_CHANGED (better neither way), or
+ * V_SAME for no change.
+ */
+enum verdict metric_direction(const char *name, const char *unit, double change);
 
 /**
- * store_changes() - change points of every stored metric matching @glob.
- * @s: the store.
- * @glob: metric glob, or NULL for all.
- * @alpha: significance of each change.
- * @out: out: the changes (free() it), metric by metric, in time order.
- * @n: out: how many.
+ * rel_change() - (@after - @before) / |@before|, infinite from 0.
+ * @before: the old value.
+ * @after: the new one.
  *
- * Return: 0 or a negative errno.
+ * Return: the relative change.
  */
-int store_changes(struct store *s, const char *glob, double alpha, struct history_change **out,
-		  size_t *n);
+double rel_change(double before, double after);
+
+/**
+ * median_of() - the median of @n values.
+ * @v: the values (not changed).
+ * @n: how many (> 0).
+ *
+ * Return: the median, NAN without memory.
+ */
+double median_of(const double *v, size_t n);
 
 #endif

@@ -9,15 +9,14 @@
 #include <sys/stat.h>
 
 #include "common/array.h"
+#include "common/digest.h"
 #include "common/types.h"
-#include "compare.h"
+#include "changes.h"
 #include "dash.h"
 
 /* Runs a chart or table shows at most (the most recent). */
 #define DASH_HISTORY 200
 #define DASH_RUNS_LISTED 20
-/* A latest-vs-previous change smaller than this is shown as unchanged. */
-#define DASH_THRESHOLD 0.10
 
 static const char *const colors[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
 				      "#8c564b", "#e377c2", "#17becf", "#7f7f7f" };
@@ -54,7 +53,9 @@ static const char style[] =
 	"tr.good{background:#e8f6e8}.bad{color:" RED "}.good{color:" GREEN "}"
 	".banner{padding:10px 14px;border-radius:6px;font-size:16px;margin:12px 0}"
 	".banner.bad{background:" RED ";color:#fff}.banner.good{background:" GREEN ";color:#fff}"
-	"code{background:#f4f4f4;padding:1px 4px;word-break:break-all}svg{display:block}";
+	"code{background:#f4f4f4;padding:1px 4px;word-break:break-all}svg{display:block}"
+	"td.l,th.l{text-align:left}code.rev{word-break:normal;white-space:nowrap}"
+	"td.bench{max-width:320px;font-size:12px}";
 
 /*
  * For tests in a real browser: every chart's data must have a non-empty
@@ -66,7 +67,9 @@ static const char drawn_script[] =
 	"if(b.width>0||b.height>0)d++;}});document.body.setAttribute('data-charts',c.length);"
 	"document.body.setAttribute('data-charts-drawn',d);})();</script>";
 
-static int page_open(struct page *p, const char *dir, const char *name, const char *title)
+/* Open a page; @head: more of its <head> (HTML), or "". */
+static int page_open(struct page *p, const char *dir, const char *name, const char *title,
+		     const char *head)
 {
 	snprintf(p->path, sizeof(p->path), "%s/%s", dir, name);
 	snprintf(p->tmp, sizeof(p->tmp), "%s.tmp", p->path);
@@ -76,9 +79,9 @@ static int page_open(struct page *p, const char *dir, const char *name, const ch
 		return -errno;
 	fprintf(p->f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpuiso: ");
 	esc(p->f, title);
-	fprintf(p->f, "</title><style>%s</style></head>\n<body>\n<nav><a href=\"index.html\">overview</a>"
+	fprintf(p->f, "</title>%s<style>%s</style></head>\n<body>\n<nav><a href=\"index.html\">overview</a>"
 		      "<a href=\"latency.html\">latency</a><a href=\"progress.html\">forward progress</a>"
-		      "<a href=\"campaigns.html\">campaigns</a></nav>\n<h1>", style);
+		      "<a href=\"campaigns.html\">campaigns</a></nav>\n<h1>", head, style);
 	esc(p->f, title);
 	fprintf(p->f, "</h1>\n");
 	return 0;
@@ -256,127 +259,224 @@ static void chart(struct page *p, const struct chart *c, const struct line *line
 	fprintf(f, "</g></svg>\n");
 }
 
-/* --- metric histories --- */
-
-struct history {
-	char *name;
-	char unit[16];
-	enum metric_better better;
-	double *v;
-	char **rev;
-	size_t n, cap, rev_cap;
-	struct change_point cps[16];
-	int ncps;
-	enum verdict latest;     /* latest against previous */
-	enum verdict last_shift; /* the last change point's direction, V_SAME if none */
-};
-
-static int history_point(const struct store_point *pt, void *ctx)
-{
-	struct history *h = ctx;
-
-	if (array_reserve(&h->v, &h->cap, h->n, sizeof(*h->v)) ||
-	    array_reserve(&h->rev, &h->rev_cap, h->n, sizeof(*h->rev)))
-		return -ENOMEM;
-	h->rev[h->n] = strdup(pt->git_rev ? pt->git_rev : "?");
-	if (!h->rev[h->n])
-		return -ENOMEM;
-	h->v[h->n] = pt->value;
-	h->n++;
-	return 0;
-}
-
-static void history_free(struct history *h)
-{
-	for (size_t i = 0; i < h->n; i++)
-		free(h->rev[i]);
-	free(h->rev);
-	free(h->v);
-	free(h->name);
-}
+/* --- the site and its names --- */
 
 struct site {
 	struct store *s;
 	const char *dir;
 	const struct dash_opts *o;
-	struct history *h;
-	size_t nh, caph;
+	struct history h;
 	size_t pages;
-	char *err;
-	size_t errlen;
 };
 
-static enum verdict judge_change(const struct history *h, double before, double after, bool significant)
+static void slug(char *out, size_t len, const char *name)
 {
-	double change = before ? (after - before) / fabs(before) : after ? INFINITY : 0;
+	size_t i = 0;
 
-	if (!significant || change == 0 || h->better == BETTER_NONE)
-		return V_SAME;
-	return (change > 0) == (h->better == BETTER_HIGHER) ? V_IMPROVED : V_REGRESSED;
+	for (; *name && i + 1 < len; name++)
+		out[i++] = (*name >= 'a' && *name <= 'z') || (*name >= '0' && *name <= '9') ||
+					   (*name >= 'A' && *name <= 'Z') || *name == '.' || *name == '-'
+				   ? *name
+				   : '_';
+	out[i] = '\0';
 }
 
-static int load_metric(const char *name, const char *unit, void *ctx)
+/* A benchmark's page: bench-ID.html, ID from the digest of its identity. */
+static void bench_file(char *out, size_t len, const char *benchmark)
 {
-	struct site *st = ctx;
-	struct history *h;
-	size_t first;
-	int rc;
+	snprintf(out, len, "bench-%08llx.html",
+		 (unsigned long long)(digest_bytes(benchmark, strlen(benchmark)) & 0xffffffffu));
+}
 
-	if (metric_better(name, unit) == BETTER_NONE)
-		return 0; /* counts of what the workload did: not a measure of gpuiso */
-	if (array_reserve(&st->h, &st->caph, st->nh, sizeof(*st->h)))
-		return -ENOMEM;
-	h = &st->h[st->nh];
-	*h = (struct history){ .name = strdup(name), .better = metric_better(name, unit) };
-	if (!h->name)
-		return -ENOMEM;
-	st->nh++;
-	snprintf(h->unit, sizeof(h->unit), "%s", unit);
-	rc = store_series(st->s, name, history_point, h);
-	if (rc)
-		return rc;
-	/* only the most recent runs are charted and searched */
-	if (h->n > DASH_HISTORY) {
-		first = h->n - DASH_HISTORY;
-		for (size_t i = 0; i < first; i++)
-			free(h->rev[i]);
-		memmove(h->v, h->v + first, DASH_HISTORY * sizeof(*h->v));
-		memmove(h->rev, h->rev + first, DASH_HISTORY * sizeof(*h->rev));
-		h->n = DASH_HISTORY;
+/* A series' page: series-ID-METRIC.html. */
+static void series_file(char *out, size_t len, const struct series *sr)
+{
+	char s[200];
+
+	slug(s, sizeof(s), sr->metric);
+	snprintf(out, len, "series-%08llx-%s.html",
+		 (unsigned long long)(digest_bytes(sr->benchmark, strlen(sr->benchmark)) & 0xffffffffu),
+		 s);
+}
+
+/* A revision, linked to --rev-url when there is one. */
+static void rev_cell(const struct site *st, FILE *f, const char *rev)
+{
+	char url[1024];
+
+	if (st->o->rev_url) {
+		snprintf(url, sizeof(url), st->o->rev_url, rev);
+		fprintf(f, "<a href=\"");
+		esc(f, url);
+		fprintf(f, "\">");
 	}
-	h->ncps = change_points(h->v, h->n, st->o->alpha, 3, h->cps, 16);
-	if (h->ncps < 0)
-		return h->ncps;
-	if (h->n >= 2) {
-		double a = h->v[h->n - 2], b = h->v[h->n - 1];
+	fprintf(f, "<code class=\"rev\">%.12s</code>", rev);
+	if (st->o->rev_url)
+		fprintf(f, "</a>");
+}
 
-		h->latest = judge_change(h, a, b, a != b && fabs(b - a) > DASH_THRESHOLD * fabs(a));
+static void benchmark_cell(FILE *f, const char *benchmark)
+{
+	char file[64];
+
+	bench_file(file, sizeof(file), benchmark);
+	fprintf(f, "<td class=\"bench l\"><a href=\"%s\">", file);
+	esc(f, benchmark);
+	fprintf(f, "</a></td>");
+}
+
+static void series_cell(FILE *f, const struct series *sr)
+{
+	char file[256];
+
+	series_file(file, sizeof(file), sr);
+	fprintf(f, "<td class=\"l\"><a href=\"%s\">", file);
+	esc(f, sr->metric);
+	fprintf(f, "</a></td>");
+}
+
+/* --- charts of series --- */
+
+/* The per-revision values of a series, and their revisions as labels. */
+struct points {
+	double *y;
+	const char **x;
+};
+
+static int points_of(const struct series *sr, struct points *p)
+{
+	p->y = calloc(sr->nrevs + 1, sizeof(*p->y));
+	p->x = calloc(sr->nrevs + 1, sizeof(*p->x));
+	if (!p->y || !p->x) {
+		free(p->y);
+		free(p->x);
+		return -ENOMEM;
 	}
-	if (h->ncps) {
-		const struct change_point *cp = &h->cps[h->ncps - 1];
-
-		h->last_shift = judge_change(h, cp->before, cp->after, true);
+	for (size_t i = 0; i < sr->nrevs; i++) {
+		p->y[i] = sr->revs[i].value;
+		p->x[i] = sr->revs[i].rev;
 	}
 	return 0;
 }
 
-/*
- * Whether one run's value means something on its own: modeled device time,
- * counts and verdicts are the same on every run of the same code; wall-clock
- * figures vary, and only a detected change of level counts for them.
- */
-static bool deterministic(const struct history *h)
+static const char *change_color(const struct history_change *c)
 {
-	return strstr(h->name, "modeled_ns") || !strcmp(h->unit, "count") ||
-	       !strcmp(h->unit, "bool") || !strcmp(h->unit, "bytes");
+	if (c->ack_note)
+		return GREY;
+	return c->verdict == V_REGRESSED ? RED : c->verdict == V_IMPROVED ? GREEN : GREY;
 }
 
-static bool bad(const struct history *h)
+/* A chart of @sr's per-revision values with its changes marked. */
+static int series_chart(struct page *p, const struct series *sr, int w, int h, bool spark)
 {
-	return h->last_shift == V_REGRESSED || (deterministic(h) && h->latest == V_REGRESSED);
+	struct mark *marks = calloc(sr->nchanges + 1, sizeof(*marks));
+	char (*labels)[128] = calloc(sr->nchanges + 1, sizeof(*labels));
+	struct points pts;
+	int rc = marks && labels ? points_of(sr, &pts) : -ENOMEM;
+
+	if (!rc) {
+		struct line l = { .y = pts.y, .n = sr->nrevs, .color = sr->alarm ? RED : colors[0],
+				  .label = sr->metric };
+		struct chart c = { .w = w, .h = h, .y_unit = spark ? NULL : sr->unit,
+				   .x_labels = spark ? NULL : pts.x, .marks = marks,
+				   .nmarks = sr->nchanges, .points = !spark, .spark = spark };
+
+		for (size_t i = 0; i < sr->nchanges; i++) {
+			const struct history_change *ch = &sr->changes[i];
+
+			snprintf(labels[i], sizeof(labels[i]), "change at %.12s: %.4g -> %.4g (%+.1f%%)",
+				 sr->revs[ch->at].rev, ch->before, ch->after, 100 * ch->change);
+			marks[i] = (struct mark){ ch->at, labels[i], change_color(ch) };
+		}
+		chart(p, &c, &l, 1);
+		free(pts.y);
+		free(pts.x);
+	}
+	free(marks);
+	free(labels);
+	return rc;
 }
 
-/* The metrics the overview shows (every one keeps its own page). */
+/* The best per-revision value of a series. */
+static double best_of(const struct series *sr)
+{
+	enum metric_better b = metric_better(sr->metric, sr->unit);
+	double best = sr->revs[0].value;
+
+	for (size_t i = 1; i < sr->nrevs; i++)
+		best = b == BETTER_HIGHER ? MAX(best, sr->revs[i].value) : MIN(best, sr->revs[i].value);
+	return best;
+}
+
+/* A relative change, with an arrow; red or green only where it is a change of the series. */
+static void change_cell(FILE *f, double from, double to, const struct history_change *c)
+{
+	const char *cls = !c || c->ack_note ? "" : c->verdict == V_REGRESSED ? "bad"
+						: c->verdict == V_IMPROVED  ? "good" : "";
+	const char *arrow = to > from ? "&#9650; " : to < from ? "&#9660; " : "";
+
+	fprintf(f, "<td class=\"%s\">%s", cls, arrow);
+	if (from)
+		fprintf(f, "%+.1f%%</td>", 100 * (to - from) / fabs(from));
+	else
+		fprintf(f, "%s</td>", to ? "from 0" : "+0.0%");
+}
+
+/* The change of @sr at its latest revision, if it has one. */
+static const struct history_change *latest_change(const struct series *sr)
+{
+	const struct history_change *c = sr->nchanges ? &sr->changes[sr->nchanges - 1] : NULL;
+
+	return c && c->at + 1 == sr->nrevs ? c : NULL;
+}
+
+static const char *state_of(const struct series *sr)
+{
+	if (sr->alarm)
+		return "ALARM";
+	if (sr->varies)
+		return "VARIES";
+	if (sr->unjudged[0])
+		return sr->unjudged;
+	if (sr->nchanges && sr->changes[sr->nchanges - 1].ack_note)
+		return "acknowledged";
+	return sr->exact ? "exact" : "measured";
+}
+
+/* One row of a series: [benchmark,] metric, history, latest, vs previous, vs best, unit, state. */
+static int series_row(struct page *p, const struct series *sr, bool with_benchmark)
+{
+	FILE *f = p->f;
+	const struct history_rev *last = &sr->revs[sr->nrevs - 1];
+	int rc;
+
+	fprintf(f, "<tr class=\"%s\" data-benchmark=\"", sr->alarm ? "bad" : "");
+	esc(f, sr->benchmark);
+	fprintf(f, "\">");
+	if (with_benchmark)
+		benchmark_cell(f, sr->benchmark);
+	series_cell(f, sr);
+	fprintf(f, "<td>");
+	rc = series_chart(p, sr, 220, 40, true);
+	fprintf(f, "</td><td>%.6g</td>", last->value);
+	if (sr->nrevs >= 2)
+		change_cell(f, sr->revs[sr->nrevs - 2].value, last->value, latest_change(sr));
+	else
+		fprintf(f, "<td>-</td>");
+	change_cell(f, best_of(sr), last->value, NULL);
+	fprintf(f, "<td>%s</td><td>", sr->unit);
+	esc(f, state_of(sr));
+	fprintf(f, "</td></tr>\n");
+	return rc;
+}
+
+static const char series_head[] =
+	"<th class=\"l\">metric</th><th>history (per revision)</th><th>latest</th><th>vs previous</th>"
+	"<th>vs best</th><th>unit</th><th>state</th></tr>\n";
+
+/* --- pages --- */
+
+/* The metrics the overview shows (every series keeps its page). */
 static bool headline(const char *name)
 {
 	static const char *const globs[] = {
@@ -393,158 +493,359 @@ static bool headline(const char *name)
 	return false;
 }
 
-static int cmp_history(const void *x, const void *y)
+/* A table of changes: each with the series' benchmark and metric, or of one series. */
+static void changes_table(const struct site *st, FILE *f, const struct series *only, bool acked)
 {
-	const struct history *a = x, *b = y;
+	fprintf(f, "<table><tr>%s<th>last good</th><th>first bad</th><th>before</th><th>after</th>"
+		   "<th>change</th><th>test</th><th>%s</th></tr>\n",
+		only ? "" : "<th class=\"l\">benchmark</th><th class=\"l\">metric</th>",
+		acked ? "acknowledged" : "input changed");
+	for (size_t i = 0; i < st->h.n; i++) {
+		const struct series *sr = &st->h.s[i];
 
-	if (bad(a) != bad(b))
-		return bad(b) - bad(a);
-	return strcmp(a->name, b->name);
-}
+		if (only && sr != only)
+			continue;
+		for (size_t k = 0; k < sr->nchanges; k++) {
+			const struct history_change *c = &sr->changes[k];
+			bool alarm = sr->alarm && k + 1 == sr->nchanges;
+			char test[96];
 
-static void slug(char *out, size_t len, const char *name)
-{
-	size_t i = 0;
-
-	for (; *name && i + 1 < len; name++)
-		out[i++] = (*name >= 'a' && *name <= 'z') || (*name >= '0' && *name <= '9') ||
-					   (*name >= 'A' && *name <= 'Z') || *name == '.' || *name == '-'
-				   ? *name
-				   : '_';
-	out[i] = '\0';
-}
-
-static double best_of(const struct history *h)
-{
-	double best = h->v[0];
-
-	for (size_t i = 1; i < h->n; i++)
-		best = h->better == BETTER_HIGHER ? MAX(best, h->v[i]) : MIN(best, h->v[i]);
-	return best;
-}
-
-/* A change from @from to @to: an arrow for its sign, red or green for worse or better. */
-static void change_cell(FILE *f, const struct history *h, double from, double to)
-{
-	double change = from ? (to - from) / fabs(from) : 0;
-	bool big = from ? fabs(change) > DASH_THRESHOLD : to != 0;
-	enum verdict v = judge_change(h, from, to, deterministic(h) && big);
-	const char *arrow = to > from ? "&#9650; " : to < from ? "&#9660; " : "";
-
-	fprintf(f, "<td class=\"%s\">%s", v == V_REGRESSED ? "bad" : v == V_IMPROVED ? "good" : "", arrow);
-	if (from)
-		fprintf(f, "%+.1f%%</td>", 100 * change);
-	else
-		fprintf(f, "%s</td>", to ? "from 0" : "+0.0%");
-}
-
-static struct mark *marks_of(const struct history *h, char labels[][96])
-{
-	struct mark *m = calloc((size_t)h->ncps + 1, sizeof(*m));
-
-	for (int i = 0; m && i < h->ncps; i++) {
-		const struct change_point *cp = &h->cps[i];
-		enum verdict v = judge_change(h, cp->before, cp->after, true);
-
-		snprintf(labels[i], 96, "change at %s: %.4g -> %.4g (p=%.2g)", h->rev[cp->index],
-			 cp->before, cp->after, cp->p);
-		m[i] = (struct mark){ cp->index, labels[i], v == V_REGRESSED ? RED : v == V_IMPROVED ? GREEN : GREY };
+			/* the overview: alarms, or acknowledged changes; a series page: all */
+			if (!only && (acked ? !c->ack_note : !alarm))
+				continue;
+			fprintf(f, "<tr class=\"%s\">", alarm ? "bad" : "");
+			if (!only) {
+				benchmark_cell(f, sr->benchmark);
+				series_cell(f, sr);
+			}
+			fprintf(f, "<td>");
+			rev_cell(st, f, sr->revs[c->at - 1].rev);
+			fprintf(f, "</td><td>");
+			rev_cell(st, f, sr->revs[c->at].rev);
+			fprintf(f, "</td><td>%.6g</td><td>%.6g</td>", c->before, c->after);
+			change_cell(f, c->before, c->after, c);
+			fprintf(f, "<td>");
+			esc(f, change_label(sr, c, test, sizeof(test)));
+			fprintf(f, "</td><td>");
+			if (acked || (only && c->ack_note))
+				esc(f, c->ack_note);
+			if (only && c->ack_note && sr->revs[c->at].changed)
+				fprintf(f, "; ");
+			if (!acked && sr->revs[c->at].changed) {
+				fprintf(f, "input changed: ");
+				esc(f, sr->revs[c->at].changed);
+			}
+			fprintf(f, "</td></tr>\n");
+		}
 	}
-	return m;
+	fprintf(f, "</table>\n");
 }
 
-static int write_metric_page(struct site *st, const struct history *h)
+/* The alarm of @sr: its last change. */
+static const struct history_change *alarm_of(const struct series *sr)
 {
-	char file[256], s[200], labels[16][96];
-	struct page p;
-	struct mark *marks = marks_of(h, labels);
-	struct line l = { .y = h->v, .n = h->n, .color = bad(h) ? RED : colors[0], .label = h->name };
-	struct chart c = { .w = 1100, .h = 360, .y_unit = h->unit, .x_labels = (const char *const *)h->rev,
-			   .marks = marks, .nmarks = (size_t)h->ncps, .points = true };
-	int rc;
+	return sr->alarm ? &sr->changes[sr->nchanges - 1] : NULL;
+}
 
-	if (!marks)
-		return -ENOMEM;
-	slug(s, sizeof(s), h->name);
-	snprintf(file, sizeof(file), "metric-%s.html", s);
-	rc = page_open(&p, st->dir, file, h->name);
-	if (rc)
-		goto free_marks;
-	fprintf(p.f, "<p>%s is better %s. %zu runs; dashed lines mark detected changes of level "
-		     "(E-divisive means, t-test p &lt; %g): red worse, green better.</p>\n",
-		h->unit, h->better == BETTER_HIGHER ? "higher" : "lower", h->n, st->o->alpha);
-	chart(&p, &c, &l, 1);
-	fprintf(p.f, "<table><tr><th>change at revision</th><th>before</th><th>after</th><th>change</th><th>p</th></tr>\n");
-	for (int i = 0; i < h->ncps; i++) {
-		const struct change_point *cp = &h->cps[i];
-		enum verdict v = judge_change(h, cp->before, cp->after, true);
+/* Whether two series' alarms start in one benchmark at one revision. */
+static bool same_alarm(const struct series *a, const struct series *b)
+{
+	const struct history_change *ca = alarm_of(a), *cb = alarm_of(b);
 
-		fprintf(p.f, "<tr class=\"%s\"><td><code>", v == V_REGRESSED ? "bad" : v == V_IMPROVED ? "good" : "");
-		esc(p.f, h->rev[cp->index]);
-		fprintf(p.f, "</code></td><td>%.6g</td><td>%.6g</td>", cp->before, cp->after);
-		change_cell(p.f, h, cp->before, cp->after);
-		fprintf(p.f, "<td>%.2g</td></tr>\n", cp->p);
+	return ca && cb && !strcmp(a->benchmark, b->benchmark) &&
+	       !strcmp(a->revs[ca->at].rev, b->revs[cb->at].rev);
+}
+
+/* Alarms by where they start: per benchmark and first bad revision, how many series. */
+static void alarm_groups(const struct site *st, FILE *f)
+{
+	fprintf(f, "<ul>\n");
+	for (size_t i = 0; i < st->h.n; i++) {
+		const struct series *sr = &st->h.s[i];
+		const struct history_change *c = alarm_of(sr);
+		size_t n = 0, k;
+
+		for (k = 0; c && k < i && !same_alarm(&st->h.s[k], sr); k++)
+			;
+		if (!c || k < i)
+			continue; /* no alarm, or its group was said at its first series */
+		for (k = i; k < st->h.n; k++)
+			n += same_alarm(&st->h.s[k], sr);
+		fprintf(f, "<li class=\"bad\">%zu series of <b>", n);
+		esc(f, sr->benchmark);
+		fprintf(f, "</b> worse from ");
+		rev_cell(st, f, sr->revs[c->at].rev);
+		if (sr->revs[c->at].changed) {
+			fprintf(f, " (input changed: ");
+			esc(f, sr->revs[c->at].changed);
+			fprintf(f, ")");
+		}
+		fprintf(f, "</li>\n");
 	}
-	fprintf(p.f, "</table>\n");
-	rc = page_close(&p);
-	st->pages += !rc;
-free_marks:
-	free(marks);
-	return rc;
+	fprintf(f, "</ul>\n");
 }
 
 static int write_index(struct site *st)
 {
+	size_t alarms = history_alarms(&st->h), acked = 0;
+	char head[96];
 	struct page p;
-	size_t regressions = 0;
-	int rc = page_open(&p, st->dir, "index.html", "performance overview");
+	int rc;
+
+	snprintf(head, sizeof(head), "<meta name=\"gpuiso-regressions\" content=\"%zu\">", alarms);
+	rc = page_open(&p, st->dir, "index.html", "performance overview", head);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < st->h.n; i++)
+		for (size_t k = 0; k < st->h.s[i].nchanges; k++)
+			acked += st->h.s[i].changes[k].ack_note != NULL;
+	fprintf(p.f, "<p>Each series is one metric of one benchmark (what was run, with which "
+		     "inputs, on which host), one value per revision: the median of its runs. Exact "
+		     "metrics (modeled time, counts, checks) change wherever a revision differs from "
+		     "the one before; measured ones (wall clock) where E-divisive means finds a change "
+		     "of level of at least %.0f%%. An alarm is a series whose last change made it "
+		     "worse and was not acknowledged (<code>gpuiso ack</code>).</p>\n",
+		100 * st->o->history.threshold);
+	if (!st->h.n)
+		fprintf(p.f, "<p>The store holds no runs yet: <code>gpuiso store add DB RESULTS.json</code>.</p>\n");
+	else if (alarms)
+		fprintf(p.f, "<div class=\"banner bad\">&#9650; %zu series got worse (unacknowledged)</div>\n",
+			alarms);
+	else
+		fprintf(p.f, "<div class=\"banner good\">No regression: no series got worse unacknowledged</div>\n");
+	if (alarms) {
+		fprintf(p.f, "<h2>Alarms</h2>\n");
+		alarm_groups(st, p.f);
+		changes_table(st, p.f, NULL, false);
+	}
+	if (acked) {
+		fprintf(p.f, "<h2>Acknowledged changes</h2>\n");
+		changes_table(st, p.f, NULL, true);
+	}
+	fprintf(p.f, "<h2>Series by benchmark</h2>\n<table><tr><th class=\"l\">benchmark</th>%s",
+		series_head);
+	for (size_t i = 0; !rc && i < st->h.n; i++) {
+		const struct series *sr = &st->h.s[i];
+
+		if (headline(sr->metric) && sr->nrevs)
+			rc = series_row(&p, sr, true);
+	}
+	fprintf(p.f, "</table>\n");
+	rc = page_close(&p) ?: rc;
+	st->pages += !rc;
+	return rc;
+}
+
+static int write_bench_page(struct site *st, size_t first, size_t end)
+{
+	const char *benchmark = st->h.s[first].benchmark;
+	char file[64];
+	struct page p;
+	int rc;
+
+	bench_file(file, sizeof(file), benchmark);
+	rc = page_open(&p, st->dir, file, benchmark, "");
+	if (rc)
+		return rc;
+	fprintf(p.f, "<p>Every series of this benchmark, one value per revision.</p>\n"
+		     "<table><tr>%s", series_head);
+	for (size_t i = first; !rc && i < end; i++)
+		if (st->h.s[i].nrevs)
+			rc = series_row(&p, &st->h.s[i], false);
+	fprintf(p.f, "</table>\n");
+	rc = page_close(&p) ?: rc;
+	st->pages += !rc;
+	return rc;
+}
+
+static int write_series_page(struct site *st, const struct series *sr)
+{
+	char file[256], title[512];
+	struct page p;
+	int rc;
+
+	series_file(file, sizeof(file), sr);
+	snprintf(title, sizeof(title), "%s", sr->metric);
+	rc = page_open(&p, st->dir, file, title, "");
+	if (rc)
+		return rc;
+	fprintf(p.f, "<p>Benchmark: ");
+	esc(p.f, sr->benchmark);
+	fprintf(p.f, ".<br>%s is better %s. %zu revisions. ", sr->unit,
+		metric_better(sr->metric, sr->unit) == BETTER_HIGHER ? "higher" : "lower", sr->nrevs);
+	if (sr->exact)
+		fprintf(p.f, "An exact metric: every change from one revision to the next is marked.%s",
+			sr->varies ? " <b class=\"bad\">Yet the runs of some revision differ: not exact.</b>" : "");
+	else if (sr->unjudged[0])
+		fprintf(p.f, "A measured metric, not judged: %s.", sr->unjudged);
+	else
+		fprintf(p.f, "A measured metric: each value is the median of the revision's runs; "
+			     "dashed lines mark changes of level (E-divisive means, t-test p &lt; %g / %zu "
+			     "series, at least %.0f%%).",
+			st->o->history.alpha, st->h.searched, 100 * st->o->history.threshold);
+	fprintf(p.f, " Red: worse; green: better; grey: acknowledged or neither.</p>\n");
+	rc = series_chart(&p, sr, 1100, 360, false);
+	if (sr->nchanges)
+		changes_table(st, p.f, sr, false);
+	else
+		fprintf(p.f, "<p>No change of level.</p>\n");
+	rc = page_close(&p) ?: rc;
+	st->pages += !rc;
+	return rc;
+}
+
+/* The value of @benchmark's series @metric at revision @rev, or NAN. */
+static double value_at(const struct site *st, const char *benchmark, const char *metric,
+		       const char *rev)
+{
+	const struct series *sr = history_find(&st->h, benchmark, metric);
+
+	for (size_t i = 0; sr && i < sr->nrevs; i++)
+		if (!strcmp(sr->revs[i].rev, rev))
+			return sr->revs[i].value;
+	return NAN;
+}
+
+/* Each replay benchmark once: calls @fn with the first series of each. */
+static int each_replay_benchmark(struct site *st, struct page *p,
+				 int (*fn)(struct site *st, struct page *p, const char *benchmark))
+{
+	const char *done = NULL;
+	int rc = 0, shown = 0;
+
+	for (size_t i = 0; !rc && i < st->h.n; i++) {
+		const struct series *sr = &st->h.s[i];
+
+		if (sr->kind != RUN_RESULTS || (done && !strcmp(done, sr->benchmark)))
+			continue;
+		done = sr->benchmark;
+		fprintf(p->f, "<h2>");
+		esc(p->f, sr->benchmark);
+		fprintf(p->f, "</h2>\n");
+		rc = fn(st, p, sr->benchmark);
+		shown++;
+	}
+	if (!shown)
+		fprintf(p->f, "<p>No replay results stored yet.</p>\n");
+	return rc;
+}
+
+static int latency_of(struct site *st, struct page *p, const char *benchmark)
+{
+	static const char *const pcts[] = { "p50", "p90", "p99", "p999", "max" };
+	static const char *const pct_labels[] = { "p50", "p90", "p99", "p99.9", "max" };
+	static const double nines[] = { 0.301, 1, 2, 3, 4 }; /* -log10(1 - p) */
+
+	for (size_t i = 0; i < st->h.n; i++) {
+		const struct series *sr = &st->h.s[i];
+		double y[2][5];
+		struct line lines[2];
+		char metric[200];
+		size_t nl = 0;
+		struct chart c = { .w = 360, .h = 200, .log_y = true, .y_unit = "ns",
+				   .x_labels = pct_labels };
+		const char *op;
+
+		if (strcmp(sr->benchmark, benchmark) || fnmatch("ops.*.latency_ns.p50", sr->metric, 0) ||
+		    !sr->nrevs)
+			continue;
+		op = sr->metric + 4;
+		for (size_t r = 0; r < 2 && r < sr->nrevs; r++) {
+			const char *rev = sr->revs[sr->nrevs - 1 - r].rev;
+
+			for (size_t k = 0; k < 5; k++) {
+				snprintf(metric, sizeof(metric), "ops.%.*s.latency_ns.%s",
+					 (int)(strchr(op, '.') - op), op, pcts[k]);
+				y[r][k] = value_at(st, benchmark, metric, rev);
+			}
+			lines[nl++] = (struct line){ .y = y[r], .x = nines, .n = 5, .color = colors[1 - r],
+						     .dashed = r == 1, .label = rev };
+		}
+		fprintf(p->f, "<div style=\"display:inline-block;margin:6px\"><b>");
+		fprintf(p->f, "%.*s", (int)(strchr(op, '.') - op), op);
+		fprintf(p->f, "</b>");
+		chart(p, &c, lines, nl);
+		fprintf(p->f, "</div>\n");
+	}
+	return 0;
+}
+
+static int write_latency(struct site *st)
+{
+	struct page p;
+	int rc = page_open(&p, st->dir, "latency.html", "latency percentiles", "");
 
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < st->nh; i++)
-		regressions += bad(&st->h[i]);
-	fprintf(p.f, "<p>Latest run against the previous and the best, per metric. Red: worse, by a "
-		     "detected change of level (any metric) or by more than %.0f%% from one run to the "
-		     "next (modeled device time, counts and checks, which do not vary between runs). "
-		     "Every metric has a page with its history; this table shows the main ones.</p>\n",
-		100 * DASH_THRESHOLD);
-	if (!st->nh)
-		fprintf(p.f, "<p>The store holds no runs yet: <code>gpuiso store add DB RESULTS.json</code>.</p>\n");
-	else if (regressions)
-		fprintf(p.f, "<div class=\"banner bad\">&#9650; %zu metric%s got worse (latest run, or the last detected change)</div>\n",
-			regressions, regressions == 1 ? "" : "s");
-	else
-		fprintf(p.f, "<div class=\"banner good\">No regression: every metric is as good as before</div>\n");
-	fprintf(p.f, "<table><tr><th>metric</th><th>history</th><th>latest</th><th>vs previous</th>"
-		     "<th>vs best</th><th>unit</th></tr>\n");
-	for (size_t i = 0; i < st->nh; i++) {
-		const struct history *h = &st->h[i];
-		char s[200], labels[16][96];
+	fprintf(p.f, "<p>Per replay benchmark and operation, wall-clock latency at p50, p90, p99, "
+		     "p99.9 and max (log scale; medians of each revision's runs): the latest revision "
+		     "(solid) against the one before (dashed).</p>\n");
+	rc = each_replay_benchmark(st, &p, latency_of);
+	rc = page_close(&p) ?: rc;
+	st->pages += !rc;
+	return rc;
+}
 
-		if (!headline(h->name))
-			continue;
-		struct mark *marks = marks_of(h, labels);
-		struct line l = { .y = h->v, .n = h->n, .color = bad(h) ? RED : colors[0], .label = h->name };
-		struct chart c = { .w = 220, .h = 40, .marks = marks, .nmarks = (size_t)h->ncps, .spark = true };
+static int progress_of(struct site *st, struct page *p, const char *benchmark)
+{
+	static const char *const dirs[] = { "to_d3", "to_d0" };
+	static const char *const paths[] = { "pinned", "chunked", "reset" };
+	static const char *const path_colors[] = { GREEN, "#ff7f0e", RED };
+	const struct series *tr = history_find(&st->h, benchmark, "power.transitions");
+	size_t first, n;
 
-		if (!marks)
-			return -ENOMEM;
-		slug(s, sizeof(s), h->name);
-		fprintf(p.f, "<tr class=\"%s\"><td><a href=\"metric-%s.html\">", bad(h) ? "bad" : "", s);
-		esc(p.f, h->name);
-		fprintf(p.f, "</a></td><td>");
-		chart(&p, &c, &l, 1);
-		fprintf(p.f, "</td><td>%.6g</td>", h->v[h->n - 1]);
-		if (h->n >= 2)
-			change_cell(p.f, h, h->v[h->n - 2], h->v[h->n - 1]);
-		else
-			fprintf(p.f, "<td>-</td>");
-		change_cell(p.f, h, best_of(h), h->v[h->n - 1]);
-		fprintf(p.f, "<td>%s</td></tr>\n", h->unit);
-		free(marks);
+	if (!tr || !tr->nrevs || !tr->revs[tr->nrevs - 1].value) {
+		fprintf(p->f, "<p>No power transitions.</p>\n");
+		return 0;
 	}
-	fprintf(p.f, "</table>\n");
-	rc = page_close(&p);
+	first = tr->nrevs > DASH_RUNS_LISTED ? tr->nrevs - DASH_RUNS_LISTED : 0;
+	n = tr->nrevs - first;
+	for (size_t d = 0; d < 2; d++) {
+		int w = 1100, h = 160, bar = (w - PAD_L - PAD_R) / (int)n;
+		char metric[64];
+
+		fprintf(p->f, "<h3>%s</h3>\n", d ? "power up (D3 to D0: restore)" : "power down (D0 to D3: save)");
+		p->charts++;
+		fprintf(p->f, "<svg data-chart width=\"%d\" height=\"%d\"><g class=\"data\">\n", w, h);
+		for (size_t i = 0; i < n; i++) {
+			const char *rev = tr->revs[first + i].rev;
+			double total, y = h - PAD_B;
+
+			snprintf(metric, sizeof(metric), "power.%s.transitions", dirs[d]);
+			total = value_at(st, benchmark, metric, rev);
+			for (size_t k = 0; total > 0 && k < 3; k++) {
+				double v, bh;
+
+				snprintf(metric, sizeof(metric), "power.%s.%s", dirs[d], paths[k]);
+				v = value_at(st, benchmark, metric, rev);
+				if (isnan(v) || v <= 0)
+					continue;
+				bh = v / total * (h - PAD_T - PAD_B);
+				y -= bh;
+				fprintf(p->f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
+					      "<title>%.12s %s: %.0f of %.0f</title></rect>\n",
+					PAD_L + (int)i * bar, y, MAX(bar - 2, 1), bh, path_colors[k], rev,
+					paths[k], v, total);
+			}
+		}
+		fprintf(p->f, "</g></svg>\n");
+	}
+	return 0;
+}
+
+static int write_progress(struct site *st)
+{
+	struct page p;
+	int rc = page_open(&p, st->dir, "progress.html", "forward progress of power transitions", "");
+
+	if (rc)
+		return rc;
+	fprintf(p.f, "<p>Per replay benchmark and revision (oldest left), how power transitions ended: "
+		     "<span class=\"good\">pinned</span> (the whole save area locked at once), "
+		     "<span style=\"color:#ff7f0e\">chunked</span> (forward progress through the small "
+		     "buffer) or <span class=\"bad\">reset</span> (no progress: the adapter lost its state).</p>\n");
+	rc = each_replay_benchmark(st, &p, progress_of);
+	rc = page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
 }
@@ -609,140 +910,6 @@ static const char *str_at(struct fy_node *n, const char *path)
 	return v && fy_node_is_scalar(v) ? fy_node_get_scalar0(v) : NULL;
 }
 
-/* The last two runs of @kind, newest first. */
-static size_t last_of_kind(const struct run_list *l, const char *kind, const struct run_ref **out, size_t max)
-{
-	size_t n = 0;
-
-	for (size_t i = l->n; i-- > 0 && n < max;)
-		if (!strcmp(l->r[i].kind, kind))
-			out[n++] = &l->r[i];
-	return n;
-}
-
-static int write_latency(struct site *st, const struct run_list *l)
-{
-	static const char *const pcts[] = { "p50", "p90", "p99", "p999", "max" };
-	static const char *const pct_labels[] = { "p50", "p90", "p99", "p99.9", "max" };
-	static const double nines[] = { 0.301, 1, 2, 3, 4 }; /* -log10(1 - p) */
-	const struct run_ref *runs[2];
-	size_t nruns = last_of_kind(l, "results", runs, 2);
-	struct fy_document *docs[2] = { NULL, NULL };
-	struct page p;
-	int rc = page_open(&p, st->dir, "latency.html", "latency percentiles");
-
-	if (rc)
-		return rc;
-	if (!nruns) {
-		fprintf(p.f, "<p>No replay results stored yet.</p>\n");
-		return page_close(&p) ?: (st->pages++, 0);
-	}
-	for (size_t i = 0; i < nruns; i++)
-		docs[i] = run_doc(st->s, runs[i]->id);
-	fprintf(p.f, "<p>Wall-clock latency per operation at p50, p90, p99, p99.9 and max (log scale), "
-		     "latest run (solid, <code>");
-	esc(p.f, runs[0]->rev);
-	fprintf(p.f, "</code>)");
-	if (nruns == 2) {
-		fprintf(p.f, " against the one before (dashed, <code>");
-		esc(p.f, runs[1]->rev);
-		fprintf(p.f, "</code>)");
-	}
-	fprintf(p.f, ".</p>\n");
-	if (docs[0]) {
-		struct fy_node *ops = fy_node_by_path(fy_document_root(docs[0]), "/ops", FY_NT, 0);
-		struct fy_node_pair *pair;
-		void *it = NULL;
-
-		while (ops && (pair = fy_node_mapping_iterate(ops, &it)) != NULL) {
-			const char *op = fy_node_get_scalar0(fy_node_pair_key(pair));
-			double y[2][5], x[5];
-			struct line lines[2];
-			size_t nl = 0;
-			char path[160];
-			struct chart c = { .w = 360, .h = 200, .log_y = true, .y_unit = "ns",
-					   .x_labels = pct_labels };
-
-			if (!op || num_at(fy_node_pair_value(pair), "count") <= 0)
-				continue;
-			for (size_t r = 0; r < 2 && docs[r]; r++) {
-				for (size_t k = 0; k < 5; k++) {
-					snprintf(path, sizeof(path), "/ops/%s/latency_ns/%s", op, pcts[k]);
-					y[r][k] = num_at(fy_document_root(docs[r]), path);
-					x[k] = nines[k];
-				}
-				if (isnan(y[r][0]))
-					continue;
-				lines[nl++] = (struct line){ .y = y[r], .x = x, .n = 5, .color = colors[1 - r],
-							     .dashed = r == 1, .label = r ? "previous" : "latest" };
-			}
-			fprintf(p.f, "<div style=\"display:inline-block;margin:6px\"><b>");
-			esc(p.f, op);
-			fprintf(p.f, "</b>");
-			chart(&p, &c, lines, nl);
-			fprintf(p.f, "</div>\n");
-		}
-	}
-	for (size_t i = 0; i < nruns; i++)
-		fy_document_destroy(docs[i]);
-	rc = page_close(&p);
-	st->pages += !rc;
-	return rc;
-}
-
-static int write_progress(struct site *st, const struct run_list *l)
-{
-	static const char *const dirs[] = { "to_d3", "to_d0" };
-	static const char *const paths[] = { "pinned", "chunked", "reset" };
-	static const char *const path_colors[] = { GREEN, "#ff7f0e", RED };
-	const struct run_ref *runs[DASH_RUNS_LISTED];
-	size_t n = last_of_kind(l, "results", runs, DASH_RUNS_LISTED);
-	struct page p;
-	int rc = page_open(&p, st->dir, "progress.html", "forward progress of power transitions");
-
-	if (rc)
-		return rc;
-	fprintf(p.f, "<p>Per replay (oldest left), how power transitions ended: "
-		     "<span class=\"good\">pinned</span> (the whole save area locked at once), "
-		     "<span style=\"color:#ff7f0e\">chunked</span> (forward progress through the small "
-		     "buffer) or <span class=\"bad\">reset</span> (no progress: the adapter lost its state).</p>\n");
-	for (size_t d = 0; d < 2; d++) {
-		int w = 1100, h = 180, bar = n ? (w - PAD_L - PAD_R) / (int)n : 0;
-
-		fprintf(p.f, "<h2>%s</h2>\n", d ? "power up (D3 to D0: restore)" : "power down (D0 to D3: save)");
-		p.charts++;
-		fprintf(p.f, "<svg data-chart width=\"%d\" height=\"%d\"><g class=\"data\">\n", w, h);
-		for (size_t i = 0; i < n; i++) {
-			struct fy_document *doc = run_doc(st->s, runs[n - 1 - i]->id);
-			double total, y = h - PAD_B;
-			char path[64];
-
-			if (!doc)
-				continue;
-			snprintf(path, sizeof(path), "/power/%s/transitions", dirs[d]);
-			total = num_at(fy_document_root(doc), path);
-			for (size_t k = 0; total > 0 && k < 3; k++) {
-				double v, bh;
-
-				snprintf(path, sizeof(path), "/power/%s/%s", dirs[d], paths[k]);
-				v = num_at(fy_document_root(doc), path);
-				if (isnan(v) || v <= 0)
-					continue;
-				bh = v / total * (h - PAD_T - PAD_B);
-				y -= bh;
-				fprintf(p.f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
-					     "<title>%s: %.0f of %.0f</title></rect>\n",
-					PAD_L + (int)i * bar, y, MAX(bar - 2, 1), bh, path_colors[k], paths[k], v, total);
-			}
-			fy_document_destroy(doc);
-		}
-		fprintf(p.f, "</g></svg>\n");
-	}
-	rc = page_close(&p);
-	st->pages += !rc;
-	return rc;
-}
-
 static void failures_table(FILE *f, struct fy_node *root, bool sweep)
 {
 	struct fy_node *fails = fy_node_by_path(root, "/failures", FY_NT, 0);
@@ -777,7 +944,7 @@ static int write_campaigns(struct site *st, const struct run_list *l)
 {
 	struct page p;
 	size_t shown = 0;
-	int rc = page_open(&p, st->dir, "campaigns.html", "campaigns and sweeps");
+	int rc = page_open(&p, st->dir, "campaigns.html", "campaigns and sweeps", "");
 
 	if (rc)
 		return rc;
@@ -818,7 +985,7 @@ static int write_campaigns(struct site *st, const struct run_list *l)
 int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size_t *pages, char *err,
 	       size_t errlen)
 {
-	struct site st = { .s = s, .dir = dir, .o = o, .err = err, .errlen = errlen };
+	struct site st = { .s = s, .dir = dir, .o = o };
 	struct run_list runs = { 0 };
 	int rc;
 
@@ -828,29 +995,33 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 		snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(-rc));
 		return rc;
 	}
-	rc = store_metric_names(s, load_metric, &st);
+	rc = history_load(s, &o->history, &st.h);
 	if (!rc)
 		rc = store_runs(s, list_run, &runs);
 	if (rc) {
 		snprintf(err, errlen, "reading the store: %s", strerror(-rc));
 		goto free_all;
 	}
-	qsort(st.h, st.nh, sizeof(*st.h), cmp_history);
 	rc = write_index(&st);
-	for (size_t i = 0; !rc && i < st.nh; i++)
-		rc = write_metric_page(&st, &st.h[i]);
+	for (size_t i = 0, first = 0; !rc && i < st.h.n; i++) {
+		if (i + 1 == st.h.n || strcmp(st.h.s[i + 1].benchmark, st.h.s[first].benchmark)) {
+			rc = write_bench_page(&st, first, i + 1);
+			first = i + 1;
+		}
+	}
+	for (size_t i = 0; !rc && i < st.h.n; i++)
+		if (st.h.s[i].nrevs)
+			rc = write_series_page(&st, &st.h.s[i]);
 	if (!rc)
-		rc = write_latency(&st, &runs);
+		rc = write_latency(&st);
 	if (!rc)
-		rc = write_progress(&st, &runs);
+		rc = write_progress(&st);
 	if (!rc)
 		rc = write_campaigns(&st, &runs);
 	if (rc)
 		snprintf(err, errlen, "%s: writing the site: %s", dir, strerror(-rc));
 free_all:
-	for (size_t i = 0; i < st.nh; i++)
-		history_free(&st.h[i]);
-	free(st.h);
+	history_free(&st.h);
 	free(runs.r);
 	*pages = st.pages;
 	return rc;

@@ -4,24 +4,33 @@
 
 #include <stddef.h>
 
+#include "history.h"
 #include "store.h"
 
 /*
  * The dashboard: a static HTML site built from a results store, readable
  * from disk with no server. Charts are inline SVG; a few lines of plain
- * JavaScript only record, for tests, how many charts were drawn.
+ * JavaScript only record, for tests, how many charts were drawn. Every
+ * figure is a series' per-revision value (history.h); nothing compares one
+ * benchmark with another.
  *
- *   index.html      latest run against the previous and the best, per
- *                   metric, with a sparkline; regressions first, in red
- *   metric-*.html   one metric's history, detected change points marked
- *   latency.html    latency percentile curves per operation, latest run
- *                   against the one before it
- *   progress.html   forward progress of power transitions per direction
- *   campaigns.html  failing campaign and sweep runs with their reproducers
+ *   index.html        the alarms (last good and first bad revision, the
+ *                     change and its interval), the acknowledged changes,
+ *                     then the main series of every benchmark, grouped by
+ *                     benchmark, each row naming it; its head carries
+ *                     <meta name="gpuiso-regressions" content="N">, N the
+ *                     alarms shown
+ *   bench-ID.html     one benchmark: every series, its changes
+ *   series-ID-METRIC.html  one series' history, its changes marked
+ *   latency.html      per replay benchmark, latency percentiles of the
+ *                     latest revision against the one before
+ *   progress.html     per replay benchmark, how power transitions ended
+ *   campaigns.html    failing campaign and sweep runs with their reproducers
  */
 
 struct dash_opts {
-	double alpha; /* significance of change points (0.01) */
+	struct history_opts history; /* what counts as a change (alpha 0.01, threshold 0.10) */
+	const char *rev_url;         /* a URL with one %s for the revision, or NULL */
 };
 
 /**

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "common/host.h"
 #include "common/json.h"
 #include "config.h"
 #include "version.h"
@@ -41,13 +42,13 @@ double bench_median(double *v, size_t n)
 static void fill(struct json *j, const void *ctx)
 {
 	const struct bench_report *r = ctx;
-	char host[256] = "unknown";
+	char host[256];
 
-	gethostname(host, sizeof(host) - 1);
 	json_obj_begin(j, NULL);
 	json_str(j, "schema", "gpuiso-bench/1");
-	json_str(j, "host", host);
+	json_str(j, "host", host_name(host, sizeof(host)));
 	json_str(j, "git_rev", GPUISO_GIT_REV);
+	json_str(j, "suite", r->suite);
 	json_obj_begin(j, "metrics");
 	for (size_t i = 0; i < r->n; i++) {
 		json_obj_begin(j, r->m[i].name);
@@ -90,6 +91,7 @@ int bench_main(const struct bench_suite *suites, size_t nsuites, const char *sui
 	/* Say what is running when someone is watching: a suite takes seconds. */
 	if (isatty(fileno(out)))
 		r->progress = stderr;
+	r->suite = s->name;
 	rc = s->run(r);
 	if (!rc) {
 		fprintf(out, "%-30s %14s  %-6s\n", "metric", "value", "unit");

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "bench/hist.h"
+#include "common/digest_path.h"
 
 /*
  * What one run measured, in the shape of the results JSON contract
@@ -54,7 +55,7 @@ struct invariant_result {
 /* An input file of a run (or a folder: a trace) and the digest of its content. */
 struct run_input {
 	char path[512];
-	char digest[20];      /* common/digest_path.h, 16 hex digits */
+	char digest[DIGEST_HEX_LEN]; /* of its content (common/digest_path.h) */
 };
 
 struct run_info {

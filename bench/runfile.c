@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "common/array.h"
+#include "common/types.h"
 #include "common/digest.h"
 #include "common/yaml.h"
 #include "runfile.h"
@@ -31,6 +32,17 @@ const char *run_kind_name(enum run_kind kind)
 	static const char *const names[] = { "results", "bench", "campaign", "sweep" };
 
 	return names[kind];
+}
+
+int run_kind_parse(const char *name, enum run_kind *kind)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(schemas); i++) {
+		if (!strcmp(run_kind_name(schemas[i].kind), name)) {
+			*kind = schemas[i].kind;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 /* --- reading --- */

@@ -68,6 +68,15 @@ void runfile_free(struct run_record *rec);
 const char *run_kind_name(enum run_kind kind);
 
 /**
+ * run_kind_parse() - the kind run_kind_name() calls @name.
+ * @name: the name, or NULL.
+ * @kind: out: the kind.
+ *
+ * Return: 0, or -EINVAL for no kind.
+ */
+int run_kind_parse(const char *name, enum run_kind *kind);
+
+/**
  * runfile_date_ok() - whether @s is a date as the store keeps them: a UTC
  * time, YYYY-MM-DDTHH:MM:SS[.fraction]Z, with fields in their ranges.
  * @s: the text, or NULL.

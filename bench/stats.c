@@ -91,6 +91,82 @@ double welch_p(const double *a, size_t na, const double *b, size_t nb)
 	return student_t_sf2(t, df);
 }
 
+double student_t_quantile2(double p2, double df)
+{
+	double lo = 0, hi = 1;
+
+	if (p2 >= 1)
+		return 0;
+	if (p2 <= 0)
+		return INFINITY;
+	while (student_t_sf2(hi, df) > p2 && hi < 1e12)
+		hi *= 2;
+	/* the tail falls as t grows: bisect to a relative 1e-10 */
+	for (int i = 0; i < 200 && hi - lo > 1e-10 * hi; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (student_t_sf2(mid, df) > p2)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+int welch_ci(const double *a, size_t na, const double *b, size_t nb, double level, double *lo,
+	     double *hi)
+{
+	double ma, va, mb, vb, sa, sb, se, df, t;
+
+	if (na < 2 || nb < 2)
+		return -EINVAL;
+	mean_var(a, na, &ma, &va);
+	mean_var(b, nb, &mb, &vb);
+	sa = va / (double)na;
+	sb = vb / (double)nb;
+	se = sa + sb;
+	if (se == 0) {
+		*lo = *hi = mb - ma;
+		return 0;
+	}
+	df = se * se / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
+	t = student_t_quantile2(1 - level, df);
+	*lo = mb - ma - t * sqrt(se);
+	*hi = mb - ma + t * sqrt(se);
+	return 0;
+}
+
+struct ranked_p {
+	double p;
+	size_t i;
+};
+
+static int cmp_ranked_p(const void *x, const void *y)
+{
+	const struct ranked_p *a = x, *b = y;
+
+	return (a->p > b->p) - (a->p < b->p);
+}
+
+int benjamini_hochberg(double *p, size_t n)
+{
+	struct ranked_p *r = calloc(n ? n : 1, sizeof(*r));
+	double q = 1;
+
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ranked_p){ p[i], i };
+	qsort(r, n, sizeof(*r), cmp_ranked_p);
+	/* from the largest p down: q_(k) = min over j >= k of p_(j) * n / j */
+	for (size_t k = n; k-- > 0;) {
+		q = fmin(q, r[k].p * (double)n / (double)(k + 1));
+		p[r[k].i] = q;
+	}
+	free(r);
+	return 0;
+}
+
 /* --- Mann-Whitney U --- */
 
 struct ranked {

@@ -45,6 +45,43 @@ double welch_p(const double *a, size_t na, const double *b, size_t nb);
  */
 double student_t_sf2(double t, double df);
 
+/**
+ * student_t_quantile2() - the t at which Student's t has two-sided tail
+ * probability @p2: P(|T| >= t) = @p2.
+ * @p2: the probability, in (0, 1).
+ * @df: degrees of freedom (> 0).
+ *
+ * Return: t >= 0 (0 for @p2 >= 1, infinity for @p2 <= 0).
+ */
+double student_t_quantile2(double p2, double df);
+
+/**
+ * welch_ci() - confidence interval of mean(@b) - mean(@a), Welch's
+ * (unequal variances).
+ * @a: first sample.
+ * @na: its size.
+ * @b: second sample.
+ * @nb: its size.
+ * @level: confidence (0.95).
+ * @lo: out: lower bound.
+ * @hi: out: upper bound.
+ *
+ * Return: 0, or -EINVAL when a side has fewer than two values.
+ */
+int welch_ci(const double *a, size_t na, const double *b, size_t nb, double level, double *lo,
+	     double *hi);
+
+/**
+ * benjamini_hochberg() - replace p-values by Benjamini-Hochberg adjusted
+ * ones: rejecting those below @alpha keeps the expected share of false
+ * findings among the rejected at @alpha, however many were tested.
+ * @p: the p-values, adjusted in place.
+ * @n: how many.
+ *
+ * Return: 0, -ENOMEM.
+ */
+int benjamini_hochberg(double *p, size_t n);
+
 struct change_point {
 	size_t index;  /* the first point of the new level */
 	double before; /* mean of the segment before */

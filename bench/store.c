@@ -18,13 +18,19 @@ struct store {
 	char *path;
 };
 
+static int fill_identities(struct store *s);
+
 /*
- * migrations[i] takes the schema from version i to i + 1. A released step is
- * never edited: a change is a new step (tests open stores made by old ones).
+ * migrations[i] takes the schema from version i to i + 1: its SQL, then its
+ * function (or NULL) in the same transaction. A released step is never
+ * edited: a change is a new step (tests open stores made by old ones).
  */
-static const char *const migrations[STORE_SCHEMA_VERSION] = {
+static const struct migration {
+	const char *sql;
+	int (*fill)(struct store *s); /* an SQLite result code */
+} migrations[STORE_SCHEMA_VERSION] = {
 	/* 0 -> 1: runs and their metrics */
-	"CREATE TABLE runs ("
+	{ "CREATE TABLE runs ("
 	"  id INTEGER PRIMARY KEY,"
 	"  key TEXT NOT NULL UNIQUE,"
 	"  kind TEXT NOT NULL,"
@@ -36,11 +42,27 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 	"  name TEXT NOT NULL,"
 	"  value REAL NOT NULL,"
 	"  unit TEXT NOT NULL,"
-	"  PRIMARY KEY (run, name));",
+	"  PRIMARY KEY (run, name));", NULL },
 	/* 1 -> 2: campaign tag; history and revision lookups by index */
-	"ALTER TABLE runs ADD COLUMN campaign TEXT;"
-	"CREATE INDEX metrics_by_name ON metrics(name, run);"
-	"CREATE INDEX runs_by_rev ON runs(git_rev);",
+	{ "ALTER TABLE runs ADD COLUMN campaign TEXT;"
+	  "CREATE INDEX metrics_by_name ON metrics(name, run);"
+	  "CREATE INDEX runs_by_rev ON runs(git_rev);", NULL },
+	/*
+	 * 2 -> 3: each run's benchmark (runfile.h: kind, the names it was run
+	 * with, host) and the digests of its inputs, read again from the JSON of
+	 * the runs already stored; acknowledged changes.
+	 */
+	{ "ALTER TABLE runs ADD COLUMN benchmark TEXT;"
+	  "ALTER TABLE runs ADD COLUMN inputs TEXT;"
+	  "CREATE INDEX runs_by_benchmark ON runs(benchmark, date, id);"
+	  "CREATE TABLE acks ("
+	  "  id INTEGER PRIMARY KEY,"
+	  "  benchmark TEXT NOT NULL,"
+	  "  metric TEXT NOT NULL,"
+	  "  rev TEXT NOT NULL,"
+	  "  note TEXT NOT NULL,"
+	  "  added TEXT NOT NULL);",
+	  fill_identities },
 };
 
 /* The errno for an SQLite result code, and a message that says which file. */
@@ -88,7 +110,45 @@ static int pragma_int(struct store *s, const char *sql, int *out)
 	return rc;
 }
 
-/* Bring the schema to STORE_SCHEMA_VERSION, all steps in one transaction. */
+/*
+ * Step 2 -> 3: the benchmark and inputs of every stored run, from its JSON
+ * (a run whose JSON no longer reads is a benchmark of its own: its kind).
+ */
+static int fill_identities(struct store *s)
+{
+	sqlite3_stmt *get = NULL, *set = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT id, kind, json FROM runs", -1, &get, NULL);
+	if (!rc)
+		rc = sqlite3_prepare_v2(s->db, "UPDATE runs SET benchmark = ?, inputs = ? WHERE id = ?",
+					-1, &set, NULL);
+	while (!rc && (rc = sqlite3_step(get)) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(get, 1);
+		const char *json = (const char *)sqlite3_column_text(get, 2);
+		struct run_record rec;
+		char err[512];
+		bool read = json && !runfile_parse("stored run", json, &rec, err, sizeof(err));
+
+		sqlite3_reset(set);
+		sqlite3_bind_text(set, 1, read ? rec.benchmark : kind, -1, SQLITE_TRANSIENT);
+		if (read && rec.inputs)
+			sqlite3_bind_text(set, 2, rec.inputs, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(set, 2);
+		sqlite3_bind_int64(set, 3, sqlite3_column_int64(get, 0));
+		if (read)
+			runfile_free(&rec);
+		rc = sqlite3_step(set);
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	if (rc == SQLITE_DONE)
+		rc = SQLITE_OK;
+	sqlite3_finalize(get);
+	sqlite3_finalize(set);
+	return rc;
+}
+
 /* The store's schema version, application id and number of schema objects. */
 static int schema_state(struct store *s, int *version, int *app, int *tables)
 {
@@ -151,7 +211,9 @@ static int migrate(struct store *s, bool create, char *err, size_t errlen)
 	if (rc)
 		goto rollback;
 	for (int v = version; v < STORE_SCHEMA_VERSION; v++) {
-		rc = sqlite3_exec(s->db, migrations[v], NULL, NULL, NULL);
+		rc = sqlite3_exec(s->db, migrations[v].sql, NULL, NULL, NULL);
+		if (!rc && migrations[v].fill)
+			rc = migrations[v].fill(s);
 		if (rc) {
 			rc = db_error(s, rc, "schema upgrade", err, errlen);
 			goto rollback;
@@ -270,6 +332,8 @@ static int add_one(struct store *s, sqlite3_stmt *run, sqlite3_stmt *metric,
 	bind_text(run, 9, r->campaign);
 	bind_text(run, 10, r->json);
 	bind_text(run, 11, now);
+	bind_text(run, 12, r->benchmark ? r->benchmark : run_kind_name(r->kind));
+	bind_text(run, 13, r->inputs);
 	rc = sqlite3_step(run);
 	if (rc != SQLITE_DONE)
 		return rc;
@@ -304,8 +368,8 @@ int store_add(struct store *s, const struct run_record *recs, size_t n, size_t *
 		return db_error(s, rc, "add", err, errlen);
 	rc = sqlite3_prepare_v2(s->db,
 				"INSERT OR IGNORE INTO runs (key, kind, git_rev, date, host, backend,"
-				" trace, scenario, campaign, json, added)"
-				" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+				" trace, scenario, campaign, json, added, benchmark, inputs)"
+				" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 				-1, &run, NULL);
 	if (!rc)
 		rc = sqlite3_prepare_v2(s->db,
@@ -384,6 +448,7 @@ static int run_row(sqlite3_stmt *st, void *ctx)
 		.git_rev = col_text(st, 3), .date = col_text(st, 4), .host = col_text(st, 5),
 		.backend = col_text(st, 6), .trace = col_text(st, 7), .scenario = col_text(st, 8),
 		.campaign = col_text(st, 9), .nmetrics = sqlite3_column_int64(st, 10),
+		.benchmark = col_text(st, 11),
 	};
 
 	return rc->fn(&r, rc->ctx);
@@ -395,29 +460,38 @@ int store_runs(struct store *s, int (*fn)(const struct store_run *run, void *ctx
 
 	return query(s,
 		     "SELECT id, kind, key, git_rev, date, host, backend, trace, scenario, campaign,"
-		     " (SELECT count(*) FROM metrics WHERE run = runs.id) FROM runs ORDER BY date, id",
+		     " (SELECT count(*) FROM metrics WHERE run = runs.id), benchmark FROM runs"
+		     " ORDER BY date, id",
 		     NULL, NULL, run_row, &rc);
 }
 
 struct names_ctx {
-	int (*fn)(const char *name, const char *unit, void *ctx);
+	int (*fn)(const struct store_series_name *sn, void *ctx);
 	void *ctx;
 };
 
 static int name_row(sqlite3_stmt *st, void *ctx)
 {
 	struct names_ctx *nc = ctx;
+	struct store_series_name sn = {
+		.benchmark = col_text(st, 0), .metric = col_text(st, 2), .unit = col_text(st, 3),
+	};
 
-	return nc->fn(col_text(st, 0), col_text(st, 1), nc->ctx);
+	if (run_kind_parse(col_text(st, 1), &sn.kind))
+		return 0; /* a kind this gpuiso does not know: not a series it can judge */
+	return nc->fn(&sn, nc->ctx);
 }
 
-int store_metric_names(struct store *s, int (*fn)(const char *name, const char *unit, void *ctx),
+int store_series_names(struct store *s, int (*fn)(const struct store_series_name *sn, void *ctx),
 		       void *ctx)
 {
 	struct names_ctx nc = { fn, ctx };
 
-	return query(s, "SELECT name, min(unit) FROM metrics GROUP BY name ORDER BY name", NULL, NULL,
-		     name_row, &nc);
+	return query(s,
+		     "SELECT benchmark, min(kind), name, min(unit) FROM metrics"
+		     " JOIN runs ON runs.id = metrics.run GROUP BY benchmark, name"
+		     " ORDER BY benchmark, name",
+		     NULL, NULL, name_row, &nc);
 }
 
 struct series_ctx {
@@ -431,20 +505,22 @@ static int point_row(sqlite3_stmt *st, void *ctx)
 	struct store_point pt = {
 		.run = sqlite3_column_int64(st, 0), .git_rev = col_text(st, 1),
 		.date = col_text(st, 2), .value = sqlite3_column_double(st, 3),
+		.inputs = col_text(st, 4),
 	};
 
 	return sc->fn(&pt, sc->ctx);
 }
 
-int store_series(struct store *s, const char *metric,
+int store_series(struct store *s, const char *benchmark, const char *metric,
 		 int (*fn)(const struct store_point *pt, void *ctx), void *ctx)
 {
 	struct series_ctx sc = { fn, ctx };
 
 	return query(s,
-		     "SELECT runs.id, git_rev, date, value FROM metrics JOIN runs ON runs.id = metrics.run"
-		     " WHERE name = ?1 ORDER BY date, runs.id",
-		     metric, NULL, point_row, &sc);
+		     "SELECT runs.id, git_rev, date, value, inputs FROM metrics"
+		     " JOIN runs ON runs.id = metrics.run"
+		     " WHERE benchmark = ?1 AND name = ?2 ORDER BY date, runs.id",
+		     benchmark, metric, point_row, &sc);
 }
 
 int store_run_json(struct store *s, long long id, char **json)
@@ -466,21 +542,6 @@ int store_run_json(struct store *s, long long id, char **json)
 	}
 	sqlite3_finalize(st);
 	return rc;
-}
-
-struct values_ctx {
-	double *v;
-	size_t n, cap;
-};
-
-static int value_row(sqlite3_stmt *st, void *ctx)
-{
-	struct values_ctx *vc = ctx;
-
-	if (array_reserve(&vc->v, &vc->cap, vc->n, sizeof(*vc->v)))
-		return -ENOMEM;
-	vc->v[vc->n++] = sqlite3_column_double(st, 0);
-	return 0;
 }
 
 struct revs_ctx {
@@ -524,19 +585,128 @@ int store_rev_resolve(struct store *s, const char *prefix, char *full, size_t le
 	return 0;
 }
 
-int store_rev_values(struct store *s, const char *rev, const char *metric, double **out, size_t *n)
-{
-	struct values_ctx vc = { 0 };
-	int rc = query(s,
-		       "SELECT value FROM metrics JOIN runs ON runs.id = metrics.run"
-		       " WHERE name = ?1 AND git_rev = ?2 ORDER BY date, runs.id",
-		       metric, rev, value_row, &vc);
+/* The runs of a revision, each with its metrics, built row by row. */
+struct rev_runs_ctx {
+	int (*fn)(const struct run_record *rec, void *ctx);
+	void *ctx;
+	struct run_record rec;
+	long long id;
+	size_t cap;
+};
 
-	if (rc) {
-		free(vc.v);
-		return rc;
+static void rev_run_clear(struct rev_runs_ctx *rc)
+{
+	for (size_t i = 0; i < rc->rec.nmetrics; i++)
+		free(rc->rec.metrics[i].name);
+	rc->rec.nmetrics = 0;
+	free(rc->rec.benchmark);
+	free(rc->rec.git_rev);
+	free(rc->rec.date);
+	rc->rec.benchmark = rc->rec.git_rev = rc->rec.date = NULL;
+}
+
+/* Hand the run gathered so far to the caller. */
+static int rev_run_flush(struct rev_runs_ctx *rc)
+{
+	int stop = rc->rec.benchmark ? rc->fn(&rc->rec, rc->ctx) : 0;
+
+	rev_run_clear(rc);
+	return stop;
+}
+
+static int rev_run_row(sqlite3_stmt *st, void *ctx)
+{
+	struct rev_runs_ctx *rc = ctx;
+	long long id = sqlite3_column_int64(st, 0);
+	struct run_metric *m;
+	int stop;
+
+	if (id != rc->id) {
+		stop = rev_run_flush(rc);
+		if (stop)
+			return stop;
+		rc->id = id;
+		if (run_kind_parse(col_text(st, 1), &rc->rec.kind))
+			return 0; /* unknown kind: skipped, as by store_series_names() */
+		rc->rec.benchmark = strdup(col_text(st, 2) ? col_text(st, 2) : "");
+		rc->rec.git_rev = strdup(col_text(st, 3) ? col_text(st, 3) : "");
+		rc->rec.date = strdup(col_text(st, 4) ? col_text(st, 4) : "");
+		if (!rc->rec.benchmark || !rc->rec.git_rev || !rc->rec.date)
+			return -ENOMEM;
 	}
-	*out = vc.v;
-	*n = vc.n;
+	if (!rc->rec.benchmark)
+		return 0;
+	if (array_reserve(&rc->rec.metrics, &rc->cap, rc->rec.nmetrics, sizeof(*rc->rec.metrics)))
+		return -ENOMEM;
+	m = &rc->rec.metrics[rc->rec.nmetrics];
+	m->name = strdup(col_text(st, 5));
+	if (!m->name)
+		return -ENOMEM;
+	m->value = sqlite3_column_double(st, 6);
+	snprintf(m->unit, sizeof(m->unit), "%s", col_text(st, 7));
+	rc->rec.nmetrics++;
 	return 0;
+}
+
+int store_rev_runs(struct store *s, const char *rev,
+		   int (*fn)(const struct run_record *rec, void *ctx), void *ctx)
+{
+	struct rev_runs_ctx rc = { .fn = fn, .ctx = ctx, .id = -1 };
+	int ret = query(s,
+			"SELECT runs.id, kind, benchmark, git_rev, date, name, value, unit"
+			" FROM runs JOIN metrics ON metrics.run = runs.id WHERE git_rev = ?1"
+			" ORDER BY date, runs.id, name",
+			rev, NULL, rev_run_row, &rc);
+
+	if (!ret)
+		ret = rev_run_flush(&rc);
+	rev_run_clear(&rc);
+	free(rc.rec.metrics);
+	return ret;
+}
+
+int store_ack_add(struct store *s, const struct store_ack *a, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	char now[32];
+	int rc;
+
+	now_iso(now, sizeof(now));
+	rc = sqlite3_prepare_v2(s->db,
+				"INSERT INTO acks (benchmark, metric, rev, note, added) VALUES (?, ?, ?, ?, ?)",
+				-1, &st, NULL);
+	if (rc)
+		return db_error(s, rc, "ack", err, errlen);
+	bind_text(st, 1, a->benchmark);
+	bind_text(st, 2, a->metric);
+	bind_text(st, 3, a->rev);
+	bind_text(st, 4, a->note);
+	bind_text(st, 5, now);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_error(s, rc, "ack", err, errlen);
+}
+
+struct acks_ctx {
+	int (*fn)(const struct store_ack *a, void *ctx);
+	void *ctx;
+};
+
+static int ack_row(sqlite3_stmt *st, void *ctx)
+{
+	struct acks_ctx *ac = ctx;
+	struct store_ack a = {
+		.benchmark = col_text(st, 0), .metric = col_text(st, 1), .rev = col_text(st, 2),
+		.note = col_text(st, 3), .added = col_text(st, 4),
+	};
+
+	return ac->fn(&a, ac->ctx);
+}
+
+int store_acks(struct store *s, int (*fn)(const struct store_ack *a, void *ctx), void *ctx)
+{
+	struct acks_ctx ac = { fn, ctx };
+
+	return query(s, "SELECT benchmark, metric, rev, note, added FROM acks ORDER BY id", NULL, NULL,
+		     ack_row, &ac);
 }

@@ -9,14 +9,16 @@
 
 /*
  * The results store: every run in one SQLite file, with its tags (git
- * revision, date, host, backend, trace, scenario, campaign), its metrics and
- * the JSON it came from. The schema is versioned (PRAGMA user_version) and
+ * revision, date, host, backend, trace, scenario, campaign), the benchmark it
+ * belongs to and the digests of its inputs (runfile.h), its metrics and the
+ * JSON it came from; and the changes people acknowledged as expected. A
+ * series is one metric of one benchmark. The schema is versioned (PRAGMA user_version) and
  * upgraded in place, in a transaction, by the migrations in store.c. Every
  * write is one transaction: a writer killed half-way leaves the store as it
  * was before it began.
  */
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct store;
 
@@ -64,6 +66,7 @@ int store_add(struct store *s, const struct run_record *recs, size_t n, size_t *
 struct store_run {
 	long long id;
 	const char *kind, *key, *git_rev, *date, *host, *backend, *trace, *scenario, *campaign;
+	const char *benchmark;
 	long long nmetrics;
 };
 
@@ -77,34 +80,43 @@ struct store_run {
  */
 int store_runs(struct store *s, int (*fn)(const struct store_run *run, void *ctx), void *ctx);
 
+/* A series: one metric of one benchmark. */
+struct store_series_name {
+	const char *benchmark, *metric, *unit;
+	enum run_kind kind;
+};
+
 /**
- * store_metric_names() - every metric name with its unit, sorted.
+ * store_series_names() - every series, by benchmark then metric.
  * @s: the store.
- * @fn: called per metric; a non-zero return stops and is returned.
+ * @fn: called per series; a non-zero return stops and is returned.
  * @ctx: for @fn.
  *
  * Return: 0, @fn's return, or a negative errno.
  */
-int store_metric_names(struct store *s, int (*fn)(const char *name, const char *unit, void *ctx),
+int store_series_names(struct store *s, int (*fn)(const struct store_series_name *sn, void *ctx),
 		       void *ctx);
 
-/* One point of a metric's history. */
+/* One point of a series. */
 struct store_point {
 	long long run;
 	const char *git_rev, *date;
+	const char *inputs; /* the run's input digests (runfile.h), or NULL */
 	double value;
 };
 
 /**
- * store_series() - a metric's values over the runs, in run order.
+ * store_series() - a series' values over the runs, in run order (date, then
+ * when added).
  * @s: the store.
- * @metric: its name.
+ * @benchmark: the benchmark.
+ * @metric: the metric.
  * @fn: called per point; a non-zero return stops and is returned.
  * @ctx: for @fn.
  *
  * Return: 0, @fn's return, or a negative errno.
  */
-int store_series(struct store *s, const char *metric,
+int store_series(struct store *s, const char *benchmark, const char *metric,
 		 int (*fn)(const struct store_point *pt, void *ctx), void *ctx);
 
 /**
@@ -132,15 +144,47 @@ int store_rev_resolve(struct store *s, const char *prefix, char *full, size_t le
 		      size_t errlen);
 
 /**
- * store_rev_values() - the values of @metric in every run of revision @rev.
+ * store_rev_runs() - the runs of revision @rev, in run order, each as a
+ * record with its kind, benchmark, revision, date and metrics (the other
+ * fields NULL).
  * @s: the store.
  * @rev: a git revision as stored (store_rev_resolve() finds it from a prefix).
- * @metric: the metric.
- * @out: out: the values (free() them).
- * @n: out: how many.
+ * @fn: called per run; a non-zero return stops and is returned.
+ * @ctx: for @fn.
  *
- * Return: 0, -ENOMEM, -EIO.
+ * Return: 0, @fn's return, -ENOMEM, -EIO.
  */
-int store_rev_values(struct store *s, const char *rev, const char *metric, double **out, size_t *n);
+int store_rev_runs(struct store *s, const char *rev,
+		   int (*fn)(const struct run_record *rec, void *ctx), void *ctx);
+
+/* A change acknowledged as expected: of the series matching both globs, at @rev. */
+struct store_ack {
+	const char *benchmark; /* glob */
+	const char *metric;    /* glob */
+	const char *rev;       /* as stored */
+	const char *note;
+	const char *added;     /* when (set by the store) */
+};
+
+/**
+ * store_ack_add() - keep an acknowledgement.
+ * @s: the store.
+ * @a: what is acknowledged (@added is ignored).
+ * @err: out: why not.
+ * @errlen: size of @err.
+ *
+ * Return: 0, or a negative errno as store_open().
+ */
+int store_ack_add(struct store *s, const struct store_ack *a, char *err, size_t errlen);
+
+/**
+ * store_acks() - every acknowledgement, oldest first.
+ * @s: the store.
+ * @fn: called per acknowledgement; a non-zero return stops and is returned.
+ * @ctx: for @fn.
+ *
+ * Return: 0, @fn's return, or a negative errno.
+ */
+int store_acks(struct store *s, int (*fn)(const struct store_ack *a, void *ctx), void *ctx);
 
 #endif

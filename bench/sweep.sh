@@ -159,6 +159,7 @@ git_rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	echo "  \"schema\": \"gpuiso-bench/1\","
 	echo "  \"host\": \"$(hostname)\","
 	echo "  \"git_rev\": \"$git_rev\","
+	echo "  \"suite\": \"sweep\","
 	echo "  \"notes\": \"$events-event power-cycle trace, $(basename "$scenario"), --jobs $jobs; $scope${notes:+; $notes}\","
 	echo "  \"metrics\": {"
 	echo "    \"sweep.fork_s\": {\"value\": $fork_s, \"unit\": \"s\"},"

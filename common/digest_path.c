@@ -112,3 +112,13 @@ int digest_path(const char *path, uint64_t *h)
 		return digest_file(path, h);
 	return -EINVAL;
 }
+
+int digest_path_hex(const char *path, char out[DIGEST_HEX_LEN])
+{
+	uint64_t h = 0;
+	int rc = digest_path(path, &h);
+
+	if (!rc)
+		snprintf(out, DIGEST_HEX_LEN, "%016llx", (unsigned long long)h);
+	return rc;
+}

@@ -21,4 +21,16 @@
  */
 int digest_path(const char *path, uint64_t *h);
 
+/* A digest as run files record it: 16 hex digits and a NUL. */
+#define DIGEST_HEX_LEN 17
+
+/**
+ * digest_path_hex() - the digest of @path's content (from 0), in hex.
+ * @path: a regular file or a folder.
+ * @out: out: 16 hex digits.
+ *
+ * Return: as digest_path().
+ */
+int digest_path_hex(const char *path, char out[DIGEST_HEX_LEN]);
+
 #endif

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "digest_path.h"
 #include "json.h"
 
 void json_init(struct json *j, FILE *f)
@@ -171,4 +172,12 @@ int json_write_file(const char *path, void (*fill)(struct json *j, const void *c
 	if (rc)
 		unlink(tmp);
 	return rc;
+}
+
+void json_input(struct json *j, const char *path)
+{
+	char hex[DIGEST_HEX_LEN];
+
+	if (path && *path && !digest_path_hex(path, hex))
+		json_str(j, path, hex);
 }

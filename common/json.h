@@ -40,6 +40,14 @@ void json_double(struct json *j, const char *key, double val);
 void json_bool(struct json *j, const char *key, bool val);
 /** json_null() - null. @j; @key. */
 void json_null(struct json *j, const char *key);
+
+/**
+ * json_input() - the member "@path": the digest of its content
+ * (digest_path_hex()); nothing when it cannot be read.
+ * @j: the writer, in an object.
+ * @path: a file or folder the run read.
+ */
+void json_input(struct json *j, const char *path);
 /**
  * json_end() - finish the document with a newline, and flush it.
  * @j: the writer.

@@ -8,6 +8,7 @@
 #define LOG_PREFIX "replay"
 #include "common/clock.h"
 #include "common/digest_path.h"
+#include "common/host.h"
 #include "common/log.h"
 #include "hw/vfio/vfio.h"
 #include "replay.h"
@@ -243,12 +244,11 @@ static int feed(const struct replay_opts *o, struct run *r)
 static void add_input(struct run_info *ri, const char *path)
 {
 	struct run_input *in = &ri->inputs[ri->ninputs];
-	uint64_t h = 0;
 
-	if (!path || !*path || ri->ninputs == ARRAY_SIZE(ri->inputs) || digest_path(path, &h))
+	if (!path || !*path || ri->ninputs == ARRAY_SIZE(ri->inputs) ||
+	    digest_path_hex(path, in->digest))
 		return; /* what cannot be read fails the run itself, with its reason */
 	snprintf(in->path, sizeof(in->path), "%s", path);
-	snprintf(in->digest, sizeof(in->digest), "%016llx", (unsigned long long)h);
 	ri->ninputs++;
 }
 
@@ -263,7 +263,7 @@ static void run_info(const struct replay_opts *o, struct run_info *ri)
 	if (o->repeat) /* repeats of one command start in the same second */
 		snprintf(ri->id + strlen(ri->id), sizeof(ri->id) - strlen(ri->id), "-r%u", o->repeat);
 	ri->repeat = o->repeat;
-	gethostname(ri->host, sizeof(ri->host) - 1);
+	host_name(ri->host, sizeof(ri->host));
 	snprintf(ri->backend, sizeof(ri->backend), "%s",
 		 o->backend ? o->backend : o->scn->backend ? o->scn->backend : "sim");
 	snprintf(ri->trace, sizeof(ri->trace), "%s", o->trace);

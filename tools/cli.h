@@ -55,7 +55,8 @@ int cmd_store_list(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_changes(int argc, char **argv);
 int cmd_dash(int argc, char **argv);
+int cmd_ack(int argc, char **argv);
 extern const char store_add_usage[], store_list_usage[], compare_usage[], changes_usage[],
-	dash_usage[];
+	dash_usage[], ack_usage[];
 
 #endif

@@ -575,8 +575,9 @@ static const struct command commands[] = {
 	{ "bench", cmd_bench, bench_usage, "micro and replay benchmarks (bench JSON with --json)" },
 	{ "store add", cmd_store_add, store_add_usage, "add run files to a results store (SQLite)" },
 	{ "store list", cmd_store_list, store_list_usage, "the runs in a results store" },
-	{ "compare", cmd_compare, compare_usage, "metric by metric: before, after, change, significance" },
-	{ "changes", cmd_changes, changes_usage, "change points in each stored metric's history" },
+	{ "compare", cmd_compare, compare_usage, "series by series: before, after, change, verdict" },
+	{ "changes", cmd_changes, changes_usage, "where each stored series changed level, and alarms" },
+	{ "ack", cmd_ack, ack_usage, "acknowledge the changes of a revision as expected" },
 	{ "dash", cmd_dash, dash_usage, "write the static HTML dashboard of a store" },
 };
 

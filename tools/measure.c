@@ -13,9 +13,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bench/changes.h"
 #include "bench/compare.h"
 #include "common/array.h"
 #include "bench/dash.h"
+#include "bench/history.h"
 #include "bench/store.h"
 #include "cli.h"
 
@@ -290,47 +292,19 @@ const char compare_usage[] =
 	"gpuiso compare BEFORE AFTER [--threshold PCT] [--alpha P] [--metric GLOB] [--all] [-v]\n"
 	"gpuiso compare --db DB REV_BEFORE REV_AFTER [...]\n"
 	"  BEFORE and AFTER are run files or folders of them (repeated samples), or with --db\n"
-	"  git revisions in a store. With two or more samples on both sides a change is\n"
-	"  significant when the Mann-Whitney U test gives p < P (0.05); else when it exceeds\n"
-	"  PCT percent (10). Exits 1 when a metric got significantly worse.";
+	"  git revisions in a store; series (a metric of a benchmark) are compared one by one.\n"
+	"  Exact metrics (modeled time, counts, checks): any difference is a change. Measured\n"
+	"  ones (wall clock): judged with 3 or more samples a side, by the Mann-Whitney U test\n"
+	"  (with --db also against the history's revision-to-revision noise), p < P (0.05) after\n"
+	"  the Benjamini-Hochberg adjustment, and a change of at least PCT percent (10); with\n"
+	"  fewer samples only an explicit --threshold judges them. Exits 1 when a series got worse.";
 
-struct rev_ctx {
-	struct store *s;
-	const char *rev;
-	struct sample_set *set;
-};
-
-static int rev_metric(const char *name, const char *unit, void *ctx)
-{
-	struct rev_ctx *c = ctx;
-	double *v = NULL;
-	size_t n = 0;
-	int rc = store_rev_values(c->s, c->rev, name, &v, &n);
-
-	for (size_t i = 0; !rc && i < n; i++)
-		rc = sample_set_add(c->set, name, unit, v[i]);
-	free(v);
-	return rc;
-}
-
-/* One side of a comparison: files and folders, or a revision of a store. */
-static int side_samples(struct store *s, const char *what, struct sample_set *set)
+/* One side of a comparison from files and folders. */
+static int side_files(const char *what, struct sample_set *set)
 {
 	struct files fs = { 0 };
-	int rc;
+	int rc = files_add_path(&fs, what);
 
-	if (s) {
-		char rev[128], err[512];
-		struct rev_ctx c = { s, rev, set };
-
-		rc = store_rev_resolve(s, what, rev, sizeof(rev), err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "gpuiso: compare: %s\n", err);
-			return rc;
-		}
-		return store_metric_names(s, rev_metric, &c);
-	}
-	rc = files_add_path(&fs, what);
 	for (size_t i = 0; !rc && i < fs.n; i++)
 		rc = sample_set_add_run(set, &fs.r[i]);
 	if (!rc && !fs.n) {
@@ -338,6 +312,29 @@ static int side_samples(struct store *s, const char *what, struct sample_set *se
 		rc = -ENOENT;
 	}
 	files_free(&fs);
+	return rc;
+}
+
+/* Two revisions of a store: their runs, and the history for the noise of measured series. */
+static int sides_db(struct store *s, char *const revs[2], struct sample_set *before,
+		    struct sample_set *after, struct history *h, struct history_noise_ctx *nc,
+		    char full[2][128])
+{
+	const struct history_opts ho = { .alpha = 0.01, .threshold = 0.10 };
+	char err[512];
+	int rc;
+
+	for (int i = 0; i < 2; i++) {
+		rc = store_rev_resolve(s, revs[i], full[i], sizeof(full[i]), err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "gpuiso: compare: %s\n", err);
+			return rc;
+		}
+	}
+	rc = history_samples(s, full[0], full[1], before, after);
+	if (!rc)
+		rc = history_load(s, &ho, h);
+	*nc = (struct history_noise_ctx){ h, full[0], full[1] };
 	return rc;
 }
 
@@ -351,8 +348,11 @@ int cmd_compare(int argc, char **argv)
 	};
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
 	struct sample_set before = { 0 }, after = { 0 };
+	struct history h = { 0 };
+	struct history_noise_ctx nc;
 	struct compare_row *rows = NULL;
-	const char *db = NULL;
+	const char *db = NULL, *one_before, *one_after;
+	char full[2][128];
 	struct store *s = NULL;
 	size_t nrows = 0, regressions;
 	double pct;
@@ -367,6 +367,7 @@ int cmd_compare(int argc, char **argv)
 			if (parse_double(optarg, &pct) || pct < 0)
 				return usage_error(compare_usage, "bad --threshold '%s' (a percentage)", optarg);
 			o.threshold = pct / 100;
+			o.threshold_set = true;
 			break;
 		case 'a':
 			if (parse_alpha(optarg, &o.alpha))
@@ -389,10 +390,20 @@ int cmd_compare(int argc, char **argv)
 		rc = open_store("compare", db, &s);
 		if (rc)
 			return rc;
+		rc = sides_db(s, argv + optind, &before, &after, &h, &nc, full);
+		o.noise = history_noise;
+		o.noise_ctx = &nc;
+	} else {
+		rc = side_files(argv[optind], &before);
+		if (!rc)
+			rc = side_files(argv[optind + 1], &after);
+		/* two files of two benchmarks: the user compares them on purpose */
+		if (!rc && sample_set_benchmarks(&before, &one_before) == 1 &&
+		    sample_set_benchmarks(&after, &one_after) == 1 && strcmp(one_before, one_after)) {
+			printf("comparing two benchmarks: before is %s, after is %s\n", one_before, one_after);
+			o.across = true;
+		}
 	}
-	rc = side_samples(s, argv[optind], &before);
-	if (!rc)
-		rc = side_samples(s, argv[optind + 1], &after);
 	if (!rc)
 		rc = compare_sets(&before, &after, &o, &rows, &nrows);
 	if (!rc && o.glob && !nrows) {
@@ -410,114 +421,218 @@ int cmd_compare(int argc, char **argv)
 	free(rows);
 	sample_set_free(&before);
 	sample_set_free(&after);
+	history_free(&h);
 	store_close(s);
 	return rc;
 }
 
-/* --- changes over history --- */
+/* --- changes over history, and acknowledging them --- */
 
-static int glob_match(const char *name, const char *unit, void *ctx)
+/* A percentage, as a fraction. */
+static int parse_pct(const char *s, double *out)
 {
-	(void)unit;
-	return !fnmatch(ctx, name, 0); /* 1 stops the walk: found */
+	if (parse_double(s, out) || *out < 0)
+		return -EINVAL;
+	*out /= 100;
+	return 0;
 }
 
-static bool any_metric_matches(struct store *s, const char *glob)
+/* The history of a store for command @cmd; 0, or the exit code after saying why. */
+static int load_history(const char *cmd, struct store *s, const struct history_opts *o,
+			struct history *h)
 {
-	return store_metric_names(s, glob_match, (void *)glob) == 1;
+	int rc = history_load(s, o, h);
+
+	if (rc) {
+		fprintf(stderr, "gpuiso: %s: reading the store: %s\n", cmd, strerror(-rc));
+		return exit_for(rc);
+	}
+	if (!h->n && (o->metric || o->benchmark)) {
+		/* a mistyped glob must not pass a gate as "no change" */
+		fprintf(stderr, "gpuiso: %s: no stored series matches%s%s%s%s\n", cmd,
+			o->metric ? " --metric " : "", o->metric ? o->metric : "",
+			o->benchmark ? " --benchmark " : "", o->benchmark ? o->benchmark : "");
+		return EXIT_INPUT;
+	}
+	return 0;
 }
 
 const char changes_usage[] =
-	"gpuiso changes DB [--metric GLOB] [--alpha P] [-v]\n"
-	"  change points in each stored metric's history (E-divisive means, kept when a t-test\n"
-	"  between the two sides gives p < P, 0.01): where the level changed, from what to what.\n"
-	"  Exits 1 when the last change of a metric made it worse.";
+	"gpuiso changes DB [--metric GLOB] [--benchmark GLOB] [--alpha P] [--threshold PCT]\n"
+	"                  [--json OUT] [-v]\n"
+	"  where each series (a metric of a benchmark) changed level, revision by revision:\n"
+	"  an exact metric wherever its value differs from the revision before; a measured one\n"
+	"  by E-divisive means over its per-revision medians (t-test p < P, 0.01, divided by\n"
+	"  the number of measured series; at least PCT percent, 10). Exits 1 when the last\n"
+	"  change of a series made it worse and was not acknowledged (gpuiso ack).\n"
+	"  --json: gpuiso-changes/1, one object per change (- for stdout)";
 
 int cmd_changes(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "metric", required_argument, NULL, 'm' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "metric", required_argument, NULL, 'm' }, { "benchmark", required_argument, NULL, 'b' },
+		{ "alpha", required_argument, NULL, 'a' },  { "threshold", required_argument, NULL, 't' },
+		{ "json", required_argument, NULL, 'j' },   { "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct history_change *ch = NULL;
-	const char *glob = NULL;
-	double alpha = 0.01;
+	struct history_opts ho = { .alpha = 0.01, .threshold = 0.10 };
+	const char *json = NULL;
+	struct history h = { 0 };
 	struct store *s;
-	size_t n = 0, worse = 0;
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		if (opt == 'm')
-			glob = optarg;
-		else if (opt == 'a') {
-			if (parse_alpha(optarg, &alpha))
-				return usage_error(changes_usage, "bad --alpha '%s' (0 < P < 1)", optarg);
-		} else if (common_opt(opt, changes_usage, &rc)) {
+			ho.metric = optarg;
+		else if (opt == 'b')
+			ho.benchmark = optarg;
+		else if (opt == 'j')
+			json = optarg;
+		else if (opt == 'a' && parse_alpha(optarg, &ho.alpha))
+			return usage_error(changes_usage, "bad --alpha '%s' (0 < P < 1)", optarg);
+		else if (opt == 't' && parse_pct(optarg, &ho.threshold))
+			return usage_error(changes_usage, "bad --threshold '%s' (a percentage)", optarg);
+		else if (opt != 'a' && opt != 't' && common_opt(opt, changes_usage, &rc))
 			return rc;
-		}
 	}
 	if (argc - optind != 1)
 		return usage_error(changes_usage, "%s", "one store, please");
 	rc = open_store("changes", argv[optind], &s);
 	if (rc)
 		return rc;
-	rc = store_changes(s, glob, alpha, &ch, &n);
-	if (!rc && glob && !any_metric_matches(s, glob)) {
-		/* a mistyped glob must not pass a gate as "no change" */
-		fprintf(stderr, "gpuiso: changes: --metric '%s' matches no stored metric\n", glob);
-		free(ch);
-		store_close(s);
-		return EXIT_INPUT;
-	}
+	rc = load_history("changes", s, &ho, &h);
 	store_close(s);
+	if (!rc) {
+		changes_print(&h, text_out(json));
+		rc = history_alarms(&h) ? EXIT_FINDINGS : EXIT_OK;
+	}
+	if (!rc || rc == EXIT_FINDINGS) {
+		int werr = json ? changes_write_json(&h, json) : 0;
+
+		if (werr) {
+			fprintf(stderr, "gpuiso: changes: writing %s: %s\n", json, strerror(-werr));
+			rc = EXIT_ENV;
+		}
+	}
+	history_free(&h);
+	return rc;
+}
+
+const char ack_usage[] =
+	"gpuiso ack DB --metric GLOB --rev REV [--benchmark GLOB] --note TEXT [-v]\n"
+	"  records that the changes at revision REV of the series matching the globs are\n"
+	"  expected: they no longer raise an alarm (changes, dash); a later change does.";
+
+int cmd_ack(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "metric", required_argument, NULL, 'm' }, { "benchmark", required_argument, NULL, 'b' },
+		{ "rev", required_argument, NULL, 'r' },    { "note", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },	    { 0 },
+	};
+	struct store_ack a = { .benchmark = "*" };
+	struct history_opts ho = { .alpha = 0.01, .threshold = 0.10 };
+	struct history h = { 0 };
+	char full[128], err[1024];
+	size_t matched = 0;
+	struct store *s;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		if (opt == 'm')
+			a.metric = optarg;
+		else if (opt == 'b')
+			a.benchmark = optarg;
+		else if (opt == 'r')
+			a.rev = optarg;
+		else if (opt == 'n')
+			a.note = optarg;
+		else if (common_opt(opt, ack_usage, &rc))
+			return rc;
+	}
+	if (argc - optind != 1 || !a.metric || !a.rev || !a.note || !*a.note)
+		return usage_error(ack_usage, "%s", argc - optind != 1 ? "one store, please" :
+				   "--metric, --rev and a --note saying why are required");
+	rc = open_store("ack", argv[optind], &s);
+	if (rc)
+		return rc;
+	rc = store_rev_resolve(s, a.rev, full, sizeof(full), err, sizeof(err));
 	if (rc) {
-		fprintf(stderr, "gpuiso: changes: %s\n", strerror(-rc));
+		fprintf(stderr, "gpuiso: ack: %s\n", err);
+		store_close(s);
 		return exit_for(rc);
 	}
-	printf("%-40s  %-12s  %-20s  %12s  %12s  %8s  %8s  %s\n", "metric", "revision", "date",
-	       "before", "after", "change", "p", "verdict");
-	for (size_t i = 0; i < n; i++) {
-		const struct history_change *h = &ch[i];
-		bool last = i + 1 == n || strcmp(ch[i + 1].metric, h->metric);
+	a.rev = full;
+	ho.metric = a.metric;
+	ho.benchmark = a.benchmark;
+	rc = load_history("ack", s, &ho, &h);
+	for (size_t i = 0; !rc && i < h.n; i++) {
+		const struct series *sr = &h.s[i];
 
-		worse += last && h->verdict == V_REGRESSED;
-		printf("%-40s  %-12.12s  %-20s  %12.6g  %12.6g  %+7.1f%%  %8.2g  %s\n", h->metric,
-		       h->rev, h->date, h->cp.before, h->cp.after, 100 * h->change, h->cp.p,
-		       verdict_name(h->verdict));
+		for (size_t k = 0; k < sr->nchanges; k++) {
+			if (strcmp(sr->revs[sr->changes[k].at].rev, full))
+				continue;
+			printf("acknowledged: %s  %s  %+.1f%%\n", sr->benchmark, sr->metric,
+			       100 * sr->changes[k].change);
+			matched++;
+		}
 	}
-	printf("%zu change%s, %zu metric%s worse since the last one\n", n, n == 1 ? "" : "s", worse,
-	       worse == 1 ? "" : "s");
-	free(ch);
-	return worse ? EXIT_FINDINGS : EXIT_OK;
+	if (!rc && !matched) {
+		/* an acknowledgement of nothing is a typo, and would silence a later change */
+		fprintf(stderr, "gpuiso: ack: no change at revision %.12s of a series matching "
+				"--metric '%s' --benchmark '%s' (gpuiso changes lists them)\n",
+			full, a.metric, a.benchmark);
+		rc = EXIT_INPUT;
+	}
+	if (!rc) {
+		rc = store_ack_add(s, &a, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "gpuiso: ack: %s\n", err);
+			rc = exit_for(rc);
+		}
+	}
+	history_free(&h);
+	store_close(s);
+	return rc;
 }
 
 /* --- dashboard --- */
 
-const char dash_usage[] = "gpuiso dash DB -o SITE [--alpha P] [-v]\n"
-			  "  writes a static HTML dashboard of the store into SITE (index.html first)";
+const char dash_usage[] = "gpuiso dash DB -o SITE [--alpha P] [--threshold PCT] [--rev-url URL] [-v]\n"
+			  "  writes a static HTML dashboard of the store into SITE (index.html first);\n"
+			  "  --rev-url links each revision: a URL with %s for the revision\n"
+			  "  (https://example.org/repo/commit/%s)";
 
 int cmd_dash(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "alpha", required_argument, NULL, 'a' }, { "threshold", required_argument, NULL, 't' },
+		{ "rev-url", required_argument, NULL, 'u' }, { "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct dash_opts o = { .alpha = 0.01 };
-	const char *site = NULL;
+	struct dash_opts o = { .history = { .alpha = 0.01, .threshold = 0.10 } };
+	const char *site = NULL, *pct;
 	struct store *s;
 	char err[1024];
 	size_t pages = 0;
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "ho:v", opts, NULL)) != -1) {
-		if (opt == 'o')
+		if (opt == 'o') {
 			site = optarg;
-		else if (opt == 'a') {
-			if (parse_alpha(optarg, &o.alpha))
+		} else if (opt == 'a') {
+			if (parse_alpha(optarg, &o.history.alpha))
 				return usage_error(dash_usage, "bad --alpha '%s' (0 < P < 1)", optarg);
+		} else if (opt == 't') {
+			if (parse_pct(optarg, &o.history.threshold))
+				return usage_error(dash_usage, "bad --threshold '%s' (a percentage)", optarg);
+		} else if (opt == 'u') {
+			/* one %s and no other conversion: the URL is a format */
+			pct = strchr(optarg, '%');
+			if (!pct || strncmp(pct, "%s", 2) || strchr(pct + 2, '%'))
+				return usage_error(dash_usage, "--rev-url takes a URL with one %%s, not '%s'",
+						   optarg);
+			o.rev_url = optarg;
 		} else if (common_opt(opt, dash_usage, &rc)) {
 			return rc;
 		}

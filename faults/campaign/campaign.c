@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "common/host.h"
 #include "common/json.h"
 #include "common/yaml.h"
 #include "core/scenario.h"
@@ -1297,10 +1298,18 @@ static void fill_summary(struct json *j, const void *ctx)
 {
 	const struct summary *s = ctx;
 	const struct campaign *c = s->c;
+	char host[256];
 
 	json_obj_begin(j, NULL);
 	json_str(j, "schema", "gpuiso-campaign/1");
 	json_str(j, "name", c->name);
+	json_str(j, "host", host_name(host, sizeof(host)));
+	json_obj_begin(j, "inputs");
+	for (size_t i = 0; i < c->ntraces; i++)
+		json_input(j, c->traces[i].path);
+	if (c->has_scenario)
+		json_input(j, c->scenario);
+	json_obj_end(j);
 	json_u64(j, "runs", c->njobs);
 	json_u64(j, "passed", s->passed);
 	json_u64(j, "failed", s->failed);

@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/host.h"
 #include "common/clock.h"
 #include "common/json.h"
 #include "core/scenario.h"
@@ -702,12 +703,17 @@ static void reproducer(const struct sweep *s, const struct sweep_failure *f, cha
 static void summary_fill(struct json *j, const void *ctx)
 {
 	const struct sweep *s = ctx;
-	char repro[16500];
+	char repro[16500], host[256];
 
 	json_obj_begin(j, NULL);
 	json_str(j, "schema", "gpuiso-sweep/1");
 	json_str(j, "trace", s->trace);
 	json_str(j, "scenario", s->scenario);
+	json_str(j, "host", host_name(host, sizeof(host)));
+	json_obj_begin(j, "inputs");
+	json_input(j, s->trace);
+	json_input(j, s->scenario);
+	json_obj_end(j);
 	json_str(j, "baseline", outcome_names[s->baseline]);
 	json_obj_begin(j, "points");
 	for (int p = 0; p < FP_NPOINTS; p++) {

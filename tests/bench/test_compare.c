@@ -1,70 +1,244 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bench/compare.h"
 
+#define BENCH "results trace=t backend=sim host=h"
+
 static const struct compare_row *row(const struct compare_row *rows, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(rows[i].name, name))
 			return &rows[i];
+	cr_assert_fail("no row %s", name);
 	return NULL;
 }
 
-Test(compare, one_sample_uses_the_threshold_and_the_direction)
+/* @n values of a replay's metric: @base, @base + @step ... (ops: the operations behind each). */
+static void add_values(struct sample_set *set, const char *name, double base, double step, int n,
+		       uint64_t ops)
+{
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(sample_set_add(set, BENCH, RUN_RESULTS, name, "ns", base + step * i, ops), 0);
+}
+
+Test(compare, exact_metrics_change_whatever_the_size)
 {
 	struct sample_set a = { 0 }, b = { 0 };
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
 	struct compare_row *rows;
 	size_t n;
 
-	sample_set_add(&a, "ops.x.modeled_ns.p99", "ns", 1000);
-	sample_set_add(&b, "ops.x.modeled_ns.p99", "ns", 1200); /* +20%: worse */
-	sample_set_add(&a, "ops.y.modeled_ns.p99", "ns", 1000);
-	sample_set_add(&b, "ops.y.modeled_ns.p99", "ns", 1050); /* +5%: within */
-	sample_set_add(&a, "sweep.runs_per_s", "ops/s", 10);
-	sample_set_add(&b, "sweep.runs_per_s", "ops/s", 15); /* higher is better */
-	sample_set_add(&a, "ops.x.count", "count", 10);
-	sample_set_add(&b, "ops.x.count", "count", 20); /* neither */
-	sample_set_add(&a, "gone", "ns", 1);
+	add_values(&a, "ops.x.modeled_ns.p99", 1000, 0, 1, UINT64_MAX);
+	add_values(&b, "ops.x.modeled_ns.p99", 1200, 0, 1, UINT64_MAX); /* +20%: worse */
+	add_values(&a, "ops.y.modeled_ns.p99", 1000, 0, 1, UINT64_MAX);
+	add_values(&b, "ops.y.modeled_ns.p99", 1001, 0, 1, UINT64_MAX); /* +0.1%: worse all the same */
+	sample_set_add(&a, BENCH, RUN_RESULTS, "ops.x.count", "count", 10, UINT64_MAX);
+	sample_set_add(&b, BENCH, RUN_RESULTS, "ops.x.count", "count", 20, UINT64_MAX); /* neither */
+	sample_set_add(&a, BENCH, RUN_RESULTS, "invariants.no_leaks", "bool", 1, UINT64_MAX);
+	sample_set_add(&b, BENCH, RUN_RESULTS, "invariants.no_leaks", "bool", 1, UINT64_MAX);
+	add_values(&a, "gone", 1, 0, 1, UINT64_MAX);
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_eq(n, 5);
 	cr_assert_eq(rows[0].verdict, V_REGRESSED, "regressions first");
 	cr_assert_float_eq(row(rows, n, "ops.x.modeled_ns.p99")->change, 0.2, 1e-12);
-	cr_assert_eq(row(rows, n, "ops.y.modeled_ns.p99")->verdict, V_SAME);
-	cr_assert_eq(row(rows, n, "sweep.runs_per_s")->verdict, V_IMPROVED);
+	cr_assert_eq(row(rows, n, "ops.y.modeled_ns.p99")->verdict, V_REGRESSED);
+	cr_assert(row(rows, n, "ops.y.modeled_ns.p99")->exact);
 	cr_assert_eq(row(rows, n, "ops.x.count")->verdict, V_CHANGED);
+	cr_assert_eq(row(rows, n, "invariants.no_leaks")->verdict, V_SAME);
 	cr_assert_eq(row(rows, n, "gone")->verdict, V_ONLY_BEFORE);
-	cr_assert_eq(compare_print(rows, n, &o, fopen("/dev/null", "w")), 1);
+	cr_assert_eq(compare_print(rows, n, &o, fopen("/dev/null", "w")), 2);
 	free(rows);
 	sample_set_free(&a);
 	sample_set_free(&b);
 }
 
-Test(compare, repeated_samples_use_the_u_test)
+Test(compare, exact_samples_that_differ_within_a_side_are_said)
 {
-	struct sample_set a = { 0 }, b = { 0 }, c = { 0 };
+	struct sample_set a = { 0 }, b = { 0 };
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
 	struct compare_row *rows;
 	size_t n;
 
-	for (int i = 0; i < 8; i++) {
-		sample_set_add(&a, "t.latency_ns", "ns", 100 + i);      /* 100..107 */
-		sample_set_add(&b, "t.latency_ns", "ns", 105 + i);      /* +5%, but every run */
-		sample_set_add(&c, "t.latency_ns", "ns", 100 + (i * 5) % 8); /* same values, shuffled */
-	}
+	add_values(&a, "ops.x.modeled_ns.p50", 100, 0, 3, UINT64_MAX);
+	add_values(&b, "ops.x.modeled_ns.p50", 100, 1, 3, UINT64_MAX);
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(rows[0].verdict, V_REGRESSED, "below the threshold, but significant");
-	cr_assert_lt(rows[0].p, 0.05);
+	cr_assert_eq(rows[0].verdict, V_VARIES);
+	cr_assert(strstr(rows[0].why, "after"), "%s", rows[0].why);
+	cr_assert_eq(compare_print(rows, n, &o, fopen("/dev/null", "w")), 0, "shown, not gated");
+	free(rows);
+	sample_set_free(&a);
+	sample_set_free(&b);
+}
+
+Test(compare, one_wall_clock_sample_a_side_is_shown_not_judged)
+{
+	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
+	struct compare_row *rows;
+	size_t n;
+
+	add_values(&a, "ops.dma.latency_ns.p50", 100, 0, 1, 500);
+	add_values(&b, "ops.dma.latency_ns.p50", 2000, 0, 1, 500); /* +1900%, one sample */
+	sample_set_add(&a, "bench host=h", RUN_BENCH, "sweep.runs_per_s", "ops/s", 10, UINT64_MAX);
+	sample_set_add(&b, "bench host=h", RUN_BENCH, "sweep.runs_per_s", "ops/s", 5, UINT64_MAX);
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, V_UNJUDGED);
+	cr_assert(strstr(row(rows, n, "ops.dma.latency_ns.p50")->why, "too few samples"));
+	cr_assert_eq(row(rows, n, "sweep.runs_per_s")->verdict, V_UNJUDGED);
+	cr_assert_eq(compare_print(rows, n, &o, fopen("/dev/null", "w")), 0);
+	free(rows);
+	/* an explicit threshold judges them, for who wants it */
+	o.threshold_set = true;
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, V_REGRESSED);
+	cr_assert_eq(row(rows, n, "sweep.runs_per_s")->verdict, V_REGRESSED, "higher is better");
+	free(rows);
+	sample_set_free(&a);
+	sample_set_free(&b);
+}
+
+Test(compare, a_percentile_needs_its_operations_and_a_maximum_is_never_judged)
+{
+	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
+	struct compare_row *rows;
+	size_t n;
+
+	add_values(&a, "ops.dma.latency_ns.p99", 100, 1, 8, 99);
+	add_values(&b, "ops.dma.latency_ns.p99", 300, 1, 8, 99);
+	add_values(&a, "ops.dma.latency_ns.max", 100, 1, 8, 5000);
+	add_values(&b, "ops.dma.latency_ns.max", 300, 1, 8, 5000);
+	add_values(&a, "ops.dma.latency_ns.p50", 100, 1, 8, 99);
+	add_values(&b, "ops.dma.latency_ns.p50", 300, 1, 8, 99);
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p99")->verdict, V_UNJUDGED);
+	cr_assert(strstr(row(rows, n, "ops.dma.latency_ns.p99")->why, "100 operations"));
+	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.max")->verdict, V_UNJUDGED);
+	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, V_REGRESSED, "99 ops make a p50");
+	free(rows);
+	sample_set_free(&a);
+	sample_set_free(&b);
+}
+
+Test(compare, repeated_samples_need_significance_and_size)
+{
+	struct sample_set a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
+	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
+	struct compare_row *rows;
+	size_t n;
+
+	add_values(&a, "ops.t.latency_ns.mean", 100, 1, 8, 1000);  /* 100..107 */
+	add_values(&b, "ops.t.latency_ns.mean", 105, 1, 8, 1000);  /* +5%, every run */
+	add_values(&c, "ops.t.latency_ns.mean", 130, 1, 8, 1000);  /* +30%, every run */
+	for (int i = 0; i < 8; i++)
+		sample_set_add(&d, BENCH, RUN_RESULTS, "ops.t.latency_ns.mean", "ns", 100 + (i * 5) % 8,
+			       1000); /* the same values, shuffled */
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_lt(rows[0].p, 0.05, "significant");
+	cr_assert_eq(rows[0].verdict, V_SAME, "but under the threshold");
 	free(rows);
 	cr_assert_eq(compare_sets(&a, &c, &o, &rows, &n), 0);
+	cr_assert_eq(rows[0].verdict, V_REGRESSED);
+	cr_assert(rows[0].ci_lo > 0.2 && rows[0].ci_hi < 0.4, "%g..%g", rows[0].ci_lo, rows[0].ci_hi);
+	free(rows);
+	cr_assert_eq(compare_sets(&a, &d, &o, &rows, &n), 0);
 	cr_assert_eq(rows[0].verdict, V_SAME);
 	cr_assert_gt(rows[0].p, 0.5);
 	free(rows);
 	sample_set_free(&a);
 	sample_set_free(&b);
 	sample_set_free(&c);
+	sample_set_free(&d);
+}
+
+/* One series apart among many that did not move: chance, once the family is counted. */
+Test(compare, many_series_are_judged_as_a_family)
+{
+	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
+	struct compare_row *rows;
+	char name[64];
+	size_t n;
+
+	add_values(&a, "ops.moved.latency_ns.mean", 100, 1, 5, 1000);
+	add_values(&b, "ops.moved.latency_ns.mean", 120, 1, 5, 1000);
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(rows[0].verdict, V_REGRESSED, "alone, 5 of 5 apart is p=0.008");
+	free(rows);
+	for (int k = 0; k < 20; k++) {
+		snprintf(name, sizeof(name), "ops.still%d.latency_ns.mean", k);
+		for (int i = 0; i < 5; i++) {
+			sample_set_add(&a, BENCH, RUN_RESULTS, name, "ns", 100 + i, 1000);
+			sample_set_add(&b, BENCH, RUN_RESULTS, name, "ns", 100 + (i * 3) % 5, 1000);
+		}
+	}
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(row(rows, n, "ops.moved.latency_ns.mean")->verdict, V_SAME,
+		     "among 21, p=0.008 is what chance gives one of them");
+	cr_assert_gt(row(rows, n, "ops.moved.latency_ns.mean")->p, 0.05);
+	free(rows);
+	sample_set_free(&a);
+	sample_set_free(&b);
+}
+
+static int noise_of(const char *benchmark, const char *metric, struct series_noise *out, void *ctx)
+{
+	*out = (struct series_noise){ *(double *)ctx, 8 };
+	return 0;
+}
+
+/* A change the series' own history often shows between revisions is no finding. */
+Test(compare, the_history_noise_of_a_series_bounds_what_counts)
+{
+	struct sample_set a = { 0 }, b = { 0 };
+	double sigma = 0.3;
+	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10, .noise = noise_of,
+				  .noise_ctx = &sigma };
+	struct compare_row *rows;
+	size_t n;
+
+	add_values(&a, "ops.t.latency_ns.mean", 100, 1, 5, 1000);
+	add_values(&b, "ops.t.latency_ns.mean", 130, 1, 5, 1000);
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(rows[0].verdict, V_SAME, "+30%% where revisions move by 30%%: p=%g", rows[0].p);
+	cr_assert(rows[0].history);
+	free(rows);
+	sigma = 0.02;
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(rows[0].verdict, V_REGRESSED, "+30%% where revisions move by 2%%: p=%g", rows[0].p);
+	free(rows);
+	sample_set_free(&a);
+	sample_set_free(&b);
+}
+
+Test(compare, series_of_two_benchmarks_are_not_compared)
+{
+	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
+	struct compare_row *rows;
+	const char *one;
+	size_t n;
+
+	sample_set_add(&a, "results trace=desktop", RUN_RESULTS, "power.completed", "count", 0, UINT64_MAX);
+	sample_set_add(&b, "results trace=game", RUN_RESULTS, "power.completed", "count", 56, UINT64_MAX);
+	cr_assert_eq(sample_set_benchmarks(&a, &one), 1);
+	cr_assert_str_eq(one, "results trace=desktop");
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(rows[0].verdict, V_ONLY_BEFORE);
+	cr_assert_eq(rows[1].verdict, V_ONLY_AFTER);
+	free(rows);
+	/* unless asked: one benchmark a side, on purpose */
+	o.across = true;
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(rows[0].verdict, V_IMPROVED);
+	free(rows);
+	sample_set_free(&a);
+	sample_set_free(&b);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -89,4 +90,38 @@ Test(stats, change_points_none_in_noise)
 		x[i] = 50 + 5 * noise(&st);
 	cr_assert_eq(change_points(x, 120, 0.001, 3, cp, 8), 0);
 	cr_assert_eq(change_points(x, 4, 0.01, 3, cp, 8), 0, "too short to split");
+}
+
+Test(stats, student_t_quantiles_match_tables)
+{
+	cr_assert_float_eq(student_t_quantile2(0.05, 10), 2.228, 1e-3);
+	cr_assert_float_eq(student_t_quantile2(0.01, 4), 4.604, 1e-3);
+	cr_assert_float_eq(student_t_quantile2(0.05, 1e6), 1.960, 1e-3);
+}
+
+Test(stats, welch_interval_covers_the_difference_of_means)
+{
+	const double a[] = { 10, 11, 12, 13, 14 }, b[] = { 20, 21, 22, 23, 24 };
+	const double c[] = { 5, 5, 5 };
+	double lo, hi;
+
+	cr_assert_eq(welch_ci(a, 5, b, 5, 0.95, &lo, &hi), 0);
+	/* difference 10, se = sqrt(2.5/5 * 2) = 1, df = 8, t = 2.306 */
+	cr_assert_float_eq(lo, 10 - 2.306, 1e-3);
+	cr_assert_float_eq(hi, 10 + 2.306, 1e-3);
+	cr_assert_eq(welch_ci(c, 3, c, 3, 0.95, &lo, &hi), 0);
+	cr_assert(lo == 0 && hi == 0);
+	cr_assert_eq(welch_ci(a, 1, b, 5, 0.95, &lo, &hi), -EINVAL);
+}
+
+Test(stats, benjamini_hochberg_adjusts_by_rank)
+{
+	double p[] = { 0.01, 0.04, 0.03, 0.005 };
+
+	cr_assert_eq(benjamini_hochberg(p, 4), 0);
+	cr_assert_float_eq(p[0], 0.02, 1e-12);
+	cr_assert_float_eq(p[1], 0.04, 1e-12);
+	cr_assert_float_eq(p[2], 0.04, 1e-12);
+	cr_assert_float_eq(p[3], 0.02, 1e-12);
+	cr_assert_eq(benjamini_hochberg(p, 0), 0);
 }

@@ -33,6 +33,8 @@ static struct run_metric metrics[] = {
 	{ (char *)"invariants.no_leaks", 1, "bool" },
 };
 
+#define BENCH_A "results trace=t backend=sim host=h"
+
 static struct run_record record(const char *key, const char *rev, const char *date, double p99)
 {
 	static struct run_metric m[8][2];
@@ -43,7 +45,7 @@ static struct run_record record(const char *key, const char *rev, const char *da
 	mine[0].value = p99;
 	return (struct run_record){ .kind = RUN_RESULTS, .key = (char *)key, .git_rev = (char *)rev,
 				    .date = (char *)date, .host = (char *)"h", .json = (char *)"{}",
-				    .metrics = mine, .nmetrics = 2 };
+				    .benchmark = (char *)BENCH_A, .metrics = mine, .nmetrics = 2 };
 }
 
 static int count_run(const struct store_run *r, void *ctx)
@@ -68,6 +70,7 @@ static int runs_in(const char *path)
 struct pts {
 	double v[8];
 	char rev[8][16];
+	char inputs[8][64];
 	int n;
 };
 
@@ -77,7 +80,26 @@ static int take_point(const struct store_point *pt, void *ctx)
 
 	p->v[p->n] = pt->value;
 	snprintf(p->rev[p->n], sizeof(p->rev[0]), "%s", pt->git_rev);
+	snprintf(p->inputs[p->n], sizeof(p->inputs[0]), "%s", pt->inputs ? pt->inputs : "");
 	p->n++;
+	return 0;
+}
+
+struct revruns {
+	int runs;
+	double p99;
+	char benchmark[128];
+};
+
+static int take_run(const struct run_record *rec, void *ctx)
+{
+	struct revruns *rr = ctx;
+
+	rr->runs++;
+	snprintf(rr->benchmark, sizeof(rr->benchmark), "%s", rec->benchmark);
+	for (size_t i = 0; i < rec->nmetrics; i++)
+		if (!strcmp(rec->metrics[i].name, "ops.a.latency_ns.p99"))
+			rr->p99 = rec->metrics[i].value;
 	return 0;
 }
 
@@ -87,10 +109,9 @@ Test(store, add_list_series_and_the_same_run_twice)
 				  record("k1", "r1", "2026-11-01T00:00:00Z", 100) };
 	struct store *s;
 	struct pts p = { 0 };
+	struct revruns rr = { 0 };
 	char err[256];
 	size_t added;
-	double *v;
-	size_t n;
 
 	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), -ENOENT);
 	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), 0, "%s", err);
@@ -98,14 +119,17 @@ Test(store, add_list_series_and_the_same_run_twice)
 	cr_assert_eq(added, 2);
 	cr_assert_eq(store_add(s, r, 2, &added, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(added, 0, "adding the same runs again changes nothing");
-	cr_assert_eq(store_series(s, "ops.a.latency_ns.p99", take_point, &p), 0);
+	cr_assert_eq(store_series(s, BENCH_A, "ops.a.latency_ns.p99", take_point, &p), 0);
 	cr_assert_eq(p.n, 2);
 	cr_assert_eq(p.v[0], 100, "in date order");
 	cr_assert_str_eq(p.rev[1], "r2");
-	cr_assert_eq(store_rev_values(s, "r2", "ops.a.latency_ns.p99", &v, &n), 0);
-	cr_assert_eq(n, 1);
-	cr_assert_eq(v[0], 120);
-	free(v);
+	p.n = 0;
+	cr_assert_eq(store_series(s, "results trace=other", "ops.a.latency_ns.p99", take_point, &p), 0);
+	cr_assert_eq(p.n, 0, "a series is one benchmark's");
+	cr_assert_eq(store_rev_runs(s, "r2", take_run, &rr), 0);
+	cr_assert_eq(rr.runs, 1);
+	cr_assert_eq(rr.p99, 120);
+	cr_assert_str_eq(rr.benchmark, BENCH_A);
 	store_close(s);
 	cr_assert_eq(runs_in(db), 2);
 }
@@ -143,11 +167,99 @@ Test(store, a_version_1_store_is_upgraded_in_place)
 	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), 0, "%s", err);
 	r.campaign = (char *)"nightly"; /* the column version 2 added */
 	cr_assert_eq(store_add(s, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(store_series(s, "ops.a.latency_ns.p99", take_point, &p), 0);
-	cr_assert_eq(p.n, 2, "the old run is still there");
+	/* a run whose JSON says nothing is a benchmark of its kind alone */
+	cr_assert_eq(store_series(s, "results", "ops.a.latency_ns.p99", take_point, &p), 0);
+	cr_assert_eq(p.n, 1, "the old run is still there");
 	cr_assert_eq(p.v[0], 90);
 	store_close(s);
 	exec_sql(db, "SELECT 1"); /* still a valid database */
+}
+
+/* The schema as version 2 shipped it, frozen here, with a run as gpuiso then stored it. */
+static const char schema_v2[] =
+	"CREATE TABLE runs (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,"
+	" git_rev TEXT, date TEXT NOT NULL, host TEXT, backend TEXT, trace TEXT, scenario TEXT,"
+	" json TEXT NOT NULL, added TEXT NOT NULL, campaign TEXT);"
+	"CREATE TABLE metrics (run INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL,"
+	" value REAL NOT NULL, unit TEXT NOT NULL, PRIMARY KEY (run, name));"
+	"CREATE INDEX metrics_by_name ON metrics(name, run);"
+	"CREATE INDEX runs_by_rev ON runs(git_rev);"
+	"INSERT INTO runs VALUES (1, 'results/a', 'results', 'r0', '2026-10-01T00:00:00Z', 'ci1', 'sim',"
+	" 'traces/desktop', 'traces/scenarios/default.yaml', '{\"schema\":\"gpuiso-results/1\","
+	"\"run\":{\"id\":\"a\",\"started\":\"2026-10-01T00:00:00Z\",\"git_rev\":\"r0\","
+	"\"host\":\"ci1\",\"backend\":\"sim\",\"trace\":\"traces/desktop\","
+	"\"scenario\":\"traces/scenarios/default.yaml\",\"faults\":null,\"seed\":0,\"maps\":[]},"
+	"\"ops\":{\"a\":{\"count\":5}}}', '2026-10-01T00:00:00Z', NULL);"
+	"INSERT INTO runs VALUES (2, 'results/b', 'results', 'r0', '2026-10-01T00:00:01Z', 'ci1', 'sim',"
+	" 'traces/game', NULL, '{\"schema\":\"gpuiso-results/1\","
+	"\"run\":{\"id\":\"b\",\"started\":\"2026-10-01T00:00:01Z\",\"git_rev\":\"r0\","
+	"\"host\":\"ci1\",\"backend\":\"sim\",\"trace\":\"traces/game\","
+	"\"scenario\":null,\"faults\":null,\"seed\":0,\"maps\":[]},"
+	"\"ops\":{\"a\":{\"count\":7}}}', '2026-10-01T00:00:01Z', NULL);"
+	"INSERT INTO metrics VALUES (1, 'ops.a.count', 5, 'count');"
+	"INSERT INTO metrics VALUES (2, 'ops.a.count', 7, 'count');"
+	"PRAGMA user_version = 2; PRAGMA application_id = 1735423337;";
+
+static int count_series(const struct store_series_name *sn, void *ctx)
+{
+	(void)sn;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+/* Runs stored before benchmarks existed get theirs from their JSON: two traces, two series. */
+Test(store, a_version_2_store_gets_its_benchmarks_from_the_stored_json)
+{
+	struct store *s;
+	struct pts p = { 0 };
+	char err[256];
+	int series = 0;
+
+	exec_sql(db, schema_v2);
+	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_series_names(s, count_series, &series), 0);
+	cr_assert_eq(series, 2, "ops.a.count of desktop and of game are two series");
+	cr_assert_eq(store_series(s,
+				  "results trace=traces/desktop scenario=traces/scenarios/default.yaml"
+				  " backend=sim host=ci1",
+				  "ops.a.count", take_point, &p),
+		     0);
+	cr_assert_eq(p.n, 1);
+	cr_assert_eq(p.v[0], 5);
+	p.n = 0;
+	cr_assert_eq(store_series(s, "results trace=traces/game backend=sim host=ci1", "ops.a.count",
+				  take_point, &p),
+		     0);
+	cr_assert_eq(p.n, 1);
+	cr_assert_eq(p.v[0], 7);
+	store_close(s);
+}
+
+/* What a run read is kept with it, and an acknowledgement is kept as given. */
+static int take_ack(const struct store_ack *a, void *ctx)
+{
+	snprintf(ctx, 128, "%s|%s|%s|%s", a->benchmark, a->metric, a->rev, a->note);
+	return 0;
+}
+
+Test(store, inputs_and_acknowledgements_are_kept)
+{
+	struct run_record r = record("k", "r1", "2026-11-01T00:00:00Z", 1);
+	struct store_ack a = { "*desktop*", "ops.*", "r1", "faster clock", NULL };
+	struct pts p = { 0 };
+	struct store *s;
+	char err[256], got[128] = "";
+	size_t added;
+
+	r.inputs = (char *)"traces/desktop=0123456789abcdef\n";
+	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_add(s, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_series(s, BENCH_A, "ops.a.latency_ns.p99", take_point, &p), 0);
+	cr_assert_str_eq(p.inputs[0], "traces/desktop=0123456789abcdef\n");
+	cr_assert_eq(store_ack_add(s, &a, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_acks(s, take_ack, got), 0);
+	cr_assert_str_eq(got, "*desktop*|ops.*|r1|faster clock");
+	store_close(s);
 }
 
 Test(store, newer_foreign_and_corrupt_files_are_refused_untouched)

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/array.h"
+#include "common/types.h"
+#include "history.h"
+
+/* Shortest level on either side of a measured change, in revisions. */
+#define HISTORY_MIN_SEGMENT 3
+#define HISTORY_MAX_CHANGES 16
+
+/* --- loading --- */
+
+static char *dup_str(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+/* Which inputs differ between two digest lists ("PATH=DIGEST" lines): their paths, or NULL. */
+static char *inputs_changed(const char *before, const char *after)
+{
+	char *out = NULL, *line, *save = NULL, *copy;
+	size_t len = 0;
+	FILE *f;
+
+	if (!before || !after || !strcmp(before, after))
+		return NULL;
+	copy = strdup(after);
+	f = open_memstream(&out, &len);
+	if (!copy || !f) {
+		free(copy);
+		if (f)
+			fclose(f);
+		free(out);
+		return strdup("inputs");
+	}
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *eq = strrchr(line, '=');
+		const char *at = strstr(before, line);
+		size_t n = strlen(line);
+
+		/* the same line, whole, in the list before: unchanged */
+		while (at && !((at == before || at[-1] == '\n') && (at[n] == '\n' || !at[n])))
+			at = strstr(at + 1, line);
+		if (!at && eq)
+			fprintf(f, "%s%.*s", ftell(f) ? ", " : "", (int)(eq - line), line);
+	}
+	if (!ftell(f))
+		fputs("inputs", f); /* an input went away */
+	free(copy);
+	return fclose(f) ? NULL : out;
+}
+
+static int add_point(const struct store_point *pt, void *ctx)
+{
+	struct series *sr = ctx;
+	struct history_rev *r = sr->nrevs ? &sr->revs[sr->nrevs - 1] : NULL;
+	const char *rev = pt->git_rev ? pt->git_rev : "?";
+
+	if (!r || strcmp(r->rev, rev)) {
+		if (array_reserve(&sr->revs, &sr->revs_cap, sr->nrevs, sizeof(*sr->revs)))
+			return -ENOMEM;
+		r = &sr->revs[sr->nrevs++];
+		*r = (struct history_rev){ .rev = dup_str(rev), .date = dup_str(pt->date) };
+		if (!r->rev || !r->date)
+			return -ENOMEM;
+	}
+	if (array_reserve(&r->v, &r->cap, r->n, sizeof(*r->v)))
+		return -ENOMEM;
+	r->v[r->n++] = pt->value;
+	if (pt->inputs) {
+		free(r->inputs);
+		r->inputs = strdup(pt->inputs);
+		if (!r->inputs)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void rev_free(struct history_rev *r)
+{
+	free(r->rev);
+	free(r->date);
+	free(r->v);
+	free(r->inputs);
+	free(r->changed);
+}
+
+/* Keep the @max most recent revisions; each one's value; what changed in its inputs. */
+static int settle(struct series *sr, size_t max)
+{
+	if (max && sr->nrevs > max) {
+		size_t drop = sr->nrevs - max;
+
+		for (size_t i = 0; i < drop; i++)
+			rev_free(&sr->revs[i]);
+		memmove(sr->revs, sr->revs + drop, max * sizeof(*sr->revs));
+		sr->nrevs = max;
+	}
+	for (size_t i = 0; i < sr->nrevs; i++) {
+		struct history_rev *r = &sr->revs[i];
+
+		r->value = median_of(r->v, r->n);
+		if (isnan(r->value))
+			return -ENOMEM;
+		for (size_t k = 1; sr->exact && k < r->n; k++)
+			sr->varies |= r->v[k] != r->v[0];
+		if (i)
+			r->changed = inputs_changed(sr->revs[i - 1].inputs, r->inputs);
+	}
+	return 0;
+}
+
+struct load_ctx {
+	struct store *store;
+	const struct history_opts *o;
+	struct history *h;
+};
+
+static int load_series(const struct store_series_name *sn, void *ctx)
+{
+	struct load_ctx *lc = ctx;
+	struct history *h = lc->h;
+	struct series *sr;
+	int rc;
+
+	if ((lc->o->metric && fnmatch(lc->o->metric, sn->metric, 0)) ||
+	    (lc->o->benchmark && fnmatch(lc->o->benchmark, sn->benchmark, 0)))
+		return 0;
+	if (array_reserve(&h->s, &h->cap, h->n, sizeof(*h->s)))
+		return -ENOMEM;
+	sr = &h->s[h->n++];
+	*sr = (struct series){ .benchmark = dup_str(sn->benchmark), .metric = dup_str(sn->metric),
+			       .kind = sn->kind,
+			       .exact = metric_class(sn->kind, sn->metric) == METRIC_EXACT };
+	snprintf(sr->unit, sizeof(sr->unit), "%s", sn->unit ? sn->unit : "");
+	if (!sr->benchmark || !sr->metric)
+		return -ENOMEM;
+	rc = store_series(lc->store, sn->benchmark, sn->metric, add_point, sr);
+	return rc ? rc : settle(sr, lc->o->max_revs);
+}
+
+static int load_ack(const struct store_ack *a, void *ctx)
+{
+	struct history *h = ctx;
+	struct history_ack *k;
+
+	if (array_reserve(&h->acks, &h->acks_cap, h->nacks, sizeof(*h->acks)))
+		return -ENOMEM;
+	k = &h->acks[h->nacks++];
+	*k = (struct history_ack){ dup_str(a->benchmark), dup_str(a->metric), dup_str(a->rev),
+				   dup_str(a->note), dup_str(a->added) };
+	return k->benchmark && k->metric && k->rev && k->note && k->added ? 0 : -ENOMEM;
+}
+
+/* --- changes --- */
+
+struct series *history_find(const struct history *h, const char *benchmark, const char *metric)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (!strcmp(h->s[i].benchmark, benchmark) && !strcmp(h->s[i].metric, metric))
+			return &h->s[i];
+	return NULL;
+}
+
+const char *history_acked(const struct history *h, const struct series *sr, const char *rev)
+{
+	for (size_t i = h->nacks; i-- > 0;) {
+		const struct history_ack *a = &h->acks[i];
+
+		if (!strcmp(a->rev, rev) && !fnmatch(a->benchmark, sr->benchmark, 0) &&
+		    !fnmatch(a->metric, sr->metric, 0))
+			return a->note;
+	}
+	return NULL;
+}
+
+static struct history_change *new_change(struct series *sr)
+{
+	struct history_change *c = realloc(sr->changes, (sr->nchanges + 1) * sizeof(*c));
+
+	if (!c)
+		return NULL;
+	sr->changes = c;
+	c = &c[sr->nchanges++];
+	*c = (struct history_change){ .ci_lo = NAN, .ci_hi = NAN, .p = NAN };
+	return c;
+}
+
+/* An exact series changes wherever a revision's value differs from the one before. */
+static int exact_changes(struct series *sr)
+{
+	for (size_t i = 1; i < sr->nrevs; i++) {
+		double before = sr->revs[i - 1].value, after = sr->revs[i].value;
+		struct history_change *c;
+
+		if (before == after)
+			continue;
+		c = new_change(sr);
+		if (!c)
+			return -ENOMEM;
+		c->at = i;
+		c->before = before;
+		c->after = after;
+		c->change = rel_change(before, after);
+	}
+	return 0;
+}
+
+/*
+ * Whether a measured series can be searched: a maximum never is, a
+ * percentile only where every run of the history had the operations for it.
+ */
+static bool searchable(const struct history *h, struct series *sr)
+{
+	char count[160];
+	uint64_t needed = metric_support(sr->metric, count, sizeof(count));
+	const struct series *cs;
+	double fewest = INFINITY;
+
+	if (needed == METRIC_NEVER_JUDGED) {
+		snprintf(sr->unjudged, sizeof(sr->unjudged), "a maximum: never judged");
+		return false;
+	}
+	if (!needed || !count[0])
+		return true;
+	cs = history_find(h, sr->benchmark, count);
+	for (size_t i = 0; cs && i < cs->nrevs; i++)
+		for (size_t k = 0; k < cs->revs[i].n; k++)
+			fewest = fmin(fewest, cs->revs[i].v[k]);
+	if (!cs || fewest < (double)needed) {
+		snprintf(sr->unjudged, sizeof(sr->unjudged), "%s needs %llu operations a run (had %.0f)",
+			 strrchr(sr->metric, '.') + 1, (unsigned long long)needed,
+			 cs && isfinite(fewest) ? fewest : 0);
+		return false;
+	}
+	return true;
+}
+
+/* A measured series: E-divisive over its per-revision medians, at @alpha. */
+static int measured_changes(struct series *sr, double alpha, double threshold)
+{
+	struct change_point cps[HISTORY_MAX_CHANGES];
+	double *x = calloc(sr->nrevs ? sr->nrevs : 1, sizeof(*x));
+	int found;
+
+	if (!x)
+		return -ENOMEM;
+	for (size_t i = 0; i < sr->nrevs; i++)
+		x[i] = sr->revs[i].value;
+	found = change_points(x, sr->nrevs, alpha, HISTORY_MIN_SEGMENT, cps, HISTORY_MAX_CHANGES);
+	for (int i = 0; i < found; i++) {
+		size_t s = i ? cps[i - 1].index : 0, at = cps[i].index;
+		size_t e = i + 1 < found ? cps[i + 1].index : sr->nrevs;
+		double change = rel_change(cps[i].before, cps[i].after), lo, hi;
+		struct history_change *c;
+
+		if (fabs(change) < threshold)
+			continue; /* real, maybe, but too small to act on */
+		c = new_change(sr);
+		if (!c) {
+			found = -ENOMEM;
+			break;
+		}
+		*c = (struct history_change){ .at = at, .before = cps[i].before, .after = cps[i].after,
+					      .change = change, .p = cps[i].p, .ci_lo = NAN,
+					      .ci_hi = NAN };
+		if (cps[i].before && !welch_ci(x + s, at - s, x + at, e - at, 0.95, &lo, &hi)) {
+			c->ci_lo = lo / fabs(cps[i].before);
+			c->ci_hi = hi / fabs(cps[i].before);
+		}
+	}
+	free(x);
+	return found < 0 ? found : 0;
+}
+
+static void judge_series(const struct history *h, struct series *sr)
+{
+	for (size_t i = 0; i < sr->nchanges; i++) {
+		struct history_change *c = &sr->changes[i];
+
+		c->verdict = metric_direction(sr->metric, sr->unit, c->change);
+		c->ack_note = history_acked(h, sr, sr->revs[c->at].rev);
+	}
+	if (sr->nchanges) {
+		const struct history_change *last = &sr->changes[sr->nchanges - 1];
+
+		sr->alarm = last->verdict == V_REGRESSED && !last->ack_note;
+	}
+}
+
+int history_load(struct store *s, const struct history_opts *o, struct history *h)
+{
+	struct load_ctx lc = { s, o, h };
+	double alpha;
+	int rc;
+
+	*h = (struct history){ 0 };
+	rc = store_series_names(s, load_series, &lc);
+	if (!rc)
+		rc = store_acks(s, load_ack, h);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < h->n; i++)
+		if (!h->s[i].exact && searchable(h, &h->s[i]))
+			h->searched++;
+	/* every measured series is searched: chance alone passes alpha in some of many */
+	alpha = o->alpha / (double)(h->searched ? h->searched : 1);
+	for (size_t i = 0; !rc && i < h->n; i++) {
+		struct series *sr = &h->s[i];
+
+		if (sr->exact)
+			rc = exact_changes(sr);
+		else if (!sr->unjudged[0])
+			rc = measured_changes(sr, alpha, o->threshold);
+		judge_series(h, sr);
+	}
+	return rc;
+}
+
+void history_free(struct history *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		struct series *sr = &h->s[i];
+
+		for (size_t k = 0; k < sr->nrevs; k++)
+			rev_free(&sr->revs[k]);
+		free(sr->revs);
+		free(sr->changes);
+		free(sr->benchmark);
+		free(sr->metric);
+	}
+	free(h->s);
+	for (size_t i = 0; i < h->nacks; i++) {
+		free(h->acks[i].benchmark);
+		free(h->acks[i].metric);
+		free(h->acks[i].rev);
+		free(h->acks[i].note);
+		free(h->acks[i].added);
+	}
+	free(h->acks);
+	*h = (struct history){ 0 };
+}
+
+size_t history_alarms(const struct history *h)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->n; i++)
+		n += h->s[i].alarm;
+	return n;
+}
+
+/* --- comparing two revisions of a store --- */
+
+static int add_run(const struct run_record *rec, void *ctx)
+{
+	return sample_set_add_run(ctx, rec);
+}
+
+int history_samples(struct store *s, const char *before, const char *after, struct sample_set *b,
+		    struct sample_set *a)
+{
+	int rc = store_rev_runs(s, before, add_run, b);
+
+	return rc ? rc : store_rev_runs(s, after, add_run, a);
+}
+
+int history_noise(const char *benchmark, const char *metric, struct series_noise *out, void *ctx)
+{
+	const struct history_noise_ctx *nc = ctx;
+	const struct series *sr = history_find(nc->h, benchmark, metric);
+	double sum = 0, sum2 = 0;
+	size_t n = 0;
+
+	*out = (struct series_noise){ 0 };
+	for (size_t i = 0; sr && i < sr->nrevs; i++) {
+		const struct history_rev *r = &sr->revs[i];
+		double l;
+
+		if (!strcmp(r->rev, nc->before) || !strcmp(r->rev, nc->after) || r->value <= 0)
+			continue;
+		l = log(r->value);
+		sum += l;
+		sum2 += l * l;
+		n++;
+	}
+	if (n < 2)
+		return -ENOENT;
+	out->sigma = sqrt(fmax(0, (sum2 - sum * sum / (double)n) / (double)(n - 1)));
+	out->revisions = n;
+	return 0;
+}

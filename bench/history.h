@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_BENCH_HISTORY_H
+#define GPUISO_BENCH_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "compare.h"
+#include "store.h"
+
+/*
+ * The history of every stored series (one metric of one benchmark), by
+ * revision: consecutive runs of one revision are its samples, their median
+ * its value. Where the level changed:
+ *
+ * - an exact series changes at the first revision whose value differs from
+ *   the one before, whatever the size;
+ * - a measured series is searched for changes of level by E-divisive means
+ *   over its per-revision medians (stats.h), each kept when its t-test
+ *   passes alpha divided by the number of measured series searched, and
+ *   when it is at least the threshold.
+ *
+ * A series raises an alarm when its last change made it worse and nobody
+ * acknowledged that change (store_ack_add()). A change at a revision whose
+ * run read an input (trace, scenario ...) of other content than the
+ * revision before says so: the change is explained.
+ */
+
+/* One revision in a series: its runs, in a row. */
+struct history_rev {
+	char *rev;
+	char *date;       /* of its first run */
+	double *v;        /* its runs' values */
+	size_t n, cap;
+	double value;     /* their median */
+	char *inputs;     /* the input digests of its last run (runfile.h), or NULL */
+	char *changed;    /* the inputs whose content differs from the revision before, or NULL */
+};
+
+struct history_change {
+	size_t at;             /* the first revision of the new level (its index in the series) */
+	double before, after;  /* the values (exact), or the means of the two levels (measured) */
+	double change;         /* relative */
+	double ci_lo, ci_hi;   /* 95% interval of the change, relative (measured), or NAN */
+	double p;              /* the test's p (measured), or NAN (exact) */
+	enum verdict verdict;
+	const char *ack_note;  /* the note of the acknowledgement that covers it, or NULL */
+};
+
+struct series {
+	char *benchmark, *metric;
+	char unit[16];
+	enum run_kind kind;
+	bool exact;
+	char unjudged[96];     /* a measured series not searched: why; "" otherwise */
+	bool varies;           /* exact, yet the runs of some revision differ */
+	struct history_rev *revs;
+	size_t nrevs, revs_cap;
+	struct history_change *changes;
+	size_t nchanges;
+	bool alarm;            /* its last change made it worse, unacknowledged */
+};
+
+struct history_opts {
+	double alpha;          /* significance of a measured change (0.01) */
+	double threshold;      /* smallest relative change of a measured series (0.10) */
+	const char *metric;    /* glob, or NULL for every metric */
+	const char *benchmark; /* glob, or NULL for every benchmark */
+	size_t max_revs;       /* the most recent revisions searched, or 0 for all */
+};
+
+struct history {
+	struct series *s;
+	size_t n, cap;
+	size_t searched;       /* measured series searched for changes */
+	struct history_ack {
+		char *benchmark, *metric, *rev, *note, *added;
+	} *acks;
+	size_t nacks, acks_cap;
+};
+
+/**
+ * history_load() - every series of @s matching @o's globs, with its changes.
+ * @s: the store.
+ * @o: options.
+ * @h: out: the history (history_free() it, also on error).
+ *
+ * Return: 0, -ENOMEM, -EIO.
+ */
+int history_load(struct store *s, const struct history_opts *o, struct history *h);
+
+/** history_free() - free a history. @h: the history. */
+void history_free(struct history *h);
+
+/**
+ * history_find() - a series of the history.
+ * @h: the history.
+ * @benchmark: its benchmark.
+ * @metric: its metric.
+ *
+ * Return: the series, or NULL.
+ */
+struct series *history_find(const struct history *h, const char *benchmark, const char *metric);
+
+/**
+ * history_alarms() - how many series raise an alarm.
+ * @h: the history.
+ *
+ * Return: the count.
+ */
+size_t history_alarms(const struct history *h);
+
+/**
+ * history_acked() - whether an acknowledgement covers a change of @sr at
+ * revision @rev.
+ * @h: the history.
+ * @sr: the series.
+ * @rev: the revision as stored.
+ *
+ * Return: the acknowledgement's note, or NULL.
+ */
+const char *history_acked(const struct history *h, const struct series *sr, const char *rev);
+
+/**
+ * history_samples() - the runs of revisions @before and @after of a store
+ * as two sample sets, to compare with compare_sets(); with
+ * history_noise() as the options' noise, for the between-revision noise of
+ * each measured series from @h.
+ * @s: the store.
+ * @before: a revision as stored.
+ * @after: another.
+ * @b: out: the runs of @before (sample_set_free() it).
+ * @a: out: the runs of @after (sample_set_free() it).
+ *
+ * Return: 0, -ENOMEM, -EIO.
+ */
+int history_samples(struct store *s, const char *before, const char *after, struct sample_set *b,
+		    struct sample_set *a);
+
+/* What history_noise() needs: the history and the two revisions compared. */
+struct history_noise_ctx {
+	const struct history *h;
+	const char *before, *after;
+};
+
+/**
+ * history_noise() - the revision-to-revision noise of a measured series:
+ * the standard deviation of the log of its per-revision medians, over the
+ * revisions other than the two compared (compare_opts.noise).
+ * @benchmark: the benchmark.
+ * @metric: the metric.
+ * @out: out: the noise.
+ * @ctx: a struct history_noise_ctx.
+ *
+ * Return: 0, or -ENOENT when the series has no other revision with a
+ * positive value.
+ */
+int history_noise(const char *benchmark, const char *metric, struct series_noise *out, void *ctx);
+
+#endif
