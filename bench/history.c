@@ -121,13 +121,64 @@ struct load_ctx {
 	struct history *h;
 };
 
+static int fewest_point(const struct store_point *pt, void *ctx)
+{
+	double *fewest = ctx;
+
+	*fewest = fmin(*fewest, pt->value);
+	return 0;
+}
+
+/*
+ * Whether a measured series can be searched: a maximum never is, a
+ * percentile only where every run of the benchmark had the operations for
+ * it; if not, why not in @why.
+ */
+static int searchable(struct store *s, const struct store_series_name *sn, char *why, size_t len,
+		      bool *ok)
+{
+	char count[160];
+	uint64_t needed = metric_support(sn->metric, count, sizeof(count));
+	double fewest = INFINITY;
+	int rc;
+
+	*ok = false;
+	if (needed == METRIC_NEVER_JUDGED) {
+		snprintf(why, len, "a maximum: never judged");
+		return 0;
+	}
+	if (needed && count[0]) {
+		rc = store_series(s, sn->benchmark, count, fewest_point, &fewest);
+		if (rc)
+			return rc;
+		if (!(fewest >= (double)needed)) {
+			snprintf(why, len, "%s needs %llu operations a run (had %.0f)",
+				 strrchr(sn->metric, '.') + 1, (unsigned long long)needed,
+				 isfinite(fewest) ? fewest : 0);
+			return 0;
+		}
+	}
+	*ok = true;
+	return 0;
+}
+
+/*
+ * Every series: the measured ones that can be searched are counted (the
+ * family their significance is corrected for, whatever the globs show);
+ * those the globs match are loaded.
+ */
 static int load_series(const struct store_series_name *sn, void *ctx)
 {
 	struct load_ctx *lc = ctx;
 	struct history *h = lc->h;
+	bool exact = metric_class(sn->kind, sn->metric) == METRIC_EXACT, ok = true;
+	char why[96] = "";
 	struct series *sr;
-	int rc;
+	int rc = exact ? 0 : searchable(lc->store, sn, why, sizeof(why), &ok);
 
+	if (rc)
+		return rc;
+	h->searched += !exact && ok;
 	if ((lc->o->metric && fnmatch(lc->o->metric, sn->metric, 0)) ||
 	    (lc->o->benchmark && fnmatch(lc->o->benchmark, sn->benchmark, 0)))
 		return 0;
@@ -135,9 +186,9 @@ static int load_series(const struct store_series_name *sn, void *ctx)
 		return -ENOMEM;
 	sr = &h->s[h->n++];
 	*sr = (struct series){ .benchmark = dup_str(sn->benchmark), .metric = dup_str(sn->metric),
-			       .kind = sn->kind,
-			       .exact = metric_class(sn->kind, sn->metric) == METRIC_EXACT };
+			       .kind = sn->kind, .exact = exact };
 	snprintf(sr->unit, sizeof(sr->unit), "%s", sn->unit ? sn->unit : "");
+	snprintf(sr->unjudged, sizeof(sr->unjudged), "%s", why);
 	if (!sr->benchmark || !sr->metric)
 		return -ENOMEM;
 	rc = store_series(lc->store, sn->benchmark, sn->metric, add_point, sr);
@@ -211,36 +262,6 @@ static int exact_changes(struct series *sr)
 	return 0;
 }
 
-/*
- * Whether a measured series can be searched: a maximum never is, a
- * percentile only where every run of the history had the operations for it.
- */
-static bool searchable(const struct history *h, struct series *sr)
-{
-	char count[160];
-	uint64_t needed = metric_support(sr->metric, count, sizeof(count));
-	const struct series *cs;
-	double fewest = INFINITY;
-
-	if (needed == METRIC_NEVER_JUDGED) {
-		snprintf(sr->unjudged, sizeof(sr->unjudged), "a maximum: never judged");
-		return false;
-	}
-	if (!needed || !count[0])
-		return true;
-	cs = history_find(h, sr->benchmark, count);
-	for (size_t i = 0; cs && i < cs->nrevs; i++)
-		for (size_t k = 0; k < cs->revs[i].n; k++)
-			fewest = fmin(fewest, cs->revs[i].v[k]);
-	if (!cs || fewest < (double)needed) {
-		snprintf(sr->unjudged, sizeof(sr->unjudged), "%s needs %llu operations a run (had %.0f)",
-			 strrchr(sr->metric, '.') + 1, (unsigned long long)needed,
-			 cs && isfinite(fewest) ? fewest : 0);
-		return false;
-	}
-	return true;
-}
-
 /* A measured series: E-divisive over its per-revision medians, at @alpha. */
 static int measured_changes(struct series *sr, double alpha, double threshold)
 {
@@ -305,9 +326,6 @@ int history_load(struct store *s, const struct history_opts *o, struct history *
 		rc = store_acks(s, load_ack, h);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < h->n; i++)
-		if (!h->s[i].exact && searchable(h, &h->s[i]))
-			h->searched++;
 	/* every measured series is searched: chance alone passes alpha in some of many */
 	alpha = o->alpha / (double)(h->searched ? h->searched : 1);
 	for (size_t i = 0; !rc && i < h->n; i++) {

@@ -72,7 +72,7 @@ struct history_opts {
 struct history {
 	struct series *s;
 	size_t n, cap;
-	size_t searched;       /* measured series searched for changes */
+	size_t searched;       /* measured series of the store that can be searched, shown or not */
 	struct history_ack {
 		char *benchmark, *metric, *rev, *note, *added;
 	} *acks;

@@ -105,15 +105,17 @@ Test(dash, the_browser_check_catches_errors_and_empty_charts)
 	free(l.dom);
 }
 
-static void results(const char *path, const char *rev, int day, double modeled, int reset)
+/* One run of benchmark @trace at revision @rev: alloc_mdl's device time @modeled, @reset resets. */
+static void results(const char *path, const char *trace, const char *rev, int day, int rep,
+		    double modeled, int reset)
 {
 	char text[2048];
 
 	snprintf(text, sizeof(text),
-		 "{\"schema\":\"gpuiso-results/1\",\"run\":{\"id\":\"run-%d\",\"started\":\"2026-11-%02dT01:00:00Z\","
-		 "\"git_rev\":\"%s\",\"host\":\"h\",\"backend\":\"sim\",\"trace\":\"traces/desktop\","
+		 "{\"schema\":\"gpuiso-results/1\",\"run\":{\"id\":\"%s-%d-%d\",\"started\":\"2026-11-%02dT01:00:0%dZ\","
+		 "\"git_rev\":\"%s\",\"host\":\"h\",\"backend\":\"sim\",\"trace\":\"%s\","
 		 "\"scenario\":null,\"faults\":null,\"seed\":0},\"ops\":{"
-		 "\"alloc_mdl\":{\"count\":10,\"errors\":0,\"latency_ns\":{\"p50\":500,\"p90\":800,\"p99\":%d,"
+		 "\"alloc_mdl\":{\"count\":10,\"errors\":0,\"latency_ns\":{\"p50\":%d,\"p90\":800,\"p99\":900,"
 		 "\"p999\":1500,\"max\":2000,\"mean\":600},\"modeled_ns\":{\"p50\":100,\"p90\":200,"
 		 "\"p99\":%g,\"p999\":%g,\"max\":%g,\"mean\":150}},"
 		 "\"free_mdl\":{\"count\":10,\"errors\":0,\"latency_ns\":{\"p50\":300,\"p90\":400,\"p99\":500,"
@@ -125,17 +127,30 @@ static void results(const char *path, const char *rev, int day, double modeled, 
 		 "\"to_d0\":{\"transitions\":4,\"completed\":4,\"pinned\":3,\"chunked\":1,\"reset\":0},"
 		 "\"time_to_complete_ns\":{\"p50\":1,\"p90\":1,\"p99\":1,\"p999\":1,\"max\":1,\"mean\":1}},"
 		 "\"faults\":{\"injected\":{},\"violations\":[]},\"invariants\":{\"no_leaks\":true}}\n",
-		 day, day, rev, 900 + day * 3, modeled, modeled, modeled, 8 - reset, reset, 3 - reset,
-		 4 - reset, 2 - reset, reset);
+		 trace, day, rep, day, rep, rev, trace, 500 + (day * 7 + rep * 3) % 40, modeled, modeled,
+		 modeled, 8 - reset, reset, 3 - reset, 4 - reset, 2 - reset, reset);
 	write_file(path, text);
+}
+
+/* The page an index link to a series of @metric leads to, found in the index. */
+static void series_page(const char *index, const char *metric, char *out, size_t len)
+{
+	char needle[256];
+	const char *at, *end;
+
+	snprintf(needle, sizeof(needle), "-%s.html\">", metric);
+	at = strstr(index, needle);
+	cr_assert_not_null(at, "no link to %s", metric);
+	end = at + strlen(needle) - 2;
+	while (at > index && at[-1] != '"')
+		at--;
+	snprintf(out, len, "%.*s", (int)(end - at), at);
 }
 
 Test(dash, every_page_loads_and_draws_in_chromium)
 {
-	char db[256], site[256], path[512], shot[512], rev[16];
-	const char *artefacts = getenv("GPUISO_ARTEFACTS");
-	static const char *const pages[] = { "index.html", "latency.html", "progress.html",
-					     "metric-ops.alloc_mdl.modeled_ns.p99.html" };
+	char db[256], site[256], path[512], shot[512], rev[16], page[256], bench[64], *index;
+	const char *artefacts = getenv("GPUISO_ARTEFACTS"), *at;
 	struct loaded l;
 	struct run r;
 
@@ -143,11 +158,18 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 	snprintf(site, sizeof(site), "%s/site", tdir);
 	snprintf(path, sizeof(path), "%s/in", tdir);
 	mkdir(path, 0777);
-	/* twelve nights; from the ninth, alloc_mdl costs 40% more device time */
+	/*
+	 * Twelve nights of two benchmarks, three runs a night; from the ninth,
+	 * desktop's alloc_mdl costs 40% more device time. Game never changes.
+	 */
 	for (int i = 0; i < 12; i++) {
-		snprintf(path, sizeof(path), "%s/in/n%02d.json", tdir, i);
 		snprintf(rev, sizeof(rev), "rev%02d", i);
-		results(path, rev, i + 1, (i < 8 ? 1000 : 1400) + (i * 7) % 5, i == 11);
+		for (int rep = 0; rep < 3; rep++) {
+			snprintf(path, sizeof(path), "%s/in/d%02d-%d.json", tdir, i, rep);
+			results(path, "traces/desktop", rev, i + 1, rep, i < 8 ? 1000 : 1400, 0);
+			snprintf(path, sizeof(path), "%s/in/g%02d-%d.json", tdir, i, rep);
+			results(path, "traces/game", rev, i + 1, rep, 1000, 0);
+		}
 	}
 	snprintf(path, sizeof(path), "%s/in/campaign.json", tdir);
 	write_file(path, "{\"schema\":\"gpuiso-campaign/1\",\"name\":\"nightly-pin\",\"runs\":3,\"passed\":2,"
@@ -157,8 +179,17 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 	snprintf(path, sizeof(path), "%s/in", tdir);
 	RUN(&r, "store", "add", db, path);
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	RUN(&r, "dash", db, "-o", site);
+	RUN(&r, "dash", db, "-o", site, "--rev-url", "https://git.example/gpuiso/commit/%s");
 	cr_assert_eq(r.status, 0, "%s", r.err);
+
+	snprintf(path, sizeof(path), "%s/index.html", site);
+	index = slurp(path);
+	series_page(index, "ops.alloc_mdl.modeled_ns.p99", page, sizeof(page));
+	/* a benchmark's page, linked from its rows: bench-XXXXXXXX.html */
+	at = strstr(index, "<a href=\"bench-");
+	cr_assert_not_null(at);
+	snprintf(bench, sizeof(bench), "%.19s", at + 9);
+	const char *const pages[] = { "index.html", "latency.html", "progress.html", page, bench };
 
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", site, pages[i]);
@@ -168,15 +199,30 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 		cr_assert_gt(l.charts, 0, "%s has charts", pages[i]);
 		cr_assert_eq(l.drawn, l.charts, "%s: %d of %d charts drawn", pages[i], l.drawn, l.charts);
 		if (i == 0) {
-			/* the regression is red before anyone reads a number */
+			/* the regression is red before anyone reads a number, and counted for scripts */
 			cr_assert(strstr(l.dom, "class=\"banner bad\""), "no red banner");
-			cr_assert(strstr(l.dom, "<tr class=\"bad\"><td><a href=\"metric-ops.alloc_mdl.modeled_ns.p99.html\">"),
-				  "the regressed metric's row is not red");
+			cr_assert(strstr(l.dom, "<meta name=\"gpuiso-regressions\" content=\"3\">"),
+				  "alloc_mdl's modeled p99, p999 and max are the alarms");
+			cr_assert(strstr(l.dom, "3 series of <b>results trace=traces/desktop backend=sim host=h</b>"
+						" worse from <a href=\"https://git.example/gpuiso/commit/rev08\">"),
+				  "the alarm says where, with a link to the revision");
+			/* grouped by benchmark, each row naming it: game's rows are there, none red */
+			cr_assert(strstr(l.dom, "<tr class=\"bad\" data-benchmark=\"results trace=traces/desktop"),
+				  "the regressed series' row is not red");
+			cr_assert(strstr(l.dom, "<tr class=\"\" data-benchmark=\"results trace=traces/game"),
+				  "game's series are listed apart");
+			cr_assert_null(strstr(l.dom, "<tr class=\"bad\" data-benchmark=\"results trace=traces/game"),
+				       "game did not change");
 		}
 		if (i == 3)
-			cr_assert(strstr(l.dom, "<code>rev08</code>"), "the change point names its revision");
+			cr_assert(strstr(l.dom, "<code class=\"rev\">rev08</code>"),
+				  "the change names its revision");
+		if (i == 4)
+			cr_assert(strstr(l.dom, "results trace=traces/desktop") ||
+				  strstr(l.dom, "results trace=traces/game"), "a benchmark's page");
 		free(l.dom);
 	}
+	free(index);
 	snprintf(path, sizeof(path), "%s/campaigns.html", site);
 	l = browse(path, NULL);
 	cr_assert_eq(l.console, 0);

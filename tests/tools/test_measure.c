@@ -46,8 +46,12 @@ static const char *tpath(const char *name)
 	char db[256];   \
 	snprintf(db, sizeof(db), "%s/runs.sqlite", tdir)
 
-/* A results file of revision @rev whose alloc_mdl costs @modeled ns (p99) of device time. */
-static const char *results_file(const char *name, const char *rev, int day, double modeled)
+/*
+ * A results file of revision @rev whose alloc_mdl costs @modeled ns (p99) of
+ * device time and @latency ns (p50) of wall-clock time.
+ */
+static const char *results_file_timed(const char *name, const char *rev, int day, double modeled,
+				      double latency)
 {
 	const char *path = tpath(name);
 	FILE *f = fopen(path, "w");
@@ -58,7 +62,7 @@ static const char *results_file(const char *name, const char *rev, int day, doub
 		"\"git_rev\":\"%s\",\"host\":\"h\",\"backend\":\"sim\",\"trace\":\"traces/desktop\","
 		"\"scenario\":null,\"faults\":null,\"seed\":0},"
 		"\"ops\":{\"alloc_mdl\":{\"count\":10,\"errors\":0,"
-		"\"latency_ns\":{\"p50\":500,\"p90\":800,\"p99\":900,\"p999\":950,\"max\":990,\"mean\":600},"
+		"\"latency_ns\":{\"p50\":%g,\"p90\":800,\"p99\":900,\"p999\":950,\"max\":990,\"mean\":600},"
 		"\"modeled_ns\":{\"p50\":%g,\"p90\":%g,\"p99\":%g,\"p999\":%g,\"max\":%g,\"mean\":%g}}},"
 		"\"power\":{\"transitions\":4,\"completed\":4,\"reset\":0,\"pinned\":3,\"chunked\":1,"
 		"\"chunks\":16,\"bytes\":1048576,\"longest_stall_ns\":5000,"
@@ -66,9 +70,14 @@ static const char *results_file(const char *name, const char *rev, int day, doub
 		"\"to_d0\":{\"transitions\":2,\"completed\":2,\"pinned\":2,\"chunked\":0,\"reset\":0},"
 		"\"time_to_complete_ns\":{\"p50\":100,\"p90\":100,\"p99\":100,\"p999\":100,\"max\":100,\"mean\":100}},"
 		"\"faults\":{\"injected\":{},\"violations\":[]},\"invariants\":{\"no_leaks\":true}}\n",
-		name, day, rev, modeled / 2, modeled, modeled, modeled, modeled, modeled / 2);
+		name, day, rev, latency, modeled / 2, modeled, modeled, modeled, modeled, modeled / 2);
 	fclose(f);
 	return path;
+}
+
+static const char *results_file(const char *name, const char *rev, int day, double modeled)
+{
+	return results_file_timed(name, rev, day, modeled, 500);
 }
 
 static int stored_runs(const char *db)
@@ -161,16 +170,34 @@ Test(measure, compare_is_a_ci_gate)
 	RUN(&r, "compare", tpath("before.json"), results_file("worse.json", "r2", 2, 1300));
 	cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
 	cr_assert(strstr(r.out, "ops.alloc_mdl.modeled_ns.p99") && strstr(r.out, "+30.0%") &&
-		  strstr(r.out, "REGRESSED"), "%s", r.out);
+		  strstr(r.out, "REGRESSED") && strstr(r.out, "exact"), "%s", r.out);
 	RUN(&r, "compare", tpath("before.json"), results_file("better.json", "r2", 2, 700));
 	cr_assert_eq(r.status, 0, "%s", r.out);
 	cr_assert(strstr(r.out, "improved"), "%s", r.out);
+	/* modeled time is exact: no threshold makes a change of it noise */
 	RUN(&r, "compare", tpath("before.json"), tpath("worse.json"), "--threshold", "50");
-	cr_assert_eq(r.status, 0, "under a 50%% threshold +30%% is noise: %s", r.out);
+	cr_assert_eq(r.status, 1, "%s", r.out);
 	RUN(&r, "compare", tpath("before.json"));
 	cr_assert_eq(r.status, 2);
 	RUN(&r, "compare", tpath("before.json"), tpath("missing.json"));
 	cr_assert_eq(r.status, 2);
+}
+
+/* One wall-clock sample a side is shown, never a verdict; unless a threshold is asked for. */
+Test(measure, one_wall_clock_sample_a_side_is_not_judged)
+{
+	struct run r;
+
+	results_file_timed("one.json", "r1", 1, 1000, 500);
+	results_file_timed("two.json", "r2", 2, 1000, 5000);
+	RUN(&r, "compare", tpath("one.json"), tpath("two.json"));
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "ops.alloc_mdl.latency_ns.p50") && strstr(r.out, "+900.0%") &&
+		  strstr(r.out, "too few samples to judge (1/1, 3 a side)"), "%s", r.out);
+	/* p99 over 10 operations, and a maximum, are never judged */
+	RUN(&r, "compare", tpath("one.json"), tpath("two.json"), "--threshold", "10");
+	cr_assert_eq(r.status, 1, "an explicit threshold gates: %s", r.out);
+	cr_assert(strstr(r.out, "threshold 10% (1/1)"), "%s", r.out);
 }
 
 Test(measure, compare_revisions_in_a_store_with_repeated_samples)
@@ -179,12 +206,12 @@ Test(measure, compare_revisions_in_a_store_with_repeated_samples)
 	char name[32];
 	struct run r;
 
-	/* five runs per revision: r2 costs 3% more every time, below any threshold */
+	/* five runs per revision: bbbb's wall clock is twice aaaa's, every time */
 	for (int i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "a%d.json", i);
-		results_file(name, "aaaa1111", 1, 1000 + i);
+		results_file_timed(name, "aaaa1111", 1, 1000, 500 + i);
 		snprintf(name, sizeof(name), "b%d.json", i);
-		results_file(name, "bbbb2222", 2, 1030 + i);
+		results_file_timed(name, "bbbb2222", 2, 1000, 1000 + i);
 		RUN(&r, "store", "add", db, tpath(name));
 		cr_assert_eq(r.status, 0, "%s", r.err);
 	}
@@ -193,9 +220,12 @@ Test(measure, compare_revisions_in_a_store_with_repeated_samples)
 		RUN(&r, "store", "add", db, tpath(name));
 		cr_assert_eq(r.status, 0, "%s", r.err);
 	}
-	RUN(&r, "compare", "--db", db, "aaaa", "bbbb", "--metric", "ops.alloc_mdl.modeled_ns.*");
+	RUN(&r, "compare", "--db", db, "aaaa", "bbbb", "--metric", "ops.alloc_mdl.*");
 	cr_assert_eq(r.status, 1, "%s%s", r.out, r.err);
-	cr_assert(strstr(r.out, "U test p="), "%s", r.out);
+	cr_assert(strstr(r.out, "ops.alloc_mdl.latency_ns.p50") && strstr(r.out, "U p=") &&
+		  strstr(r.out, "REGRESSED"), "%s", r.out);
+	cr_assert(strstr(r.out, "results trace=traces/desktop backend=sim host=h"),
+		  "the benchmark is named: %s", r.out);
 	RUN(&r, "compare", "--db", db, "aaaa", "cccc");
 	cr_assert_eq(r.status, 2);
 	cr_assert(strstr(r.err, "no stored run of revision 'cccc'"), "%s", r.err);
@@ -219,25 +249,47 @@ Test(measure, changes_name_the_revision_where_a_level_changed)
 	char name[32], rev[32];
 	struct run r;
 
+	/* device time steps up at rev09; wall clock wanders but keeps its level */
 	for (int i = 0; i < 16; i++) {
 		snprintf(name, sizeof(name), "n%02d.json", i);
 		snprintf(rev, sizeof(rev), "rev%02d", i);
-		results_file(name, rev, i + 1, (i < 9 ? 1000 : 1400) + (i * 7) % 11);
+		results_file_timed(name, rev, i + 1, i < 9 ? 1000 : 1400, 500 + (i * 7) % 11);
 	}
 	RUN(&r, "store", "add", db, tdir);
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	RUN(&r, "changes", db, "--metric", "ops.alloc_mdl.modeled_ns.p99");
+	RUN(&r, "changes", db, "--metric", "ops.alloc_mdl.*");
 	cr_assert_eq(r.status, 1, "the last change made it worse: %s%s", r.out, r.err);
-	cr_assert(strstr(r.out, "rev09") && strstr(r.out, "REGRESSED"), "%s", r.out);
+	cr_assert(strstr(r.out, "ops.alloc_mdl.modeled_ns.p99") && strstr(r.out, "rev08") &&
+		  strstr(r.out, "rev09") && strstr(r.out, "REGRESSED") && strstr(r.out, "ALARM"),
+		  "%s", r.out);
+	cr_assert_null(strstr(r.out, "latency_ns"), "noise is no change: %s", r.out);
 	RUN(&r, "changes", db, "--metric", "invariants.*");
 	cr_assert_eq(r.status, 0, "%s", r.out);
 	cr_assert(strstr(r.out, "0 changes"), "%s", r.out);
 	RUN(&r, "changes", db, "--metric", "invariantz.*");
 	cr_assert_eq(r.status, 2, "%s", r.out);
-	cr_assert(strstr(r.err, "matches no stored metric"), "%s", r.err);
+	cr_assert(strstr(r.err, "no stored series matches"), "%s", r.err);
+	/* the JSON says the same, for scripts */
+	RUN(&r, "changes", db, "--metric", "ops.alloc_mdl.modeled_ns.p99", "--json", "-");
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cr_assert(strstr(r.out, "\"schema\": \"gpuiso-changes/1\"") && strstr(r.out, "\"alarms\": 1") &&
+		  strstr(r.out, "\"revision\": \"rev09\"") && strstr(r.out, "\"last_good\": \"rev08\"") &&
+		  strstr(r.out, "\"p\": \"exact\"") && strstr(r.out, "\"acknowledged\": false"),
+		  "%s", r.out);
+	/* acknowledged, it no longer fails the gate; an acknowledgement of nothing is refused */
+	RUN(&r, "ack", db, "--metric", "ops.alloc_mdl.modeled_ns.*", "--rev", "rev10", "--note", "x");
+	cr_assert_eq(r.status, 2, "no change at rev10: %s", r.err);
+	RUN(&r, "ack", db, "--metric", "ops.alloc_mdl.modeled_ns.*", "--rev", "rev09", "--note",
+	    "bigger pages cost more");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "changes", db, "--metric", "ops.alloc_mdl.*");
+	cr_assert_eq(r.status, 0, "%s", r.out);
+	cr_assert(strstr(r.out, "acknowledged: bigger pages cost more"), "%s", r.out);
 	/* a site that cannot be written: the environment, as for every other output */
 	RUN(&r, "dash", db, "-o", "/nonexistent/gpuiso-site");
 	cr_assert_eq(r.status, 3, "%s", r.err);
+	RUN(&r, "dash", db, "-o", tpath("site"), "--rev-url", "https://x/%d");
+	cr_assert_eq(r.status, 2, "a URL that is no format for a revision: %s", r.err);
 }
 
 /* A writer killed at any moment leaves the store as before or with everything. */
@@ -290,11 +342,12 @@ Test(measure, the_nightly_job_stores_and_publishes)
 		 bin, root, db, site, tdir);
 	for (int night = 1; night <= 2; night++) {
 		cr_assert_eq(system(cmd), 0, "night %d: %s", night, cmd);
-		/* five replays and the campaign summary per night */
-		cr_assert_eq(stored_runs(db), 6 * night);
+		/* five replays of five repeats and the campaign summary per night */
+		cr_assert_eq(stored_runs(db), 26 * night);
 	}
 	snprintf(cmd, sizeof(cmd), "grep -q 'campaign nightly-pin' %s/campaigns.html", site);
 	cr_assert_eq(system(cmd), 0, "the campaign is published");
-	snprintf(cmd, sizeof(cmd), "grep -q 'performance overview' %s/index.html", site);
-	cr_assert_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "grep -q '<meta name=\"gpuiso-regressions\" content=\"0\">' %s/index.html",
+		 site);
+	cr_assert_eq(system(cmd), 0, "two nights of the same code: no alarm");
 }
