@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/changes.h"
+#include "bench/history.h"
+
+static char dir[64], db[128];
+static struct store *store;
+
+static void setup(void)
+{
+	char err[256];
+
+	strcpy(dir, "/tmp/gpuiso-history-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(db, sizeof(db), "%s/runs.sqlite", dir);
+	cr_assert_eq(store_open(db, true, &store, err, sizeof(err)), 0, "%s", err);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	store_close(store);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(history, .init = setup, .fini = teardown);
+
+#define BENCH "results trace=t backend=sim host=h"
+
+/* Store one run of revision @rev: device time @modeled, wall clock @wall over @ops operations. */
+static void run(const char *rev, int day, int rep, double modeled, double wall, double ops,
+		const char *inputs)
+{
+	struct run_metric m[] = {
+		{ (char *)"ops.a.modeled_ns.p99", modeled, "ns" },
+		{ (char *)"ops.a.latency_ns.p50", wall, "ns" },
+		{ (char *)"ops.a.latency_ns.p99", wall * 2, "ns" },
+		{ (char *)"ops.a.latency_ns.max", wall * 9, "ns" },
+		{ (char *)"ops.a.count", ops, "count" },
+	};
+	char key[64], date[32], err[256];
+	struct run_record r = { .kind = RUN_RESULTS, .key = key, .git_rev = (char *)rev, .date = date,
+				.json = (char *)"{}", .benchmark = (char *)BENCH, .inputs = (char *)inputs,
+				.metrics = m, .nmetrics = 5 };
+	size_t added;
+
+	snprintf(key, sizeof(key), "%s-%d", rev, rep);
+	snprintf(date, sizeof(date), "2026-%02d-%02dT00:00:0%dZ", 1 + day / 28, 1 + day % 28, rep);
+	cr_assert_eq(store_add(store, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(added, 1);
+}
+
+static const struct history_opts opts = { .alpha = 0.01, .threshold = 0.10 };
+
+static const struct series *series(const struct history *h, const char *metric)
+{
+	const struct series *sr = history_find(h, BENCH, metric);
+
+	cr_assert_not_null(sr, "no series %s", metric);
+	return sr;
+}
+
+Test(history, an_exact_series_changes_where_a_revision_differs_and_says_why)
+{
+	static const char *const before = "t=00000000000000aa\nscn=0000000000000001\n";
+	static const char *const after = "t=00000000000000aa\nscn=0000000000000002\n";
+	struct store_ack ack = { "*", "ops.a.modeled_ns.*", "r04", "slower clock", NULL };
+	struct history h;
+	const struct series *sr;
+	char rev[8], err[256];
+
+	for (int d = 0; d < 8; d++) {
+		snprintf(rev, sizeof(rev), "r%02d", d);
+		for (int rep = 0; rep < 3; rep++)
+			run(rev, d, rep, d < 4 ? 1000 : 1001, 500, 200, d < 4 ? before : after);
+	}
+	cr_assert_eq(history_load(store, &opts, &h), 0);
+	sr = series(&h, "ops.a.modeled_ns.p99");
+	cr_assert_eq(sr->nrevs, 8, "three runs a revision are its samples");
+	cr_assert_eq(sr->nchanges, 1, "+0.1%% is a change of an exact metric");
+	cr_assert_eq(sr->changes[0].at, 4);
+	cr_assert_str_eq(sr->revs[sr->changes[0].at].rev, "r04");
+	cr_assert_str_eq(sr->revs[4].changed, "scn", "what changed under its name");
+	cr_assert_null(sr->revs[5].changed);
+	cr_assert(isnan(sr->changes[0].p));
+	cr_assert(sr->alarm);
+	cr_assert_eq(history_alarms(&h), 1);
+	history_free(&h);
+
+	cr_assert_eq(store_ack_add(store, &ack, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(history_load(store, &opts, &h), 0);
+	sr = series(&h, "ops.a.modeled_ns.p99");
+	cr_assert_str_eq(sr->changes[0].ack_note, "slower clock");
+	cr_assert_not(sr->alarm, "acknowledged");
+	history_free(&h);
+
+	/* a later change of the same series alarms again */
+	run("r08", 8, 0, 1002, 500, 200, after);
+	cr_assert_eq(history_load(store, &opts, &h), 0);
+	sr = series(&h, "ops.a.modeled_ns.p99");
+	cr_assert_eq(sr->nchanges, 2);
+	cr_assert(sr->alarm);
+	history_free(&h);
+}
+
+Test(history, a_measured_series_changes_by_level_not_by_night)
+{
+	struct history h;
+	const struct series *sr;
+	char rev[8];
+
+	/* twelve revisions of noise around 500 ns, then six at 1000 */
+	for (int d = 0; d < 18; d++) {
+		snprintf(rev, sizeof(rev), "r%02d", d);
+		for (int rep = 0; rep < 3; rep++)
+			run(rev, d, rep, 1000, (d < 12 ? 500 : 1000) + (d * 37 + rep * 11) % 60, 200, NULL);
+	}
+	cr_assert_eq(history_load(store, &opts, &h), 0);
+	sr = series(&h, "ops.a.latency_ns.p50");
+	cr_assert_eq(sr->nchanges, 1);
+	cr_assert_str_eq(sr->revs[sr->changes[0].at].rev, "r12");
+	cr_assert_eq(sr->changes[0].verdict, V_REGRESSED);
+	cr_assert(sr->changes[0].ci_lo > 0.5 && sr->changes[0].ci_hi < 1.5, "%g..%g",
+		  sr->changes[0].ci_lo, sr->changes[0].ci_hi);
+	cr_assert_lt(sr->changes[0].p, 0.01);
+	/* p99 over 200 operations is judged; a maximum never */
+	cr_assert_str_eq(series(&h, "ops.a.latency_ns.p99")->unjudged, "");
+	cr_assert(strstr(series(&h, "ops.a.latency_ns.max")->unjudged, "maximum"));
+	cr_assert_eq(series(&h, "ops.a.latency_ns.max")->nchanges, 0);
+	cr_assert_eq(h.searched, 2, "p50 and p99 are the family");
+	history_free(&h);
+}
+
+Test(history, a_small_step_or_a_thin_percentile_is_not_a_change)
+{
+	struct history_opts only = opts;
+	struct history h;
+	const struct series *sr;
+	char rev[8];
+
+	/* +5%, steady: real maybe, under the threshold; 50 operations make no p99 */
+	for (int d = 0; d < 12; d++) {
+		snprintf(rev, sizeof(rev), "r%02d", d);
+		for (int rep = 0; rep < 3; rep++)
+			run(rev, d, rep, 1000, d < 6 ? 1000 : 1050, 50, NULL);
+	}
+	only.metric = "ops.a.latency_ns.p*";
+	cr_assert_eq(history_load(store, &only, &h), 0);
+	cr_assert_eq(h.n, 2, "the glob shows p50 and p99");
+	sr = series(&h, "ops.a.latency_ns.p50");
+	cr_assert_eq(sr->nchanges, 0);
+	sr = series(&h, "ops.a.latency_ns.p99");
+	cr_assert(strstr(sr->unjudged, "p99 needs 100 operations a run (had 50)"), "%s", sr->unjudged);
+	cr_assert_eq(h.searched, 1, "the count is read from the store, shown or not");
+	history_free(&h);
+}
+
+Test(history, noise_is_measured_on_the_revisions_not_compared)
+{
+	struct history h;
+	struct series_noise n;
+	struct history_noise_ctx nc = { &h, "r00", "r05" };
+	char rev[8];
+
+	for (int d = 0; d < 6; d++) {
+		snprintf(rev, sizeof(rev), "r%02d", d);
+		/* r00 and r05 far off; the four between at 100 and 200, alternately */
+		run(rev, d, 0, 1000, d == 0 ? 10 : d == 5 ? 100000 : d % 2 ? 100 : 200, 200, NULL);
+	}
+	cr_assert_eq(history_load(store, &opts, &h), 0);
+	cr_assert_eq(history_noise(BENCH, "ops.a.latency_ns.p50", &n, &nc), 0);
+	cr_assert_eq(n.revisions, 4);
+	/* the log of 100, 200, 100, 200: sd = ln 2 / 2 * sqrt(4/3) */
+	cr_assert_float_eq(n.sigma, log(2) / 2 * sqrt(4.0 / 3), 1e-9);
+	cr_assert_eq(history_noise(BENCH, "ops.none", &n, &nc), -ENOENT);
+	history_free(&h);
+}
+
+Test(history, changes_as_json_say_exact_or_p)
+{
+	char path[160], text[4096];
+	struct history h;
+	size_t len;
+	FILE *f;
+
+	for (int d = 0; d < 4; d++)
+		run(d < 2 ? (d ? "r1" : "r0") : (d == 2 ? "r2" : "r3"), d, 0, d < 2 ? 10 : 20, 5, 5, NULL);
+	cr_assert_eq(history_load(store, &opts, &h), 0);
+	snprintf(path, sizeof(path), "%s/changes.json", dir);
+	cr_assert_eq(changes_write_json(&h, path), 0);
+	f = fopen(path, "r");
+	len = fread(text, 1, sizeof(text) - 1, f);
+	text[len] = '\0';
+	fclose(f);
+	cr_assert(strstr(text, "\"alarms\": 1") && strstr(text, "\"metric\": \"ops.a.modeled_ns.p99\"") &&
+		  strstr(text, "\"last_good\": \"r1\"") && strstr(text, "\"revision\": \"r2\"") &&
+		  strstr(text, "\"p\": \"exact\"") && strstr(text, "\"ci\": null") &&
+		  strstr(text, "\"alarm\": true"), "%s", text);
+	history_free(&h);
+}
