@@ -26,7 +26,7 @@ static const char *last_good(const struct series *sr, const struct history_chang
 void changes_print(const struct history *h, FILE *f)
 {
 	const char *benchmark = NULL;
-	size_t changes = 0, acked = 0, unjudged = 0;
+	size_t changes = 0, acked = 0, unjudged = 0, varies = 0;
 	int w = 6;
 
 	for (size_t i = 0; i < h->n; i++)
@@ -36,6 +36,7 @@ void changes_print(const struct history *h, FILE *f)
 		const struct series *sr = &h->s[i];
 
 		unjudged += sr->unjudged[0] != '\0';
+		varies += sr->varies;
 		for (size_t k = 0; k < sr->nchanges; k++) {
 			const struct history_change *c = &sr->changes[k];
 			const struct history_rev *r = &sr->revs[c->at];
@@ -68,7 +69,28 @@ void changes_print(const struct history *h, FILE *f)
 	if (unjudged)
 		fprintf(f, "; %zu measured series not judged (maxima, or too few operations a run)",
 			unjudged);
+	if (varies)
+		fprintf(f, "; %zu exact series VARY between runs of one revision (not deterministic)",
+			varies);
 	fputc('\n', f);
+}
+
+size_t changes_at(const struct history *h, const char *rev, FILE *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->n; i++) {
+		const struct series *sr = &h->s[i];
+
+		for (size_t k = 0; k < sr->nchanges; k++) {
+			if (strcmp(sr->revs[sr->changes[k].at].rev, rev))
+				continue;
+			fprintf(f, "  %s  %s  %+.1f%%\n", sr->benchmark, sr->metric,
+				100 * sr->changes[k].change);
+			n++;
+		}
+	}
+	return n;
 }
 
 static void change_json(struct json *j, const struct series *sr, size_t k)

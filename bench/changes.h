@@ -33,6 +33,17 @@ void changes_print(const struct history *h, FILE *f);
 int changes_write_json(const struct history *h, const char *path);
 
 /**
+ * changes_at() - the changes at revision @rev, one line each (benchmark,
+ * metric, change).
+ * @h: the history.
+ * @rev: the revision as stored.
+ * @f: where.
+ *
+ * Return: how many.
+ */
+size_t changes_at(const struct history *h, const char *rev, FILE *f);
+
+/**
  * change_label() - how a change was judged, in words: "exact", or the
  * test's p and the interval of a measured change.
  * @sr: the series.

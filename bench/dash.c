@@ -770,22 +770,6 @@ static int latency_of(struct site *st, struct page *p, const char *benchmark)
 	return 0;
 }
 
-static int write_latency(struct site *st)
-{
-	struct page p;
-	int rc = page_open(&p, st->dir, "latency.html", "latency percentiles", "");
-
-	if (rc)
-		return rc;
-	fprintf(p.f, "<p>Per replay benchmark and operation, wall-clock latency at p50, p90, p99, "
-		     "p99.9 and max (log scale; medians of each revision's runs): the latest revision "
-		     "(solid) against the one before (dashed).</p>\n");
-	rc = each_replay_benchmark(st, &p, latency_of);
-	rc = page_close(&p) ?: rc;
-	st->pages += !rc;
-	return rc;
-}
-
 static int progress_of(struct site *st, struct page *p, const char *benchmark)
 {
 	static const char *const dirs[] = { "to_d3", "to_d0" };
@@ -833,18 +817,17 @@ static int progress_of(struct site *st, struct page *p, const char *benchmark)
 	return 0;
 }
 
-static int write_progress(struct site *st)
+/* A page of sections per replay benchmark: @intro (HTML), then @fn's part of each. */
+static int write_replay_page(struct site *st, const char *file, const char *title, const char *intro,
+			     int (*fn)(struct site *st, struct page *p, const char *benchmark))
 {
 	struct page p;
-	int rc = page_open(&p, st->dir, "progress.html", "forward progress of power transitions", "");
+	int rc = page_open(&p, st->dir, file, title, "");
 
 	if (rc)
 		return rc;
-	fprintf(p.f, "<p>Per replay benchmark and revision (oldest left), how power transitions ended: "
-		     "<span class=\"good\">pinned</span> (the whole save area locked at once), "
-		     "<span style=\"color:#ff7f0e\">chunked</span> (forward progress through the small "
-		     "buffer) or <span class=\"bad\">reset</span> (no progress: the adapter lost its state).</p>\n");
-	rc = each_replay_benchmark(st, &p, progress_of);
+	fprintf(p.f, "<p>%s</p>\n", intro);
+	rc = each_replay_benchmark(st, &p, fn);
 	rc = page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
@@ -1013,9 +996,19 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 		if (st.h.s[i].nrevs)
 			rc = write_series_page(&st, &st.h.s[i]);
 	if (!rc)
-		rc = write_latency(&st);
+		rc = write_replay_page(&st, "latency.html", "latency percentiles",
+				       "Per replay benchmark and operation, wall-clock latency at p50, p90, "
+				       "p99, p99.9 and max (log scale; medians of each revision's runs): the "
+				       "latest revision (solid) against the one before (dashed).",
+				       latency_of);
 	if (!rc)
-		rc = write_progress(&st);
+		rc = write_replay_page(&st, "progress.html", "forward progress of power transitions",
+				       "Per replay benchmark and revision (oldest left), how power "
+				       "transitions ended: <span class=\"good\">pinned</span> (the whole save "
+				       "area locked at once), <span style=\"color:#ff7f0e\">chunked</span> "
+				       "(forward progress through the small buffer) or <span class=\"bad\">"
+				       "reset</span> (no progress: the adapter lost its state).",
+				       progress_of);
 	if (!rc)
 		rc = write_campaigns(&st, &runs);
 	if (rc)

@@ -69,6 +69,9 @@ struct history_opts {
 	size_t max_revs;       /* the most recent revisions searched, or 0 for all */
 };
 
+/* What changes, alarms and the dashboard judge by unless told otherwise. */
+#define HISTORY_OPTS_DEFAULT { .alpha = 0.01, .threshold = 0.10 }
+
 struct history {
 	struct series *s;
 	size_t n, cap;

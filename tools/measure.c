@@ -47,6 +47,15 @@ static int parse_alpha(const char *s, double *out)
 	return parse_double(s, out) || *out <= 0 || *out >= 1 ? -EINVAL : 0;
 }
 
+/* A percentage, as a fraction. */
+static int parse_pct(const char *s, double *out)
+{
+	if (parse_double(s, out) || *out < 0)
+		return -EINVAL;
+	*out /= 100;
+	return 0;
+}
+
 /* Open an existing store for command @cmd; 0, or the exit code after saying why. */
 static int open_store(const char *cmd, const char *path, struct store **s)
 {
@@ -320,7 +329,7 @@ static int sides_db(struct store *s, char *const revs[2], struct sample_set *bef
 		    struct sample_set *after, struct history *h, struct history_noise_ctx *nc,
 		    char full[2][128])
 {
-	const struct history_opts ho = { .alpha = 0.01, .threshold = 0.10 };
+	const struct history_opts ho = HISTORY_OPTS_DEFAULT;
 	char err[512];
 	int rc;
 
@@ -355,7 +364,6 @@ int cmd_compare(int argc, char **argv)
 	char full[2][128];
 	struct store *s = NULL;
 	size_t nrows = 0, regressions;
-	double pct;
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
@@ -364,9 +372,8 @@ int cmd_compare(int argc, char **argv)
 			db = optarg;
 			break;
 		case 't':
-			if (parse_double(optarg, &pct) || pct < 0)
+			if (parse_pct(optarg, &o.threshold))
 				return usage_error(compare_usage, "bad --threshold '%s' (a percentage)", optarg);
-			o.threshold = pct / 100;
 			o.threshold_set = true;
 			break;
 		case 'a':
@@ -428,15 +435,6 @@ int cmd_compare(int argc, char **argv)
 
 /* --- changes over history, and acknowledging them --- */
 
-/* A percentage, as a fraction. */
-static int parse_pct(const char *s, double *out)
-{
-	if (parse_double(s, out) || *out < 0)
-		return -EINVAL;
-	*out /= 100;
-	return 0;
-}
-
 /* The history of a store for command @cmd; 0, or the exit code after saying why. */
 static int load_history(const char *cmd, struct store *s, const struct history_opts *o,
 			struct history *h)
@@ -475,7 +473,7 @@ int cmd_changes(int argc, char **argv)
 		{ "json", required_argument, NULL, 'j' },   { "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct history_opts ho = { .alpha = 0.01, .threshold = 0.10 };
+	struct history_opts ho = HISTORY_OPTS_DEFAULT;
 	const char *json = NULL;
 	struct history h = { 0 };
 	struct store *s;
@@ -531,7 +529,7 @@ int cmd_ack(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },	    { 0 },
 	};
 	struct store_ack a = { .benchmark = "*" };
-	struct history_opts ho = { .alpha = 0.01, .threshold = 0.10 };
+	struct history_opts ho = HISTORY_OPTS_DEFAULT;
 	struct history h = { 0 };
 	char full[128], err[1024];
 	size_t matched = 0;
@@ -566,19 +564,10 @@ int cmd_ack(int argc, char **argv)
 	ho.metric = a.metric;
 	ho.benchmark = a.benchmark;
 	rc = load_history("ack", s, &ho, &h);
-	for (size_t i = 0; !rc && i < h.n; i++) {
-		const struct series *sr = &h.s[i];
-
-		for (size_t k = 0; k < sr->nchanges; k++) {
-			if (strcmp(sr->revs[sr->changes[k].at].rev, full))
-				continue;
-			printf("acknowledged: %s  %s  %+.1f%%\n", sr->benchmark, sr->metric,
-			       100 * sr->changes[k].change);
-			matched++;
-		}
-	}
+	if (!rc)
+		matched = changes_at(&h, full, stdout);
 	if (!rc && !matched) {
-		/* an acknowledgement of nothing is a typo, and would silence a later change */
+		/* an acknowledgement of nothing is a typo: the alarm it was meant for would stay */
 		fprintf(stderr, "gpuiso: ack: no change at revision %.12s of a series matching "
 				"--metric '%s' --benchmark '%s' (gpuiso changes lists them)\n",
 			full, a.metric, a.benchmark);
@@ -589,6 +578,9 @@ int cmd_ack(int argc, char **argv)
 		if (rc) {
 			fprintf(stderr, "gpuiso: ack: %s\n", err);
 			rc = exit_for(rc);
+		} else {
+			printf("%zu change%s at %.12s acknowledged: %s\n", matched,
+			       matched == 1 ? "" : "s", full, a.note);
 		}
 	}
 	history_free(&h);
@@ -610,7 +602,7 @@ int cmd_dash(int argc, char **argv)
 		{ "rev-url", required_argument, NULL, 'u' }, { "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct dash_opts o = { .history = { .alpha = 0.01, .threshold = 0.10 } };
+	struct dash_opts o = { .history = HISTORY_OPTS_DEFAULT };
 	const char *site = NULL, *pct;
 	struct store *s;
 	char err[1024];
