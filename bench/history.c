@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/digest.h"
 #include "common/types.h"
+#include "common/u64map.h"
 #include "history.h"
 
 /* Shortest level on either side of a measured change, in revisions. */
@@ -55,26 +57,26 @@ static char *inputs_changed(const char *before, const char *after)
 	return fclose(f) ? NULL : out;
 }
 
-static int add_point(const struct store_point *pt, void *ctx)
+/* One value into its series: a new revision when the run's differs from the last one's. */
+static int add_point(struct series *sr, const struct store_row *row)
 {
-	struct series *sr = ctx;
 	struct history_rev *r = sr->nrevs ? &sr->revs[sr->nrevs - 1] : NULL;
-	const char *rev = pt->git_rev ? pt->git_rev : "?";
+	const char *rev = row->git_rev ? row->git_rev : "?";
 
 	if (!r || strcmp(r->rev, rev)) {
 		if (array_reserve(&sr->revs, &sr->revs_cap, sr->nrevs, sizeof(*sr->revs)))
 			return -ENOMEM;
 		r = &sr->revs[sr->nrevs++];
-		*r = (struct history_rev){ .rev = dup_str(rev), .date = dup_str(pt->date) };
+		*r = (struct history_rev){ .rev = dup_str(rev), .date = dup_str(row->date) };
 		if (!r->rev || !r->date)
 			return -ENOMEM;
 	}
 	if (array_reserve(&r->v, &r->cap, r->n, sizeof(*r->v)))
 		return -ENOMEM;
-	r->v[r->n++] = pt->value;
-	if (pt->inputs) {
+	r->v[r->n++] = row->value;
+	if (row->inputs && (!r->inputs || strcmp(r->inputs, row->inputs))) {
 		free(r->inputs);
-		r->inputs = strdup(pt->inputs);
+		r->inputs = strdup(row->inputs);
 		if (!r->inputs)
 			return -ENOMEM;
 	}
@@ -115,84 +117,137 @@ static int settle(struct series *sr, size_t max)
 	return 0;
 }
 
+/* Loading: every series of the store, found by the digest of "BENCHMARK\0METRIC". */
 struct load_ctx {
-	struct store *store;
-	const struct history_opts *o;
 	struct history *h;
+	struct u64map index; /* key -> position in h->s */
 };
 
-static int fewest_point(const struct store_point *pt, void *ctx)
+static uint64_t series_key(const char *benchmark, const char *metric)
 {
-	double *fewest = ctx;
+	uint64_t h = digest_bytes(benchmark, strlen(benchmark) + 1);
 
-	*fewest = fmin(*fewest, pt->value);
-	return 0;
+	/* UINT64_MAX is no key of the map */
+	return digest_combine(h, digest_bytes(metric, strlen(metric))) & ~(1ull << 63);
+}
+
+static struct series *series_of(struct load_ctx *lc, const struct store_row *row, int *rc)
+{
+	struct history *h = lc->h;
+	uint64_t key = series_key(row->benchmark, row->metric), *at = u64map_get(&lc->index, key);
+	enum run_kind kind;
+	struct series *sr;
+
+	if (at) {
+		sr = &h->s[*at];
+		if (!strcmp(sr->benchmark, row->benchmark) && !strcmp(sr->metric, row->metric))
+			return sr;
+		*rc = -EIO; /* two series with one 63-bit digest: say so rather than mix them */
+		return NULL;
+	}
+	if (run_kind_parse(row->kind, &kind))
+		return NULL; /* a kind this gpuiso does not know: not a series it can judge */
+	if (array_reserve(&h->s, &h->cap, h->n, sizeof(*h->s)) || u64map_put(&lc->index, key, h->n)) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	sr = &h->s[h->n++];
+	*sr = (struct series){ .benchmark = dup_str(row->benchmark), .metric = dup_str(row->metric),
+			       .kind = kind, .exact = metric_class(kind, row->metric) == METRIC_EXACT };
+	snprintf(sr->unit, sizeof(sr->unit), "%s", row->unit ? row->unit : "");
+	if (!sr->benchmark || !sr->metric) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	return sr;
+}
+
+static int load_row(const struct store_row *row, void *ctx)
+{
+	int rc = 0;
+	struct series *sr = row->benchmark && row->metric ? series_of(ctx, row, &rc) : NULL;
+
+	return sr ? add_point(sr, row) : rc;
 }
 
 /*
  * Whether a measured series can be searched: a maximum never is, a
  * percentile only where every run of the benchmark had the operations for
- * it; if not, why not in @why.
+ * it; if not, why not goes into its unjudged.
  */
-static int searchable(struct store *s, const struct store_series_name *sn, char *why, size_t len,
-		      bool *ok)
+static bool searchable(const struct history *h, struct series *sr)
 {
 	char count[160];
-	uint64_t needed = metric_support(sn->metric, count, sizeof(count));
+	uint64_t needed = metric_support(sr->metric, count, sizeof(count));
+	const struct series *cs;
 	double fewest = INFINITY;
-	int rc;
 
-	*ok = false;
 	if (needed == METRIC_NEVER_JUDGED) {
-		snprintf(why, len, "a maximum: never judged");
-		return 0;
+		snprintf(sr->unjudged, sizeof(sr->unjudged), "a maximum: never judged");
+		return false;
 	}
-	if (needed && count[0]) {
-		rc = store_series(s, sn->benchmark, count, fewest_point, &fewest);
-		if (rc)
-			return rc;
-		if (!(fewest >= (double)needed)) {
-			snprintf(why, len, "%s needs %llu operations a run (had %.0f)",
-				 strrchr(sn->metric, '.') + 1, (unsigned long long)needed,
-				 isfinite(fewest) ? fewest : 0);
-			return 0;
-		}
-	}
-	*ok = true;
-	return 0;
+	if (!needed || !count[0])
+		return true;
+	cs = history_find(h, sr->benchmark, count);
+	for (size_t i = 0; cs && i < cs->nrevs; i++)
+		for (size_t k = 0; k < cs->revs[i].n; k++)
+			fewest = fmin(fewest, cs->revs[i].v[k]);
+	if (fewest >= (double)needed)
+		return true;
+	snprintf(sr->unjudged, sizeof(sr->unjudged), "%s needs %llu operations a run (had %.0f)",
+		 strrchr(sr->metric, '.') + 1, (unsigned long long)needed, isfinite(fewest) ? fewest : 0);
+	return false;
+}
+
+static void series_free(struct series *sr)
+{
+	for (size_t k = 0; k < sr->nrevs; k++)
+		rev_free(&sr->revs[k]);
+	free(sr->revs);
+	free(sr->changes);
+	free(sr->benchmark);
+	free(sr->metric);
+}
+
+static int cmp_series(const void *x, const void *y)
+{
+	const struct series *a = x, *b = y;
+	int c = strcmp(a->benchmark, b->benchmark);
+
+	return c ? c : strcmp(a->metric, b->metric);
 }
 
 /*
- * Every series: the measured ones that can be searched are counted (the
- * family their significance is corrected for, whatever the globs show);
- * those the globs match are loaded.
+ * Every series is loaded: the measured ones that can be searched are the
+ * family their significance is corrected for, whatever the globs show.
+ * Then only those the globs match are kept, in order.
  */
-static int load_series(const struct store_series_name *sn, void *ctx)
+static int load(struct store *s, const struct history_opts *o, struct history *h)
 {
-	struct load_ctx *lc = ctx;
-	struct history *h = lc->h;
-	bool exact = metric_class(sn->kind, sn->metric) == METRIC_EXACT, ok = true;
-	char why[96] = "";
-	struct series *sr;
-	int rc = exact ? 0 : searchable(lc->store, sn, why, sizeof(why), &ok);
+	struct load_ctx lc = { .h = h };
+	size_t kept = 0;
+	int rc = u64map_init(&lc.index);
 
-	if (rc)
-		return rc;
-	h->searched += !exact && ok;
-	if ((lc->o->metric && fnmatch(lc->o->metric, sn->metric, 0)) ||
-	    (lc->o->benchmark && fnmatch(lc->o->benchmark, sn->benchmark, 0)))
-		return 0;
-	if (array_reserve(&h->s, &h->cap, h->n, sizeof(*h->s)))
-		return -ENOMEM;
-	sr = &h->s[h->n++];
-	*sr = (struct series){ .benchmark = dup_str(sn->benchmark), .metric = dup_str(sn->metric),
-			       .kind = sn->kind, .exact = exact };
-	snprintf(sr->unit, sizeof(sr->unit), "%s", sn->unit ? sn->unit : "");
-	snprintf(sr->unjudged, sizeof(sr->unjudged), "%s", why);
-	if (!sr->benchmark || !sr->metric)
-		return -ENOMEM;
-	rc = store_series(lc->store, sn->benchmark, sn->metric, add_point, sr);
-	return rc ? rc : settle(sr, lc->o->max_revs);
+	if (!rc)
+		rc = store_points(s, load_row, &lc);
+	u64map_fini(&lc.index);
+	for (size_t i = 0; !rc && i < h->n; i++)
+		if (!h->s[i].exact && searchable(h, &h->s[i]))
+			h->searched++;
+	for (size_t i = 0; i < h->n; i++) {
+		struct series *sr = &h->s[i];
+
+		if ((o->metric && fnmatch(o->metric, sr->metric, 0)) ||
+		    (o->benchmark && fnmatch(o->benchmark, sr->benchmark, 0)))
+			series_free(sr);
+		else
+			h->s[kept++] = *sr;
+	}
+	h->n = kept;
+	qsort(h->s, h->n, sizeof(*h->s), cmp_series);
+	for (size_t i = 0; !rc && i < h->n; i++)
+		rc = settle(&h->s[i], o->max_revs);
+	return rc;
 }
 
 static int load_ack(const struct store_ack *a, void *ctx)
@@ -316,12 +371,11 @@ static void judge_series(const struct history *h, struct series *sr)
 
 int history_load(struct store *s, const struct history_opts *o, struct history *h)
 {
-	struct load_ctx lc = { s, o, h };
 	double alpha;
 	int rc;
 
 	*h = (struct history){ 0 };
-	rc = store_series_names(s, load_series, &lc);
+	rc = load(s, o, h);
 	if (!rc)
 		rc = store_acks(s, load_ack, h);
 	if (rc)
@@ -342,16 +396,8 @@ int history_load(struct store *s, const struct history_opts *o, struct history *
 
 void history_free(struct history *h)
 {
-	for (size_t i = 0; i < h->n; i++) {
-		struct series *sr = &h->s[i];
-
-		for (size_t k = 0; k < sr->nrevs; k++)
-			rev_free(&sr->revs[k]);
-		free(sr->revs);
-		free(sr->changes);
-		free(sr->benchmark);
-		free(sr->metric);
-	}
+	for (size_t i = 0; i < h->n; i++)
+		series_free(&h->s[i]);
 	free(h->s);
 	for (size_t i = 0; i < h->nacks; i++) {
 		free(h->acks[i].benchmark);

@@ -465,62 +465,33 @@ int store_runs(struct store *s, int (*fn)(const struct store_run *run, void *ctx
 		     NULL, NULL, run_row, &rc);
 }
 
-struct names_ctx {
-	int (*fn)(const struct store_series_name *sn, void *ctx);
-	void *ctx;
-};
-
-static int name_row(sqlite3_stmt *st, void *ctx)
-{
-	struct names_ctx *nc = ctx;
-	struct store_series_name sn = {
-		.benchmark = col_text(st, 0), .metric = col_text(st, 2), .unit = col_text(st, 3),
-	};
-
-	if (run_kind_parse(col_text(st, 1), &sn.kind))
-		return 0; /* a kind this gpuiso does not know: not a series it can judge */
-	return nc->fn(&sn, nc->ctx);
-}
-
-int store_series_names(struct store *s, int (*fn)(const struct store_series_name *sn, void *ctx),
-		       void *ctx)
-{
-	struct names_ctx nc = { fn, ctx };
-
-	return query(s,
-		     "SELECT benchmark, min(kind), name, min(unit) FROM metrics"
-		     " JOIN runs ON runs.id = metrics.run GROUP BY benchmark, name"
-		     " ORDER BY benchmark, name",
-		     NULL, NULL, name_row, &nc);
-}
-
-struct series_ctx {
-	int (*fn)(const struct store_point *pt, void *ctx);
+struct points_ctx {
+	int (*fn)(const struct store_row *row, void *ctx);
 	void *ctx;
 };
 
 static int point_row(sqlite3_stmt *st, void *ctx)
 {
-	struct series_ctx *sc = ctx;
-	struct store_point pt = {
-		.run = sqlite3_column_int64(st, 0), .git_rev = col_text(st, 1),
-		.date = col_text(st, 2), .value = sqlite3_column_double(st, 3),
-		.inputs = col_text(st, 4),
+	struct points_ctx *pc = ctx;
+	struct store_row row = {
+		.benchmark = col_text(st, 0), .kind = col_text(st, 1), .git_rev = col_text(st, 2),
+		.date = col_text(st, 3), .inputs = col_text(st, 4), .metric = col_text(st, 5),
+		.unit = col_text(st, 6), .value = sqlite3_column_double(st, 7),
 	};
 
-	return sc->fn(&pt, sc->ctx);
+	return pc->fn(&row, pc->ctx);
 }
 
-int store_series(struct store *s, const char *benchmark, const char *metric,
-		 int (*fn)(const struct store_point *pt, void *ctx), void *ctx)
+int store_points(struct store *s, int (*fn)(const struct store_row *row, void *ctx), void *ctx)
 {
-	struct series_ctx sc = { fn, ctx };
+	struct points_ctx pc = { fn, ctx };
 
+	/* runs by their index on (benchmark, date, id), each run's metrics by its key */
 	return query(s,
-		     "SELECT runs.id, git_rev, date, value, inputs FROM metrics"
-		     " JOIN runs ON runs.id = metrics.run"
-		     " WHERE benchmark = ?1 AND name = ?2 ORDER BY date, runs.id",
-		     benchmark, metric, point_row, &sc);
+		     "SELECT benchmark, kind, git_rev, date, inputs, name, unit, value"
+		     " FROM runs JOIN metrics ON metrics.run = runs.id"
+		     " ORDER BY benchmark, date, runs.id, name",
+		     NULL, NULL, point_row, &pc);
 }
 
 int store_run_json(struct store *s, long long id, char **json)

@@ -80,44 +80,25 @@ struct store_run {
  */
 int store_runs(struct store *s, int (*fn)(const struct store_run *run, void *ctx), void *ctx);
 
-/* A series: one metric of one benchmark. */
-struct store_series_name {
-	const char *benchmark, *metric, *unit;
-	enum run_kind kind;
-};
-
-/**
- * store_series_names() - every series, by benchmark then metric.
- * @s: the store.
- * @fn: called per series; a non-zero return stops and is returned.
- * @ctx: for @fn.
- *
- * Return: 0, @fn's return, or a negative errno.
- */
-int store_series_names(struct store *s, int (*fn)(const struct store_series_name *sn, void *ctx),
-		       void *ctx);
-
-/* One point of a series. */
-struct store_point {
-	long long run;
-	const char *git_rev, *date;
+/* One value of one metric of one run, with where it comes from. */
+struct store_row {
+	const char *benchmark, *kind, *git_rev, *date;
 	const char *inputs; /* the run's input digests (runfile.h), or NULL */
+	const char *metric, *unit;
 	double value;
 };
 
 /**
- * store_series() - a series' values over the runs, in run order (date, then
- * when added).
+ * store_points() - every stored value, by benchmark, then in run order
+ * (date, then when added), then by metric: one pass for the history of
+ * every series (a series is one metric of one benchmark).
  * @s: the store.
- * @benchmark: the benchmark.
- * @metric: the metric.
- * @fn: called per point; a non-zero return stops and is returned.
+ * @fn: called per value; a non-zero return stops and is returned.
  * @ctx: for @fn.
  *
  * Return: 0, @fn's return, or a negative errno.
  */
-int store_series(struct store *s, const char *benchmark, const char *metric,
-		 int (*fn)(const struct store_point *pt, void *ctx), void *ctx);
+int store_points(struct store *s, int (*fn)(const struct store_row *row, void *ctx), void *ctx);
 
 /**
  * store_run_json() - the JSON a run came from.

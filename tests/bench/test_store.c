@@ -67,22 +67,43 @@ static int runs_in(const char *path)
 	return n;
 }
 
+/* The points of one series, from every stored value; and how many series there are. */
 struct pts {
+	const char *benchmark, *metric;
 	double v[8];
 	char rev[8][16];
 	char inputs[8][64];
 	int n;
+	char series[8][160];
+	int nseries;
 };
 
-static int take_point(const struct store_point *pt, void *ctx)
+static int take_point(const struct store_row *row, void *ctx)
 {
 	struct pts *p = ctx;
+	char name[160];
+	int i;
 
-	p->v[p->n] = pt->value;
-	snprintf(p->rev[p->n], sizeof(p->rev[0]), "%s", pt->git_rev);
-	snprintf(p->inputs[p->n], sizeof(p->inputs[0]), "%s", pt->inputs ? pt->inputs : "");
+	snprintf(name, sizeof(name), "%s|%s", row->benchmark, row->metric);
+	for (i = 0; i < p->nseries && strcmp(p->series[i], name); i++)
+		;
+	if (i == p->nseries && p->nseries < 8)
+		snprintf(p->series[p->nseries++], sizeof(p->series[0]), "%s", name);
+	if (strcmp(row->benchmark, p->benchmark) || strcmp(row->metric, p->metric))
+		return 0;
+	p->v[p->n] = row->value;
+	snprintf(p->rev[p->n], sizeof(p->rev[0]), "%s", row->git_rev);
+	snprintf(p->inputs[p->n], sizeof(p->inputs[0]), "%s", row->inputs ? row->inputs : "");
 	p->n++;
 	return 0;
+}
+
+static struct pts series(struct store *s, const char *benchmark, const char *metric)
+{
+	struct pts p = { .benchmark = benchmark, .metric = metric };
+
+	cr_assert_eq(store_points(s, take_point, &p), 0);
+	return p;
 }
 
 struct revruns {
@@ -108,7 +129,7 @@ Test(store, add_list_series_and_the_same_run_twice)
 	struct run_record r[] = { record("k2", "r2", "2026-11-02T00:00:00Z", 120),
 				  record("k1", "r1", "2026-11-01T00:00:00Z", 100) };
 	struct store *s;
-	struct pts p = { 0 };
+	struct pts p;
 	struct revruns rr = { 0 };
 	char err[256];
 	size_t added;
@@ -119,12 +140,11 @@ Test(store, add_list_series_and_the_same_run_twice)
 	cr_assert_eq(added, 2);
 	cr_assert_eq(store_add(s, r, 2, &added, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(added, 0, "adding the same runs again changes nothing");
-	cr_assert_eq(store_series(s, BENCH_A, "ops.a.latency_ns.p99", take_point, &p), 0);
+	p = series(s, BENCH_A, "ops.a.latency_ns.p99");
 	cr_assert_eq(p.n, 2);
 	cr_assert_eq(p.v[0], 100, "in date order");
 	cr_assert_str_eq(p.rev[1], "r2");
-	p.n = 0;
-	cr_assert_eq(store_series(s, "results trace=other", "ops.a.latency_ns.p99", take_point, &p), 0);
+	p = series(s, "results trace=other", "ops.a.latency_ns.p99");
 	cr_assert_eq(p.n, 0, "a series is one benchmark's");
 	cr_assert_eq(store_rev_runs(s, "r2", take_run, &rr), 0);
 	cr_assert_eq(rr.runs, 1);
@@ -159,7 +179,7 @@ Test(store, a_version_1_store_is_upgraded_in_place)
 {
 	struct run_record r = record("new", "r1", "2026-11-01T00:00:00Z", 95);
 	struct store *s;
-	struct pts p = { 0 };
+	struct pts p;
 	char err[256];
 	size_t added;
 
@@ -168,7 +188,7 @@ Test(store, a_version_1_store_is_upgraded_in_place)
 	r.campaign = (char *)"nightly"; /* the column version 2 added */
 	cr_assert_eq(store_add(s, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
 	/* a run whose JSON says nothing is a benchmark of its kind alone */
-	cr_assert_eq(store_series(s, "results", "ops.a.latency_ns.p99", take_point, &p), 0);
+	p = series(s, "results", "ops.a.latency_ns.p99");
 	cr_assert_eq(p.n, 1, "the old run is still there");
 	cr_assert_eq(p.v[0], 90);
 	store_close(s);
@@ -200,36 +220,21 @@ static const char schema_v2[] =
 	"INSERT INTO metrics VALUES (2, 'ops.a.count', 7, 'count');"
 	"PRAGMA user_version = 2; PRAGMA application_id = 1735423337;";
 
-static int count_series(const struct store_series_name *sn, void *ctx)
-{
-	(void)sn;
-	(*(int *)ctx)++;
-	return 0;
-}
-
 /* Runs stored before benchmarks existed get theirs from their JSON: two traces, two series. */
 Test(store, a_version_2_store_gets_its_benchmarks_from_the_stored_json)
 {
 	struct store *s;
-	struct pts p = { 0 };
+	struct pts p;
 	char err[256];
-	int series = 0;
 
 	exec_sql(db, schema_v2);
 	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(store_series_names(s, count_series, &series), 0);
-	cr_assert_eq(series, 2, "ops.a.count of desktop and of game are two series");
-	cr_assert_eq(store_series(s,
-				  "results trace=traces/desktop scenario=traces/scenarios/default.yaml"
-				  " backend=sim host=ci1",
-				  "ops.a.count", take_point, &p),
-		     0);
+	p = series(s, "results trace=traces/desktop scenario=traces/scenarios/default.yaml"
+		      " backend=sim host=ci1", "ops.a.count");
+	cr_assert_eq(p.nseries, 2, "ops.a.count of desktop and of game are two series");
 	cr_assert_eq(p.n, 1);
 	cr_assert_eq(p.v[0], 5);
-	p.n = 0;
-	cr_assert_eq(store_series(s, "results trace=traces/game backend=sim host=ci1", "ops.a.count",
-				  take_point, &p),
-		     0);
+	p = series(s, "results trace=traces/game backend=sim host=ci1", "ops.a.count");
 	cr_assert_eq(p.n, 1);
 	cr_assert_eq(p.v[0], 7);
 	store_close(s);
@@ -246,7 +251,7 @@ Test(store, inputs_and_acknowledgements_are_kept)
 {
 	struct run_record r = record("k", "r1", "2026-11-01T00:00:00Z", 1);
 	struct store_ack a = { "*desktop*", "ops.*", "r1", "faster clock", NULL };
-	struct pts p = { 0 };
+	struct pts p;
 	struct store *s;
 	char err[256], got[128] = "";
 	size_t added;
@@ -254,7 +259,7 @@ Test(store, inputs_and_acknowledgements_are_kept)
 	r.inputs = (char *)"traces/desktop=0123456789abcdef\n";
 	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(store_add(s, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(store_series(s, BENCH_A, "ops.a.latency_ns.p99", take_point, &p), 0);
+	p = series(s, BENCH_A, "ops.a.latency_ns.p99");
 	cr_assert_str_eq(p.inputs[0], "traces/desktop=0123456789abcdef\n");
 	cr_assert_eq(store_ack_add(s, &a, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(store_acks(s, take_ack, got), 0);
