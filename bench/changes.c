@@ -18,6 +18,14 @@ char *change_label(const struct series *sr, const struct history_change *c, char
 	return buf;
 }
 
+const char *change_cause(const struct series *sr, const struct history_change *c)
+{
+	if (!c->machine)
+		return NULL;
+	return sr->exact ? "same code and inputs: NOT DETERMINISTIC"
+			 : "same code and inputs: the machine's, no alarm";
+}
+
 static const char *last_good(const struct series *sr, const struct history_change *c)
 {
 	return sr->revs[c->at - 1].rev;
@@ -56,6 +64,8 @@ void changes_print(const struct history *h, FILE *f)
 				100 * c->change, verdict_name(c->verdict), change_label(sr, c, test, sizeof(test)));
 			if (r->changed)
 				fprintf(f, "; input changed: %s", r->changed);
+			if (c->machine)
+				fprintf(f, "; %s", change_cause(sr, c));
 			if (c->ack_note)
 				fprintf(f, "; acknowledged: %s", c->ack_note);
 			else if (sr->alarm && k + 1 == sr->nchanges)
@@ -125,6 +135,7 @@ static void change_json(struct json *j, const struct series *sr, size_t k)
 	json_bool(j, "acknowledged", c->ack_note != NULL);
 	json_str(j, "note", c->ack_note);
 	json_str(j, "input_changed", r->changed);
+	json_bool(j, "same_code_and_inputs", c->machine);
 	json_bool(j, "alarm", sr->alarm && k + 1 == sr->nchanges);
 	json_obj_end(j);
 }

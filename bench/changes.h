@@ -11,7 +11,7 @@
  * a table per benchmark, and gpuiso-changes/1 JSON with one object per
  * change (benchmark, metric, last good and first bad revision, before,
  * after, change, its interval, p or "exact", verdict, acknowledged, input
- * changed, alarm).
+ * changed, same code and inputs, alarm).
  */
 
 /**
@@ -42,6 +42,17 @@ int changes_write_json(const struct history *h, const char *path);
  * Return: how many.
  */
 size_t changes_at(const struct history *h, const char *rev, FILE *f);
+
+/**
+ * change_cause() - what a change of the same code on the same inputs means:
+ * a measured one is the machine's, an exact one a failure of determinism.
+ * @sr: the series.
+ * @c: its change.
+ *
+ * Return: the words, or NULL when the code or the inputs changed (or are
+ * unknown).
+ */
+const char *change_cause(const struct series *sr, const struct history_change *c);
 
 /**
  * change_label() - how a change was judged, in words: "exact", or the

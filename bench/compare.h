@@ -94,7 +94,7 @@ struct series_noise {
 
 struct compare_opts {
 	double alpha;       /* significance, after adjustment (0.05) */
-	double threshold;   /* smallest relative change of a measured metric that counts (0.10) */
+	double threshold;   /* smallest relative change of a measured metric that counts */
 	bool threshold_set; /* given by the user: it then judges measured series with few samples */
 	const char *glob;   /* only metrics matching it, or NULL */
 	bool all;           /* print unchanged metrics too */

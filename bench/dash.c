@@ -359,9 +359,9 @@ static int points_of(const struct series *sr, struct points *p)
 	return 0;
 }
 
-static const char *change_color(const struct history_change *c)
+static const char *change_color(const struct series *sr, const struct history_change *c)
 {
-	if (c->ack_note)
+	if (!history_change_claims(sr, c))
 		return GREY;
 	return c->verdict == V_REGRESSED ? RED : c->verdict == V_IMPROVED ? GREEN : GREY;
 }
@@ -386,7 +386,7 @@ static int series_chart(struct page *p, const struct series *sr, int w, int h, b
 
 			snprintf(labels[i], sizeof(labels[i]), "change at %.12s: %.4g -> %.4g (%+.1f%%)",
 				 sr->revs[ch->at].rev, ch->before, ch->after, 100 * ch->change);
-			marks[i] = (struct mark){ ch->at, labels[i], change_color(ch) };
+			marks[i] = (struct mark){ ch->at, labels[i], change_color(sr, ch) };
 		}
 		chart(p, &c, &l, 1);
 		free(pts.y);
@@ -408,11 +408,13 @@ static double best_of(const struct series *sr)
 	return best;
 }
 
-/* A relative change, with an arrow; red or green only where it is a change of the series. */
-static void change_cell(FILE *f, double from, double to, const struct history_change *c)
+/* A relative change, with an arrow; red or green only where it is a claimed change of @sr. */
+static void change_cell(FILE *f, const struct series *sr, double from, double to,
+			const struct history_change *c)
 {
-	const char *cls = !c || c->ack_note ? "" : c->verdict == V_REGRESSED ? "bad"
-						: c->verdict == V_IMPROVED  ? "good" : "";
+	const char *cls = !c || !history_change_claims(sr, c) ? ""
+			  : c->verdict == V_REGRESSED		  ? "bad"
+			  : c->verdict == V_IMPROVED		  ? "good" : "";
 	const char *arrow = to > from ? "&#9650; " : to < from ? "&#9660; " : "";
 
 	fprintf(f, "<td class=\"%s\">%s", cls, arrow);
@@ -440,6 +442,8 @@ static const char *state_of(const struct series *sr)
 		return sr->unjudged;
 	if (sr->nchanges && sr->changes[sr->nchanges - 1].ack_note)
 		return "acknowledged";
+	if (sr->nchanges && !history_change_claims(sr, &sr->changes[sr->nchanges - 1]))
+		return "changed with the machine";
 	return sr->exact ? "exact" : "measured";
 }
 
@@ -460,10 +464,10 @@ static int series_row(struct page *p, const struct series *sr, bool with_benchma
 	rc = series_chart(p, sr, 220, 40, true);
 	fprintf(f, "</td><td>%.6g</td>", last->value);
 	if (sr->nrevs >= 2)
-		change_cell(f, sr->revs[sr->nrevs - 2].value, last->value, latest_change(sr));
+		change_cell(f, sr, sr->revs[sr->nrevs - 2].value, last->value, latest_change(sr));
 	else
 		fprintf(f, "<td>-</td>");
-	change_cell(f, best_of(sr), last->value, NULL);
+	change_cell(f, sr, best_of(sr), last->value, NULL);
 	fprintf(f, "<td>%s</td><td>", sr->unit);
 	esc(f, state_of(sr));
 	fprintf(f, "</td></tr>\n");
@@ -493,13 +497,35 @@ static bool headline(const char *name)
 	return false;
 }
 
+/* Why a change happened, as far as known: inputs changed, the machine, an acknowledgement. */
+static void why_cell(FILE *f, const struct series *sr, const struct history_change *c)
+{
+	const char *sep = "";
+
+	fprintf(f, "<td class=\"l\">");
+	if (sr->revs[c->at].changed) {
+		fprintf(f, "input changed: ");
+		esc(f, sr->revs[c->at].changed);
+		sep = "; ";
+	}
+	if (c->machine) {
+		fputs(sep, f);
+		esc(f, change_cause(sr, c));
+		sep = "; ";
+	}
+	if (c->ack_note) {
+		fprintf(f, "%sacknowledged: ", sep);
+		esc(f, c->ack_note);
+	}
+	fprintf(f, "</td>");
+}
+
 /* A table of changes: each with the series' benchmark and metric, or of one series. */
 static void changes_table(const struct site *st, FILE *f, const struct series *only, bool acked)
 {
 	fprintf(f, "<table><tr>%s<th>last good</th><th>first bad</th><th>before</th><th>after</th>"
-		   "<th>change</th><th>test</th><th>%s</th></tr>\n",
-		only ? "" : "<th class=\"l\">benchmark</th><th class=\"l\">metric</th>",
-		acked ? "acknowledged" : "input changed");
+		   "<th>change</th><th>test</th><th class=\"l\">why</th></tr>\n",
+		only ? "" : "<th class=\"l\">benchmark</th><th class=\"l\">metric</th>");
 	for (size_t i = 0; i < st->h.n; i++) {
 		const struct series *sr = &st->h.s[i];
 
@@ -523,19 +549,12 @@ static void changes_table(const struct site *st, FILE *f, const struct series *o
 			fprintf(f, "</td><td>");
 			rev_cell(st, f, sr->revs[c->at].rev);
 			fprintf(f, "</td><td>%.6g</td><td>%.6g</td>", c->before, c->after);
-			change_cell(f, c->before, c->after, c);
+			change_cell(f, sr, c->before, c->after, c);
 			fprintf(f, "<td>");
 			esc(f, change_label(sr, c, test, sizeof(test)));
-			fprintf(f, "</td><td>");
-			if (acked || (only && c->ack_note))
-				esc(f, c->ack_note);
-			if (only && c->ack_note && sr->revs[c->at].changed)
-				fprintf(f, "; ");
-			if (!acked && sr->revs[c->at].changed) {
-				fprintf(f, "input changed: ");
-				esc(f, sr->revs[c->at].changed);
-			}
-			fprintf(f, "</td></tr>\n");
+			fprintf(f, "</td>");
+			why_cell(f, sr, c);
+			fprintf(f, "</tr>\n");
 		}
 	}
 	fprintf(f, "</table>\n");

@@ -29,7 +29,7 @@
  */
 
 struct dash_opts {
-	struct history_opts history; /* what counts as a change (alpha 0.01, threshold 0.10) */
+	struct history_opts history; /* what counts as a change (HISTORY_OPTS_DEFAULT) */
 	const char *rev_url;         /* a URL with one %s for the revision, or NULL */
 };
 

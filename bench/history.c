@@ -7,6 +7,7 @@
 
 #include "common/array.h"
 #include "common/digest.h"
+#include "common/digest_path.h"
 #include "common/types.h"
 #include "common/u64map.h"
 #include "history.h"
@@ -22,39 +23,73 @@ static char *dup_str(const char *s)
 	return strdup(s ? s : "");
 }
 
-/* Which inputs differ between two digest lists ("PATH=DIGEST" lines): their paths, or NULL. */
-static char *inputs_changed(const char *before, const char *after)
+/* An input of two runs: its path and its digest in each ("" where the run did not read it). */
+struct input_pair {
+	char path[512];
+	char digest[2][DIGEST_HEX_LEN];
+};
+
+/* Add the "PATH=DIGEST" lines of @list as side @side of @in; the number of inputs. */
+static size_t read_inputs(const char *list, int side, struct input_pair *in, size_t n, size_t max)
 {
-	char *out = NULL, *line, *save = NULL, *copy;
-	size_t len = 0;
+	for (const char *line = list; *line;) {
+		size_t len = strcspn(line, "\n"), k;
+		const char *eq = memrchr(line, '=', len);
+
+		if (eq) {
+			size_t plen = MIN((size_t)(eq - line), sizeof(in->path) - 1);
+
+			for (k = 0; k < n && (strlen(in[k].path) != plen || strncmp(in[k].path, line, plen)); k++)
+				;
+			if (k == n && n < max)
+				in[n++] = (struct input_pair){ 0 };
+			if (k < n) {
+				memcpy(in[k].path, line, plen);
+				snprintf(in[k].digest[side], DIGEST_HEX_LEN, "%.*s", (int)(len - plen - 1), eq + 1);
+			}
+		}
+		line += len + (line[len] == '\n');
+	}
+	return n;
+}
+
+/*
+ * Which inputs differ between two runs' lists of digests: their paths,
+ * ", " between them, in *@out; NULL when the lists are the same or one is
+ * unknown. Return: 0, -ENOMEM.
+ */
+static int inputs_changed(const char *before, const char *after, char **out)
+{
+	struct input_pair in[32];
+	size_t n, len = 0;
 	FILE *f;
 
+	*out = NULL;
 	if (!before || !after || !strcmp(before, after))
-		return NULL;
-	copy = strdup(after);
-	f = open_memstream(&out, &len);
-	if (!copy || !f) {
-		free(copy);
-		if (f)
-			fclose(f);
-		free(out);
-		return strdup("inputs");
+		return 0;
+	n = read_inputs(after, 1, in, read_inputs(before, 0, in, 0, ARRAY_SIZE(in)), ARRAY_SIZE(in));
+	f = open_memstream(out, &len);
+	if (!f)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(in[k].digest[0], in[k].digest[1]))
+			fprintf(f, "%s%s", ftell(f) ? ", " : "", in[k].path);
+	if (fclose(f) || !len) { /* no memory, or the same inputs in another order */
+		free(*out);
+		*out = NULL;
+		return len ? -ENOMEM : 0;
 	}
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *eq = strrchr(line, '=');
-		const char *at = strstr(before, line);
-		size_t n = strlen(line);
+	return 0;
+}
 
-		/* the same line, whole, in the list before: unchanged */
-		while (at && !((at == before || at[-1] == '\n') && (at[n] == '\n' || !at[n])))
-			at = strstr(at + 1, line);
-		if (!at && eq)
-			fprintf(f, "%s%.*s", ftell(f) ? ", " : "", (int)(eq - line), line);
-	}
-	if (!ftell(f))
-		fputs("inputs", f); /* an input went away */
-	free(copy);
-	return fclose(f) ? NULL : out;
+/* Keep a copy of @value in *@at, unless it holds it already (or @value is NULL). */
+static int keep_str(char **at, const char *value)
+{
+	if (!value || (*at && !strcmp(*at, value)))
+		return 0;
+	free(*at);
+	*at = strdup(value);
+	return *at ? 0 : -ENOMEM;
 }
 
 /* One value into its series: a new revision when the run's differs from the last one's. */
@@ -74,13 +109,7 @@ static int add_point(struct series *sr, const struct store_row *row)
 	if (array_reserve(&r->v, &r->cap, r->n, sizeof(*r->v)))
 		return -ENOMEM;
 	r->v[r->n++] = row->value;
-	if (row->inputs && (!r->inputs || strcmp(r->inputs, row->inputs))) {
-		free(r->inputs);
-		r->inputs = strdup(row->inputs);
-		if (!r->inputs)
-			return -ENOMEM;
-	}
-	return 0;
+	return keep_str(&r->inputs, row->inputs) ?: keep_str(&r->code, row->code);
 }
 
 static void rev_free(struct history_rev *r)
@@ -89,6 +118,7 @@ static void rev_free(struct history_rev *r)
 	free(r->date);
 	free(r->v);
 	free(r->inputs);
+	free(r->code);
 	free(r->changed);
 }
 
@@ -111,8 +141,8 @@ static int settle(struct series *sr, size_t max)
 			return -ENOMEM;
 		for (size_t k = 1; sr->exact && k < r->n; k++)
 			sr->varies |= r->v[k] != r->v[0];
-		if (i)
-			r->changed = inputs_changed(sr->revs[i - 1].inputs, r->inputs);
+		if (i && inputs_changed(sr->revs[i - 1].inputs, r->inputs, &r->changed))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -297,6 +327,22 @@ static struct history_change *new_change(struct series *sr)
 	return c;
 }
 
+/* Whether two strings are both known and equal, or both unknown. */
+static bool same_or_both_null(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* Whether the revisions [@s, @e) all ran one known code on the same inputs. */
+static bool same_code(const struct series *sr, size_t s, size_t e)
+{
+	for (size_t i = s; i < e; i++)
+		if (!sr->revs[i].code || !same_or_both_null(sr->revs[i].code, sr->revs[s].code) ||
+		    !same_or_both_null(sr->revs[i].inputs, sr->revs[s].inputs))
+			return false;
+	return true;
+}
+
 /* An exact series changes wherever a revision's value differs from the one before. */
 static int exact_changes(struct series *sr)
 {
@@ -313,6 +359,7 @@ static int exact_changes(struct series *sr)
 		c->before = before;
 		c->after = after;
 		c->change = rel_change(before, after);
+		c->machine = same_code(sr, i - 1, i + 1); /* then it is not deterministic */
 	}
 	return 0;
 }
@@ -345,6 +392,12 @@ static int measured_changes(struct series *sr, double alpha, double threshold)
 		*c = (struct history_change){ .at = at, .before = cps[i].before, .after = cps[i].after,
 					      .change = change, .p = cps[i].p, .ci_lo = NAN,
 					      .ci_hi = NAN };
+		/*
+		 * Where the level changed is known to a revision or two: the code
+		 * and inputs must have stayed through a level's length around it.
+		 */
+		c->machine = same_code(sr, at - MIN(at - s, HISTORY_MIN_SEGMENT),
+				       at + MIN(e - at, HISTORY_MIN_SEGMENT));
 		if (cps[i].before && !welch_ci(x + s, at - s, x + at, e - at, 0.95, &lo, &hi)) {
 			c->ci_lo = lo / fabs(cps[i].before);
 			c->ci_hi = hi / fabs(cps[i].before);
@@ -352,6 +405,11 @@ static int measured_changes(struct series *sr, double alpha, double threshold)
 	}
 	free(x);
 	return found < 0 ? found : 0;
+}
+
+bool history_change_claims(const struct series *sr, const struct history_change *c)
+{
+	return !c->ack_note && !(c->machine && !sr->exact);
 }
 
 static void judge_series(const struct history *h, struct series *sr)
@@ -365,7 +423,7 @@ static void judge_series(const struct history *h, struct series *sr)
 	if (sr->nchanges) {
 		const struct history_change *last = &sr->changes[sr->nchanges - 1];
 
-		sr->alarm = last->verdict == V_REGRESSED && !last->ack_note;
+		sr->alarm = last->verdict == V_REGRESSED && history_change_claims(sr, last);
 	}
 }
 

@@ -23,7 +23,10 @@
  * A series raises an alarm when its last change made it worse and nobody
  * acknowledged that change (store_ack_add()). A change at a revision whose
  * run read an input (trace, scenario ...) of other content than the
- * revision before says so: the change is explained.
+ * revision before says so: the change is explained. A measured change
+ * around which (a level's length, 3 revisions, either side) every revision
+ * ran the same code (source tree and build) on the same inputs is the
+ * machine's, not the code's: it is listed, and raises no alarm.
  */
 
 /* One revision in a series: its runs, in a row. */
@@ -34,6 +37,7 @@ struct history_rev {
 	size_t n, cap;
 	double value;     /* their median */
 	char *inputs;     /* the input digests of its last run (runfile.h), or NULL */
+	char *code;       /* the code its last run ran (runfile.h), or NULL */
 	char *changed;    /* the inputs whose content differs from the revision before, or NULL */
 };
 
@@ -44,6 +48,8 @@ struct history_change {
 	double ci_lo, ci_hi;   /* 95% interval of the change, relative (measured), or NAN */
 	double p;              /* the test's p (measured), or NAN (exact) */
 	enum verdict verdict;
+	bool machine;          /* the same code and inputs on both sides: the machine's change
+				* (measured), or a failure of determinism (exact) */
 	const char *ack_note;  /* the note of the acknowledgement that covers it, or NULL */
 };
 
@@ -63,14 +69,14 @@ struct series {
 
 struct history_opts {
 	double alpha;          /* significance of a measured change (0.01) */
-	double threshold;      /* smallest relative change of a measured series (0.10) */
+	double threshold;      /* smallest relative change of a measured series */
 	const char *metric;    /* glob, or NULL for every metric */
 	const char *benchmark; /* glob, or NULL for every benchmark */
 	size_t max_revs;       /* the most recent revisions searched, or 0 for all */
 };
 
 /* What changes, alarms and the dashboard judge by unless told otherwise. */
-#define HISTORY_OPTS_DEFAULT { .alpha = 0.01, .threshold = 0.10 }
+#define HISTORY_OPTS_DEFAULT { .alpha = 0.01, .threshold = METRIC_MEASURED_THRESHOLD }
 
 struct history {
 	struct series *s;
@@ -104,6 +110,18 @@ void history_free(struct history *h);
  * Return: the series, or NULL.
  */
 struct series *history_find(const struct history *h, const char *benchmark, const char *metric);
+
+/**
+ * history_change_claims() - whether a change of @sr is a claim about the
+ * code: not acknowledged, and not a measured change of the same code on
+ * the same inputs (the machine's). The last change of a series raises an
+ * alarm when it claims a regression.
+ * @sr: the series.
+ * @c: one of its changes.
+ *
+ * Return: true when it claims.
+ */
+bool history_change_claims(const struct series *sr, const struct history_change *c);
 
 /**
  * history_alarms() - how many series raise an alarm.

@@ -21,6 +21,14 @@ enum metric_better { BETTER_NONE, BETTER_LOWER, BETTER_HIGHER };
 
 enum metric_class { METRIC_EXACT, METRIC_MEASURED };
 
+/*
+ * The smallest relative change of a measured metric that counts, unless a
+ * user says otherwise: the same binary's wall-clock levels were seen to move
+ * by 11% and 15% for nights on end on machines of this project's kind
+ * (docs/results-store.md), with t-test p below 1e-4.
+ */
+#define METRIC_MEASURED_THRESHOLD 0.20
+
 /* metric_support(): a statistic that no count of operations supports (a maximum). */
 #define METRIC_NEVER_JUDGED UINT64_MAX
 

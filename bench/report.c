@@ -9,6 +9,7 @@
 #include "bench.h"
 #include "common/host.h"
 #include "common/json.h"
+#include "code.h"
 #include "config.h"
 #include "version.h"
 
@@ -48,6 +49,8 @@ static void fill(struct json *j, const void *ctx)
 	json_str(j, "schema", "gpuiso-bench/1");
 	json_str(j, "host", host_name(host, sizeof(host)));
 	json_str(j, "git_rev", GPUISO_GIT_REV);
+	json_str(j, "code", GPUISO_CODE_ID);
+	json_str(j, "build", GPUISO_BUILD);
 	json_str(j, "suite", r->suite);
 	json_obj_begin(j, "metrics");
 	for (size_t i = 0; i < r->n; i++) {

@@ -7,6 +7,8 @@
 
 #include "common/json.h"
 #include "results.h"
+#include "code.h"
+#include "config.h"
 #include "version.h"
 
 int results_init(struct results *r, const char *const *ops, size_t nops)
@@ -98,6 +100,8 @@ static void write_doc(const struct results *r, struct json *j)
 	json_str(j, "id", run->id);
 	json_str(j, "started", run->started);
 	json_str(j, "git_rev", GPUISO_GIT_REV);
+	json_str(j, "code", GPUISO_CODE_ID);
+	json_str(j, "build", GPUISO_BUILD);
 	json_str(j, "host", run->host);
 	json_str(j, "backend", run->backend);
 	json_str(j, "trace", run->trace);

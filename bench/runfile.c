@@ -416,6 +416,22 @@ static void input_digests(struct reader *rd, struct fy_node *inputs)
 		free(text);
 }
 
+/*
+ * The code that ran, "TREE BUILD", from @map's "code" and "build"; none
+ * when unknown (two builds outside git need not be the same code).
+ */
+static void code_of(struct reader *rd, struct fy_node *map)
+{
+	const char *code = str_at(map, "code"), *build = str_at(map, "build");
+
+	if (!code || !strcmp(code, "unknown"))
+		return;
+	if (asprintf(&rd->rec->code, "%s %s", code, build ? build : "?") < 0) {
+		rd->rec->code = NULL;
+		rd->oom = true;
+	}
+}
+
 /* Tags, identity and metrics by kind; the key and date too when read from @path. */
 static void fill(struct reader *rd, struct fy_node *root, const struct schema *sc, const char *path)
 {
@@ -446,12 +462,14 @@ static void fill(struct reader *rd, struct fy_node *root, const struct schema *s
 		rec->trace = dup_or_oom(rd, str_at(run, "trace"));
 		rec->scenario = dup_or_oom(rd, str_at(run, "scenario"));
 		input_digests(rd, lookup(run, "inputs"));
+		code_of(rd, run);
 		identify(rd, root, sc->kind);
 		results_metrics(rd, root);
 		return;
 	case RUN_BENCH:
 		rec->git_rev = dup_or_oom(rd, str_at(root, "git_rev"));
 		rec->host = dup_or_oom(rd, str_at(root, "host"));
+		code_of(rd, root);
 		bench_metrics(rd, root);
 		break;
 	case RUN_CAMPAIGN:
@@ -581,6 +599,7 @@ void runfile_free(struct run_record *rec)
 	free(rec->campaign);
 	free(rec->benchmark);
 	free(rec->inputs);
+	free(rec->code);
 	free(rec->json);
 	*rec = (struct run_record){ 0 };
 }

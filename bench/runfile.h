@@ -28,6 +28,7 @@ struct run_record {
 	char *git_rev, *date, *host, *backend, *trace, *scenario, *campaign; /* NULL when unknown */
 	char *benchmark; /* what was run: kind, the names it was run with, host (see runfile_read()) */
 	char *inputs;    /* "PATH=DIGEST" a line for each input file, or NULL when not recorded */
+	char *code;      /* the source tree and build that ran ("TREE BUILD"), or NULL */
 	char *json;  /* the file's text, kept whole */
 	struct run_metric *metrics;
 	size_t nmetrics;

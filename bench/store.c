@@ -49,11 +49,12 @@ static const struct migration {
 	  "CREATE INDEX runs_by_rev ON runs(git_rev);", NULL },
 	/*
 	 * 2 -> 3: each run's benchmark (runfile.h: kind, the names it was run
-	 * with, host) and the digests of its inputs, read again from the JSON of
-	 * the runs already stored; acknowledged changes.
+	 * with, host), the digests of its inputs and the code that ran, read
+	 * again from the JSON of the runs already stored; acknowledged changes.
 	 */
 	{ "ALTER TABLE runs ADD COLUMN benchmark TEXT;"
 	  "ALTER TABLE runs ADD COLUMN inputs TEXT;"
+	  "ALTER TABLE runs ADD COLUMN code TEXT;"
 	  "CREATE INDEX runs_by_benchmark ON runs(benchmark, date, id);"
 	  "CREATE TABLE acks ("
 	  "  id INTEGER PRIMARY KEY,"
@@ -121,7 +122,8 @@ static int fill_identities(struct store *s)
 
 	rc = sqlite3_prepare_v2(s->db, "SELECT id, kind, json FROM runs", -1, &get, NULL);
 	if (!rc)
-		rc = sqlite3_prepare_v2(s->db, "UPDATE runs SET benchmark = ?, inputs = ? WHERE id = ?",
+		rc = sqlite3_prepare_v2(s->db,
+					"UPDATE runs SET benchmark = ?, inputs = ?, code = ? WHERE id = ?",
 					-1, &set, NULL);
 	while (!rc && (rc = sqlite3_step(get)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(get, 1);
@@ -132,11 +134,9 @@ static int fill_identities(struct store *s)
 
 		sqlite3_reset(set);
 		sqlite3_bind_text(set, 1, read ? rec.benchmark : kind, -1, SQLITE_TRANSIENT);
-		if (read && rec.inputs)
-			sqlite3_bind_text(set, 2, rec.inputs, -1, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(set, 2);
-		sqlite3_bind_int64(set, 3, sqlite3_column_int64(get, 0));
+		sqlite3_bind_text(set, 2, read ? rec.inputs : NULL, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(set, 3, read ? rec.code : NULL, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(set, 4, sqlite3_column_int64(get, 0));
 		if (read)
 			runfile_free(&rec);
 		rc = sqlite3_step(set);
@@ -334,6 +334,7 @@ static int add_one(struct store *s, sqlite3_stmt *run, sqlite3_stmt *metric,
 	bind_text(run, 11, now);
 	bind_text(run, 12, r->benchmark ? r->benchmark : run_kind_name(r->kind));
 	bind_text(run, 13, r->inputs);
+	bind_text(run, 14, r->code);
 	rc = sqlite3_step(run);
 	if (rc != SQLITE_DONE)
 		return rc;
@@ -368,8 +369,8 @@ int store_add(struct store *s, const struct run_record *recs, size_t n, size_t *
 		return db_error(s, rc, "add", err, errlen);
 	rc = sqlite3_prepare_v2(s->db,
 				"INSERT OR IGNORE INTO runs (key, kind, git_rev, date, host, backend,"
-				" trace, scenario, campaign, json, added, benchmark, inputs)"
-				" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+				" trace, scenario, campaign, json, added, benchmark, inputs, code)"
+				" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 				-1, &run, NULL);
 	if (!rc)
 		rc = sqlite3_prepare_v2(s->db,
@@ -476,7 +477,7 @@ static int point_row(sqlite3_stmt *st, void *ctx)
 	struct store_row row = {
 		.benchmark = col_text(st, 0), .kind = col_text(st, 1), .git_rev = col_text(st, 2),
 		.date = col_text(st, 3), .inputs = col_text(st, 4), .metric = col_text(st, 5),
-		.unit = col_text(st, 6), .value = sqlite3_column_double(st, 7),
+		.unit = col_text(st, 6), .value = sqlite3_column_double(st, 7), .code = col_text(st, 8),
 	};
 
 	return pc->fn(&row, pc->ctx);
@@ -488,7 +489,7 @@ int store_points(struct store *s, int (*fn)(const struct store_row *row, void *c
 
 	/* runs by their index on (benchmark, date, id), each run's metrics by its key */
 	return query(s,
-		     "SELECT benchmark, kind, git_rev, date, inputs, name, unit, value"
+		     "SELECT benchmark, kind, git_rev, date, inputs, name, unit, value, code"
 		     " FROM runs JOIN metrics ON metrics.run = runs.id"
 		     " ORDER BY benchmark, date, runs.id, name",
 		     NULL, NULL, point_row, &pc);

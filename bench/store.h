@@ -10,10 +10,10 @@
 /*
  * The results store: every run in one SQLite file, with its tags (git
  * revision, date, host, backend, trace, scenario, campaign), the benchmark it
- * belongs to and the digests of its inputs (runfile.h), its metrics and the
- * JSON it came from; and the changes people acknowledged as expected. A
- * series is one metric of one benchmark. The schema is versioned (PRAGMA user_version) and
- * upgraded in place, in a transaction, by the migrations in store.c. Every
+ * belongs to, the digests of its inputs and the code that ran (runfile.h),
+ * its metrics and the JSON it came from; and the changes people acknowledged
+ * as expected. A series is one metric of one benchmark. The schema is
+ * versioned (PRAGMA user_version) and upgraded in place, in a transaction, by the migrations in store.c. Every
  * write is one transaction: a writer killed half-way leaves the store as it
  * was before it began.
  */
@@ -84,6 +84,7 @@ int store_runs(struct store *s, int (*fn)(const struct store_run *run, void *ctx
 struct store_row {
 	const char *benchmark, *kind, *git_rev, *date;
 	const char *inputs; /* the run's input digests (runfile.h), or NULL */
+	const char *code;   /* the code that ran (runfile.h), or NULL */
 	const char *metric, *unit;
 	double value;
 };

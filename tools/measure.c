@@ -305,7 +305,7 @@ const char compare_usage[] =
 	"  Exact metrics (modeled time, counts, checks): any difference is a change. Measured\n"
 	"  ones (wall clock): judged with 3 or more samples a side, by the Mann-Whitney U test\n"
 	"  (with --db also against the history's revision-to-revision noise), p < P (0.05) after\n"
-	"  the Benjamini-Hochberg adjustment, and a change of at least PCT percent (10); with\n"
+	"  the Benjamini-Hochberg adjustment, and a change of at least PCT percent (20); with\n"
 	"  fewer samples only an explicit --threshold judges them. Exits 1 when a series got worse.";
 
 /* One side of a comparison from files and folders. */
@@ -355,7 +355,7 @@ int cmd_compare(int argc, char **argv)
 		{ "all", no_argument, NULL, 'A' },	    { "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
+	struct compare_opts o = { .alpha = 0.05, .threshold = METRIC_MEASURED_THRESHOLD };
 	struct sample_set before = { 0 }, after = { 0 };
 	struct history h = { 0 };
 	struct history_noise_ctx nc;
@@ -461,7 +461,7 @@ const char changes_usage[] =
 	"  where each series (a metric of a benchmark) changed level, revision by revision:\n"
 	"  an exact metric wherever its value differs from the revision before; a measured one\n"
 	"  by E-divisive means over its per-revision medians (t-test p < P, 0.01, divided by\n"
-	"  the number of measured series; at least PCT percent, 10). Exits 1 when the last\n"
+	"  the number of measured series; at least PCT percent, 20). Exits 1 when the last\n"
 	"  change of a series made it worse and was not acknowledged (gpuiso ack).\n"
 	"  --json: gpuiso-changes/1, one object per change (- for stdout)";
 

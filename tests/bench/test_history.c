@@ -35,9 +35,9 @@ TestSuite(history, .init = setup, .fini = teardown);
 
 #define BENCH "results trace=t backend=sim host=h"
 
-/* Store one run of revision @rev: device time @modeled, wall clock @wall over @ops operations. */
-static void run(const char *rev, int day, int rep, double modeled, double wall, double ops,
-		const char *inputs)
+/* Store one run of revision @rev, by @code: device time @modeled, wall clock @wall over @ops operations. */
+static void run_by(const char *code, const char *rev, int day, int rep, double modeled, double wall,
+		   double ops, const char *inputs)
 {
 	struct run_metric m[] = {
 		{ (char *)"ops.a.modeled_ns.p99", modeled, "ns" },
@@ -49,13 +49,20 @@ static void run(const char *rev, int day, int rep, double modeled, double wall, 
 	char key[64], date[32], err[256];
 	struct run_record r = { .kind = RUN_RESULTS, .key = key, .git_rev = (char *)rev, .date = date,
 				.json = (char *)"{}", .benchmark = (char *)BENCH, .inputs = (char *)inputs,
-				.metrics = m, .nmetrics = 5 };
+				.code = (char *)code, .metrics = m, .nmetrics = 5 };
 	size_t added;
 
 	snprintf(key, sizeof(key), "%s-%d", rev, rep);
 	snprintf(date, sizeof(date), "2026-%02d-%02dT00:00:0%dZ", 1 + day / 28, 1 + day % 28, rep);
 	cr_assert_eq(store_add(store, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(added, 1);
+}
+
+/* A run of unknown code. */
+static void run(const char *rev, int day, int rep, double modeled, double wall, double ops,
+		const char *inputs)
+{
+	run_by(NULL, rev, day, rep, modeled, wall, ops, inputs);
 }
 
 static const struct history_opts opts = { .alpha = 0.01, .threshold = 0.10 };
@@ -102,12 +109,15 @@ Test(history, an_exact_series_changes_where_a_revision_differs_and_says_why)
 	cr_assert_not(sr->alarm, "acknowledged");
 	history_free(&h);
 
-	/* a later change of the same series alarms again */
-	run("r08", 8, 0, 1002, 500, 200, after);
+	/* a later change of the same series alarms again; an input no longer read is named too */
+	run("r08", 8, 0, 1002, 500, 200, "t=00000000000000aa\n");
+	run("r09", 9, 0, 1002, 500, 200, "scn=0000000000000002\nt=00000000000000aa\n");
 	cr_assert_eq(history_load(store, &opts, &h), 0);
 	sr = series(&h, "ops.a.modeled_ns.p99");
 	cr_assert_eq(sr->nchanges, 2);
 	cr_assert(sr->alarm);
+	cr_assert_str_eq(sr->revs[8].changed, "scn");
+	cr_assert_str_eq(sr->revs[9].changed, "scn");
 	history_free(&h);
 }
 
@@ -204,5 +214,61 @@ Test(history, changes_as_json_say_exact_or_p)
 		  strstr(text, "\"last_good\": \"r1\"") && strstr(text, "\"revision\": \"r2\"") &&
 		  strstr(text, "\"p\": \"exact\"") && strstr(text, "\"ci\": null") &&
 		  strstr(text, "\"alarm\": true"), "%s", text);
+	history_free(&h);
+}
+
+/* Wall clock that moves while the code and inputs stay: the machine's, no alarm. */
+Test(history, a_measured_change_of_the_same_code_is_the_machines)
+{
+	struct history h;
+	const struct series *sr;
+	char rev[8];
+
+	for (int d = 0; d < 12; d++) {
+		snprintf(rev, sizeof(rev), "r%02d", d);
+		for (int rep = 0; rep < 3; rep++)
+			run_by("tree1 release", rev, d, rep, 1000, (d < 6 ? 500 : 1000) + rep, 200, "t=1\n");
+	}
+	cr_assert_eq(history_load(store, &opts, &h), 0);
+	sr = series(&h, "ops.a.latency_ns.p50");
+	cr_assert_eq(sr->nchanges, 1, "listed");
+	cr_assert(sr->changes[0].machine);
+	cr_assert_eq(sr->changes[0].verdict, V_REGRESSED);
+	cr_assert_not(sr->alarm, "not the code's");
+	cr_assert_eq(history_alarms(&h), 0);
+	history_free(&h);
+
+	/* the same step where the code changed is the code's */
+	for (int d = 12; d < 18; d++) {
+		snprintf(rev, sizeof(rev), "r%02d", d);
+		for (int rep = 0; rep < 3; rep++)
+			run_by(d < 15 ? "tree1 release" : "tree2 release", rev, d, rep, d < 15 ? 1000 : 1001,
+			       (d < 15 ? 1000 : 2000) + rep, 200, "t=1\n");
+	}
+	cr_assert_eq(history_load(store, &opts, &h), 0);
+	sr = series(&h, "ops.a.latency_ns.p50");
+	cr_assert_eq(sr->nchanges, 2);
+	cr_assert_not(sr->changes[1].machine);
+	cr_assert(sr->alarm);
+	/* an exact change of the same code on the same inputs would be a defect: it alarms */
+	sr = series(&h, "ops.a.modeled_ns.p99");
+	cr_assert_eq(sr->nchanges, 1);
+	cr_assert_not(sr->changes[0].machine, "tree2 made it");
+	history_free(&h);
+}
+
+Test(history, an_exact_change_of_the_same_code_is_not_deterministic)
+{
+	struct history h;
+	const struct series *sr;
+
+	run_by("tree1 release", "r0", 0, 0, 1000, 500, 200, "t=1\n");
+	run_by("tree1 release", "r1", 1, 0, 1001, 500, 200, "t=1\n");
+	cr_assert_eq(history_load(store, &opts, &h), 0);
+	sr = series(&h, "ops.a.modeled_ns.p99");
+	cr_assert_eq(sr->nchanges, 1);
+	cr_assert(sr->changes[0].machine);
+	cr_assert(sr->alarm, "exact figures of the same code and inputs must not move");
+	cr_assert(strstr(change_cause(sr, &sr->changes[0]), "NOT DETERMINISTIC"));
 	history_free(&h);
 }

@@ -83,7 +83,39 @@ Test(runfile, results_become_tags_and_flat_metrics)
 	cr_assert_str_eq(metric(&r, "invariants.no_leaks")->unit, "bool");
 	cr_assert_null(metric(&r, "run.seed"), "run info is tags, not metrics");
 	cr_assert(strstr(r.json, "\"r-1\""));
+	cr_assert_str_eq(r.benchmark, "results trace=/t backend=sim host=h");
+	cr_assert_null(r.inputs);
+	cr_assert_null(r.code);
 	runfile_free(&r);
+}
+
+/* What a run was: its benchmark's names, what its inputs held, the code that ran. */
+Test(runfile, identity_inputs_and_code)
+{
+	static const char text[] =
+		"{\"schema\": \"gpuiso-results/1\",\n"
+		" \"run\": {\"id\": \"r-2\", \"started\": \"2026-11-01T00:00:00Z\", \"git_rev\": \"abc\",\n"
+		"         \"code\": \"601e634d962d\", \"build\": \"release gcc-12.2.0\",\n"
+		"         \"host\": \"h\", \"backend\": \"sim\", \"trace\": \"traces/desktop\",\n"
+		"         \"scenario\": \"s.yaml\", \"faults\": \"f.yaml\", \"seed\": 7,\n"
+		"         \"maps\": [\"m1.yaml\", \"m2.yaml\"],\n"
+		"         \"inputs\": {\"traces/desktop\": \"9c743eef1261380f\", \"s.yaml\": \"0000000000000001\"}},\n"
+		" \"ops\": {}}\n";
+	struct run_record r;
+	char err[512];
+
+	cr_assert_eq(runfile_read(file_with("id.json", text), &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(r.benchmark, "results trace=traces/desktop scenario=s.yaml backend=sim "
+				      "faults=f.yaml seed=7 map=m1.yaml map=m2.yaml host=h");
+	cr_assert_str_eq(r.inputs, "traces/desktop=9c743eef1261380f\ns.yaml=0000000000000001\n");
+	cr_assert_str_eq(r.code, "601e634d962d release gcc-12.2.0");
+	runfile_free(&r);
+	/* inputs that are not {PATH: DIGEST} are refused with where */
+	cr_assert_eq(runfile_read(file_with("bad.json", "{\"schema\": \"gpuiso-campaign/1\", \"name\": \"n\",\n"
+								  " \"inputs\": [1, 2]}"),
+				  &r, err, sizeof(err)),
+		     -EINVAL);
+	cr_assert(strstr(err, "bad.json:2:") && strstr(err, "inputs"), "%s", err);
 }
 
 Test(runfile, bench_campaign_and_sweep_files)
