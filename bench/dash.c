@@ -14,8 +14,7 @@
 #include "changes.h"
 #include "dash.h"
 
-/* Runs a chart or table shows at most (the most recent). */
-#define DASH_HISTORY 200
+/* Revisions the progress bars, and runs the campaigns page, show at most (the most recent). */
 #define DASH_RUNS_LISTED 20
 
 static const char *const colors[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",

@@ -122,17 +122,9 @@ static void rev_free(struct history_rev *r)
 	free(r->changed);
 }
 
-/* Keep the @max most recent revisions; each one's value; what changed in its inputs. */
-static int settle(struct series *sr, size_t max)
+/* Each revision's value, and what changed in its inputs. */
+static int settle(struct series *sr)
 {
-	if (max && sr->nrevs > max) {
-		size_t drop = sr->nrevs - max;
-
-		for (size_t i = 0; i < drop; i++)
-			rev_free(&sr->revs[i]);
-		memmove(sr->revs, sr->revs + drop, max * sizeof(*sr->revs));
-		sr->nrevs = max;
-	}
 	for (size_t i = 0; i < sr->nrevs; i++) {
 		struct history_rev *r = &sr->revs[i];
 
@@ -276,7 +268,7 @@ static int load(struct store *s, const struct history_opts *o, struct history *h
 	h->n = kept;
 	qsort(h->s, h->n, sizeof(*h->s), cmp_series);
 	for (size_t i = 0; !rc && i < h->n; i++)
-		rc = settle(&h->s[i], o->max_revs);
+		rc = settle(&h->s[i]);
 	return rc;
 }
 

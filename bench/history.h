@@ -72,7 +72,6 @@ struct history_opts {
 	double threshold;      /* smallest relative change of a measured series */
 	const char *metric;    /* glob, or NULL for every metric */
 	const char *benchmark; /* glob, or NULL for every benchmark */
-	size_t max_revs;       /* the most recent revisions searched, or 0 for all */
 };
 
 /* What changes, alarms and the dashboard judge by unless told otherwise. */
