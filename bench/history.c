@@ -295,7 +295,8 @@ struct series *history_find(const struct history *h, const char *benchmark, cons
 	return NULL;
 }
 
-const char *history_acked(const struct history *h, const struct series *sr, const char *rev)
+/* The note of the latest acknowledgement of a change of @sr at @rev, or NULL. */
+static const char *history_acked(const struct history *h, const struct series *sr, const char *rev)
 {
 	for (size_t i = h->nacks; i-- > 0;) {
 		const struct history_ack *a = &h->acks[i];

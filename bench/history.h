@@ -131,17 +131,6 @@ bool history_change_claims(const struct series *sr, const struct history_change 
 size_t history_alarms(const struct history *h);
 
 /**
- * history_acked() - whether an acknowledgement covers a change of @sr at
- * revision @rev.
- * @h: the history.
- * @sr: the series.
- * @rev: the revision as stored.
- *
- * Return: the acknowledgement's note, or NULL.
- */
-const char *history_acked(const struct history *h, const struct series *sr, const char *rev);
-
-/**
  * history_samples() - the runs of revisions @before and @after of a store
  * as two sample sets, to compare with compare_sets(); with
  * history_noise() as the options' noise, for the between-revision noise of
