@@ -174,6 +174,11 @@ static int schema_check(struct store *s, int version, int app, int tables, bool 
 		snprintf(err, errlen, "%s: not a gpuiso store (an empty file)", s->path);
 		return -EINVAL;
 	}
+	if (version < 0) {
+		snprintf(err, errlen, "%s: not a gpuiso store: schema version %d, which no gpuiso writes",
+			 s->path, version);
+		return -EINVAL;
+	}
 	if (version > STORE_SCHEMA_VERSION) {
 		snprintf(err, errlen,
 			 "%s: store schema version %d is newer than this gpuiso knows (%d): update gpuiso",

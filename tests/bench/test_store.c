@@ -340,3 +340,16 @@ Test(store, a_locked_store_is_busy_and_keeps_what_it_had)
 	cr_assert_eq(added, 1);
 	store_close(s);
 }
+
+/* A schema version below any gpuiso's is no store, not an index below the migrations. */
+Test(store, a_negative_schema_version_is_refused)
+{
+	struct store *s;
+	char err[256];
+
+	exec_sql(db, "CREATE TABLE t (x); PRAGMA user_version = -1; PRAGMA application_id = 1735423337;");
+	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "schema version -1"), "%s", err);
+	exec_sql(db, "PRAGMA user_version = -2147483648");
+	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), -EINVAL);
+}

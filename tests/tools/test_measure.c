@@ -351,3 +351,49 @@ Test(measure, the_nightly_job_stores_and_publishes)
 		 site);
 	cr_assert_eq(system(cmd), 0, "two nights of the same code: no alarm");
 }
+
+/* Run SQL on a store as the sqlite3 shell would (no foreign keys enforced). */
+static void store_sql(const char *db, const char *sql)
+{
+	sqlite3 *h;
+
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+	sqlite3_close(h);
+}
+
+/* Damage a user can do to a store with the sqlite3 shell is read, not crashed on. */
+Test(measure, a_store_edited_by_hand_is_read_not_crashed_on)
+{
+	DB_PATH(db);
+	char cmd[512];
+	struct run r;
+	FILE *f;
+
+	f = fopen(tpath("campaign.json"), "w");
+	cr_assert_not_null(f);
+	fputs("{\"schema\":\"gpuiso-campaign/1\",\"name\":\"c\",\"runs\":1,\"passed\":0,\"failed\":1,"
+	      "\"failures\":[{\"id\":\"x\",\"reason\":\"r\",\"reproduce\":\"gpuiso replay t\"}]}\n", f);
+	fclose(f);
+	RUN(&r, "store", "add", db, results_file("a.json", "r1", 1, 1000), results_file("b.json", "r2", 2, 1000),
+	    tpath("campaign.json"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* one byte of a stored run's JSON changed: SQLite does not check row contents */
+	store_sql(db, "UPDATE runs SET json = replace(json, '\"failures\":[', '\"failures\":[[') "
+		      "WHERE kind = 'campaign'");
+	/* a run deleted without its metrics, as the shell does */
+	store_sql(db, "DELETE FROM runs WHERE key = 'results/a.json'");
+	RUN(&r, "dash", db, "-o", tpath("site"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(cmd, sizeof(cmd), "grep -q 'its stored JSON does not read' %s", tpath("site/campaigns.html"));
+	cr_assert_eq(system(cmd), 0, "the damaged run is said, not dropped");
+	RUN(&r, "changes", db);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	RUN(&r, "compare", "--db", db, "r2", "r2");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	/* a schema version no gpuiso wrote: refused, not indexed with */
+	store_sql(db, "PRAGMA user_version = -1");
+	RUN(&r, "store", "list", db);
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cr_assert(strstr(r.err, db) && strstr(r.err, "-1"), "%s", r.err);
+}
