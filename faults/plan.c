@@ -19,7 +19,7 @@ static bool parse_probability(const char *s, uint32_t *ppm)
 		v /= 100.0;
 		end++;
 	}
-	if (*end || v < 0.0 || v > 1.0)
+	if (*end || !(v >= 0.0 && v <= 1.0)) /* NaN is in no range */
 		return false;
 	*ppm = (uint32_t)(v * 1e6 + 0.5);
 	return true;

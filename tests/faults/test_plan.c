@@ -97,6 +97,10 @@ Test(plan, malformed_files_say_where)
 	expect_error("faults:\n  - point: fbsave/pin\n    nth: 1\n    probability: 0.5\n",
 		     "either probability, or nth");
 	expect_error("faults:\n  - point: fbsave/pin\n    probability: 2\n", ":3:18: error:");
+	/* not a number between 0 and 1: NaN compares false with both bounds */
+	expect_error("faults:\n  - point: fbsave/pin\n    probability: nan\n", ":3:18: error:");
+	expect_error("faults:\n  - point: fbsave/pin\n    probability: -nan%\n", ":3:18: error:");
+	expect_error("faults:\n  - point: fbsave/pin\n    probability: inf\n", ":3:18: error:");
 	expect_error("faults:\n  - point: fbsave/pin\n    nth: 0\n", "count from 1");
 	expect_error("faults:\n  - point: fbsave/pin\n    nth: 1\n    window: {events: [5, 1]}\n",
 		     "ends before it starts");
