@@ -238,16 +238,49 @@ static uint64_t checksum_of(uint64_t key, const uint8_t *p, size_t n, const stru
 	return csum_final(&c, key, meta);
 }
 
+/*
+ * Decode every record of @p..@end, calling @fn (when not NULL) with each:
+ * 0 after @records of them, -ESTALE when a record does not decode or the
+ * count is not @records, or @fn's error.
+ */
+static int each_record(const uint8_t *p, const uint8_t *end, uint64_t records, cache_event_fn fn,
+		       void *ctx)
+{
+	uint8_t tail[REC_READ];
+	struct rec_codec codec;
+	uint64_t n = 0;
+	int rc;
+
+	rec_codec_init(&codec);
+	while (p < end) {
+		const uint8_t *at = p;
+		struct wl_event e;
+		uint64_t index;
+		size_t len;
+
+		/* the last records: from a copy with room to read past them */
+		if ((size_t)(end - p) < REC_READ) {
+			memset(tail, 0, sizeof(tail));
+			memcpy(tail, p, (size_t)(end - p));
+			at = tail;
+		}
+		len = rec_decode(&codec, at, &index, &e);
+		if (!len || len > (size_t)(end - p) || ++n > records)
+			return -ESTALE;
+		p += len;
+		if (fn && (rc = fn(ctx, index, &e)))
+			return rc;
+	}
+	return n == records ? 0 : -ESTALE;
+}
+
 int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 	       struct cache_meta *meta)
 {
 	struct cache_header hdr;
 	const uint8_t *base, *p, *end;
-	uint8_t tail[REC_READ];
-	struct rec_codec codec;
-	uint64_t records = 0;
 	struct stat st;
-	int fd, rc = 0;
+	int fd, rc;
 
 	/* (not blocking on a FIFO someone left there: anything but a file is rebuilt) */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -270,38 +303,15 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 		goto unmap;
 	}
 	*meta = hdr.meta;
-	rec_codec_init(&codec);
 	p = base + sizeof(hdr);
 	end = p + hdr.payload_bytes;
-	while (p < end) {
-		const uint8_t *at = p;
-		struct wl_event e;
-		uint64_t index;
-		size_t len;
-
-		/* the last records: from a copy with room to read past them */
-		if ((size_t)(end - p) < REC_READ) {
-			memset(tail, 0, sizeof(tail));
-			memcpy(tail, p, (size_t)(end - p));
-			at = tail;
-		}
-		len = rec_decode(&codec, at, &index, &e);
-		if (!len || len > (size_t)(end - p))
-			goto corrupt;
-		p += len;
-		records++;
-		if (fn) {
-			rc = fn(ctx, index, &e);
-			if (rc)
-				goto unmap;
-		}
-	}
-	if (records != hdr.meta.records)
-		rc = -ESTALE;
-	goto unmap;
-
-corrupt:
-	rc = -ESTALE;
+	/*
+	 * The whole file is checked before one event reaches @fn: a caller that
+	 * rebuilds from the trace on -ESTALE must not have run half of it.
+	 */
+	rc = each_record(p, end, hdr.meta.records, NULL, NULL);
+	if (!rc && fn)
+		rc = each_record(p, end, hdr.meta.records, fn, ctx);
 unmap:
 	munmap((void *)base, (size_t)st.st_size);
 	return rc;

@@ -95,8 +95,9 @@ typedef int (*cache_event_fn)(void *ctx, uint64_t index, const struct wl_event *
  * @ctx: passed to @fn.
  * @meta: out: what the trace held.
  *
- * Return: 0, -ENOENT (no file), -ESTALE (wrong key, version, size or
- * checksum: rebuild it), or @fn's error.
+ * Return: 0, -ENOENT (no file), -ESTALE (wrong key, version, size,
+ * checksum, a record that does not decode, or a count that is not the
+ * header's: rebuild it; @fn was not called then), or @fn's error.
  */
 int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 	       struct cache_meta *meta);

@@ -180,6 +180,13 @@ static int feed(const struct replay_opts *o, struct run *r)
 			rep->last_ts = meta.last_ts;
 			return rc;
 		}
+		if (r->records) {
+			/* cache_read() checks a file whole before it delivers: this cannot be */
+			snprintf(rep->error, sizeof(rep->error),
+				 "%llu events of a stale replay cache reached the model before it was "
+				 "found stale", (unsigned long long)r->records);
+			return -EIO;
+		}
 		if (rc == -ESTALE)
 			log_info("cache %s does not match the trace: rebuilding it", path);
 		rc = cache_writer_open(path, key, &r->cache);

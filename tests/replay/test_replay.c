@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/scenario.h"
+#include "replay/cache.h"
 #include "replay/ctf.h"
 #include "replay/gen.h"
 #include "replay/replay.h"
@@ -129,6 +130,73 @@ Test(replay, second_replay_comes_from_the_cache_with_the_same_results)
 	cr_assert_eq(res2.power.transitions, res1.power.transitions);
 	results_fini(&res1);
 	results_fini(&res2);
+}
+
+/* The events of a cache file, to write them again. */
+struct cached {
+	struct wl_event *e;
+	uint64_t *index;
+	size_t n, cap;
+};
+
+static int keep_event(void *ctx, uint64_t index, const struct wl_event *e)
+{
+	struct cached *c = ctx;
+
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 1024;
+		c->e = realloc(c->e, c->cap * sizeof(*c->e));
+		c->index = realloc(c->index, c->cap * sizeof(*c->index));
+		cr_assert(c->e && c->index);
+	}
+	c->e[c->n] = *e;
+	c->index[c->n++] = index;
+	return 0;
+}
+
+/*
+ * A cache whose sealed header counts one record more than it holds: the
+ * replay rebuilds it from the trace on a model no event of it reached, so
+ * every count is the trace's, once, now and in later replays.
+ */
+Test(replay, a_cache_with_a_wrong_count_runs_no_event_twice)
+{
+	struct replay_report rep1, rep2, rep3;
+	struct results res1, res2, res3;
+	struct cached c = { 0 };
+	struct cache_writer *w;
+	struct cache_meta meta;
+	char dir[256], path[512];
+	uint64_t key;
+
+	snprintf(dir, sizeof(dir), "%s/t", tmp);
+	generate("desktop", 1500, dir);
+	cr_assert_eq(replay(dir, NULL, true, &res1, &rep1, NULL, 0), 0);
+	cr_assert(rep1.cache_written);
+	cr_assert_eq(cache_key(dir, NULL, 0, &key), 0);
+	cr_assert_eq(cache_path(tmp, key, path, sizeof(path)), 0);
+	cr_assert_eq(cache_read(path, key, keep_event, &c, &meta), 0);
+	meta.records++;
+	cr_assert_eq(cache_writer_open(path, key, &w), 0);
+	for (size_t i = 0; i < c.n; i++)
+		cr_assert_eq(cache_writer_add(w, c.index[i], &c.e[i]), 0);
+	cr_assert_eq(cache_writer_commit(w, &meta), 0);
+
+	cr_assert_eq(replay(dir, NULL, true, &res2, &rep2, NULL, 0), 0, "%s", rep2.error);
+	cr_assert_not(rep2.from_cache, "rebuilt from the trace");
+	cr_assert_eq(replay(dir, NULL, true, &res3, &rep3, NULL, 0), 0, "%s", rep3.error);
+	cr_assert(rep3.from_cache, "the rebuilt cache is good");
+	for (size_t k = 0; k < res1.nops; k++) {
+		cr_assert_eq(res2.ops[k].count, res1.ops[k].count, "%s", res1.ops[k].name);
+		cr_assert_eq(res3.ops[k].count, res1.ops[k].count, "%s", res1.ops[k].name);
+	}
+	cr_assert_eq(rep2.used, rep1.used);
+	cr_assert_eq(rep3.used, rep1.used);
+	results_fini(&res1);
+	results_fini(&res2);
+	results_fini(&res3);
+	free(c.e);
+	free(c.index);
 }
 
 Test(replay, a_changed_trace_rebuilds_its_cache)
