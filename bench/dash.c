@@ -1014,7 +1014,7 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 	if (!rc)
 		rc = store_runs(s, list_run, &runs);
 	if (rc) {
-		snprintf(err, errlen, "reading the store: %s", strerror(-rc));
+		snprintf(err, errlen, "%s", *store_error(s) ? store_error(s) : strerror(-rc));
 		goto free_all;
 	}
 	rc = write_index(&st);

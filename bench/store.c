@@ -16,6 +16,7 @@
 struct store {
 	sqlite3 *db;
 	char *path;
+	char err[512]; /* what the last failed read said (store_error()) */
 };
 
 static int fill_identities(struct store *s);
@@ -70,6 +71,9 @@ static const struct migration {
 static int db_error(struct store *s, int rc, const char *what, char *err, size_t errlen)
 {
 	const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+
+	if (err != s->err) /* kept for store_error() too */
+		db_error(s, rc, what, s->err, sizeof(s->err));
 
 	switch (rc & 0xff) {
 	case SQLITE_BUSY:
@@ -287,6 +291,11 @@ free_store:
 	return rc;
 }
 
+const char *store_error(const struct store *s)
+{
+	return s->err;
+}
+
 void store_set_busy_wait(struct store *s, int ms)
 {
 	sqlite3_busy_timeout(s->db, ms);
@@ -409,7 +418,6 @@ static const char *col_text(sqlite3_stmt *st, int i)
 static int each_row(struct store *s, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx),
 		    void *ctx)
 {
-	char err[256];
 	int rc;
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -421,7 +429,7 @@ static int each_row(struct store *s, sqlite3_stmt *st, int (*row)(sqlite3_stmt *
 		}
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_error(s, rc, "read", err, sizeof(err));
+	return rc == SQLITE_DONE ? 0 : db_error(s, rc, "read", s->err, sizeof(s->err));
 }
 
 /* Run @sql with up to two text parameters (NULL: none), calling @row per row. */
@@ -429,11 +437,11 @@ static int query(struct store *s, const char *sql, const char *p1, const char *p
 		 int (*row)(sqlite3_stmt *st, void *ctx), void *ctx)
 {
 	sqlite3_stmt *st;
-	char err[256];
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
+	s->err[0] = '\0';
 	if (rc)
-		return db_error(s, rc, "read", err, sizeof(err));
+		return db_error(s, rc, "read", s->err, sizeof(s->err));
 	if (p1)
 		sqlite3_bind_text(st, 1, p1, -1, SQLITE_STATIC);
 	if (p2)
@@ -503,19 +511,18 @@ int store_points(struct store *s, int (*fn)(const struct store_row *row, void *c
 int store_run_json(struct store *s, long long id, char **json)
 {
 	sqlite3_stmt *st;
-	char err[256];
 	int rc = sqlite3_prepare_v2(s->db, "SELECT json FROM runs WHERE id = ?", -1, &st, NULL);
 
 	*json = NULL;
 	if (rc)
-		return db_error(s, rc, "read", err, sizeof(err));
+		return db_error(s, rc, "read", s->err, sizeof(s->err));
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*json = strdup(col_text(st, 0) ? col_text(st, 0) : "");
 		rc = *json ? 0 : -ENOMEM;
 	} else {
-		rc = rc == SQLITE_DONE ? -ENOENT : db_error(s, rc, "read", err, sizeof(err));
+		rc = rc == SQLITE_DONE ? -ENOENT : db_error(s, rc, "read", s->err, sizeof(s->err));
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -548,8 +555,10 @@ int store_rev_resolve(struct store *s, const char *prefix, char *full, size_t le
 			" ORDER BY git_rev LIMIT 6",
 			prefix, NULL, rev_row, &rc);
 
-	if (ret)
+	if (ret) {
+		snprintf(err, errlen, "%s", s->err[0] ? s->err : strerror(-ret));
 		return ret;
+	}
 	if (!rc.n) {
 		snprintf(err, errlen, "no stored run of revision '%s'", prefix);
 		return -ENOENT;

@@ -44,6 +44,15 @@ int store_open(const char *path, bool create, struct store **out, char *err, siz
  */
 void store_set_busy_wait(struct store *s, int ms);
 
+/**
+ * store_error() - what the last failed read of the store said, with the
+ * store's path ("runs.sqlite: read: not a gpuiso store, or corrupt (…)").
+ * @s: the store.
+ *
+ * Return: the message, or "" when the last read did not fail in SQLite.
+ */
+const char *store_error(const struct store *s);
+
 /** store_close() - close the store. @s: the store, or NULL. */
 void store_close(struct store *s);
 

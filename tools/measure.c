@@ -56,6 +56,16 @@ static int parse_pct(const char *s, double *out)
 	return 0;
 }
 
+/* Say why reading the store @path failed with @rc, for command @cmd; the exit code. */
+static int store_failed(const char *cmd, const char *path, const struct store *s, int rc)
+{
+	if (*store_error(s))
+		fprintf(stderr, "gpuiso: %s: %s\n", cmd, store_error(s));
+	else
+		fprintf(stderr, "gpuiso: %s: %s: %s\n", cmd, path, strerror(-rc));
+	return exit_for(rc);
+}
+
 /* Open an existing store for command @cmd; 0, or the exit code after saying why. */
 static int open_store(const char *cmd, const char *path, struct store **s)
 {
@@ -287,12 +297,10 @@ int cmd_store_list(int argc, char **argv)
 		       w.host, "host", w.backend, "backend", "metrics", "campaign or trace");
 		rc = store_runs(s, list_one, &w);
 	}
+	if (rc)
+		rc = store_failed("store list", argv[optind], s, rc);
 	store_close(s);
-	if (rc) {
-		fprintf(stderr, "gpuiso: store list: %s\n", strerror(-rc));
-		return exit_for(rc);
-	}
-	return EXIT_OK;
+	return rc;
 }
 
 /* --- compare --- */
@@ -325,7 +333,7 @@ static int side_files(const char *what, struct sample_set *set)
 }
 
 /* Two revisions of a store: their runs, and the history for the noise of measured series. */
-static int sides_db(struct store *s, char *const revs[2], struct sample_set *before,
+static int sides_db(struct store *s, const char *db, char *const revs[2], struct sample_set *before,
 		    struct sample_set *after, struct history *h, struct history_noise_ctx *nc,
 		    char full[2][128])
 {
@@ -343,6 +351,8 @@ static int sides_db(struct store *s, char *const revs[2], struct sample_set *bef
 	rc = history_samples(s, full[0], full[1], before, after);
 	if (!rc)
 		rc = history_load(s, &ho, h);
+	if (rc)
+		store_failed("compare", db, s, rc);
 	*nc = (struct history_noise_ctx){ h, full[0], full[1] };
 	return rc;
 }
@@ -397,7 +407,7 @@ int cmd_compare(int argc, char **argv)
 		rc = open_store("compare", db, &s);
 		if (rc)
 			return rc;
-		rc = sides_db(s, argv + optind, &before, &after, &h, &nc, full);
+		rc = sides_db(s, db, argv + optind, &before, &after, &h, &nc, full);
 		o.noise = history_noise;
 		o.noise_ctx = &nc;
 	} else {
@@ -435,16 +445,14 @@ int cmd_compare(int argc, char **argv)
 
 /* --- changes over history, and acknowledging them --- */
 
-/* The history of a store for command @cmd; 0, or the exit code after saying why. */
-static int load_history(const char *cmd, struct store *s, const struct history_opts *o,
-			struct history *h)
+/* The history of the store at @path for command @cmd; 0, or the exit code after saying why. */
+static int load_history(const char *cmd, const char *path, struct store *s,
+			const struct history_opts *o, struct history *h)
 {
 	int rc = history_load(s, o, h);
 
-	if (rc) {
-		fprintf(stderr, "gpuiso: %s: reading the store: %s\n", cmd, strerror(-rc));
-		return exit_for(rc);
-	}
+	if (rc)
+		return store_failed(cmd, path, s, rc);
 	if (!h->n && (o->metric || o->benchmark)) {
 		/* a mistyped glob must not pass a gate as "no change" */
 		fprintf(stderr, "gpuiso: %s: no stored series matches%s%s%s%s\n", cmd,
@@ -498,7 +506,7 @@ int cmd_changes(int argc, char **argv)
 	rc = open_store("changes", argv[optind], &s);
 	if (rc)
 		return rc;
-	rc = load_history("changes", s, &ho, &h);
+	rc = load_history("changes", argv[optind], s, &ho, &h);
 	store_close(s);
 	if (!rc) {
 		changes_print(&h, text_out(json));
@@ -563,7 +571,7 @@ int cmd_ack(int argc, char **argv)
 	a.rev = full;
 	ho.metric = a.metric;
 	ho.benchmark = a.benchmark;
-	rc = load_history("ack", s, &ho, &h);
+	rc = load_history("ack", argv[optind], s, &ho, &h);
 	if (!rc)
 		matched = changes_at(&h, full, stdout);
 	if (!rc && !matched) {

@@ -397,3 +397,38 @@ Test(measure, a_store_edited_by_hand_is_read_not_crashed_on)
 	cr_assert_eq(r.status, 2, "%s", r.err);
 	cr_assert(strstr(r.err, db) && strstr(r.err, "-1"), "%s", r.err);
 }
+
+/* A store damaged past its header: every reader says so, naming it, and exits 2. */
+Test(measure, a_damaged_store_is_bad_input_named_by_every_reader)
+{
+	DB_PATH(db);
+	unsigned char junk[16];
+	struct stat st;
+	struct run r;
+	FILE *f;
+
+	RUN(&r, "store", "add", db, results_file("a.json", "r1", 1, 1000), results_file("b.json", "r2", 2, 1000));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* the header page stays: it opens; every other page's header is junk */
+	memset(junk, 0xff, sizeof(junk));
+	cr_assert_eq(stat(db, &st), 0);
+	f = fopen(db, "r+");
+	cr_assert_not_null(f);
+	for (long at = 4096; at < st.st_size; at += 4096) {
+		fseek(f, at, SEEK_SET);
+		fwrite(junk, 1, sizeof(junk), f);
+	}
+	fclose(f);
+	for (int reader = 0; reader < 4; reader++) {
+		if (reader == 0)
+			RUN(&r, "store", "list", db);
+		else if (reader == 1)
+			RUN(&r, "changes", db);
+		else if (reader == 2)
+			RUN(&r, "dash", db, "-o", tpath("site"));
+		else
+			RUN(&r, "compare", "--db", db, "r1", "r2");
+		cr_assert_eq(r.status, 2, "reader %d: %s", reader, r.err);
+		cr_assert(strstr(r.err, db) && strstr(r.err, "corrupt"), "reader %d: %s", reader, r.err);
+	}
+}
