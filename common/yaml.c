@@ -11,11 +11,18 @@
 #include "yaml.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "clock.h"
 #include "units.h"
 
 /* One error, kept until the end so the report can be sorted by position. */
@@ -28,6 +35,7 @@ struct yaml_err {
 
 struct yaml_doc {
 	char *path;
+	char *text;               /* the file's bytes, which the document points into; or NULL */
 	struct fy_diag *diag;     /* the parser's: outlives the document built with it */
 	struct fy_document *fyd;  /* NULL when the file could not be read or parsed */
 	struct fy_node *root;     /* NULL for an empty file */
@@ -259,30 +267,215 @@ static void take_parse_errors(struct yaml_doc *d)
 	}
 }
 
-/* Can the file be read? Return: 0 or -ENOENT (reported). */
-static int check_readable(struct yaml_doc *d)
+/* The most a file gpuiso parses may hold: scenarios, plans, maps and run files are far smaller. */
+#define YAML_MAX_BYTES (256u << 20)
+/* How long the trial parse of a file may take before it is taken for hung. */
+#define YAML_TRIAL_MS 10000
+
+/* The whole file, NUL-terminated, in *@text; 0, or -ENOENT / -EINVAL / -ENOMEM (reported). */
+static int read_file(struct yaml_doc *d, char **text, size_t *len)
 {
 	char line[1024];
 	struct stat st;
-	FILE *fp;
+	size_t cap = 0;
+	ssize_t n;
+	int fd = open(d->path, O_RDONLY | O_CLOEXEC);
 
-	fp = fopen(d->path, "r");
-	if (!fp) {
-		snprintf(line, sizeof(line), "%s: error: cannot open: %s\n", d->path,
-			 strerror(errno));
+	*text = NULL;
+	*len = 0;
+	/* open() opens a folder for reading; the parser then fails obscurely */
+	if (fd >= 0 && !fstat(fd, &st) && S_ISDIR(st.st_mode)) {
+		close(fd);
+		fd = -1;
+		errno = EISDIR;
+	}
+	if (fd < 0) {
+		snprintf(line, sizeof(line), "%s: error: cannot open: %s\n", d->path, strerror(errno));
 		err_add(d, 0, 0, line);
 		return -ENOENT;
 	}
-	/* fopen() opens a directory for reading; the parser then fails obscurely. */
-	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(fp);
-		snprintf(line, sizeof(line), "%s: error: cannot open: %s\n", d->path,
-			 strerror(EISDIR));
+	do {
+		if (*len + 1 >= cap) {
+			char *more = cap >= YAML_MAX_BYTES ? NULL : realloc(*text, cap = cap ? 2 * cap : 65536);
+
+			if (!more) {
+				free(*text);
+				*text = NULL;
+				close(fd);
+				if (cap < YAML_MAX_BYTES)
+					return -ENOMEM;
+				snprintf(line, sizeof(line), "%s: error: larger than %u MiB\n", d->path,
+					 YAML_MAX_BYTES >> 20);
+				err_add(d, 0, 0, line);
+				return -EINVAL;
+			}
+			*text = more;
+		}
+		n = read(fd, *text + *len, cap - *len - 1);
+		if (n > 0)
+			*len += (size_t)n;
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	close(fd);
+	if (n < 0) {
+		snprintf(line, sizeof(line), "%s: error: cannot read: %s\n", d->path, strerror(errno));
 		err_add(d, 0, 0, line);
+		free(*text);
+		*text = NULL;
 		return -ENOENT;
 	}
-	fclose(fp);
+	(*text)[*len] = '\0';
 	return 0;
+}
+
+/* ---- hostile input ----------------------------------------------------- */
+
+/* The length of the UTF-8 sequence at @p (of @n bytes left), or 0 when it is none. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : p[0] >= 0xe0 && p[0] < 0xf0 ? 3
+		   : p[0] >= 0xf0 && p[0] < 0xf5 ? 4 : 0;
+
+	if (!len || len > n)
+		return 0;
+	for (size_t k = 1; k < len; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	/* no overlong forms, surrogates or code points past U+10FFFF */
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+/*
+ * What libfyaml cannot be given: a NUL byte, or bytes that are not UTF-8
+ * (YAML and JSON are text in UTF-8; libfyaml 0.7.12 loops for ever on a
+ * directive line with an invalid sequence). The first is reported where it is.
+ */
+static int check_text(struct yaml_doc *d, const char *text, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	int line = 1, col = 1;
+
+	for (size_t i = 0, n; i < len; i += n, col++) {
+		n = p[i] ? utf8_len(p + i, len - i) : 0;
+		if (!n && p[i]) {
+			err_pos(d, line, col, "not UTF-8 text (byte 0x%02x, offset %zu)", p[i], i);
+			return -EINVAL;
+		}
+		if (!n) {
+			err_pos(d, line, col, "a NUL byte (offset %zu)", i);
+			return -EINVAL;
+		}
+		if (p[i] == '\n') {
+			line++;
+			col = 0;
+		}
+	}
+	return 0;
+}
+
+/* In the trial child: each diagnostic of the parser, as it comes, to the parent. */
+static void send_output(struct fy_diag *diag, void *user, const char *buf, size_t len)
+{
+	(void)diag;
+	if (write(*(int *)user, buf, len) < 0)
+		_exit(0); /* the parent has gone: nothing to tell */
+}
+
+/* The child's side of trial_parse(): parse, saying every error on @fd. */
+static void __attribute__((noreturn)) trial_child(int fd, const char *text, size_t len,
+						  unsigned int flags)
+{
+	struct fy_diag_cfg dcfg;
+	struct fy_parse_cfg cfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | flags };
+
+	prctl(PR_SET_NAME, "yaml-trial"); /* what it is, in ps and /proc/PID/comm */
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = send_output;
+	dcfg.user = &fd;
+	dcfg.colorize = false;
+	dcfg.show_source = false;
+	dcfg.level = FYET_ERROR;
+	cfg.diag = fy_diag_create(&dcfg);
+	if (cfg.diag)
+		fy_document_build_from_string(&cfg, text, len);
+	_exit(0); /* the write end closes: the parent's wait ends */
+}
+
+/*
+ * Parse @text once in a child process first, under a time limit: libfyaml
+ * 0.7.12 crashes on some few bytes of valid UTF-8 ("? a:\t?"), and a parse
+ * must not take gpuiso with it. Return: 0 when the child finished (this
+ * process then parses it and hears its errors, if any), -EINVAL when it
+ * died or hung (reported where its last error said, when it said one).
+ */
+static int trial_parse(struct yaml_doc *d, const char *text, size_t len, unsigned int flags)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	char said[4096], why[64];
+	size_t nsaid = 0;
+	int fds[2], status, line = 0, col = 0, at = 0;
+	int64_t deadline = (int64_t)(clock_mono_ns() / 1000000) + YAML_TRIAL_MS;
+	const char *pos;
+	ssize_t n = 1;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return 0; /* no child to be had: the parse is this process's, as before */
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		trial_child(fds[1], text, len, flags);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return 0;
+	}
+	/* what it says, until it ends (the pipe's end) or the time is up */
+	pfd.fd = fds[0];
+	for (int64_t left = YAML_TRIAL_MS; left > 0; left = deadline - clock_mono_ns() / 1000000) {
+		int ready = poll(&pfd, 1, (int)left);
+
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0)
+			break;
+		n = read(fds[0], said + nsaid, sizeof(said) - 1 - nsaid);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			n = 0; /* the end: the child is done */
+			break;
+		}
+		nsaid += (size_t)n;
+		if (nsaid == sizeof(said) - 1)
+			nsaid = 0; /* only the last errors matter */
+	}
+	if (n)
+		kill(pid, SIGKILL); /* still going: hung */
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		snprintf(why, sizeof(why), "did not finish within %d s", YAML_TRIAL_MS / 1000);
+	else
+		snprintf(why, sizeof(why), "crashed (%s)",
+			 WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit status");
+	/* its last error, "<memory-…>:LINE:COL: error: MESSAGE", says where it was */
+	said[nsaid] = '\0';
+	pos = strrchr(said, '>');
+	if (pos && sscanf(pos, ">:%d:%d: error: %n", &line, &col, &at) == 2 && at)
+		err_pos(d, line, col, "%.*s; then the YAML parser (libfyaml) %s: not YAML it can read",
+			(int)strcspn(pos + at, "\n"), pos + at, why);
+	else
+		err_pos(d, 1, 1, "the YAML parser (libfyaml) %s on this file: not YAML it can read",
+			why);
+	return -EINVAL;
 }
 
 /* Parse @path, or @text (named @path in messages; it must outlive the document) when given. */
@@ -291,6 +484,7 @@ static int doc_open(const char *path, const char *text, unsigned int json_mode,
 {
 	struct fy_parse_cfg cfg = { 0 };
 	struct yaml_doc *d;
+	size_t len = text ? strlen(text) : 0, plen = strlen(path);
 	int ret;
 
 	*out = NULL;
@@ -302,7 +496,18 @@ static int doc_open(const char *path, const char *text, unsigned int json_mode,
 		ret = -ENOMEM;
 		goto free_doc;
 	}
-	ret = text ? 0 : check_readable(d);
+	if (!text) {
+		ret = read_file(d, &d->text, &len);
+		text = d->text;
+		/* libfyaml tells JSON from YAML by the file's name, which a text has not */
+		if (json_mode == FYPCF_JSON_AUTO && plen > 5 && !strcmp(path + plen - 5, ".json"))
+			json_mode = FYPCF_JSON_FORCE;
+		if (ret == -ENOMEM)
+			goto free_path;
+		if (ret)
+			goto publish;
+	}
+	ret = check_text(d, text, len) ?: trial_parse(d, text, len, json_mode);
 	if (ret)
 		goto publish;
 	d->diag = diag_collecting();
@@ -313,8 +518,7 @@ static int doc_open(const char *path, const char *text, unsigned int json_mode,
 	/* Aliases are resolved so that "*name" reads like the anchored node. */
 	cfg.flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | FYPCF_RESOLVE_DOCUMENT | json_mode;
 	cfg.diag = d->diag;
-	d->fyd = text ? fy_document_build_from_string(&cfg, text, FY_NT)
-		      : fy_document_build_from_file(&cfg, path);
+	d->fyd = fy_document_build_from_string(&cfg, text, len);
 	if (!d->fyd || fy_diag_got_error(d->diag)) {
 		take_parse_errors(d);
 		/*
@@ -329,6 +533,7 @@ publish:
 	*out = d;
 	return ret;
 free_path:
+	free(d->text);
 	free(d->path);
 free_doc:
 	free(d);
@@ -375,6 +580,7 @@ int yaml_close(struct yaml_doc *d, char *err, size_t errlen)
 		fy_document_destroy(d->fyd);
 	if (d->diag)
 		fy_diag_destroy(d->diag);
+	free(d->text);
 	free(d->path);
 	free(d);
 	return ret;

@@ -32,6 +32,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -425,6 +426,7 @@ static int spawn_run(struct sweep *s, uint32_t run)
 		return rc;
 	}
 	if (!pid) {
+		prctl(PR_SET_NAME, "sweep-run"); /* what it is, in ps and /proc/PID/comm */
 		s->in_child = true;
 		s->run = run;
 		/* compare states from the next event on (a failure while starting: from the first) */

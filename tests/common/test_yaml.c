@@ -499,3 +499,48 @@ Test(yaml, positions)
 	cr_expect(eq(int, col, -1));
 	close_expecting(d, NULL, 0);
 }
+
+/* @bytes (@n of them) as a file: its open fails with -EINVAL and the one error says @want. */
+static void refused_bytes(const char *name, const char *bytes, size_t n, const char *want)
+{
+	char path[192], err[1024];
+	struct yaml_doc *d = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert(not(eq(ptr, f, NULL)));
+	cr_assert(eq(sz, fwrite(bytes, 1, n, f), n));
+	cr_assert(eq(int, fclose(f), 0));
+	cr_assert(eq(int, yaml_open(path, &d), -EINVAL), "%s", name);
+	cr_assert(eq(int, yaml_close(d, err, sizeof(err)), -EINVAL));
+	cr_assert(strstr(err, path) && strstr(err, want), "%s: %s", name, err);
+	unlink(path);
+}
+
+/*
+ * Bytes on which libfyaml 0.7.12 hangs ("%\xac") or crashes ("? s:\t\0",
+ * "? a:\t?") are bad input, said with where, in bounded time, and this
+ * process lives on.
+ */
+Test(yaml, hostile_bytes_are_refused_with_where)
+{
+	refused_bytes("hang.yaml", "%\xac", 2, ":1:2: error: not UTF-8 text (byte 0xac, offset 1)");
+	refused_bytes("nul.yaml", "? s:\t\0", 6, ":1:6: error: a NUL byte (offset 5)");
+	refused_bytes("crash.yaml", "? a:\t?", 6,
+		      ":1:5: error: cannot use tab for indentation of block entry; then the YAML parser "
+		      "(libfyaml) crashed");
+	refused_bytes("overlong.yaml", "a: \xc0\xaf\n", 6, ":1:4: error: not UTF-8 text (byte 0xc0");
+	refused_bytes("surrogate.yaml", "a: b\nc: \xed\xa0\x80\n", 11, ":2:4: error: not UTF-8");
+}
+
+/* Text that is UTF-8 still parses as before, and a .json file as JSON. */
+Test(yaml, utf8_text_and_json_files_parse)
+{
+	struct yaml_doc *d = open_text("u.yaml", "name: \"gr\xc3\xbc\xc3\x9f \xf0\x9f\x98\x80\"\n");
+
+	close_expecting(d, NULL, 0);
+	d = open_text("u.json", "{\"a\": [1, 2]}\n");
+	cr_assert(fy_node_is_mapping(yaml_root(d)));
+	close_expecting(d, NULL, 0);
+}

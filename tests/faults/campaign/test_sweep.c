@@ -405,6 +405,22 @@ static char proc_state(pid_t pid)
 	return state;
 }
 
+/* Whether @pid is a sweep's run (it names itself so), not another child such as a trial parse. */
+static bool is_sweep_run(int pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	return !strncmp(comm, "sweep-run", 9);
+}
+
 /*
  * Stop a running child of @pid (a sweep's run) and return it, or 0 when none
  * runs now. Stopping first makes sure it is alive: a kill that found a zombie
@@ -420,7 +436,7 @@ static pid_t stop_a_child(pid_t pid)
 	f = fopen(path, "r");
 	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
 	while (fscanf(f, "%d", &child) == 1) {
-		if (proc_state(child) == 'Z' || kill(child, SIGSTOP))
+		if (proc_state(child) == 'Z' || !is_sweep_run(child) || kill(child, SIGSTOP))
 			continue;
 		for (int i = 0; i < 1000; i++) {
 			char st = proc_state(child);
