@@ -266,7 +266,8 @@ static int load(struct store *s, const struct history_opts *o, struct history *h
 			h->s[kept++] = *sr;
 	}
 	h->n = kept;
-	qsort(h->s, h->n, sizeof(*h->s), cmp_series);
+	if (h->n) /* no series: no array at all */
+		qsort(h->s, h->n, sizeof(*h->s), cmp_series);
 	for (size_t i = 0; !rc && i < h->n; i++)
 		rc = settle(&h->s[i]);
 	return rc;
