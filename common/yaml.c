@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "types.h"
 #include "units.h"
 
 /* One error, kept until the end so the report can be sorted by position. */
@@ -383,6 +384,9 @@ static void send_output(struct fy_diag *diag, void *user, const char *buf, size_
 		_exit(0); /* the parent has gone: nothing to tell */
 }
 
+/* How a parser dies; a sanitizer's handlers of them stay out of the trial. */
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+
 /* The child's side of trial_parse(): parse, saying every error on @fd. */
 static void __attribute__((noreturn)) trial_child(int fd, const char *text, size_t len,
 						  unsigned int flags)
@@ -391,6 +395,9 @@ static void __attribute__((noreturn)) trial_child(int fd, const char *text, size
 	struct fy_parse_cfg cfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | flags };
 
 	prctl(PR_SET_NAME, "yaml-trial"); /* what it is, in ps and /proc/PID/comm */
+	/* a crash here is an answer, which the parent reads from how this ends: no handler's report */
+	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		signal(fatal_signals[i], SIG_DFL);
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
 	dcfg.output_fn = send_output;
