@@ -475,7 +475,10 @@ static int trial_parse(struct yaml_doc *d, const char *text, size_t len, unsigne
 			 WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit status");
 	/* its last error, "<memory-…>:LINE:COL: error: MESSAGE", says where it was */
 	said[nsaid] = '\0';
-	pos = strrchr(said, '>');
+	pos = NULL;
+	for (const char *l = said; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n'))
+		if (!strncmp(l, "<memory", 7) && strstr(l, ">:"))
+			pos = strstr(l, ">:"); /* the last error's own line: its name ends at its first ">:" */
 	if (pos && sscanf(pos, ">:%d:%d: error: %n", &line, &col, &at) == 2 && at)
 		err_pos(d, line, col, "%.*s; then the YAML parser (libfyaml) %s: not YAML it can read",
 			(int)strcspn(pos + at, "\n"), pos + at, why);
