@@ -60,6 +60,29 @@ static double record_value(const struct run_record *rec, const char *name)
 	return NAN;
 }
 
+/* Note what @s's newest run ran: the code and inputs of all its runs, while they agree. */
+static int sample_ran(struct sample *s, const struct run_record *rec)
+{
+	char *ran = NULL;
+
+	if (s->mixed)
+		return 0;
+	if (!rec->code) {
+		s->mixed = true;
+		return 0;
+	}
+	if (asprintf(&ran, "%s\n%s", rec->code, rec->inputs ? rec->inputs : "") < 0)
+		return -ENOMEM;
+	if (s->ran && strcmp(s->ran, ran))
+		s->mixed = true;
+	if (!s->ran) {
+		s->ran = ran;
+		return 0;
+	}
+	free(ran);
+	return 0;
+}
+
 int sample_set_add_run(struct sample_set *set, const struct run_record *rec)
 {
 	const char *benchmark = rec->benchmark ? rec->benchmark : run_kind_name(rec->kind);
@@ -76,7 +99,8 @@ int sample_set_add_run(struct sample_set *set, const struct run_record *rec)
 			/* an operation that did not happen is not written: no operation */
 			ops = isnan(c) || c < 0 ? 0 : (uint64_t)c;
 		}
-		rc = sample_set_add(set, benchmark, rec->kind, m->name, m->unit, m->value, ops);
+		rc = sample_set_add(set, benchmark, rec->kind, m->name, m->unit, m->value, ops) ?:
+		     sample_ran(sample_find(set, benchmark, m->name), rec);
 		if (rc)
 			return rc;
 	}
@@ -105,6 +129,7 @@ void sample_set_free(struct sample_set *set)
 	for (size_t i = 0; i < set->n; i++) {
 		free(set->s[i].benchmark);
 		free(set->s[i].name);
+		free(set->s[i].ran);
 		free(set->s[i].v);
 	}
 	free(set->s);
@@ -213,6 +238,10 @@ static int judge_measured(struct compare_row *r, const struct sample *b, const s
 		snprintf(r->why, sizeof(r->why), "%s needs %llu operations a run (had %llu)",
 			 strrchr(r->name, '.') + 1, (unsigned long long)needed,
 			 (unsigned long long)MIN(a->ops, b->ops));
+		return 0;
+	}
+	if (o->code_tracked && !b->mixed && !a->mixed && b->ran && a->ran && !strcmp(b->ran, a->ran)) {
+		snprintf(r->why, sizeof(r->why), "same code and inputs: a difference is the machine's");
 		return 0;
 	}
 	if (b->n < COMPARE_MIN_SAMPLES || a->n < COMPARE_MIN_SAMPLES) {

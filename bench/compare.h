@@ -31,6 +31,8 @@ struct sample {
 	double *v;
 	size_t n, cap;
 	uint64_t ops; /* fewest operations behind one value (metric_support()), or UINT64_MAX */
+	char *ran;    /* the code and inputs all its runs had ("CODE\nINPUTS"), or NULL: unknown or mixed */
+	bool mixed;   /* its runs had different code or inputs, or did not say */
 };
 
 struct sample_set {
@@ -99,6 +101,8 @@ struct compare_opts {
 	const char *glob;   /* only metrics matching it, or NULL */
 	bool all;           /* print unchanged metrics too */
 	bool across;        /* match series by metric alone (each side is one benchmark, not the same) */
+	bool code_tracked;  /* revisions of a store: a measured difference between runs of the
+			     * same code on the same inputs is the machine's, not judged */
 	/* the between-revision noise of a measured series; NULL, or -ENOENT: unknown */
 	int (*noise)(const char *benchmark, const char *metric, struct series_noise *out, void *ctx);
 	void *noise_ctx;

@@ -588,7 +588,9 @@ static void rev_run_clear(struct rev_runs_ctx *rc)
 	free(rc->rec.benchmark);
 	free(rc->rec.git_rev);
 	free(rc->rec.date);
-	rc->rec.benchmark = rc->rec.git_rev = rc->rec.date = NULL;
+	free(rc->rec.code);
+	free(rc->rec.inputs);
+	rc->rec.benchmark = rc->rec.git_rev = rc->rec.date = rc->rec.code = rc->rec.inputs = NULL;
 }
 
 /* Hand the run gathered so far to the caller. */
@@ -617,7 +619,10 @@ static int rev_run_row(sqlite3_stmt *st, void *ctx)
 		rc->rec.benchmark = strdup(col_text(st, 2) ? col_text(st, 2) : "");
 		rc->rec.git_rev = strdup(col_text(st, 3) ? col_text(st, 3) : "");
 		rc->rec.date = strdup(col_text(st, 4) ? col_text(st, 4) : "");
-		if (!rc->rec.benchmark || !rc->rec.git_rev || !rc->rec.date)
+		rc->rec.code = col_text(st, 8) ? strdup(col_text(st, 8)) : NULL;
+		rc->rec.inputs = col_text(st, 9) ? strdup(col_text(st, 9)) : NULL;
+		if (!rc->rec.benchmark || !rc->rec.git_rev || !rc->rec.date ||
+		    (col_text(st, 8) && !rc->rec.code) || (col_text(st, 9) && !rc->rec.inputs))
 			return -ENOMEM;
 	}
 	if (!rc->rec.benchmark)
@@ -639,7 +644,7 @@ int store_rev_runs(struct store *s, const char *rev,
 {
 	struct rev_runs_ctx rc = { .fn = fn, .ctx = ctx, .id = -1 };
 	int ret = query(s,
-			"SELECT runs.id, kind, benchmark, git_rev, date, name, value, unit"
+			"SELECT runs.id, kind, benchmark, git_rev, date, name, value, unit, code, inputs"
 			" FROM runs JOIN metrics ON metrics.run = runs.id WHERE git_rev = ?1"
 			" ORDER BY date, runs.id, name",
 			rev, NULL, rev_run_row, &rc);

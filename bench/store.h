@@ -136,8 +136,8 @@ int store_rev_resolve(struct store *s, const char *prefix, char *full, size_t le
 
 /**
  * store_rev_runs() - the runs of revision @rev, in run order, each as a
- * record with its kind, benchmark, revision, date and metrics (the other
- * fields NULL).
+ * record with its kind, benchmark, revision, date, code, inputs and metrics
+ * (the other fields NULL).
  * @s: the store.
  * @rev: a git revision as stored (store_rev_resolve() finds it from a prefix).
  * @fn: called per run; a non-zero return stops and is returned.

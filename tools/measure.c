@@ -312,7 +312,8 @@ const char compare_usage[] =
 	"  git revisions in a store; series (a metric of a benchmark) are compared one by one.\n"
 	"  Exact metrics (modeled time, counts, checks): any difference is a change. Measured\n"
 	"  ones (wall clock): judged with 3 or more samples a side, by the Mann-Whitney U test\n"
-	"  (with --db also against the history's revision-to-revision noise), p < P (0.05) after\n"
+	"  (with --db also against the history's revision-to-revision noise, and not at all\n"
+	"  between runs of the same code on the same inputs), p < P (0.05) after\n"
 	"  the Benjamini-Hochberg adjustment, and a change of at least PCT percent (20); with\n"
 	"  fewer samples only an explicit --threshold judges them. Exits 1 when a series got worse.";
 
@@ -410,6 +411,7 @@ int cmd_compare(int argc, char **argv)
 		rc = sides_db(s, db, argv + optind, &before, &after, &h, &nc, full);
 		o.noise = history_noise;
 		o.noise_ctx = &nc;
+		o.code_tracked = true;
 	} else {
 		rc = side_files(argv[optind], &before);
 		if (!rc)

@@ -242,3 +242,46 @@ Test(compare, series_of_two_benchmarks_are_not_compared)
 	sample_set_free(&a);
 	sample_set_free(&b);
 }
+
+/* Revisions of a store that ran the same code on the same inputs differ by the machine alone. */
+Test(compare, in_a_store_the_same_code_on_the_same_inputs_is_not_judged)
+{
+	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10, .code_tracked = true };
+	struct run_metric m[] = { { (char *)"ops.t.count", 1000, "count" },
+				  { (char *)"ops.t.latency_ns.mean", 0, "ns" } };
+	struct run_record rec = { .kind = RUN_RESULTS, .benchmark = (char *)BENCH, .code = (char *)"t1 release",
+				  .inputs = (char *)"t=1\n", .metrics = m, .nmetrics = 2 };
+	const char *mean = "ops.t.latency_ns.mean";
+	struct compare_row *rows;
+	size_t n;
+
+	for (int i = 0; i < 5; i++) {
+		m[1].value = 100 + i;
+		cr_assert_eq(sample_set_add_run(&a, &rec), 0);
+		m[1].value = 200 + i;
+		cr_assert_eq(sample_set_add_run(&b, &rec), 0);
+	}
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(row(rows, n, mean)->verdict, V_UNJUDGED, "+100%% of the same code: the machine's");
+	cr_assert(strstr(row(rows, n, mean)->why, "the machine's"), "%s", row(rows, n, mean)->why);
+	free(rows);
+	/* two folders of files are an experiment of the user's: judged */
+	o.code_tracked = false;
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(row(rows, n, mean)->verdict, V_REGRESSED);
+	free(rows);
+	sample_set_free(&b);
+	/* other code: judged */
+	o.code_tracked = true;
+	rec.code = (char *)"t2 release";
+	for (int i = 0; i < 5; i++) {
+		m[1].value = 200 + i;
+		cr_assert_eq(sample_set_add_run(&b, &rec), 0);
+	}
+	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
+	cr_assert_eq(row(rows, n, mean)->verdict, V_REGRESSED);
+	free(rows);
+	sample_set_free(&a);
+	sample_set_free(&b);
+}
