@@ -166,15 +166,6 @@ double median_of(const double *v, size_t n)
 	return m;
 }
 
-static double mean_of(const double *v, size_t n)
-{
-	double sum = 0;
-
-	for (size_t i = 0; i < n; i++)
-		sum += v[i];
-	return sum / (double)n;
-}
-
 double rel_change(double before, double after)
 {
 	if (before == after)
@@ -226,7 +217,7 @@ static int judge_measured(struct compare_row *r, const struct sample *b, const s
 	char count[160];
 	uint64_t needed = metric_support(r->name, count, sizeof(count));
 	struct series_noise noise = { 0 };
-	double lo, hi, mean_b;
+	double lo, hi;
 	int rc;
 
 	r->verdict = V_UNJUDGED;
@@ -265,10 +256,9 @@ static int judge_measured(struct compare_row *r, const struct sample *b, const s
 		r->p = fmax(r->p, student_t_sf2(t, (double)noise.revisions - 1));
 		r->history = true;
 	}
-	mean_b = mean_of(b->v, b->n);
-	if (mean_b && !welch_ci(b->v, b->n, a->v, a->n, 0.95, &lo, &hi)) {
-		r->ci_lo = lo / fabs(mean_b);
-		r->ci_hi = hi / fabs(mean_b);
+	if (!welch_ci(b->v, b->n, a->v, a->n, 0.95, &lo, &hi)) {
+		r->ci_lo = lo;
+		r->ci_hi = hi;
 	}
 	r->verdict = V_SAME; /* until the adjusted p says otherwise */
 	return 0;

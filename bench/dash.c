@@ -856,7 +856,7 @@ static int write_replay_page(struct site *st, const char *file, const char *titl
 
 struct run_ref {
 	long long id;
-	char kind[16], rev[48], date[32], label[160];
+	char kind[16], rev[48], date[32];
 };
 
 struct run_list {
@@ -876,9 +876,6 @@ static int list_run(const struct store_run *run, void *ctx)
 	snprintf(r->kind, sizeof(r->kind), "%s", run->kind);
 	snprintf(r->rev, sizeof(r->rev), "%s", run->git_rev ? run->git_rev : "?");
 	snprintf(r->date, sizeof(r->date), "%s", run->date ? run->date : "");
-	snprintf(r->label, sizeof(r->label), "%s", run->campaign ? run->campaign
-						    : run->trace   ? run->trace
-								   : run->kind);
 	return 0;
 }
 

@@ -392,9 +392,9 @@ static int measured_changes(struct series *sr, double alpha, double threshold)
 		 */
 		c->machine = same_code(sr, at - MIN(at - s, HISTORY_MIN_SEGMENT),
 				       at + MIN(e - at, HISTORY_MIN_SEGMENT));
-		if (cps[i].before && !welch_ci(x + s, at - s, x + at, e - at, 0.95, &lo, &hi)) {
-			c->ci_lo = lo / fabs(cps[i].before);
-			c->ci_hi = hi / fabs(cps[i].before);
+		if (!welch_ci(x + s, at - s, x + at, e - at, 0.95, &lo, &hi)) {
+			c->ci_lo = lo;
+			c->ci_hi = hi;
 		}
 	}
 	free(x);

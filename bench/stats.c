@@ -122,17 +122,15 @@ int welch_ci(const double *a, size_t na, const double *b, size_t nb, double leve
 		return -EINVAL;
 	mean_var(a, na, &ma, &va);
 	mean_var(b, nb, &mb, &vb);
+	if (ma == 0)
+		return -EINVAL; /* no change relative to nothing */
 	sa = va / (double)na;
 	sb = vb / (double)nb;
 	se = sa + sb;
-	if (se == 0) {
-		*lo = *hi = mb - ma;
-		return 0;
-	}
-	df = se * se / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
-	t = student_t_quantile2(1 - level, df);
-	*lo = mb - ma - t * sqrt(se);
-	*hi = mb - ma + t * sqrt(se);
+	df = se ? se * se / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1)) : 1;
+	t = se ? student_t_quantile2(1 - level, df) : 0;
+	*lo = (mb - ma - t * sqrt(se)) / fabs(ma);
+	*hi = (mb - ma + t * sqrt(se)) / fabs(ma);
 	return 0;
 }
 

@@ -56,8 +56,8 @@ double student_t_sf2(double t, double df);
 double student_t_quantile2(double p2, double df);
 
 /**
- * welch_ci() - confidence interval of mean(@b) - mean(@a), Welch's
- * (unequal variances).
+ * welch_ci() - confidence interval of the relative change of the mean,
+ * (mean(@b) - mean(@a)) / |mean(@a)|, Welch's (unequal variances).
  * @a: first sample.
  * @na: its size.
  * @b: second sample.
@@ -66,7 +66,8 @@ double student_t_quantile2(double p2, double df);
  * @lo: out: lower bound.
  * @hi: out: upper bound.
  *
- * Return: 0, or -EINVAL when a side has fewer than two values.
+ * Return: 0, or -EINVAL when a side has fewer than two values or mean(@a)
+ * is 0.
  */
 int welch_ci(const double *a, size_t na, const double *b, size_t nb, double level, double *lo,
 	     double *hi);

@@ -105,13 +105,16 @@ Test(stats, welch_interval_covers_the_difference_of_means)
 	const double c[] = { 5, 5, 5 };
 	double lo, hi;
 
+	const double z[] = { -1, 0, 1 };
+
 	cr_assert_eq(welch_ci(a, 5, b, 5, 0.95, &lo, &hi), 0);
-	/* difference 10, se = sqrt(2.5/5 * 2) = 1, df = 8, t = 2.306 */
-	cr_assert_float_eq(lo, 10 - 2.306, 1e-3);
-	cr_assert_float_eq(hi, 10 + 2.306, 1e-3);
+	/* difference 10 of a mean of 12, se = sqrt(2.5/5 * 2) = 1, df = 8, t = 2.306 */
+	cr_assert_float_eq(lo, (10 - 2.306) / 12, 1e-4);
+	cr_assert_float_eq(hi, (10 + 2.306) / 12, 1e-4);
 	cr_assert_eq(welch_ci(c, 3, c, 3, 0.95, &lo, &hi), 0);
 	cr_assert(lo == 0 && hi == 0);
 	cr_assert_eq(welch_ci(a, 1, b, 5, 0.95, &lo, &hi), -EINVAL);
+	cr_assert_eq(welch_ci(z, 3, b, 5, 0.95, &lo, &hi), -EINVAL, "no change relative to 0");
 }
 
 Test(stats, benjamini_hochberg_adjusts_by_rank)
