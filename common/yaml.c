@@ -17,11 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "clock.h"
 #include "types.h"
 #include "units.h"
@@ -384,9 +383,6 @@ static void send_output(struct fy_diag *diag, void *user, const char *buf, size_
 		_exit(0); /* the parent has gone: nothing to tell */
 }
 
-/* How a parser dies; a sanitizer's handlers of them stay out of the trial. */
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-
 /* The child's side of trial_parse(): parse, saying every error on @fd. */
 static void __attribute__((noreturn)) trial_child(int fd, const char *text, size_t len,
 						  unsigned int flags)
@@ -394,10 +390,6 @@ static void __attribute__((noreturn)) trial_child(int fd, const char *text, size
 	struct fy_diag_cfg dcfg;
 	struct fy_parse_cfg cfg = { .flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG | flags };
 
-	prctl(PR_SET_NAME, "yaml-trial"); /* what it is, in ps and /proc/PID/comm */
-	/* a crash here is an answer, which the parent reads from how this ends: no handler's report */
-	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
-		signal(fatal_signals[i], SIG_DFL);
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
 	dcfg.output_fn = send_output;
@@ -431,7 +423,7 @@ static int trial_parse(struct yaml_doc *d, const char *text, size_t len, unsigne
 
 	if (pipe2(fds, O_CLOEXEC))
 		return 0; /* no child to be had: the parse is this process's, as before */
-	pid = fork();
+	pid = child_fork("yaml-trial");
 	if (pid == 0) {
 		close(fds[0]);
 		trial_child(fds[1], text, len, flags);
@@ -464,15 +456,13 @@ static int trial_parse(struct yaml_doc *d, const char *text, size_t len, unsigne
 	if (n)
 		kill(pid, SIGKILL); /* still going: hung */
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	status = child_reap(pid);
 	if (WIFEXITED(status) && !WEXITSTATUS(status))
 		return 0;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
 		snprintf(why, sizeof(why), "did not finish within %d s", YAML_TRIAL_MS / 1000);
 	else
-		snprintf(why, sizeof(why), "crashed (%s)",
-			 WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit status");
+		child_died_of(status, why, sizeof(why));
 	/* its last error, "<memory-…>:LINE:COL: error: MESSAGE", says where it was */
 	said[nsaid] = '\0';
 	pos = NULL;

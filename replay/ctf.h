@@ -57,6 +57,15 @@ struct ctf_stats {
 	unsigned int traces;    /* metadata folders found */
 };
 
+/* How long, and how big, the decoder may go; 0: the default. */
+struct ctf_limits {
+	unsigned int idle_s;  /* seconds without decoding anything (CTF_IDLE_S) */
+	uint64_t anon_bytes;  /* anonymous memory, the heap and the like (CTF_ANON_BYTES) */
+};
+
+#define CTF_IDLE_S 30
+#define CTF_ANON_BYTES (2ull << 30)
+
 /**
  * ctf_read() - read every event of the CTF trace(s) below @path.
  * @path: a trace folder, or any folder above one or more (folders holding a
@@ -64,19 +73,27 @@ struct ctf_stats {
  * @bind: asked once per event class.
  * @on_event: called per bound event.
  * @ctx: passed to both.
+ * @lim: the decoder's limits (NULL: the defaults).
  * @st: out: statistics (may be NULL), kept current during the read: a
  *      callback may read them (how many events were discarded so far).
  * @err: out: on failure, one line saying what and where (event index and
- *       timestamp when an event is at fault); when @bind refused a class,
- *       only where (the trace and its first event of that class), as the
- *       caller knows what.
+ *       timestamp when an event is at fault, the stream and its packet when
+ *       the decoder died); when @bind refused a class, only where (the
+ *       trace and its first event of that class), as the caller knows what.
  * @errlen: size of @err.
  *
+ * The decoder (babeltrace2) runs in a child process, so that a trace it
+ * crashes on, loops on or grows without end on is bad input like any other:
+ * the child is killed past @lim. The callbacks run in this process, while
+ * the child decodes ahead. A process forked during the read (by a callback)
+ * cannot go on with it.
+ *
  * Return: 0, -ENOENT (no trace below @path), -EINVAL (unreadable or corrupt
- * trace), -ENOMEM, or what a callback returned.
+ * trace, or the decoder died on it), -ENOMEM, -ENOSYS (babeltrace2's CTF
+ * plugin missing), or what a callback returned.
  */
 int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ctx,
-	     struct ctf_stats *st, char *err, size_t errlen);
+	     const struct ctf_limits *lim, struct ctf_stats *st, char *err, size_t errlen);
 
 /* Produces the next event to write: 1 with *e filled, 0 at the end, < 0 on error. */
 typedef int (*wl_next_fn)(void *ctx, struct wl_event *e);

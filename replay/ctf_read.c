@@ -26,7 +26,7 @@
 
 #include <babeltrace2/babeltrace.h>
 
-#include "replay/ctf.h"
+#include "replay/ctf_decode.h"
 
 /* Folders nested deeper than this below @path are not searched (symlink loops). */
 #define WALK_MAX_DEPTH 16
@@ -57,13 +57,22 @@ struct folders {
 	unsigned int n, cap;
 };
 
+/* How many packets of one stream have begun. */
+struct stream_packets {
+	const bt_stream *stream;
+	uint64_t packets;
+};
+
 /* Everything one read needs; the sink's user data. */
 struct reader {
 	const char *path;
 	ctf_bind_fn bind;
 	ctf_event_fn on_event;
+	ctf_mark_fn mark;
 	void *ctx;
 	struct folders *folders;
+	struct stream_packets *streams; /* packets begun per stream, for the marks */
+	size_t nstreams;
 
 	struct cls_table classes;
 	struct cls_info *last;      /* consecutive events mostly share a class */
@@ -249,7 +258,7 @@ static void put(char *out, size_t len, size_t *o, const char *s, size_t n)
  * address fields ("msg-it-addr=0x…") and fold line breaks, so what is left
  * fits on one line and says something to a user.
  */
-static void clean_cause(const char *in, char *out, size_t len)
+void ctf_clean_cause(const char *in, char *out, size_t len)
 {
 	const char *sep = "";
 	size_t o = 0;
@@ -306,7 +315,7 @@ static void take_bt_error(char *msg, size_t len, int *src, char *stream, size_t 
 		unsigned int n;
 
 		if (!have_msg && text && *text) {
-			clean_cause(text, msg, len);
+			ctf_clean_cause(text, msg, len);
 			have_msg = true;
 		}
 		switch (bt_error_cause_get_actor_type(c)) {
@@ -434,6 +443,82 @@ static int metadata_packets_whole(const char *dir, char *why, size_t len)
 		at += packet / 8;
 	}
 	fclose(f);
+	return rc;
+}
+
+static uint64_t load_be64(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/*
+ * One LTTng packet index (index/NAME.idx, big endian): a 16-byte header
+ * (magic, major, minor, entry size), then per packet its offset in the
+ * stream file and its packet and content sizes in bits, then timestamps and
+ * more. src.ctf.fs trusts it and aborts when a packet lies past the stream
+ * file's end: check that each one lies within.
+ * Return: 0, or -EINVAL with @why said.
+ */
+static int index_fits(const char *dir, const char *name, char *why, size_t len)
+{
+	enum { HEADER = 16, ENTRY_MIN = 24 };
+	unsigned char h[HEADER], e[ENTRY_MIN];
+	char p[PATH_MAX];
+	struct stat st;
+	uint64_t size, entry;
+	FILE *f;
+	int rc = 0;
+
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, name) >= sizeof(p) || stat(p, &st))
+		return 0;
+	size = (uint64_t)st.st_size;
+	snprintf(p, sizeof(p), "%s/index/%s.idx", dir, name);
+	f = fopen(p, "rb");
+	if (!f)
+		return 0; /* no index: src.ctf.fs reads the packets' own headers */
+	if (fread(h, 1, HEADER, f) != HEADER || load_be64(h) >> 32 != 0xc1f1dcc1) {
+		fclose(f);
+		return 0; /* not one it would use */
+	}
+	entry = load_be64(h + 8) & 0xffffffff;
+	for (uint64_t k = 0; entry >= ENTRY_MIN; k++) {
+		uint64_t at, bits, content;
+
+		if (fseek(f, (long)(HEADER + k * entry), SEEK_SET) || fread(e, 1, ENTRY_MIN, f) != ENTRY_MIN)
+			break;
+		at = load_be64(e);
+		bits = load_be64(e + 8);
+		content = load_be64(e + 16);
+		if (at > size || bits / 8 > size - at || content > bits) {
+			snprintf(why, len, "stream file %.100s: its index (index/%.100s.idx) says "
+				 "packet %" PRIu64 " is at byte %" PRIu64 ", %" PRIu64 " bytes with %"
+				 PRIu64 " bits of content: that does not fit the %" PRIu64 "-byte file",
+				 name, name, k, at, bits / 8, content, size);
+			rc = -EINVAL;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Every stream file's index, as index_fits() checks one. */
+static int indexes_fit(const char *dir, char *why, size_t len)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, not_dots, by_bytes), rc = 0;
+
+	for (int k = 0; k < n; k++) {
+		if (!rc && strcmp(names[k]->d_name, "metadata") && is_file(dir, names[k]->d_name))
+			rc = index_fits(dir, names[k]->d_name, why, len);
+		free(names[k]);
+	}
+	if (n >= 0)
+		free(names);
 	return rc;
 }
 
@@ -672,6 +757,8 @@ static int on_event_msg(struct reader *r, const bt_message *msg)
 	if (index == 0)
 		r->st->first_ts = ts;
 	r->st->last_ts = ts;
+	if ((index & 4095) == 4095)
+		r->mark(r->ctx, CTF_MARK_STATS, NULL, 0);
 	if (ci->tag < 0)
 		return 0;
 
@@ -706,7 +793,36 @@ static int on_event_msg(struct reader *r, const bt_message *msg)
 			break;
 		}
 	}
+	for (unsigned int f = ci->n; f < CTF_MAX_FIELDS; f++)
+		vals[f].present = false; /* (a reader may look past the binding's count) */
 	return r->on_event(r->ctx, ci->tag, index, ts, vals);
+}
+
+/* A packet begins: mark it with its stream's name and its index in the stream. */
+static int mark_packet(struct reader *r, const bt_message *msg)
+{
+	const bt_stream *s = bt_packet_borrow_stream_const(
+		bt_message_packet_beginning_borrow_packet_const(msg));
+	const char *name = bt_stream_get_name(s);
+	char id[32];
+	size_t i;
+
+	for (i = 0; i < r->nstreams && r->streams[i].stream != s; i++)
+		;
+	if (i == r->nstreams) {
+		struct stream_packets *more = realloc(r->streams, (i + 1) * sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		r->streams = more;
+		r->streams[r->nstreams++] = (struct stream_packets){ .stream = s };
+	}
+	if (!name) {
+		snprintf(id, sizeof(id), "stream %" PRIu64, bt_stream_get_id(s));
+		name = id;
+	}
+	r->mark(r->ctx, CTF_MARK_PACKET, name, r->streams[i].packets++);
+	return 0;
 }
 
 static bt_graph_simple_sink_component_consume_func_status
@@ -744,6 +860,7 @@ consume(bt_message_iterator *it, void *data)
 				    BT_PROPERTY_AVAILABILITY_AVAILABLE)
 					n = 1; /* some, the tracer did not say how many */
 				r->st->discarded += n;
+				r->mark(r->ctx, CTF_MARK_STATS, NULL, 0);
 				break;
 			case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
 				/* lost packets held an unknown number of events: counted apart */
@@ -751,6 +868,10 @@ consume(bt_message_iterator *it, void *data)
 				    BT_PROPERTY_AVAILABILITY_AVAILABLE)
 					n = 1;
 				r->st->lost_packets += n;
+				r->mark(r->ctx, CTF_MARK_STATS, NULL, 0);
+				break;
+			case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+				r->stop = mark_packet(r, msg);
 				break;
 			default:
 				break; /* stream and packet boundaries, inactivity */
@@ -807,12 +928,14 @@ static int add_source(struct reader *r, bt_graph *graph, const bt_component_clas
 {
 	bt_value *params = bt_value_map_create();
 	bt_value *inputs = NULL;
-	char name[32], cut[256];
+	char name[32], cut[512];
 	int ret = -ENOMEM;
 
 	if (!params)
 		goto out;
-	if (metadata_packets_whole(r->folders->v[i], cut, sizeof(cut))) {
+	r->mark(r->ctx, CTF_MARK_FOLDER, r->folders->v[i], 0);
+	if (metadata_packets_whole(r->folders->v[i], cut, sizeof(cut)) ||
+	    indexes_fit(r->folders->v[i], cut, sizeof(cut))) {
 		set_err(r->err, r->errlen, "%s: cannot open CTF trace: %s", r->folders->v[i], cut);
 		ret = -EINVAL;
 		goto put_params;
@@ -991,13 +1114,13 @@ static int run_error(struct reader *r, bt_graph_run_status st)
 	return -EINVAL;
 }
 
-int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ctx,
-	     struct ctf_stats *st, char *err, size_t errlen)
+int ctf_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf_mark_fn mark,
+	       void *ctx, struct ctf_stats *st, char *err, size_t errlen)
 {
 	struct folders folders = { 0 };
 	struct ctf_stats own;
 	struct reader r = {
-		.path = path, .bind = bind, .on_event = on_event, .ctx = ctx,
+		.path = path, .bind = bind, .on_event = on_event, .mark = mark, .ctx = ctx,
 		.folders = &folders, .st = st ? st : &own, .err = err, .errlen = errlen,
 	};
 	const bt_plugin *ctf = NULL, *utils = NULL;
@@ -1043,6 +1166,7 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
 put_graph:
 	bt_graph_put_ref(graph);
 	cls_free(&r.classes);
+	free(r.streams);
 put_plugins:
 	bt_plugin_put_ref(utils);
 	bt_plugin_put_ref(ctf);

@@ -141,7 +141,7 @@ int trace_info(const char *path, bool json, FILE *out, char *err, size_t errlen)
 	struct ctf_stats st;
 	int ret;
 
-	ret = ctf_read(path, info_bind, info_event, &ic, &st, err, errlen);
+	ret = ctf_read(path, info_bind, info_event, &ic, NULL, &st, err, errlen);
 	if (ret)
 		goto free_names;
 	if (ic.n) /* (no classes: no array either) */

@@ -15,7 +15,6 @@
 #include "replay/cache.h"
 #include "replay/ctf.h"
 #include "replay/import.h"
-#include "replay/pipe.h"
 
 /* A replay: a model, an engine, and where the events come from. */
 struct run {
@@ -24,12 +23,11 @@ struct run {
 	struct replay_report *rep;
 	struct cache_writer *cache;
 	struct import_map *map;     /* translating foreign events, or NULL */
-	struct pipe *pipe;          /* to the executing thread, while decoding CTF; or NULL */
 	const struct ctf_stats *ctf; /* the reader's, current while decoding CTF; or NULL */
 	bool strict;
 	uint64_t records;           /* workload events executed (by the executing thread) */
 	char bind_error[256];
-	char decode_error[256];     /* a bad event the decoding thread found */
+	char decode_error[256];     /* a bad event, said where */
 };
 
 /* Workload events bind to their catalogue fields; anything else is ignored (or refused). */
@@ -54,7 +52,7 @@ static int bind_wl(void *ctx, const char *name, struct ctf_binding *b)
 	return 0;
 }
 
-/* One workload event into the model (@ctx: the run); on either thread, never both. */
+/* One workload event into the model (@ctx: the run). */
 static int apply(void *ctx, uint64_t index, const struct wl_event *e)
 {
 	struct run *r = ctx;
@@ -84,7 +82,7 @@ static int execute(struct run *r, uint64_t index, struct wl_event *e)
 		cache_writer_abort(r->cache);
 		r->cache = NULL;
 	}
-	return r->pipe ? pipe_push(r->pipe, index, e) : apply(r, index, e);
+	return apply(r, index, e);
 }
 
 static int on_wl_event(struct run *r, int tag, uint64_t index, uint64_t ts,
@@ -162,7 +160,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 	struct ctf_stats st = { 0 };
 	char path[4096], err[512] = "";
 	uint64_t key = 0;
-	int rc, exec_rc;
+	int rc;
 
 	/* --strict judges the trace's event classes, which the cache does not keep */
 	if (o->cache && !o->strict && !cache_key(o->trace, o->maps, o->nmaps, &key) &&
@@ -196,26 +194,16 @@ static int feed(const struct replay_opts *o, struct run *r)
 			r->cache = NULL;
 		}
 	}
-	/*
-	 * The model runs on a second thread while this one decodes, unless
-	 * the caller's fault hooks may fork (a child would have no decoder).
-	 */
-	if (o->fp || pipe_start(apply, r, &r->pipe))
-		r->pipe = NULL;
+	/* the decoder is a process of its own: the model runs here while it decodes ahead */
 	r->ctf = &st;
-	rc = ctf_read(o->trace, bind, on_ctf_event, r, &st, err, sizeof(err));
+	rc = ctf_read(o->trace, bind, on_ctf_event, r, NULL, &st, err, sizeof(err));
 	r->ctf = NULL;
 	if (r->map && !rc)
 		import_warn_unbound(r->map);
-	exec_rc = pipe_finish(r->pipe);
-	r->pipe = NULL;
 	/* events after a loss whose objects' creation was lost were not used (the cache keeps this) */
 	rep->used -= engine_losses(r->engine)->skipped;
 	rep->unmatched += engine_losses(r->engine)->skipped;
-	if (exec_rc) {
-		/* the model stopped first (its message is in rep->error): what came after is moot */
-		rc = exec_rc;
-	} else if (r->decode_error[0]) {
+	if (r->decode_error[0]) {
 		rep->failure = REPLAY_BAD_INPUT;
 		snprintf(rep->error, sizeof(rep->error), "%s", r->decode_error);
 	}

@@ -353,6 +353,26 @@ Test(cli, replay_bad_input_exits_2_and_says_where)
 	cr_assert(strstr(r.err, "event "), "%s", r.err);
 }
 
+/* babeltrace2 aborts on this metadata: the decoder's death is the trace's fault, said so */
+Test(cli, a_trace_the_decoder_dies_on_is_bad_input)
+{
+	char cmd[1024];
+	struct run r;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cp -r %s/traces/desktop %s && sed -i '/gpuiso_wl:alloc_mdl/,/};/s/_bytes;/_id;/' %s/metadata",
+		 getenv("GPUISO_SOURCE_ROOT"), tpath("dup"), tpath("dup"));
+	cr_assert_eq(system(cmd), 0);
+	RUN(&r, "replay", tpath("dup"), "--no-cache");
+	cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "dup: cannot open CTF trace: babeltrace2 crashed (Aborted)"), "%s",
+		  r.err);
+	cr_assert(strstr(r.err, "Duplicate member"), "%s", r.err);
+	RUN(&r, "trace", "info", tpath("dup"));
+	cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "babeltrace2 crashed (Aborted)"), "%s", r.err);
+}
+
 Test(cli, replay_of_an_incomplete_trace_says_so)
 {
 	struct run r;

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/child.h"
+#include "common/types.h"
+
+/* How a parser or decoder dies; a sanitizer's handlers of them stay out of the child. */
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+
+pid_t child_fork(const char *name)
+{
+	pid_t parent = getpid();
+	struct rlimit no_core = { 0, 0 };
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	prctl(PR_SET_NAME, name);
+	/* killed with its parent; a parent gone before this line is caught by the check after */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	setrlimit(RLIMIT_CORE, &no_core);
+	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		signal(fatal_signals[i], SIG_DFL);
+	return 0;
+}
+
+int child_reap(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+const char *child_died_of(int status, char *buf, size_t len)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, len, "crashed (%s)", strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+	else
+		snprintf(buf, len, "ended with wait status %#x", (unsigned int)status);
+	return buf;
+}

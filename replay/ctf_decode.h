@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_REPLAY_CTF_DECODE_H
+#define GPUISO_REPLAY_CTF_DECODE_H
+
+#include "replay/ctf.h"
+
+/*
+ * The babeltrace2 decoder behind ctf_read(), which runs it in a child
+ * process (replay/ctf_child.c): what it does is ctf_read()'s, and it also
+ * marks where it is, so that a death in babeltrace2 can be placed.
+ */
+
+enum ctf_mark {
+	CTF_MARK_FOLDER, /* a trace folder (@name) is about to be opened */
+	CTF_MARK_PACKET, /* a packet of stream @name begins; @n: its index in that stream */
+	CTF_MARK_STATS,  /* the statistics moved: events lost, or 4096 more events read */
+};
+
+/* Told each mark as it happens. */
+typedef void (*ctf_mark_fn)(void *ctx, enum ctf_mark mark, const char *name, uint64_t n);
+
+/**
+ * ctf_decode() - ctf_read() in this process.
+ * @path: as ctf_read()'s.
+ * @bind: as ctf_read()'s.
+ * @on_event: as ctf_read()'s.
+ * @mark: told where the decoder is.
+ * @ctx: passed to the three callbacks.
+ * @st: as ctf_read()'s.
+ * @err: as ctf_read()'s.
+ * @errlen: size of @err.
+ *
+ * Babeltrace2 may crash or loop on a damaged trace: only a process that can
+ * die for it calls this.
+ *
+ * Return: as ctf_read().
+ */
+int ctf_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf_mark_fn mark,
+	       void *ctx, struct ctf_stats *st, char *err, size_t errlen);
+
+/**
+ * ctf_clean_cause() - one of babeltrace2's messages, for a user.
+ * @in: "what: key=value, key=value" as babeltrace2 words its errors.
+ * @out: out: @in without its address fields ("msg-it-addr=0x…"), which
+ *       mean something only in a debugger, and on one line.
+ * @len: size of @out.
+ */
+void ctf_clean_cause(const char *in, char *out, size_t len);
+
+#endif
