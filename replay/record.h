@@ -7,8 +7,7 @@
 #include "replay/event.h"
 
 /*
- * Workload events as compact records, for the replay cache's files and for
- * the batches that go from the decoding thread to the executing one: about
+ * Workload events as compact records, for the replay cache's files: about
  * 9 bytes an event instead of a struct wl_event's 80. Each record is
  * encoded against the one before it, made to be decoded without a branch
  * per value:

@@ -217,10 +217,10 @@ struct replay_report {
  * @res: out: results (initialised here; results_fini() afterwards, also on error).
  * @rep: out: what happened.
  *
- * A replay from CTF runs the model on a second thread while this one
- * decodes (replay/pipe.h), unless @o->fp is given: a sweep's fault hooks
- * fork, and a child would have no decoder. From the cache, or with @o->fp,
- * everything runs on this thread.
+ * A replay from CTF runs the model in this process while the decoder, a
+ * child process (replay/ctf.h), decodes ahead. A fault hook that forks
+ * (a sweep's) must do so only in a replay from the cache: a process forked
+ * during a read from CTF cannot read on.
  *
  * Return: 0 when the replay ran to the end (violations or refusals are
  * findings in @res and @rep), or a negative errno with rep->failure and

@@ -55,7 +55,7 @@ static void read_seq(const char *dir, struct seq *s)
 	char err[512] = "";
 
 	memset(s, 0, sizeof(*s));
-	cr_assert_eq(ctf_read(dir, bind_all, collect, s, NULL, err, sizeof(err)), 0, "%s: %s", dir,
+	cr_assert_eq(ctf_read(dir, bind_all, collect, s, NULL, NULL, err, sizeof(err)), 0, "%s: %s", dir,
 		     err);
 }
 
