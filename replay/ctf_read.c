@@ -290,6 +290,22 @@ void ctf_clean_cause(const char *in, char *out, size_t len)
 }
 
 /*
+ * src.ctf.fs names the file it failed on only in its causes' text: "Failed
+ * to index CTF stream file '/path'", "Cannot add stream file `/path` to...".
+ */
+static void quoted_stream_file(const char *text, char *stream, size_t slen)
+{
+	const char *at = strstr(text, "stream file ");
+	const char *end;
+
+	if (!at || (at[12] != '\'' && at[12] != '`'))
+		return;
+	end = strchr(at + 13, at[12] == '`' ? '`' : '\'');
+	if (end)
+		snprintf(stream, slen, "%.*s", (int)(end - at - 13), at + 13);
+}
+
+/*
  * Takes the current thread's babeltrace2 error, writes its root cause (it
  * names what actually failed, the others only relay it) into
  * @msg, and reports which source component (-1 if none) and which stream
@@ -331,6 +347,8 @@ static void take_bt_error(char *msg, size_t len, int *src, char *stream, size_t 
 		}
 		if (*src < 0 && comp && sscanf(comp, SRC_NAME_FMT, &n) == 1)
 			*src = (int)n;
+		if (!stream[0] && text)
+			quoted_stream_file(text, stream, slen);
 		/*
 		 * src.ctf.fs names its ports "UUID-or-PATH | STREAM-CLASS-ID | X"
 		 * where X is the stream file, or the stream's instance id when
@@ -961,6 +979,10 @@ static int add_source(struct reader *r, bt_graph *graph, const bt_component_clas
 				r->folders->v[i], metadata_hint(r->folders->v[i]));
 		else if (!stream_suspect(r->folders->v[i], stream, sizeof(stream)))
 			set_err(r->err, r->errlen, "%s: cannot open CTF trace: %s (%s)",
+				r->folders->v[i], stream, why);
+		else if (stream[0])
+			set_err(r->err, r->errlen, "%s: cannot open CTF trace: stream file %s: %s "
+				"(found indexing its packets: truncated or damaged)",
 				r->folders->v[i], stream, why);
 		else
 			set_err(r->err, r->errlen, "%s: cannot open CTF trace: %s%s",

@@ -567,6 +567,27 @@ Test(ctf_read, truncated_stream_file)
 	rm_tree(dir);
 }
 
+/* A packet after the first that is no packet is found while indexing: the file is named. */
+Test(ctf_read, a_damaged_later_packet_names_its_stream_file)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 16], err[1024];
+	unsigned char zero[4] = { 0 };
+	FILE *f;
+
+	tmpdir(dir, sizeof(dir));
+	copy_trace(UST, dir);
+	snprintf(p, sizeof(p), "%s/channel0_1", dir);
+	f = fopen(p, "r+b");
+	cr_assert_not_null(f);
+	cr_assert_eq(fseek(f, 1 << 20, SEEK_SET), 0); /* the second packet's magic (packets of 1 MiB) */
+	cr_assert_eq(fwrite(zero, 1, sizeof(zero), f), sizeof(zero));
+	fclose(f);
+	cr_assert_eq(read_bad(dir, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "stream file "), "%s", err);
+	cr_assert_not_null(strstr(err, "/channel0_1: Invalid CTF magic number"), "%s", err);
+	rm_tree(dir);
+}
+
 /* babeltrace2 does not say which file it could not take for a stream: we do. */
 Test(ctf_read, a_file_that_is_no_stream_is_named)
 {
