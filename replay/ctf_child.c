@@ -238,6 +238,7 @@ static void feeder_mark(void *ctx, enum ctf_mark mark, const char *name, uint64_
 		put_type(f, 'P');
 		put_str(f, name);
 		put_u64(f, n);
+		feeder_flush(f); /* (events since the last flush die with it; packets are few) */
 		break;
 	case CTF_MARK_STATS:
 		put_stats(f);
@@ -692,9 +693,10 @@ static int died(struct decoder *d, int status)
 			 d->st->events - 1, d->st->last_ts);
 	else
 		snprintf(where, sizeof(where), "before the first event");
+	/* the decoder reads ahead of what it delivers: its death may come later */
 	if (d->stream[0])
 		snprintf(where + strlen(where), sizeof(where) - strlen(where),
-			 " in %s, packet %" PRIu64, d->stream, d->packet);
+			 ", in or after packet %" PRIu64 " of %s", d->packet, d->stream);
 	dec_err(d, "%s: corrupt trace %s: babeltrace2 %s%s%s", d->folder[0] ? d->folder : d->path,
 		where, how, words[0] ? ": " : "", words);
 	return -EINVAL;
