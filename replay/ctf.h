@@ -2,6 +2,8 @@
 #ifndef GPUISO_REPLAY_CTF_H
 #define GPUISO_REPLAY_CTF_H
 
+#include <errno.h>
+
 #include "replay/event.h"
 
 /*
@@ -90,10 +92,22 @@ struct ctf_limits {
  *
  * Return: 0, -ENOENT (no trace below @path), -EINVAL (unreadable or corrupt
  * trace, or the decoder died on it), -ENOMEM, -ENOSYS (babeltrace2's CTF
- * plugin missing), or what a callback returned.
+ * plugin missing), -ECHILD (the decoder could not be started, or died
+ * before it opened the trace), or what a callback returned.
  */
 int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ctx,
 	     const struct ctf_limits *lim, struct ctf_stats *st, char *err, size_t errlen);
+
+/**
+ * ctf_error_is_environment() - whether ctf_read()'s @rc is the machine's fault, not the trace's.
+ * @rc: what ctf_read() returned.
+ *
+ * Return: true for -ENOMEM, -ENOSYS and -ECHILD.
+ */
+static inline bool ctf_error_is_environment(int rc)
+{
+	return rc == -ENOMEM || rc == -ENOSYS || rc == -ECHILD;
+}
 
 /* Produces the next event to write: 1 with *e filled, 0 at the end, < 0 on error. */
 typedef int (*wl_next_fn)(void *ctx, struct wl_event *e);

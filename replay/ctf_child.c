@@ -682,6 +682,12 @@ static int died(struct decoder *d, int status)
 	else
 		child_died_of(status, how, sizeof(how));
 	last_words(d, words, sizeof(words));
+	if (!d->folder[0]) {
+		/* before it looked at the trace (loading babeltrace2's plugins): not the trace's doing */
+		dec_err(d, "%s: the CTF decoder %s before it opened the trace%s%s", d->path, how,
+			words[0] ? ": " : "", words);
+		return -ECHILD;
+	}
 	if (!d->stream[0] && !d->st->events) {
 		/* src.ctf.fs reads the metadata and indexes every stream file when opened */
 		dec_err(d, "%s: cannot open CTF trace: babeltrace2 %s on it%s%s",
@@ -773,7 +779,7 @@ fail:
 	if (!rc)
 		rc = -errno;
 	dec_err(d, "%s: cannot start the CTF decoder: %s", d->path, strerror(-rc));
-	return rc;
+	return -ECHILD;
 }
 
 int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ctx,

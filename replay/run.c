@@ -215,7 +215,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 	rep->last_ts = st.last_ts;
 	if (rc && !rep->error[0]) {
 		/* out of memory, or babeltrace2's CTF plugin missing: the machine, not the trace */
-		rep->failure = rc == -ENOMEM || rc == -ENOSYS ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
+		rep->failure = ctf_error_is_environment(rc) ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
 		if (r->bind_error[0]) /* the reader said where (the event), bind() what */
 			snprintf(rep->error, sizeof(rep->error), "%s: %s", err, r->bind_error);
 		else

@@ -557,7 +557,7 @@ static int cmd_trace_info(int argc, char **argv)
 	rc = trace_info(argv[optind], json, stdout, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpuiso: trace info: %s\n", err[0] ? err : strerror(-rc));
-		return rc == -ENOMEM || rc == -ENOSYS ? EXIT_ENV : EXIT_INPUT;
+		return ctf_error_is_environment(rc) || rc == -EIO ? EXIT_ENV : EXIT_INPUT;
 	}
 	return EXIT_OK;
 }
