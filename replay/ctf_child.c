@@ -805,6 +805,7 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
 	rc = start_child(&d);
 	if (rc)
 		goto free_buf;
+	d.checked_ns = clock_mono_ns();
 	do {
 		if (getpid() != d.owner) {
 			/* forked from the reader while it reads: the decoder is not this one's */

@@ -1006,13 +1006,20 @@ Test(ctf_read, decoder_that_goes_silent_is_killed)
 	cr_assert_eq(decoder_pid(), 0, "the decoder outlived the read");
 }
 
+/* Keep the decoder waiting for its first binding long enough for its memory to be looked at. */
+static int slow_bind(void *ctx, const char *name, struct ctf_binding *b)
+{
+	usleep(600 * 1000);
+	return count_bind(ctx, name, b);
+}
+
 Test(ctf_read, decoder_that_grows_too_big_is_killed)
 {
 	struct ctf_limits lim = { .anon_bytes = 64 << 10 }; /* it needs about 1 MiB */
 	struct counter c = { 0 };
 	char err[512];
 
-	cr_assert_eq(ctf_read(real(UST), count_bind, count_event, &c, &lim, NULL, err, sizeof(err)),
+	cr_assert_eq(ctf_read(real(UST), slow_bind, count_event, &c, &lim, NULL, err, sizeof(err)),
 		     -EINVAL);
 	cr_assert_not_null(strstr(err, "grew by more than 64KiB of memory (killed)"), "%s", err);
 	cr_assert_eq(decoder_pid(), 0, "the decoder outlived the read");
