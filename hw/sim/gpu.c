@@ -14,7 +14,8 @@
 int sim_gpu_init(struct sim_dev *dv, uint64_t vram_bytes)
 {
 	*dv = (struct sim_dev){ .powered = true };
-	return sparse_init(&dv->vram, vram_bytes);
+	/* An integrated GPU may have none: an empty store, where only empty ranges fit. */
+	return vram_bytes ? sparse_init(&dv->vram, vram_bytes) : 0;
 }
 
 void sim_gpu_fini(struct sim_dev *dv)

@@ -185,7 +185,7 @@ static bool sim_config_ok(const struct sim_config *cfg)
 	for (unsigned int i = 0; i < cfg->ndevs; i++) {
 		uint64_t v = cfg->vram_bytes[i];
 
-		if (!v || !ALIGNED(v, PAGE_SIZE) || v > ((uint64_t)1 << 52))
+		if (!ALIGNED(v, PAGE_SIZE) || v > SIM_MAX_VRAM)
 			return false;
 	}
 	return true;

@@ -44,10 +44,16 @@ void sim_cost_default(struct sim_cost_model *cost);
  */
 uint64_t sim_cost_ns(const struct sim_cost_model *cost, const struct hw_stats *st);
 
+/* The most simulated GPUs one backend holds. */
+#define SIM_MAX_DEVS 64
+/* The most VRAM a simulated GPU has: 4 PiB (its sparse store's limit). */
+#define SIM_MAX_VRAM ((uint64_t)1 << 52)
+
 struct sim_config {
 	struct physmem *pm;            /* system memory DMA reaches; not owned */
 	unsigned int ndevs;            /* simulated GPUs */
-	const uint64_t *vram_bytes;    /* [ndevs] VRAM size of each */
+	const uint64_t *vram_bytes;    /* [ndevs] VRAM size of each: a page multiple up to
+					* SIM_MAX_VRAM; 0 for a GPU without VRAM */
 	unsigned int iotlb_entries;    /* 0 for the default (512) */
 	struct sim_cost_model cost;
 };

@@ -14,7 +14,6 @@
 #define SIM_LEVELS 4           /* level 4 is the root, level 1 holds 4 KiB leaves */
 #define SIM_PT_BITS 9
 #define SIM_PT_ENTRIES (1u << SIM_PT_BITS)
-#define SIM_MAX_DEVS 64
 #define SIM_IOTLB_DEFAULT 512
 #define SIM_IOTLB_MAX (1u << 20)
 #define SIM_QUEUE 64           /* copy-engine jobs a device holds */

@@ -456,7 +456,7 @@ Test(sim, passthrough_beyond_physical_space_faults)
 Test(sim_config, invalid_configs, .init = pm_setup)
 {
 	uint64_t bad_vram[] = { 64 * MiB, 100 };
-	uint64_t zero_vram[] = { 0 };
+	uint64_t huge_vram[] = { SIM_MAX_VRAM + PAGE_SIZE };
 	struct sim_config cfg = { .pm = &pm, .ndevs = 1, .vram_bytes = vram };
 	struct hw *h = NULL;
 
@@ -466,8 +466,8 @@ Test(sim_config, invalid_configs, .init = pm_setup)
 	cfg.pm = &pm;
 	cfg.vram_bytes = NULL;
 	cr_assert_eq(sim_create(&cfg, &h), -EINVAL);
-	cfg.vram_bytes = zero_vram;
-	cr_assert_eq(sim_create(&cfg, &h), -EINVAL);
+	cfg.vram_bytes = huge_vram;
+	cr_assert_eq(sim_create(&cfg, &h), -EINVAL, "VRAM above SIM_MAX_VRAM");
 	cfg.ndevs = 2;
 	cfg.vram_bytes = bad_vram;
 	cr_assert_eq(sim_create(&cfg, &h), -EINVAL, "VRAM not a page multiple");
@@ -480,6 +480,28 @@ Test(sim_config, invalid_configs, .init = pm_setup)
 	cr_assert_null(h);
 	cfg.iotlb_entries = 3;
 	cr_assert_eq(sim_create(&cfg, &h), 0, "any IOTLB size up to the bound");
+	h->ops->destroy(h);
+	physmem_fini(&pm);
+}
+
+/* An integrated GPU without VRAM: it exists, and only empty VRAM ranges fit in it. */
+Test(sim_config, a_gpu_without_vram, .init = pm_setup)
+{
+	uint64_t none[] = { 0, 64 * MiB };
+	struct sim_config cfg = { .pm = &pm, .ndevs = 2, .vram_bytes = none };
+	uint64_t digest;
+	struct hw *h = NULL;
+	uint8_t b = 0;
+
+	cr_assert_eq(sim_create(&cfg, &h), 0);
+	cr_expect_eq(h->ops->vram_size(h, 0), 0);
+	cr_expect_eq(h->ops->vram_size(h, 1), 64 * MiB);
+	cr_expect_eq(h->ops->vram_rw(h, 0, 0, &b, 1, false), -ERANGE);
+	cr_expect_eq(h->ops->vram_rw(h, 0, 0, &b, 1, true), -ERANGE);
+	cr_expect_eq(h->ops->vram_rw(h, 0, 0, &b, 0, true), 0);
+	cr_expect_eq(h->ops->vram_digest(h, 0, 0, 0, &digest), 0);
+	cr_expect_eq(h->ops->power(h, 0, false), 0);
+	cr_expect_eq(h->ops->power(h, 0, true), 0);
 	h->ops->destroy(h);
 	physmem_fini(&pm);
 }
