@@ -93,6 +93,12 @@ static int decide_mode(struct core *c, struct adapter *a)
 			     caps->dma_remapping_compatible);
 		return -ENOTSUP;
 	}
+	/* Page 0 is never a logical address: a device that sees no further has none. */
+	if (caps->highest_visible_address < 2 * PAGE_SIZE - 1) {
+		start_failed(a, "DMA remapping is needed and the device sees only up to %#llx: not one logical page above page 0",
+			     (unsigned long long)caps->highest_visible_address);
+		return -ENOTSUP;
+	}
 	a->mode = MODE_LOGICAL;
 	a->logical_limit = caps->highest_visible_address + 1;
 	range_init(&a->iova);

@@ -90,6 +90,30 @@ Test(remap, refused_without_dma_remapping_compatible_3)
 	expect_no_start(inf_not_3, "DmaRemappingCompatible");
 }
 
+static void sees_page_0_only(struct scn_adapter *a) { a->caps.highest_visible_address = 0x1FFE; }
+static void sees_nothing(struct scn_adapter *a) { a->caps.highest_visible_address = 0; }
+
+/* Page 0 is never a logical address: below a second page, there is none at all. */
+Test(remap, refused_when_the_device_sees_no_logical_page)
+{
+	expect_no_start(sees_page_0_only, "sees only up to 0x1ffe");
+	expect_no_start(sees_nothing, "not one logical page");
+}
+
+Test(remap, one_logical_page_is_enough_to_start)
+{
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx_need_remap(&fx, 0);
+	fx.scn.adapters[0].caps.highest_visible_address = 0x1FFF;
+	fx.scn.adapters[0].phys[0].nreserved = 0; /* no room for it below 0x2000 */
+	fx_start(&fx);
+	cr_assert(fx_info(&fx, 0).started, "%s", fx_info(&fx, 0).start_error);
+	cr_assert_eq(fx_info(&fx, 0).logical_limit, 0x2000);
+	fx_fini(&fx);
+}
+
 Test(remap, no_physical_caps_means_full_visibility)
 {
 	struct fx fx;
