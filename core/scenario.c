@@ -11,7 +11,11 @@
  * keys) is common/yaml.h, shared with the other YAML inputs.
  *
  * Only what makes the file meaningless is an error here (wrong keys, types,
- * numbers, a memory map that contradicts itself). What a real driver or
+ * numbers, a memory map that contradicts itself), and what the model cannot
+ * hold (memory or VRAM beyond the 52-bit address space, VRAM that is not
+ * whole pages, sizes that overflow once rounded up to pages, more GPUs than
+ * the simulator has): a scenario that loads can be built with core_create().
+ * What a real driver or
  * machine could report and the model must judge (an unaligned save size,
  * reserved ranges over RAM, missing caps, ...) is loaded as given.
  */
@@ -24,6 +28,12 @@
 #include "common/units.h"
 #include "common/yaml.h"
 #include "hw/backend.h"
+#include "hw/physmem.h"
+
+/* How messages name the end of the physical address space the model simulates. */
+#define ADDR_SPACE_END "0x10000000000000 (4096TiB)"
+_Static_assert(PHYSMEM_MAX_ADDR == (uint64_t)1 << 52, "ADDR_SPACE_END names PHYSMEM_MAX_ADDR");
+_Static_assert(SIM_MAX_VRAM == PHYSMEM_MAX_ADDR, "one bound for RAM and VRAM in messages");
 
 /* Report a missing required key of the mapping @map (value of @owner). */
 static void err_missing(struct yaml_doc *d, struct fy_node *map, struct fy_node *owner,
@@ -86,7 +96,31 @@ static bool parse_range(struct yaml_doc *d, struct fy_node *item, const char *ct
 				 (unsigned long long)out->base);
 		ok = false;
 	}
+	/* RAM the model cannot hold: physmem_init() refuses it. */
+	if (ok && out->base >= PHYSMEM_MAX_ADDR) {
+		yaml_field_error(d, &f[RF_BASE],
+				 "base 0x%llx is beyond the model's physical address space, which ends at "
+				 ADDR_SPACE_END, (unsigned long long)out->base);
+		ok = false;
+	} else if (ok && out->size > PHYSMEM_MAX_ADDR - out->base) {
+		yaml_field_error(d, &f[RF_SIZE],
+				 "range [0x%llx, 0x%llx) ends beyond the model's physical address space, which ends at "
+				 ADDR_SPACE_END, (unsigned long long)out->base,
+				 (unsigned long long)(out->base + out->size));
+		ok = false;
+	}
 	return ok;
+}
+
+/*
+ * A size the model rounds up to whole pages (small_buffer,
+ * populated_from_system) must still fit in 64 bits once rounded.
+ */
+static void check_page_round(struct yaml_doc *d, const struct yaml_field *f, uint64_t v)
+{
+	if (v > UINT64_MAX - (PAGE_SIZE - 1))
+		yaml_field_error(d, f, "%s does not fit in 64 bits once rounded up to whole 4KiB pages",
+				 fy_node_get_scalar0(f->val));
 }
 
 /* ---- system ------------------------------------------------------------ */
@@ -195,8 +229,13 @@ static void parse_system(struct yaml_doc *d, struct fy_node *map, struct fy_node
 	if (!f[SF_MEMORY].key) {
 		err_missing(d, map, owner, "system", "memory");
 	} else if (yaml_size(d, &f[SF_MEMORY], &sys->memory)) {
-		mem_ok = sys->memory && ALIGNED(sys->memory, PAGE_SIZE);
-		if (!mem_ok)
+		mem_ok = sys->memory && ALIGNED(sys->memory, PAGE_SIZE) &&
+			 sys->memory <= PHYSMEM_MAX_ADDR;
+		if (sys->memory > PHYSMEM_MAX_ADDR)
+			yaml_field_error(d, &f[SF_MEMORY],
+					 "%s is more than the model's physical address space holds: it ends at "
+					 ADDR_SPACE_END, fy_node_get_scalar0(f[SF_MEMORY].val));
+		else if (!mem_ok)
 			yaml_field_error(d, &f[SF_MEMORY],
 					 "must be a non-zero multiple of 4KiB, got %s",
 					 fy_node_get_scalar0(f[SF_MEMORY].val));
@@ -307,6 +346,17 @@ static const char *const phys_keys[PF_N] = {
 	"vram", "fb_save_size", "reserved", "populated_from_system",
 };
 
+/* VRAM the simulator can give a GPU (sim_create()): whole pages, at most SIM_MAX_VRAM; 0 is none. */
+static void check_vram(struct yaml_doc *d, const struct yaml_field *f, uint64_t v)
+{
+	if (v > SIM_MAX_VRAM)
+		yaml_field_error(d, f, "%s is more than a simulated GPU can have: at most "
+				 ADDR_SPACE_END, fy_node_get_scalar0(f->val));
+	else if (!ALIGNED(v, PAGE_SIZE))
+		yaml_field_error(d, f, "must be a multiple of 4KiB (0 for none), got %s",
+				 fy_node_get_scalar0(f->val));
+}
+
 static void parse_phys(struct yaml_doc *d, struct fy_node *item, const char *ctx,
 		       struct scn_phys *ph)
 {
@@ -321,12 +371,12 @@ static void parse_phys(struct yaml_doc *d, struct fy_node *item, const char *ctx
 		return;
 	if (!f[PF_VRAM].key)
 		err_missing(d, item, NULL, ctx, "vram");
-	else
-		yaml_size(d, &f[PF_VRAM], &ph->vram);
+	else if (yaml_size(d, &f[PF_VRAM], &ph->vram))
+		check_vram(d, &f[PF_VRAM], ph->vram);
 	if (f[PF_SAVE].key)
 		yaml_size(d, &f[PF_SAVE], &ph->fb_save_size);
-	if (f[PF_POPULATED].key)
-		yaml_size(d, &f[PF_POPULATED], &ph->populated_from_system);
+	if (f[PF_POPULATED].key && yaml_size(d, &f[PF_POPULATED], &ph->populated_from_system))
+		check_page_round(d, &f[PF_POPULATED], ph->populated_from_system);
 	if (!f[PF_RESERVED].key)
 		return;
 	n = yaml_count(d, &f[PF_RESERVED]);
@@ -349,9 +399,12 @@ static const char *const adapter_keys[AF_N] = {
 	"name", "integrated", "caps", "fb_save_mode", "small_buffer", "physical",
 };
 
-/* Return: the adapter's name node if it has a usable name, else NULL. */
+/*
+ * Return: the adapter's name node if it has a usable name, else NULL.
+ * @ndevs counts the physical adapters of the file so far (one simulated GPU each).
+ */
 static struct fy_node *parse_adapter(struct yaml_doc *d, struct fy_node *item, const char *ctx,
-				     struct scn_adapter *ad)
+				     struct scn_adapter *ad, size_t *ndevs)
 {
 	struct fy_node *name_node = NULL;
 	struct yaml_field f[AF_N];
@@ -393,8 +446,8 @@ static struct fy_node *parse_adapter(struct yaml_doc *d, struct fy_node *item, c
 			yaml_field_error(d, &f[AF_SAVEMODE],
 					 "expected per-adapter or shared, got '%s'", s);
 	}
-	if (f[AF_SMALLBUF].key)
-		yaml_size(d, &f[AF_SMALLBUF], &ad->small_buffer);
+	if (f[AF_SMALLBUF].key && yaml_size(d, &f[AF_SMALLBUF], &ad->small_buffer))
+		check_page_round(d, &f[AF_SMALLBUF], ad->small_buffer);
 	if (!f[AF_PHYS].key) {
 		err_missing(d, item, NULL, ctx, "physical");
 		return name_node;
@@ -412,8 +465,13 @@ static struct fy_node *parse_adapter(struct yaml_doc *d, struct fy_node *item, c
 		return name_node;
 	}
 	ad->nphys = (size_t)n;
-	while ((p = yaml_items(d, &f[AF_PHYS], &it, &k, pctx)))
+	while ((p = yaml_items(d, &f[AF_PHYS], &it, &k, pctx))) {
 		parse_phys(d, p, pctx, &ad->phys[k]);
+		if (++*ndevs == SIM_MAX_DEVS + 1)
+			yaml_error(d, p, NULL,
+				   "%s: physical adapter %zu of the file: the simulator models at most %u",
+				   pctx, *ndevs, SIM_MAX_DEVS);
+	}
 	return name_node;
 }
 
@@ -424,7 +482,7 @@ static void parse_adapters(struct yaml_doc *d, const struct yaml_field *f,
 	char ctx[YAML_NAME_LEN];
 	struct fy_node *item;
 	void *it = NULL;
-	size_t k = 0, j;
+	size_t k = 0, j, ndevs = 0;
 	int n = yaml_count(d, f);
 
 	if (n < 0)
@@ -442,7 +500,7 @@ static void parse_adapters(struct yaml_doc *d, const struct yaml_field *f,
 	}
 	scn->nadapters = (size_t)n;
 	while ((item = yaml_items(d, f, &it, &k, ctx))) {
-		names[k] = parse_adapter(d, item, ctx, &scn->adapters[k]);
+		names[k] = parse_adapter(d, item, ctx, &scn->adapters[k], &ndevs);
 		for (j = 0; names[k] && j < k; j++) {
 			int line = 0, col = 0;
 

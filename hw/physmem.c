@@ -12,7 +12,6 @@
  * to reach; the directory of that is 512 KiB of untouched zero pages.
  */
 #define PHYSMEM_MIN_STORE ((uint64_t)1 << 46)
-#define PHYSMEM_MAX_STORE ((uint64_t)1 << 52)
 
 static int physmem_cmp_ext(const void *a, const void *b)
 {
@@ -41,7 +40,7 @@ int physmem_init(struct physmem *pm, const struct physmem_config *cfg)
 		const struct range_extent *r = &pm->ram[i];
 
 		if (!r->size || !ALIGNED(r->base | r->size, PAGE_SIZE) ||
-		    r->base + r->size < r->base || r->base + r->size > PHYSMEM_MAX_STORE)
+		    r->base + r->size < r->base || r->base + r->size > PHYSMEM_MAX_ADDR)
 			goto free_ram;
 		if (r->base < top)
 			goto free_ram; /* overlaps the previous range */

@@ -17,8 +17,12 @@
  * Page frames are handed out as physical addresses (pa_t, page aligned).
  */
 
+/* RAM ends at or below this address: a 52-bit physical address space (4 PiB). */
+#define PHYSMEM_MAX_ADDR ((uint64_t)1 << 52)
+
 struct physmem_config {
-	const struct range_extent *ram; /* OS memory map: RAM ranges, page aligned */
+	const struct range_extent *ram; /* OS memory map: RAM ranges, page aligned,
+					 * ending at or below PHYSMEM_MAX_ADDR */
 	size_t nram;
 	uint64_t commit_limit;   /* bytes that may be committed at once */
 	uint64_t lockable_limit; /* bytes that may be locked at once */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "core/scenario.h"
 
 #define GiB (1ull << 30)
@@ -541,6 +542,108 @@ Test(scenario_errors, highest_physical_address_below_map)
 Test(scenario_errors, reserved_range_wraps)
 {
 	expect_error("bad-range-wrap.yaml", 7, 20, "wraps past the end of the address space");
+}
+
+/* ---- values the model cannot hold (core_create() would refuse them) -- */
+
+Test(scenario_errors, memory_beyond_the_address_space)
+{
+	expect_error("bad-memory-beyond.yaml", 3, 11,
+		     "system.memory: 0xFFFFFFFFFFFFF000 is more than the model's physical address space holds");
+}
+
+Test(scenario_errors, memory_map_beyond_the_address_space)
+{
+	cr_expect(eq(int, expect_error("bad-map-beyond.yaml", 6, 37,
+				       "system.os_memory_map[1].size: range [0xfffff00000000, 0x10000100000000) ends beyond"),
+		     2));
+	expect_error("bad-map-beyond.yaml", 7, 14,
+		     "system.os_memory_map[2].base: base 0x20000000000000 is beyond");
+}
+
+Test(scenario_errors, vram_the_simulator_cannot_have)
+{
+	cr_expect(eq(int, expect_error("bad-vram.yaml", 6, 16,
+				       "adapters[0].physical[0].vram: 0xFFFFFFFFFFFFFFFF is more than a simulated GPU can have"),
+		     3));
+	expect_error("bad-vram.yaml", 7, 16, "physical[1].vram: 0x10000000001000 is more than");
+	expect_error("bad-vram.yaml", 8, 16,
+		     "physical[2].vram: must be a multiple of 4KiB (0 for none), got 100");
+}
+
+Test(scenario_errors, sizes_that_overflow_when_rounded_to_pages)
+{
+	cr_expect(eq(int, expect_error("bad-page-round.yaml", 5, 19,
+				       "adapters[0].small_buffer: 0xFFFFFFFFFFFFF001 does not fit in 64 bits"),
+		     2));
+	expect_error("bad-page-round.yaml", 7, 45,
+		     "physical[0].populated_from_system: 0xFFFFFFFFFFFFFFFF does not fit in 64 bits");
+}
+
+Test(scenario_errors, more_physical_adapters_than_the_simulator_models)
+{
+	cr_expect(eq(int, expect_error("bad-too-many-physical.yaml", 72, 9,
+				       "adapters[1].physical[24]: physical adapter 65 of the file: the simulator models at most 64"),
+		     1));
+}
+
+Test(scenario, sizes_at_their_bounds_load)
+{
+	struct scenario s;
+
+	load_ok(fixture("good-bounds.yaml"), &s);
+	cr_expect(eq(u64, s.system.memory, 1ull << 52));
+	cr_expect(eq(u64, s.system.commit_limit, UINT64_MAX));
+	cr_expect(eq(u64, s.system.lockable_limit, 0));
+	cr_expect(eq(u64, s.adapters[0].small_buffer, 0xFFFFFFFFFFFFF000ull));
+	cr_expect(eq(u64, s.adapters[0].phys[0].vram, 1ull << 52));
+	cr_expect(eq(u64, s.adapters[0].phys[0].fb_save_size, UINT64_MAX));
+	cr_expect(eq(u64, s.adapters[0].phys[0].populated_from_system, 0xFFFFFFFFFFFFF000ull));
+	scenario_free(&s);
+}
+
+/* Load @path and build the model on the simulator from it: both must succeed. */
+static void expect_creatable(const char *path)
+{
+	struct core *core = NULL;
+	struct scenario s;
+	int rc;
+
+	load_ok(path, &s);
+	rc = core_create(&s, NULL, NULL, &core);
+	cr_expect(eq(int, rc, 0), "%s loads, yet core_create() says %s", path, strerror(-rc));
+	if (!rc)
+		cr_expect(eq(int, core_start(core), 0), "%s", path);
+	core_destroy(core);
+	scenario_free(&s);
+}
+
+/* What loads can be built: the loader refuses what the model cannot hold. */
+Test(scenario, every_scenario_that_loads_can_be_created)
+{
+	static const char *const dirs[] = { "traces/scenarios", "tests/data/scenarios" };
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		const char *dir = src_path(dirs[i]);
+		struct dirent *de;
+		DIR *d = opendir(dir);
+
+		cr_assert(not(eq(ptr, d, NULL)), "%s: %s", dir, strerror(errno));
+		while ((de = readdir(d))) {
+			size_t len = strlen(de->d_name);
+			char path[4400];
+
+			if (len < 5 || strcmp(de->d_name + len - 5, ".yaml") ||
+			    !strncmp(de->d_name, "bad-", 4))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			expect_creatable(path);
+			n++;
+		}
+		closedir(d);
+	}
+	cr_expect(ge(int, n, 9), "only %d scenarios found", n);
 }
 
 Test(scenario_errors, cost_model)
