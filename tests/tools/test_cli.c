@@ -111,6 +111,29 @@ Test(cli, malformed_scenario_says_file_line_col_and_exits_2)
 	cr_assert(strstr(r.err, "bad-syntax.yaml:"), "%s", r.err);
 }
 
+/*
+ * A scenario the model cannot hold is bad input too, said where: explain
+ * and replay refuse it as they load it, not when the model is built.
+ */
+Test(cli, impossible_scenario_values_say_file_line_col_and_exit_2)
+{
+	static const char *const cases[][2] = {
+		{ "tests/data/scenarios/bad-vram.yaml", "bad-vram.yaml:6:16: error: adapters[0].physical[0].vram: 0xFFFFFFFFFFFFFFFF" },
+		{ "tests/data/scenarios/bad-memory-beyond.yaml", "bad-memory-beyond.yaml:3:11: error: system.memory: 0xFFFFFFFFFFFFF000" },
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		RUN(&r, "scenario", "explain", cases[i][0]);
+		cr_expect_eq(r.status, 2, "explain %s: %s", cases[i][0], r.err);
+		cr_expect(strstr(r.err, cases[i][1]), "explain: %s", r.err);
+		cr_expect_eq(r.out[0], '\0', "nothing on stdout for bad input");
+		RUN(&r, "replay", "traces/desktop", "--scenario", cases[i][0]);
+		cr_expect_eq(r.status, 2, "replay %s: %s", cases[i][0], r.err);
+		cr_expect(strstr(r.err, cases[i][1]), "replay: %s", r.err);
+	}
+}
+
 Test(cli, missing_file_is_bad_input)
 {
 	struct run r;
@@ -151,6 +174,17 @@ static const char *tpath(const char *name)
 	i = (i + 1) % 4;
 	snprintf(p[i], sizeof(p[i]), "%s/%s", tdir, name);
 	return p[i];
+}
+
+/* sweep loads its scenario as explain does: a value the model cannot hold says where. */
+Test(cli, sweep_of_an_impossible_scenario_says_where)
+{
+	struct run r;
+
+	RUN(&r, "sweep", "traces/desktop", "--scenario", "tests/data/scenarios/bad-vram.yaml", "-o",
+	    tpath("sweep"));
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "bad-vram.yaml:6:16: error:"), "%s", r.err);
 }
 
 Test(cli, trace_gen_and_info)
