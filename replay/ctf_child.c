@@ -50,6 +50,7 @@
 #define CHILD_OUT_BUF (64 * 1024)       /* the child's writes */
 #define CHILD_PIPE_BYTES (1024 * 1024)  /* asked of the pipe: fewer wake-ups */
 #define CHILD_MSG_MAX (16u << 20)       /* a longer message is a broken child */
+#define CHILD_STR_MAX (1u << 20)        /* a string field as long is refused */
 #define CHILD_POLL_MS 250
 #define CHILD_SAID_MAX 2048             /* babeltrace2's last words kept */
 
@@ -64,6 +65,7 @@ struct feeder {
 	uint64_t index, ts;     /* the last event sent, which the next is sent against */
 	const struct ctf_stats *st;
 	char *names;            /* the last binding's field names */
+	char why[128];          /* why it stopped the read itself */
 	uint8_t buf[CHILD_OUT_BUF];
 };
 
@@ -193,12 +195,31 @@ static int feeder_bind(void *ctx, const char *name, struct ctf_binding *b)
 	return 0;
 }
 
+/* Strings the reader takes: longer ones stop the read (see CHILD_MSG_MAX). */
+static int feeder_check(struct feeder *f, uint64_t index, uint64_t ts,
+			const struct ctf_value *values)
+{
+	for (unsigned int i = 0; i < CTF_MAX_FIELDS; i++) {
+		if (values[i].present && values[i].is_str && values[i].s &&
+		    strlen(values[i].s) >= CHILD_STR_MAX) {
+			snprintf(f->why, sizeof(f->why), "event %" PRIu64 " at %" PRIu64 " ns has a "
+				 "string field of %zu bytes (at most %u are read)", index, ts,
+				 strlen(values[i].s), CHILD_STR_MAX - 1);
+			return -E2BIG;
+		}
+	}
+	return 0;
+}
+
 static int feeder_event(void *ctx, int tag, uint64_t index, uint64_t ts,
 			const struct ctf_value *values)
 {
 	struct feeder *f = ctx;
 	unsigned int n = 0;
+	int rc = feeder_check(f, index, ts, values);
 
+	if (rc)
+		return rc;
 	/* trailing fields the event lacks are left out: the reader takes them as absent */
 	for (unsigned int i = 0; i < CTF_MAX_FIELDS; i++)
 		if (values[i].present)
@@ -223,6 +244,7 @@ static int feeder_event(void *ctx, int tag, uint64_t index, uint64_t ts,
 	}
 	return 0;
 }
+
 
 static void feeder_mark(void *ctx, enum ctf_mark mark, const char *name, uint64_t n)
 {
@@ -258,9 +280,11 @@ static void __attribute__((noreturn)) feed(const char *path, int out, int ask)
 		_exit(1);
 	*f = (struct feeder){ .out = out, .ask = ask, .st = &st };
 	rc = ctf_decode(path, feeder_bind, feeder_event, feeder_mark, f, &st, err, sizeof(err));
+	if (f->why[0])
+		snprintf(err, sizeof(err), "%s: %s", path, f->why);
 	put_stats(f);
 	put_type(f, 'X');
-	put_i64(f, rc);
+	put_i64(f, f->why[0] ? -EINVAL : rc);
 	put_str(f, err);
 	feeder_flush(f);
 	_exit(0);
