@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#include "child.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -8,24 +10,30 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/child.h"
-#include "common/types.h"
+#include "types.h"
 
 /* How a parser or decoder dies; a sanitizer's handlers of them stay out of the child. */
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 
+int child_tie(pid_t parent, const char *name)
+{
+	if (name)
+		prctl(PR_SET_NAME, name); /* a name is for people: no failure matters */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+		return -errno;
+	/* the parent may have died between fork() and here: then no signal comes */
+	return getppid() == parent ? 0 : -ESRCH;
+}
+
 pid_t child_fork(const char *name)
 {
-	pid_t parent = getpid();
 	struct rlimit no_core = { 0, 0 };
+	pid_t parent = getpid();
 	pid_t pid = fork();
 
 	if (pid != 0)
 		return pid;
-	prctl(PR_SET_NAME, name);
-	/* killed with its parent; a parent gone before this line is caught by the check after */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
+	if (child_tie(parent, name))
 		_exit(127);
 	setrlimit(RLIMIT_CORE, &no_core);
 	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)

@@ -6,15 +6,37 @@
 #include <sys/types.h>
 
 /*
- * Child processes that do one risky job for this one: parse or decode what a
- * third-party library may crash or hang on. Such a child is named (in ps and
- * /proc/PID/comm), dies with its parent, writes no core file, and dies of its
- * own fatal signals rather than a sanitizer's report of them: how it ended is
- * the answer its parent reads.
+ * Child processes that do not outlive their parent. A run forked by a
+ * campaign or a sweep, a trial parse or a decoder is of no use once the
+ * process that waits for it has gone, and one stuck for ever (a deadlock
+ * inherited at fork()) would stay behind for ever: the kernel kills it
+ * instead.
+ *
+ * A child that does one risky job for its parent (parse or decode what a
+ * third-party library may crash or hang on) is also forked with
+ * child_fork(): it writes no core file and dies of its own fatal signals
+ * rather than a sanitizer's report of them, as how it ended is the answer
+ * its parent reads.
  */
 
 /**
- * child_fork() - fork a child for one job.
+ * child_tie() - in a child just forked: die (SIGKILL) with the parent.
+ * @parent: the parent's pid, from getpid() before fork().
+ * @name: the child's name in ps and /proc/PID/comm (at most 15 characters), or NULL.
+ *
+ * The kernel sends the signal when the thread that called fork() ends (or
+ * the whole process): fork from a thread that lives as long as the child
+ * must. A parent that died before the signal was asked for is seen in
+ * getppid() no longer being @parent. The setting survives execve().
+ *
+ * Return: 0, or -ESRCH when the parent has gone already (the child should
+ * _exit() at once), or the negative errno of prctl().
+ */
+int child_tie(pid_t parent, const char *name);
+
+/**
+ * child_fork() - fork a child for one risky job: tied (child_tie()), no
+ * core file, the fatal signals' default actions.
  * @name: its name, at most 15 bytes are kept.
  *
  * Return: in the parent, the child's pid or -1 (errno set); in the child, 0.
