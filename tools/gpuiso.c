@@ -345,15 +345,21 @@ out:
 }
 
 static const char campaign_usage[] =
-	"gpuiso campaign run FILE.yaml -o DIR [--jobs N] [--run-timeout SECONDS] [-v]";
+	"gpuiso campaign run FILE.yaml -o DIR [--jobs N] [--run-timeout SECONDS]\n"
+	"                    [--stall-timeout SECONDS] [-v]\n"
+	"  a run still going after --run-timeout (default: no limit), or making no progress\n"
+	"  for --stall-timeout (default: 60), is killed and fails as hung";
 
-/* --run-timeout SECONDS: 1 s to a day. */
-static int parse_run_timeout(const char *arg, const char *usage, unsigned int *out)
+/* --run-timeout and --stall-timeout SECONDS: 1 s to a day. */
+static int parse_timeout(const char *name, const char *arg, const char *usage, unsigned int *out)
 {
+	char fmt[96];
 	uint64_t s;
 
-	if (parse_u64(arg, &s) || !s || s > 86400)
-		return usage_error(usage, "--run-timeout takes 1 to 86400 seconds, not '%s'", arg);
+	if (parse_u64(arg, &s) || !s || s > 86400) {
+		snprintf(fmt, sizeof(fmt), "--%s takes 1 to 86400 seconds, not '%%s'", name);
+		return usage_error(usage, fmt, arg);
+	}
 	*out = (unsigned int)s;
 	return 0;
 }
@@ -362,7 +368,9 @@ static int cmd_campaign_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
-		{ "run-timeout", required_argument, NULL, 'T' }, { "help", no_argument, NULL, 'h' }, { 0 },
+		{ "run-timeout", required_argument, NULL, 'T' },
+		{ "stall-timeout", required_argument, NULL, 'S' }, { "help", no_argument, NULL, 'h' },
+		{ 0 },
 	};
 	struct campaign_opts o = { .jobs = 1 };
 	struct campaign_totals t = { 0 };
@@ -378,7 +386,11 @@ static int cmd_campaign_run(int argc, char **argv)
 				return usage_error(campaign_usage, "--jobs takes 1 to 256, not '%s'", optarg);
 			o.jobs = (unsigned int)jobs;
 		} else if (opt == 'T') {
-			if ((rc = parse_run_timeout(optarg, campaign_usage, &o.run_timeout_s)))
+			if ((rc = parse_timeout("run-timeout", optarg, campaign_usage, &o.run_timeout_s)))
+				return rc;
+		} else if (opt == 'S') {
+			if ((rc = parse_timeout("stall-timeout", optarg, campaign_usage,
+						&o.stall_timeout_s)))
 				return rc;
 		} else if (common_opt(opt, campaign_usage, &rc)) {
 			return rc;
@@ -396,8 +408,11 @@ static int cmd_campaign_run(int argc, char **argv)
 			fputc('\n', stderr);
 		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
 	}
-	printf("campaign: %u runs (%u resumed), %u passed, %u failed; %s/summary.json\n", t.runs,
-	       t.resumed, t.passed, t.failed, o.out);
+	printf("campaign: %u runs (%u resumed), %u passed, %u failed", t.runs, t.resumed, t.passed,
+	       t.failed);
+	if (t.hung)
+		printf(" (%u hung)", t.hung);
+	printf("; %s/summary.json\n", o.out);
 	return t.failed ? EXIT_FINDINGS : EXIT_OK;
 }
 
@@ -431,7 +446,7 @@ static int cmd_sweep(int argc, char **argv)
 			o.jobs = (unsigned int)jobs;
 			break;
 		case 'T':
-			if ((rc = parse_run_timeout(optarg, sweep_usage, &o.run_timeout_s)))
+			if ((rc = parse_timeout("run-timeout", optarg, sweep_usage, &o.run_timeout_s)))
 				return rc;
 			break;
 		default:

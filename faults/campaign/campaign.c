@@ -10,6 +10,10 @@
  * replays) and an outcome record. Every file is written atomically, and the
  * summary is rebuilt from the outcome records at the end, which is what
  * makes a killed campaign resumable without losing finished runs.
+ *
+ * The parent watches each child's progress (watch.h) and kills one that has
+ * stopped moving, or is still going after --run-timeout: that run fails as
+ * hung, and the campaign goes on. No child outlives the parent.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,10 +30,12 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "common/child.h"
 #include "common/host.h"
 #include "common/json.h"
 #include "common/yaml.h"
 #include "core/scenario.h"
+#include "faults/campaign/watch.h"
 #include "faults/plan.h"
 #include "replay/replay.h"
 
@@ -76,6 +82,7 @@ struct outcome {
 	bool has_results;  /* <id>.json was written, and hashes to @results */
 	uint64_t results;
 	bool failed;
+	bool hung;         /* failed: it made no progress, or ran out of time, and was killed */
 	char reason[REASON_LEN];
 };
 
@@ -98,7 +105,8 @@ struct campaign {
 	size_t njobs;
 	char out[PATH_MAX];      /* the output folder, absolute */
 	char scn_err[4096];      /* the scenario's own errors, shown after the campaign's */
-	unsigned int run_timeout_s; /* campaign_opts.run_timeout_s */
+	unsigned int run_timeout_s;   /* campaign_opts.run_timeout_s */
+	unsigned int stall_timeout_s; /* campaign_opts.stall_timeout_s (0: WATCH_STALL_S) */
 };
 
 /* A worker child: the read end of a pipe only it writes to, so EOF means it ended. */
@@ -106,6 +114,7 @@ struct slot {
 	pid_t pid;
 	int fd;
 	size_t job;
+	enum watch_verdict killed; /* why the parent killed it, or WATCH_MOVING */
 };
 
 /* Progress lines: "[3/12] pin-always-fails power-cycle s2: passed". */
@@ -901,7 +910,8 @@ static int outcome_write(const struct campaign *c, const struct camp_job *j,
 		return rc;
 	n = snprintf(text, sizeof(text), "%s\nkey %016llx\nresults %s%016llx\noutcome %s\nreason %s\n",
 		     OUTCOME_SCHEMA, (unsigned long long)oc->key, oc->has_results ? "" : "none ",
-		     (unsigned long long)oc->results, oc->failed ? "failed" : "passed", oc->reason);
+		     (unsigned long long)oc->results,
+		     oc->hung ? "hung" : oc->failed ? "failed" : "passed", oc->reason);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -EOVERFLOW;
 	return write_atomic(path, text, (size_t)n);
@@ -948,7 +958,8 @@ static bool outcome_read(const struct campaign *c, const struct camp_job *j, str
 		oc->results = v;
 	else if (oc->has_results)
 		return false;
-	oc->failed = !strcmp(what, "failed");
+	oc->hung = !strcmp(what, "hung");
+	oc->failed = oc->hung || !strcmp(what, "failed");
 	return oc->failed || !strcmp(what, "passed");
 }
 
@@ -1011,21 +1022,31 @@ static void judge(const struct campaign *c, const struct results *res, struct ou
 	oc->failed = oc->reason[0] != '\0';
 }
 
+/* Each event the run begins is progress its parent sees. */
+static void run_event(const struct engine *e, uint64_t index, void *arg)
+{
+	(void)e;
+	(void)index;
+	watch_event(arg);
+}
+
 /*
- * Replay one run, write its results JSON and its outcome record. Return: 0,
- * or the errno (positive: it becomes the child's exit status) of what could
- * not be written.
+ * Replay one run, write its results JSON and its outcome record, beating
+ * @beat as it goes. Return: 0, or the errno (positive: it becomes the
+ * child's exit status) of what could not be written.
  */
-static int child_run(const struct campaign *c, const struct camp_job *j)
+static int child_run(const struct campaign *c, const struct camp_job *j, struct watch_beat *beat)
 {
 	struct outcome oc = { .key = j->key };
 	struct fault_plan plan = c->runs[j->run].plan;
 	char json[RUN_PATH_LEN], faults[RUN_PATH_LEN];
-	struct replay_opts ro = { .scn = &c->scn, .cache = true, .faults = &plan, .seed = j->seed };
+	struct replay_opts ro = { .scn = &c->scn, .cache = true, .faults = &plan, .seed = j->seed,
+				  .before_event = run_event, .before_event_arg = beat };
 	struct replay_report *rep;
 	struct results res;
 	int rc = 0;
 
+	watch_beat(beat); /* it has started */
 	/* the campaign's seed replaces every rule's, as `gpuiso replay --seed` does */
 	for (int p = 0; p < FP_NPOINTS; p++)
 		plan.rule[p].seed = j->seed;
@@ -1038,13 +1059,17 @@ static int child_run(const struct campaign *c, const struct camp_job *j)
 	rep = calloc(1, sizeof(*rep));
 	if (!rep)
 		return ENOMEM;
-	if (replay_run(&ro, &res, rep)) {
+	rc = replay_run(&ro, &res, rep);
+	watch_beat(beat); /* the replay has ended; the results follow */
+	if (rc) {
+		rc = 0;
 		/* the trace could not be replayed: a failed run, with no results */
 		oc.failed = true;
 		if (snprintf(oc.reason, sizeof(oc.reason), "replay failed: %s", rep->error) < 0)
 			oc.reason[0] = '\0'; /* a long message cut short still says why */
 	} else {
 		rc = results_write_json(&res, json);
+		watch_beat(beat);
 		if (!rc)
 			rc = file_hash(json, &oc.results);
 		oc.has_results = !rc;
@@ -1074,21 +1099,29 @@ static void progress_line(struct progress *pg, const struct campaign *c, const s
 	if (!oc)
 		fputs(": failed (no outcome recorded)", pg->f);
 	else
-		fprintf(pg->f, ": %s%s%s%s%s", oc->failed ? "failed" : "passed",
+		fprintf(pg->f, ": %s%s%s%s%s", oc->hung ? "hung" : oc->failed ? "failed" : "passed",
 			j->resumed ? " (resumed)" : "", oc->failed ? " (" : "",
 			oc->failed ? oc->reason : "", oc->failed ? ")" : "");
 	fputc('\n', pg->f);
 	fflush(pg->f);
 }
 
-/* Start run @job in a child process of its own, in slot @s. */
-static int spawn(const struct campaign *c, size_t job, struct slot *slots, size_t nslots,
-		 struct slot *s, struct progress *pg)
+/* The children and how they are watched. */
+struct pool {
+	struct slot *slots;
+	struct pollfd *pfd;
+	size_t n;
+	struct watch watch;  /* slot i's run beats watch.beat[i] */
+};
+
+/* Start run @job in a child process of its own, in slot @i. */
+static int spawn(const struct campaign *c, size_t job, struct pool *p, size_t i,
+		 struct progress *pg)
 {
 	const struct camp_job *j = &c->jobs[job];
 	char path[RUN_PATH_LEN];
+	pid_t pid, self = getpid();
 	int fds[2];
-	pid_t pid;
 
 	/* what an earlier attempt left must not pass for this one's */
 	if (!job_path(c, j, ".outcome", path, sizeof(path)))
@@ -1102,42 +1135,59 @@ static int spawn(const struct campaign *c, size_t job, struct slot *slots, size_
 		fflush(pg->f);
 	fflush(stdout);
 	fflush(stderr);
+	watch_start(&p->watch, i);
 	pid = fork();
 	if (pid < 0) {
 		int rc = -errno;
 
+		watch_stop(&p->watch, i);
 		close(fds[0]);
 		close(fds[1]);
 		return rc;
 	}
 	if (!pid) {
+		/* no run goes on without the campaign that waits for it */
+		if (child_tie(self, "campaign-run"))
+			_exit(ESRCH);
 		close(fds[0]);
-		for (size_t i = 0; i < nslots; i++)
-			if (slots[i].pid)
-				close(slots[i].fd);
-		/* a run that never ends is ended by SIGALRM (reap() tells it from a crash) */
-		alarm(c->run_timeout_s);
+		for (size_t k = 0; k < p->n; k++)
+			if (p->slots[k].pid)
+				close(p->slots[k].fd);
 		/* _exit: the parent's atexit handlers and buffers are not the child's */
-		_exit(child_run(c, j));
+		_exit(child_run(c, j, &p->watch.beat[i]));
 	}
 	close(fds[1]);
-	*s = (struct slot){ .pid = pid, .fd = fds[0], .job = job };
+	p->slots[i] = (struct slot){ .pid = pid, .fd = fds[0], .job = job };
 	return 0;
 }
 
-/* A child ended (its pipe hung up): collect it, and record a crash for it. */
-static void reap(const struct campaign *c, struct slot *s, struct progress *pg)
+/* Why the parent killed a run, as its reason. */
+static void hung_reason(const struct campaign *c, const struct pool *p, size_t i,
+			struct outcome *oc)
 {
+	if (p->slots[i].killed == WATCH_OVERTIME)
+		snprintf(oc->reason, sizeof(oc->reason),
+			 "hung: still running after %u s (--run-timeout), killed", c->run_timeout_s);
+	else
+		snprintf(oc->reason, sizeof(oc->reason),
+			 "hung: no progress for %u s (after %llu events), killed", p->watch.stall_s,
+			 (unsigned long long)watch_events(&p->watch, i));
+}
+
+/* The child of slot @i ended with @status: record a hang or a crash for it, free the slot. */
+static void reap(const struct campaign *c, struct pool *p, size_t i, int status,
+		 struct progress *pg)
+{
+	struct slot *s = &p->slots[i];
 	const struct camp_job *j = &c->jobs[s->job];
 	struct outcome oc = { .key = j->key, .failed = true };
-	int status = 0;
 
 	close(s->fd);
-	while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM && c->run_timeout_s) {
-		snprintf(oc.reason, sizeof(oc.reason),
-			 "hung: still running after %u s (--run-timeout), killed", c->run_timeout_s);
+	watch_stop(&p->watch, i);
+	if (s->killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+		/* what it may have written meanwhile is not its outcome */
+		oc.hung = true;
+		hung_reason(c, p, i, &oc);
 		outcome_write(c, j, &oc);
 	} else if (WIFSIGNALED(status)) {
 		snprintf(oc.reason, sizeof(oc.reason), "crashed: signal %d", WTERMSIG(status));
@@ -1159,31 +1209,59 @@ static size_t next_job(const struct campaign *c, size_t from)
 	return from;
 }
 
-/* Wait until a child ends, and reap it (or every child, when waiting fails). */
-static size_t wait_children(const struct campaign *c, struct slot *slots, struct pollfd *pfd,
-			    size_t nslots, struct progress *pg)
+/* Kill the runs that stopped moving or ran out of time; how long to wait before looking again. */
+static int kill_hung(struct pool *p)
 {
+	int wait_ms = -1;
+
+	for (size_t i = 0; i < p->n; i++) {
+		enum watch_verdict v;
+
+		if (!p->slots[i].pid || p->slots[i].killed)
+			continue;
+		v = watch_check(&p->watch, i, &wait_ms);
+		if (v == WATCH_MOVING)
+			continue;
+		/* SIGKILL: a deadlocked or stopped run handles nothing, and a dead one is reaped below */
+		kill(p->slots[i].pid, SIGKILL);
+		p->slots[i].killed = v;
+	}
+	return wait_ms;
+}
+
+/* Wait until a child ends or one is found hung; reap those that ended. */
+static size_t wait_children(const struct campaign *c, struct pool *p, struct progress *pg)
+{
+	int wait_ms = kill_hung(p), status;
 	size_t reaped = 0;
 	char buf[64];
 
-	for (size_t i = 0; i < nslots; i++)
-		pfd[i] = (struct pollfd){ .fd = slots[i].pid ? slots[i].fd : -1, .events = POLLIN };
-	if (poll(pfd, nslots, -1) < 0) {
+	for (size_t i = 0; i < p->n; i++)
+		p->pfd[i] = (struct pollfd){ .fd = p->slots[i].pid ? p->slots[i].fd : -1,
+					     .events = POLLIN };
+	if (poll(p->pfd, p->n, wait_ms) < 0) {
 		if (errno == EINTR)
 			return 0;
-		/* no way to tell which ends first: wait for all of them */
-		for (size_t i = 0; i < nslots; i++)
-			if (slots[i].pid && ++reaped)
-				reap(c, &slots[i], pg);
+		/* no way to tell which ends first: look at each, then again a little later */
+		for (size_t i = 0; i < p->n; i++) {
+			if (p->slots[i].pid && waitpid(p->slots[i].pid, &status, WNOHANG) > 0) {
+				reap(c, p, i, status, pg);
+				reaped++;
+			}
+		}
+		if (!reaped)
+			poll(NULL, 0, 100);
 		return reaped;
 	}
-	for (size_t i = 0; i < nslots; i++) {
-		if (!slots[i].pid || !pfd[i].revents)
+	for (size_t i = 0; i < p->n; i++) {
+		if (!p->slots[i].pid || !p->pfd[i].revents)
 			continue;
 		/* children write nothing: readable means ended */
-		if (read(slots[i].fd, buf, sizeof(buf)) > 0)
+		if (read(p->slots[i].fd, buf, sizeof(buf)) > 0)
 			continue;
-		reap(c, &slots[i], pg);
+		while (waitpid(p->slots[i].pid, &status, 0) < 0 && errno == EINTR)
+			;
+		reap(c, p, i, status, pg);
 		reaped++;
 	}
 	return reaped;
@@ -1193,20 +1271,24 @@ static size_t wait_children(const struct campaign *c, struct slot *slots, struct
 static int run_pool(const struct campaign *c, unsigned int jobs, struct progress *pg, char *err,
 		    size_t errlen)
 {
-	struct slot *slots = calloc(jobs, sizeof(*slots));
-	struct pollfd *pfd = calloc(jobs, sizeof(*pfd));
+	struct pool p = { .n = jobs };
 	size_t next = next_job(c, 0), active = 0;
-	int rc = 0;
+	int rc;
 
-	if (!slots || !pfd) {
+	rc = watch_init(&p.watch, jobs, c->stall_timeout_s, c->run_timeout_s);
+	if (rc)
+		return rc;
+	p.slots = calloc(jobs, sizeof(*p.slots));
+	p.pfd = calloc(jobs, sizeof(*p.pfd));
+	if (!p.slots || !p.pfd) {
 		rc = -ENOMEM;
 		goto free_slots;
 	}
 	for (;;) {
 		for (size_t i = 0; i < jobs && !rc && next < c->njobs; i++) {
-			if (slots[i].pid)
+			if (p.slots[i].pid)
 				continue;
-			rc = spawn(c, next, slots, jobs, &slots[i], pg);
+			rc = spawn(c, next, &p, i, pg);
 			if (rc) {
 				/* the runs under way still finish; the rest wait for a resume */
 				snprintf(err, errlen, "campaign: cannot start run %s: %s", c->jobs[next].id,
@@ -1218,11 +1300,12 @@ static int run_pool(const struct campaign *c, unsigned int jobs, struct progress
 		}
 		if (!active)
 			break;
-		active -= wait_children(c, slots, pfd, jobs, pg);
+		active -= wait_children(c, &p, pg);
 	}
 free_slots:
-	free(pfd);
-	free(slots);
+	free(p.pfd);
+	free(p.slots);
+	watch_fini(&p.watch);
 	return rc;
 }
 
@@ -1270,7 +1353,7 @@ struct summary {
 	const struct campaign *c;
 	struct outcome *oc;  /* per run */
 	char **reproduce;    /* per run: the command, for failed runs */
-	unsigned int passed, failed;
+	unsigned int passed, failed, hung;
 };
 
 static void fill_failure(struct json *j, const struct summary *s, size_t i)
@@ -1282,6 +1365,7 @@ static void fill_failure(struct json *j, const struct summary *s, size_t i)
 	json_obj_begin(j, NULL);
 	json_str(j, "run", c->runs[job->run].name);
 	json_u64(j, "seed", job->seed);
+	json_str(j, "outcome", s->oc[i].hung ? "hung" : "failed");
 	json_str(j, "reason", s->oc[i].reason);
 	json_str(j, "reproduce", s->reproduce[i]);
 	json_str(j, "id", job->id);
@@ -1313,6 +1397,7 @@ static void fill_summary(struct json *j, const void *ctx)
 	json_u64(j, "runs", c->njobs);
 	json_u64(j, "passed", s->passed);
 	json_u64(j, "failed", s->failed);
+	json_u64(j, "hung", s->hung);
 	json_arr_begin(j, "invariants");
 	for (size_t i = 0; i < NINVARIANTS; i++)
 		if (c->required[i])
@@ -1349,7 +1434,7 @@ static void table_rows(const struct summary *s, FILE *f)
 		if (c->reps > 1)
 			fprintf(f, "%-5u  ", j->rep);
 		if (s->oc[i].failed)
-			fprintf(f, "failed   %s\n", s->oc[i].reason);
+			fprintf(f, "%-7s  %s\n", s->oc[i].hung ? "hung" : "failed", s->oc[i].reason);
 		else
 			fputs("passed\n", f);
 	}
@@ -1365,8 +1450,11 @@ static int write_table(const struct summary *s, const char *path)
 	f = open_memstream(&text, &len);
 	if (!f)
 		return -ENOMEM;
-	fprintf(f, "campaign %s: %zu runs, %u passed, %u failed\n\n", s->c->name, s->c->njobs,
+	fprintf(f, "campaign %s: %zu runs, %u passed, %u failed", s->c->name, s->c->njobs,
 		s->passed, s->failed);
+	if (s->hung)
+		fprintf(f, " (%u hung)", s->hung);
+	fputs("\n\n", f);
 	table_rows(s, f);
 	if (s->failed)
 		fputs("\nreproduce:\n", f);
@@ -1400,6 +1488,7 @@ static int collect_outcomes(struct summary *s)
 			if (rc)
 				return rc;
 			s->failed++;
+			s->hung += oc->hung;
 		} else {
 			s->passed++;
 		}
@@ -1424,6 +1513,7 @@ static int write_summary(const struct campaign *c, struct campaign_totals *t, ch
 	t->runs = (unsigned int)c->njobs;
 	t->passed = s.passed;
 	t->failed = s.failed;
+	t->hung = s.hung;
 	snprintf(path, sizeof(path), "%s/summary.json", c->out);
 	rc = json_write_file(path, fill_summary, &s);
 	if (!rc) {
@@ -1457,6 +1547,7 @@ int campaign_run(const struct campaign_opts *o, struct campaign_totals *t, char 
 	if (rc)
 		goto free_campaign;
 	c->run_timeout_s = o->run_timeout_s;
+	c->stall_timeout_s = o->stall_timeout_s;
 	rc = prepare_output(c, o->out, err, errlen);
 	if (!rc)
 		rc = prepare_runs(c, t, &pg, err, errlen);

@@ -9,7 +9,8 @@
 /*
  * Fault-injection campaigns (docs/campaign-format.md): traces x seeds x runs
  * (each a faults plan and pressure schedule), executed by N worker processes
- * into an output folder; resumable.
+ * into an output folder; resumable. A run that stops making progress is
+ * killed and fails as hung.
  */
 
 struct campaign_opts {
@@ -18,11 +19,14 @@ struct campaign_opts {
 	unsigned int jobs; /* worker processes (>= 1) */
 	/* a run still going after this long is killed and fails as hung; 0: no limit */
 	unsigned int run_timeout_s;
+	/* a run that makes no progress for this long is killed and fails as hung; 0: 60 s */
+	unsigned int stall_timeout_s;
 	FILE *progress;    /* progress lines (a terminal), or NULL */
 };
 
 struct campaign_totals {
 	unsigned int runs, passed, failed, resumed;
+	unsigned int hung; /* of the failed: killed for making no progress or running out of time */
 };
 
 /**
