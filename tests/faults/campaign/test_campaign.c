@@ -13,13 +13,17 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "faults/campaign/campaign.h"
 #include "tests/common/jsonq.h"
+#include "tests/faults/campaign/procs.h"
 
 #define CMD_LEN (4 * PATH_MAX)
 
@@ -657,4 +661,141 @@ Test(campaign, a_run_past_its_time_limit_fails_as_hung)
 {
 	the_long_run_dies(3000000, "true", "--run-timeout 1",
 			  "hung: still running after 1 s (--run-timeout), killed");
+}
+
+/* ---- runs that hang, and a campaign that is killed ------------------------------ */
+
+/* Seconds on CLOCK_MONOTONIC. */
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Start `gpuiso campaign run work_dir()/@file -o work_dir()/out @options` (output in out.log). */
+static pid_t start_campaign(const char *file, const char *options)
+{
+	char cmd[CMD_LEN], path[PATH_MAX], out[PATH_MAX], log[PATH_MAX];
+	pid_t pid;
+
+	at(path, sizeof(path), file);
+	at(out, sizeof(out), "out");
+	at(log, sizeof(log), "out.log");
+	snprintf(cmd, sizeof(cmd), "%s campaign run %s -o %s %s >%s 2>&1", bin(), path, out, options,
+		 log);
+	pid = procs_start(cmd);
+	cr_assert_gt(pid, 0);
+	return pid;
+}
+
+/* Wait up to 10 s until @parent has @n runs going; their pids into @out. */
+static void runs_of(pid_t parent, pid_t *out, size_t n)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (procs_children(parent, "campaign-run", out, n) == n)
+			return;
+		usleep(5000);
+	}
+	kill(parent, SIGKILL);
+	cr_assert_fail("campaign %d never had %zu runs named campaign-run going", (int)parent, n);
+}
+
+/*
+ * Without --run-timeout, a run that makes no progress is found by the
+ * watchdog: the big trace's run (1,000,000 events, some seconds) is stopped
+ * (SIGSTOP: a stopped process makes no progress, as a deadlocked one) while
+ * it replays. Nothing else would ever end it. With --stall-timeout 1 it is
+ * killed a second or so later and fails as hung, with its reproduce
+ * command; the campaign goes on to the small trace's run, and reports.
+ */
+Test(campaign, a_run_that_stops_moving_is_killed_as_hung)
+{
+	char trace[PATH_MAX], small[PATH_MAX], body[3 * PATH_MAX], v[1024], path[PATH_MAX];
+	pid_t campaign, run;
+	double t0, took;
+	int status;
+	char *doc;
+
+	gen_trace("big", 1000000);
+	gen_trace("small", 300);
+	at(trace, sizeof(trace), "big");
+	at(small, sizeof(small), "small");
+	snprintf(body, sizeof(body),
+		 "  traces: [%s, %s]\n  scenario: " SCENARIO_FMT "\n  seeds: [1]\n  runs: [{name: plain}]\n",
+		 trace, small, SCENARIO_ARG);
+	write_campaign("stall.yaml", body);
+	campaign = start_campaign("stall.yaml", "--jobs 1 --stall-timeout 1");
+	runs_of(campaign, &run, 1);
+	cr_assert_eq(kill(run, SIGSTOP), 0);
+	t0 = mono_s();
+	if (!procs_wait(campaign, 30000, &status)) {
+		kill(run, SIGKILL);
+		kill(campaign, SIGKILL);
+		waitpid(campaign, &status, 0);
+		cr_assert_fail("the campaign still waits for its stopped run after 30 s");
+	}
+	took = mono_s() - t0;
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %#x", status);
+	/* 1 to 1.25 stall limits, and the small run: well under 10 s on any machine here */
+	cr_assert_lt(took, 10.0, "found and finished after %.1f s", took);
+	cr_assert_not(procs_alive(run), "the stopped run %d is still there", (int)run);
+	doc = summary_of("out");
+	expect_totals(doc, "2", "1", "1");
+	get(doc, "hung", v, sizeof(v));
+	cr_assert_str_eq(v, "1");
+	get(doc, "failures.0.id", v, sizeof(v));
+	cr_assert_str_eq(v, "plain-big-s1");
+	get(doc, "failures.0.outcome", v, sizeof(v));
+	cr_assert_str_eq(v, "hung");
+	get(doc, "failures.0.reason", v, sizeof(v));
+	cr_assert(!strncmp(v, "hung: no progress for 1 s (after ", 33), "%s", v);
+	get(doc, "failures.0.results", v, sizeof(v));
+	cr_assert_str_eq(v, "null");
+	get(doc, "failures.0.reproduce", v, sizeof(v));
+	cr_assert(strstr(v, "gpuiso replay ") && strstr(v, "--seed 1"), "%s", v);
+	free(doc);
+	at(path, sizeof(path), "out/runs/plain-small-s1.json");
+	cr_assert(exists(path));
+	at(path, sizeof(path), "out/runs/plain-big-s1.outcome");
+	doc = slurp(path);
+	cr_assert(doc && strstr(doc, "\noutcome hung\n"), "%s", doc ? doc : "(none)");
+	free(doc);
+	at(path, sizeof(path), "out.log");
+	doc = slurp(path);
+	cr_assert(doc && strstr(doc, "1 passed, 1 failed (1 hung)"), "%s", doc ? doc : "(none)");
+	free(doc);
+}
+
+/*
+ * A campaign killed (SIGKILL: it can do nothing about it) while its two
+ * runs replay takes them with it. This process is a child subreaper, so
+ * the orphaned runs become its children and how they ended can be seen.
+ */
+Test(campaign, killing_the_campaign_leaves_no_run_behind)
+{
+	char trace[PATH_MAX], body[2 * PATH_MAX];
+	pid_t campaign, runs[2];
+	int status;
+
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	gen_trace("big", 1000000);
+	at(trace, sizeof(trace), "big");
+	snprintf(body, sizeof(body),
+		 "  traces: [%s]\n  scenario: " SCENARIO_FMT "\n  seeds: [1, 2]\n  runs: [{name: plain}]\n",
+		 trace, SCENARIO_ARG);
+	write_campaign("killed.yaml", body);
+	campaign = start_campaign("killed.yaml", "--jobs 2");
+	runs_of(campaign, runs, 2);
+	cr_assert_eq(kill(campaign, SIGKILL), 0);
+	cr_assert_eq(waitpid(campaign, &status, 0), campaign);
+	for (size_t i = 0; i < 2; i++) {
+		if (!procs_wait(runs[i], 5000, &status)) {
+			kill(runs[i], SIGKILL); /* not left behind by a failing test either */
+			waitpid(runs[i], &status, 0);
+			cr_assert_fail("run %d outlived its campaign by 5 s", (int)runs[i]);
+		}
+		cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %#x", status);
+	}
 }

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run watchdog: a run whose beats move is moving however long it takes,
+ * one whose beats stop is stalled after the stall limit, one past the run
+ * limit is overtime; beats from a forked child reach the parent; the parent
+ * is told to look again soon enough to see each of these in time.
+ */
+#include <criterion/criterion.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "faults/campaign/watch.h"
+
+TestSuite(watch, .timeout = 30);
+
+Test(watch, a_moving_run_is_never_stalled_a_still_one_is)
+{
+	struct watch w;
+	int wait_ms = -1;
+
+	cr_assert_eq(watch_init(&w, 2, 1, 0), 0);
+	watch_start(&w, 1);
+	/* 1.5 s of beats, more than the stall limit: still moving */
+	for (int i = 0; i < 15; i++) {
+		watch_event(&w.beat[1]);
+		usleep(100000);
+		wait_ms = -1;
+		cr_assert_eq(watch_check(&w, 1, &wait_ms), WATCH_MOVING, "at %d00 ms", i + 1);
+		/* a quarter of the stall limit at most between looks */
+		cr_assert(wait_ms > 0 && wait_ms <= 251, "wait %d ms", wait_ms);
+	}
+	cr_assert_eq(watch_events(&w, 1), 15);
+	/* then nothing for the stall limit */
+	usleep(1100000);
+	wait_ms = -1;
+	cr_assert_eq(watch_check(&w, 1, &wait_ms), WATCH_STALLED);
+	/* a slot not started is nobody's: moving, and no reason to look */
+	wait_ms = -1;
+	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_MOVING);
+	cr_assert_eq(wait_ms, -1);
+	watch_fini(&w);
+}
+
+Test(watch, beats_of_a_forked_child_are_seen_and_a_run_limit_ends_it)
+{
+	struct watch w;
+	int wait_ms = -1, status;
+	pid_t pid;
+
+	cr_assert_eq(watch_init(&w, 1, 60, 1), 0);
+	cr_assert_eq(w.stall_s, 60);
+	watch_start(&w, 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		for (int i = 0; i < 7; i++)
+			watch_event(&w.beat[0]);
+		watch_beat(&w.beat[0]);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(watch_events(&w, 0), 7);
+	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_MOVING);
+	/* the run limit (1 s) comes before a quarter of the stall limit (15 s) */
+	cr_assert(wait_ms > 0 && wait_ms <= 1001, "wait %d ms", wait_ms);
+	usleep(1050000);
+	watch_event(&w.beat[0]);
+	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_OVERTIME);
+	watch_stop(&w, 0);
+	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_MOVING);
+	watch_fini(&w);
+}
+
+Test(watch, no_stall_limit_given_means_the_default)
+{
+	struct watch w;
+
+	cr_assert_eq(watch_init(&w, 1, 0, 0), 0);
+	cr_assert_eq(w.stall_s, WATCH_STALL_S);
+	watch_fini(&w);
+}
