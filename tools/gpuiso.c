@@ -418,7 +418,9 @@ static int cmd_campaign_run(int argc, char **argv)
 
 static const char sweep_usage[] =
 	"gpuiso sweep DIR [--scenario FILE] [--points GLOB] -o OUT [--jobs N] [--from-scratch]\n"
-	"                 [--run-timeout SECONDS] [-v]";
+	"                 [--run-timeout SECONDS] [--stall-timeout SECONDS] [-v]\n"
+	"  a run still going after --run-timeout (default: no limit), or making no progress\n"
+	"  for --stall-timeout (default: 60), is killed and counts as hung";
 
 static int cmd_sweep(int argc, char **argv)
 {
@@ -426,7 +428,8 @@ static int cmd_sweep(int argc, char **argv)
 		{ "scenario", required_argument, NULL, 's' }, { "points", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
 		{ "from-scratch", no_argument, NULL, 'F' }, { "run-timeout", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "stall-timeout", required_argument, NULL, 'S' }, { "help", no_argument, NULL, 'h' },
+		{ 0 },
 	};
 	struct sweep_opts o = { .jobs = 1 };
 	struct sweep_totals t = { 0 };
@@ -449,6 +452,10 @@ static int cmd_sweep(int argc, char **argv)
 			if ((rc = parse_timeout("run-timeout", optarg, sweep_usage, &o.run_timeout_s)))
 				return rc;
 			break;
+		case 'S':
+			if ((rc = parse_timeout("stall-timeout", optarg, sweep_usage, &o.stall_timeout_s)))
+				return rc;
+			break;
 		default:
 			if (common_opt(opt, sweep_usage, &rc))
 				return rc;
@@ -466,14 +473,15 @@ static int cmd_sweep(int argc, char **argv)
 			fputc('\n', stderr);
 		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
 	}
-	printf("sweep: %llu hits, %llu runs: %llu recovered, %llu reset, %llu violation, %llu crash "
-	       "(%.2f s; %llu stopped where they met the unfailed run, %llu where they met "
+	printf("sweep: %llu hits, %llu runs: %llu recovered, %llu reset, %llu violation, %llu crash, "
+	       "%llu hung (%.2f s; %llu stopped where they met the unfailed run, %llu where they met "
 	       "an earlier run); %s/summary.json\n",
 	       (unsigned long long)t.hits, (unsigned long long)t.runs,
 	       (unsigned long long)t.recovered, (unsigned long long)t.reset,
-	       (unsigned long long)t.violation, (unsigned long long)t.crash, t.seconds,
+	       (unsigned long long)t.violation, (unsigned long long)t.crash,
+	       (unsigned long long)t.hung, t.seconds,
 	       (unsigned long long)t.met, (unsigned long long)t.followed, o.out);
-	return t.violation || t.crash ? EXIT_FINDINGS : EXIT_OK;
+	return t.violation || t.crash || t.hung ? EXIT_FINDINGS : EXIT_OK;
 }
 
 static const char faults_usage[] = "gpuiso faults list";

@@ -13,8 +13,9 @@
  *    selftest): each (point, N) is a complete replay in a fresh child whose
  *    only rule is {nth = N}.
  * A child reports its outcome in its exit status; a signal (or any other
- * status) is a crash, and so is a run still going after --run-timeout
- * (SIGALRM ends it).
+ * status) is a crash. The parent watches each child's progress (watch.h):
+ * one that makes no progress for --stall-timeout, or is still going after
+ * --run-timeout, is killed and is hung. No child outlives the parent.
  *
  * A forked run also stops early once it is back where the unfailed run
  * was. The counting pass records the state digest before each event
@@ -29,15 +30,18 @@
  * From-scratch runs always run to the end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "common/host.h"
 #include "common/clock.h"
 #include "common/json.h"
@@ -45,6 +49,7 @@
 #include "common/digest.h"
 #include "faults/campaign/meet.h"
 #include "faults/campaign/sweep.h"
+#include "faults/campaign/watch.h"
 #include "replay/replay.h"
 
 enum sweep_outcome {
@@ -52,6 +57,7 @@ enum sweep_outcome {
 	SWEEP_RESET = 1,
 	SWEEP_VIOLATION = 2,
 	SWEEP_CRASH = 3,
+	SWEEP_HUNG = 4,   /* killed by the parent: no progress, or past --run-timeout */
 	SWEEP_NOUTCOMES
 };
 
@@ -60,6 +66,7 @@ static const char *const outcome_names[SWEEP_NOUTCOMES] = {
 	[SWEEP_RESET] = "reset",
 	[SWEEP_VIOLATION] = "violation",
 	[SWEEP_CRASH] = "crash",
+	[SWEEP_HUNG] = "hung",
 };
 
 /*
@@ -97,9 +104,13 @@ struct sweep_run {
 	bool again;     /* ... one that crashed: it runs again, from the start */
 };
 
+/* A child: the read end of a pipe only it writes to (EOF: it ended), and its watch slot. */
 struct sweep_child {
 	pid_t pid;
 	uint32_t run;
+	int fd;
+	size_t slot;
+	enum watch_verdict killed; /* why the parent killed it, or WATCH_MOVING */
 };
 
 /* Everything a sweep knows; passed to the observe hook as its argument. */
@@ -115,6 +126,9 @@ struct sweep {
 	size_t nfailures, failures_cap;
 	struct sweep_child *children;                 /* o->jobs slots */
 	unsigned int nchildren;
+	struct pollfd *pfd;                           /* o->jobs */
+	struct watch watch;                           /* o->jobs slots, shared with the children */
+	struct watch_beat *beat;                      /* a child: its slot */
 	struct sweep_run *runs;                       /* total of them, in the order spawned */
 	uint64_t ended, spawned, total;               /* runs reaped, forked, to do */
 	uint64_t met;      /* runs that stopped where they met the unfailed run */
@@ -239,6 +253,26 @@ static void meet_state(const struct engine *e, uint64_t index, void *arg)
 	}
 }
 
+/* Every event a child begins is progress its parent sees (from-scratch runs). */
+static void beat_event(const struct engine *e, uint64_t index, void *arg)
+{
+	struct sweep *s = arg;
+
+	(void)e;
+	(void)index;
+	watch_event(s->beat);
+}
+
+/* The fork pass: progress, and where a child meets another run (with the digests). */
+static void fork_event(const struct engine *e, uint64_t index, void *arg)
+{
+	struct sweep *s = arg;
+
+	watch_event(s->beat);
+	if (s->digests)
+		meet_state(e, index, arg);
+}
+
 /* Run one replay with @fp. In a child (forked before or during it) this never returns. */
 static int sweep_replay(struct sweep *s, struct fp_ctx *fp,
 			void (*before_event)(const struct engine *, uint64_t, void *),
@@ -350,7 +384,11 @@ static void child_done(struct sweep *s, unsigned int i, int status)
 
 	run->ended = true;
 	s->ended++;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == SWEEP_EXIT_FOLLOWS) {
+	watch_stop(&s->watch, c->slot);
+	close(c->fd);
+	if (c->killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+		book(s, run, SWEEP_HUNG);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == SWEEP_EXIT_FOLLOWS) {
 		run->follows = true;
 		s->followed++;
 	} else {
@@ -361,28 +399,69 @@ static void child_done(struct sweep *s, unsigned int i, int status)
 	progress(s);
 }
 
+/* Kill the children that stopped moving or ran out of time; how long to wait before looking again. */
+static int kill_hung(struct sweep *s)
+{
+	int wait_ms = -1;
+
+	for (unsigned int i = 0; i < s->nchildren; i++) {
+		struct sweep_child *c = &s->children[i];
+		enum watch_verdict v;
+
+		if (c->killed)
+			continue;
+		v = watch_check(&s->watch, c->slot, &wait_ms);
+		if (v == WATCH_MOVING)
+			continue;
+		/* SIGKILL: a deadlocked or stopped run handles nothing; it is reaped as it ends */
+		kill(c->pid, SIGKILL);
+		c->killed = v;
+	}
+	return wait_ms;
+}
+
 /*
- * Wait for one child to end and book it. waitpid(-1): the sweep owns the
- * process's children while it runs (a caller's child ending meanwhile is
- * reaped here and its status lost). Return: 0 or a negative errno.
+ * Wait for one child to end, killing those found hung meanwhile, and book
+ * it. Return: 0 or a negative errno.
  */
 static int reap_one(struct sweep *s)
 {
+	char buf[64];
 	int status;
-	pid_t pid;
 
-	do {
-		pid = waitpid(-1, &status, 0);
-	} while (pid < 0 && errno == EINTR);
-	if (pid < 0)
-		return -errno;
-	for (unsigned int i = 0; i < s->nchildren; i++) {
-		if (s->children[i].pid == pid) {
+	for (;;) {
+		int wait_ms = kill_hung(s);
+
+		for (unsigned int i = 0; i < s->nchildren; i++)
+			s->pfd[i] = (struct pollfd){ .fd = s->children[i].fd, .events = POLLIN };
+		if (poll(s->pfd, s->nchildren, wait_ms) < 0 && errno != EINTR)
+			return -errno;
+		for (unsigned int i = 0; i < s->nchildren; i++) {
+			pid_t pid = s->children[i].pid;
+
+			/* children write nothing: readable means ended */
+			if (!s->pfd[i].revents || read(s->children[i].fd, buf, sizeof(buf)) > 0)
+				continue;
+			while (waitpid(pid, &status, 0) < 0)
+				if (errno != EINTR)
+					return -errno;
 			child_done(s, i, status);
 			return 0;
 		}
 	}
-	return 0; /* not ours (a caller's child): nothing to book */
+}
+
+/* A watch slot no child holds (there is one: fewer children than jobs). */
+static size_t free_slot(const struct sweep *s)
+{
+	for (size_t k = 0;; k++) {
+		bool used = false;
+
+		for (unsigned int i = 0; i < s->nchildren; i++)
+			used |= s->children[i].slot == k;
+		if (!used)
+			return k;
+	}
 }
 
 static int reap_all(struct sweep *s)
@@ -400,16 +479,24 @@ static int reap_all(struct sweep *s)
  */
 static int spawn_run(struct sweep *s, uint32_t run)
 {
-	pid_t pid;
-	int rc;
+	pid_t pid, self = getpid();
+	int rc, fds[2];
+	size_t slot;
 
 	while (s->nchildren >= s->o->jobs) {
 		rc = reap_one(s);
 		if (rc)
 			return rc;
 	}
+	slot = free_slot(s);
+	if (pipe2(fds, O_CLOEXEC)) {
+		rc = -errno;
+		snprintf(s->err, s->errlen, "sweep: pipe: %s", strerror(-rc));
+		return rc;
+	}
 	/* what the parent has buffered would be written once more by each child */
 	fflush(NULL);
+	watch_start(&s->watch, slot);
 	pid = fork();
 	if (pid < 0 && errno == EAGAIN && s->nchildren) {
 		/* out of processes: let ours end, then try once more */
@@ -420,22 +507,30 @@ static int spawn_run(struct sweep *s, uint32_t run)
 	}
 	if (pid < 0) {
 		rc = -errno;
+		watch_stop(&s->watch, slot);
+		close(fds[0]);
+		close(fds[1]);
 		snprintf(s->err, s->errlen, "sweep: fork for %s:%llu: %s",
 			 fp_point_name(s->runs[run].point), (unsigned long long)s->runs[run].nth,
 			 strerror(-rc));
 		return rc;
 	}
 	if (!pid) {
-		prctl(PR_SET_NAME, "sweep-run"); /* what it is, in ps and /proc/PID/comm */
+		/* named for ps and /proc/PID/comm; no run goes on without the sweep */
+		if (child_tie(self, "sweep-run"))
+			_exit(SWEEP_EXIT_ERROR);
+		close(fds[0]);
+		s->beat = &s->watch.beat[slot];
 		s->in_child = true;
 		s->run = run;
 		/* compare states from the next event on (a failure while starting: from the first) */
 		s->next_check = s->event;
 		s->check_step = 1;
-		alarm(s->o->run_timeout_s);
 		return 1;
 	}
-	s->children[s->nchildren++] = (struct sweep_child){ pid, run };
+	close(fds[1]);
+	s->children[s->nchildren++] = (struct sweep_child){ .pid = pid, .run = run, .fd = fds[0],
+							    .slot = slot };
 	return 0;
 }
 
@@ -465,7 +560,7 @@ static void scratch_replay(struct sweep *s, uint32_t run)
 
 	memset(&fp, 0, sizeof(fp));
 	fp_arm(&fp, s->runs[run].point, &(struct fp_rule){ .nth = s->runs[run].nth });
-	sweep_replay(s, &fp, NULL, &ignored); /* does not return in a child */
+	sweep_replay(s, &fp, beat_event, &ignored); /* does not return in a child */
 }
 
 /*
@@ -474,9 +569,10 @@ static void scratch_replay(struct sweep *s, uint32_t run)
  * state claimed at the same event as the follower's last, and a run claims
  * before it follows, so chains go forward in events and end.
  *
- * A chain that ends in a crash is not taken: a crash may come from outside
- * the run (a kill, --run-timeout on a loaded machine), so its followers run
- * again, from the start, and are booked for what they do.
+ * A chain that ends in a crash or a hang is not taken: either may come
+ * from outside the run (a kill, a deadlock inherited at fork(), a loaded
+ * machine), so its followers run again, from the start, and are booked for
+ * what they do.
  */
 static int book_followers(struct sweep *s)
 {
@@ -499,7 +595,7 @@ static int book_followers(struct sweep *s)
 				 fp_point_name(s->runs[r].point), (unsigned long long)s->runs[r].nth);
 			return -EPROTO;
 		}
-		if (s->runs[first].outcome == SWEEP_CRASH) {
+		if (s->runs[first].outcome == SWEEP_CRASH || s->runs[first].outcome == SWEEP_HUNG) {
 			s->runs[r].again = true;
 			again++;
 		} else {
@@ -507,7 +603,7 @@ static int book_followers(struct sweep *s)
 		}
 	}
 	if (again && s->o->progress)
-		fprintf(s->o->progress, "sweep: %llu runs met a run that crashed: "
+		fprintf(s->o->progress, "sweep: %llu runs met a run that crashed or hung: "
 			"running them again from the start\n", (unsigned long long)again);
 	for (uint64_t r = 0; r < s->spawned && !rc && !s->error; r++) {
 		if (!s->runs[r].again)
@@ -627,7 +723,7 @@ static int fork_pass(struct sweep *s)
 			return rc;
 	}
 	fp_observe(s, &fp, fork_observe, s);
-	rc = sweep_replay(s, &fp, s->digests ? meet_state : NULL, &ignored);
+	rc = sweep_replay(s, &fp, fork_event, &ignored);
 	/* the counting pass ran the same replay: differing now means it is not deterministic */
 	for (int p = 0; !rc && !s->error && p < FP_NPOINTS; p++) {
 		if (s->selected[p] && fp.hits[p] != s->hits[p]) {
@@ -828,7 +924,11 @@ static int sweep_prepare(struct sweep *s)
 	if (rc)
 		return rc;
 	s->children = calloc(o->jobs, sizeof(*s->children));
-	return s->children ? 0 : -ENOMEM;
+	s->pfd = calloc(o->jobs, sizeof(*s->pfd));
+	if (!s->children || !s->pfd)
+		return -ENOMEM;
+	/* before any fork: every child shares it */
+	return watch_init(&s->watch, o->jobs, o->stall_timeout_s, o->run_timeout_s);
 }
 
 static void totals_fill(const struct sweep *s, struct sweep_totals *t)
@@ -839,6 +939,7 @@ static void totals_fill(const struct sweep *s, struct sweep_totals *t)
 		t->reset += s->outcomes[p][SWEEP_RESET];
 		t->violation += s->outcomes[p][SWEEP_VIOLATION];
 		t->crash += s->outcomes[p][SWEEP_CRASH];
+		t->hung += s->outcomes[p][SWEEP_HUNG];
 	}
 	t->runs = s->ended;
 	t->met = s->met;
@@ -889,6 +990,8 @@ free_failures:
 	free(s.failures);
 	free(s.digests);
 free_scenario:
+	watch_fini(&s.watch);
+	free(s.pfd);
 	free(s.children);
 	free(s.scenario);
 	free(s.trace);

@@ -18,13 +18,15 @@ struct sweep_opts {
 	const char *out;       /* output folder: OUT/summary.json */
 	unsigned int jobs;     /* concurrent children (>= 1) */
 	bool from_scratch;     /* rerun the whole trace per hit (the baseline) instead of forking at it */
-	/* a run still going after this long is killed (a crash); 0: no limit */
+	/* a run still going after this long is killed (hung); 0: no limit */
 	unsigned int run_timeout_s;
+	/* a run that makes no progress for this long is killed (hung); 0: 60 s */
+	unsigned int stall_timeout_s;
 	FILE *progress;        /* progress lines, or NULL */
 };
 
 struct sweep_totals {
-	uint64_t hits, runs, recovered, reset, violation, crash;
+	uint64_t hits, runs, recovered, reset, violation, crash, hung;
 	uint64_t met;      /* forked runs that stopped where they met the unfailed run */
 	uint64_t followed; /* ... where they met an earlier forked run (and took its outcome) */
 	double seconds;
