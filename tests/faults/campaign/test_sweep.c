@@ -3,7 +3,8 @@
  * Fail-nth sweeps: hits match an independent count, every hit gets exactly
  * one outcome, forking at each hit agrees with rerunning from scratch, each
  * reproducer gives the outcome the sweep recorded, a killed run is a crash
- * that does not stop the sweep, and bad input is refused with a message.
+ * that does not stop the sweep, a stopped one is found and killed as hung,
+ * no run outlives a killed sweep, and bad input is refused with a message.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@
 #include "replay/gen.h"
 #include "replay/replay.h"
 #include "tests/common/jsonq.h"
+#include "tests/faults/campaign/procs.h"
 
 extern char **environ;
 
@@ -170,8 +173,8 @@ static uint64_t get_u64(const char *doc, const char *fmt, const char *a)
 static size_t check_summary(const char *doc, const char *glob, const uint64_t hits[FP_NPOINTS],
 			    const struct sweep_totals *t)
 {
-	static const char *const outcomes[] = { "recovered", "reset", "violation", "crash" };
-	uint64_t not_recovered = 0, total = 0, sum[4] = { 0 };
+	static const char *const outcomes[] = { "recovered", "reset", "violation", "crash", "hung" };
+	uint64_t not_recovered = 0, total = 0, sum[5] = { 0 };
 	char path[128], val[2048];
 	size_t n;
 
@@ -188,7 +191,7 @@ static size_t check_summary(const char *doc, const char *glob, const uint64_t hi
 			continue;
 		}
 		cr_assert_eq(get_u64(doc, "points.%s.hits", name), hits[p], "%s", name);
-		for (int oc = 0; oc < 4; oc++) {
+		for (int oc = 0; oc < 5; oc++) {
 			snprintf(path, sizeof(path), "points.%%s.%s", outcomes[oc]);
 			uint64_t v = get_u64(doc, path, name);
 
@@ -206,6 +209,7 @@ static size_t check_summary(const char *doc, const char *glob, const uint64_t hi
 	cr_assert_eq(t->reset, sum[1]);
 	cr_assert_eq(t->violation, sum[2]);
 	cr_assert_eq(t->crash, sum[3]);
+	cr_assert_eq(t->hung, sum[4]);
 	for (n = 0;; n++) {
 		snprintf(path, sizeof(path), "failures.%zu.outcome", n);
 		if (!jsonq_get(doc, path, val, sizeof(val)))
@@ -492,6 +496,101 @@ Test(sweep, a_killed_run_is_a_crash_and_the_sweep_goes_on)
 	free(doc);
 	free(log);
 	free(summary);
+	free(out);
+	free(scn);
+	free(trace);
+}
+
+/* Stop a run of sweep @pid within 60 s (see stop_a_child()). */
+static pid_t stop_a_run(pid_t pid)
+{
+	const struct timespec tick = { 0, 200000 };
+	pid_t child = 0;
+
+	for (int i = 0; i < 300000 && !child; i++) {
+		child = stop_a_child(pid);
+		if (!child)
+			nanosleep(&tick, NULL);
+	}
+	if (!child)
+		kill(pid, SIGKILL);
+	cr_assert_neq(child, 0, "the sweep never forked a run");
+	return child;
+}
+
+/*
+ * A run stopped by SIGSTOP makes no progress, as one deadlocked would, and
+ * nothing but the sweep's watchdog ends it: with --stall-timeout 1 it is
+ * killed, counted as hung (not as a crash), listed with its reproducer, and
+ * the sweep goes on.
+ */
+Test(sweep, a_stopped_run_is_killed_as_hung_and_the_sweep_goes_on)
+{
+	char *trace = trace_gen("pc300", 300, 3), *scn = scenario_write("slow.yaml", "8MiB");
+	char *out = path_in_tmp("hung"), *summary = path_in_tmp("hung/summary.json");
+	char *cli = path_in_tmp("cli.out"), *log, *doc, val[2048];
+	pid_t pid, child;
+	uint64_t hits;
+	int status;
+
+	pid = gpuiso_spawn((const char *const[]){ "sweep", trace, "--scenario", scn, "--points",
+						  "fbsave/pin", "-o", out, "--jobs", "2",
+						  "--stall-timeout", "1", NULL });
+	child = stop_a_run(pid);
+	if (!procs_wait(pid, 30000, &status)) {
+		kill(child, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		cr_assert_fail("the sweep still waits for its stopped run after 30 s");
+	}
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %#x", status);
+	cr_assert_not(procs_alive(child), "the stopped run %d is still there", (int)child);
+	log = slurp(cli);
+	cr_assert(strstr(log, " 0 crash, 1 hung"), "%s", log);
+	doc = slurp(summary);
+	cr_assert(jsonq_valid(doc));
+	hits = get_u64(doc, "points.%s.hits", "fbsave/pin");
+	cr_assert_gt(hits, 1);
+	cr_assert_eq(get_u64(doc, "points.%s.hung", "fbsave/pin"), 1);
+	cr_assert_eq(get_u64(doc, "points.%s.crash", "fbsave/pin"), 0);
+	cr_assert_eq(get_u64(doc, "points.%s.recovered", "fbsave/pin"), hits - 1);
+	cr_assert(jsonq_get(doc, "failures.0.outcome", val, sizeof(val)));
+	cr_assert_str_eq(val, "hung");
+	cr_assert(jsonq_get(doc, "failures.0.reproduce", val, sizeof(val)));
+	cr_assert(strstr(val, "--fail-nth fbsave/pin:"), "%s", val);
+	free(doc);
+	free(log);
+	free(cli);
+	free(summary);
+	free(out);
+	free(scn);
+	free(trace);
+}
+
+/*
+ * A sweep killed (SIGKILL) while one of its runs is stopped takes that run
+ * with it. This process is a child subreaper: the orphan becomes its child,
+ * and how it ended can be seen.
+ */
+Test(sweep, killing_the_sweep_leaves_no_run_behind)
+{
+	char *trace = trace_gen("pc300", 300, 3), *scn = scenario_write("slow.yaml", "8MiB");
+	char *out = path_in_tmp("killed");
+	pid_t pid, child;
+	int status;
+
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	pid = gpuiso_spawn((const char *const[]){ "sweep", trace, "--scenario", scn, "--points",
+						  "fbsave/pin", "-o", out, "--jobs", "2", NULL });
+	child = stop_a_run(pid);
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	if (!procs_wait(child, 5000, &status)) {
+		kill(child, SIGKILL); /* not left behind by a failing test either */
+		waitpid(child, &status, 0);
+		cr_assert_fail("run %d outlived its sweep by 5 s", (int)child);
+	}
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status %#x", status);
 	free(out);
 	free(scn);
 	free(trace);
