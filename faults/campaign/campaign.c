@@ -1044,6 +1044,7 @@ static int child_run(const struct campaign *c, const struct camp_job *j, struct 
 				  .before_event = run_event, .before_event_arg = beat };
 	struct replay_report *rep;
 	struct results res;
+	bool replayed;
 	int rc = 0;
 
 	watch_beat(beat); /* it has started */
@@ -1059,10 +1060,9 @@ static int child_run(const struct campaign *c, const struct camp_job *j, struct 
 	rep = calloc(1, sizeof(*rep));
 	if (!rep)
 		return ENOMEM;
-	rc = replay_run(&ro, &res, rep);
+	replayed = !replay_run(&ro, &res, rep);
 	watch_beat(beat); /* the replay has ended; the results follow */
-	if (rc) {
-		rc = 0;
+	if (!replayed) {
 		/* the trace could not be replayed: a failed run, with no results */
 		oc.failed = true;
 		if (snprintf(oc.reason, sizeof(oc.reason), "replay failed: %s", rep->error) < 0)
