@@ -1530,6 +1530,20 @@ free_summary:
 	return rc;
 }
 
+int campaign_check(const char *file, char *err, size_t errlen)
+{
+	struct campaign *c = calloc(1, sizeof(*c));
+	int rc;
+
+	if (errlen)
+		err[0] = '\0';
+	if (!c)
+		return -ENOMEM;
+	rc = campaign_load(file, c, err, errlen);
+	campaign_free(c);
+	return rc;
+}
+
 int campaign_run(const struct campaign_opts *o, struct campaign_totals *t, char *err,
 		 size_t errlen)
 {

@@ -42,4 +42,17 @@ struct campaign_totals {
 int campaign_run(const struct campaign_opts *o, struct campaign_totals *t, char *err,
 		 size_t errlen);
 
+/**
+ * campaign_check() - read and check a campaign file, running nothing: what
+ * campaign_run() does first (the traces and scenario it names are looked
+ * up, and the scenario loaded).
+ * @file: the campaign YAML.
+ * @err: out: "FILE:LINE:COL: error: ..." lines when it is malformed.
+ * @errlen: size of @err.
+ *
+ * Return: 0 for a file campaign_run() would run, -EINVAL for a malformed
+ * one, -ENOMEM.
+ */
+int campaign_check(const char *file, char *err, size_t errlen);
+
 #endif

@@ -323,6 +323,20 @@ Test(campaign, sample_campaign_is_valid)
 	cr_assert(strstr(err, "cannot create the output folder"), "%s", err);
 }
 
+Test(campaign, check_reads_the_file_and_runs_nothing)
+{
+	char file[PATH_MAX], err[8192];
+
+	snprintf(file, sizeof(file), "%s/traces/campaigns/nightly-pin.yaml",
+		 getenv("GPUISO_SOURCE_ROOT"));
+	cr_assert_eq(campaign_check(file, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(err, "");
+	write_campaign("bad.yaml", "  traces: [nope]\n  runs: [{name: a}]\n");
+	at(file, sizeof(file), "bad.yaml");
+	cr_assert_eq(campaign_check(file, err, sizeof(err)), -EINVAL, "%s", err);
+	cr_assert(strstr(err, "bad.yaml:2:12: error: campaign.traces[0]"), "%s", err);
+}
+
 /* ---- good ones ---------------------------------------------------------------- */
 
 Test(campaign, passing_campaign)
