@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The compiled replay cache (replay/cache.h), in the layout of replay/cache_format.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,28 +10,10 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "cache_format.h"
 #include "common/digest.h"
 #include "common/digest_path.h"
 #include "replay/record.h"
-
-/*
- * File layout: a fixed header, then the events as records (replay/record.h),
- * the first encoded against the codec's initial state. All integers little
- * endian. The checksum covers the records.
- */
-
-#define CACHE_MAGIC "GPUISOWC"
-#define CACHE_VERSION 4u
-
-struct cache_header {
-	char magic[8];
-	uint32_t version;
-	uint32_t header_size;
-	uint64_t key;
-	uint64_t payload_bytes;
-	uint64_t checksum;
-	struct cache_meta meta;
-};
 
 /* --- the key: a digest of the trace's files, names and contents (common/digest_path.h) --- */
 
@@ -221,7 +204,7 @@ void cache_writer_abort(struct cache_writer *w)
 
 /* --- reading --- */
 
-static uint64_t checksum_of(uint64_t key, const uint8_t *p, size_t n, const struct cache_meta *meta)
+uint64_t cache_checksum(uint64_t key, const uint8_t *p, size_t n, const struct cache_meta *meta)
 {
 	struct csum c = { 0 };
 	uint64_t w;
@@ -298,7 +281,7 @@ int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 	if (memcmp(hdr.magic, CACHE_MAGIC, 8) || hdr.version != CACHE_VERSION ||
 	    hdr.header_size != sizeof(hdr) || hdr.key != key ||
 	    hdr.payload_bytes != (uint64_t)st.st_size - sizeof(hdr) ||
-	    checksum_of(key, base + sizeof(hdr), hdr.payload_bytes, &hdr.meta) != hdr.checksum) {
+	    cache_checksum(key, base + sizeof(hdr), hdr.payload_bytes, &hdr.meta) != hdr.checksum) {
 		rc = -ESTALE;
 		goto unmap;
 	}
