@@ -3,8 +3,11 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 BENCH_BUILD ?= build-release
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
 
-.PHONY: all deps build run check check-asan bench clean
+.PHONY: all deps build run check check-asan bench fuzz clean
 
 all: build
 
@@ -39,5 +42,14 @@ bench: deps
 	./$(BENCH_BUILD)/gpuiso bench --suite micro --json $(BENCH_BUILD)/bench-micro.json
 	./$(BENCH_BUILD)/gpuiso bench --suite replay --json $(BENCH_BUILD)/bench-replay.json
 
+# Every fuzz target (fuzz/) for FUZZ_SECONDS each, built with clang and libFuzzer
+# under ASan+UBSan; findings land in fuzz/crashes/ (docs/fuzzing.md).
+fuzz: deps
+	@[ -f $(FUZZ_BUILD)/build.ninja ] || CC=clang meson setup $(FUZZ_BUILD) \
+		-Dfuzz=enabled -Dtests=disabled -Db_sanitize=address,undefined -Db_lundef=false \
+		'-Dc_args=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all' >/dev/null
+	@meson compile -C $(FUZZ_BUILD) >/dev/null
+	@scripts/fuzz $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)
