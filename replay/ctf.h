@@ -66,7 +66,7 @@ struct ctf_limits {
 };
 
 #define CTF_IDLE_S 30
-#define CTF_ANON_BYTES (2ull << 30)
+#define CTF_ANON_BYTES (512ull << 20)
 
 /**
  * ctf_read() - read every event of the CTF trace(s) below @path.

@@ -1052,3 +1052,20 @@ Test(ctf_read, decoder_death_mid_trace_says_where)
 	cr_assert_not_null(strstr(err, "babeltrace2 crashed (Segmentation fault)"), "%s", err);
 	counter_fini(&c);
 }
+
+/* Found by fuzzing (fuzz/corpus/ctf): babeltrace2 grows without end on this 4 KiB trace. */
+Test(ctf_read, decoder_that_grows_on_a_damaged_trace_is_killed)
+{
+	struct ctf_limits lim = { .anon_bytes = 64 << 20 };
+	char path[PATH_MAX], err[512];
+	struct counter c = { 0 };
+	time_t t0 = time(NULL);
+
+	snprintf(path, sizeof(path), "%s/tests/data/traces/bt2-grows", getenv("GPUISO_SOURCE_ROOT"));
+	cr_assert_eq(ctf_read(path, count_bind, count_event, &c, &lim, NULL, err, sizeof(err)),
+		     -EINVAL, "%s", err);
+	cr_assert_not_null(strstr(err, "bt2-grows: cannot open CTF trace: babeltrace2 grew by more "
+				   "than 64MiB of memory (killed)"), "%s", err);
+	cr_assert_leq(time(NULL) - t0, 20, "the limit took too long");
+	counter_fini(&c);
+}
