@@ -41,13 +41,16 @@ pid_t child_fork(const char *name)
 	return 0;
 }
 
-int child_reap(pid_t pid)
+int child_reap(pid_t pid, uint64_t *peak_rss)
 {
+	struct rusage ru;
 	int status;
 
-	while (waitpid(pid, &status, 0) < 0)
+	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR)
 			return -1;
+	if (peak_rss)
+		*peak_rss = (uint64_t)ru.ru_maxrss * 1024;
 	return status;
 }
 

@@ -3,6 +3,7 @@
 #define GPUISO_COMMON_CHILD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -46,10 +47,11 @@ pid_t child_fork(const char *name);
 /**
  * child_reap() - wait for @pid to end, through signals.
  * @pid: a child of this process.
+ * @peak_rss: out: the child's peak resident set in bytes (may be NULL).
  *
  * Return: its wait status, or -1 if it cannot be waited for.
  */
-int child_reap(pid_t pid);
+int child_reap(pid_t pid, uint64_t *peak_rss);
 
 /**
  * child_died_of() - how a child that did not finish its job ended, in words.

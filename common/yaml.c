@@ -456,7 +456,7 @@ static int trial_parse(struct yaml_doc *d, const char *text, size_t len, unsigne
 	if (n)
 		kill(pid, SIGKILL); /* still going: hung */
 	close(fds[0]);
-	status = child_reap(pid);
+	status = child_reap(pid, NULL);
 	if (WIFEXITED(status) && !WEXITSTATUS(status))
 		return 0;
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)

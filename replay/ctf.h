@@ -57,6 +57,7 @@ struct ctf_stats {
 	uint64_t lost_packets;  /* packets lost (each held events: how many is unknown) */
 	uint64_t first_ts, last_ts;
 	unsigned int traces;    /* metadata folders found */
+	uint64_t decoder_peak_rss; /* bytes: the decoder's peak resident set, once it ended */
 };
 
 /* How long, and how big, the decoder may go; 0: the default. */

@@ -743,7 +743,7 @@ static int end_child(struct decoder *d, int rc)
 	close(d->ask);
 	if (d->said >= 0)
 		close(d->said);
-	status = child_reap(d->pid);
+	status = child_reap(d->pid, &d->st->decoder_peak_rss);
 	if (d->ended)
 		return d->rc;
 	if (rc == 1 || d->killed[0])

@@ -207,6 +207,8 @@ struct replay_report {
 	struct refusal refusals[REPLAY_MAX_REFUSALS];
 	size_t left_live;            /* objects the trace never freed (released at the end) */
 	double wall_s;
+	uint64_t peak_rss;           /* bytes: this process's peak resident set so far */
+	uint64_t decoder_peak_rss;   /* bytes: the CTF decoder's (a child process); 0: none ran */
 	enum replay_failure failure;
 	char error[512];
 };

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -213,6 +214,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 	rep->lost_packets = st.lost_packets;
 	rep->first_ts = st.first_ts;
 	rep->last_ts = st.last_ts;
+	rep->decoder_peak_rss = st.decoder_peak_rss;
 	if (rc && !rep->error[0]) {
 		/* out of memory, or babeltrace2's CTF plugin missing: the machine, not the trace */
 		rep->failure = ctf_error_is_environment(rc) ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
@@ -336,6 +338,7 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	struct core *core = NULL;
 	struct fp_ctx fp, *fpc = NULL;
 	uint64_t t0 = clock_mono_ns();
+	struct rusage ru;
 	int rc;
 
 	memset(rep, 0, sizeof(*rep));
@@ -416,6 +419,8 @@ destroy_core:
 	core_destroy(core);
 	backend_close(&be);
 	rep->wall_s = (double)(clock_mono_ns() - t0) / 1e9;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		rep->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
 	if (rc && rep->failure == REPLAY_OK)
 		goto environment;
 	return rc;
@@ -466,6 +471,11 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 			(unsigned long long)rep->lost.skipped, (unsigned long long)rep->lost.ended);
 	fprintf(out, "time: %.3f s wall, trace span %.3f s\n", rep->wall_s,
 		(double)(rep->last_ts - rep->first_ts) / 1e9);
+	fprintf(out, "memory: peak RSS %.1f MiB", (double)rep->peak_rss / (1 << 20));
+	if (rep->decoder_peak_rss)
+		fprintf(out, ", and %.1f MiB in its CTF decoder (a child process)",
+			(double)rep->decoder_peak_rss / (1 << 20));
+	fputc('\n', out);
 	fprintf(out, "\n%-18s %10s %7s %10s %10s %10s\n", "operation", "count", "errors", "p50 ns",
 		"p99 ns", "max ns");
 	for (size_t i = 0; i < res->nops; i++) {

@@ -255,6 +255,31 @@ Test(cli, replay_json_to_stdout_is_json_alone)
 	cr_assert(strstr(r.err, "2000 used, 0 ignored, 0 unmatched"), "%s", r.err);
 }
 
+Test(cli, replay_says_the_memory_of_both_its_processes)
+{
+	double replay_mib = 0, decoder_mib = 0;
+	const char *line;
+	struct run r;
+
+	RUN(&r, "replay", "traces/desktop", "--no-cache");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	line = strstr(r.out, "memory: ");
+	cr_assert_not_null(line, "%s", r.out);
+	cr_assert_eq(sscanf(line, "memory: peak RSS %lf MiB, and %lf MiB in its CTF decoder",
+			    &replay_mib, &decoder_mib), 2, "%s", line);
+	/* both are real processes: the kernel says each holds at least a MiB */
+	cr_assert_gt(replay_mib, 1.0, "%s", line);
+	cr_assert_gt(decoder_mib, 1.0, "%s", line);
+	/* from the cache, no decoder runs */
+	RUN(&r, "replay", "traces/desktop", "--cache-dir", tpath("memcache"));
+	RUN(&r, "replay", "traces/desktop", "--cache-dir", tpath("memcache"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "(from the replay cache)"), "%s", r.out);
+	line = strstr(r.out, "memory: ");
+	cr_assert_not_null(line, "%s", r.out);
+	cr_assert_null(strstr(r.out, "CTF decoder"), "%s", line);
+}
+
 Test(cli, a_trace_without_events_says_so)
 {
 	char cmd[1024], value[32];
