@@ -2,9 +2,11 @@
 #include "child.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -39,6 +41,20 @@ pid_t child_fork(const char *name)
 	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
 		signal(fatal_signals[i], SIG_DFL);
 	return 0;
+}
+
+bool child_ends_within(pid_t pid, unsigned int ms)
+{
+	struct pollfd pfd = { .fd = pidfd_open(pid, 0), .events = POLLIN };
+	int rc;
+
+	if (pfd.fd < 0)
+		return true;
+	do
+		rc = poll(&pfd, 1, (int)ms);
+	while (rc < 0 && errno == EINTR);
+	close(pfd.fd);
+	return rc != 0;
 }
 
 int child_reap(pid_t pid, uint64_t *peak_rss)

@@ -2,6 +2,7 @@
 #ifndef GPUISO_COMMON_CHILD_H
 #define GPUISO_COMMON_CHILD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -52,6 +53,20 @@ pid_t child_fork(const char *name);
  * Return: its wait status, or -1 if it cannot be waited for.
  */
 int child_reap(pid_t pid, uint64_t *peak_rss);
+
+/**
+ * child_ends_within() - wait up to @ms for @pid to end, without reaping it.
+ * @pid: a child of this process.
+ * @ms: how long.
+ *
+ * For a child that has finished its job (or closed its pipe) and should be
+ * gone: one that is not by then is stuck, and its parent kills it rather
+ * than wait for ever in child_reap().
+ *
+ * Return: false if it still runs after @ms; true if it ended, or if that
+ * cannot be known (then child_reap() waits as it would have).
+ */
+bool child_ends_within(pid_t pid, unsigned int ms);
 
 /**
  * child_died_of() - how a child that did not finish its job ended, in words.

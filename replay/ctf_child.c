@@ -42,8 +42,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/child.h"
 #include "common/clock.h"
+#include "common/types.h"
 #include "common/units.h"
 #include "replay/ctf_decode.h"
 
@@ -53,6 +55,7 @@
 #define CHILD_STR_MAX (1u << 20)        /* a string field as long is refused */
 #define CHILD_POLL_MS 250
 #define CHILD_SAID_MAX 2048             /* babeltrace2's last words kept */
+#define CHILD_END_MS 5000               /* for a child that is done to be gone */
 
 enum flag { F_PRESENT = 1, F_STR = 2, F_NEGATIVE = 4 };
 
@@ -264,6 +267,8 @@ static void feeder_mark(void *ctx, enum ctf_mark mark, const char *name, uint64_
 		break;
 	case CTF_MARK_STATS:
 		put_stats(f);
+		/* sent now: a trace whose events are all skipped sends nothing else */
+		feeder_flush(f);
 		break;
 	}
 }
@@ -306,6 +311,7 @@ struct decoder {
 	int in, ask, said;        /* from the child; to it; its stderr (-1 once closed) */
 	uint8_t *buf;
 	size_t cap, head, tail;   /* unread bytes: buf[head..tail) */
+	uint64_t received;        /* bytes read from it in all */
 	uint64_t index, ts;       /* the last event received */
 	uint64_t silent_ns;       /* waited for the child since it last said something */
 	uint64_t checked_ns;      /* when its memory was last looked at */
@@ -315,6 +321,8 @@ struct decoder {
 	bool ended;               /* its 'X' came */
 	int rc;                   /* what it or a callback ended the read with */
 	char folder[512];         /* the trace folder being opened, or read */
+	char **folders;           /* every one opened (trace folders are opened first) */
+	size_t nfolders, folders_cap;
 	char stream[512];         /* the stream of the last packet begun ("": none yet) */
 	uint64_t packet;
 	char said_text[CHILD_SAID_MAX];
@@ -395,7 +403,7 @@ static int answer_bind(struct decoder *d, const char *name)
 	size_t len = sizeof(head), at = 0;
 	char *msg;
 
-	for (unsigned int i = 0; !rc && i < b.n && i < CTF_MAX_FIELDS; i++)
+	for (unsigned int i = 0; rc >= 0 && i < b.n && i < CTF_MAX_FIELDS; i++)
 		len += strlen(b.names[i] ? b.names[i] : "") + 1;
 	msg = malloc(sizeof(uint32_t) + len);
 	if (!msg)
@@ -403,7 +411,7 @@ static int answer_bind(struct decoder *d, const char *name)
 	memcpy(msg, &(uint32_t){ (uint32_t)len }, sizeof(uint32_t));
 	memcpy(msg + sizeof(uint32_t), head, sizeof(head));
 	at = sizeof(uint32_t) + sizeof(head);
-	for (unsigned int i = 0; !rc && i < b.n && i < CTF_MAX_FIELDS; i++) {
+	for (unsigned int i = 0; rc >= 0 && i < b.n && i < CTF_MAX_FIELDS; i++) {
 		const char *s = b.names[i] ? b.names[i] : "";
 
 		memcpy(msg + at, s, strlen(s) + 1);
@@ -489,8 +497,14 @@ static int take_message(struct decoder *d, struct cursor *c)
 		break;
 	case 'F':
 		s = get_str(c);
-		if (!c->short_ && !c->bad)
+		if (!c->short_ && !c->bad) {
 			snprintf(d->folder, sizeof(d->folder), "%s", s);
+			if (array_reserve(&d->folders, &d->folders_cap, d->nfolders,
+					  sizeof(*d->folders)) ||
+			    !(d->folders[d->nfolders] = strdup(s)))
+				return -ENOMEM;
+			d->nfolders++;
+		}
 		break;
 	case 'P':
 		s = get_str(c);
@@ -524,8 +538,8 @@ static int take_messages(struct decoder *d)
 		int rc = take_message(d, &c);
 
 		if (c.bad) {
-			snprintf(d->killed, sizeof(d->killed), "sent what is not a message (byte %zu)",
-				 d->head);
+			snprintf(d->killed, sizeof(d->killed), "sent what is not a message (byte %"
+				 PRIu64 " of what it sent)", d->received - (d->tail - d->head));
 			return -EPROTO;
 		}
 		if (c.short_)
@@ -649,13 +663,15 @@ static int listen_to(struct decoder *d)
 			return 1;
 		if (n > 0) {
 			d->tail += (size_t)n;
+			d->received += (uint64_t)n;
 			d->silent_ns = 0;
 		}
 	}
 	/* only time spent waiting for it counts: not this process's own (a paced replay's) */
 	now = clock_mono_ns();
+	/* at most two polls' worth at a time: a whole process stopped (^Z) is no silence */
 	if (!(rc > 0 && pfd[0].revents))
-		d->silent_ns += now - before;
+		d->silent_ns += MIN(now - before, 2 * CHILD_POLL_MS * 1000000ull);
 	return watch(d, now) ? -ETIMEDOUT : 0;
 }
 
@@ -700,12 +716,28 @@ static void last_words(struct decoder *d, char *out, size_t len)
 static int died(struct decoder *d, int status)
 {
 	char how[128], words[512], where[1200];
+	const char *slash = strrchr(d->stream, '/');
 
 	if (d->killed[0])
 		snprintf(how, sizeof(how), "%s", d->killed);
 	else
 		child_died_of(status, how, sizeof(how));
 	last_words(d, words, sizeof(words));
+	if (!d->killed[0] && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+		/* not sent by this process: the OOM killer, or someone's kill -9 */
+		dec_err(d, "%s: the CTF decoder was killed from outside (SIGKILL: out of memory?)"
+			" after event %" PRIu64, d->path, d->st->events ? d->st->events - 1 : 0);
+		return -ECHILD;
+	}
+	/* every trace folder is opened before the first packet: the packet's stream says which */
+	for (size_t i = 0; slash && i < d->nfolders; i++) {
+		char *real = realpath(d->folders[i], NULL);
+
+		if (real && strlen(real) == (size_t)(slash - d->stream) &&
+		    !strncmp(real, d->stream, strlen(real)))
+			snprintf(d->folder, sizeof(d->folder), "%s", d->folders[i]);
+		free(real);
+	}
 	if (!d->folder[0]) {
 		/* before it looked at the trace (loading babeltrace2's plugins): not the trace's doing */
 		dec_err(d, "%s: the CTF decoder %s before it opened the trace%s%s", d->path, how,
@@ -739,11 +771,13 @@ static int end_child(struct decoder *d, int rc)
 
 	if (!d->ended && rc != 1)
 		kill(d->pid, SIGKILL); /* a stop of ours, or it misbehaved */
+	else if (!child_ends_within(d->pid, CHILD_END_MS))
+		kill(d->pid, SIGKILL); /* done, or closed its pipe, yet it lives on */
 	close(d->in);
 	close(d->ask);
-	if (d->said >= 0)
-		close(d->said);
 	status = child_reap(d->pid, &d->st->decoder_peak_rss);
+	while (d->said >= 0) /* its last words, to the end (it is gone: no wait) */
+		hear_said(d);
 	if (d->ended)
 		return d->rc;
 	if (rc == 1 || d->killed[0])
@@ -760,7 +794,7 @@ static int end_child(struct decoder *d, int rc)
 static int start_child(struct decoder *d)
 {
 	int data[2], said[2], ask[2];
-	int rc = -errno;
+	int rc = 0;
 
 	if (pipe2(data, O_CLOEXEC))
 		goto fail;
@@ -848,6 +882,9 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
 	} while (!rc && !d.ended);
 	rc = end_child(&d, rc);
 free_buf:
+	for (size_t i = 0; i < d.nfolders; i++)
+		free(d.folders[i]);
+	free(d.folders);
 	free(d.buf);
 	return rc;
 }

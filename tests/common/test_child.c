@@ -103,3 +103,24 @@ Test(child, a_child_whose_parent_is_gone_is_told)
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
 }
+
+/* A child that is done is seen gone at once; one that lives on, after the wait. */
+Test(child, ends_within_waits_for_the_end_and_no_longer)
+{
+	uint64_t peak = 0;
+	pid_t pid = fork();
+	int status;
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		pause();
+		_exit(0);
+	}
+	cr_assert_not(child_ends_within(pid, 200), "a child that lives on was seen gone");
+	cr_assert_eq(kill(pid, SIGTERM), 0);
+	cr_assert(child_ends_within(pid, 10000), "a killed child was not seen gone");
+	/* not reaped by it: child_reap() still gets its status, and its peak RSS */
+	status = child_reap(pid, &peak);
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %#x", status);
+	cr_assert_gt(peak, 0);
+}

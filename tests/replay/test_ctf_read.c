@@ -1069,3 +1069,124 @@ Test(ctf_read, decoder_that_grows_on_a_damaged_trace_is_killed)
 	cr_assert_leq(time(NULL) - t0, 20, "the limit took too long");
 	counter_fini(&c);
 }
+
+/* At the 1000th event, someone else (the OOM killer, kill -9) kills the decoder. */
+static int kill9_at_event(void *ctx, int tag, uint64_t index, uint64_t ts,
+			  const struct ctf_value *v)
+{
+	struct counter *c = ctx;
+
+	if (c->calls == 999)
+		cr_assert_eq(kill(decoder_pid(), SIGKILL), 0);
+	return count_event(ctx, tag, index, ts, v);
+}
+
+/* A SIGKILL this process did not send is the machine's doing, not the trace's. */
+Test(ctf_read, decoder_killed_from_outside_is_the_machines_fault)
+{
+	struct counter c = { 0 };
+	char err[512];
+	int rc = ctf_read(real(UST), count_bind, kill9_at_event, &c, NULL, NULL, err, sizeof(err));
+
+	cr_assert_eq(rc, -ECHILD, "%d: %s", rc, err);
+	cr_assert(ctf_error_is_environment(rc));
+	cr_assert_not_null(strstr(err, "the CTF decoder was killed from outside"), "%s", err);
+	counter_fini(&c);
+}
+
+/* Of two trace folders, the one whose stream the decoder died in is named. */
+Test(ctf_read, decoder_death_names_the_folder_it_died_in)
+{
+	char dir[PATH_MAX], a[PATH_MAX + 8], z[PATH_MAX + 8], p[PATH_MAX + 32], to[PATH_MAX + 32];
+	char err[1024];
+	struct counter c = { 0 };
+	const char *of;
+
+	tmpdir(dir, sizeof(dir));
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(z, sizeof(z), "%s/z", dir);
+	cr_assert_eq(mkdir(a, 0755), 0);
+	cr_assert_eq(mkdir(z, 0755), 0);
+	copy_trace(UST, a);
+	/* z: a trace without events, opened after a */
+	snprintf(p, sizeof(p), "%s/traces/desktop/metadata", getenv("GPUISO_SOURCE_ROOT"));
+	snprintf(to, sizeof(to), "%s/metadata", z);
+	copy_file(p, to);
+	snprintf(to, sizeof(to), "%s/stream", z);
+	write_file(to, "", 0);
+	cr_assert_eq(ctf_read(dir, count_bind, crash_at_event, &c, NULL, NULL, err, sizeof(err)),
+		     -EINVAL);
+	cr_assert_eq(strncmp(err, a, strlen(a)), 0, "not named after %s: %s", a, err);
+	of = strstr(err, " of ");
+	cr_assert_not_null(of, "no stream named: %s", err);
+	cr_assert_eq(strncmp(of + 4, a, strlen(a)), 0, "%s", err);
+	rm_tree(dir);
+	counter_fini(&c);
+}
+
+static int skip_bind(void *ctx, const char *name, struct ctf_binding *b)
+{
+	b->tag = -1;
+	return 0;
+}
+
+/*
+ * A trace whose stream file is one packet (no packet context: CTF makes
+ * the whole file the packet) of @n events of one class, "e" {v}.
+ */
+static void write_one_packet_trace(const char *dir, uint64_t n)
+{
+	static const char metadata[] =
+		"/* CTF 1.8 */\n"
+		"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+		"typealias integer { size = 32; align = 8; signed = false; } := uint32_t;\n"
+		"trace { major = 1; minor = 8; byte_order = le;\n"
+		"	packet.header := struct { uint32_t magic; }; };\n"
+		"clock { name = c; freq = 1000000000; };\n"
+		"typealias integer { size = 64; align = 8; signed = false; map = clock.c.value; }"
+		" := ts_t;\n"
+		"stream { event.header := struct { uint8_t id; ts_t timestamp; }; };\n"
+		"event { name = \"e\"; id = 0; fields := struct { uint32_t v; }; };\n";
+	static uint8_t rec[13 * 4096];
+	char p[PATH_MAX + 16];
+	uint32_t magic = 0xC1FC1FC1;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	write_file(p, metadata, sizeof(metadata) - 1);
+	snprintf(p, sizeof(p), "%s/stream", dir);
+	f = fopen(p, "wb");
+	cr_assert_not_null(f, "%s", p);
+	cr_assert_eq(fwrite(&magic, 4, 1, f), 1); /* (this machine is little-endian) */
+	for (uint64_t i = 0; i < n; i += 4096) {
+		for (uint64_t k = 0; k < 4096; k++) {
+			uint64_t ts = 1000 + i + k;
+			uint32_t v = (uint32_t)(i + k);
+
+			rec[13 * k] = 0;
+			memcpy(&rec[13 * k + 1], &ts, 8);
+			memcpy(&rec[13 * k + 9], &v, 4);
+		}
+		cr_assert_eq(fwrite(rec, 13, 4096, f), 4096);
+	}
+	cr_assert_eq(fclose(f), 0);
+}
+
+/*
+ * A decoder that skips every event still says where it is (every 4096
+ * events), also in a trace of one long packet: 10M events take it longer
+ * than a second, and none of that is silence.
+ */
+Test(ctf_read, a_decoder_skipping_every_event_is_not_silent, .timeout = 120)
+{
+	struct ctf_limits lim = { .idle_s = 1 };
+	char dir[PATH_MAX], err[512];
+	struct ctf_stats st;
+
+	tmpdir(dir, sizeof(dir));
+	write_one_packet_trace(dir, 10 * 1024 * 1024);
+	cr_assert_eq(ctf_read(dir, skip_bind, no_event, NULL, &lim, &st, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(st.events, 10 * 1024 * 1024);
+	rm_tree(dir);
+}
