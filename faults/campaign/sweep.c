@@ -470,6 +470,15 @@ static int reap_all(struct sweep *s)
 
 	while (s->nchildren && !rc)
 		rc = reap_one(s);
+	/* when waiting failed (poll, waitpid), no run is left behind all the same */
+	for (; s->nchildren; s->nchildren--) {
+		struct sweep_child *c = &s->children[s->nchildren - 1];
+
+		kill(c->pid, SIGKILL);
+		child_reap(c->pid, NULL);
+		watch_stop(&s->watch, c->slot);
+		close(c->fd);
+	}
 	return rc;
 }
 
@@ -483,6 +492,7 @@ static int spawn_run(struct sweep *s, uint32_t run)
 	int rc, fds[2];
 	size_t slot;
 
+	kill_hung(s); /* (a run found hung frees its slot sooner) */
 	while (s->nchildren >= s->o->jobs) {
 		rc = reap_one(s);
 		if (rc)
@@ -501,8 +511,13 @@ static int spawn_run(struct sweep *s, uint32_t run)
 	if (pid < 0 && errno == EAGAIN && s->nchildren) {
 		/* out of processes: let ours end, then try once more */
 		rc = reap_all(s);
-		if (rc)
+		if (rc) {
+			watch_stop(&s->watch, slot);
+			close(fds[0]);
+			close(fds[1]);
 			return rc;
+		}
+		watch_start(&s->watch, slot); /* its clocks start at its fork */
 		pid = fork();
 	}
 	if (pid < 0) {

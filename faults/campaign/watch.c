@@ -3,7 +3,10 @@
  * Run watchdogs (watch.h). The parent samples a run's beat count each time
  * it looks; a count unchanged since the last look for the stall limit
  * means no progress. It looks at least four times per stall limit, so a
- * stalled run is found between 1 and 1.25 stall limits after its last beat.
+ * stalled run is found between 1 and 1.25 stall limits after its last beat
+ * (later if the parent looks less often: a look after more than half the
+ * limit starts the limit anew, as the whole process group may have been
+ * stopped meanwhile).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -54,7 +57,7 @@ void watch_start(struct watch *w, size_t i)
 
 	atomic_store(&w->beat[i].beats, 0);
 	atomic_store(&w->beat[i].events, 0);
-	w->run[i] = (struct watch_run){ .on = true, .start_ms = t, .moved_ms = t };
+	w->run[i] = (struct watch_run){ .on = true, .start_ms = t, .moved_ms = t, .looked_ms = t };
 }
 
 void watch_stop(struct watch *w, size_t i)
@@ -79,10 +82,16 @@ enum watch_verdict watch_check(struct watch *w, size_t i, int *wait_ms)
 	if (!r->on)
 		return WATCH_MOVING;
 	beats = atomic_load_explicit(&w->beat[i].beats, memory_order_relaxed);
-	if (beats != r->seen) {
+	/*
+	 * Not looked at for half the stall limit, when a quarter was asked: this
+	 * process was stopped (^Z stops the runs too), or busy. The run gets a
+	 * stall limit from now rather than be judged on a time nobody watched.
+	 */
+	if (beats != r->seen || t - r->looked_ms > stall / 2) {
 		r->seen = beats;
 		r->moved_ms = t;
 	}
+	r->looked_ms = t;
 	if (w->limit_s && t - r->start_ms >= w->limit_s * 1000ull)
 		return WATCH_OVERTIME;
 	if (t - r->moved_ms >= stall)

@@ -33,6 +33,7 @@ struct watch_run {
 	bool on;
 	uint64_t seen;           /* beats when last looked at */
 	uint64_t start_ms, moved_ms;
+	uint64_t looked_ms;      /* when last looked at */
 };
 
 struct watch {

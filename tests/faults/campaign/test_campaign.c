@@ -720,8 +720,9 @@ static void runs_of(pid_t parent, pid_t *out, size_t n)
  * Without --run-timeout, a run that makes no progress is found by the
  * watchdog: the big trace's run (1,000,000 events, some seconds) is stopped
  * (SIGSTOP: a stopped process makes no progress, as a deadlocked one) while
- * it replays. Nothing else would ever end it. With --stall-timeout 1 it is
- * killed a second or so later and fails as hung, with its reproduce
+ * it replays. Nothing else would ever end it. With --stall-timeout 2 it is
+ * killed two seconds or so later (2 s, not 1: the small run must show its
+ * first beat within the limit, on a loaded machine too) and fails as hung, with its reproduce
  * command; the campaign goes on to the small trace's run, and reports.
  */
 Test(campaign, a_run_that_stops_moving_is_killed_as_hung)
@@ -740,7 +741,7 @@ Test(campaign, a_run_that_stops_moving_is_killed_as_hung)
 		 "  traces: [%s, %s]\n  scenario: " SCENARIO_FMT "\n  seeds: [1]\n  runs: [{name: plain}]\n",
 		 trace, small, SCENARIO_ARG);
 	write_campaign("stall.yaml", body);
-	campaign = start_campaign("stall.yaml", "--jobs 1 --stall-timeout 1");
+	campaign = start_campaign("stall.yaml", "--jobs 1 --stall-timeout 2");
 	runs_of(campaign, &run, 1);
 	cr_assert_eq(kill(run, SIGSTOP), 0);
 	t0 = mono_s();
@@ -764,7 +765,7 @@ Test(campaign, a_run_that_stops_moving_is_killed_as_hung)
 	get(doc, "failures.0.outcome", v, sizeof(v));
 	cr_assert_str_eq(v, "hung");
 	get(doc, "failures.0.reason", v, sizeof(v));
-	cr_assert(!strncmp(v, "hung: no progress for 1 s (after ", 33), "%s", v);
+	cr_assert(!strncmp(v, "hung: no progress for 2 s (after ", 33), "%s", v);
 	get(doc, "failures.0.results", v, sizeof(v));
 	cr_assert_str_eq(v, "null");
 	get(doc, "failures.0.reproduce", v, sizeof(v));

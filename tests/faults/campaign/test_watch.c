@@ -13,10 +13,24 @@
 
 TestSuite(watch, .timeout = 30);
 
+/* Look at slot @i every 100 ms, as asked, until it is stalled: after how long (ms). */
+static int stalled_after_ms(struct watch *w, size_t i)
+{
+	int wait_ms, looks = 0;
+
+	do {
+		usleep(100000);
+		looks++;
+		wait_ms = -1;
+		cr_assert_leq(looks, 30, "never stalled");
+	} while (watch_check(w, i, &wait_ms) == WATCH_MOVING);
+	return looks * 100;
+}
+
 Test(watch, a_moving_run_is_never_stalled_a_still_one_is)
 {
 	struct watch w;
-	int wait_ms = -1;
+	int wait_ms = -1, ms;
 
 	cr_assert_eq(watch_init(&w, 2, 1, 0), 0);
 	watch_start(&w, 1);
@@ -30,10 +44,9 @@ Test(watch, a_moving_run_is_never_stalled_a_still_one_is)
 		cr_assert(wait_ms > 0 && wait_ms <= 251, "wait %d ms", wait_ms);
 	}
 	cr_assert_eq(watch_events(&w, 1), 15);
-	/* then nothing for the stall limit */
-	usleep(1100000);
-	wait_ms = -1;
-	cr_assert_eq(watch_check(&w, 1, &wait_ms), WATCH_STALLED);
+	/* then nothing, looked at as often as asked: stalled after the limit, not before */
+	ms = stalled_after_ms(&w, 1);
+	cr_assert(ms >= 1000 && ms <= 1300, "stalled after %d ms of a 1 s limit", ms);
 	/* a slot not started is nobody's: moving, and no reason to look */
 	wait_ms = -1;
 	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_MOVING);
@@ -77,5 +90,24 @@ Test(watch, no_stall_limit_given_means_the_default)
 
 	cr_assert_eq(watch_init(&w, 1, 0, 0), 0);
 	cr_assert_eq(w.stall_s, WATCH_STALL_S);
+	watch_fini(&w);
+}
+
+/* A parent not looking for long (^Z stopped it and its runs) judges no run on that time. */
+Test(watch, a_long_time_unwatched_is_not_a_stall)
+{
+	struct watch w;
+	int wait_ms = -1, ms;
+
+	cr_assert_eq(watch_init(&w, 1, 1, 0), 0);
+	watch_start(&w, 0);
+	watch_event(&w.beat[0]);
+	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_MOVING);
+	usleep(1500000); /* stopped: no look, no beat, for more than the stall limit */
+	wait_ms = -1;
+	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_MOVING);
+	/* from then on, a run that does not move is stalled a limit later */
+	ms = stalled_after_ms(&w, 0);
+	cr_assert(ms >= 1000 && ms <= 1300, "stalled after %d ms of a 1 s limit", ms);
 	watch_fini(&w);
 }
