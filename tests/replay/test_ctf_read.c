@@ -1026,6 +1026,9 @@ Test(ctf_read, decoder_that_grows_too_big_is_killed)
 	counter_fini(&c);
 }
 
+/* What the decoder dies of at the 1000th event (each test is a process of its own). */
+static int crash_signal = SIGSEGV;
+
 /* At the 1000th event, the decoder crashes (as far as anyone can tell). */
 static int crash_at_event(void *ctx, int tag, uint64_t index, uint64_t ts,
 			  const struct ctf_value *v)
@@ -1033,7 +1036,7 @@ static int crash_at_event(void *ctx, int tag, uint64_t index, uint64_t ts,
 	struct counter *c = ctx;
 
 	if (c->calls == 999)
-		cr_assert_eq(kill(decoder_pid(), SIGSEGV), 0);
+		cr_assert_eq(kill(decoder_pid(), crash_signal), 0);
 	return count_event(ctx, tag, index, ts, v);
 }
 
@@ -1070,23 +1073,15 @@ Test(ctf_read, decoder_that_grows_on_a_damaged_trace_is_killed)
 	counter_fini(&c);
 }
 
-/* At the 1000th event, someone else (the OOM killer, kill -9) kills the decoder. */
-static int kill9_at_event(void *ctx, int tag, uint64_t index, uint64_t ts,
-			  const struct ctf_value *v)
-{
-	struct counter *c = ctx;
-
-	if (c->calls == 999)
-		cr_assert_eq(kill(decoder_pid(), SIGKILL), 0);
-	return count_event(ctx, tag, index, ts, v);
-}
-
 /* A SIGKILL this process did not send is the machine's doing, not the trace's. */
 Test(ctf_read, decoder_killed_from_outside_is_the_machines_fault)
 {
 	struct counter c = { 0 };
 	char err[512];
-	int rc = ctf_read(real(UST), count_bind, kill9_at_event, &c, NULL, NULL, err, sizeof(err));
+	int rc;
+
+	crash_signal = SIGKILL; /* as the OOM killer, or kill -9, sends it */
+	rc = ctf_read(real(UST), count_bind, crash_at_event, &c, NULL, NULL, err, sizeof(err));
 
 	cr_assert_eq(rc, -ECHILD, "%d: %s", rc, err);
 	cr_assert(ctf_error_is_environment(rc));
