@@ -771,8 +771,13 @@ static int end_child(struct decoder *d, int rc)
 
 	if (!d->ended && rc != 1)
 		kill(d->pid, SIGKILL); /* a stop of ours, or it misbehaved */
-	else if (!child_ends_within(d->pid, CHILD_END_MS))
-		kill(d->pid, SIGKILL); /* done, or closed its pipe, yet it lives on */
+	else if (!child_ends_within(d->pid, CHILD_END_MS)) {
+		/* done, or closed its pipe, yet it lives on */
+		if (!d->ended)
+			snprintf(d->killed, sizeof(d->killed),
+				 "closed its pipe but did not end (killed)");
+		kill(d->pid, SIGKILL);
+	}
 	close(d->in);
 	close(d->ask);
 	status = child_reap(d->pid, &d->st->decoder_peak_rss);
