@@ -236,6 +236,8 @@ int core_phys_info(const struct core *core, unsigned int adapter, unsigned int p
 	a = &core->adapters[adapter];
 	info->domain = a->phys[phys].domain;
 	info->save_area = a->sections[phys].bytes;
+	info->saves = a->phys[phys].fb_bytes;
+	info->save_off = a->phys[phys].fb_section_off;
 	info->powered = a->phys[phys].powered;
 	info->reset = a->phys[phys].reset;
 	return 0;

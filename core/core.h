@@ -85,6 +85,8 @@ enum attach_on {
 struct core_phys_info {
 	uint32_t domain;    /* backend domain id, or UINT32_MAX when none */
 	uint64_t save_area; /* bytes of its frame-buffer save section */
+	uint64_t saves;     /* bytes of its reserve it saves (its part of a shared section) */
+	uint64_t save_off;  /* where in the section they go (0 but in a shared one) */
 	bool powered;       /* D0 */
 	bool reset;         /* its last transition ended in an adapter reset */
 };

@@ -56,6 +56,8 @@ static void explain_json(struct core *c, struct json *j)
 			else
 				json_u64(j, "domain", pi.domain);
 			json_u64(j, "save_area", pi.save_area);
+			json_u64(j, "saves", pi.saves);
+			json_u64(j, "save_offset", pi.save_off);
 			json_obj_end(j);
 		}
 		json_arr_end(j);
@@ -73,7 +75,7 @@ static void explain_text(struct core *c, FILE *out)
 {
 	for (unsigned int i = 0; i < c->nadapters; i++) {
 		struct core_adapter_info info;
-		char buf[32];
+		char buf[32], buf2[32];
 
 		core_adapter_info(c, i, &info);
 		fprintf(out, "adapter %s: %s\n", info.name,
@@ -97,6 +99,10 @@ static void explain_text(struct core *c, FILE *out)
 			core_phys_info(c, i, p, &pi);
 			fprintf(out, "  physical %u: save area %s", p,
 				format_size(pi.save_area, buf, sizeof(buf)));
+			if (pi.saves != pi.save_area || pi.save_off) /* its part of a shared one */
+				fprintf(out, " (saves %s at offset %s of the shared section)",
+					format_size(pi.saves, buf, sizeof(buf)),
+					format_size(pi.save_off, buf2, sizeof(buf2)));
 			if (pi.domain != UINT32_MAX)
 				fprintf(out, ", domain %u", pi.domain);
 			fputc('\n', out);

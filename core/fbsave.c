@@ -36,9 +36,23 @@ static struct section *section_of(struct adapter *a, unsigned int phys)
 	return &a->sections[a->cfg->fb_save_mode == FB_SAVE_SHARED ? 0 : phys];
 }
 
+/*
+ * The reference KMD's part of a shared section for physical adapter @i: the
+ * section's pages dealt out in order, the first (pages mod n) adapters one
+ * more, so that every byte of it is someone's.
+ */
+static void shared_slice(const struct adapter *a, unsigned int i, uint64_t *off, uint64_t *bytes)
+{
+	uint64_t pages = a->sections[0].bytes / PAGE_SIZE, each = pages / a->nphys;
+	uint64_t extra = pages % a->nphys;
+
+	*off = (i * each + MIN(i, extra)) * PAGE_SIZE;
+	*bytes = (each + (i < extra)) * PAGE_SIZE;
+}
+
 int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
 {
-	uint64_t total = 0, slice = 0;
+	uint64_t total = 0;
 	int rc;
 
 	/* Only a driver that reports IOMMU isolation support is asked. */
@@ -67,14 +81,21 @@ int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
 		a->sections[i].bytes = bytes;
 		total += bytes;
 	}
-	if (a->cfg->fb_save_mode == FB_SAVE_SHARED)
-		slice = ALIGN_DOWN(a->sections[0].bytes / a->nphys, PAGE_SIZE);
+	if (a->cfg->fb_save_mode == FB_SAVE_SHARED && a->sections[0].bytes &&
+	    a->sections[0].bytes < a->nphys * PAGE_SIZE) {
+		/* a physical adapter with nothing of it would save nothing, silently */
+		snprintf(why, len, "shared save area of %#llx bytes cannot give each of the %zu physical adapters a page of it",
+			 (unsigned long long)a->sections[0].bytes, a->nphys);
+		return -EINVAL;
+	}
 	for (unsigned int i = 0; i < a->nphys; i++) {
 		struct phys_adapter *p = &a->phys[i];
 		uint64_t vram = c->hw->ops->vram_size(c->hw, p->dev);
 
-		p->fb_bytes = a->cfg->fb_save_mode == FB_SAVE_SHARED ? slice : a->sections[i].bytes;
-		p->fb_section_off = a->cfg->fb_save_mode == FB_SAVE_SHARED ? i * slice : 0;
+		p->fb_bytes = a->sections[i].bytes;
+		p->fb_section_off = 0;
+		if (a->cfg->fb_save_mode == FB_SAVE_SHARED)
+			shared_slice(a, i, &p->fb_section_off, &p->fb_bytes);
 		if (p->fb_bytes > vram) {
 			snprintf(why, len, "physical adapter %u saves %#llx bytes but has only %#llx of VRAM",
 				 i, (unsigned long long)p->fb_bytes, (unsigned long long)vram);

@@ -99,6 +99,15 @@ Test(explain, shared_save_area_is_on_adapter_0)
 	cr_assert(jsonq_get(doc, "adapters.0.physical.0.save_area", s0, sizeof(s0)));
 	cr_assert_neq(strtoull(s0, NULL, 10), 0);
 	expect(doc, "adapters.0.physical.1.save_area", "0");
+	/* the reference KMD's split of it: half each, one after the other */
+	expect(doc, "adapters.0.physical.0.saves", "134217728");
+	expect(doc, "adapters.0.physical.0.save_offset", "0");
+	expect(doc, "adapters.0.physical.1.saves", "134217728");
+	expect(doc, "adapters.0.physical.1.save_offset", "134217728");
+	free(doc);
+	doc = explain("traces/scenarios/shared-save-area.yaml", false);
+	cr_assert(strstr(doc, "physical 1: save area 0B (saves 128MiB at offset 128MiB of the shared "
+			      "section)"), "%s", doc);
 	free(doc);
 }
 

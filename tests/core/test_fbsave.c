@@ -436,3 +436,50 @@ Test(fbsave, modeled_time_is_deterministic)
 	cr_assert_gt(modeled[0], 0);
 	cr_assert_eq(modeled[0], modeled[1]);
 }
+
+/* The reference KMD deals a shared section out by pages: every byte is someone's. */
+Test(fbsave, shared_section_is_dealt_out_whole)
+{
+	uint64_t vram, bytes[3], off[3];
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx_set_phys(&fx, 0, 3);
+	fx.scn.adapters[0].fb_save_mode = FB_SAVE_SHARED;
+	fx.scn.adapters[0].phys[0].fb_save_size = 5 * 4096; /* 5 pages for 3: 2, 2 and 1 */
+	fx.scn.adapters[0].phys[1].fb_save_size = 0;
+	fx.scn.adapters[0].phys[2].fb_save_size = 0;
+	fx_start(&fx);
+	cr_assert(fx_info(&fx, 0).started, "%s", fx_info(&fx, 0).start_error);
+	for (unsigned int p = 0; p < 3; p++)
+		cr_assert_eq(core_fb_region(fx.core, 0, p, &vram, &bytes[p], &off[p]), 0);
+	cr_assert_eq(bytes[0], 2 * 4096);
+	cr_assert_eq(bytes[1], 2 * 4096);
+	cr_assert_eq(bytes[2], 4096);
+	cr_assert_eq(off[1], off[0] + bytes[0], "slices overlap or leave a gap");
+	cr_assert_eq(off[2], off[1] + bytes[1], "slices overlap or leave a gap");
+	for (unsigned int p = 0; p < 3; p++) {
+		cycle(&fx, p, PATH_PINNED, PATH_PINNED);
+		cr_assert(last_record(&fx)->verified, "physical adapter %u", p);
+		cr_assert_eq(last_record(&fx)->bytes, bytes[p], "physical adapter %u", p);
+	}
+	fx_fini(&fx);
+}
+
+/* A shared section smaller than a page for each: the adapter does not start, and says why. */
+Test(fbsave, shared_section_too_small_to_deal_out_does_not_start)
+{
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx_set_phys(&fx, 0, 3);
+	fx.scn.adapters[0].fb_save_mode = FB_SAVE_SHARED;
+	fx.scn.adapters[0].phys[0].fb_save_size = 8192;
+	fx.scn.adapters[0].phys[1].fb_save_size = 0;
+	fx.scn.adapters[0].phys[2].fb_save_size = 0;
+	fx_start(&fx);
+	cr_assert_not(fx_info(&fx, 0).started, "an adapter saving nothing started");
+	cr_assert(strstr(fx_info(&fx, 0).start_error, "cannot give each of the 3 physical adapters "
+			 "a page of it"), "%s", fx_info(&fx, 0).start_error);
+	fx_fini(&fx);
+}
