@@ -277,6 +277,12 @@ static void parse_system(struct yaml_doc *d, struct fy_node *map, struct fy_node
 					 "0x%llx is below the top of os_memory_map (0x%llx)",
 					 (unsigned long long)sys->highest_physical_address,
 					 (unsigned long long)top);
+		else if (hpa_ok && map_ok && sys->highest_physical_address > top)
+			yaml_field_error(d, &f[SF_HPA],
+					 "0x%llx is above the top of os_memory_map (0x%llx), where "
+					 "installed memory ends: leave it out, or give that top",
+					 (unsigned long long)sys->highest_physical_address,
+					 (unsigned long long)top);
 	} else {
 		sys->highest_physical_address = top;
 	}

@@ -205,3 +205,25 @@ Test(remap, scenario_file_has_one_remapped_and_one_refused_adapter)
 	cr_assert_not(fx_info(&fx, 1).started);
 	fx_fini(&fx);
 }
+
+/*
+ * The decision compares with installed memory, not with a highest physical
+ * address set above it: a GPU that sees 512 GiB, with RAM ending at
+ * 0x107FFFFFFF, needs no remapping, and a legacy one starts.
+ */
+Test(remap, decided_against_installed_memory)
+{
+	struct core_adapter_info info;
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx.scn.system.highest_physical_address = 0xFFFFFFFFFFull;
+	fx.scn.adapters[0].caps.has_physical_caps = true;
+	fx.scn.adapters[0].caps.highest_visible_address = (512ull << 30) - 1;
+	fx.scn.adapters[0].caps.iommu_linear_remap = false;
+	fx_start(&fx);
+	info = fx_info(&fx, 0);
+	cr_assert(info.started, "%s", info.start_error);
+	cr_assert_eq(info.mode, MODE_PHYSICAL);
+	fx_fini(&fx);
+}

@@ -324,7 +324,7 @@ Test(scenario, model_judged_values_load_as_given)
 	cr_expect(eq(u64, s.system.os_memory_map[0].base, 0));
 	cr_expect(eq(u64, s.system.os_memory_map[0].size, 2 * GiB));
 	cr_expect(eq(u64, s.system.os_memory_map[1].base, 0x100000000ull));
-	cr_expect(eq(u64, s.system.highest_physical_address, 0xFFFFFFFFFFull));
+	cr_expect(eq(u64, s.system.highest_physical_address, 0x27FFFFFFFull));
 	cr_expect(eq(u32, s.registry.iommu_flags, 0x1F));
 	cr_expect(s.registry.secure_vm_staging);
 	cr_assert(eq(sz, s.nadapters, 2));
@@ -537,6 +537,13 @@ Test(scenario_errors, highest_physical_address_below_map)
 	expect_error("bad-hpa-below.yaml", 3, 29,
 		     "system.highest_physical_address: 0xffffffff is below the top of os_memory_map "
 		     "(0x107fffffff)");
+}
+
+Test(scenario_errors, highest_physical_address_above_map)
+{
+	expect_error("bad-hpa-above.yaml", 3, 29,
+		     "system.highest_physical_address: 0xffffffffff is above the top of os_memory_map "
+		     "(0x107fffffff), where installed memory ends");
 }
 
 Test(scenario_errors, reserved_range_wraps)
