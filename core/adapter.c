@@ -121,6 +121,13 @@ static int decide_mode(struct core *c, struct adapter *a)
 	return range_add(&a->iova, PAGE_SIZE, a->logical_limit - PAGE_SIZE);
 }
 
+/* When an adapter not attached at start is: at the first secure VM with the staging key. */
+static enum attach_on attach_later(const struct core *c, const struct adapter *a)
+{
+	return c->scn->registry.secure_vm_staging && a->caps.iommu_secure_mode ?
+		ATTACH_AT_SECURE_VM : ATTACH_NEVER;
+}
+
 /* IOMMUFlags, exactly as documented: each bit only counts with the one before it. */
 static void decide_flags(struct core *c, struct adapter *a)
 {
@@ -135,12 +142,8 @@ static void decide_flags(struct core *c, struct adapter *a)
 	a->want_enable = flags & IOMMU_FLAG_ENABLED;
 	a->want_mappings = a->want_enable && (flags & IOMMU_FLAG_ENABLE_MAPPINGS);
 	a->want_attach = a->want_mappings && (flags & IOMMU_FLAG_ENABLE_ATTACH);
-	if (a->mode == MODE_LOGICAL || a->want_attach)
-		a->attach_on = ATTACH_AT_START;
-	else if (c->scn->registry.secure_vm_staging && a->caps.iommu_secure_mode)
-		a->attach_on = ATTACH_AT_SECURE_VM;
-	else
-		a->attach_on = ATTACH_NEVER;
+	a->attach_on = a->mode == MODE_LOGICAL || a->want_attach ? ATTACH_AT_START :
+		       attach_later(c, a);
 }
 
 /* VidMm's VRAM segment of the lead adapter: everything below its frame-buffer reserve. */
@@ -229,7 +232,8 @@ int adapter_start(struct core *c, struct adapter *a)
 		if (rc && (flags & IOMMU_FLAG_ALLOW_FAILURE)) {
 			adapter_error(a, "IOMMU enablement failed (%s); AllowFailure: the adapter runs without the IOMMU",
 				      ntstatus_name(rc));
-			a->attach_on = ATTACH_NEVER;
+			/* AllowFailure "cannot override the behavior when created a secure VM" */
+			a->attach_on = attach_later(c, a);
 		} else if (rc) {
 			start_failed(a, "IOMMU enablement failed: %s%s%s", ntstatus_name(rc),
 				     a->nerrors ? ": " : "", a->nerrors ? a->errors[a->nerrors - 1] : "");

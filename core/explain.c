@@ -31,16 +31,17 @@ static void explain_json(struct core *c, struct json *j)
 		json_str(j, "name", info.name);
 		json_bool(j, "started", info.started);
 		json_str(j, "start_error", info.started ? NULL : info.start_error);
-		json_str(j, "iommu", info.iommu_enabled ? "enabled" : "disabled");
-		json_bool(j, "mappings", info.mappings);
-		json_bool(j, "attached", info.attached);
-		json_str(j, "attach_on", attach_on_name(info.attach_on));
-		if (info.domain == UINT32_MAX)
+		/* one that did not start has none of what follows: null, not what it would have had */
+		json_str(j, "iommu", !info.started ? NULL : info.iommu_enabled ? "enabled" : "disabled");
+		json_bool(j, "mappings", info.started && info.mappings);
+		json_bool(j, "attached", info.started && info.attached);
+		json_str(j, "attach_on", info.started ? attach_on_name(info.attach_on) : NULL);
+		if (!info.started || info.domain == UINT32_MAX)
 			json_null(j, "domain");
 		else
 			json_u64(j, "domain", info.domain);
-		json_str(j, "mode", mode_name(info.mode));
-		if (info.mode == MODE_LOGICAL)
+		json_str(j, "mode", info.started ? mode_name(info.mode) : NULL);
+		if (info.started && info.mode == MODE_LOGICAL)
 			json_u64(j, "logical_limit", info.logical_limit);
 		else
 			json_null(j, "logical_limit");
@@ -51,13 +52,19 @@ static void explain_json(struct core *c, struct json *j)
 			core_phys_info(c, i, p, &pi);
 			json_obj_begin(j, NULL);
 			json_u64(j, "index", p);
-			if (pi.domain == UINT32_MAX)
+			if (!info.started || pi.domain == UINT32_MAX)
 				json_null(j, "domain");
 			else
 				json_u64(j, "domain", pi.domain);
-			json_u64(j, "save_area", pi.save_area);
-			json_u64(j, "saves", pi.saves);
-			json_u64(j, "save_offset", pi.save_off);
+			if (info.started) {
+				json_u64(j, "save_area", pi.save_area);
+				json_u64(j, "saves", pi.saves);
+				json_u64(j, "save_offset", pi.save_off);
+			} else {
+				json_null(j, "save_area");
+				json_null(j, "saves");
+				json_null(j, "save_offset");
+			}
 			json_obj_end(j);
 		}
 		json_arr_end(j);
@@ -80,8 +87,13 @@ static void explain_text(struct core *c, FILE *out)
 		core_adapter_info(c, i, &info);
 		fprintf(out, "adapter %s: %s\n", info.name,
 			info.started ? "started" : "did not start");
-		if (!info.started)
+		if (!info.started) {
+			/* nothing it would have had: no IOMMU state, mode or save area */
 			fprintf(out, "  why:       %s\n", info.start_error);
+			for (size_t e = 0; e < info.nerrors; e++)
+				fprintf(out, "  note:      %s\n", info.errors[e]);
+			continue;
+		}
 		fprintf(out, "  iommu:     %s%s%s\n", info.iommu_enabled ? "enabled" : "disabled",
 			info.mappings ? ", mappings" : "", info.attached ? ", attached" : "");
 		fprintf(out, "  attach on: %s\n",

@@ -91,6 +91,25 @@ Test(explain, logical_remap_reports_mode_limit_and_the_refused_adapter)
 	free(doc);
 }
 
+/* An adapter that did not start shows why, and nothing it would have had. */
+Test(explain, an_adapter_that_did_not_start_shows_only_why)
+{
+	char *doc = explain("traces/scenarios/logical-remap.yaml", true);
+	char *text;
+
+	expect(doc, "adapters.1.started", "false");
+	expect(doc, "adapters.1.iommu", "null");
+	expect(doc, "adapters.1.attach_on", "null");
+	expect(doc, "adapters.1.physical.0.save_area", "null");
+	expect(doc, "adapters.1.physical.0.saves", "null");
+	free(doc);
+	text = explain("traces/scenarios/logical-remap.yaml", false);
+	cr_assert(strstr(text, "adapter gpu1-legacy: did not start\n  why:"), "%s", text);
+	cr_assert_null(strstr(strstr(text, "gpu1-legacy"), "iommu:"), "%s", text);
+	cr_assert_null(strstr(strstr(text, "gpu1-legacy"), "save area"), "%s", text);
+	free(text);
+}
+
 Test(explain, shared_save_area_is_on_adapter_0)
 {
 	char *doc = explain("traces/scenarios/shared-save-area.yaml", true);

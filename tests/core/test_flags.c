@@ -203,6 +203,30 @@ Test(flags, allow_failure_after_a_failed_attach_undoes_everything)
 	fx_fini(&fx);
 }
 
+/* AllowFailure covers the start only: with the staging key, a secure VM still attaches. */
+Test(flags, allow_failure_at_start_still_attaches_at_a_secure_vm)
+{
+	struct fp_ctx fp;
+	struct fx fx;
+	struct core_adapter_info info;
+
+	memset(&fp, 0, sizeof(fp));
+	fp_arm(&fp, FP_ADAPTER_ENABLE, &(struct fp_rule){ .nth = 1 });
+	fx_defaults(&fx);
+	fx.scn.registry.iommu_flags = 0x07 | IOMMU_FLAG_ALLOW_FAILURE;
+	fx.scn.registry.secure_vm_staging = true;
+	cr_assert_eq(core_create(&fx.scn, NULL, NULL, &fx.core), 0);
+	core_set_faults(fx.core, &fp);
+	cr_assert_eq(core_start(fx.core), 0);
+	info = fx_info(&fx, 0);
+	cr_assert(info.started, "%s", info.start_error);
+	cr_assert_not(info.attached);
+	cr_assert_eq(info.attach_on, ATTACH_AT_SECURE_VM, "attach on %d", info.attach_on);
+	cr_assert_eq(core_secure_vm_create(fx.core, 0), 0);
+	cr_assert(fx_info(&fx, 0).attached);
+	fx_fini(&fx);
+}
+
 Test(flags, staging_key_attaches_at_first_secure_vm)
 {
 	struct fx fx;
