@@ -65,19 +65,6 @@ static int query_caps(struct core *c, struct adapter *a)
 	return 0;
 }
 
-/* The last byte of installed memory: the top of the OS memory map. */
-static uint64_t installed_top(const struct scn_system *sys)
-{
-	uint64_t top = 0;
-
-	if (!sys->nmap)
-		return sys->highest_physical_address;
-	for (size_t i = 0; i < sys->nmap; i++)
-		if (sys->os_memory_map[i].size)
-			top = MAX(top, sys->os_memory_map[i].base + sys->os_memory_map[i].size - 1);
-	return top;
-}
-
 /*
  * Remapping is needed iff the device cannot see the highest installed
  * physical address ("comparing the device's highest accessible physical
@@ -88,7 +75,8 @@ static uint64_t installed_top(const struct scn_system *sys)
  */
 static int decide_mode(struct core *c, struct adapter *a)
 {
-	uint64_t top = installed_top(&c->scn->system);
+	const struct scn_system *sys = &c->scn->system;
+	uint64_t top = sys->nmap ? scenario_memory_top(sys) : sys->highest_physical_address;
 	const struct scn_caps *caps = &a->caps;
 
 	if (!caps->has_physical_caps || caps->highest_visible_address >= top)

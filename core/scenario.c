@@ -265,11 +265,8 @@ static void parse_system(struct yaml_doc *d, struct fy_node *map, struct fy_node
 			map_ok = true;
 		}
 	}
-	if (map_ok && sys->nmap) {
-		const struct range_extent *last = &sys->os_memory_map[sys->nmap - 1];
-
-		top = last->base + last->size - 1;
-	}
+	if (map_ok)
+		top = scenario_memory_top(sys);
 	if (f[SF_HPA].key) {
 		hpa_ok = yaml_u64(d, &f[SF_HPA], &sys->highest_physical_address);
 		if (hpa_ok && map_ok && sys->highest_physical_address < top)
@@ -716,6 +713,16 @@ void scenario_free(struct scenario *scn)
 	}
 	free(scn->adapters);
 	memset(scn, 0, sizeof(*scn));
+}
+
+uint64_t scenario_memory_top(const struct scn_system *sys)
+{
+	uint64_t top = 0;
+
+	for (size_t i = 0; i < sys->nmap; i++)
+		if (sys->os_memory_map[i].size)
+			top = MAX(top, sys->os_memory_map[i].base + sys->os_memory_map[i].size - 1);
+	return top;
 }
 
 void scenario_physmem_config(const struct scenario *scn, struct physmem_config *cfg)

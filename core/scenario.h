@@ -108,6 +108,14 @@ int scenario_defaults(struct scenario *scn);
 void scenario_free(struct scenario *scn);
 
 /**
+ * scenario_memory_top() - the last byte of installed memory: the top of the OS memory map.
+ * @sys: the system (its map in any order).
+ *
+ * Return: the highest base + size - 1 of its non-empty ranges; 0 for an empty map.
+ */
+uint64_t scenario_memory_top(const struct scn_system *sys);
+
+/**
  * scenario_physmem_config() - the system memory a scenario describes.
  * @scn: the scenario.
  * @cfg: out: RAM ranges and limits for physmem_init() (pointing into @scn).
