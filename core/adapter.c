@@ -173,6 +173,34 @@ static void pfs_fini(struct core *c, struct adapter *a)
 	}
 }
 
+/*
+ * WDDM 3.0 certification: "Discrete GPUs must support IOMMU DMA remapping";
+ * for integrated ones it is optional. Supporting it takes every cap the
+ * remapping decision needs. A finding, not a reason to refuse the start.
+ */
+static void certify(struct adapter *a)
+{
+	const struct scn_caps *caps = &a->caps;
+	const struct { bool has; const char *what; } needs[] = {
+		{ caps->iommu_linear_remap, "DXGK_IOMMU_CAPS linear remapping" },
+		{ caps->map_aperture2, "MapAperture2Supported" },
+		{ caps->has_physical_caps, "DXGK_PHYSICAL_MEMORY_CAPS" },
+		{ caps->dma_remapping_compatible == 3, "INF DmaRemappingCompatible 3" },
+	};
+	char missing[128] = "";
+
+	if (a->cfg->integrated || a->cfg->wddm < SCN_WDDM(3, 0))
+		return;
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
+		if (!needs[i].has)
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
+				 missing[0] ? ", " : "", needs[i].what);
+	if (missing[0])
+		snprintf(a->certification, sizeof(a->certification),
+			 "a discrete WDDM %u.%u GPU must support IOMMU DMA remapping (WDDM 3.0 certification); missing: %s",
+			 a->cfg->wddm / 10, a->cfg->wddm % 10, missing);
+}
+
 int adapter_start(struct core *c, struct adapter *a)
 {
 	uint32_t flags = c->scn->registry.iommu_flags;
@@ -183,6 +211,7 @@ int adapter_start(struct core *c, struct adapter *a)
 		start_failed(a, "querying driver caps failed: %s", ntstatus_name(rc));
 		return rc;
 	}
+	certify(a);
 	rc = decide_mode(c, a);
 	if (rc)
 		return rc;

@@ -211,8 +211,12 @@ int core_adapter_info(const struct core *core, unsigned int adapter, struct core
 	a = &core->adapters[adapter];
 	memset(info, 0, sizeof(*info));
 	info->name = a->cfg->name;
+	info->wddm = a->cfg->wddm;
+	info->integrated = a->cfg->integrated;
 	info->started = a->started;
 	memcpy(info->start_error, a->start_error, sizeof(info->start_error));
+	info->wddm30_memory = adapter_wddm30_memory(a);
+	memcpy(info->certification, a->certification, sizeof(info->certification));
 	info->iommu_enabled = a->iommu_enabled;
 	info->mappings = a->mappings;
 	info->attached = a->attached;

@@ -95,8 +95,13 @@ struct core_phys_info {
 
 struct core_adapter_info {
 	const char *name;
+	unsigned int wddm;      /* the driver's WDDM version, SCN_WDDM() */
+	bool integrated;
 	bool started;
 	char start_error[256];  /* why it did not start ("" when it did) */
+	/* the driver reports linear remapping: WDDM 3.0 memory services only (valid when started) */
+	bool wddm30_memory;
+	char certification[320]; /* a WDDM 3.0 certification finding ("" when none) */
 	bool iommu_enabled;
 	bool mappings;
 	bool attached;
@@ -600,11 +605,15 @@ int core_fb_region(struct core *core, unsigned int adapter, unsigned int phys,
  * @core: the model.
  * @adapter: index.
  * @phys: physical adapter.
- * @h: out: its handle (an MDL or ADL).
+ * @gpu: out: the handle the GPU copies through (an MDL, or an ADL).
+ * @cpu: out: the handle the CPU copies through (the MDL, or a CPU view of
+ * the PMO behind the ADL: an ADL is never CPU-accessible).
  * @bytes: out: its size.
+ *
+ * Return: 0, or -ENOENT when the physical adapter has none.
  */
-int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys, handle_t *h,
-		      uint64_t *bytes);
+int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys, handle_t *gpu,
+		      handle_t *cpu, uint64_t *bytes);
 
 /**
  * core_gpu_copy() - submit copy-engine jobs on a physical adapter and wait

@@ -95,7 +95,8 @@ static uint64_t phys_digest(const struct handle_table *ht, const struct phys_ada
 {
 	h = DIGEST_FOLD(h, p->dev, p->domain, p->powered, p->reset, p->fb_bytes,
 			p->fb_vram_off, p->fb_section_off, p->saved_hash, p->saved_valid, p->seeded,
-			canon(ht, p->small), p->small_bytes, canon(ht, p->small_pmo), p->nreserved,
+			canon(ht, p->small), canon(ht, p->small_cpu), p->small_bytes,
+			canon(ht, p->small_pmo), p->nreserved,
 			p->reserved_mapped);
 	for (size_t i = 0; i < p->nreserved; i++)
 		h = DIGEST_FOLD(h, p->reserved[i].base, p->reserved[i].size);

@@ -18,6 +18,12 @@ static const char *attach_on_name(enum attach_on on)
 	return on == ATTACH_AT_START ? "start" : on == ATTACH_AT_SECURE_VM ? "secure_vm" : NULL;
 }
 
+/* Which memory callbacks the driver may call: one set, the other refused. */
+static const char *memory_services(const struct core_adapter_info *info)
+{
+	return info->wddm30_memory ? "wddm3.0" : "wddm2.4";
+}
+
 static void explain_json(struct core *c, struct json *j)
 {
 	json_obj_begin(j, NULL);
@@ -27,10 +33,16 @@ static void explain_json(struct core *c, struct json *j)
 		struct core_adapter_info info;
 
 		core_adapter_info(c, i, &info);
+		char wddm[24];
+
+		snprintf(wddm, sizeof(wddm), "%u.%u", info.wddm / 10, info.wddm % 10);
 		json_obj_begin(j, NULL);
 		json_str(j, "name", info.name);
+		json_str(j, "wddm", wddm);
+		json_bool(j, "integrated", info.integrated);
 		json_bool(j, "started", info.started);
 		json_str(j, "start_error", info.started ? NULL : info.start_error);
+		json_str(j, "certification", info.certification[0] ? info.certification : NULL);
 		/* one that did not start has none of what follows: null, not what it would have had */
 		json_str(j, "iommu", !info.started ? NULL : info.iommu_enabled ? "enabled" : "disabled");
 		json_bool(j, "mappings", info.started && info.mappings);
@@ -41,6 +53,7 @@ static void explain_json(struct core *c, struct json *j)
 		else
 			json_u64(j, "domain", info.domain);
 		json_str(j, "mode", info.started ? mode_name(info.mode) : NULL);
+		json_str(j, "memory_services", !info.started ? NULL : memory_services(&info));
 		if (info.started && info.mode == MODE_LOGICAL)
 			json_u64(j, "logical_limit", info.logical_limit);
 		else
@@ -87,9 +100,14 @@ static void explain_text(struct core *c, FILE *out)
 		core_adapter_info(c, i, &info);
 		fprintf(out, "adapter %s: %s\n", info.name,
 			info.started ? "started" : "did not start");
+		if (!info.started)
+			fprintf(out, "  why:       %s\n", info.start_error);
+		fprintf(out, "  driver:    WDDM %u.%u, %s\n", info.wddm / 10, info.wddm % 10,
+			info.integrated ? "integrated" : "discrete");
+		if (info.certification[0])
+			fprintf(out, "  certification: %s\n", info.certification);
 		if (!info.started) {
 			/* nothing it would have had: no IOMMU state, mode or save area */
-			fprintf(out, "  why:       %s\n", info.start_error);
 			for (size_t e = 0; e < info.nerrors; e++)
 				fprintf(out, "  note:      %s\n", info.errors[e]);
 			continue;
@@ -105,6 +123,9 @@ static void explain_text(struct core *c, FILE *out)
 				info.mode == MODE_LOGICAL ? ", logical addresses below " : "",
 				info.mode == MODE_LOGICAL ?
 					format_size(info.logical_limit, buf, sizeof(buf)) : "");
+		fprintf(out, "  memory:    %s\n", info.wddm30_memory ?
+			"WDDM 3.0 services (physical memory objects, ADLs); the WDDM 2.4 callbacks are deprecated: the driver reports linear remapping" :
+			"WDDM 2.4 callbacks (AllocatePagesForMdl, AllocateContiguousMemory, MapMdlToIoMmu)");
 		for (unsigned int p = 0; p < info.nphys; p++) {
 			struct core_phys_info pi;
 

@@ -291,14 +291,15 @@ int core_fb_region(struct core *core, unsigned int adapter, unsigned int phys,
 	return 0;
 }
 
-int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys, handle_t *h,
-		      uint64_t *bytes)
+int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys, handle_t *gpu,
+		      handle_t *cpu, uint64_t *bytes)
 {
 	struct adapter *a = adapter_get(core, adapter);
 
 	if (!a || phys >= a->nphys || !a->phys[phys].small)
 		return -ENOENT;
-	*h = a->phys[phys].small;
+	*gpu = a->phys[phys].small;
+	*cpu = a->phys[phys].small_cpu;
 	*bytes = a->phys[phys].small_bytes;
 	return 0;
 }

@@ -115,9 +115,10 @@ struct phys_adapter {
 	uint64_t saved_hash;   /* VRAM reserve hash at power down */
 	bool saved_valid;      /* a save completed: restore is owed */
 	bool seeded;           /* reserve holds content worth saving */
-	handle_t small;        /* KMD's forward-progress buffer (MDL or ADL) */
+	handle_t small;        /* KMD's forward-progress buffer for the GPU (MDL or ADL) */
+	handle_t small_cpu;    /* the same memory for the CPU (the MDL, or a view of the PMO) */
 	uint64_t small_bytes;
-	handle_t small_pmo;    /* reference KMD, logical mode: the PMO behind it */
+	handle_t small_pmo;    /* reference KMD, WDDM 3.0 services: the PMO behind it */
 	struct range_extent *reserved; /* hardware-reserved ranges, queried at enable */
 	size_t nreserved;
 	bool reserved_mapped;
@@ -131,6 +132,7 @@ struct adapter {
 	struct scn_caps caps;        /* as queried from the KMD */
 	bool started;
 	char start_error[256];
+	char certification[320];     /* a certification finding, "" when none */
 	char errors[CORE_MAX_ERRORS][256];
 	size_t nerrors;
 
@@ -161,6 +163,16 @@ struct adapter {
 	unsigned int secure_vms;
 	struct transition xfer;
 };
+
+/*
+ * A WDDM 3.0 driver that reports IOMMU linear remapping (DXGK_IOMMU_CAPS)
+ * says it supports and uses the WDDM 3.0 memory services, whatever mode it
+ * runs in: the WDDM 2.4 memory callbacks are deprecated for it.
+ */
+static inline bool adapter_wddm30_memory(const struct adapter *a)
+{
+	return a->caps.iommu_linear_remap;
+}
 
 struct vec {
 	void *data;

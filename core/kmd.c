@@ -63,7 +63,12 @@ static int ref_query_adapter_info(struct core *c, void *kmd, unsigned int adapte
 	return -EINVAL;
 }
 
-/* PHYSICAL_ADAPTER::Init(): the small buffer, GPU-accessible, allocated through callbacks. */
+/*
+ * PHYSICAL_ADAPTER::Init(): the small buffer, GPU-accessible, allocated
+ * through callbacks: the WDDM 3.0 services when the driver reports linear
+ * remapping (a PMO, an ADL over it for the GPU and a CPU view of it, since
+ * an ADL's pages may be logical and never CPU-mapped), else an MDL.
+ */
 static void ref_stop_device(struct core *c, void *kmd, unsigned int adapter)
 {
 	struct adapter *a = &c->adapters[adapter];
@@ -71,13 +76,16 @@ static void ref_stop_device(struct core *c, void *kmd, unsigned int adapter)
 	for (size_t i = 0; i < a->nphys; i++) {
 		struct phys_adapter *p = &a->phys[i];
 
-		if (p->small && a->mode == MODE_LOGICAL)
-			core_adl_free(c, adapter, p->small);
-		else if (p->small)
-			core_free_mdl(c, adapter, p->small);
-		if (p->small_pmo)
+		if (p->small_pmo) {
+			if (p->small)
+				core_adl_free(c, adapter, p->small);
+			if (p->small_cpu)
+				core_pmo_unmap_cpu(c, adapter, p->small_cpu);
 			core_pmo_destroy(c, adapter, p->small_pmo);
-		p->small = p->small_pmo = 0;
+		} else if (p->small) {
+			core_free_mdl(c, adapter, p->small);
+		}
+		p->small = p->small_cpu = p->small_pmo = 0;
 	}
 }
 
@@ -90,12 +98,16 @@ static int ref_start_device(struct core *c, void *kmd, unsigned int adapter)
 	for (size_t i = 0; i < a->nphys && !rc; i++) {
 		struct phys_adapter *p = &a->phys[i];
 
-		if (a->mode == MODE_LOGICAL) {
+		if (adapter_wddm30_memory(a)) {
 			rc = core_pmo_create(c, adapter, bytes, CACHE_CACHED, &p->small_pmo);
 			if (!rc)
 				rc = core_adl_alloc(c, adapter, p->small_pmo, 0, bytes, &p->small);
+			if (!rc)
+				rc = core_pmo_map_cpu(c, adapter, p->small_pmo, 0, bytes,
+						      &p->small_cpu);
 		} else {
 			rc = core_alloc_mdl(c, adapter, bytes, &p->small);
+			p->small_cpu = p->small;
 		}
 		p->small_bytes = rc ? 0 : ALIGN_UP(bytes, PAGE_SIZE);
 	}
@@ -132,7 +144,7 @@ static int ref_set_power_state(struct core *c, void *kmd, unsigned int adapter,
 	bool save = state == POWER_D3;
 	enum hw_copy_dir dir = save ? HW_COPY_TO_SYSTEM : HW_COPY_FROM_SYSTEM;
 	uint64_t vram_off, bytes, section_off, small_bytes, off;
-	handle_t pinned, small, chunk;
+	handle_t pinned, small, small_cpu, chunk;
 	int rc;
 
 	rc = core_fb_region(c, adapter, phys, &vram_off, &bytes, &section_off);
@@ -143,7 +155,7 @@ static int ref_set_power_state(struct core *c, void *kmd, unsigned int adapter,
 		core_fb_unpin(c, adapter, 0, pinned);
 		return rc;
 	}
-	rc = core_small_buffer(c, adapter, phys, &small, &small_bytes);
+	rc = core_small_buffer(c, adapter, phys, &small, &small_cpu, &small_bytes);
 	if (rc)
 		return -EIO;
 	for (off = 0; off < bytes; off += small_bytes) {
@@ -155,9 +167,9 @@ static int ref_set_power_state(struct core *c, void *kmd, unsigned int adapter,
 		if (save) {
 			rc = core_gpu_copy(c, adapter, phys, dir, vram_off + off, small, 0, n);
 			if (!rc)
-				rc = core_view_copy(c, chunk, 0, small, 0, n);
+				rc = core_view_copy(c, chunk, 0, small_cpu, 0, n);
 		} else {
-			rc = core_view_copy(c, small, 0, chunk, 0, n);
+			rc = core_view_copy(c, small_cpu, 0, chunk, 0, n);
 			if (!rc)
 				rc = core_gpu_copy(c, adapter, phys, dir, vram_off + off, small, 0, n);
 		}

@@ -205,13 +205,13 @@ int obj_map(struct core *c, struct adapter *a, struct hobj *o)
 	return dom_map(c, a, &o->pg, &o->map);
 }
 
-/* The WDDM 2.4 callbacks are deprecated for a driver in logical-remap mode. */
-static int refuse_in_logical(struct core *c, struct adapter *a, const char *name)
+/* The WDDM 2.4 callbacks are deprecated for a driver that supports logical remapping. */
+static int refuse_deprecated(struct core *c, struct adapter *a, const char *name)
 {
-	if (a->mode != MODE_LOGICAL)
+	if (!adapter_wddm30_memory(a))
 		return 0;
-	viol(c, V_DEPRECATED_CB, "%s on %s: refused in logical-remap mode (use the WDDM 3.0 services)",
-	     name, a->cfg->name);
+	viol(c, V_DEPRECATED_CB, "%s on %s: deprecated for a driver that reports IOMMU linear remapping (%s mode); use the WDDM 3.0 services",
+	     name, a->cfg->name, a->mode == MODE_LOGICAL ? "logical" : "1:1");
 	return -EPERM;
 }
 
@@ -225,7 +225,7 @@ static int alloc_mapped(struct core *c, unsigned int adapter, const char *name,
 
 	rc = cb_enter(c, adapter, name, &a);
 	if (!rc)
-		rc = refuse_in_logical(c, a, name);
+		rc = refuse_deprecated(c, a, name);
 	if (rc)
 		return rc;
 	if (!bytes)
@@ -299,7 +299,7 @@ int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t
 
 	rc = cb_enter(core, adapter, name, &a);
 	if (!rc)
-		rc = refuse_in_logical(core, a, name);
+		rc = refuse_deprecated(core, a, name);
 	if (rc)
 		return rc;
 	m = handle_get(core, mdl, H_MDL, adapter, name);

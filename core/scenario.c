@@ -326,7 +326,17 @@ static const char *const caps_keys[CF_N] = {
 	"dma_remapping_compatible",
 };
 
-static void parse_caps(struct yaml_doc *d, const struct yaml_field *owner, struct scn_caps *caps)
+/* A cap the driver's WDDM version cannot report is a contradiction in the file. */
+static void check_cap_version(struct yaml_doc *d, const struct yaml_field *f, bool reported,
+			      unsigned int wddm, unsigned int since, const char *what)
+{
+	if (reported && wddm < since)
+		yaml_field_error(d, f, "%s is WDDM %u.%u; this driver is WDDM %u.%u (wddm)",
+				 what, since / 10, since % 10, wddm / 10, wddm % 10);
+}
+
+static void parse_caps(struct yaml_doc *d, const struct yaml_field *owner, unsigned int wddm,
+		       struct scn_caps *caps)
 {
 	struct yaml_field f[CF_N];
 
@@ -334,14 +344,37 @@ static void parse_caps(struct yaml_doc *d, const struct yaml_field *owner, struc
 		return;
 	if (f[CF_SECURE].key)
 		yaml_bool(d, &f[CF_SECURE], &caps->iommu_secure_mode);
-	if (f[CF_AP2].key)
-		yaml_bool(d, &f[CF_AP2], &caps->map_aperture2);
-	if (f[CF_LINEAR].key)
-		yaml_bool(d, &f[CF_LINEAR], &caps->iommu_linear_remap);
-	if (f[CF_HVA].key)
+	if (f[CF_AP2].key && yaml_bool(d, &f[CF_AP2], &caps->map_aperture2))
+		check_cap_version(d, &f[CF_AP2], caps->map_aperture2, wddm, SCN_WDDM(2, 9),
+				  "MapAperture2Supported (DXGK_OPERATION_MAP_APERTURE_SEGMENT2)");
+	if (f[CF_LINEAR].key && yaml_bool(d, &f[CF_LINEAR], &caps->iommu_linear_remap))
+		check_cap_version(d, &f[CF_LINEAR], caps->iommu_linear_remap, wddm, SCN_WDDM(3, 0),
+				  "DXGK_IOMMU_CAPS (IOMMU linear remapping)");
+	if (f[CF_HVA].key) {
 		caps->has_physical_caps = yaml_u64(d, &f[CF_HVA], &caps->highest_visible_address);
+		check_cap_version(d, &f[CF_HVA], caps->has_physical_caps, wddm, SCN_WDDM(3, 0),
+				  "DXGK_PHYSICAL_MEMORY_CAPS (highest visible address)");
+	}
 	if (f[CF_DMAREMAP].key)
 		yaml_u32(d, &f[CF_DMAREMAP], &caps->dma_remapping_compatible);
+}
+
+/* "2.4" ... "3.2": the WDDM versions the model knows. */
+static void parse_wddm(struct yaml_doc *d, const struct yaml_field *f, unsigned int *wddm)
+{
+	const char *s = yaml_str(d, f, "a WDDM version such as 3.0");
+	unsigned int major, minor;
+	char end;
+
+	if (!s)
+		return;
+	if (sscanf(s, "%1u.%1u%c", &major, &minor, &end) != 2 || strlen(s) != 3 ||
+	    SCN_WDDM(major, minor) < SCN_WDDM_MIN || SCN_WDDM(major, minor) > SCN_WDDM_MAX) {
+		yaml_field_error(d, f, "expected a WDDM version from 2.4 to 2.9 or 3.0 to 3.2, got '%s'",
+				 s);
+		return;
+	}
+	*wddm = SCN_WDDM(major, minor);
 }
 
 enum { PF_VRAM, PF_SAVE, PF_RESERVED, PF_POPULATED, PF_N };
@@ -397,9 +430,9 @@ static void parse_phys(struct yaml_doc *d, struct fy_node *item, const char *ctx
 	}
 }
 
-enum { AF_NAME, AF_INTEGRATED, AF_CAPS, AF_SAVEMODE, AF_SMALLBUF, AF_PHYS, AF_N };
+enum { AF_NAME, AF_WDDM, AF_INTEGRATED, AF_CAPS, AF_SAVEMODE, AF_SMALLBUF, AF_PHYS, AF_N };
 static const char *const adapter_keys[AF_N] = {
-	"name", "integrated", "caps", "fb_save_mode", "small_buffer", "physical",
+	"name", "wddm", "integrated", "caps", "fb_save_mode", "small_buffer", "physical",
 };
 
 /*
@@ -418,6 +451,7 @@ static struct fy_node *parse_adapter(struct yaml_doc *d, struct fy_node *item, c
 	size_t k = 0;
 	int n;
 
+	ad->wddm = SCN_WDDM(3, 0);
 	ad->fb_save_mode = FB_SAVE_PER_ADAPTER;
 	ad->small_buffer = PAGE_SIZE;
 	if (!yaml_fields(d, item, NULL, ctx, adapter_keys, AF_N, f))
@@ -435,10 +469,12 @@ static struct fy_node *parse_adapter(struct yaml_doc *d, struct fy_node *item, c
 				name_node = f[AF_NAME].val;
 		}
 	}
+	if (f[AF_WDDM].key)
+		parse_wddm(d, &f[AF_WDDM], &ad->wddm);
 	if (f[AF_INTEGRATED].key)
 		yaml_bool(d, &f[AF_INTEGRATED], &ad->integrated);
 	if (f[AF_CAPS].key)
-		parse_caps(d, &f[AF_CAPS], &ad->caps);
+		parse_caps(d, &f[AF_CAPS], ad->wddm, &ad->caps);
 	if (f[AF_SAVEMODE].key &&
 	    (s = yaml_str(d, &f[AF_SAVEMODE], "per-adapter or shared"))) {
 		if (!strcmp(s, "per-adapter"))
@@ -668,13 +704,11 @@ int scenario_defaults(struct scenario *scn)
 	ad->phys = calloc(1, sizeof(*ad->phys));
 	if (!ad->name || !ad->phys)
 		goto nomem;
+	ad->wddm = SCN_WDDM(2, 9);
 	ad->integrated = false;
 	ad->caps = (struct scn_caps){
 		.iommu_secure_mode = true,
 		.map_aperture2 = true,
-		.iommu_linear_remap = true,
-		.has_physical_caps = true,
-		.highest_visible_address = 0xFFFFFFFFFFull,
 		.dma_remapping_compatible = 3,
 	};
 	ad->fb_save_mode = FB_SAVE_PER_ADAPTER;

@@ -45,8 +45,14 @@ struct scn_phys {
 	uint64_t populated_from_system; /* bytes of a PopulatedFromSystemMemory segment (0: none) */
 };
 
+/* A WDDM version as the scenario stores it: 2.4 is SCN_WDDM(2, 4) = 24. */
+#define SCN_WDDM(major, minor) ((major) * 10 + (minor))
+#define SCN_WDDM_MIN SCN_WDDM(2, 4) /* IOMMU isolation begins here */
+#define SCN_WDDM_MAX SCN_WDDM(3, 2) /* the newest version the model knows */
+
 struct scn_adapter {
 	char *name;
+	unsigned int wddm;       /* the driver's WDDM version, SCN_WDDM() */
 	bool integrated;
 	struct scn_caps caps;
 	enum fb_save_mode fb_save_mode;

@@ -42,8 +42,8 @@ static const char bench_scenario[] =
 	"  iommu_flags: 0x07\n"
 	"adapters:\n"
 	"  - name: gpu0\n"
-	"    caps: {iommu_secure_mode: true, map_aperture2: true, iommu_linear_remap: true,\n"
-	"           highest_visible_address: 0xFFFFFFFFFF, dma_remapping_compatible: 3}\n"
+	"    wddm: \"2.9\"\n"
+	"    caps: {iommu_secure_mode: true, map_aperture2: true, dma_remapping_compatible: 3}\n"
 	"    physical:\n"
 	"      - {vram: 8GiB, fb_save_size: 1MiB, reserved: [{base: 0xC0000000, size: 16MiB}]}\n";
 

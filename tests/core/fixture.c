@@ -72,10 +72,21 @@ size_t fx_add_adapter(struct fx *fx, const char *name)
 	return i;
 }
 
+void fx_remap_capable(struct fx *fx, size_t a)
+{
+	struct scn_adapter *ad = &fx->scn.adapters[a];
+
+	ad->wddm = SCN_WDDM(3, 0);
+	ad->caps.iommu_linear_remap = true;
+	ad->caps.dma_remapping_compatible = 3;
+	ad->caps.has_physical_caps = true;
+	ad->caps.highest_visible_address = 0xFFFFFFFFFFull; /* 1 TiB: all of memory */
+}
+
 void fx_need_remap(struct fx *fx, size_t a)
 {
 	/* 64 GiB installed, reaching 0x107FFFFFFF; a 32-bit device sees 4 GiB. */
-	fx->scn.adapters[a].caps.has_physical_caps = true;
+	fx_remap_capable(fx, a);
 	fx->scn.adapters[a].caps.highest_visible_address = 0xFFFFFFFFull;
 }
 

@@ -24,7 +24,12 @@ void fx_load(struct fx *fx, const char *relpath);
 void fx_set_phys(struct fx *fx, size_t a, size_t n);
 /* Append a copy of adapter 0 named @name; returns its index. */
 size_t fx_add_adapter(struct fx *fx, const char *name);
-/* Make the devices unable to see all memory, so DMA remapping is needed (logical mode). */
+/*
+ * Make adapter @a a WDDM 3.0 driver that reports linear remapping (and a
+ * device that sees all memory: 1:1 mode).
+ */
+void fx_remap_capable(struct fx *fx, size_t a);
+/* The same, with a device unable to see all memory: DMA remapping is needed (logical mode). */
 void fx_need_remap(struct fx *fx, size_t a);
 /* core_create() + core_start(), asserting both succeed. */
 void fx_start(struct fx *fx);

@@ -152,3 +152,101 @@ Test(explain, the_json_checker_itself_rejects_bad_documents)
 	cr_assert_str_eq(out, "c");
 	cr_assert_not(jsonq_get("{\"a\": [0]}", "a.1", out, sizeof(out)));
 }
+
+/* Explain an adapter built by code: the document and its text. */
+static void explain_fx(struct fx *fx, char **json, char **text)
+{
+	size_t len = 0;
+	FILE *f;
+
+	fx_start(fx);
+	f = open_memstream(json, &len);
+	cr_assert_eq(core_explain(fx->core, f, true), 0);
+	fclose(f);
+	cr_assert(jsonq_valid(*json), "not valid JSON:\n%s", *json);
+	f = open_memstream(text, &len);
+	cr_assert_eq(core_explain(fx->core, f, false), 0);
+	fclose(f);
+	fx_fini(fx);
+}
+
+/* "Discrete GPUs must support IOMMU DMA remapping ... for WDDM 3.0 certification." */
+Test(explain, a_discrete_wddm30_gpu_without_remapping_is_a_certification_finding)
+{
+	char *doc, *text, got[512];
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx.scn.adapters[0].wddm = SCN_WDDM(3, 0);
+	explain_fx(&fx, &doc, &text);
+	expect(doc, "adapters.0.started", "true"); /* it may still start */
+	expect(doc, "adapters.0.wddm", "3.0");
+	expect(doc, "adapters.0.integrated", "false");
+	cr_assert(jsonq_get(doc, "adapters.0.certification", got, sizeof(got)), "%s", doc);
+	cr_assert(strstr(got, "discrete WDDM 3.0 GPU must support IOMMU DMA remapping"), "%s", got);
+	/* what the default driver has (MapAperture2, DmaRemappingCompatible 3) is not listed */
+	cr_assert(strstr(got, "missing: DXGK_IOMMU_CAPS linear remapping, DXGK_PHYSICAL_MEMORY_CAPS"),
+		  "%s", got);
+	cr_assert(strstr(text, "  certification: a discrete WDDM 3.0 GPU"), "%s", text);
+	free(doc);
+	free(text);
+}
+
+static void expect_no_certification_finding(void (*tweak)(struct fx *))
+{
+	char *doc, *text;
+	struct fx fx;
+
+	fx_defaults(&fx);
+	tweak(&fx);
+	explain_fx(&fx, &doc, &text);
+	expect(doc, "adapters.0.certification", "null");
+	cr_assert_null(strstr(text, "certification"), "%s", text);
+	free(doc);
+	free(text);
+}
+
+static void integrated_wddm30(struct fx *fx)
+{
+	fx->scn.adapters[0].wddm = SCN_WDDM(3, 0);
+	fx->scn.adapters[0].integrated = true; /* optional for integrated parts */
+}
+
+static void discrete_wddm29(struct fx *fx)
+{
+	fx->scn.adapters[0].wddm = SCN_WDDM(2, 9); /* before the requirement */
+}
+
+static void discrete_wddm30_with_remapping(struct fx *fx)
+{
+	fx_remap_capable(fx, 0);
+}
+
+Test(explain, integrated_older_or_remapping_gpus_have_no_certification_finding)
+{
+	expect_no_certification_finding(integrated_wddm30);
+	expect_no_certification_finding(discrete_wddm29);
+	expect_no_certification_finding(discrete_wddm30_with_remapping);
+}
+
+/* Which memory callbacks the driver may call is shown, with why. */
+Test(explain, memory_services_follow_the_driver_not_the_mode)
+{
+	char *doc, *text;
+	struct fx fx;
+
+	fx_defaults(&fx);
+	explain_fx(&fx, &doc, &text);
+	expect(doc, "adapters.0.memory_services", "wddm2.4");
+	cr_assert(strstr(text, "driver:    WDDM 2.9, discrete"), "%s", text);
+	free(doc);
+	free(text);
+	fx_defaults(&fx);
+	fx_remap_capable(&fx, 0);
+	explain_fx(&fx, &doc, &text);
+	expect(doc, "adapters.0.mode", "physical");
+	expect(doc, "adapters.0.memory_services", "wddm3.0");
+	cr_assert(strstr(text, "the WDDM 2.4 callbacks are deprecated"), "%s", text);
+	free(doc);
+	free(text);
+}

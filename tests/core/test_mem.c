@@ -684,12 +684,42 @@ Test(mem, logical_mode_refuses_wddm24_callbacks)
 	fx_fini(&fx);
 }
 
-Test(mem, physical_mode_accepts_wddm24_callbacks)
+/* Deprecated for the driver, not for the mode: a remap-capable driver in 1:1 mode too. */
+Test(mem, remap_capable_driver_is_refused_wddm24_callbacks_in_physical_mode)
+{
+	struct fx fx;
+	handle_t h = 0, pmo = 0, adl = 0;
+	iova_t logical = 0;
+
+	fx_defaults(&fx);
+	fx_remap_capable(&fx, 0);
+	fx_start(&fx);
+	cr_assert_eq(fx_info(&fx, 0).mode, MODE_PHYSICAL);
+	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 0,
+		     "the reference KMD uses the WDDM 3.0 services at start:\n%s",
+		     fx_violation_text(&fx));
+	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -EPERM);
+	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &h, &logical), -EPERM);
+	cr_assert_eq(core_map_mdl(fx.core, 0, 0x1, &h, &logical), -EPERM);
+	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 3, "%s", fx_violation_text(&fx));
+	cr_assert(strstr(fx_violation_text(&fx), "1:1 mode"), "%s", fx_violation_text(&fx));
+	/* its services work: an ADL over a PMO, with physical pages */
+	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &pmo), 0);
+	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &adl), 0);
+	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
+	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
+	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 3);
+	fx_fini(&fx);
+}
+
+/* A driver that does not report linear remapping keeps the WDDM 2.4 callbacks. */
+Test(mem, driver_without_linear_remap_keeps_wddm24_callbacks)
 {
 	struct fx fx;
 	handle_t h = 0;
 
 	fx_defaults(&fx);
+	cr_assert_not(fx.scn.adapters[0].caps.iommu_linear_remap);
 	fx_start(&fx);
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_PHYSICAL);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), 0);

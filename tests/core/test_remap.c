@@ -41,12 +41,14 @@ Test(remap, exactly_at_the_top_is_not_needed)
 	struct fx fx;
 
 	fx_defaults(&fx);
+	fx_remap_capable(&fx, 0);
 	fx.scn.adapters[0].caps.highest_visible_address = fx.scn.system.highest_physical_address;
 	fx_start(&fx);
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_PHYSICAL);
 	fx_fini(&fx);
 
 	fx_defaults(&fx);
+	fx_remap_capable(&fx, 0);
 	fx.scn.adapters[0].caps.highest_visible_address = fx.scn.system.highest_physical_address - 1;
 	fx_start(&fx);
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_LOGICAL);
@@ -153,22 +155,40 @@ Test(remap, logical_addresses_stay_below_the_limit_and_work)
 	fx_fini(&fx);
 }
 
-Test(remap, the_kmd_small_buffer_is_an_adl)
+/* The reference KMD takes its small buffer through the WDDM 3.0 services in both modes. */
+static void small_buffer_is_pmo_backed(bool need_remap)
 {
 	struct core_adl_info adl;
 	uint64_t bytes;
-	handle_t h;
+	handle_t gpu, cpu;
+	uint8_t back[8] = { 0 };
 	struct fx fx;
 
 	fx_defaults(&fx);
-	fx_need_remap(&fx, 0);
+	if (need_remap)
+		fx_need_remap(&fx, 0);
+	else
+		fx_remap_capable(&fx, 0);
 	fx_start(&fx);
-	cr_assert_eq(core_small_buffer(fx.core, 0, 0, &h, &bytes), 0);
-	cr_assert_eq(core_adl_info(fx.core, h, &adl), 0);
-	cr_assert(adl.logical);
+	cr_assert_eq(fx_info(&fx, 0).mode, need_remap ? MODE_LOGICAL : MODE_PHYSICAL);
+	cr_assert_eq(core_small_buffer(fx.core, 0, 0, &gpu, &cpu, &bytes), 0);
+	cr_assert_eq(core_adl_info(fx.core, gpu, &adl), 0, "the GPU's handle is an ADL");
+	cr_assert_eq(adl.logical, need_remap);
+	cr_assert_neq(cpu, gpu, "the CPU goes through a view of the PMO, never the ADL");
+	cr_assert_eq(core_view_rw(fx.core, cpu, 0, back, sizeof(back), false), 0);
 	cr_assert_eq(bytes, 4096);
-	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 0, "%s", fx_violation_text(&fx));
+	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
+}
+
+Test(remap, the_kmd_small_buffer_is_an_adl)
+{
+	small_buffer_is_pmo_backed(true);
+}
+
+Test(remap, the_kmd_small_buffer_is_an_adl_in_physical_mode_too)
+{
+	small_buffer_is_pmo_backed(false);
 }
 
 Test(remap, logical_space_runs_out)

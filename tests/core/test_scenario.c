@@ -135,6 +135,7 @@ static void expect_scenarios_eq(const struct scenario *a, const struct scenario 
 		const struct scn_adapter *x = &a->adapters[i], *y = &b->adapters[i];
 
 		cr_expect(eq(str, x->name, y->name));
+		cr_expect(eq(u32, x->wddm, y->wddm));
 		cr_expect(eq(int, x->integrated, y->integrated));
 		cr_expect(eq(int, x->caps.iommu_secure_mode, y->caps.iommu_secure_mode));
 		cr_expect(eq(int, x->caps.map_aperture2, y->caps.map_aperture2));
@@ -544,6 +545,18 @@ Test(scenario_errors, highest_physical_address_above_map)
 	expect_error("bad-hpa-above.yaml", 3, 29,
 		     "system.highest_physical_address: 0xffffffffff is above the top of os_memory_map "
 		     "(0x107fffffff), where installed memory ends");
+}
+
+Test(scenario_errors, wddm_versions_and_caps_they_cannot_report)
+{
+	cr_assert(eq(int, expect_error("bad-wddm.yaml", 6, 12,
+				       "adapters[0].wddm: expected a WDDM version from 2.4 to 2.9 or 3.0 to 3.2, got '2.3'"),
+		     5), "%s", errbuf);
+	expect_error("bad-wddm.yaml", 11, 22,
+		     "MapAperture2Supported (DXGK_OPERATION_MAP_APERTURE_SEGMENT2) is WDDM 2.9; this driver is WDDM 2.4");
+	expect_error("bad-wddm.yaml", 12, 27, "DXGK_IOMMU_CAPS (IOMMU linear remapping) is WDDM 3.0");
+	expect_error("bad-wddm.yaml", 13, 32, "DXGK_PHYSICAL_MEMORY_CAPS (highest visible address) is WDDM 3.0");
+	expect_error("bad-wddm.yaml", 16, 11, "got '3'");
 }
 
 Test(scenario_errors, reserved_range_wraps)
