@@ -130,6 +130,7 @@ enum violation {
 	V_FB_SEQUENCE,       /* unpin without pin, pin twice, transition out of order */
 	V_PMO_BUSY,          /* PMO destroyed with ADLs, views or opens outstanding */
 	V_STALE_TRANSLATION, /* DMA translated by a stale IOTLB entry */
+	V_CPU_ACCESS,        /* CPU access through an ADL or a PMO: no CPU address */
 	V_NVIOLATIONS
 };
 
@@ -418,13 +419,18 @@ int core_pmo_map_cpu(struct core *core, unsigned int adapter, handle_t pmo, uint
 int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, handle_t h);
 
 /**
- * core_view_rw() - CPU access through a view (PMO view, frame-buffer chunk).
+ * core_view_rw() - CPU access through a handle with a CPU address: a CPU
+ * view (of a PMO, a frame-buffer chunk, an aperture mapping), an MDL,
+ * contiguous memory, an allocation's or fence's memory.
  * @core: the model.
  * @h: the view.
  * @offset: byte offset in the view.
  * @buf: data.
  * @len: bytes.
  * @write: direction.
+ *
+ * Return: 0; -EPERM with a CPU_ACCESS violation for an ADL or a PMO (no
+ * CPU address); -EINVAL for a handle that is not live.
  */
 int core_view_rw(struct core *core, handle_t h, uint64_t offset, void *buf, uint64_t len,
 		 bool write);
@@ -644,6 +650,8 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
  * @src: source handle.
  * @src_off: byte offset in it.
  * @bytes: length.
+ *
+ * Return: as core_view_rw(), for either handle.
  */
 int core_view_copy(struct core *core, handle_t dst, uint64_t dst_off, handle_t src,
 		   uint64_t src_off, uint64_t bytes);

@@ -189,21 +189,45 @@ int core_adl_info(struct core *core, handle_t h, struct core_adl_info *info)
 	return dom_iova(a, &o->pg, &o->map, 0, &info->base);
 }
 
+/*
+ * The memory of a handle the CPU may touch. "The addresses described by an
+ * ADL can't be mapped to a virtual address for direct CPU access", and a
+ * PMO has none until a CPU view maps it: both are CPU_ACCESS violations.
+ */
+static struct hobj *cpu_memory(struct core *c, handle_t h, const char *what, int *rc)
+{
+	struct hobj *o = handle_any(c, h, what);
+
+	*rc = -EINVAL;
+	if (!o)
+		return NULL;
+	if (o->kind == H_ADL || o->kind == H_PMO || o->kind == H_PMO_OPEN) {
+		viol(c, V_CPU_ACCESS, "%s through %s 0x%x: it has no CPU address (map a CPU view of the PMO)",
+		     what, hkind_name(o->kind), h);
+		*rc = -EPERM;
+		return NULL;
+	}
+	return o;
+}
+
 int core_view_rw(struct core *core, handle_t h, uint64_t offset, void *buf, uint64_t len,
 		 bool write)
 {
-	struct hobj *o = handle_any(core, h, "CPU access");
+	int rc;
+	struct hobj *o = cpu_memory(core, h, "CPU access", &rc);
 
-	return o ? pages_rw(core, &o->pg, offset, buf, len, write) : -EINVAL;
+	return o ? pages_rw(core, &o->pg, offset, buf, len, write) : rc;
 }
 
 int core_view_copy(struct core *core, handle_t dst, uint64_t dst_off, handle_t src,
 		   uint64_t src_off, uint64_t bytes)
 {
-	struct hobj *d = handle_any(core, dst, "CPU copy"), *s = handle_any(core, src, "CPU copy");
+	int rc;
+	struct hobj *d = cpu_memory(core, dst, "CPU copy", &rc);
+	struct hobj *s = d ? cpu_memory(core, src, "CPU copy", &rc) : NULL;
 
 	if (!d || !s)
-		return -EINVAL;
+		return rc;
 	/* What goes into a save area is not read before the restore: bypass the cache. */
 	return pages_copy(core, &d->pg, dst_off, &s->pg, src_off, bytes,
 			  d->kind == H_VIEW && d->u.view.fb_chunk);

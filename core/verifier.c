@@ -25,6 +25,7 @@ static const char *const violation_names[V_NVIOLATIONS] = {
 	[V_FB_SEQUENCE] = "FB_SEQUENCE",
 	[V_PMO_BUSY] = "PMO_BUSY",
 	[V_STALE_TRANSLATION] = "STALE_TRANSLATION",
+	[V_CPU_ACCESS] = "CPU_ACCESS",
 };
 
 const char *core_violation_name(enum violation code)

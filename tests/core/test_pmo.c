@@ -315,6 +315,47 @@ Test(pmo, cpu_view_round_trip)
 	fx_fini(&fx);
 }
 
+/* "The addresses described by an ADL can't be mapped ... for direct CPU access." */
+static void no_cpu_access_through(bool need_remap)
+{
+	struct fx fx;
+	handle_t pmo = 0, adl = 0, view = 0;
+	uint8_t buf[16] = { 0 };
+
+	fx_defaults(&fx);
+	if (need_remap)
+		fx_need_remap(&fx, 0);
+	fx_start(&fx);
+	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &pmo), 0);
+	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &adl), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, PG, &view), 0);
+	cr_assert_eq(core_view_rw(fx.core, adl, 0, buf, sizeof(buf), false), -EPERM);
+	cr_assert_eq(fx_violations(&fx, V_CPU_ACCESS), 1, "%s", fx_violation_text(&fx));
+	cr_assert(strstr(fx_violation_text(&fx), "ADL"), "%s", fx_violation_text(&fx));
+	cr_assert_eq(core_view_copy(fx.core, view, 0, adl, 0, sizeof(buf)), -EPERM);
+	cr_assert_eq(core_view_copy(fx.core, adl, 0, view, 0, sizeof(buf)), -EPERM);
+	/* nor through the PMO itself: it has no CPU address until a view maps it */
+	cr_assert_eq(core_view_rw(fx.core, pmo, 0, buf, sizeof(buf), true), -EPERM);
+	cr_assert_eq(fx_violations(&fx, V_CPU_ACCESS), 4, "%s", fx_violation_text(&fx));
+	/* the view works */
+	cr_assert_eq(core_view_rw(fx.core, view, 0, buf, sizeof(buf), true), 0);
+	cr_assert_eq(fx_violations(&fx, V_CPU_ACCESS), 4);
+	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
+	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
+	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
+	fx_fini(&fx);
+}
+
+Test(pmo, no_cpu_access_through_an_adl_or_a_pmo_in_logical_mode)
+{
+	no_cpu_access_through(true);
+}
+
+Test(pmo, no_cpu_access_through_an_adl_or_a_pmo_in_physical_mode)
+{
+	no_cpu_access_through(false);
+}
+
 Test(pmo, gpu_sees_the_cpu_view_through_an_adl)
 {
 	struct fx fx;

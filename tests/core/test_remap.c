@@ -132,7 +132,7 @@ Test(remap, no_physical_caps_means_full_visibility)
 Test(remap, logical_addresses_stay_below_the_limit_and_work)
 {
 	struct core_adl_info adl;
-	handle_t pmo, h;
+	handle_t pmo, h, view;
 	uint8_t back[256];
 	struct fx fx;
 
@@ -147,9 +147,12 @@ Test(remap, logical_addresses_stay_below_the_limit_and_work)
 	cr_assert_lt(adl.base + adl.pages * 4096, 0x100000001ull);
 	cr_assert_eq(adl.base % (2 << 20), 0, "a large mapping is not 2 MiB aligned");
 	cr_assert_eq(fx_dma_write(&fx, 0, 0, h, 4096 * 3, sizeof(back), 0x5c), 0);
-	cr_assert_eq(core_view_rw(fx.core, h, 4096 * 3, back, sizeof(back), false), 0);
+	/* the CPU reads what the GPU wrote through a view of the PMO, never the ADL */
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, 8 << 20, &view), 0);
+	cr_assert_eq(core_view_rw(fx.core, view, 4096 * 3, back, sizeof(back), false), 0);
 	for (size_t i = 0; i < sizeof(back); i++)
 		cr_assert_eq(back[i], 0x5c);
+	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
 	cr_assert_eq(core_adl_free(fx.core, 0, h), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
 	fx_fini(&fx);

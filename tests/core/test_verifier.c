@@ -26,6 +26,7 @@ Test(verifier, codes_have_stable_distinct_names)
 		{ V_FB_SEQUENCE, "FB_SEQUENCE" },
 		{ V_PMO_BUSY, "PMO_BUSY" },
 		{ V_STALE_TRANSLATION, "STALE_TRANSLATION" },
+		{ V_CPU_ACCESS, "CPU_ACCESS" },
 	};
 
 	cr_assert_eq(sizeof(expect) / sizeof(expect[0]), V_NVIOLATIONS, "a code has no test");
