@@ -181,7 +181,13 @@ struct paging_op {
 	bool adl_contiguous; /* DXGK_ADL flag: one run */
 	iova_t adl_base;     /* first page's address (as the device uses it) */
 	uint64_t adl_offset; /* AdlOffset in pages */
-	bool cpu_visible;    /* CpuVisibleAddress is non-NULL */
+	/*
+	 * CpuVisibleAddress: a CPU view of the mapped pages (core_view_rw()),
+	 * valid while the allocation is mapped into the aperture segment and
+	 * freed right after the matching unmap; 0 (NULL) without
+	 * MapApertureCpuVisible.
+	 */
+	handle_t cpu_visible_address;
 };
 
 /* Queries Dxgkrnl makes of the KMD (DXGKQAITYPE_*). */

@@ -139,7 +139,7 @@ int core_map_aperture(struct core *core, unsigned int adapter, handle_t h,
 			rc = pages_slice(&o->pg, offset_pages * PAGE_SIZE, pages * PAGE_SIZE, &v->pg);
 			if (rc)
 				goto release_view;
-			op.cpu_visible = true;
+			op.cpu_visible_address = view;
 		}
 	} else {
 		op.kind = PAGING_MAP_APERTURE; /* the MDL form, 1:1 only */

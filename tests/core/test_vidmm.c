@@ -241,7 +241,7 @@ Test(vidmm, map_aperture2_cpu_visible)
 	cr_assert_eq(rec.ops[0].offset_pages, 1);
 	cr_assert_eq(rec.ops[0].pages, 2);
 	cr_assert_eq(rec.ops[0].adl_offset, 1, "AdlOffset = OffsetInPages");
-	cr_assert(rec.ops[0].cpu_visible, "MapApertureCpuVisible: a CPU-visible address is passed");
+	cr_assert_neq(rec.ops[0].cpu_visible_address, 0, "MapApertureCpuVisible: a CPU-visible address is passed");
 	cr_assert(!rec.ops[0].adl_logical, "1:1 mode: physical pages");
 	cr_assert_eq(core_live_handles(fx.core), live + 1, "the CPU-visible address exists while mapped");
 	cr_assert_eq(core_unmap_aperture(fx.core, 0, h), 0);
@@ -252,6 +252,43 @@ Test(vidmm, map_aperture2_cpu_visible)
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
 	cr_assert_eq(rec.n, 2, "nothing more to unmap");
 	fx_assert_no_violations(&fx);
+	fx_fini(&fx);
+}
+
+/* The driver can use CpuVisibleAddress exactly while the allocation is aperture-mapped. */
+Test(vidmm, cpu_visible_address_works_until_the_unmap)
+{
+	uint8_t in[64], out[64];
+	struct fx fx;
+	struct rec rec;
+	handle_t h = 0, cpu;
+
+	fx_defaults(&fx);
+	start_rec(&fx, &rec);
+	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_APERTURE,
+				       ALLOC_ACCESSED_PHYSICALLY | ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
+		     0);
+	cr_assert_eq(core_map_aperture(fx.core, 0, h, 1, 2), 0);
+	cpu = rec.ops[0].cpu_visible_address;
+	memset(in, 0x3c, sizeof(in));
+	/* the address covers the mapped pages: its byte 0 is the allocation's page 1 */
+	cr_assert_eq(core_view_rw(fx.core, cpu, 8, in, sizeof(in), true), 0);
+	cr_assert_eq(core_view_rw(fx.core, h, PG + 8, out, sizeof(out), false), 0);
+	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
+	cr_assert_eq(core_view_rw(fx.core, cpu, 2 * PG - 8, out, 16, false), -ERANGE,
+		     "not past the two mapped pages");
+	fx_assert_no_violations(&fx);
+	cr_assert_eq(core_unmap_aperture(fx.core, 0, h), 0);
+	/* freed right after the unmap: a use is a violation */
+	cr_assert_eq(core_view_rw(fx.core, cpu, 8, out, sizeof(out), false), -EINVAL);
+	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
+	cr_assert(strstr(fx_violation_text(&fx), "not live"), "%s", fx_violation_text(&fx));
+	/* mapped again: a new address, the old one stays dead */
+	cr_assert_eq(core_map_aperture(fx.core, 0, h, 0, 1), 0);
+	cr_assert_neq(rec.ops[2].cpu_visible_address, 0);
+	cr_assert_neq(rec.ops[2].cpu_visible_address, cpu);
+	cr_assert_eq(core_view_rw(fx.core, cpu, 0, out, 8, false), -EINVAL);
+	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
 	fx_fini(&fx);
 }
 
@@ -270,7 +307,7 @@ Test(vidmm, map_aperture2_without_cpu_visible)
 	cr_assert_eq(core_map_aperture(fx.core, 0, h, 0, 3), 0);
 	cr_assert_eq(rec.n, 1);
 	cr_assert_eq(rec.ops[0].kind, PAGING_MAP_APERTURE2);
-	cr_assert(!rec.ops[0].cpu_visible, "no MapApertureCpuVisible: CpuVisibleAddress is NULL");
+	cr_assert_eq(rec.ops[0].cpu_visible_address, 0, "no MapApertureCpuVisible: CpuVisibleAddress is NULL");
 	cr_assert_eq(rec.ops[0].adl_offset, 0);
 	cr_assert_eq(rec.ops[0].pages, 3);
 	cr_assert_eq(rec.ops[0].adl_base, fx_iova_of(&fx, h, 0));
@@ -300,7 +337,7 @@ Test(vidmm, legacy_map_aperture_without_map_aperture2)
 	cr_assert_eq(rec.ops[0].allocation, h);
 	cr_assert_eq(rec.ops[0].offset_pages, 2);
 	cr_assert_eq(rec.ops[0].pages, 2);
-	cr_assert(!rec.ops[0].cpu_visible);
+	cr_assert_eq(rec.ops[0].cpu_visible_address, 0);
 	cr_assert_eq(core_unmap_aperture(fx.core, 0, h), 0);
 	cr_assert_eq(rec.n, 2);
 	cr_assert_eq(rec.ops[1].kind, PAGING_UNMAP_APERTURE);
