@@ -39,11 +39,17 @@ enum irql {
 	IRQL_DISPATCH = 2, /* callbacks here are a violation (WDDM 3.2 bugchecks) */
 };
 
-/* DXGK_MEMORY_CACHING_TYPE */
+/* DXGK_MEMORY_CACHING_TYPE: these three values and no other. */
 enum cache_type {
 	CACHE_NONCACHED = 0,
 	CACHE_CACHED = 1,
 	CACHE_WRITECOMBINED = 2,
+};
+
+/* DXGK_ACCESS_MODE: whom a CPU view of a PMO is mapped for. */
+enum cpu_access {
+	CPU_KERNEL = 0,
+	CPU_USER = 1,
 };
 
 /* Where a VidMm allocation lives. */
@@ -393,16 +399,37 @@ int core_unmap_mdl(struct core *core, unsigned int adapter, handle_t h);
 /* --- WDDM 3.0 memory management services --- */
 
 /**
- * core_pmo_create() - create a physical memory object (pages committed and
- * allocated, not locked).
+ * core_pmo_create() - create a physical memory object over system memory
+ * (pages committed and allocated, not locked).
  * @core: the model.
  * @adapter: index.
  * @bytes: size (rounded up to pages).
- * @cache: caching type of its views.
+ * @cache: caching type of its CPU views (DXGK_MEMORY_CACHING_TYPE).
  * @h: out: the PMO.
+ *
+ * Return: 0, -EINVAL (no bytes, a caching type the DDI does not define),
+ * -ENOMEM, -EPERM, -ENODEV.
  */
 int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
 		    enum cache_type cache, handle_t *h);
+/**
+ * core_pmo_create_io() - create a physical memory object over a range of IO
+ * space the driver provides (DXGK_PHYSICAL_MEMORY_TYPE_IO_SPACE): device
+ * memory, not RAM, so nothing is committed, allocated or locked; an ADL
+ * maps it for the GPU and CPU views map it for the CPU.
+ * @core: the model.
+ * @adapter: index.
+ * @base: physical address of the range (page aligned).
+ * @bytes: its size (whole pages).
+ * @cache: caching type of its CPU views.
+ * @h: out: the PMO.
+ *
+ * Return: 0, -EINVAL (unaligned, empty, beyond the address space, a caching
+ * type the DDI does not define), -EFAULT (the range overlaps installed
+ * memory: that is RAM, not IO space), -EPERM, -ENODEV.
+ */
+int core_pmo_create_io(struct core *core, unsigned int adapter, uint64_t base, uint64_t bytes,
+		       enum cache_type cache, handle_t *h);
 /** core_pmo_destroy() - destroy a PMO with nothing outstanding on it. @core, @adapter, @h. */
 int core_pmo_destroy(struct core *core, unsigned int adapter, handle_t h);
 /** core_pmo_open() - another reference to a PMO. @core, @adapter, @pmo, @h: out. */
@@ -411,16 +438,41 @@ int core_pmo_open(struct core *core, unsigned int adapter, handle_t pmo, handle_
 int core_pmo_close(struct core *core, unsigned int adapter, handle_t h);
 
 /**
- * core_pmo_map_cpu() - map a CPU view of part of a PMO.
+ * core_pmo_map_cpu() - DxgkCbMapPhysicalMemory: map a CPU view of part of a
+ * PMO, for kernel or user mode, with the PMO's caching type. The view
+ * covers the whole pages around [@offset, @offset + @bytes): the requested
+ * data starts core_view_info().start bytes into it.
  * @core: the model.
  * @adapter: index.
  * @pmo: the PMO.
- * @offset: byte offset, page aligned.
- * @bytes: length.
+ * @mode: CPU_KERNEL or CPU_USER.
+ * @offset: byte offset in the PMO.
+ * @bytes: length (not 0).
  * @h: out: the view.
+ *
+ * Return: 0, -ERANGE (outside the PMO), -EINVAL, -EPERM, -ENODEV.
  */
-int core_pmo_map_cpu(struct core *core, unsigned int adapter, handle_t pmo, uint64_t offset,
-		     uint64_t bytes, handle_t *h);
+int core_pmo_map_cpu(struct core *core, unsigned int adapter, handle_t pmo,
+		     enum cpu_access mode, uint64_t offset, uint64_t bytes, handle_t *h);
+
+/* A CPU view as the driver holds it. */
+struct core_view_info {
+	enum cpu_access mode;   /* kernel or user mode */
+	enum cache_type cache;  /* its PMO's (a frame-buffer chunk: write-combined) */
+	bool io_space;          /* it maps IO space, not RAM */
+	uint64_t start;         /* where the requested bytes begin in it */
+	uint64_t bytes;         /* mapped size: whole pages */
+};
+
+/**
+ * core_view_info() - what a CPU view maps and how.
+ * @core: the model.
+ * @h: a CPU view (of a PMO, a frame-buffer chunk or an aperture mapping).
+ * @info: out.
+ *
+ * Return: 0, or -EINVAL when @h is not a live view.
+ */
+int core_view_info(struct core *core, handle_t h, struct core_view_info *info);
 /** core_pmo_unmap_cpu() - drop a view. @core, @adapter, @h. */
 int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, handle_t h);
 

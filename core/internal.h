@@ -52,10 +52,23 @@ struct hobj {
 	struct dmap map;
 	union {
 		struct { handle_t mdl; } mdl_map;
-		struct { uint32_t opens, adls, views; enum cache_type cache; } pmo;
+		struct { enum cache_type cache; } contig;
+		struct {
+			uint32_t opens, adls, views;
+			enum cache_type cache;
+			bool io_space;          /* over driver-provided IO space, not RAM */
+		} pmo;
 		/* PMO children (open handle, view, ADL): .pmo first in each, the same place */
 		struct { handle_t pmo; } pmo_open;
-		struct { handle_t pmo; bool fb_pin, fb_chunk; unsigned int section; } view;
+		struct {
+			handle_t pmo;
+			bool fb_pin, fb_chunk;
+			unsigned int section;
+			enum cpu_access mode;
+			enum cache_type cache;
+			bool io_space;
+			uint64_t start;         /* requested data's offset in the view */
+		} view;
 		struct { handle_t pmo; } adl;
 		struct {
 			enum segment seg;
@@ -169,6 +182,12 @@ struct adapter {
  * says it supports and uses the WDDM 3.0 memory services, whatever mode it
  * runs in: the WDDM 2.4 memory callbacks are deprecated for it.
  */
+/* DXGK_MEMORY_CACHING_TYPE defines three values; a driver passing another is refused. */
+static inline bool cache_type_valid(enum cache_type cache)
+{
+	return (unsigned int)cache <= CACHE_WRITECOMBINED;
+}
+
 static inline bool adapter_wddm30_memory(const struct adapter *a)
 {
 	return a->caps.iommu_linear_remap;

@@ -103,7 +103,7 @@ static int ref_start_device(struct core *c, void *kmd, unsigned int adapter)
 			if (!rc)
 				rc = core_adl_alloc(c, adapter, p->small_pmo, 0, bytes, &p->small);
 			if (!rc)
-				rc = core_pmo_map_cpu(c, adapter, p->small_pmo, 0, bytes,
+				rc = core_pmo_map_cpu(c, adapter, p->small_pmo, CPU_KERNEL, 0, bytes,
 						      &p->small_cpu);
 		} else {
 			rc = core_alloc_mdl(c, adapter, bytes, &p->small);

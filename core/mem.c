@@ -218,7 +218,7 @@ static int refuse_deprecated(struct core *c, struct adapter *a, const char *name
 /* Allocate-and-map in one step: what both WDDM 2.4 allocation callbacks do. */
 static int alloc_mapped(struct core *c, unsigned int adapter, const char *name,
 			enum hkind kind, enum fp_point point, uint64_t bytes, bool contiguous,
-			handle_t *h, struct hobj **obj)
+			enum cache_type cache, handle_t *h, struct hobj **obj)
 {
 	struct adapter *a;
 	int rc;
@@ -228,13 +228,15 @@ static int alloc_mapped(struct core *c, unsigned int adapter, const char *name,
 		rc = refuse_deprecated(c, a, name);
 	if (rc)
 		return rc;
-	if (!bytes)
+	if (!bytes || !cache_type_valid(cache))
 		return -EINVAL;
 	if (fp_should_fail_bytes(c->fp, point, bytes))
 		return -ENOMEM;
 	rc = handle_new(c, kind, adapter, h, obj);
 	if (rc)
 		return rc;
+	if (kind == H_CONTIG)
+		(*obj)->u.contig.cache = cache; /* how the CPU copies into it (core_view_copy()) */
 	rc = pages_alloc(c, &(*obj)->pg, bytes, PG_LOCK | (contiguous ? PG_CONTIGUOUS : 0));
 	if (!rc)
 		rc = obj_map(c, a, *obj);
@@ -263,12 +265,13 @@ int core_alloc_contiguous(struct core *core, unsigned int adapter, uint64_t byte
 	struct hobj *o;
 	int rc;
 
-	(void)cache; /* the simulator's memory has one caching behaviour */
 	rc = alloc_mapped(core, adapter, "DxgkCbAllocateContiguousMemory", H_CONTIG,
-			  FP_MEM_ALLOC_CONTIGUOUS, bytes, true, h, &o);
-	if (!rc && logical)
+			  FP_MEM_ALLOC_CONTIGUOUS, bytes, true, cache, h, &o);
+	if (rc)
+		return rc;
+	if (logical)
 		dom_iova(&core->adapters[adapter], &o->pg, &o->map, 0, logical);
-	return rc;
+	return 0;
 }
 
 int core_free_contiguous(struct core *core, unsigned int adapter, handle_t h)
@@ -281,7 +284,7 @@ int core_alloc_mdl(struct core *core, unsigned int adapter, uint64_t bytes, hand
 	struct hobj *o;
 
 	return alloc_mapped(core, adapter, "DxgkCbAllocatePagesForMdl", H_MDL, FP_MEM_ALLOC_MDL,
-			    bytes, false, h, &o);
+			    bytes, false, CACHE_CACHED, h, &o);
 }
 
 int core_free_mdl(struct core *core, unsigned int adapter, handle_t h)

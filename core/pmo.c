@@ -22,7 +22,7 @@ int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
 	rc = cb_enter(core, adapter, "DxgkCbCreatePhysicalMemoryObject", &a);
 	if (rc)
 		return rc;
-	if (!bytes)
+	if (!bytes || !cache_type_valid(cache))
 		return -EINVAL;
 	if (fp_should_fail(core->fp, FP_MEM_PMO_CREATE))
 		return -ENOMEM;
@@ -36,6 +36,53 @@ int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
 		*h = 0;
 	}
 	return rc;
+}
+
+/* IO space is what the driver says is device memory: never installed RAM. */
+static bool overlaps_ram(const struct scn_system *sys, uint64_t base, uint64_t bytes)
+{
+	for (size_t i = 0; i < sys->nmap; i++) {
+		const struct range_extent *r = &sys->os_memory_map[i];
+
+		if (base < r->base + r->size && r->base < base + bytes)
+			return true;
+	}
+	return false;
+}
+
+int core_pmo_create_io(struct core *core, unsigned int adapter, uint64_t base, uint64_t bytes,
+		       enum cache_type cache, handle_t *h)
+{
+	static const char name[] = "DxgkCbCreatePhysicalMemoryObject(IO space)";
+	struct adapter *a;
+	struct hobj *o;
+	int rc;
+
+	rc = cb_enter(core, adapter, name, &a);
+	if (rc)
+		return rc;
+	if (!bytes || base % PAGE_SIZE || bytes % PAGE_SIZE || !cache_type_valid(cache) ||
+	    base >= PHYSMEM_MAX_ADDR || bytes > PHYSMEM_MAX_ADDR - base)
+		return -EINVAL;
+	if (overlaps_ram(&core->scn->system, base, bytes)) {
+		log_info("%s: [%#llx, +%#llx) is installed memory, not IO space", name,
+			 (unsigned long long)base, (unsigned long long)bytes);
+		return -EFAULT;
+	}
+	rc = handle_new(core, H_PMO, adapter, h, &o);
+	if (rc)
+		return rc;
+	o->u.pmo.cache = cache;
+	o->u.pmo.io_space = true;
+	/* the driver's range, not the allocator's: nothing committed, locked or freed */
+	rc = phys_runs_add(&o->pg.runs, base, bytes / PAGE_SIZE);
+	if (rc) {
+		obj_destroy(core, *h);
+		*h = 0;
+		return rc;
+	}
+	o->pg.npages = bytes / PAGE_SIZE;
+	return 0;
 }
 
 int core_pmo_destroy(struct core *core, unsigned int adapter, handle_t h)
@@ -88,8 +135,19 @@ static int pmo_child(struct core *c, unsigned int adapter, const char *name, han
 	if (rc)
 		return rc;
 	(*child)->u.view.pmo = pmo; /* .pmo sits first in every child's union member */
-	if (kind != H_PMO_OPEN)
+	if (kind == H_VIEW) {
+		/* DxgkCbMapPhysicalMemory rounds to pages and says where the data starts */
+		uint64_t first = offset - offset % PAGE_SIZE;
+
+		(*child)->u.view.start = offset - first;
+		(*child)->u.view.cache = p->u.pmo.cache;
+		(*child)->u.view.io_space = p->u.pmo.io_space;
+		rc = bytes && offset + bytes > offset ?
+			     pages_slice(&p->pg, first, offset + bytes - first, &(*child)->pg) :
+			     -ERANGE;
+	} else if (kind != H_PMO_OPEN) {
 		rc = pages_slice(&p->pg, offset, bytes, &(*child)->pg);
+	}
 	if (rc) {
 		obj_destroy(c, *h);
 		*h = 0;
@@ -135,13 +193,32 @@ int core_pmo_close(struct core *core, unsigned int adapter, handle_t h)
 	return pmo_child_free(core, adapter, "DxgkCbClosePhysicalMemoryObject", h, H_PMO_OPEN);
 }
 
-int core_pmo_map_cpu(struct core *core, unsigned int adapter, handle_t pmo, uint64_t offset,
-		     uint64_t bytes, handle_t *h)
+int core_pmo_map_cpu(struct core *core, unsigned int adapter, handle_t pmo,
+		     enum cpu_access mode, uint64_t offset, uint64_t bytes, handle_t *h)
 {
 	struct hobj *o;
+	int rc;
 
-	return pmo_child(core, adapter, "DxgkCbMapPhysicalMemory", pmo, H_VIEW, offset, bytes, h,
-			 &o);
+	if (mode != CPU_KERNEL && mode != CPU_USER)
+		return -EINVAL;
+	rc = pmo_child(core, adapter, "DxgkCbMapPhysicalMemory", pmo, H_VIEW, offset, bytes, h,
+		       &o);
+	if (!rc)
+		o->u.view.mode = mode;
+	return rc;
+}
+
+int core_view_info(struct core *core, handle_t h, struct core_view_info *info)
+{
+	struct hobj *o = handle_peek(core, h);
+
+	if (!o || o->kind != H_VIEW)
+		return -EINVAL;
+	*info = (struct core_view_info){
+		.mode = o->u.view.mode, .cache = o->u.view.cache, .io_space = o->u.view.io_space,
+		.start = o->u.view.start, .bytes = o->pg.npages * PAGE_SIZE,
+	};
+	return 0;
 }
 
 int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, handle_t h)
@@ -158,9 +235,10 @@ int core_adl_alloc(struct core *core, unsigned int adapter, handle_t pmo, uint64
 	rc = pmo_child(core, adapter, "DxgkCbAllocateAdl", pmo, H_ADL, offset, bytes, h, &o);
 	if (rc)
 		return rc;
-	/* Locked for the ADL's lifetime, and mapped for the GPU. */
+	/* Locked for the ADL's lifetime (RAM; IO space is not pageable), and mapped for the GPU. */
 	rc = fp_should_fail(core->fp, FP_MEM_ADL_ALLOC) ? -ENOMEM
-		: pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
+	     : handle_peek(core, pmo)->u.pmo.io_space ? 0
+	     : pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
 	if (!rc)
 		rc = obj_map(core, &core->adapters[adapter], o);
 	if (rc) {
@@ -187,6 +265,18 @@ int core_adl_info(struct core *core, handle_t h, struct core_adl_info *info)
 	info->logical = o->map.mapped && o->map.logical;
 	info->contiguous = dom_span(a, &o->pg, &o->map, 0) >= o->pg.npages * PAGE_SIZE;
 	return dom_iova(a, &o->pg, &o->map, 0, &info->base);
+}
+
+/*
+ * A CPU mapping that is not cached (non-cached or write-combined): copies
+ * into it use streaming stores that bypass the cache. A frame-buffer chunk
+ * is one too: what goes into a save area is not read before the restore.
+ */
+static bool uncached(const struct hobj *o)
+{
+	if (o->kind == H_VIEW)
+		return o->u.view.fb_chunk || o->u.view.cache != CACHE_CACHED;
+	return o->kind == H_CONTIG && o->u.contig.cache != CACHE_CACHED;
 }
 
 /*
@@ -228,7 +318,5 @@ int core_view_copy(struct core *core, handle_t dst, uint64_t dst_off, handle_t s
 
 	if (!d || !s)
 		return rc;
-	/* What goes into a save area is not read before the restore: bypass the cache. */
-	return pages_copy(core, &d->pg, dst_off, &s->pg, src_off, bytes,
-			  d->kind == H_VIEW && d->u.view.fb_chunk);
+	return pages_copy(core, &d->pg, dst_off, &s->pg, src_off, bytes, uncached(d));
 }

@@ -136,6 +136,7 @@ int core_map_aperture(struct core *core, unsigned int adapter, handle_t h,
 			rc = handle_new(core, H_VIEW, adapter, &view, &v);
 			if (rc)
 				return rc;
+			v->u.view.cache = CACHE_CACHED; /* system pages, a kernel address */
 			rc = pages_slice(&o->pg, offset_pages * PAGE_SIZE, pages * PAGE_SIZE, &v->pg);
 			if (rc)
 				goto release_view;

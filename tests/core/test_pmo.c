@@ -164,7 +164,7 @@ Test(pmo, destroy_with_cpu_view_is_busy)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_WRITECOMBINED, &pmo), 0);
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, PG, PG, &view), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, PG, PG, &view), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), -EBUSY);
 	cr_assert_eq(fx_violations(&fx, V_PMO_BUSY), 1, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
@@ -189,7 +189,7 @@ Test(pmo, destroy_with_adl_is_busy_and_keeps_the_pmo_usable)
 	/* the refused destroy left everything in place */
 	fill(in, sizeof(in), 9);
 	cr_assert_eq(gpu_write(&fx, 0, 0, adl, 0, in, sizeof(in)), 0, "%s", fx_violation_text(&fx));
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, 2 * PG, &view), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, 2 * PG, &view), 0);
 	cr_assert_eq(core_view_rw(fx.core, view, 0, out, sizeof(out), false), 0);
 	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
@@ -213,14 +213,14 @@ Test(pmo, stale_and_wrong_kind_handles_are_bad)
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, dead), 0);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_pmo_open(fx.core, 0, pmo, &open), 0);
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, PG, &view), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, PG, &view), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &adl), 0);
 	live = core_live_handles(fx.core);
 
 	/* a destroyed PMO */
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, dead), -EINVAL);
 	cr_assert_eq(core_pmo_open(fx.core, 0, dead, &h), -EINVAL);
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, dead, 0, PG, &h), -EINVAL);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, dead, CPU_KERNEL, 0, PG, &h), -EINVAL);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, dead, 0, PG, &h), -EINVAL);
 	bad += 4;
 	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), bad, "%s", fx_violation_text(&fx));
@@ -231,7 +231,7 @@ Test(pmo, stale_and_wrong_kind_handles_are_bad)
 	cr_assert_eq(core_adl_free(fx.core, 0, view), -EINVAL);
 	cr_assert_eq(core_pmo_open(fx.core, 0, open, &h), -EINVAL);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, view, 0, PG, &h), -EINVAL);
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, adl, 0, PG, &h), -EINVAL);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, adl, CPU_KERNEL, 0, PG, &h), -EINVAL);
 	bad += 7;
 	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), bad, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), live, "no handle created or freed");
@@ -264,7 +264,7 @@ Test(pmo, other_adapters_pmo_is_a_bad_handle)
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 1, pmo, 0, PG, &h), -EINVAL);
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 1, pmo, 0, PG, &h), -EINVAL);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 1, pmo, CPU_KERNEL, 0, PG, &h), -EINVAL);
 	cr_assert_eq(core_pmo_open(fx.core, 1, pmo, &h), -EINVAL);
 	cr_assert_eq(core_pmo_destroy(fx.core, 1, pmo), -EINVAL);
 	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 4, "%s", fx_violation_text(&fx));
@@ -284,14 +284,14 @@ Test(pmo, cpu_view_round_trip)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, 4 * PG, &all), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, 4 * PG, &all), 0);
 	fill(in, sizeof(in), 1);
 	cr_assert_eq(core_view_rw(fx.core, all, 0, in, sizeof(in), true), 0);
 	memset(out, 0, sizeof(out));
 	cr_assert_eq(core_view_rw(fx.core, all, 0, out, sizeof(out), false), 0);
 	cr_assert_eq(memcmp(in, out, sizeof(in)), 0);
 	/* a view of page 2 sees the same bytes at its offset 0 */
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 2 * PG, PG, &part), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 2 * PG, PG, &part), 0);
 	cr_assert_eq(core_view_rw(fx.core, part, 0, out, PG, false), 0);
 	cr_assert_eq(memcmp(out, in + 2 * PG, PG), 0);
 	memset(one, 0xAB, sizeof(one));
@@ -300,13 +300,25 @@ Test(pmo, cpu_view_round_trip)
 	cr_assert_eq(memcmp(out, one, sizeof(one)), 0);
 	/* not past the view's end */
 	cr_assert_eq(core_view_rw(fx.core, part, PG - 10, one, 20, false), -ERANGE);
-	/* views outside the PMO or misaligned are refused and create nothing */
+	/* views outside the PMO, or empty, are refused and create nothing */
 	live = core_live_handles(fx.core);
-	cr_assert_neq(core_pmo_map_cpu(fx.core, 0, pmo, 4 * PG, PG, &h), 0);
-	cr_assert_neq(core_pmo_map_cpu(fx.core, 0, pmo, 3 * PG, 2 * PG, &h), 0);
-	cr_assert_neq(core_pmo_map_cpu(fx.core, 0, pmo, 100, PG, &h), 0);
-	cr_assert_neq(core_pmo_map_cpu(fx.core, 0, pmo, 0, 0, &h), 0);
+	cr_assert_neq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 4 * PG, PG, &h), 0);
+	cr_assert_neq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 3 * PG, 2 * PG, &h), 0);
+	cr_assert_neq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 3 * PG + 100, PG, &h), 0);
+	cr_assert_neq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, 0, &h), 0);
+	cr_assert_neq(core_pmo_map_cpu(fx.core, 0, pmo, (enum cpu_access)2, 0, PG, &h), 0);
 	cr_assert_eq(core_live_handles(fx.core), live);
+	/* an unaligned request maps the pages around it and says where the data starts */
+	struct core_view_info vi;
+
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_USER, PG + 100, PG, &h), 0);
+	cr_assert_eq(core_view_info(fx.core, h, &vi), 0);
+	cr_assert_eq(vi.start, 100);
+	cr_assert_eq(vi.bytes, 2 * PG, "pages 1 and 2 hold [PG + 100, 2 PG + 100)");
+	cr_assert_eq(vi.mode, CPU_USER);
+	cr_assert_eq(core_view_rw(fx.core, h, vi.start, out, 8, false), 0);
+	cr_assert_eq(memcmp(out, in + PG + 100, 8), 0);
+	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, h), 0);
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, part), 0);
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, all), 0);
 	/* refused views were not counted against the PMO */
@@ -328,7 +340,7 @@ static void no_cpu_access_through(bool need_remap)
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &adl), 0);
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, PG, &view), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, PG, &view), 0);
 	cr_assert_eq(core_view_rw(fx.core, adl, 0, buf, sizeof(buf), false), -EPERM);
 	cr_assert_eq(fx_violations(&fx, V_CPU_ACCESS), 1, "%s", fx_violation_text(&fx));
 	cr_assert(strstr(fx_violation_text(&fx), "ADL"), "%s", fx_violation_text(&fx));
@@ -365,7 +377,7 @@ Test(pmo, gpu_sees_the_cpu_view_through_an_adl)
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, 4 * PG, &view), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, 4 * PG, &view), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 4 * PG, &adl), 0);
 	/* CPU -> GPU */
 	fill(in, sizeof(in), 0x21);
@@ -393,6 +405,98 @@ Test(pmo, gpu_sees_the_cpu_view_through_an_adl)
 }
 
 /* --- ADLs --- */
+
+/* DXGK_MEMORY_CACHING_TYPE has three values; views carry their PMO's. */
+Test(pmo, caching_types_are_checked_and_carried_to_views)
+{
+	static const enum cache_type types[] = { CACHE_NONCACHED, CACHE_CACHED,
+						 CACHE_WRITECOMBINED };
+	struct core_view_info vi;
+	handle_t pmo, view, h;
+	struct fx fx;
+	size_t live;
+
+	fx_defaults(&fx);
+	fx_start(&fx);
+	live = core_live_handles(fx.core);
+	cr_assert_eq(core_pmo_create(fx.core, 0, PG, (enum cache_type)3, &h), -EINVAL);
+	cr_assert_eq(core_pmo_create(fx.core, 0, PG, (enum cache_type)7, &h), -EINVAL);
+	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, (enum cache_type)9, &h, NULL), -EINVAL);
+	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, (enum cache_type)-1, &h, NULL),
+		     -EINVAL);
+	cr_assert_eq(core_live_handles(fx.core), live, "refused calls create nothing");
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		cr_assert_eq(core_pmo_create(fx.core, 0, PG, types[i], &pmo), 0);
+		cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, PG, &view), 0);
+		cr_assert_eq(core_view_info(fx.core, view, &vi), 0);
+		cr_assert_eq(vi.cache, types[i]);
+		cr_assert_eq(vi.mode, CPU_KERNEL);
+		cr_assert_not(vi.io_space);
+		cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
+		cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
+	}
+	cr_assert_eq(core_view_info(fx.core, pmo, &vi), -EINVAL, "a PMO is not a view");
+	fx_assert_no_violations(&fx);
+	fx_fini(&fx);
+}
+
+/* IO space: device memory the driver names; mapped for the GPU and the CPU, never RAM. */
+static void io_space_pmo(bool need_remap)
+{
+	const uint64_t io = 0xE0000000ull; /* in the 32-bit hole of the default memory map */
+	struct physmem_usage base;
+	struct core_view_info vi;
+	struct core_adl_info adl;
+	handle_t pmo, view, a, h;
+	uint8_t out[64];
+	struct fx fx;
+
+	fx_defaults(&fx);
+	if (need_remap)
+		fx_need_remap(&fx, 0);
+	fx_start(&fx);
+	base = fx_usage(&fx);
+	/* over installed memory, unaligned, empty: refused */
+	cr_assert_eq(core_pmo_create_io(fx.core, 0, 0x100000000ull, PG, CACHE_NONCACHED, &h),
+		     -EFAULT);
+	cr_assert_eq(core_pmo_create_io(fx.core, 0, 0x7FFFF000ull, 2 * PG, CACHE_NONCACHED, &h),
+		     -EFAULT, "its second page is RAM");
+	cr_assert_eq(core_pmo_create_io(fx.core, 0, io + 1, PG, CACHE_NONCACHED, &h), -EINVAL);
+	cr_assert_eq(core_pmo_create_io(fx.core, 0, io, 0, CACHE_NONCACHED, &h), -EINVAL);
+	cr_assert_eq(core_pmo_create_io(fx.core, 0, io, PG, (enum cache_type)5, &h), -EINVAL);
+	cr_assert_eq(core_pmo_create_io(fx.core, 0, io, 4 * PG, CACHE_WRITECOMBINED, &pmo), 0);
+	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 4 * PG, &a), 0);
+	fx_assert_usage_eq(fx_usage(&fx), base, "IO space is neither committed nor locked");
+	cr_assert_eq(core_adl_info(fx.core, a, &adl), 0);
+	cr_assert_eq(adl.logical, need_remap);
+	if (!need_remap)
+		cr_assert_eq(adl.base, io, "1:1: the device reaches IO space at its address");
+	/* the device writes through the ADL; the CPU reads through a view */
+	cr_assert_eq(fx_dma_write(&fx, 0, 0, a, PG + 8, sizeof(out), 0x6d), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, PG, PG, &view), 0);
+	cr_assert_eq(core_view_info(fx.core, view, &vi), 0);
+	cr_assert(vi.io_space);
+	cr_assert_eq(vi.cache, CACHE_WRITECOMBINED);
+	cr_assert_eq(core_view_rw(fx.core, view, 8, out, sizeof(out), false), 0);
+	for (size_t i = 0; i < sizeof(out); i++)
+		cr_assert_eq(out[i], 0x6d);
+	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
+	cr_assert_eq(core_adl_free(fx.core, 0, a), 0);
+	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
+	fx_assert_usage_eq(fx_usage(&fx), base, "after the IO-space PMO was destroyed");
+	fx_assert_no_violations(&fx);
+	fx_fini(&fx);
+}
+
+Test(pmo, io_space_pmo_in_physical_mode)
+{
+	io_space_pmo(false);
+}
+
+Test(pmo, io_space_pmo_in_logical_mode)
+{
+	io_space_pmo(true);
+}
 
 Test(pmo, adl_is_locked_for_its_lifetime)
 {
@@ -533,7 +637,7 @@ Test(pmo, logical_adl_is_contiguous_over_scattered_pages)
 		cr_assert_eq(fx_iova_of(&fx, adl, i * PG), ai.base + i * PG);
 
 	/* the contiguous logical range really reaches the scattered pages, in order */
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, 8 * PG, &view), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, 8 * PG, &view), 0);
 	fill(in, sizeof(in), 0x44);
 	cr_assert_eq(gpu_write(&fx, 0, 0, adl, 0, in, sizeof(in)), 0, "%s", fx_violation_text(&fx));
 	memset(out, 0, sizeof(out));
@@ -654,13 +758,13 @@ Test(pmo, services_at_dispatch_are_refused)
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_pmo_open(fx.core, 0, pmo, &open), 0);
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, PG, &view), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, PG, &view), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &adl), 0);
 	live = core_live_handles(fx.core);
 	core_set_irql(fx.core, IRQL_DISPATCH);
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &h), -EPERM);
 	cr_assert_eq(core_pmo_open(fx.core, 0, pmo, &h), -EPERM);
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, PG, &h), -EPERM);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, PG, &h), -EPERM);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &h), -EPERM);
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), -EPERM);
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), -EPERM);
@@ -692,7 +796,7 @@ Test(pmo, leaks_are_reported_at_teardown_in_dependency_order)
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_pmo_open(fx.core, 0, pmo, &open), 0);
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, PG, &view), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, PG, &view), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, PG, 2 * PG, &adl), 0);
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &clean), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, clean), 0);

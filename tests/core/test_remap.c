@@ -148,7 +148,7 @@ Test(remap, logical_addresses_stay_below_the_limit_and_work)
 	cr_assert_eq(adl.base % (2 << 20), 0, "a large mapping is not 2 MiB aligned");
 	cr_assert_eq(fx_dma_write(&fx, 0, 0, h, 4096 * 3, sizeof(back), 0x5c), 0);
 	/* the CPU reads what the GPU wrote through a view of the PMO, never the ADL */
-	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, 0, 8 << 20, &view), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, 8 << 20, &view), 0);
 	cr_assert_eq(core_view_rw(fx.core, view, 4096 * 3, back, sizeof(back), false), 0);
 	for (size_t i = 0; i < sizeof(back); i++)
 		cr_assert_eq(back[i], 0x5c);

@@ -125,6 +125,27 @@ Test(engine, refused_events_are_recorded_with_index_and_time)
 	rig_down(&r);
 }
 
+/* A caching type DXGK_MEMORY_CACHING_TYPE does not define is refused, not stored. */
+Test(engine, an_undefined_caching_type_is_refused)
+{
+	const struct refusal *f;
+	uint64_t total;
+	size_t n;
+	struct rig r;
+
+	rig_up(&r);
+	cr_assert_eq(ev(&r, WL_ALLOC_CONTIGUOUS, 1, 4096, 0, 7), 1);
+	cr_assert_eq(ev(&r, WL_PMO_CREATE, 2, 4096, 0, 9), 1);
+	cr_assert_eq(ev(&r, WL_ALLOC_CONTIGUOUS, 3, 4096, 0, 2), 0, "write-combined is defined");
+	cr_assert_eq(ev(&r, WL_FREE_CONTIGUOUS, 3, 0, 0, 0), 0);
+	f = engine_refusals(r.e, &n, &total);
+	cr_assert_eq(total, 2);
+	cr_assert_eq(f[0].rc, -EINVAL);
+	cr_assert_eq(f[1].kind, WL_PMO_CREATE);
+	cr_assert_eq(f[1].rc, -EINVAL);
+	rig_down(&r);
+}
+
 Test(engine, freeing_twice_is_bad_input_that_names_the_event)
 {
 	struct rig r;
