@@ -429,9 +429,10 @@ static int cmd_campaign_run(int argc, char **argv)
 
 static const char sweep_usage[] =
 	"gpuiso sweep DIR [--scenario FILE] [--points GLOB] -o OUT [--jobs N] [--from-scratch]\n"
-	"                 [--run-timeout SECONDS] [--stall-timeout SECONDS] [-v]\n"
+	"                 [--run-timeout SECONDS] [--stall-timeout SECONDS] [--trace-covers window|life] [-v]\n"
 	"  a run still going after --run-timeout (default: no limit), or making no progress\n"
-	"  for --stall-timeout (default: 60), is killed and counts as hung";
+	"  for --stall-timeout (default: 60), is killed and counts as hung;\n"
+	"  --trace-covers as for replay: with life, what the trace leaves live is leaked";
 
 static int cmd_sweep(int argc, char **argv)
 {
@@ -439,9 +440,11 @@ static int cmd_sweep(int argc, char **argv)
 		{ "scenario", required_argument, NULL, 's' }, { "points", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
 		{ "from-scratch", no_argument, NULL, 'F' }, { "run-timeout", required_argument, NULL, 'T' },
-		{ "stall-timeout", required_argument, NULL, 'S' }, { "help", no_argument, NULL, 'h' },
+		{ "stall-timeout", required_argument, NULL, 'S' },
+		{ "trace-covers", required_argument, NULL, 'L' }, { "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	enum trace_covers covers;
 	struct sweep_opts o = { .jobs = 1 };
 	struct sweep_totals t = { 0 };
 	char err[4096] = "";
@@ -454,6 +457,12 @@ static int cmd_sweep(int argc, char **argv)
 		case 'P': o.points = optarg; break;
 		case 'o': o.out = optarg; break;
 		case 'F': o.from_scratch = true; break;
+		case 'L':
+			if (trace_covers_parse(optarg, &covers))
+				return usage_error(sweep_usage, "--trace-covers takes window or life, not '%s'",
+						   optarg);
+			o.life = covers == COVERS_LIFE;
+			break;
 		case 'j':
 			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)
 				return usage_error(sweep_usage, "--jobs takes 1 to 256, not '%s'", optarg);
