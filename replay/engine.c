@@ -544,8 +544,9 @@ void engine_finish(struct engine *e)
 	bool named = false;
 	size_t n;
 
+	/* a life leaves them to teardown (out of memory to name them: reported as the model has them) */
 	if (e->life)
-		named = index_leftovers(e, &owners); /* else the leaks are reported as the model has them */
+		named = index_leftovers(e, &owners);
 	else
 		free_leftovers(e);
 	core_stop(e->core);
