@@ -114,6 +114,8 @@ static void write_doc(const struct results *r, struct json *j)
 	json_arr_end(j);
 	if (run->repeat)
 		json_u64(j, "repeat", run->repeat);
+	if (run->trace_covers[0])
+		json_str(j, "trace_covers", run->trace_covers);
 	json_obj_begin(j, "inputs");
 	for (unsigned int i = 0; i < run->ninputs; i++)
 		json_str(j, run->inputs[i].path, run->inputs[i].digest);
@@ -127,6 +129,7 @@ static void write_doc(const struct results *r, struct json *j)
 	json_u64(j, "discarded", r->events.discarded);
 	json_u64(j, "lost_packets", r->events.lost_packets);
 	json_u64(j, "refused", r->events.refused);
+	json_u64(j, "left_live", r->events.left_live);
 	json_obj_end(j);
 	json_obj_begin(j, "ops");
 	for (size_t i = 0; i < r->nops; i++) {

@@ -70,6 +70,7 @@ struct run_info {
 	char maps[8][256];    /* import maps, in order */
 	unsigned int nmaps;
 	unsigned int repeat;  /* which of repeated runs of one command (1..), or 0 */
+	char trace_covers[8]; /* "window" or "life" (replay --trace-covers), or "" */
 	struct run_input inputs[11]; /* trace, scenario, faults, maps: what the run read */
 	unsigned int ninputs;
 };
@@ -83,6 +84,7 @@ struct event_counts {
 	uint64_t discarded;   /* lost by the tracer: the trace is incomplete */
 	uint64_t lost_packets; /* packets lost by the tracer (their events unknown) */
 	uint64_t refused;     /* operations the model refused */
+	uint64_t left_live;   /* objects the trace created and never freed */
 };
 
 struct results {

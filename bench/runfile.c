@@ -317,7 +317,20 @@ static void identity_word(struct identity *id, const char *key, const char *valu
 		fprintf(id->f, " %s=%s", key, value);
 }
 
-/* A results run's names: trace, scenario, backend, faults and seed, import maps. */
+/*
+ * What the trace was taken to cover, when it is not the default: a trace
+ * replayed as the adapters' whole life reports leaks a window does not, so
+ * the two are two benchmarks. Runs without the field were windows.
+ */
+static void covers_word(struct identity *id, struct fy_node *node)
+{
+	const char *covers = str_at(node, "trace_covers");
+
+	if (covers && strcmp(covers, "window"))
+		identity_word(id, "covers", covers);
+}
+
+/* A results run's names: trace, scenario, backend, faults and seed, import maps, what the trace covers. */
 static void results_identity(struct identity *id, struct fy_node *run)
 {
 	struct fy_node *maps = lookup(run, "maps"), *seed = lookup(run, "seed"), *m;
@@ -333,6 +346,7 @@ static void results_identity(struct identity *id, struct fy_node *run)
 		identity_word(id, "seed", seed_text);
 	while (maps && fy_node_is_sequence(maps) && (m = fy_node_sequence_iterate(maps, &it)))
 		identity_word(id, "map", fy_node_is_scalar(m) ? fy_node_get_scalar0(m) : NULL);
+	covers_word(id, run);
 }
 
 /*
@@ -363,6 +377,7 @@ static void identify(struct reader *rd, struct fy_node *root, enum run_kind kind
 	case RUN_SWEEP:
 		identity_word(&id, "trace", str_at(root, "trace"));
 		identity_word(&id, "scenario", str_at(root, "scenario"));
+		covers_word(&id, root);
 		break;
 	}
 	identity_word(&id, "host", rd->rec->host);

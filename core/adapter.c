@@ -289,9 +289,9 @@ static void report_leaks(struct core *c, struct adapter *a)
 
 			if (o->kind != teardown_order[k] || o->adapter != a->index)
 				continue;
-			viol(c, V_HANDLE_LEAK, "%s: %s 0x%x (%llu bytes) was never freed",
-			     a->cfg->name, hkind_name(o->kind), h,
-			     (unsigned long long)(o->pg.npages * PAGE_SIZE));
+			viol_handle(c, V_HANDLE_LEAK, h, "%s: %s 0x%x (%llu bytes) was never freed",
+				    a->cfg->name, hkind_name(o->kind), h,
+				    (unsigned long long)(o->pg.npages * PAGE_SIZE));
 			if (o->kind == H_ALLOC && o->u.alloc.aperture_mapped)
 				core_unmap_aperture(c, a->index, h);
 			obj_destroy(c, h);

@@ -144,6 +144,7 @@ struct core_violation {
 	enum violation code;
 	uint64_t event;   /* event index when it happened (core_set_event) */
 	uint64_t ts_ns;   /* event timestamp */
+	handle_t handle;  /* HANDLE_LEAK: the handle never freed; else 0 */
 	char detail[200];
 };
 

@@ -226,6 +226,9 @@ struct core {
 /* verifier.c */
 void viol(struct core *c, enum violation code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A violation about one handle (HANDLE_LEAK): it carries @h. */
+void viol_handle(struct core *c, enum violation code, handle_t h, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 int vec_push(struct vec *v, const void *elem);
 void vec_free(struct vec *v);
 

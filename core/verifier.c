@@ -49,19 +49,37 @@ void vec_free(struct vec *v)
 	v->n = v->cap = 0;
 }
 
-void viol(struct core *c, enum violation code, const char *fmt, ...)
-{
-	struct core_violation v = { .code = code, .event = c->event, .ts_ns = c->ts_ns };
-	va_list ap;
+static void vviol(struct core *c, enum violation code, handle_t h, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
 
-	va_start(ap, fmt);
+static void vviol(struct core *c, enum violation code, handle_t h, const char *fmt, va_list ap)
+{
+	struct core_violation v = { .code = code, .event = c->event, .ts_ns = c->ts_ns, .handle = h };
+
 	vsnprintf(v.detail, sizeof(v.detail), fmt, ap);
-	va_end(ap);
 	log_info("event %llu: %s: %s", (unsigned long long)v.event, core_violation_name(code),
 		 v.detail);
 	/* Losing a violation to ENOMEM would hide it: say so at least. */
 	if (vec_push(&c->violations, &v))
 		log_err("out of memory recording %s: %s", core_violation_name(code), v.detail);
+}
+
+void viol(struct core *c, enum violation code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vviol(c, code, 0, fmt, ap);
+	va_end(ap);
+}
+
+void viol_handle(struct core *c, enum violation code, handle_t h, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vviol(c, code, h, fmt, ap);
+	va_end(ap);
 }
 
 const struct core_violation *core_violations(const struct core *core, size_t *n)

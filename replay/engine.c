@@ -17,7 +17,9 @@
  * Trace ids to live handles: (adapter, id) -> handle and the kind that
  * created it. An entry whose creation the model refused keeps handle 0, so
  * later events on that id are skipped as refused rather than taken for bad
- * input.
+ * input. A trace that covers the adapters' whole life also keeps, for each
+ * live object, the index and time of the event that created it: what is
+ * still live at the end leaked, and its finding names that event.
  */
 struct engine {
 	struct core *core;
@@ -28,6 +30,8 @@ struct engine {
 	const struct pressure_step *steps; /* pressure schedule */
 	size_t nsteps, next_step;
 	struct u64map live;
+	bool life;               /* COVERS_LIFE: what the trace leaves live leaked */
+	struct u64map born, born_ts; /* life: (adapter, id) -> its creating event's index, time */
 	bool started;
 	uint64_t wall0, ts0;     /* PACE_TRACE: when the first event was issued */
 	struct fast_clock clock; /* PACE_ASAP: times each operation */
@@ -68,8 +72,8 @@ int engine_create(struct core *core, struct results *res, enum pace pace, struct
 
 	if (!e)
 		return -ENOMEM;
-	if (u64map_init(&e->live)) {
-		free(e);
+	if (u64map_init(&e->live) || u64map_init(&e->born) || u64map_init(&e->born_ts)) {
+		engine_destroy(e);
 		return -ENOMEM;
 	}
 	e->core = core;
@@ -92,6 +96,27 @@ void engine_set_tracing(struct engine *e, bool on)
 void engine_set_timing(struct engine *e, bool on)
 {
 	e->untimed = !on;
+}
+
+const char *trace_covers_name(enum trace_covers c)
+{
+	return c == COVERS_LIFE ? "life" : "window";
+}
+
+int trace_covers_parse(const char *s, enum trace_covers *out)
+{
+	if (!strcmp(s, "window"))
+		*out = COVERS_WINDOW;
+	else if (!strcmp(s, "life"))
+		*out = COVERS_LIFE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+void engine_set_covers(struct engine *e, enum trace_covers covers)
+{
+	e->life = covers == COVERS_LIFE;
 }
 
 void engine_set_pressure(struct engine *e, const struct pressure_step *steps, size_t n)
@@ -135,6 +160,8 @@ void engine_destroy(struct engine *e)
 	if (!e)
 		return;
 	u64map_fini(&e->live);
+	u64map_fini(&e->born);
+	u64map_fini(&e->born_ts);
 	free(e);
 }
 
@@ -288,6 +315,16 @@ static uint64_t pace_wait(struct engine *e, uint64_t ts)
 	return due;
 }
 
+/* The object of @key ended (or never began): no longer live. */
+static void forget(struct engine *e, uint64_t key)
+{
+	u64map_del(&e->live, key);
+	if (e->life) {
+		u64map_del(&e->born, key);
+		u64map_del(&e->born_ts, key);
+	}
+}
+
 /*
  * After a loss, an id created again lost its end: end the old object now,
  * as the driver did at some point the trace no longer shows.
@@ -300,7 +337,7 @@ static void end_orphan(struct engine *e, uint64_t key, uint64_t val)
 	ev.v[WL_ADAPTER] = key >> 56;
 	if (LIVE_HANDLE(val))
 		dispatch(e, &ev, LIVE_HANDLE(val), 0, &unused);
-	u64map_del(&e->live, key);
+	forget(e, key);
 	e->lost.ended++;
 }
 
@@ -359,7 +396,7 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 	if ((obj && !LIVE_HANDLE(*obj)) || (ref && !LIVE_HANDLE(*ref))) {
 		/* its object was never created: the model refused that earlier */
 		if (destroys)
-			u64map_del(&e->live, key);
+			forget(e, key);
 		if (creates && u64map_put(&e->live, key, LIVE(0, ev->kind)))
 			return -ENOMEM;
 		return refuse(e, ev, index, -ENOENT, "its object's creation was refused");
@@ -390,8 +427,11 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 
 	if (creates && u64map_put(&e->live, key, LIVE(rc ? 0 : created, ev->kind)))
 		return -ENOMEM;
+	if (creates && !rc && e->life &&
+	    (u64map_put(&e->born, key, index) || u64map_put(&e->born_ts, key, ev->ts)))
+		return -ENOMEM;
 	if (destroys)
-		u64map_del(&e->live, key);
+		forget(e, key);
 	if (rc) {
 		op->errors++;
 		return refuse(e, ev, index, rc, ntstatus_name(rc));
@@ -456,21 +496,69 @@ static void fill_power(struct engine *e)
 	}
 }
 
+/*
+ * A leak of a trace's object, as the model's teardown reported it: at the
+ * event that created the object (the leak itself has no event of its own),
+ * naming the trace's id. @owners: handle -> live map key, of what the trace
+ * left live. Others (the model's own handles) stay as reported.
+ */
+static void name_leak(const struct engine *e, const struct u64map *owners, struct core_violation *v)
+{
+	const uint64_t *key, *val, *at, *ts;
+	char detail[sizeof(v->detail)];
+
+	if (v->code != V_HANDLE_LEAK || !v->handle || !(key = u64map_get(owners, v->handle)) ||
+	    !(val = u64map_get(&e->live, *key)) || !(at = u64map_get(&e->born, *key)) ||
+	    !(ts = u64map_get(&e->born_ts, *key)))
+		return;
+	v->event = *at;
+	v->ts_ns = *ts;
+	snprintf(detail, sizeof(detail), "%s", v->detail);
+	if (snprintf(v->detail, sizeof(v->detail), "id %llu created by %s at %llu ns: %s",
+		     (unsigned long long)(*key & LIVE_ID_MAX), wl_catalogue[LIVE_KIND(*val)].name,
+		     (unsigned long long)*ts, detail) < 0)
+		snprintf(v->detail, sizeof(v->detail), "%s", detail);
+}
+
+/* What the trace left live, by handle (to name leaks); false when out of memory. */
+static bool index_leftovers(const struct engine *e, struct u64map *owners)
+{
+	uint64_t key, val;
+	size_t pos = 0;
+
+	if (u64map_init(owners))
+		return false;
+	while (u64map_next(&e->live, &pos, &key, &val))
+		if (LIVE_HANDLE(val) && u64map_put(owners, LIVE_HANDLE(val), key))
+			return false;
+	return true;
+}
+
 void engine_finish(struct engine *e)
 {
 	struct physmem *pm = core_physmem(e->core);
 	const struct core_violation *v;
 	struct results *res = e->res;
+	struct u64map owners = { 0 };
 	bool leaks = false, mappings = false, stale = false, mismatch = false, progress = true;
+	bool named = false;
 	size_t n;
 
-	free_leftovers(e);
+	/* a life leaves them to teardown (out of memory to name them: reported as the model has them) */
+	if (e->life)
+		named = index_leftovers(e, &owners);
+	else
+		free_leftovers(e);
 	core_stop(e->core);
 	fill_power(e);
 	v = core_violations(e->core, &n);
 	for (size_t i = 0; i < n; i++) {
-		results_add_violation(res, core_violation_name(v[i].code), v[i].event, v[i].detail);
-		trace_violation(&v[i]);
+		struct core_violation w = v[i];
+
+		if (named)
+			name_leak(e, &owners, &w);
+		results_add_violation(res, core_violation_name(w.code), w.event, w.detail);
+		trace_violation(&w);
 		leaks |= v[i].code == V_HANDLE_LEAK;
 		mappings |= v[i].code == V_MAPPING_LEAK;
 		stale |= v[i].code == V_STALE_TRANSLATION;
@@ -486,4 +574,5 @@ void engine_finish(struct engine *e)
 	INVARIANT("vram_restored", !mismatch);
 	INVARIANT("forward_progress", progress);
 #undef INVARIANT
+	u64map_fini(&owners);
 }

@@ -32,6 +32,27 @@ struct refusal {
 
 #define REPLAY_MAX_REFUSALS 64
 
+/*
+ * What a trace covers, which decides what the objects it leaves live at its
+ * end are (docs/model.md, "Leaks at the end of a trace").
+ */
+enum trace_covers {
+	COVERS_WINDOW = 0, /* a window of a longer run: they are live, released quietly at the end */
+	COVERS_LIFE = 1,   /* the adapters' whole life: they leaked (HANDLE_LEAK) */
+};
+
+/** trace_covers_name() - "window" or "life". @c: the value. */
+const char *trace_covers_name(enum trace_covers c);
+
+/**
+ * trace_covers_parse() - "window" or "life".
+ * @s: the text.
+ * @out: out: the value.
+ *
+ * Return: 0, or -EINVAL for any other text.
+ */
+int trace_covers_parse(const char *s, enum trace_covers *out);
+
 struct engine;
 
 /**
@@ -69,6 +90,16 @@ void engine_set_timing(struct engine *e, bool on);
  * @n: how many.
  */
 void engine_set_pressure(struct engine *e, const struct pressure_step *steps, size_t n);
+
+/**
+ * engine_set_covers() - what the trace covers (COVERS_WINDOW by default); set
+ * before the first event. With COVERS_LIFE the engine keeps the event that
+ * created each live object, and engine_finish() leaves what the trace left
+ * live to the model's teardown, which reports each as a HANDLE_LEAK.
+ * @e: the engine.
+ * @covers: the value.
+ */
+void engine_set_covers(struct engine *e, enum trace_covers covers);
 
 /** engine_destroy() - free the engine (the core is left as it is). @e: or NULL. */
 void engine_destroy(struct engine *e);
@@ -132,8 +163,11 @@ const struct engine_losses *engine_losses(const struct engine *e);
 size_t engine_live(const struct engine *e);
 
 /**
- * engine_finish() - free what the trace left live (counted by engine_live()
- * before), stop the model and fill power, violation and invariant results.
+ * engine_finish() - stop the model and fill power, violation and invariant
+ * results. What the trace left live (counted by engine_live() before) is
+ * freed first as a driver unloading would (COVERS_WINDOW), or left to the
+ * model's teardown (COVERS_LIFE): each such HANDLE_LEAK then carries the
+ * index of the event that created the object, and names its trace id.
  * @e: the engine.
  */
 void engine_finish(struct engine *e);
@@ -159,6 +193,7 @@ struct replay_opts {
 	size_t nmaps;
 	bool notrace;                /* skip the tracepoint calls (to measure what they cost) */
 	bool untimed;                /* no latency histograms: operations are only counted (sweeps) */
+	enum trace_covers covers;    /* what the trace covers: what it leaves live leaked or not */
 	const char *backend;         /* "sim" (or NULL) or "vfio:BDF" (docs/backends.md) */
 	/*
 	 * Called with the results and the run's return code once the trace
@@ -205,7 +240,8 @@ struct replay_report {
 	uint64_t refused;            /* events the model refused */
 	size_t nrefusals;
 	struct refusal refusals[REPLAY_MAX_REFUSALS];
-	size_t left_live;            /* objects the trace never freed (released at the end) */
+	size_t left_live;            /* objects the trace never freed (leaked with COVERS_LIFE) */
+	enum trace_covers covers;    /* what the trace was taken to cover */
 	double wall_s;
 	uint64_t peak_rss;           /* bytes: this process's peak resident set so far */
 	uint64_t decoder_peak_rss;   /* bytes: the CTF decoder's (a child process); 0: none ran */

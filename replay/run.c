@@ -260,6 +260,7 @@ static void run_info(const struct replay_opts *o, struct run_info *ri)
 	if (o->repeat) /* repeats of one command start in the same second */
 		snprintf(ri->id + strlen(ri->id), sizeof(ri->id) - strlen(ri->id), "-r%u", o->repeat);
 	ri->repeat = o->repeat;
+	snprintf(ri->trace_covers, sizeof(ri->trace_covers), "%s", trace_covers_name(o->covers));
 	host_name(ri->host, sizeof(ri->host));
 	snprintf(ri->backend, sizeof(ri->backend), "%s",
 		 o->backend ? o->backend : o->scn->backend ? o->scn->backend : "sim");
@@ -379,6 +380,8 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 		goto destroy_core;
 	engine_set_tracing(r.engine, !o->notrace);
 	engine_set_timing(r.engine, !o->untimed);
+	engine_set_covers(r.engine, o->covers);
+	rep->covers = o->covers;
 	if (o->faults)
 		engine_set_pressure(r.engine, o->faults->steps, o->faults->nsteps);
 	if (o->nmaps) {
@@ -400,6 +403,7 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 					     .refused = rep->refused };
 	if (!rc) {
 		rep->left_live = engine_live(r.engine);
+		res->events.left_live = rep->left_live;
 		engine_finish(r.engine);
 		for (int p = 0; fpc && p < FP_NPOINTS; p++) {
 			struct named_count *nc = &res->injected[res->ninjected];
@@ -501,8 +505,11 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 	}
 	if (rep->refused > 10)
 		fprintf(out, "refused: ... %llu more\n", (unsigned long long)(rep->refused - 10));
-	if (rep->left_live)
-		fprintf(out, "left live by the trace: %zu objects (released at the end)\n", rep->left_live);
+	/* the choice is said even when nothing was left live: it decides what the count means */
+	fprintf(out, "left live by the trace: %zu objects%s (--trace-covers %s: %s)\n", rep->left_live,
+		!rep->left_live ? "" : rep->covers == COVERS_LIFE ? ", leaked" : ", released at the end",
+		trace_covers_name(rep->covers),
+		rep->covers == COVERS_LIFE ? "the adapters' whole life" : "a window of a longer run");
 	fprintf(out, "violations: %zu\n", res->nviolations);
 	for (size_t i = 0; i < res->nviolations && i < 20; i++)
 		fprintf(out, "  %s at event %llu: %s\n", res->violations[i].code,

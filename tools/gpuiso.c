@@ -160,7 +160,8 @@ static int load_scenario(const char *path, struct scenario *scn)
 static const char replay_usage[] =
 	"gpuiso replay DIR [--scenario FILE] [--faults FILE] [--seed S] [--fail-nth POINT:N]\n"
 	"                  [--backend sim|vfio:BDF[,iommu=type1|iommufd]] [--pace asap|trace] [--json OUT]\n"
-	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [--repeat N] [-v]\n"
+	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [--repeat N]\n"
+	"                  [--trace-covers window|life] [-v]\n"
 	"  --scenario     the system and adapters (default: the built-in default.yaml)\n"
 	"  --faults       a fault plan; --fail-nth fails one point's Nth hit (gpuiso faults list)\n"
 	"  --pace         asap, or each event at its trace time (latency from the intended time)\n"
@@ -171,7 +172,11 @@ static const char replay_usage[] =
 	"  --strict       an event of a class that is neither workload nor mapped is an error,\n"
 	"                 not skipped and counted as ignored\n"
 	"  --no-cache     decode the CTF even if the compiled cache holds the trace\n"
-	"                 (cache: --cache-dir, else $XDG_CACHE_HOME/gpuiso or ~/.cache/gpuiso)";
+	"                 (cache: --cache-dir, else $XDG_CACHE_HOME/gpuiso or ~/.cache/gpuiso)\n"
+	"  --trace-covers what the trace covers: window (the default), a window of a longer run,\n"
+	"                 whose objects still live at its end are released quietly; life, the\n"
+	"                 adapters' whole life, so each object still live at its end leaked\n"
+	"                 (HANDLE_LEAK at the event that created it, no_leaks broken, exit 1)";
 
 /* One replay: its summary, its results JSON at @json (or none); the exit code. */
 static int replay_one(const struct replay_opts *o, struct replay_report *rep, const char *json)
@@ -215,7 +220,8 @@ static int cmd_replay(int argc, char **argv)
 		{ "cache-dir", required_argument, NULL, 'C' }, { "map", required_argument, NULL, 'm' },
 		{ "faults", required_argument, NULL, 'f' }, { "seed", required_argument, NULL, 'E' },
 		{ "fail-nth", required_argument, NULL, 'F' }, { "repeat", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "trace-covers", required_argument, NULL, 'L' }, { "help", no_argument, NULL, 'h' },
+		{ 0 },
 	};
 	struct fault_plan plan = { 0 };
 	uint64_t repeats = 1;
@@ -256,6 +262,11 @@ static int cmd_replay(int argc, char **argv)
 				return usage_error(replay_usage, "%s", "at most 8 --map files");
 			maps[o.nmaps++] = optarg;
 			o.maps = maps;
+			break;
+		case 'L':
+			if (trace_covers_parse(optarg, &o.covers))
+				return usage_error(replay_usage, "--trace-covers takes window or life, not '%s'",
+						   optarg);
 			break;
 		case 'p':
 			if (!strcmp(optarg, "asap"))
@@ -418,9 +429,10 @@ static int cmd_campaign_run(int argc, char **argv)
 
 static const char sweep_usage[] =
 	"gpuiso sweep DIR [--scenario FILE] [--points GLOB] -o OUT [--jobs N] [--from-scratch]\n"
-	"                 [--run-timeout SECONDS] [--stall-timeout SECONDS] [-v]\n"
+	"                 [--run-timeout SECONDS] [--stall-timeout SECONDS] [--trace-covers window|life] [-v]\n"
 	"  a run still going after --run-timeout (default: no limit), or making no progress\n"
-	"  for --stall-timeout (default: 60), is killed and counts as hung";
+	"  for --stall-timeout (default: 60), is killed and counts as hung;\n"
+	"  --trace-covers as for replay: with life, what the trace leaves live is leaked";
 
 static int cmd_sweep(int argc, char **argv)
 {
@@ -428,9 +440,11 @@ static int cmd_sweep(int argc, char **argv)
 		{ "scenario", required_argument, NULL, 's' }, { "points", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
 		{ "from-scratch", no_argument, NULL, 'F' }, { "run-timeout", required_argument, NULL, 'T' },
-		{ "stall-timeout", required_argument, NULL, 'S' }, { "help", no_argument, NULL, 'h' },
+		{ "stall-timeout", required_argument, NULL, 'S' },
+		{ "trace-covers", required_argument, NULL, 'L' }, { "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	enum trace_covers covers;
 	struct sweep_opts o = { .jobs = 1 };
 	struct sweep_totals t = { 0 };
 	char err[4096] = "";
@@ -443,6 +457,12 @@ static int cmd_sweep(int argc, char **argv)
 		case 'P': o.points = optarg; break;
 		case 'o': o.out = optarg; break;
 		case 'F': o.from_scratch = true; break;
+		case 'L':
+			if (trace_covers_parse(optarg, &covers))
+				return usage_error(sweep_usage, "--trace-covers takes window or life, not '%s'",
+						   optarg);
+			o.life = covers == COVERS_LIFE;
+			break;
 		case 'j':
 			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)
 				return usage_error(sweep_usage, "--jobs takes 1 to 256, not '%s'", optarg);

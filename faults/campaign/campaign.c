@@ -101,6 +101,7 @@ struct campaign {
 	struct camp_run *runs;
 	size_t nruns;
 	bool required[NINVARIANTS];
+	enum trace_covers covers; /* what its traces cover (trace_covers:, default window) */
 	struct camp_job *jobs;
 	size_t njobs;
 	char out[PATH_MAX];      /* the output folder, absolute */
@@ -602,6 +603,9 @@ static uint64_t job_key(const struct campaign *c, const struct camp_job *j)
 	h = fnv1a_str(h, c->runs[j->run].faults_yaml);
 	h = fnv1a(h, &j->seed, sizeof(j->seed));
 	h = fnv1a(h, &j->rep, sizeof(j->rep));
+	/* only when not the default: runs recorded before the key existed stay finished */
+	if (c->covers != COVERS_WINDOW)
+		h = fnv1a_str(h, trace_covers_name(c->covers));
 	return fnv1a(h, c->required, sizeof(c->required));
 }
 
@@ -677,13 +681,22 @@ static void plan_jobs(struct yaml_doc *d, const struct yaml_field *runs, struct 
 	check_ids_unique(d, runs, c);
 }
 
-enum { K_NAME, K_TRACES, K_SCENARIO, K_SEEDS, K_REPS, K_RUNS, K_INVARIANTS, NKEYS };
+static void parse_covers(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c)
+{
+	const char *s = yaml_str(d, f, "window or life");
+
+	if (s && trace_covers_parse(s, &c->covers))
+		yaml_field_error(d, f, "takes window or life, not '%s'", s);
+}
+
+enum { K_NAME, K_TRACES, K_SCENARIO, K_SEEDS, K_REPS, K_RUNS, K_INVARIANTS, K_COVERS, NKEYS };
 
 static void parse_campaign(struct yaml_doc *d, struct fy_node *map, struct fy_node *owner,
 			   struct campaign *c)
 {
 	static const char *const keys[NKEYS] = { "name", "traces", "scenario", "seeds",
-						 "repetitions", "runs", "invariants" };
+						 "repetitions", "runs", "invariants",
+						 "trace_covers" };
 	struct yaml_field f[NKEYS];
 
 	if (!yaml_fields(d, map, owner, "campaign", keys, NKEYS, f))
@@ -711,6 +724,8 @@ static void parse_campaign(struct yaml_doc *d, struct fy_node *map, struct fy_no
 	else
 		yaml_error(d, map, owner, "campaign: needs 'runs' (each a name, faults and pressure)");
 	parse_invariants(d, &f[K_INVARIANTS], c);
+	if (f[K_COVERS].val)
+		parse_covers(d, &f[K_COVERS], c);
 	if (!yaml_failed(d))
 		plan_jobs(d, &f[K_RUNS], c);
 }
@@ -799,6 +814,8 @@ static int reproduce_cmd(const struct campaign *c, const struct camp_job *j, cha
 	fputs(" --faults ", f);
 	shell_word(f, faults);
 	fprintf(f, " --seed %llu", (unsigned long long)j->seed);
+	if (c->covers != COVERS_WINDOW)
+		fprintf(f, " --trace-covers %s", trace_covers_name(c->covers));
 	if (fclose(f)) {
 		free(*out);
 		*out = NULL;
@@ -1041,7 +1058,8 @@ static int child_run(const struct campaign *c, const struct camp_job *j, struct 
 	struct fault_plan plan = c->runs[j->run].plan;
 	char json[RUN_PATH_LEN], faults[RUN_PATH_LEN];
 	struct replay_opts ro = { .scn = &c->scn, .cache = true, .faults = &plan, .seed = j->seed,
-				  .before_event = run_event, .before_event_arg = beat };
+				  .covers = c->covers, .before_event = run_event,
+				  .before_event_arg = beat };
 	struct replay_report *rep;
 	struct results res;
 	bool replayed;
@@ -1398,6 +1416,7 @@ static void fill_summary(struct json *j, const void *ctx)
 	json_u64(j, "passed", s->passed);
 	json_u64(j, "failed", s->failed);
 	json_u64(j, "hung", s->hung);
+	json_str(j, "trace_covers", trace_covers_name(c->covers));
 	json_arr_begin(j, "invariants");
 	for (size_t i = 0; i < NINVARIANTS; i++)
 		if (c->required[i])

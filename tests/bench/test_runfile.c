@@ -110,6 +110,25 @@ Test(runfile, identity_inputs_and_code)
 	cr_assert_str_eq(r.inputs, "traces/desktop=9c743eef1261380f\ns.yaml=0000000000000001\n");
 	cr_assert_str_eq(r.code, "601e634d962d release gcc-12.2.0");
 	runfile_free(&r);
+	/* a replay of the adapters' whole life is a benchmark of its own; a window is the default */
+	for (int life = 0; life < 2; life++) {
+		char covered[sizeof(text) + 64], *at;
+
+		snprintf(covered, sizeof(covered), "%s", text);
+		at = strstr(covered, "\"seed\": 7,");
+		cr_assert_not_null(at);
+		snprintf(at, sizeof(covered) - (size_t)(at - covered), "\"trace_covers\": \"%s\",%s",
+			 life ? "life" : "window", strstr(text, "\"seed\": 7,"));
+		cr_assert_eq(runfile_read(file_with("cov.json", covered), &r, err, sizeof(err)), 0,
+			     "%s", err);
+		cr_assert_str_eq(r.benchmark, life ? "results trace=traces/desktop scenario=s.yaml "
+						     "backend=sim faults=f.yaml seed=7 map=m1.yaml "
+						     "map=m2.yaml covers=life host=h" :
+						     "results trace=traces/desktop scenario=s.yaml "
+						     "backend=sim faults=f.yaml seed=7 map=m1.yaml "
+						     "map=m2.yaml host=h");
+		runfile_free(&r);
+	}
 	/* inputs that are not {PATH: DIGEST} are refused with where */
 	cr_assert_eq(runfile_read(file_with("bad.json", "{\"schema\": \"gpuiso-campaign/1\", \"name\": \"n\",\n"
 								  " \"inputs\": [1, 2]}"),
@@ -145,6 +164,13 @@ Test(runfile, bench_campaign_and_sweep_files)
 				  &r, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(metric(&r, "sweep.iommu/map.violation")->value, 2);
 	cr_assert_eq(metric(&r, "sweep.failures")->value, 2);
+	cr_assert_str_eq(r.benchmark, "sweep trace=/t");
+	runfile_free(&r);
+	cr_assert_eq(runfile_read(file_with("s2.json",
+					    "{\"schema\":\"gpuiso-sweep/1\",\"trace\":\"/t\",\"host\":\"h\","
+					    "\"trace_covers\":\"life\",\"points\":{},\"failures\":[]}"),
+				  &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(r.benchmark, "sweep trace=/t covers=life host=h");
 	runfile_free(&r);
 }
 

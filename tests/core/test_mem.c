@@ -550,6 +550,9 @@ Test(mem, leaks_are_reported_at_teardown)
 {
 	struct fx fx;
 	handle_t mdl = 0, contig = 0, map = 0, freed = 0;
+	const struct core_violation *v;
+	unsigned int named = 0;
+	size_t n;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
@@ -563,6 +566,12 @@ Test(mem, leaks_are_reported_at_teardown)
 		     fx_violation_text(&fx));
 	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(fx_violations(&fx, V_UNMAP_AFTER_FREE), 0, "%s", fx_violation_text(&fx));
+	/* each leak names its handle: a replay maps it back to the trace's id */
+	v = core_violations(fx.core, &n);
+	for (size_t i = 0; i < n; i++)
+		named |= (v[i].handle == mdl) << 0 | (v[i].handle == contig) << 1 |
+			 (v[i].handle == map) << 2;
+	cr_assert_eq(named, 7, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), 0, "leaks are freed at teardown");
 	cr_assert_eq(fx_usage(&fx).locked, 0);
 	cr_assert_eq(fx_usage(&fx).committed, 0);

@@ -198,6 +198,93 @@ Test(engine, objects_left_live_are_released_without_leaks)
 	rig_down(&r);
 }
 
+static bool holds(const struct results *res, const char *name)
+{
+	for (size_t i = 0; i < res->ninvariants; i++)
+		if (!strcmp(res->invariants[i].name, name))
+			return res->invariants[i].holds;
+	cr_assert_fail("no invariant %s", name);
+	return false;
+}
+
+/* The HANDLE_LEAK that names trace id @id, or NULL. */
+static const struct violation_result *leak_of(const struct results *res, uint64_t id)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "id %llu ", (unsigned long long)id);
+	for (size_t i = 0; i < res->nviolations; i++)
+		if (!strcmp(res->violations[i].code, "HANDLE_LEAK") &&
+		    !strncmp(res->violations[i].detail, name, strlen(name)))
+			return &res->violations[i];
+	return NULL;
+}
+
+/*
+ * A trace of the adapters' whole life: what it left live leaked. Each leak
+ * is the model's teardown's HANDLE_LEAK, at the event that created the
+ * object (an id created again: its last creation), naming the trace id.
+ */
+Test(engine, objects_left_live_by_a_whole_life_are_leaks_at_their_creation)
+{
+	static const struct { uint64_t id, event; const char *kind; } leaked[] = {
+		{ 1, 0, "pmo_create" }, { 2, 1, "adl_alloc" }, { 3, 2, "alloc_mdl" },
+		{ 4, 3, "map_mdl" },    { 5, 4, "fence_create" }, { 7, 9, "alloc_mdl" },
+	};
+	struct rig r;
+
+	rig_up(&r);
+	engine_set_covers(r.e, COVERS_LIFE);
+	cr_assert_eq(ev(&r, WL_PMO_CREATE, 1, 1 << 16, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ADL_ALLOC, 2, 4096, 1, 0), 0);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 3, 4096, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_MAP_MDL, 4, 0, 3, 0), 0);
+	cr_assert_eq(ev(&r, WL_FENCE_CREATE, 5, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 6, 4096, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 6, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 7, 4096, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 7, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 7, 8192, 0, 0), 0);
+	cr_assert_eq(engine_live(r.e), 6);
+	engine_finish(r.e);
+	for (size_t i = 0; i < sizeof(leaked) / sizeof(leaked[0]); i++) {
+		const struct violation_result *v = leak_of(&r.res, leaked[i].id);
+		char ts[64];
+
+		cr_assert_not_null(v, "id %llu not reported leaked", (unsigned long long)leaked[i].id);
+		cr_assert_eq(v->event, leaked[i].event, "%s", v->detail);
+		snprintf(ts, sizeof(ts), "created by %s at %llu ns: ", leaked[i].kind,
+			 (unsigned long long)(leaked[i].event + 1) * 1000);
+		cr_assert(strstr(v->detail, ts) && strstr(v->detail, "was never freed"), "%s",
+			  v->detail);
+	}
+	cr_assert_null(leak_of(&r.res, 6), "id 6 was freed");
+	cr_assert_eq(r.res.nviolations, 6, "one finding a leaked object, no more");
+	cr_assert_not(holds(&r.res, "no_leaks"));
+	cr_assert(replay_findings(&r.res));
+	/* the model tore the adapter down cleanly: nothing of it is left */
+	cr_assert_eq(core_live_handles(r.core), 0);
+	cr_assert(holds(&r.res, "baseline_restored"));
+	rig_down(&r);
+}
+
+Test(engine, a_whole_life_that_frees_everything_has_no_leaks)
+{
+	struct rig r;
+
+	rig_up(&r);
+	engine_set_covers(r.e, COVERS_LIFE);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 4096, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_MAP_MDL, 2, 0, 1, 0), 0);
+	cr_assert_eq(ev(&r, WL_UNMAP_MDL, 2, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 1, 0, 0, 0), 0);
+	cr_assert_eq(engine_live(r.e), 0);
+	engine_finish(r.e);
+	cr_assert_eq(r.res.nviolations, 0, "%s", r.res.nviolations ? r.res.violations[0].detail : "");
+	cr_assert_not(replay_findings(&r.res));
+	rig_down(&r);
+}
+
 Test(engine, violations_reach_the_results_and_break_invariants)
 {
 	struct rig r;

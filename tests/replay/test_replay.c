@@ -768,3 +768,172 @@ Test(replay, after_lost_events_objects_without_their_other_end_are_not_an_error)
 		results_fini(&res);
 	}
 }
+
+/* --- what a trace leaves live: a window of a longer run, or the adapters' whole life --- */
+
+struct script {
+	const struct wl_event *ev;
+	size_t n, at;
+};
+
+static int script_next(void *ctx, struct wl_event *e)
+{
+	struct script *s = ctx;
+
+	if (s->at == s->n)
+		return 0;
+	*e = s->ev[s->at++];
+	return 1;
+}
+
+#define WL(t, k, id_, bytes)                                                    \
+	{ .ts = (t), .kind = (k), .v = { [WL_ID] = (id_), [WL_BYTES] = (bytes) } }
+
+/* Allocates four objects and frees one: ids 1, 2 and 4 (events 0, 1 and 4) stay live. */
+static const struct wl_event leaky[] = {
+	WL(1000, WL_ALLOC_MDL, 1, 4096),     WL(2000, WL_ALLOC_CONTIGUOUS, 2, 8192),
+	WL(3000, WL_ALLOC_MDL, 3, 4096),     WL(4000, WL_FREE_MDL, 3, 0),
+	WL(5000, WL_FENCE_CREATE, 4, 0),
+};
+
+/* The same, freeing everything. */
+static const struct wl_event tidy[] = {
+	WL(1000, WL_ALLOC_MDL, 1, 4096),  WL(2000, WL_ALLOC_CONTIGUOUS, 2, 8192),
+	WL(3000, WL_FREE_MDL, 1, 0),      WL(4000, WL_FREE_CONTIGUOUS, 2, 0),
+	WL(5000, WL_FENCE_CREATE, 4, 0),  WL(6000, WL_FENCE_DESTROY, 4, 0),
+};
+
+static void write_script(const char *dir, const struct wl_event *ev, size_t n)
+{
+	struct script s = { .ev = ev, .n = n };
+	char err[256] = "";
+
+	cr_assert_eq(ctf_write(dir, script_next, &s, err, sizeof(err)), 0, "%s", err);
+}
+
+/* Replay @trace on the defaults, through the cache, taken to cover @covers. */
+static int replay_covering(const char *trace, enum trace_covers covers, struct results *res,
+			   struct replay_report *rep)
+{
+	struct replay_opts o = { .trace = trace, .cache = true, .cache_dir = tmp, .covers = covers };
+	struct scenario scn;
+	int rc;
+
+	cr_assert_eq(scenario_defaults(&scn), 0);
+	o.scn = &scn;
+	rc = replay_run(&o, res, rep);
+	scenario_free(&scn);
+	return rc;
+}
+
+/* The summary, and the results JSON, of a replay, as text. */
+static void texts(const struct results *res, const struct replay_report *rep, char **summary,
+		  char **json)
+{
+	char path[300];
+	size_t len;
+	FILE *f = open_memstream(summary, &len);
+
+	cr_assert_not_null(f);
+	replay_summary(res, rep, f);
+	cr_assert_eq(fclose(f), 0);
+	snprintf(path, sizeof(path), "%s/r.json", tmp);
+	cr_assert_eq(results_write_json(res, path), 0);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	*json = calloc(1, 1 << 16);
+	cr_assert_gt(fread(*json, 1, (1 << 16) - 1, f), 0);
+	fclose(f);
+	cr_assert(jsonq_valid(*json), "%s", *json);
+}
+
+static void expect_json(const char *json, const char *path, const char *want)
+{
+	char value[64];
+
+	cr_assert(jsonq_get(json, path, value, sizeof(value)), "%s missing", path);
+	cr_assert_str_eq(value, want, "%s", path);
+}
+
+Test(replay, a_window_releases_what_it_left_live_and_counts_it)
+{
+	struct replay_report rep;
+	struct results res;
+	char dir[256], *summary, *json;
+
+	snprintf(dir, sizeof(dir), "%s/leaky", tmp);
+	write_script(dir, leaky, sizeof(leaky) / sizeof(leaky[0]));
+	/* the default: a window of a longer run */
+	cr_assert_eq(replay_covering(dir, COVERS_WINDOW, &res, &rep), 0, "%s", rep.error);
+	cr_assert_eq(rep.left_live, 3);
+	cr_assert_eq(res.events.left_live, 3);
+	expect_clean(&res, &rep);
+	texts(&res, &rep, &summary, &json);
+	cr_assert(strstr(summary, "left live by the trace: 3 objects, released at the end "
+				  "(--trace-covers window: a window of a longer run)"), "%s", summary);
+	expect_json(json, "events.left_live", "3");
+	expect_json(json, "run.trace_covers", "window");
+	expect_json(json, "invariants.no_leaks", "true");
+	free(summary);
+	free(json);
+	results_fini(&res);
+}
+
+Test(replay, a_whole_life_reports_what_it_left_live_as_leaks)
+{
+	static const uint64_t created[] = { 0, 1, 4 }; /* ids 1, 2, 4 */
+	struct replay_report rep;
+	struct results res;
+	char dir[256], *summary, *json;
+
+	snprintf(dir, sizeof(dir), "%s/leaky", tmp);
+	write_script(dir, leaky, sizeof(leaky) / sizeof(leaky[0]));
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(replay_covering(dir, COVERS_LIFE, &res, &rep), 0, "%s", rep.error);
+		cr_assert_eq(rep.from_cache, i == 1);
+		cr_assert_eq(rep.left_live, 3);
+		cr_assert_eq(res.events.left_live, 3);
+		cr_assert_eq(res.nviolations, 3, "%s", res.nviolations ? res.violations[0].detail : "");
+		for (size_t k = 0; k < res.nviolations; k++) {
+			const struct violation_result *v = &res.violations[k];
+
+			cr_assert_str_eq(v->code, "HANDLE_LEAK");
+			cr_assert(v->event == created[0] || v->event == created[1] ||
+				  v->event == created[2], "%s at event %llu", v->detail,
+				  (unsigned long long)v->event);
+		}
+		cr_assert(replay_findings(&res), "the run has findings: gpuiso replay exits 1");
+		cr_assert(invariant(&res, "baseline_restored"), "the model gave everything back");
+		cr_assert_not(invariant(&res, "no_leaks"));
+		texts(&res, &rep, &summary, &json);
+		cr_assert(strstr(summary, "left live by the trace: 3 objects, leaked "
+					  "(--trace-covers life: the adapters' whole life)"), "%s", summary);
+		cr_assert(strstr(summary, "HANDLE_LEAK at event 4: id 4 created by fence_create at 5000 ns:"),
+			  "%s", summary);
+		cr_assert(strstr(summary, "invariant broken: no_leaks"), "%s", summary);
+		expect_json(json, "events.left_live", "3");
+		expect_json(json, "run.trace_covers", "life");
+		expect_json(json, "invariants.no_leaks", "false");
+		free(summary);
+		free(json);
+		results_fini(&res);
+	}
+}
+
+Test(replay, a_trace_that_frees_everything_has_no_leaks_either_way)
+{
+	static const enum trace_covers covers[] = { COVERS_WINDOW, COVERS_LIFE };
+	struct replay_report rep;
+	struct results res;
+	char dir[256];
+
+	snprintf(dir, sizeof(dir), "%s/tidy", tmp);
+	write_script(dir, tidy, sizeof(tidy) / sizeof(tidy[0]));
+	for (size_t i = 0; i < 2; i++) {
+		cr_assert_eq(replay_covering(dir, covers[i], &res, &rep), 0, "%s", rep.error);
+		cr_assert_eq(rep.left_live, 0);
+		cr_assert_eq(res.events.left_live, 0);
+		expect_clean(&res, &rep);
+		results_fini(&res);
+	}
+}

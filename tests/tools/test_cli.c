@@ -457,6 +457,61 @@ Test(cli, replay_on_an_unavailable_backend_is_an_environment_problem)
 	cr_assert(strstr(r.err, "drives one device"), "%s", r.err);
 }
 
+/*
+ * A captured window (LTTng's libc wrapper, 7 mallocs not freed by its end):
+ * quietly released by default, leaks when the trace is said to cover the
+ * adapters' whole life. The count is shown either way.
+ */
+Test(cli, replay_trace_covers_says_whether_what_is_left_live_leaked)
+{
+	const char *json = tpath("life.json");
+	char value[64], *doc = calloc(1, 1 << 20);
+	struct run r;
+	FILE *f;
+
+#define LIBC "replay", "../shared/traces-real/tc-ust-libc-memory", "--map", \
+	"traces/maps/lttng-ust-libc.yaml", "--cache-dir", tpath("covers")
+	RUN(&r, LIBC);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "left live by the trace: 7 objects, released at the end "
+				"(--trace-covers window: a window of a longer run)"), "%s", r.out);
+	cr_assert(strstr(r.out, "violations: 0"), "%s", r.out);
+	RUN(&r, LIBC, "--trace-covers", "window");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+
+	RUN(&r, LIBC, "--trace-covers", "life", "--json", json);
+	cr_assert_eq(r.status, 1, "leaks are findings: %s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "left live by the trace: 7 objects, leaked "
+				"(--trace-covers life: the adapters' whole life)"), "%s", r.out);
+	cr_assert(strstr(r.out, "violations: 7"), "%s", r.out);
+	cr_assert(strstr(r.out, "HANDLE_LEAK at event 328055: id 164028 created by alloc_mdl at "),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "invariant broken: no_leaks"), "%s", r.out);
+	f = fopen(json, "r");
+	cr_assert_not_null(f);
+	cr_assert_gt(fread(doc, 1, (1 << 20) - 1, f), 0);
+	fclose(f);
+	cr_assert(jsonq_valid(doc), "%s", doc);
+	cr_assert(jsonq_get(doc, "run.trace_covers", value, sizeof(value)));
+	cr_assert_str_eq(value, "life");
+	cr_assert(jsonq_get(doc, "events.left_live", value, sizeof(value)));
+	cr_assert_str_eq(value, "7");
+	cr_assert(jsonq_get(doc, "invariants.no_leaks", value, sizeof(value)));
+	cr_assert_str_eq(value, "false");
+	cr_assert(jsonq_get(doc, "faults.violations.0.code", value, sizeof(value)));
+	cr_assert_str_eq(value, "HANDLE_LEAK");
+
+	RUN(&r, LIBC, "--trace-covers", "whole");
+	cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "--trace-covers takes window or life, not 'whole'"), "%s", r.err);
+#undef LIBC
+	RUN(&r, "replay", "--help");
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out, "[--trace-covers window|life]") &&
+		  strstr(r.out, "window (the default)"), "%s", r.out);
+	free(doc);
+}
+
 Test(cli, replay_with_maps_reports_used_ignored_unmatched)
 {
 	struct run r;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "faults/campaign/campaign.h"
+#include "replay/ctf.h"
 #include "tests/common/jsonq.h"
 #include "tests/faults/campaign/procs.h"
 
@@ -263,6 +264,8 @@ Test(campaign, malformed_files_say_where_and_run_nothing)
 		{ "  runs: [{name: a b}]\n  traces: [TRACE]\n",
 		  "bad.yaml:2:17: error: campaign.runs[0].name: 'a b' is not a run name" },
 		{ "  traces: [TRACE]\n", "bad.yaml:2:3: error: campaign: needs 'runs'" },
+		{ "  trace_covers: all\n  runs: [{name: a}]\n  traces: [TRACE]\n",
+		  "bad.yaml:2:17: error: campaign.trace_covers: takes window or life, not 'all'" },
 	};
 	char trace[PATH_MAX], out[PATH_MAX], err[8192];
 	struct campaign_totals t;
@@ -456,6 +459,69 @@ Test(campaign, failing_run_reproduces)
 	}
 	free(ran);
 	free(again);
+}
+
+static int leaky_next(void *ctx, struct wl_event *e)
+{
+	unsigned int *n = ctx;
+
+	if (*n == 2)
+		return 0;
+	++*n;
+	*e = (struct wl_event){ .ts = 1000 * *n, .kind = WL_ALLOC_MDL,
+				.v = { [WL_ID] = *n, [WL_BYTES] = 4096 } };
+	return 1;
+}
+
+/*
+ * A trace that never frees its two MDLs: a window by default (the run
+ * passes, its leftovers counted), leaks with trace_covers: life, which the
+ * reproduce command says too; changing the key reruns finished runs.
+ */
+Test(campaign, trace_covers_decides_whether_leftovers_fail_a_run)
+{
+	char cmd[CMD_LEN], file[PATH_MAX], trace[PATH_MAX], path[PATH_MAX], repro[CMD_LEN];
+	char out[PATH_MAX], again[CMD_LEN], body[PATH_MAX + 256], text[65536], v[1024], err[256] = "";
+	unsigned int n = 0;
+	char *doc, *res;
+
+	at(trace, sizeof(trace), "leaky");
+	cr_assert_eq(ctf_write(trace, leaky_next, &n, err, sizeof(err)), 0, "%s", err);
+	at(file, sizeof(file), "covers.yaml");
+	at(out, sizeof(out), "out");
+	snprintf(cmd, sizeof(cmd), "%s campaign run %s -o %s 2>&1", bin(), file, out);
+	for (int life = 0; life < 2; life++) {
+		snprintf(body, sizeof(body), "  traces: [leaky]\n  runs: [{name: plain}]\n%s",
+			 life ? "  trace_covers: life\n" : "");
+		write_campaign("covers.yaml", body);
+		cr_assert_eq(sh(cmd, text, sizeof(text)), life, "%s", text);
+		cr_assert(strstr(text, life ? "1 runs (0 resumed), 0 passed, 1 failed" :
+					      "1 runs (0 resumed), 1 passed, 0 failed"), "%s", text);
+		doc = summary_of("out");
+		get(doc, "trace_covers", v, sizeof(v));
+		cr_assert_str_eq(v, life ? "life" : "window");
+		at(path, sizeof(path), "out/runs/plain-leaky-s0.json");
+		res = slurp(path);
+		cr_assert_not_null(res);
+		get(res, "run.trace_covers", v, sizeof(v));
+		cr_assert_str_eq(v, life ? "life" : "window");
+		get(res, "events.left_live", v, sizeof(v));
+		cr_assert_str_eq(v, "2");
+		free(res);
+		if (!life) {
+			free(doc);
+			continue;
+		}
+		get(doc, "failures.0.reason", v, sizeof(v));
+		cr_assert(strstr(v, "invariant no_leaks broken; 2 violations: HANDLE_LEAK at event 0 "
+				    "(id 1 created by alloc_mdl at 1000 ns: "), "%s", v);
+		get(doc, "failures.0.reproduce", repro, sizeof(repro));
+		cr_assert(strstr(repro, " --trace-covers life"), "%s", repro);
+		free(doc);
+		with_bin(again, sizeof(again), repro, " 2>&1");
+		cr_assert_eq(sh(again, text, sizeof(text)), 1, "%s\n%s", again, text);
+		cr_assert(strstr(text, "left live by the trace: 2 objects, leaked"), "%s", text);
+	}
 }
 
 /* The failures of a summary, without the paths that name its folder. */

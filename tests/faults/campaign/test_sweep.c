@@ -625,6 +625,84 @@ Test(sweep, cli_exit_codes)
 	free(trace);
 }
 
+static int script_next(void *ctx, struct wl_event *e)
+{
+	static const uint64_t ids[] = { 1, 2 };
+	size_t *at = ctx;
+
+	if (*at == sizeof(ids) / sizeof(ids[0]))
+		return 0;
+	*e = (struct wl_event){ .ts = 1000 * (*at + 1), .kind = WL_ALLOC_MDL,
+				.v = { [WL_ID] = ids[*at], [WL_BYTES] = 4096 } };
+	++*at;
+	return 1;
+}
+
+/*
+ * A trace that never frees its two MDLs: a window by default (nothing found,
+ * whatever fails), leaks with --trace-covers life, which every reproducer
+ * then says too.
+ */
+Test(sweep, trace_covers_reaches_every_run_and_reproducer)
+{
+	char *trace = path_in_tmp("leaky"), *out = path_in_tmp("life"), *doc, *summary, *log;
+	char err[256] = "", val[64];
+	struct sweep_opts o = { .trace = trace, .points = "mem/alloc_mdl", .jobs = 1 };
+	struct sweep_totals t;
+	uint64_t runs;
+	size_t at = 0;
+	int status;
+
+	cr_assert_eq(ctf_write(trace, script_next, &at, err, sizeof(err)), 0, "%s", err);
+	o.out = path_in_tmp("window");
+	cr_assert_eq(sweep_run(&o, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_geq(t.runs, 2, "each allocation of the trace is a hit");
+	cr_assert_eq(t.violation, 0, "a window's leftovers are no finding");
+	runs = t.runs;
+	cr_assert_eq(asprintf(&summary, "%s/summary.json", o.out) > 0, true);
+	doc = slurp(summary);
+	cr_assert(jsonq_get(doc, "trace_covers", val, sizeof(val)));
+	cr_assert_str_eq(val, "window");
+	cr_assert(jsonq_get(doc, "baseline", val, sizeof(val)));
+	cr_assert_str_eq(val, "recovered");
+	free(doc);
+	free(summary);
+	free((char *)o.out);
+
+	o.out = out;
+	o.life = true;
+	cr_assert_eq(sweep_run(&o, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.runs, runs);
+	cr_assert_geq(t.violation, 2, "the other MDL leaks whichever of the trace's allocations fails");
+	cr_assert_eq(asprintf(&summary, "%s/summary.json", out) > 0, true);
+	doc = slurp(summary);
+	cr_assert(jsonq_get(doc, "trace_covers", val, sizeof(val)));
+	cr_assert_str_eq(val, "life");
+	cr_assert(jsonq_get(doc, "baseline", val, sizeof(val)));
+	cr_assert_str_eq(val, "violation");
+	for (size_t i = 0; i < t.violation; i++) {
+		char path[64], repro[2048];
+
+		snprintf(path, sizeof(path), "failures.%zu.reproduce", i);
+		cr_assert(jsonq_get(doc, path, repro, sizeof(repro)), "%s", path);
+		cr_assert(strstr(repro, " --trace-covers life "), "%s", repro);
+		check_reproducer(doc, i);
+	}
+	free(doc);
+	free(summary);
+
+	status = GPUISO(&log, "sweep", trace, "--trace-covers", "all", "-o", out);
+	cr_assert_eq(status, 2, "exit %d: %s", status, log);
+	cr_assert(strstr(log, "--trace-covers takes window or life, not 'all'"), "%s", log);
+	free(log);
+	status = GPUISO(&log, "sweep", trace, "--points", "mem/alloc_mdl", "--trace-covers", "life",
+			"-o", out);
+	cr_assert_eq(status, 1, "exit %d: %s", status, log);
+	free(log);
+	free(out);
+	free(trace);
+}
+
 Test(sweep, bad_input_is_refused_with_a_message)
 {
 	char *trace = trace_gen("pc100", 100, 3), *out = path_in_tmp("bad");
