@@ -117,7 +117,7 @@ static int pe_map(struct pe_ctx *c, uint64_t rva, uint32_t len, uint64_t *off, u
 			continue;
 		in = rva - s->va;
 		if (in >= s->backed || len > s->backed - in)
-			return pe_fail(c, "%s: %s 0x%llx: in section %s beyond the 0x%x bytes the file holds of it",
+			return pe_fail(c, "%s: %s 0x%llx: in section \"%s\" beyond the 0x%x bytes the file holds of it",
 				       where, what, (unsigned long long)rva, s->name, s->backed);
 		*off = s->raw + in;
 		if (avail)
@@ -319,7 +319,7 @@ static int pe_sections(struct pe_ctx *c, uint64_t off)
 		s->span = vsize ? vsize : rawsize;
 		s->backed = MIN(s->span, rawsize);
 		if (rawsize && (uint64_t)s->raw + rawsize > c->size)
-			return pe_fail(c, "section %u (%s) at 0x%llx: raw data 0x%x..0x%llx past the end of the file (0x%zx bytes): truncated",
+			return pe_fail(c, "section %u \"%s\" at 0x%llx: raw data 0x%x..0x%llx past the end of the file (0x%zx bytes): truncated",
 				       i, s->name, (unsigned long long)off, s->raw,
 				       (unsigned long long)s->raw + rawsize, c->size);
 	}

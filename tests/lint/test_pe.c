@@ -203,7 +203,7 @@ Test(pe, a_cut_in_each_structure_is_said_where)
 	snprintf(at, sizeof(at), "the section table (%u sections) at 0x%zx: truncated", nsect, table);
 	REFUSED(buf, table + 2 * 40 + 5, at, "it needs 0x");
 	/* inside the import directory: the section that holds it is cut */
-	snprintf(sect, sizeof(sect), "(.idata) at 0x%zx: raw data 0x%x..", idata,
+	snprintf(sect, sizeof(sect), "\".idata\" at 0x%zx: raw data 0x%x..", idata,
 		 image_get32(buf, idata + 20));
 	REFUSED(buf, image_rva(buf, image_get32(buf, image_dir(buf, 1))) + 10, sect,
 		"past the end of the file", "truncated");

@@ -169,7 +169,7 @@ Test(lint_driver, a_truncated_image_is_bad_input_said_where)
 	snprintf(want[2], sizeof(want[2]), "the section table (%u sections) at 0x%zx: truncated",
 		 nsect, table);
 	cut[3] = image_rva(buf, image_get32(buf, image_dir(buf, 1))) + 20 + 3;
-	snprintf(want[3], sizeof(want[3]), "(.idata) at 0x%zx: raw data 0x%x..0x%x past the end of the file (0x%zx bytes): truncated",
+	snprintf(want[3], sizeof(want[3]), "\".idata\" at 0x%zx: raw data 0x%x..0x%x past the end of the file (0x%zx bytes): truncated",
 		 idata, image_get32(buf, idata + 20),
 		 image_get32(buf, idata + 20) + image_get32(buf, idata + 16), cut[3]);
 	for (size_t i = 0; i < 4; i++) {
