@@ -176,7 +176,7 @@ static int pe_add(struct pe_ctx *c, const struct pe_import *imp)
  */
 static int pe_thunks(struct pe_ctx *c, uint32_t rva, const char *dll, bool delayed, const char *where)
 {
-	char at[512];
+	char at[PE_MAX_NAME + 256];
 	int rc;
 
 	for (uint64_t i = 0;; i++) {
@@ -349,6 +349,9 @@ static int pe_headers(struct pe_ctx *c)
 		return rc;
 	c->nsections = le16(c->data + coff + 2);
 	optsize = le16(c->data + coff + 16);
+	if (c->nsections > PE_MAX_SECTIONS)
+		return pe_fail(c, "the COFF header at 0x%llx: %u sections, more than the %u this scan reads: not an image a linker made",
+			       (unsigned long long)coff, c->nsections, PE_MAX_SECTIONS);
 	opt = coff + PE_COFF_HEADER;
 	if (optsize < 2)
 		return pe_fail(c, "the COFF header at 0x%llx: no optional header: an object file, not an image",

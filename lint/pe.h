@@ -18,6 +18,8 @@
 #define PE_MAX_BYTES (256u << 20)
 /* The most imports an image may have: drivers have hundreds; descriptors may share tables. */
 #define PE_MAX_IMPORTS 65536u
+/* The most sections read: each RVA is looked up among them (linkers make a dozen). */
+#define PE_MAX_SECTIONS 1024u
 /* The longest DLL or function name read (the linker's decorated names are far shorter). */
 #define PE_MAX_NAME 4096u
 

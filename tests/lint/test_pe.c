@@ -335,6 +335,10 @@ Test(pe, headers_that_contradict_themselves_are_located)
 	buf[opt] = 0x07, buf[opt + 1] = 0x01; /* a ROM image */
 	REFUSED(buf, len, "magic 0x107 is neither PE32+ (0x20b) nor PE32 (0x10b)");
 	buf[opt] = 0x0b, buf[opt + 1] = 0x02;
+	buf[image_lfanew(buf) + 6] = 0xd0, buf[image_lfanew(buf) + 7] = 0x07; /* 2000 sections */
+	snprintf(at, sizeof(at), "the COFF header at 0x%zx: 2000 sections, more than the 1024",
+		 image_lfanew(buf) + 4);
+	REFUSED(buf, len, at);
 	image_put32(buf, 0x3c, (uint32_t)len + 0x100); /* e_lfanew past the end */
 	REFUSED(buf, len, "the PE signature (e_lfanew) at 0x", "truncated");
 	free(buf);
