@@ -25,7 +25,9 @@ void image_load(const char *name, uint8_t **buf, size_t *len);
 /** image_write() - write @len bytes of @buf to a new temporary file; its path into @path (64 bytes). */
 void image_write(char *path, const uint8_t *buf, size_t len);
 
+/** image_get32() - the little-endian 32-bit field at file offset @off of @buf. */
 uint32_t image_get32(const uint8_t *buf, size_t off);
+/** image_put32() - write @v as the little-endian 32-bit field at file offset @off of @buf. */
 void image_put32(uint8_t *buf, size_t off, uint32_t v);
 
 /** image_lfanew() - the file offset of the PE signature. */
