@@ -22,6 +22,7 @@
 #include "core/scenario.h"
 #include "faults/campaign/campaign.h"
 #include "faults/campaign/sweep.h"
+#include "lint/lint.h"
 #include "replay/ctf.h"
 #include "replay/gen.h"
 #include "replay/info.h"
@@ -605,6 +606,48 @@ static int cmd_trace_info(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static const char lint_usage[] =
+	"gpuiso lint-driver FILE.sys [--json] [-v]\n"
+	"  the HLK import scan of a driver image (PE32+): lists its imports from ntoskrnl.exe and\n"
+	"  flags the seven Mm functions a driver opting in to IOMMU isolation must not import,\n"
+	"  and imports from ntoskrnl.exe by ordinal, which cannot be checked (docs/lint-driver.md)\n"
+	"  exit: 0 clean, 1 findings, 2 bad input (no such file, not a PE32+ image, malformed,\n"
+	"  truncated), 3 the file cannot be read (an I/O error, no permission)";
+
+static int cmd_lint_driver(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	struct lint_report rep;
+	char err[8192] = "";
+	bool json = false;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		if (opt == 'j')
+			json = true;
+		else if (common_opt(opt, lint_usage, &rc))
+			return rc;
+	}
+	if (optind + 1 != argc)
+		return usage_error(lint_usage, "%s", optind < argc ? "one driver image, please" :
+				   "missing the driver image");
+	rc = lint_driver(argv[optind], &rep, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "gpuiso: lint-driver: %s\n", err[0] ? err : strerror(-rc));
+		rc = lint_error_is_input(rc) ? EXIT_INPUT : EXIT_ENV;
+	} else {
+		if (json)
+			lint_print_json(&rep, stdout); /* a write error: output_checked() */
+		else
+			lint_print_text(&rep, stdout);
+		rc = rep.nfindings ? EXIT_FINDINGS : EXIT_OK;
+	}
+	lint_report_free(&rep);
+	return rc;
+}
+
 static const struct command commands[] = {
 	{ "version", cmd_version, version_usage, "version and what was compiled in" },
 	{ "scenario explain", cmd_scenario_explain, explain_usage,
@@ -622,6 +665,7 @@ static const struct command commands[] = {
 	{ "changes", cmd_changes, changes_usage, "where each stored series changed level, and alarms" },
 	{ "ack", cmd_ack, ack_usage, "acknowledge the changes of a revision as expected" },
 	{ "dash", cmd_dash, dash_usage, "write the static HTML dashboard of a store" },
+	{ "lint-driver", cmd_lint_driver, lint_usage, "the HLK import scan of a driver image (.sys)" },
 };
 
 static void usage(FILE *f)

@@ -42,6 +42,7 @@ Test(cli, every_command_has_help)
 		{ "store", "add", "--help" }, { "store", "list", "--help" }, { "compare", "--help" },
 		{ "changes", "--help" }, { "dash", "--help" }, { "scenario", "--help" },
 		{ "trace", "--help" }, { "faults", "-h" }, { "campaign", "--help" }, { "store", "--help" },
+		{ "lint-driver", "--help" },
 	};
 	struct run r;
 
