@@ -128,6 +128,7 @@ static void write_doc(const struct results *r, struct json *j)
 	json_u64(j, "unmatched", r->events.unmatched);
 	json_u64(j, "discarded", r->events.discarded);
 	json_u64(j, "lost_packets", r->events.lost_packets);
+	json_u64(j, "not_run", r->events.not_run);
 	json_u64(j, "refused", r->events.refused);
 	json_u64(j, "left_live", r->events.left_live);
 	json_obj_end(j);

@@ -277,7 +277,8 @@ fb_fini:
  * and ADLs before their PMOs, maps before MDLs.
  */
 static const enum hkind teardown_order[] = {
-	H_ALLOC, H_VIEW, H_ADL, H_MDL_MAP, H_PMO_OPEN, H_PMO, H_MDL, H_CONTIG, H_FENCE,
+	H_ALLOC, H_VIEW, H_ADL, H_MDL_MAP, H_PMO_OPEN, H_PMO, H_MDL, H_DRIVER_MDL, H_CONTIG,
+	H_FENCE,
 };
 
 static void report_leaks(struct core *c, struct adapter *a)

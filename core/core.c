@@ -269,21 +269,46 @@ struct adapter *adapter_get(struct core *c, unsigned int adapter)
 }
 
 /*
+ * Callbacks "must be called at IRQL <= APC_LEVEL. Starting in WDDM 3.2,
+ * drivers that call any of these functions are validated against this
+ * requirement and bugcheck if the IRQL is DISPATCH_LEVEL or higher."
+ * Before 3.2 nothing checks: the violation is recorded and the call goes
+ * on. From 3.2 the machine stops: the violation is the last thing
+ * recorded and every later callback fails.
+ */
+static int irql_check(struct core *c, struct adapter *a, const char *name)
+{
+	if (c->irql < IRQL_DISPATCH)
+		return 0;
+	if (a->cfg->wddm < SCN_WDDM(3, 2)) {
+		viol(c, V_CB_IRQL, "%s called at IRQL %u (callbacks require IRQL <= APC_LEVEL); WDDM %u.%u does not validate it: the call goes on",
+		     name, (unsigned int)c->irql, a->cfg->wddm / 10, a->cfg->wddm % 10);
+		return 0;
+	}
+	viol(c, V_CB_IRQL, "%s called at IRQL %u on %s (WDDM %u.%u): bugcheck, the machine stops",
+	     name, (unsigned int)c->irql, a->cfg->name, a->cfg->wddm / 10, a->cfg->wddm % 10);
+	c->bugcheck = c->violations.n - 1;
+	c->bugchecked = true;
+	return -EPERM;
+}
+
+/*
  * The gate every driver callback passes: IRQL (callbacks are legal at
  * PASSIVE or APC level only), exclusive access (no call between Begin and
- * EndExclusiveAccess), and a started adapter.
+ * EndExclusiveAccess), and a started adapter. After a bugcheck nothing runs.
  */
 int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adapter **out)
 {
 	struct adapter *a = adapter_get(c, adapter);
+	int rc;
 
+	if (c->bugchecked)
+		return -ESHUTDOWN;
 	if (!a)
 		return -ENODEV;
-	if (c->irql >= IRQL_DISPATCH) {
-		viol(c, V_CB_IRQL, "%s called at DISPATCH_LEVEL or above (callbacks require IRQL <= APC_LEVEL)",
-		     name);
-		return -EPERM;
-	}
+	rc = irql_check(c, a, name);
+	if (rc)
+		return rc;
 	if (a->in_exclusive) {
 		viol(c, V_CB_IN_EXCLUSIVE, "%s called on %s between Begin and EndExclusiveAccess",
 		     name, a->cfg->name);
@@ -293,6 +318,13 @@ int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adap
 		return -ENODEV;
 	*out = a;
 	return 0;
+}
+
+const struct core_violation *core_bugcheck(const struct core *core)
+{
+	if (!core->bugchecked)
+		return NULL;
+	return (const struct core_violation *)core->violations.data + core->bugcheck;
 }
 
 /* cb_enter() and handle_get() together: the start of every callback on a handle. */

@@ -37,6 +37,7 @@ enum irql {
 	IRQL_PASSIVE = 0,
 	IRQL_APC = 1,
 	IRQL_DISPATCH = 2, /* callbacks here are a violation (WDDM 3.2 bugchecks) */
+	IRQL_HIGH = 15,    /* HIGH_LEVEL on x64: the highest level a trace may give */
 };
 
 /* DXGK_MEMORY_CACHING_TYPE: these three values and no other. */
@@ -326,6 +327,17 @@ void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns);
 void core_set_irql(struct core *core, enum irql irql);
 
 /**
+ * core_bugcheck() - whether the machine stopped: a driver of WDDM 3.2 or
+ * later called back at DISPATCH_LEVEL or above (WDDM 3.2 validates callers'
+ * IRQL and bugchecks). From then on every callback fails with -ESHUTDOWN
+ * and no violation is recorded; a replay executes no further event.
+ * @core: the model.
+ *
+ * Return: the CB_IRQL violation that stopped it, or NULL while it runs.
+ */
+const struct core_violation *core_bugcheck(const struct core *core);
+
+/**
  * core_secure_vm_create() - a secure VM starts: with the staging key, the
  * adapter's domain is attached now (first time); the VM fails if the driver
  * lacks IOMMU support (AllowFailure does not apply).
@@ -393,6 +405,32 @@ int core_free_mdl(struct core *core, unsigned int adapter, handle_t h);
  */
 int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t *h,
 		 iova_t *logical);
+
+/**
+ * core_driver_mdl_create() - the driver builds an MDL over memory it
+ * obtained itself (non-paged: committed and locked), not through a
+ * callback: nothing is mapped for the device until core_map_mdl(), which
+ * exists to track exactly such MDLs. Freed with core_driver_mdl_free(),
+ * never with core_free_mdl().
+ * @core: the model.
+ * @adapter: index.
+ * @bytes: size (rounded up to pages).
+ * @h: out: the MDL.
+ *
+ * Return: 0, -EINVAL (no bytes), -ENOMEM, -ENODEV, -ESHUTDOWN (bugchecked).
+ */
+int core_driver_mdl_create(struct core *core, unsigned int adapter, uint64_t bytes, handle_t *h);
+
+/**
+ * core_driver_mdl_free() - the driver frees its own MDL and the memory under
+ * it. It must outlive every mapping of it (UNMAP_AFTER_FREE at the unmap).
+ * @core: the model.
+ * @adapter: index.
+ * @h: from core_driver_mdl_create().
+ *
+ * Return: 0, -EINVAL (BAD_HANDLE: not a live driver MDL of @adapter).
+ */
+int core_driver_mdl_free(struct core *core, unsigned int adapter, handle_t h);
 
 /** core_unmap_mdl() - DxgkCbUnmapMdlFromIoMmu. @core, @adapter, @h: the mapping. */
 int core_unmap_mdl(struct core *core, unsigned int adapter, handle_t h);

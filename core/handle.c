@@ -17,6 +17,7 @@ static const char *const hkind_names[H_NKINDS] = {
 	[H_MDL_MAP] = "MDL mapping", [H_PMO] = "physical memory object",
 	[H_PMO_OPEN] = "PMO open handle", [H_VIEW] = "CPU view", [H_ADL] = "ADL",
 	[H_ALLOC] = "allocation", [H_FENCE] = "monitored fence",
+	[H_DRIVER_MDL] = "driver-managed MDL",
 };
 
 const char *hkind_name(enum hkind kind)

@@ -41,6 +41,7 @@ enum hkind {
 	H_ADL,
 	H_ALLOC,     /* VidMm allocation */
 	H_FENCE,     /* monitored fence */
+	H_DRIVER_MDL, /* an MDL the driver built over memory it obtained itself */
 	H_NKINDS
 };
 
@@ -210,6 +211,8 @@ struct core {
 	void *kmd;
 
 	bool started, stopped;
+	bool bugchecked;           /* a WDDM 3.2+ driver called back at DISPATCH_LEVEL */
+	size_t bugcheck;           /* then: index of its CB_IRQL in violations */
 	enum irql irql;
 	uint64_t event, ts_ns;
 	uint64_t stale_seen;       /* hw stale_hits already reported */

@@ -292,6 +292,56 @@ int core_free_mdl(struct core *core, unsigned int adapter, handle_t h)
 	return free_mapped(core, adapter, "DxgkCbFreePagesFromMdl", H_MDL, h);
 }
 
+/*
+ * A driver-managed MDL: memory the driver obtained itself (non-paged, so
+ * resident and locked) described by an MDL of its own, which Dxgkrnl does
+ * not know until MapMdlToIoMmu. Not a callback: no gate, no mapping.
+ */
+int core_driver_mdl_create(struct core *core, unsigned int adapter, uint64_t bytes, handle_t *h)
+{
+	struct adapter *a = adapter_get(core, adapter);
+	struct hobj *o;
+	int rc;
+
+	if (core->bugchecked)
+		return -ESHUTDOWN;
+	if (!a || !a->started)
+		return -ENODEV;
+	if (!bytes)
+		return -EINVAL;
+	rc = handle_new(core, H_DRIVER_MDL, adapter, h, &o);
+	if (rc)
+		return rc;
+	rc = pages_alloc(core, &o->pg, bytes, PG_LOCK);
+	if (rc) {
+		obj_destroy(core, *h);
+		*h = 0;
+	}
+	return rc;
+}
+
+int core_driver_mdl_free(struct core *core, unsigned int adapter, handle_t h)
+{
+	if (core->bugchecked)
+		return -ESHUTDOWN;
+	if (!handle_get(core, h, H_DRIVER_MDL, adapter, "driver MDL free"))
+		return -EINVAL;
+	/* a mapping of it that outlives it is found at its unmap (UNMAP_AFTER_FREE) */
+	obj_destroy(core, h);
+	return 0;
+}
+
+/* MapMdlToIoMmu takes the MDLs Dxgkrnl allocated and the driver's own. */
+static struct hobj *mappable_mdl(struct core *c, handle_t mdl, unsigned int adapter,
+				 const char *name)
+{
+	struct hobj *m = handle_peek(c, mdl);
+
+	if (m && m->kind == H_DRIVER_MDL && m->adapter == adapter)
+		return m;
+	return handle_get(c, mdl, H_MDL, adapter, name);
+}
+
 int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t *h,
 		 iova_t *logical)
 {
@@ -305,7 +355,7 @@ int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t
 		rc = refuse_deprecated(core, a, name);
 	if (rc)
 		return rc;
-	m = handle_get(core, mdl, H_MDL, adapter, name);
+	m = mappable_mdl(core, mdl, adapter, name);
 	if (!m)
 		return -EINVAL;
 	rc = handle_new(core, H_MDL_MAP, adapter, h, &o);
@@ -336,7 +386,7 @@ int core_unmap_mdl(struct core *core, unsigned int adapter, handle_t h)
 	if (!o)
 		return rc;
 	m = handle_peek(core, o->u.mdl_map.mdl);
-	if (!m || m->kind != H_MDL)
+	if (!m || (m->kind != H_MDL && m->kind != H_DRIVER_MDL))
 		viol(core, V_UNMAP_AFTER_FREE,
 		     "%s: MDL 0x%x was freed before its mapping 0x%x was unmapped; its pages may already be reused",
 		     name, o->u.mdl_map.mdl, h);

@@ -22,6 +22,7 @@ static const struct {
 	{ EEXIST, "STATUS_CONFLICTING_ADDRESSES" },
 	{ EIO, "STATUS_IO_DEVICE_ERROR" },
 	{ EALREADY, "STATUS_ALREADY_COMPLETE" },
+	{ ESHUTDOWN, "STATUS_SYSTEM_SHUTDOWN" }, /* after a bugcheck */
 };
 
 const char *ntstatus_name(int err)

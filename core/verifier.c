@@ -56,6 +56,8 @@ static void vviol(struct core *c, enum violation code, handle_t h, const char *f
 {
 	struct core_violation v = { .code = code, .event = c->event, .ts_ns = c->ts_ns, .handle = h };
 
+	if (c->bugchecked) /* the machine stopped: nothing after it is observed */
+		return;
 	vsnprintf(v.detail, sizeof(v.detail), fmt, ap);
 	log_info("event %llu: %s: %s", (unsigned long long)v.event, core_violation_name(code),
 		 v.detail);

@@ -30,6 +30,7 @@ struct engine {
 	const struct pressure_step *steps; /* pressure schedule */
 	size_t nsteps, next_step;
 	struct u64map live;
+	uint64_t after_bugcheck;  /* events not executed: the machine had stopped */
 	bool life;               /* COVERS_LIFE: what the trace leaves live leaked */
 	struct u64map born, born_ts; /* life: (adapter, id) -> its creating event's index, time */
 	bool started;
@@ -283,6 +284,9 @@ static int dispatch(struct engine *e, const struct wl_event *ev, handle_t target
 		core_memory(c, &pr);
 		return 0;
 	}
+	case WL_IRQL: core_set_irql(c, (enum irql)v[WL_ARG]); return 0;
+	case WL_DRIVER_MDL_CREATE: return core_driver_mdl_create(c, a, v[WL_BYTES], h);
+	case WL_DRIVER_MDL_FREE: return core_driver_mdl_free(c, a, target);
 	}
 	return -EINVAL;
 }
@@ -353,6 +357,11 @@ const struct engine_losses *engine_losses(const struct engine *e)
 	return &e->lost;
 }
 
+uint64_t engine_after_bugcheck(const struct engine *e)
+{
+	return e->after_bugcheck;
+}
+
 int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 {
 	uint64_t adapter = ev->v[WL_ADAPTER], key = live_key(adapter, ev->v[WL_ID]);
@@ -369,6 +378,13 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 		return input_error(e, ev, index, "no scenario has an adapter of that number");
 	if (ev->v[WL_ID] > LIVE_ID_MAX || ev->v[WL_REF] > LIVE_ID_MAX)
 		return input_error(e, ev, index, "ids are below 2^56");
+	if (ev->kind == WL_IRQL && ev->v[WL_ARG] > IRQL_HIGH)
+		return input_error(e, ev, index, "an IRQL is at most 15 (HIGH_LEVEL)");
+	/* the machine bugchecked: what the trace holds after it never happened */
+	if (core_bugcheck(e->core)) {
+		e->after_bugcheck++;
+		return 0;
+	}
 	creates = wl_creates(ev->kind);
 	destroys = wl_destroys(ev->kind);
 	if (creates && (obj = u64map_get(&e->live, key))) {
@@ -444,8 +460,8 @@ static void free_leftovers(struct engine *e)
 {
 	/* children before what they refer to */
 	static const uint32_t order[] = {
-		WL_ADL_ALLOC, WL_MAP_MDL, WL_PMO_CREATE, WL_ALLOC_MDL, WL_ALLOC_CONTIGUOUS,
-		WL_ALLOC_CREATE, WL_FENCE_CREATE,
+		WL_ADL_ALLOC, WL_MAP_MDL, WL_PMO_CREATE, WL_ALLOC_MDL, WL_DRIVER_MDL_CREATE,
+		WL_ALLOC_CONTIGUOUS, WL_ALLOC_CREATE, WL_FENCE_CREATE,
 	};
 
 	for (size_t k = 0; k < ARRAY_SIZE(order); k++) {

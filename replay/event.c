@@ -40,6 +40,10 @@ const struct wl_desc wl_catalogue[WL_NKINDS] = {
 		       F("state", WL_ARG) } },
 	[WL_MEMORY] = { "memory", 2, { F("commit_available", WL_OFFSET),
 			F("lockable_available", WL_BYTES) } },
+	[WL_IRQL] = { "irql", 1, { F("level", WL_ARG) } },
+	[WL_DRIVER_MDL_CREATE] = { "driver_mdl_create", 3, { F("adapter", WL_ADAPTER),
+				   F("id", WL_ID), F("bytes", WL_BYTES) } },
+	[WL_DRIVER_MDL_FREE] = { "driver_mdl_free", 2, { F("adapter", WL_ADAPTER), F("id", WL_ID) } },
 };
 
 /* Each creating kind and the kind that ends what it created. */
@@ -49,7 +53,7 @@ static const struct {
 	{ WL_ALLOC_CONTIGUOUS, WL_FREE_CONTIGUOUS }, { WL_ALLOC_MDL, WL_FREE_MDL },
 	{ WL_MAP_MDL, WL_UNMAP_MDL }, { WL_PMO_CREATE, WL_PMO_DESTROY },
 	{ WL_ADL_ALLOC, WL_ADL_FREE }, { WL_ALLOC_CREATE, WL_ALLOC_DESTROY },
-	{ WL_FENCE_CREATE, WL_FENCE_DESTROY },
+	{ WL_FENCE_CREATE, WL_FENCE_DESTROY }, { WL_DRIVER_MDL_CREATE, WL_DRIVER_MDL_FREE },
 };
 
 bool wl_creates(uint32_t kind)

@@ -31,14 +31,18 @@
 #define MiB (1ull << 20)
 #define PAGE 4096ull
 
-enum obj_kind { O_MDL, O_MDL_MAP, O_CONTIG, O_PMO, O_ADL, O_ALLOC, O_FENCE, O_NKINDS };
+enum obj_kind {
+	O_MDL, O_MDL_MAP, O_CONTIG, O_PMO, O_ADL, O_ALLOC, O_FENCE,
+	O_DRIVER_MDL, /* the driver's own MDL, mapped like a callback's */
+	O_NKINDS
+};
 
 struct obj {
 	bool live;
 	uint8_t kind;      /* enum obj_kind */
 	uint8_t seg;       /* O_ALLOC: the segment it landed in */
 	bool ap_mapped;    /* O_ALLOC: aperture-mapped */
-	uint32_t refs;     /* O_MDL: its mappings; O_PMO: its ADLs */
+	uint32_t refs;     /* O_MDL, O_DRIVER_MDL: its mappings; O_PMO: its ADLs */
 	uint32_t parent;   /* O_MDL_MAP: the MDL's slot; O_ADL: the PMO's slot */
 	uint64_t bytes;    /* what its creation asked for */
 };
@@ -50,6 +54,9 @@ enum act {
 	A_ALLOC_CREATE, A_ALLOC_DESTROY, A_MAP_APERTURE, A_UNMAP_APERTURE, A_TRANSFER,
 	A_FENCE_CREATE, A_FENCE_DESTROY,
 	A_DMA, A_POWER_DOWN, A_POWER_UP, A_PRESSURE_ON, A_PRESSURE_OFF,
+	/* after the others: a profile that weighs them 0 generates what it did before */
+	A_DRIVER_MDL_CREATE, A_DRIVER_MDL_FREE,
+	A_DPC_DMA,         /* a DMA issued from a DPC: raise to DISPATCH_LEVEL, DMA, lower */
 	A_NACTS
 };
 
@@ -171,6 +178,24 @@ static const struct profile profiles[] = {
 		.aperture_flags = ALLOC_MAP_APERTURE_CPU_VISIBLE,
 		.pmo_min = 64 * KiB, .pmo_max = 4 * MiB,
 		.alloc_min = 64 * KiB, .alloc_max = 2 * MiB,
+		.timing = T_STEADY, .gap_min = 1000, .gap_max = 100000,
+	},
+	{
+		.name = "dpc",
+		.describe = "a driver that builds MDLs over memory of its own and has Dxgkrnl "
+			    "map them (MapMdlToIoMmu), beside callback MDLs, and whose DMA "
+			    "completes in DPCs: each such DMA is bracketed by irql events "
+			    "(DISPATCH_LEVEL, then PASSIVE_LEVEL), with no callback in between; "
+			    "targets traces/scenarios/default.yaml",
+		.nphys = 1,
+		.target_live = 32,
+		.weight = {
+			[A_MDL_ALLOC] = 20, [A_MDL_FREE] = 18, [A_MDL_MAP] = 30, [A_MDL_UNMAP] = 30,
+			[A_DRIVER_MDL_CREATE] = 20, [A_DRIVER_MDL_FREE] = 18,
+			[A_FENCE_CREATE] = 5, [A_FENCE_DESTROY] = 5,
+			[A_DMA] = 40, [A_DPC_DMA] = 60,
+		},
+		.mdl_min = 4 * KiB, .mdl_max = 256 * KiB,
 		.timing = T_STEADY, .gap_min = 1000, .gap_max = 100000,
 	},
 };
@@ -331,7 +356,13 @@ static bool is_free_mdl(const struct gen *g, const struct obj *o)
 
 static bool is_mappable_mdl(const struct gen *g, const struct obj *o)
 {
-	return o->kind == O_MDL && o->refs < 2;
+	return (o->kind == O_MDL || o->kind == O_DRIVER_MDL) && o->refs < 2;
+}
+
+/* A driver MDL with no mapping left: it outlives every mapping of it. */
+static bool is_free_driver_mdl(const struct gen *g, const struct obj *o)
+{
+	return o->kind == O_DRIVER_MDL && !o->refs;
 }
 
 static bool is_mdl_map(const struct gen *g, const struct obj *o)
@@ -386,11 +417,13 @@ static bool is_fence(const struct gen *g, const struct obj *o)
 
 /*
  * Memory the device can reach right now: a VRAM allocation's backing store
- * is mapped only during a transfer, and a PMO only through its ADLs.
+ * is mapped only during a transfer, a PMO only through its ADLs, and a
+ * driver's own MDL only through its MapMdlToIoMmu mappings.
  */
 static bool is_dma_target(const struct gen *g, const struct obj *o)
 {
-	return o->kind != O_PMO && !(o->kind == O_ALLOC && o->seg == SEG_VRAM);
+	return o->kind != O_PMO && o->kind != O_DRIVER_MDL &&
+	       !(o->kind == O_ALLOC && o->seg == SEG_VRAM);
 }
 
 /* --- events --- */
@@ -476,7 +509,7 @@ static void emit_free(struct gen *g, int i)
 	static const enum wl_kind free_kind[O_NKINDS] = {
 		[O_MDL] = WL_FREE_MDL, [O_MDL_MAP] = WL_UNMAP_MDL, [O_CONTIG] = WL_FREE_CONTIGUOUS,
 		[O_PMO] = WL_PMO_DESTROY, [O_ADL] = WL_ADL_FREE, [O_ALLOC] = WL_ALLOC_DESTROY,
-		[O_FENCE] = WL_FENCE_DESTROY,
+		[O_FENCE] = WL_FENCE_DESTROY, [O_DRIVER_MDL] = WL_DRIVER_MDL_FREE,
 	};
 
 	emit_obj(g, free_kind[g->obj[i].kind], i);
@@ -705,6 +738,18 @@ static bool act_dma(struct gen *g)
 	return true;
 }
 
+/* Callbacks are never made from the DPC: only the device's DMA, then back to PASSIVE_LEVEL. */
+static bool act_dpc_dma(struct gen *g)
+{
+	if (!fits(g, 3, 0) || pick_phys(g, false) < 0 || pick(g, is_dma_target) < 0)
+		return false;
+	emit(g, WL_IRQL)->v[WL_ARG] = IRQL_DISPATCH;
+	if (!act_dma(g)) /* cannot be: the checks above are its own */
+		abort();
+	emit(g, WL_IRQL)->v[WL_ARG] = IRQL_PASSIVE;
+	return true;
+}
+
 static bool act_power(struct gen *g, bool to_d3)
 {
 	int phys;
@@ -778,6 +823,13 @@ static bool act(struct gen *g, enum act a)
 		return act_pressure(g, true);
 	case A_PRESSURE_OFF:
 		return act_pressure(g, false);
+	case A_DRIVER_MDL_CREATE:
+		return act_create(g, WL_DRIVER_MDL_CREATE, O_DRIVER_MDL,
+				  size_between(g, p->mdl_min, p->mdl_max, true), 0);
+	case A_DRIVER_MDL_FREE:
+		return act_free(g, is_free_driver_mdl);
+	case A_DPC_DMA:
+		return act_dpc_dma(g);
 	case A_NACTS:
 		break;
 	}
@@ -853,7 +905,7 @@ static void step(struct gen *g)
 
 const char *const *gen_profiles(void)
 {
-	static const char *const names[] = { "desktop", "game", "power-cycle", "remap", NULL };
+	static const char *const names[] = { "desktop", "game", "power-cycle", "remap", "dpc", NULL };
 
 	return names;
 }

@@ -159,6 +159,15 @@ struct engine_losses {
 /** engine_losses() - what the trace's lost events cost so far. @e. */
 const struct engine_losses *engine_losses(const struct engine *e);
 
+/**
+ * engine_after_bugcheck() - events not executed because the model had
+ * bugchecked before them (core_bugcheck()): the run ended there.
+ * @e: the engine.
+ *
+ * Return: how many.
+ */
+uint64_t engine_after_bugcheck(const struct engine *e);
+
 /** engine_live() - trace objects still live (not freed by the trace). @e. */
 size_t engine_live(const struct engine *e);
 
@@ -241,6 +250,9 @@ struct replay_report {
 	size_t nrefusals;
 	struct refusal refusals[REPLAY_MAX_REFUSALS];
 	size_t left_live;            /* objects the trace never freed (leaked with COVERS_LIFE) */
+	bool bugchecked;             /* a WDDM 3.2+ driver called back at DISPATCH_LEVEL */
+	uint64_t bugcheck_event, bugcheck_ts; /* then: where, and when */
+	uint64_t not_run;            /* events after the bugcheck: never executed */
 	enum trace_covers covers;    /* what the trace was taken to cover */
 	double wall_s;
 	uint64_t peak_rss;           /* bytes: this process's peak resident set so far */

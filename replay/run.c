@@ -394,13 +394,20 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	rc = feed(o, &r);
 	import_map_free(r.map);
 	rep->lost = *engine_losses(r.engine);
+	rep->not_run = engine_after_bugcheck(r.engine);
+	rep->used -= rep->not_run;
+	if (core_bugcheck(core)) {
+		rep->bugchecked = true;
+		rep->bugcheck_event = core_bugcheck(core)->event;
+		rep->bugcheck_ts = core_bugcheck(core)->ts_ns;
+	}
 	engine_refusals(r.engine, &rep->nrefusals, &rep->refused);
 	memcpy(rep->refusals, engine_refusals(r.engine, &rep->nrefusals, &rep->refused),
 	       rep->nrefusals * sizeof(*rep->refusals));
 	res->events = (struct event_counts){ .total = rep->events, .used = rep->used,
 					     .ignored = rep->ignored, .unmatched = rep->unmatched,
 					     .discarded = rep->discarded, .lost_packets = rep->lost_packets,
-					     .refused = rep->refused };
+					     .refused = rep->refused, .not_run = rep->not_run };
 	if (!rc) {
 		rep->left_live = engine_live(r.engine);
 		res->events.left_live = rep->left_live;
@@ -473,6 +480,10 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 			"(not executed: unmatched), %llu ids were created again whose end was lost "
 			"(the old object ended first)\n",
 			(unsigned long long)rep->lost.skipped, (unsigned long long)rep->lost.ended);
+	if (rep->bugchecked)
+		fprintf(out, "STOPPED: bugcheck at event %llu (%llu ns): a WDDM 3.2 driver called back at DISPATCH_LEVEL; the %llu events after it were not executed\n",
+			(unsigned long long)rep->bugcheck_event, (unsigned long long)rep->bugcheck_ts,
+			(unsigned long long)rep->not_run);
 	fprintf(out, "time: %.3f s wall, trace span %.3f s\n", rep->wall_s,
 		(double)(rep->last_ts - rep->first_ts) / 1e9);
 	fprintf(out, "memory: peak RSS %.1f MiB", (double)rep->peak_rss / (1 << 20));

@@ -112,6 +112,16 @@ LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, memory,
 	LTTNG_UST_TP_ARGS(uint64_t, commit_available, uint64_t, lockable_available),
 	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(commit_available) GPUISO_WL_F(lockable_available)))
 
+LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, irql,
+	LTTNG_UST_TP_ARGS(uint64_t, level),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(level)))
+
+LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, driver_mdl_create,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, id, uint64_t, bytes),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter) GPUISO_WL_F(id) GPUISO_WL_F(bytes)))
+
+GPUISO_WL_ADAPTER_ID(driver_mdl_free)
+
 #endif /* GPUISO_REPLAY_TP_WL_H */
 
 #include <lttng/tracepoint-event.h>

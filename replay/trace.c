@@ -39,6 +39,9 @@ static struct lttng_ust_tracepoint *const wl_tp[WL_NKINDS] = {
 	[WL_DMA] = &lttng_ust_tracepoint_gpuiso_wl___dma,
 	[WL_POWER] = &lttng_ust_tracepoint_gpuiso_wl___power,
 	[WL_MEMORY] = &lttng_ust_tracepoint_gpuiso_wl___memory,
+	[WL_IRQL] = &lttng_ust_tracepoint_gpuiso_wl___irql,
+	[WL_DRIVER_MDL_CREATE] = &lttng_ust_tracepoint_gpuiso_wl___driver_mdl_create,
+	[WL_DRIVER_MDL_FREE] = &lttng_ust_tracepoint_gpuiso_wl___driver_mdl_free,
 };
 
 /* The {adapter, id} events. */
@@ -125,6 +128,16 @@ EMIT_FN emit_wl(const struct wl_event *e)
 		break;
 	case WL_MEMORY:
 		lttng_ust_do_tracepoint(gpuiso_wl, memory, v[WL_OFFSET], v[WL_BYTES]);
+		break;
+	case WL_IRQL:
+		lttng_ust_do_tracepoint(gpuiso_wl, irql, v[WL_ARG]);
+		break;
+	case WL_DRIVER_MDL_CREATE:
+		lttng_ust_do_tracepoint(gpuiso_wl, driver_mdl_create, v[WL_ADAPTER], v[WL_ID],
+					v[WL_BYTES]);
+		break;
+	case WL_DRIVER_MDL_FREE:
+		WL_AI(driver_mdl_free);
 		break;
 	case WL_NKINDS:
 		break;

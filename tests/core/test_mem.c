@@ -599,45 +599,64 @@ Test(mem, no_leak_no_report)
 
 /* --- IRQL --- */
 
-Test(mem, callbacks_at_dispatch_are_refused)
+/* Before WDDM 3.2 nothing validates the IRQL: the violation is recorded and the call goes on. */
+Test(mem, callbacks_at_dispatch_before_wddm32_are_recorded_and_go_on)
 {
 	struct fx fx;
-	handle_t mdl = 0, contig = 0, map = 0, h = 0;
-	struct physmem_usage before;
+	handle_t mdl = 0, contig = 0, map = 0;
+
+	fx_defaults(&fx);
+	cr_assert_lt(fx.scn.adapters[0].wddm, SCN_WDDM(3, 2));
+	fx_start(&fx);
+	core_set_irql(fx.core, IRQL_DISPATCH);
+	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &contig, NULL), 0);
+	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
+	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), 0);
+	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), 0);
+	/* above DISPATCH_LEVEL as well */
+	core_set_irql(fx.core, (enum irql)(IRQL_DISPATCH + 1));
+	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
+	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
+	cr_assert_eq(fx_violations(&fx, V_CB_IRQL), 6, "%s", fx_violation_text(&fx));
+	cr_assert(strstr(fx_violation_text(&fx), "does not validate it: the call goes on"), "%s",
+		  fx_violation_text(&fx));
+	cr_assert_null(core_bugcheck(fx.core));
+	core_set_irql(fx.core, IRQL_PASSIVE);
+	cr_assert_eq(fx_violations(&fx, V_CB_IRQL) + fx_violations(&fx, V_HANDLE_LEAK), 6,
+		     "%s", fx_violation_text(&fx));
+	fx_fini(&fx);
+}
+
+/* WDDM 3.2 validates it and bugchecks: the first such call is the last thing that happens. */
+Test(mem, a_wddm32_driver_calling_at_dispatch_bugchecks)
+{
+	const struct core_violation *bug;
+	struct fx fx;
+	handle_t mdl = 0, h = 0;
 	size_t live;
 
 	fx_defaults(&fx);
+	fx.scn.adapters[0].wddm = SCN_WDDM(3, 2);
 	fx_start(&fx);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
-	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &contig, NULL), 0);
-	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), 0);
-	before = fx_usage(&fx);
 	live = core_live_handles(fx.core);
-
+	core_set_event(fx.core, 41, 7000);
 	core_set_irql(fx.core, IRQL_DISPATCH);
-	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &h, NULL), -EPERM);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -EPERM);
-	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &h, NULL), -EPERM);
-	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), -EPERM);
-	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), -EPERM);
-	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), -EPERM);
-	cr_assert_eq(fx_violations(&fx, V_CB_IRQL), 6, "%s", fx_violation_text(&fx));
-	/* above DISPATCH_LEVEL as well */
-	core_set_irql(fx.core, (enum irql)(IRQL_DISPATCH + 1));
-	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -EPERM);
-	cr_assert_eq(fx_violations(&fx, V_CB_IRQL), 7, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
-	cr_assert_eq(core_live_handles(fx.core), live, "nothing created, nothing freed");
-	fx_assert_usage_eq(fx_usage(&fx), before, "after refused callbacks");
-
-	/* back at PASSIVE_LEVEL the refused frees still work: nothing was released */
+	bug = core_bugcheck(fx.core);
+	cr_assert_not_null(bug);
+	cr_assert_eq(bug->code, V_CB_IRQL);
+	cr_assert_eq(bug->event, 41);
+	cr_assert_eq(bug->ts_ns, 7000);
+	cr_assert(strstr(bug->detail, "bugcheck"), "%s", bug->detail);
+	/* the machine is down: nothing runs, nothing more is recorded, at any level */
 	core_set_irql(fx.core, IRQL_PASSIVE);
-	assert_round_trip(&fx, 0, mdl, PG, 0x31);
-	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), 0);
-	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
-	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
-	cr_assert_eq(fx_violations(&fx, V_CB_IRQL), 7);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -ESHUTDOWN);
+	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), -ESHUTDOWN);
+	cr_assert_eq(core_live_handles(fx.core), live);
+	core_stop(fx.core); /* teardown finds the MDL, and says nothing */
+	cr_assert_eq(fx_violations(&fx, V_CB_IRQL), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, V_HANDLE_LEAK), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 

@@ -17,7 +17,8 @@ struct rig {
 	uint64_t index, ts;
 };
 
-static void rig_up(struct rig *r)
+/* The default scenario, its driver of WDDM version @wddm. */
+static void rig_up_wddm(struct rig *r, unsigned int wddm)
 {
 	const char *names[WL_NKINDS];
 
@@ -25,11 +26,17 @@ static void rig_up(struct rig *r)
 	for (int k = 0; k < WL_NKINDS; k++)
 		names[k] = wl_catalogue[k].name;
 	cr_assert_eq(scenario_defaults(&r->scn), 0);
+	r->scn.adapters[0].wddm = wddm;
 	r->scn.adapters[0].phys[0].fb_save_size = 1 << 20;
 	cr_assert_eq(core_create(&r->scn, NULL, NULL, &r->core), 0);
 	cr_assert_eq(core_start(r->core), 0);
 	cr_assert_eq(results_init(&r->res, names, WL_NKINDS), 0);
 	cr_assert_eq(engine_create(r->core, &r->res, PACE_ASAP, &r->e), 0);
+}
+
+static void rig_up(struct rig *r)
+{
+	rig_up_wddm(r, SCN_WDDM(2, 9));
 }
 
 static void rig_down(struct rig *r)
@@ -122,6 +129,83 @@ Test(engine, refused_events_are_recorded_with_index_and_time)
 	cr_assert_eq(f[0].kind, WL_ALLOC_CONTIGUOUS);
 	cr_assert_eq(f[0].rc, -ENOMEM);
 	cr_assert_eq(r.res.ops[WL_ALLOC_CONTIGUOUS].errors, 1);
+	rig_down(&r);
+}
+
+/* How many violations of @code the results hold. */
+static size_t count_code(const struct results *res, const char *code)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->nviolations; i++)
+		n += !strcmp(res->violations[i].code, code);
+	return n;
+}
+
+/* An irql event sets the level callbacks are judged at; before WDDM 3.2 they go on. */
+Test(engine, irql_events_set_the_level_of_later_callbacks)
+{
+	struct rig r;
+
+	rig_up(&r);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_DISPATCH), 0);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 4096, 0, 0), 0, "WDDM 2.9: recorded, and done");
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_PASSIVE), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 1, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_HIGH + 1), -EINVAL);
+	cr_assert(strstr(engine_error(r.e), "at most 15"), "%s", engine_error(r.e));
+	engine_finish(r.e);
+	cr_assert_eq(count_code(&r.res, "CB_IRQL"), 1);
+	cr_assert_eq(r.res.violations[0].event, 1, "the callback's event, not the irql event's");
+	cr_assert_eq(r.res.ops[WL_IRQL].count, 2);
+	rig_down(&r);
+}
+
+/* WDDM 3.2 bugchecks: the run ends at that event; nothing after it happens. */
+Test(engine, a_wddm32_bugcheck_ends_the_run)
+{
+	struct rig r;
+
+	rig_up_wddm(&r, SCN_WDDM(3, 2));
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 4096, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_DISPATCH), 0);
+	cr_assert_eq(ev(&r, WL_DMA, 1, 64, 0, 1), 0, "DMA from a DPC is fine");
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 2, 4096, 0, 0), 1, "the bugcheck");
+	cr_assert_not_null(core_bugcheck(r.core));
+	cr_assert_eq(core_bugcheck(r.core)->event, 3);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_PASSIVE), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 1, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 3, 4096, 0, 0), 0);
+	cr_assert_eq(engine_after_bugcheck(r.e), 3, "none of the three after it ran");
+	cr_assert_eq(r.res.ops[WL_FREE_MDL].count, 0);
+	engine_finish(r.e);
+	cr_assert_eq(r.res.nviolations, 1, "the bugcheck, and no teardown findings after it");
+	cr_assert_str_eq(r.res.violations[0].code, "CB_IRQL");
+	cr_assert(strstr(r.res.violations[0].detail, "bugcheck"), "%s",
+		  r.res.violations[0].detail);
+	rig_down(&r);
+}
+
+/* A driver's own MDL reaches the device only through MapMdlToIoMmu, and must outlive it. */
+Test(engine, driver_managed_mdls_are_mapped_and_must_outlive_their_mappings)
+{
+	struct rig r;
+
+	rig_up(&r);
+	cr_assert_eq(ev(&r, WL_DRIVER_MDL_CREATE, 1, 8192, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_MAP_MDL, 2, 0, 1, 0), 0);
+	cr_assert_eq(ev(&r, WL_DMA, 2, 4096, 0, 1), 0);
+	cr_assert_eq(ev(&r, WL_UNMAP_MDL, 2, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 1, 0, 0, 0), 1,
+		     "FreePagesFromMdl is for the MDLs Dxgkrnl allocated");
+	cr_assert_eq(ev(&r, WL_DRIVER_MDL_CREATE, 3, 4096, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_MAP_MDL, 4, 0, 3, 0), 0);
+	cr_assert_eq(ev(&r, WL_DRIVER_MDL_FREE, 3, 0, 0, 0), 0, "freed while still mapped");
+	cr_assert_eq(ev(&r, WL_UNMAP_MDL, 4, 0, 0, 0), 0);
+	engine_finish(r.e);
+	cr_assert_eq(count_code(&r.res, "BAD_HANDLE"), 1);
+	cr_assert_eq(count_code(&r.res, "UNMAP_AFTER_FREE"), 1);
+	cr_assert_eq(r.res.ops[WL_DRIVER_MDL_CREATE].count, 2);
 	rig_down(&r);
 }
 

@@ -41,6 +41,9 @@ Test(event, catalogue_matches_the_design_contract)
 		{ "dma", "adapter", "phys", "id", "offset", "bytes", "write" },
 		{ "power", "adapter", "phys", "state" },
 		{ "memory", "commit_available", "lockable_available" },
+		{ "irql", "level" },
+		{ "driver_mdl_create", "adapter", "id", "bytes" },
+		{ "driver_mdl_free", "adapter", "id" },
 	};
 
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {

@@ -24,6 +24,7 @@ static const struct {
 	{ "game", "traces/scenarios/default.yaml", 4000 },
 	{ "power-cycle", "traces/scenarios/lda-chain.yaml", 2000 },
 	{ "remap", "traces/scenarios/logical-remap.yaml", 6000 },
+	{ "dpc", "traces/scenarios/default.yaml", 4000 },
 };
 
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
@@ -143,7 +144,7 @@ Test(gen, fields_in_range)
 
 			cr_assert_lt(e->kind, WL_NKINDS);
 			kinds[e->kind]++;
-			if (e->kind != WL_MEMORY)
+			if (e->kind != WL_MEMORY && e->kind != WL_IRQL)
 				cr_assert_eq(e->v[WL_ADAPTER], 0, "%s event %zu", p, n);
 			switch (e->kind) {
 			case WL_ALLOC_CONTIGUOUS:
@@ -161,6 +162,16 @@ Test(gen, fields_in_range)
 				break;
 			case WL_TRANSFER:
 				cr_assert_leq(e->v[WL_ARG], TRANSFER_FROM_VRAM);
+				break;
+			case WL_IRQL:
+				/* a DPC's DMA: raised, one DMA, lowered; never a callback inside */
+				cr_assert_eq(e->v[WL_ARG], IRQL_DISPATCH, "%s event %zu", p, n);
+				cr_assert_lt(n + 2, 30000);
+				cr_assert_eq(ev[n + 1].kind, WL_DMA, "%s event %zu", p, n + 1);
+				cr_assert_eq(ev[n + 2].kind, WL_IRQL);
+				cr_assert_eq(ev[n + 2].v[WL_ARG], IRQL_PASSIVE);
+				kinds[WL_IRQL]++;
+				n += 2;
 				break;
 			case WL_DMA:
 				cr_assert_leq(e->v[WL_ARG], 1);
@@ -193,6 +204,14 @@ Test(gen, fields_in_range)
 			cr_assert_gt(kinds[WL_POWER], 30000 / 50, "power-cycle: too few transitions");
 			for (int ph = 0; ph < 3; ph++)
 				cr_assert_gt(cycles[ph], 50, "power-cycle: phys %d hardly cycled", ph);
+		}
+		if (!strcmp(p, "dpc")) {
+			cr_assert_gt(kinds[WL_IRQL], 1000, "dpc: too few DPC DMAs");
+			cr_assert_gt(kinds[WL_DRIVER_MDL_CREATE], 500);
+			cr_assert_gt(kinds[WL_MAP_MDL], 500);
+		} else {
+			cr_assert_eq(kinds[WL_IRQL] + kinds[WL_DRIVER_MDL_CREATE], 0,
+				     "%s: its events are what they were", p);
 		}
 		if (!strcmp(p, "desktop")) {
 			cr_assert_gt(cycles[0], 0, "desktop: no power cycle");
@@ -317,6 +336,13 @@ static int drive_event(struct drive *d, const struct wl_event *e, size_t n)
 		core_memory(c, &p);
 		return 0;
 	}
+	case WL_IRQL:
+		core_set_irql(c, (enum irql)e->v[WL_ARG]);
+		return 0;
+	case WL_DRIVER_MDL_CREATE:
+		return core_driver_mdl_create(c, a, e->v[WL_BYTES], slot_new(d, e, n));
+	case WL_DRIVER_MDL_FREE:
+		return core_driver_mdl_free(c, a, slot_del(d, id, n));
 	default:
 		cr_assert_fail("event %zu: kind %u", n, e->kind);
 	}
@@ -396,6 +422,11 @@ Test(gen, remap_is_valid_in_logical_mode, .timeout = 120)
 	core_destroy(d.core);
 	scenario_free(&d.scn);
 	drive_profile("remap", targets[3].scenario, targets[3].events, 4);
+}
+
+Test(gen, dpc_is_valid_on_default, .timeout = 120)
+{
+	drive_profile("dpc", targets[4].scenario, targets[4].events, 5);
 }
 
 /* Short traces end in the teardown almost at once: still valid, still exact. */

@@ -69,6 +69,10 @@ Test(import, a_rule_says_only_what_its_operation_takes)
 		  "map.yaml:4:10:", "'5' is not a payload field name" },
 		{ "rules:\n  - event: a\n    op: free_mdl\n    key: p\n    where: {\"x y\": 1}\n",
 		  "map.yaml:5:20:", "'x y' is not a payload field name" },
+		{ "rules:\n  - event: a\n    op: irql\n    key: p\n    fields: {level: 2}\n",
+		  "map.yaml:4:10:", "'irql' acts on no object" },
+		{ "rules:\n  - event: a\n    op: driver_mdl_create\n    fields: {bytes: size}\n",
+		  "map.yaml:3:9:", "'driver_mdl_create' acts on an object: the rule needs 'key'" },
 	};
 	struct import_map *m;
 	char err[2048];
@@ -82,7 +86,12 @@ Test(import, a_rule_says_only_what_its_operation_takes)
 			  "  - {event: [m, n], op: alloc_mdl, key: ptr, fields: {bytes: \"a * b\"}}\n"
 			  "  - {event: f, op: free_mdl, key: ptr}\n"
 			  "  - {event: s, op: power, where: {name: x}, fields: {phys: 0, state: 3}}\n"
-			  "  - {event: p, op: pressure, where: {zone: 1}, add: \"4096 << order\"}\n",
+			  "  - {event: p, op: pressure, where: {zone: 1}, add: \"4096 << order\"}\n"
+			  "  - {event: dpc_entry, op: irql, fields: {level: 2}}\n"
+			  "  - {event: dpc_exit, op: irql, fields: {level: 0}}\n"
+			  "  - {event: lock, op: driver_mdl_create, key: va, fields: {bytes: len}}\n"
+			  "  - {event: map, op: map_mdl, key: iova, ref: va}\n"
+			  "  - {event: unlock, op: driver_mdl_free, key: va}\n",
 			  &m, err, sizeof(err)), 0, "%s", err);
 	import_map_free(m);
 }

@@ -88,6 +88,7 @@ Test(replay, every_profile_replays_clean_on_its_scenario)
 		{ "game", "traces/scenarios/default.yaml" },
 		{ "power-cycle", "traces/scenarios/lda-chain.yaml" },
 		{ "remap", "traces/scenarios/logical-remap.yaml" },
+		{ "dpc", "traces/scenarios/default.yaml" },
 	};
 
 	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
@@ -936,4 +937,48 @@ Test(replay, a_trace_that_frees_everything_has_no_leaks_either_way)
 		expect_clean(&res, &rep);
 		results_fini(&res);
 	}
+}
+
+/* A WDDM 3.2 driver's callback from a DPC: written as CTF, read back, the run ends there. */
+static const struct wl_event dispatch_callback[] = {
+	WL(1000, WL_ALLOC_MDL, 1, 4096),
+	{ .ts = 2000, .kind = WL_IRQL, .v = { [WL_ARG] = IRQL_DISPATCH } },
+	WL(3000, WL_ALLOC_MDL, 2, 4096),
+	{ .ts = 4000, .kind = WL_IRQL, .v = { [WL_ARG] = IRQL_PASSIVE } },
+	WL(5000, WL_FREE_MDL, 1, 0),
+	WL(6000, WL_DRIVER_MDL_CREATE, 3, 4096),
+};
+
+Test(replay, a_bugcheck_stops_the_replay_and_says_where)
+{
+	struct replay_opts o = { .cache = true, .cache_dir = tmp };
+	struct replay_report rep;
+	struct results res;
+	struct scenario scn;
+	char dir[256], *summary, *json;
+
+	snprintf(dir, sizeof(dir), "%s/bugcheck", tmp);
+	write_script(dir, dispatch_callback, sizeof(dispatch_callback) / sizeof(dispatch_callback[0]));
+	cr_assert_eq(scenario_defaults(&scn), 0);
+	scn.adapters[0].wddm = SCN_WDDM(3, 2);
+	o.trace = dir;
+	o.scn = &scn;
+	for (int pass = 0; pass < 2; pass++) { /* from CTF, then from the cache: the same */
+		cr_assert_eq(replay_run(&o, &res, &rep), 0, "%s", rep.error);
+		cr_assert_eq(rep.from_cache, pass == 1);
+		cr_assert(rep.bugchecked);
+		cr_assert_eq(rep.bugcheck_event, 2);
+		cr_assert_eq(rep.bugcheck_ts, 3000);
+		cr_assert_eq(rep.not_run, 3);
+		cr_assert_eq(rep.used, 3);
+		cr_assert_eq(res.nviolations, 1);
+		texts(&res, &rep, &summary, &json);
+		cr_assert(strstr(summary, "STOPPED: bugcheck at event 2 (3000 ns)"), "%s", summary);
+		cr_assert(strstr(summary, "the 3 events after it were not executed"), "%s", summary);
+		expect_json(json, "events.not_run", "3");
+		free(summary);
+		free(json);
+		results_fini(&res);
+	}
+	scenario_free(&scn);
 }
