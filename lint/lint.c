@@ -156,6 +156,17 @@ void lint_print_text(const struct lint_report *rep, FILE *f)
 			kinds);
 }
 
+/* What names one import in the JSON report: its module, its name or ordinal, how it loads. */
+static void json_import(struct json *j, const struct pe_import *imp)
+{
+	json_str(j, "dll", imp->dll);
+	if (imp->by_ordinal)
+		json_u64(j, "ordinal", imp->ordinal);
+	else
+		json_str(j, "name", imp->name);
+	json_bool(j, "delay_load", imp->delayed);
+}
+
 int lint_print_json(const struct lint_report *rep, FILE *f)
 {
 	struct json j;
@@ -170,12 +181,7 @@ int lint_print_json(const struct lint_report *rep, FILE *f)
 		const struct lint_finding *fd = finding_of(rep, i, &k);
 
 		json_obj_begin(&j, NULL);
-		json_str(&j, "dll", imp->dll);
-		if (imp->by_ordinal)
-			json_u64(&j, "ordinal", imp->ordinal);
-		else
-			json_str(&j, "name", imp->name);
-		json_bool(&j, "delay_load", imp->delayed);
+		json_import(&j, imp);
 		/* by ordinal from the kernel: nobody can say */
 		if (fd && fd->kind == LINT_BY_ORDINAL)
 			json_null(&j, "forbidden");
@@ -191,12 +197,7 @@ int lint_print_json(const struct lint_report *rep, FILE *f)
 
 		json_obj_begin(&j, NULL);
 		json_str(&j, "kind", fd->kind == LINT_FORBIDDEN ? "forbidden" : "by_ordinal");
-		json_str(&j, "dll", imp->dll);
-		if (imp->by_ordinal)
-			json_u64(&j, "ordinal", imp->ordinal);
-		else
-			json_str(&j, "name", imp->name);
-		json_bool(&j, "delay_load", imp->delayed);
+		json_import(&j, imp);
 		json_str(&j, "reason", fd->kind == LINT_FORBIDDEN ? fd->rule->reason : ordinal_reason);
 		json_obj_end(&j);
 	}
