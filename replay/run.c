@@ -518,7 +518,8 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 		fprintf(out, "refused: ... %llu more\n", (unsigned long long)(rep->refused - 10));
 	/* the choice is said even when nothing was left live: it decides what the count means */
 	fprintf(out, "left live by the trace: %zu objects%s (--trace-covers %s: %s)\n", rep->left_live,
-		!rep->left_live ? "" : rep->covers == COVERS_LIFE ? ", leaked" : ", released at the end",
+		!rep->left_live ? "" : rep->bugchecked ? " when the machine stopped (not judged)"
+		: rep->covers == COVERS_LIFE ? ", leaked" : ", released at the end",
 		trace_covers_name(rep->covers),
 		rep->covers == COVERS_LIFE ? "the adapters' whole life" : "a window of a longer run");
 	fprintf(out, "violations: %zu\n", res->nviolations);

@@ -975,6 +975,8 @@ Test(replay, a_bugcheck_stops_the_replay_and_says_where)
 		texts(&res, &rep, &summary, &json);
 		cr_assert(strstr(summary, "STOPPED: bugcheck at event 2 (3000 ns)"), "%s", summary);
 		cr_assert(strstr(summary, "the 3 events after it were not executed"), "%s", summary);
+		cr_assert(strstr(summary, "left live by the trace: 1 objects when the machine stopped"),
+			  "%s", summary);
 		expect_json(json, "events.not_run", "3");
 		free(summary);
 		free(json);
