@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,6 +194,7 @@ void core_stop(struct core *core)
 	if (!core->started || core->stopped)
 		return;
 	core->stopped = true;
+	core->irql = IRQL_PASSIVE; /* DxgkDdiStopDevice and what it frees run at PASSIVE_LEVEL */
 	for (size_t i = 0; i < core->nadapters; i++)
 		adapter_stop(core, &core->adapters[i]);
 }
@@ -285,9 +287,12 @@ static int irql_check(struct core *c, struct adapter *a, const char *name)
 		     name, (unsigned int)c->irql, a->cfg->wddm / 10, a->cfg->wddm % 10);
 		return 0;
 	}
-	viol(c, V_CB_IRQL, "%s called at IRQL %u on %s (WDDM %u.%u): bugcheck, the machine stops",
-	     name, (unsigned int)c->irql, a->cfg->name, a->cfg->wddm / 10, a->cfg->wddm % 10);
-	c->bugcheck = c->violations.n - 1;
+	c->bugcheck = (struct core_violation){ .code = V_CB_IRQL, .event = c->event,
+					       .ts_ns = c->ts_ns };
+	snprintf(c->bugcheck.detail, sizeof(c->bugcheck.detail),
+		 "%s called at IRQL %u on %s (WDDM %u.%u): bugcheck, the machine stops", name,
+		 (unsigned int)c->irql, a->cfg->name, a->cfg->wddm / 10, a->cfg->wddm % 10);
+	viol(c, V_CB_IRQL, "%s", c->bugcheck.detail);
 	c->bugchecked = true;
 	return -EPERM;
 }
@@ -322,9 +327,7 @@ int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adap
 
 const struct core_violation *core_bugcheck(const struct core *core)
 {
-	if (!core->bugchecked)
-		return NULL;
-	return (const struct core_violation *)core->violations.data + core->bugcheck;
+	return core->bugchecked ? &core->bugcheck : NULL;
 }
 
 /* cb_enter() and handle_get() together: the start of every callback on a handle. */

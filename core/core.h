@@ -128,7 +128,7 @@ enum violation {
 	V_DMA_IN_EXCLUSIVE,  /* device DMA between Begin/EndExclusiveAccess */
 	V_WORK_IN_EXCLUSIVE, /* work submitted while the scheduler is suspended */
 	V_UNMAP_AFTER_FREE,  /* UnmapMdlFromIoMmu after the MDL was freed */
-	V_DEPRECATED_CB,     /* WDDM 2.4 memory callback in logical-remap mode */
+	V_DEPRECATED_CB,     /* WDDM 2.4 memory callback by a driver reporting linear remapping */
 	V_BAD_HANDLE,        /* unknown, freed, foreign or wrong-kind handle */
 	V_HANDLE_LEAK,       /* handle still live at adapter teardown */
 	V_MAPPING_LEAK,      /* IOMMU mapping left in a domain at teardown */
@@ -370,8 +370,9 @@ int core_iommu_disable(struct core *core, unsigned int adapter);
  * @h: out: handle for core_free_contiguous().
  * @logical: out: the device address of its first byte (may be NULL).
  *
- * Return: 0, -ENOMEM, -EPERM (refused: logical-remap mode, IRQL, exclusive
- * access), -ENODEV.
+ * Return: 0, -EINVAL (no bytes, a caching type the DDI does not define),
+ * -ENOMEM, -EPERM (refused: a driver reporting linear remapping, a WDDM
+ * 3.2 bugcheck, exclusive access), -ENODEV, -ESHUTDOWN (after a bugcheck).
  */
 int core_alloc_contiguous(struct core *core, unsigned int adapter, uint64_t bytes,
 			  enum cache_type cache, handle_t *h, iova_t *logical);
@@ -526,8 +527,9 @@ int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, handle_t h);
  * @len: bytes.
  * @write: direction.
  *
- * Return: 0; -EPERM with a CPU_ACCESS violation for an ADL or a PMO (no
- * CPU address); -EINVAL for a handle that is not live.
+ * Return: 0; -EPERM with a CPU_ACCESS violation for an ADL, an MDL's
+ * IOMMU mapping or a PMO (no CPU address); -EINVAL for a handle that is not
+ * live.
  */
 int core_view_rw(struct core *core, handle_t h, uint64_t offset, void *buf, uint64_t len,
 		 bool write);

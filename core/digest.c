@@ -134,7 +134,7 @@ int core_state_digest(struct core *core, uint64_t *digest)
 	    memcmp(&core->kmd_merged, kmd_reference(), sizeof(core->kmd_merged)))
 		return -EOPNOTSUPP;
 	h = DIGEST_FOLD(0, core->started, core->stopped, core->irql, core->event, core->ts_ns,
-			core->stale_seen, core->nadapters);
+			core->stale_seen, core->nadapters, core->bugchecked);
 	for (size_t i = 0; i < core->nadapters; i++)
 		h = adapter_digest(&core->ht, &core->adapters[i], h);
 	h = handles_digest(&core->ht, h);

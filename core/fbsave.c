@@ -172,6 +172,7 @@ static int section_view(struct core *c, struct adapter *a, unsigned int phys, ui
 	o->u.view.section = (unsigned int)(s - a->sections);
 	o->u.view.fb_pin = pin;
 	o->u.view.fb_chunk = !pin;
+	o->u.view.cache = CACHE_WRITECOMBINED; /* written once, read back only at the restore */
 	rc = pages_slice(&s->pg, off, bytes, &o->pg);
 	if (!rc)
 		rc = pages_lock(c, &o->pg, o->pg.npages * PAGE_SIZE);
@@ -382,7 +383,7 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 	t0 = clock_mono_ns();
 	a->xfer = (struct transition){ .active = true, .last_progress_ns = t0 };
 	m0 = modeled_now(core);
-	rc = core->kmd_merged.set_power_state(core, core->kmd, adapter, phys, state);
+	rc = kmd_at_passive(core, core->kmd_merged.set_power_state, adapter, phys, state);
 	xfer_progress(a);
 	rec.copy_ns = a->xfer.last_progress_ns - t0;
 	rec.max_stall_ns = a->xfer.max_stall_ns;

@@ -178,17 +178,17 @@ struct adapter {
 	struct transition xfer;
 };
 
-/*
- * A WDDM 3.0 driver that reports IOMMU linear remapping (DXGK_IOMMU_CAPS)
- * says it supports and uses the WDDM 3.0 memory services, whatever mode it
- * runs in: the WDDM 2.4 memory callbacks are deprecated for it.
- */
 /* DXGK_MEMORY_CACHING_TYPE defines three values; a driver passing another is refused. */
 static inline bool cache_type_valid(enum cache_type cache)
 {
 	return (unsigned int)cache <= CACHE_WRITECOMBINED;
 }
 
+/*
+ * A WDDM 3.0 driver that reports IOMMU linear remapping (DXGK_IOMMU_CAPS)
+ * says it supports and uses the WDDM 3.0 memory services, whatever mode it
+ * runs in: the WDDM 2.4 memory callbacks are deprecated for it.
+ */
 static inline bool adapter_wddm30_memory(const struct adapter *a)
 {
 	return a->caps.iommu_linear_remap;
@@ -212,7 +212,7 @@ struct core {
 
 	bool started, stopped;
 	bool bugchecked;           /* a WDDM 3.2+ driver called back at DISPATCH_LEVEL */
-	size_t bugcheck;           /* then: index of its CB_IRQL in violations */
+	struct core_violation bugcheck; /* then: its CB_IRQL */
 	enum irql irql;
 	uint64_t event, ts_ns;
 	uint64_t stale_seen;       /* hw stale_hits already reported */
@@ -245,6 +245,25 @@ struct hobj *handle_any(struct core *c, handle_t h, const char *what);
 void handle_release(struct core *c, handle_t h);
 void handle_table_free(struct handle_table *ht);
 const char *hkind_name(enum hkind kind);
+
+/*
+ * Dxgkrnl calls DxgkDdiSetPowerState at PASSIVE_LEVEL, whatever level the
+ * driver's DPCs had reached: the callbacks the KMD makes from it are judged
+ * there, and the trace's level is back afterwards.
+ */
+static inline int kmd_at_passive(struct core *c,
+				 int (*ddi)(struct core *, void *, unsigned int, unsigned int,
+					    enum power_state),
+				 unsigned int adapter, unsigned int phys, enum power_state state)
+{
+	enum irql was = c->irql;
+	int rc;
+
+	c->irql = IRQL_PASSIVE;
+	rc = ddi(c, c->kmd, adapter, phys, state);
+	c->irql = was;
+	return rc;
+}
 
 /* core.c: every driver callback starts here */
 int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adapter **out);

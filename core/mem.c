@@ -169,7 +169,8 @@ int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf,
 int pages_copy(struct core *c, const struct pages *dst, uint64_t dst_off,
 	       const struct pages *src, uint64_t src_off, uint64_t len, bool stream)
 {
-	if (dst_off + len > dst->npages * PAGE_SIZE || src_off + len > src->npages * PAGE_SIZE)
+	if (dst_off + len < dst_off || dst_off + len > dst->npages * PAGE_SIZE ||
+	    src_off + len < src_off || src_off + len > src->npages * PAGE_SIZE)
 		return -ERANGE;
 	while (len) {
 		uint64_t dlen, slen, n;

@@ -38,18 +38,6 @@ int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
 	return rc;
 }
 
-/* IO space is what the driver says is device memory: never installed RAM. */
-static bool overlaps_ram(const struct scn_system *sys, uint64_t base, uint64_t bytes)
-{
-	for (size_t i = 0; i < sys->nmap; i++) {
-		const struct range_extent *r = &sys->os_memory_map[i];
-
-		if (base < r->base + r->size && r->base < base + bytes)
-			return true;
-	}
-	return false;
-}
-
 int core_pmo_create_io(struct core *core, unsigned int adapter, uint64_t base, uint64_t bytes,
 		       enum cache_type cache, handle_t *h)
 {
@@ -64,7 +52,8 @@ int core_pmo_create_io(struct core *core, unsigned int adapter, uint64_t base, u
 	if (!bytes || base % PAGE_SIZE || bytes % PAGE_SIZE || !cache_type_valid(cache) ||
 	    base >= PHYSMEM_MAX_ADDR || bytes > PHYSMEM_MAX_ADDR - base)
 		return -EINVAL;
-	if (overlaps_ram(&core->scn->system, base, bytes)) {
+	/* IO space is what the driver says is device memory: never installed RAM */
+	if (physmem_overlaps_ram(core->pm, base, bytes)) {
 		log_info("%s: [%#llx, +%#llx) is installed memory, not IO space", name,
 			 (unsigned long long)base, (unsigned long long)bytes);
 		return -EFAULT;
@@ -281,8 +270,9 @@ static bool uncached(const struct hobj *o)
 
 /*
  * The memory of a handle the CPU may touch. "The addresses described by an
- * ADL can't be mapped to a virtual address for direct CPU access", and a
- * PMO has none until a CPU view maps it: both are CPU_ACCESS violations.
+ * ADL can't be mapped to a virtual address for direct CPU access"; an MDL's
+ * IOMMU mapping is the device's address of it too (the CPU uses the MDL);
+ * a PMO has none until a CPU view maps it: all are CPU_ACCESS violations.
  */
 static struct hobj *cpu_memory(struct core *c, handle_t h, const char *what, int *rc)
 {
@@ -291,7 +281,7 @@ static struct hobj *cpu_memory(struct core *c, handle_t h, const char *what, int
 	*rc = -EINVAL;
 	if (!o)
 		return NULL;
-	if (o->kind == H_ADL || o->kind == H_PMO || o->kind == H_PMO_OPEN) {
+	if (o->kind == H_ADL || o->kind == H_MDL_MAP || o->kind == H_PMO || o->kind == H_PMO_OPEN) {
 		viol(c, V_CPU_ACCESS, "%s through %s 0x%x: it has no CPU address (map a CPU view of the PMO)",
 		     what, hkind_name(o->kind), h);
 		*rc = -EPERM;

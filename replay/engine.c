@@ -30,7 +30,8 @@ struct engine {
 	const struct pressure_step *steps; /* pressure schedule */
 	size_t nsteps, next_step;
 	struct u64map live;
-	uint64_t after_bugcheck;  /* events not executed: the machine had stopped */
+	uint64_t after_bugcheck;  /* trace events not executed: the machine had stopped */
+	uint64_t last_not_run;    /* the index of the last of them */
 	bool life;               /* COVERS_LIFE: what the trace leaves live leaked */
 	struct u64map born, born_ts; /* life: (adapter, id) -> its creating event's index, time */
 	bool started;
@@ -380,9 +381,16 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 		return input_error(e, ev, index, "ids are below 2^56");
 	if (ev->kind == WL_IRQL && ev->v[WL_ARG] > IRQL_HIGH)
 		return input_error(e, ev, index, "an IRQL is at most 15 (HIGH_LEVEL)");
-	/* the machine bugchecked: what the trace holds after it never happened */
+	/*
+	 * The machine bugchecked: what the trace holds after it never happened.
+	 * Counted by trace event (an import may make two workload events of
+	 * one), and not the event of the bugcheck itself.
+	 */
 	if (core_bugcheck(e->core)) {
-		e->after_bugcheck++;
+		if (index != core_bugcheck(e->core)->event &&
+		    (!e->after_bugcheck || index != e->last_not_run))
+			e->after_bugcheck++;
+		e->last_not_run = index;
 		return 0;
 	}
 	creates = wl_creates(ev->kind);
@@ -560,6 +568,8 @@ void engine_finish(struct engine *e)
 	bool named = false;
 	size_t n;
 
+	/* the driver unloads at PASSIVE_LEVEL, whatever level the trace ended at */
+	core_set_irql(e->core, IRQL_PASSIVE);
 	/* a life leaves them to teardown (out of memory to name them: reported as the model has them) */
 	if (e->life)
 		named = index_leftovers(e, &owners);

@@ -186,6 +186,52 @@ Test(engine, a_wddm32_bugcheck_ends_the_run)
 	rig_down(&r);
 }
 
+/*
+ * Dxgkrnl calls the KMD's power and stop DDIs at PASSIVE_LEVEL, and the
+ * driver unloads there: a trace left at DISPATCH_LEVEL (a window ending in
+ * a DPC) or a power event inside one judges none of their callbacks there.
+ */
+Test(engine, the_os_calls_the_kmd_at_passive_whatever_the_trace_level)
+{
+	struct rig r;
+
+	rig_up_wddm(&r, SCN_WDDM(3, 2));
+	engine_set_covers(r.e, COVERS_LIFE);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 4096, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_DISPATCH), 0);
+	/* the reference KMD pins the save area and maps chunks: callbacks */
+	cr_assert_eq(ev(&r, WL_POWER, 0, 0, 0, POWER_D3), 0);
+	cr_assert_eq(ev(&r, WL_POWER, 0, 0, 0, POWER_D0), 0);
+	cr_assert_null(core_bugcheck(r.core), "%s", core_bugcheck(r.core)->detail);
+	/* the trace's level is still DISPATCH_LEVEL: the driver's next callback bugchecks */
+	engine_finish(r.e);
+	cr_assert_null(core_bugcheck(r.core), "teardown at PASSIVE_LEVEL");
+	cr_assert_eq(r.res.power.completed, 2);
+	cr_assert_eq(count_code(&r.res, "CB_IRQL"), 0);
+	cr_assert_eq(count_code(&r.res, "HANDLE_LEAK"), 1, "the life's leak is still found");
+	rig_down(&r);
+}
+
+/* An import can make two workload events of one trace event: not_run counts trace events. */
+Test(engine, events_after_a_bugcheck_are_counted_by_trace_event)
+{
+	struct rig r;
+
+	rig_up_wddm(&r, SCN_WDDM(3, 2));
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_DISPATCH), 0);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 4096, 0, 0), 1, "the bugcheck, at index 1");
+	/* a second workload event of trace event 1, then two of trace event 2 */
+	struct wl_event e = { .ts = 9000, .kind = WL_ALLOC_MDL, .v = { [WL_ID] = 2, [WL_BYTES] = 1 } };
+
+	cr_assert_eq(engine_apply(r.e, &e, 1), 0);
+	cr_assert_eq(engine_apply(r.e, &e, 2), 0);
+	cr_assert_eq(engine_apply(r.e, &e, 2), 0);
+	cr_assert_eq(engine_apply(r.e, &e, 3), 0);
+	cr_assert_eq(engine_after_bugcheck(r.e), 2, "trace events 2 and 3");
+	engine_finish(r.e);
+	rig_down(&r);
+}
+
 /* A driver's own MDL reaches the device only through MapMdlToIoMmu, and must outlive it. */
 Test(engine, driver_managed_mdls_are_mapped_and_must_outlive_their_mappings)
 {

@@ -341,7 +341,21 @@ Test(measure, the_nightly_job_stores_and_publishes)
 	snprintf(cmd, sizeof(cmd), "GPUISO=%s %s/scripts/nightly -d %s -o %s --no-bench >%s/log 2>&1",
 		 bin, root, db, site, tdir);
 	for (int night = 1; night <= 2; night++) {
-		cr_assert_eq(system(cmd), 0, "night %d: %s", night, cmd);
+		int rc = system(cmd);
+
+		if (rc) { /* the cause is at the end of what the job said */
+			char log[3001] = "";
+			FILE *f = fopen(tpath("log"), "r");
+
+			if (f && fseek(f, -3000, SEEK_END)) /* a shorter log: all of it */
+				rewind(f);
+			if (f) {
+				log[fread(log, 1, sizeof(log) - 1, f)] = '\0';
+				fclose(f);
+			}
+			cr_assert_fail("night %d: exit %d: %s\n%s", night, WIFEXITED(rc) ? WEXITSTATUS(rc) : -1,
+				       cmd, log);
+		}
 		/* five replays of five repeats and the campaign summary per night */
 		cr_assert_eq(stored_runs(db), 26 * night);
 	}
