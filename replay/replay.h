@@ -181,8 +181,6 @@ size_t engine_live(const struct engine *e);
  */
 void engine_finish(struct engine *e);
 
-#endif
-
 /* --- a whole replay: trace (or its cache) -> model -> results --- */
 
 struct replay_opts {
@@ -306,3 +304,5 @@ struct bench_report;
  * Return: 0 or a negative errno.
  */
 int replay_bench(struct bench_report *r);
+
+#endif

@@ -462,7 +462,7 @@ static int cmd_sweep(int argc, char **argv)
 			if (trace_covers_parse(optarg, &covers))
 				return usage_error(sweep_usage, "--trace-covers takes window or life, not '%s'",
 						   optarg);
-			o.life = covers == COVERS_LIFE;
+			o.covers = covers;
 			break;
 		case 'j':
 			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)

@@ -174,7 +174,7 @@ static void replay_opts_fill(const struct sweep *s, struct fp_ctx *fp, struct re
 		/* the compiled cache: every run after the first skips CTF decoding */
 		.cache = !s->uncacheable,
 		.fp = fp,
-		.covers = s->o->life ? COVERS_LIFE : COVERS_WINDOW,
+		.covers = s->o->covers,
 		/*
 		 * Only outcomes count here. Latency histograms would cost each
 		 * forked run a copy of every page of counts it writes to.
@@ -811,7 +811,7 @@ static void reproducer(const struct sweep *s, const struct sweep_failure *f, cha
 		quote(scn + 12, sizeof(scn) - 12, s->scenario);
 	}
 	snprintf(buf, len, "gpuiso replay %s%s%s --fail-nth %s:%llu", trace, scn,
-		 s->o->life ? " --trace-covers life" : "", fp_point_name(f->point),
+		 s->o->covers == COVERS_LIFE ? " --trace-covers life" : "", fp_point_name(f->point),
 		 (unsigned long long)f->nth);
 }
 
@@ -824,7 +824,7 @@ static void summary_fill(struct json *j, const void *ctx)
 	json_str(j, "schema", "gpuiso-sweep/1");
 	json_str(j, "trace", s->trace);
 	json_str(j, "scenario", s->scenario);
-	json_str(j, "trace_covers", trace_covers_name(s->o->life ? COVERS_LIFE : COVERS_WINDOW));
+	json_str(j, "trace_covers", trace_covers_name(s->o->covers));
 	json_str(j, "host", host_name(host, sizeof(host)));
 	json_obj_begin(j, "inputs");
 	json_input(j, s->trace);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "common/types.h"
+#include "replay/replay.h"
 
 /*
  * Fail-nth sweeps: count every hit of every injection point a trace
@@ -18,7 +19,7 @@ struct sweep_opts {
 	const char *out;       /* output folder: OUT/summary.json */
 	unsigned int jobs;     /* concurrent children (>= 1) */
 	bool from_scratch;     /* rerun the whole trace per hit (the baseline) instead of forking at it */
-	bool life;             /* the trace covers the adapters' whole life (replay --trace-covers) */
+	enum trace_covers covers; /* what the trace covers (replay --trace-covers) */
 	/* a run still going after this long is killed (hung); 0: no limit */
 	unsigned int run_timeout_s;
 	/* a run that makes no progress for this long is killed (hung); 0: 60 s */

@@ -670,7 +670,7 @@ Test(sweep, trace_covers_reaches_every_run_and_reproducer)
 	free((char *)o.out);
 
 	o.out = out;
-	o.life = true;
+	o.covers = COVERS_LIFE;
 	cr_assert_eq(sweep_run(&o, &t, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(t.runs, runs);
 	cr_assert_geq(t.violation, 2, "the other MDL leaks whichever of the trace's allocations fails");
