@@ -338,6 +338,17 @@ void core_set_irql(struct core *core, enum irql irql);
 const struct core_violation *core_bugcheck(const struct core *core);
 
 /**
+ * core_internal_errors() - impossible states the model met: bugs of gpuiso,
+ * not findings about the driver (each is also logged as it happens).
+ * @core: the model.
+ * @first: out: the first, with its event index and timestamp (.code is
+ * meaningless), or NULL when there were none.
+ *
+ * Return: how many.
+ */
+uint64_t core_internal_errors(const struct core *core, const struct core_violation **first);
+
+/**
  * core_secure_vm_create() - a secure VM starts: with the staging key, the
  * adapter's domain is attached now (first time); the VM fails if the driver
  * lacks IOMMU support (AllowFailure does not apply).

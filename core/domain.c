@@ -110,25 +110,30 @@ static inline uint64_t idmap_stretch(const struct idmap *im, uint64_t pfn, uint6
 	return done;
 }
 
-/* One reference more (@get) or one fewer, where there is one, to each frame of @p. */
-static inline void idmap_update(const struct idmap_piece *p, bool get)
+/*
+ * One reference more (@get) or one fewer to each frame of @p.
+ * Return: the frames a put found with no reference to drop (an impossible
+ * state: the caller reports it); their counts stay at zero.
+ */
+static inline uint64_t idmap_update(const struct idmap_piece *p, bool get)
 {
 	struct idmap_leaf *l = p->leaf;
 	uint32_t *same, *cnt, diff = 0;
+	uint64_t none = 0;
 	bool *mixed;
 
 	if (!l)
-		return; /* only a put comes here: the counts are zero */
+		return p->len; /* only a put comes here: nothing was ever counted */
 	same = &l->chunk[p->chunk].same;
 	mixed = &l->chunk[p->chunk].mixed;
 	cnt = l->each[p->chunk];
 	if (!*mixed) {
-		if (p->len == IDMAP_CHUNK) {
-			*same = get ? *same + 1 : *same - (*same != 0);
-			return;
-		}
 		if (!get && !*same)
-			return;
+			return p->len;
+		if (p->len == IDMAP_CHUNK) {
+			*same = get ? *same + 1 : *same - 1;
+			return 0;
+		}
 		for (unsigned int i = 0; i < IDMAP_CHUNK; i++)
 			cnt[i] = *same;
 		*mixed = true;
@@ -137,17 +142,20 @@ static inline void idmap_update(const struct idmap_piece *p, bool get)
 		for (uint64_t i = 0; i < p->len; i++)
 			cnt[p->in + i]++;
 	} else {
-		for (uint64_t i = 0; i < p->len; i++)
+		for (uint64_t i = 0; i < p->len; i++) {
+			none += !cnt[p->in + i];
 			cnt[p->in + i] -= cnt[p->in + i] != 0;
+		}
 	}
 	if (p->len < IDMAP_CHUNK)
-		return;
+		return none;
 	for (unsigned int i = 1; i < IDMAP_CHUNK; i++)
 		diff |= cnt[i] ^ cnt[0];
 	if (!diff) {
 		*same = cnt[0];
 		*mixed = false;
 	}
+	return none;
 }
 
 /* Count one more reference to each frame of [pfn, pfn+n). Nothing is counted on failure. */
@@ -176,21 +184,24 @@ static int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n)
 	for (uint64_t done = 0, len; done < n; done += len) {
 		struct idmap_piece p = idmap_piece(im, pfn + done, n - done);
 
-		idmap_update(&p, true);
+		(void)idmap_update(&p, true); /* a get always has a count to raise */
 		len = p.len;
 	}
 	return 0;
 }
 
-/* Drop one reference to each frame of [pfn, pfn+n) that has one. */
-static void idmap_put(struct idmap *im, uint64_t pfn, uint64_t n)
+/* Drop one reference to each frame of [pfn, pfn+n). Return: the frames that had none. */
+static uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n)
 {
+	uint64_t none = 0;
+
 	for (uint64_t done = 0, len; done < n; done += len) {
 		struct idmap_piece p = idmap_piece(im, pfn + done, n - done);
 
-		idmap_update(&p, false);
+		none += idmap_update(&p, false);
 		len = p.len;
 	}
+	return none;
 }
 
 uint64_t idmap_digest(const struct idmap *im, uint64_t h)
@@ -301,8 +312,12 @@ static int identity_map_run(struct core *c, struct adapter *a, const struct phys
 static void identity_unmap_run(struct core *c, struct adapter *a, const struct phys_run *run)
 {
 	uint64_t pfn = run->pa / PAGE_SIZE;
+	uint64_t none = idmap_put(&a->idmap, pfn, run->npages);
 
-	idmap_put(&a->idmap, pfn, run->npages);
+	if (none)
+		internal_error(c, "%s: unmapping [%#llx, +%llu pages): %llu frames had no identity mapping reference to drop",
+			       a->cfg->name, (unsigned long long)run->pa,
+			       (unsigned long long)run->npages, (unsigned long long)none);
 	identity_unmap_unreferenced(c, a, pfn, run->npages);
 }
 

@@ -213,6 +213,8 @@ struct core {
 	bool started, stopped;
 	bool bugchecked;           /* a WDDM 3.2+ driver called back at DISPATCH_LEVEL */
 	struct core_violation bugcheck; /* then: its CB_IRQL */
+	uint64_t internal_errors;  /* impossible states met (internal_error()) */
+	struct core_violation first_internal; /* the first of them, with its event */
 	enum irql irql;
 	uint64_t event, ts_ns;
 	uint64_t stale_seen;       /* hw stale_hits already reported */
@@ -229,6 +231,11 @@ struct core {
 /* verifier.c */
 void viol(struct core *c, enum violation code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * An impossible state of the model (a bug of gpuiso, not of the driver):
+ * counted, logged loudly with the event, the first kept for the report.
+ */
+void internal_error(struct core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A violation about one handle (HANDLE_LEAK): it carries @h. */
 void viol_handle(struct core *c, enum violation code, handle_t h, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -84,6 +84,28 @@ void viol_handle(struct core *c, enum violation code, handle_t h, const char *fm
 	va_end(ap);
 }
 
+void internal_error(struct core *c, const char *fmt, ...)
+{
+	char detail[sizeof(c->first_internal.detail)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	log_err("INTERNAL ERROR (a bug of gpuiso) at event %llu (%llu ns): %s",
+		(unsigned long long)c->event, (unsigned long long)c->ts_ns, detail);
+	if (!c->internal_errors++) {
+		c->first_internal = (struct core_violation){ .event = c->event, .ts_ns = c->ts_ns };
+		memcpy(c->first_internal.detail, detail, sizeof(detail));
+	}
+}
+
+uint64_t core_internal_errors(const struct core *core, const struct core_violation **first)
+{
+	*first = core->internal_errors ? &core->first_internal : NULL;
+	return core->internal_errors;
+}
+
 const struct core_violation *core_violations(const struct core *core, size_t *n)
 {
 	*n = core->violations.n;

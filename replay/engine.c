@@ -561,7 +561,7 @@ static bool index_leftovers(const struct engine *e, struct u64map *owners)
 void engine_finish(struct engine *e)
 {
 	struct physmem *pm = core_physmem(e->core);
-	const struct core_violation *v;
+	const struct core_violation *v, *internal;
 	struct results *res = e->res;
 	struct u64map owners = { 0 };
 	bool leaks = false, mappings = false, stale = false, mismatch = false, progress = true;
@@ -599,6 +599,8 @@ void engine_finish(struct engine *e)
 	INVARIANT("baseline_restored", !pm->usage.committed && !pm->usage.locked);
 	INVARIANT("vram_restored", !mismatch);
 	INVARIANT("forward_progress", progress);
+	/* an impossible state of the model: a bug of gpuiso, whatever the driver did */
+	INVARIANT("model_sound", !core_internal_errors(e->core, &internal));
 #undef INVARIANT
 	u64map_fini(&owners);
 }

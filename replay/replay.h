@@ -251,6 +251,8 @@ struct replay_report {
 	bool bugchecked;             /* a WDDM 3.2+ driver called back at DISPATCH_LEVEL */
 	uint64_t bugcheck_event, bugcheck_ts; /* then: where, and when */
 	uint64_t not_run;            /* events after the bugcheck: never executed */
+	uint64_t internal_errors;    /* impossible states of the model (bugs of gpuiso) */
+	char first_internal[240];    /* the first: its event and what */
 	enum trace_covers covers;    /* what the trace was taken to cover */
 	double wall_s;
 	uint64_t peak_rss;           /* bytes: this process's peak resident set so far */

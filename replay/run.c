@@ -336,6 +336,7 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	struct backend be = { 0 };
 	const char *names[WL_NKINDS];
 	struct run r = { .o = o, .rep = rep, .strict = o->strict };
+	const struct core_violation *internal;
 	struct core *core = NULL;
 	struct fp_ctx fp, *fpc = NULL;
 	uint64_t t0 = clock_mono_ns();
@@ -412,6 +413,11 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 		rep->left_live = engine_live(r.engine);
 		res->events.left_live = rep->left_live;
 		engine_finish(r.engine);
+		rep->internal_errors = core_internal_errors(core, &internal);
+		if (internal)
+			snprintf(rep->first_internal, sizeof(rep->first_internal),
+				 "event %llu (%llu ns): %s", (unsigned long long)internal->event,
+				 (unsigned long long)internal->ts_ns, internal->detail);
 		for (int p = 0; fpc && p < FP_NPOINTS; p++) {
 			struct named_count *nc = &res->injected[res->ninjected];
 
@@ -522,6 +528,9 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 		: rep->covers == COVERS_LIFE ? ", leaked" : ", released at the end",
 		trace_covers_name(rep->covers),
 		rep->covers == COVERS_LIFE ? "the adapters' whole life" : "a window of a longer run");
+	if (rep->internal_errors)
+		fprintf(out, "INTERNAL ERROR: %llu impossible states of the model, a bug of gpuiso (please report it); the first at %s\n",
+			(unsigned long long)rep->internal_errors, rep->first_internal);
 	fprintf(out, "violations: %zu\n", res->nviolations);
 	for (size_t i = 0; i < res->nviolations && i < 20; i++)
 		fprintf(out, "  %s at event %llu: %s\n", res->violations[i].code,
