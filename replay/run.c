@@ -514,6 +514,9 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 		(unsigned long long)res->power.transitions, (unsigned long long)res->power.completed,
 		(unsigned long long)res->power.pinned, (unsigned long long)res->power.chunked,
 		(unsigned long long)res->power.reset);
+	for (size_t i = 0; i < res->ninjected; i++)
+		fprintf(out, "%s%s %llu%s", i ? ", " : "faults injected: ", res->injected[i].name,
+			(unsigned long long)res->injected[i].n, i + 1 == res->ninjected ? "\n" : "");
 	for (size_t i = 0; i < rep->nrefusals && i < 10; i++) {
 		const struct refusal *f = &rep->refusals[i];
 

@@ -349,6 +349,10 @@ static int cmd_replay(int argc, char **argv)
 				 repeats >= 100 ? 3 : repeats >= 10 ? 2 : 1, i);
 		rc = replay_one(&o, rep, json && repeats > 1 ? path : json) ?: rc;
 	}
+	/* where the results went, and the way from them to a dashboard */
+	if (json && strcmp(json, "-") && rc <= EXIT_FINDINGS)
+		printf("\nresults JSON: %s\n  to a dashboard: gpuiso store add DB %s, then gpuiso dash DB -o SITE\n",
+		       json, json);
 out:
 	free(rep);
 	fault_plan_free(&plan);

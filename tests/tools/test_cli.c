@@ -242,6 +242,34 @@ Test(cli, replay_a_checked_in_trace_with_results)
 	free(doc);
 }
 
+/* What `make run` shows: every way a transition ends, the faults, and where the results went. */
+Test(cli, the_quick_start_replay_shows_the_job)
+{
+	const char *json = tpath("quick-start.json");
+	unsigned long long pinned = 0, chunked = 0, reset = 0, pins = 0;
+	const char *line;
+	char want[512];
+	struct run r;
+
+	RUN(&r, "replay", "traces/power-cycle", "--scenario", "traces/scenarios/lda-chain.yaml",
+	    "--faults", "traces/faults/quick-start.yaml", "--json", json, "--no-cache");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	line = strstr(r.out, "completed (");
+	cr_assert_not_null(line, "%s", r.out);
+	cr_assert_eq(sscanf(line, "completed (%llu pinned, %llu chunked), %llu reset", &pinned,
+			    &chunked, &reset), 3, "%s", line);
+	cr_assert(pinned && chunked && reset, "pinned %llu, chunked %llu, reset %llu", pinned,
+		  chunked, reset);
+	line = strstr(r.out, "faults injected: fbsave/pin ");
+	cr_assert_not_null(line, "%s", r.out);
+	cr_assert_eq(sscanf(line, "faults injected: fbsave/pin %llu", &pins), 1);
+	cr_assert_gt(pins, 0);
+	cr_assert(strstr(r.out, "p99 ns"), "latency per operation: %s", r.out);
+	snprintf(want, sizeof(want), "results JSON: %s\n  to a dashboard: gpuiso store add DB %s",
+		 json, json);
+	cr_assert(strstr(r.out, want), "%s", r.out);
+}
+
 Test(cli, replay_json_to_stdout_is_json_alone)
 {
 	char value[64];
