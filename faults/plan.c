@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,6 +230,32 @@ void fault_plan_arm(const struct fault_plan *plan, struct fp_ctx *ctx)
 	for (int p = 0; p < FP_NPOINTS; p++)
 		if (plan->armed[p])
 			fp_arm(ctx, p, &plan->rule[p]);
+}
+
+int fault_plan_fail_nth(struct fault_plan *plan, const char *spec)
+{
+	const char *colon = strrchr(spec, ':');
+	char point[64], *end;
+	unsigned long long nth;
+	int p;
+
+	if (!colon || (size_t)(colon - spec) >= sizeof(point) || !isdigit((unsigned char)colon[1]))
+		return -EINVAL;
+	snprintf(point, sizeof(point), "%.*s", (int)(colon - spec), spec);
+	p = fp_point_lookup(point);
+	errno = 0;
+	nth = strtoull(colon + 1, &end, 10);
+	if (p < 0 || *end || errno || !nth)
+		return -EINVAL;
+	plan->armed[p] = true;
+	plan->rule[p] = (struct fp_rule){ .nth = nth };
+	return 0;
+}
+
+void fault_plan_seed(struct fault_plan *plan, uint64_t seed)
+{
+	for (int p = 0; p < FP_NPOINTS; p++)
+		plan->rule[p].seed = seed;
 }
 
 void fault_plan_free(struct fault_plan *plan)

@@ -65,6 +65,25 @@ void fault_plan_parse(struct yaml_doc *d, const struct yaml_field *faults,
  */
 void fault_plan_arm(const struct fault_plan *plan, struct fp_ctx *ctx);
 
+/**
+ * fault_plan_fail_nth() - arm one point to fail its Nth hit, as a sweep's
+ * reproducer says it (`gpuiso replay --fail-nth POINT:N`); the point's rule
+ * is replaced.
+ * @plan: the plan (a loaded one, or zeroed).
+ * @spec: "POINT:N", N >= 1, POINT a name of `gpuiso faults list`.
+ *
+ * Return: 0, or -EINVAL when @spec is not that (nothing is changed).
+ */
+int fault_plan_fail_nth(struct fault_plan *plan, const char *spec);
+
+/**
+ * fault_plan_seed() - give every rule of the plan one seed: what
+ * `gpuiso replay --seed` and a campaign's seeds do.
+ * @plan: the plan.
+ * @seed: the seed.
+ */
+void fault_plan_seed(struct fault_plan *plan, uint64_t seed);
+
 /** fault_plan_free() - free the schedule. @plan: the plan. */
 void fault_plan_free(struct fault_plan *plan);
 

@@ -306,29 +306,16 @@ static int cmd_replay(int argc, char **argv)
 		o.faults = &plan;
 	}
 	if (fail_nth) {
-		/* POINT:N: that point's Nth hit fails (what a sweep's reproducer says) */
-		char point[64];
-		uint64_t nth;
-		const char *colon = strrchr(fail_nth, ':');
-		int p = -1;
-
-		if (colon && (size_t)(colon - fail_nth) < sizeof(point)) {
-			snprintf(point, sizeof(point), "%.*s", (int)(colon - fail_nth), fail_nth);
-			p = fp_point_lookup(point);
-		}
-		if (p < 0 || parse_u64(colon + 1, &nth) || !nth) {
+		if (fault_plan_fail_nth(&plan, fail_nth)) {
 			fault_plan_free(&plan);
 			scenario_free(&scn);
 			return usage_error(replay_usage, "--fail-nth takes POINT:N (gpuiso faults list), not '%s'",
 					   fail_nth);
 		}
-		plan.armed[p] = true;
-		plan.rule[p] = (struct fp_rule){ .nth = nth };
 		o.faults = &plan;
 	}
 	if (seeded)
-		for (int p = 0; p < FP_NPOINTS; p++)
-			plan.rule[p].seed = o.seed;
+		fault_plan_seed(&plan, o.seed);
 	rep = calloc(1, sizeof(*rep));
 	if (!rep) {
 		scenario_free(&scn);

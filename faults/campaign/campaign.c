@@ -1067,8 +1067,7 @@ static int child_run(const struct campaign *c, const struct camp_job *j, struct 
 
 	watch_beat(beat); /* it has started */
 	/* the campaign's seed replaces every rule's, as `gpuiso replay --seed` does */
-	for (int p = 0; p < FP_NPOINTS; p++)
-		plan.rule[p].seed = j->seed;
+	fault_plan_seed(&plan, j->seed);
 	if (job_path(c, j, ".json", json, sizeof(json)) ||
 	    job_path(c, j, ".faults.yaml", faults, sizeof(faults)))
 		return ENAMETOOLONG;

@@ -196,3 +196,27 @@ Test(plan, arming_a_plan_arms_only_its_points)
 	cr_assert(fp_should_fail(&ctx, FP_GPU_COPY));
 	fault_plan_free(&plan);
 }
+
+/* What a sweep's reproducer says: POINT:N arms that point for its Nth hit, and nothing else. */
+Test(plan, fail_nth_arms_one_point_for_one_hit)
+{
+	static const char *const bad[] = {
+		"fbsave/pin", "fbsave/pin:", "fbsave/pin:0", "fbsave/pin:-3", "fbsave/pin:3x",
+		"no/such:3", ":3", "fbsave/pin:99999999999999999999",
+	};
+	struct fault_plan plan = { 0 };
+	int p = fp_point_lookup("fbsave/pin");
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(fault_plan_fail_nth(&plan, bad[i]), -EINVAL, "%s", bad[i]);
+		for (int q = 0; q < FP_NPOINTS; q++)
+			cr_assert_not(plan.armed[q], "%s armed %s", bad[i], fp_point_name(q));
+	}
+	cr_assert_eq(fault_plan_fail_nth(&plan, "fbsave/pin:3"), 0);
+	cr_assert(plan.armed[p]);
+	cr_assert_eq(plan.rule[p].nth, 3);
+	fault_plan_seed(&plan, 77);
+	for (int q = 0; q < FP_NPOINTS; q++)
+		cr_assert_eq(plan.rule[q].seed, 77);
+	fault_plan_free(&plan);
+}
