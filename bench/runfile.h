@@ -65,6 +65,28 @@ int runfile_parse(const char *name, const char *json, struct run_record *rec, ch
 /** runfile_free() - free a record's contents. @rec: the record. */
 void runfile_free(struct run_record *rec);
 
+/* Run files read from paths given on a command line. */
+struct runfile_set {
+	struct run_record *r;
+	size_t n, cap;
+};
+
+/**
+ * runfile_read_path() - read a run file, or every *.json below a folder (in
+ * name order, subfolders included), appending each to @set.
+ * @path: a file or a folder.
+ * @set: the records so far (zeroed at first); runfile_set_free() it.
+ * @err: out: why not: the path, or the refused file with FILE:LINE:COL.
+ * @errlen: size of @err.
+ *
+ * Return: 0, -ENOENT (no such path), -EINVAL (a refused file), -ENOMEM.
+ * Files read before an error stay in @set.
+ */
+int runfile_read_path(const char *path, struct runfile_set *set, char *err, size_t errlen);
+
+/** runfile_set_free() - free every record of @set and the set itself. @set: the set. */
+void runfile_set_free(struct runfile_set *set);
+
 /** run_kind_name() - "results", "bench", "campaign" or "sweep". @kind: the kind. */
 const char *run_kind_name(enum run_kind kind);
 

@@ -3,7 +3,6 @@
  * The measurement commands: the results store, comparisons, change points
  * over history and the dashboard. Each parses its options and calls bench/.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -20,13 +19,6 @@
 #include "bench/history.h"
 #include "bench/store.h"
 #include "cli.h"
-
-/* --- reading run files --- */
-
-struct files {
-	struct run_record *r;
-	size_t n, cap;
-};
 
 static int exit_for(int rc)
 {
@@ -78,89 +70,19 @@ static int open_store(const char *cmd, const char *path, struct store **s)
 	return exit_for(rc);
 }
 
-static int files_add(struct files *fs, const char *path)
+/* Every path's run files into @set; 0, or a negative errno after saying why. */
+static int read_paths(const char *cmd, char *const *paths, int n, struct runfile_set *set)
 {
-	char err[2048];
-	int rc;
+	char err[2048] = "";
+	int rc = 0;
 
-	if (array_reserve(&fs->r, &fs->cap, fs->n, sizeof(*fs->r)))
-		return -ENOMEM;
-	rc = runfile_read(path, &fs->r[fs->n], err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "gpuiso: %s", err);
-		if (!err[0] || err[strlen(err) - 1] != '\n')
-			fputc('\n', stderr);
-		return rc;
-	}
-	fs->n++;
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* A file, or every *.json below a folder, in name order. */
-static int files_add_path(struct files *fs, const char *path)
-{
-	struct dirent **names = NULL;
-	char **paths = NULL;
-	struct stat st;
-	int n, rc = 0;
-	size_t np = 0;
-
-	if (stat(path, &st)) {
-		fprintf(stderr, "gpuiso: %s: %s\n", path, strerror(errno));
-		return -ENOENT;
-	}
-	if (!S_ISDIR(st.st_mode))
-		return files_add(fs, path);
-	n = scandir(path, &names, NULL, alphasort);
-	if (n < 0) {
-		fprintf(stderr, "gpuiso: %s: %s\n", path, strerror(errno));
-		return -ENOENT;
-	}
-	paths = calloc((size_t)n + 1, sizeof(*paths));
-	for (int i = 0; i < n; i++) {
-		const char *name = names[i]->d_name;
-		size_t len = strlen(name);
-		char *full;
-
-		if (!paths || name[0] == '.' ||
-		    (names[i]->d_type != DT_DIR && (len < 5 || strcmp(name + len - 5, ".json"))))
-			continue;
-		if (asprintf(&full, "%s/%s", path, name) < 0) {
-			rc = -ENOMEM;
-			break;
-		}
-		paths[np++] = full;
-	}
-	if (!paths)
-		rc = -ENOMEM;
-	if (paths)
-		qsort(paths, np, sizeof(*paths), cmp_str);
-	for (size_t i = 0; !rc && i < np; i++) {
-		if (!stat(paths[i], &st) && S_ISDIR(st.st_mode))
-			rc = files_add_path(fs, paths[i]);
-		else
-			rc = files_add(fs, paths[i]);
-	}
-	for (size_t i = 0; i < np; i++)
-		free(paths[i]);
-	free(paths);
-	for (int i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	for (int i = 0; !rc && i < n; i++)
+		rc = runfile_read_path(paths[i], set, err, sizeof(err));
+	if (!rc)
+		return 0;
+	fprintf(stderr, "gpuiso: %s: %s%s", cmd, err,
+		err[0] && err[strlen(err) - 1] == '\n' ? "" : "\n");
 	return rc;
-}
-
-static void files_free(struct files *fs)
-{
-	for (size_t i = 0; i < fs->n; i++)
-		runfile_free(&fs->r[i]);
-	free(fs->r);
-	*fs = (struct files){ 0 };
 }
 
 static int set_tag(char **tag, const char *value, bool force)
@@ -192,7 +114,7 @@ int cmd_store_add(int argc, char **argv)
 		{ "date", required_argument, NULL, 'd' }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	const char *rev = NULL, *campaign = NULL, *date = NULL;
-	struct files fs = { 0 };
+	struct runfile_set fs = { 0 };
 	struct store *s = NULL;
 	char err[1024];
 	size_t added = 0;
@@ -214,18 +136,16 @@ int cmd_store_add(int argc, char **argv)
 	if (argc - optind < 2)
 		return usage_error(store_add_usage, "%s", "a store and at least one file, please");
 	/* every file is read and checked before the store is touched */
-	for (int i = optind + 1; i < argc; i++) {
-		rc = files_add_path(&fs, argv[i]);
-		if (rc) {
-			files_free(&fs);
-			return exit_for(rc);
-		}
+	rc = read_paths("store add", argv + optind + 1, argc - optind - 1, &fs);
+	if (rc) {
+		runfile_set_free(&fs);
+		return exit_for(rc);
 	}
 	for (size_t i = 0; i < fs.n; i++) {
 		rc = set_tag(&fs.r[i].git_rev, rev, true) ?: set_tag(&fs.r[i].date, date, true)
 			?: set_tag(&fs.r[i].campaign, campaign, false);
 		if (rc) {
-			files_free(&fs);
+			runfile_set_free(&fs);
 			return EXIT_ENV;
 		}
 	}
@@ -235,11 +155,11 @@ int cmd_store_add(int argc, char **argv)
 	store_close(s);
 	if (rc) {
 		fprintf(stderr, "gpuiso: store add: %s\n", err);
-		files_free(&fs);
+		runfile_set_free(&fs);
 		return rc == -ENOMEM ? EXIT_ENV : EXIT_INPUT;
 	}
 	printf("%zu run%s added, %zu already stored\n", added, added == 1 ? "" : "s", fs.n - added);
-	files_free(&fs);
+	runfile_set_free(&fs);
 	return EXIT_OK;
 }
 
@@ -318,10 +238,10 @@ const char compare_usage[] =
 	"  fewer samples only an explicit --threshold judges them. Exits 1 when a series got worse.";
 
 /* One side of a comparison from files and folders. */
-static int side_files(const char *what, struct sample_set *set)
+static int side_files(char *what, struct sample_set *set)
 {
-	struct files fs = { 0 };
-	int rc = files_add_path(&fs, what);
+	struct runfile_set fs = { 0 };
+	int rc = read_paths("compare", &what, 1, &fs);
 
 	for (size_t i = 0; !rc && i < fs.n; i++)
 		rc = sample_set_add_run(set, &fs.r[i]);
@@ -329,7 +249,7 @@ static int side_files(const char *what, struct sample_set *set)
 		fprintf(stderr, "gpuiso: compare: %s: no run file in it\n", what);
 		rc = -ENOENT;
 	}
-	files_free(&fs);
+	runfile_set_free(&fs);
 	return rc;
 }
 
