@@ -139,7 +139,7 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
  * after, change, test, verdict.
  * @rows: from compare_sets().
  * @n: how many.
- * @o: options (@all).
+ * @o: options (@o->all: unchanged metrics too).
  * @f: where.
  *
  * Return: the number of regressions.

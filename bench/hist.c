@@ -80,21 +80,6 @@ void hist_record(struct hist *h, uint64_t value)
 		h->max = value;
 }
 
-int hist_merge(struct hist *dst, const struct hist *src)
-{
-	if (dst->ncounts != src->ncounts || dst->sub_mask != src->sub_mask)
-		return -EINVAL;
-	for (size_t i = 0; i < src->ncounts; i++)
-		dst->counts[i] += src->counts[i];
-	dst->total += src->total;
-	dst->sum += src->sum;
-	if (src->total) {
-		dst->min = src->min < dst->min ? src->min : dst->min;
-		dst->max = src->max > dst->max ? src->max : dst->max;
-	}
-	return 0;
-}
-
 uint64_t hist_percentile(const struct hist *h, double p)
 {
 	uint64_t want, seen = 0;

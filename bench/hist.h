@@ -45,15 +45,6 @@ void hist_fini(struct hist *h);
 void hist_record(struct hist *h, uint64_t value);
 
 /**
- * hist_merge() - add @src's counts into @dst.
- * @dst: destination.
- * @src: source of the same precision.
- *
- * Return: 0, -EINVAL (different precision).
- */
-int hist_merge(struct hist *dst, const struct hist *src);
-
-/**
  * hist_percentile() - the value at or below which @p percent of values fall.
  * @h: the histogram.
  * @p: percentile, 0..100.

@@ -134,7 +134,7 @@ size_t history_alarms(const struct history *h);
  * history_samples() - the runs of revisions @before and @after of a store
  * as two sample sets, to compare with compare_sets(); with
  * history_noise() as the options' noise, for the between-revision noise of
- * each measured series from @h.
+ * each measured series from a history (struct history_noise_ctx).
  * @s: the store.
  * @before: a revision as stored.
  * @after: another.

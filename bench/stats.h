@@ -74,8 +74,8 @@ int welch_ci(const double *a, size_t na, const double *b, size_t nb, double leve
 
 /**
  * benjamini_hochberg() - replace p-values by Benjamini-Hochberg adjusted
- * ones: rejecting those below @alpha keeps the expected share of false
- * findings among the rejected at @alpha, however many were tested.
+ * ones: rejecting those below a level alpha keeps the expected share of
+ * false findings among the rejected at alpha, however many were tested.
  * @p: the p-values, adjusted in place.
  * @n: how many.
  *

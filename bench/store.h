@@ -160,7 +160,7 @@ struct store_ack {
 /**
  * store_ack_add() - keep an acknowledgement.
  * @s: the store.
- * @a: what is acknowledged (@added is ignored).
+ * @a: what is acknowledged (@a->added is ignored: the store sets it).
  * @err: out: why not.
  * @errlen: size of @err.
  *

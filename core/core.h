@@ -590,9 +590,18 @@ int core_adl_info(struct core *core, handle_t h, struct core_adl_info *info);
  */
 int core_alloc_create(struct core *core, unsigned int adapter, uint64_t bytes,
 		      enum segment segment, uint32_t flags, handle_t *h);
-/** core_alloc_destroy() - destroy an allocation (unmapping what VidMm mapped). */
+/**
+ * core_alloc_destroy() - destroy an allocation (unmapping what VidMm mapped).
+ * @core, @adapter, @h: the allocation, as created.
+ */
 int core_alloc_destroy(struct core *core, unsigned int adapter, handle_t h);
-/** core_alloc_segment() - the segment an allocation was placed in. Return: segment or -errno. */
+/**
+ * core_alloc_segment() - the segment an allocation was placed in.
+ * @core: the model.
+ * @h: the allocation.
+ *
+ * Return: its enum segment, or -EINVAL when @h is not a live allocation.
+ */
 int core_alloc_segment(struct core *core, handle_t h);
 
 /**
@@ -608,7 +617,10 @@ int core_alloc_segment(struct core *core, handle_t h);
  */
 int core_map_aperture(struct core *core, unsigned int adapter, handle_t h,
 		      uint64_t offset_pages, uint64_t pages);
-/** core_unmap_aperture() - UNMAP_APERTURE_SEGMENT; the CPU-visible address dies. */
+/**
+ * core_unmap_aperture() - UNMAP_APERTURE_SEGMENT; the CPU-visible address dies.
+ * @core, @adapter, @h: the allocation, as mapped.
+ */
 int core_unmap_aperture(struct core *core, unsigned int adapter, handle_t h);
 
 /**
@@ -623,9 +635,17 @@ int core_unmap_aperture(struct core *core, unsigned int adapter, handle_t h);
 int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum transfer_dir dir,
 		  uint64_t bytes);
 
-/** core_fence_create() - a monitored fence: one page mapped for the GPU. @h: out. */
+/**
+ * core_fence_create() - a monitored fence: one page mapped for the GPU.
+ * @core: the model.
+ * @adapter: index.
+ * @h: out: the fence.
+ */
 int core_fence_create(struct core *core, unsigned int adapter, handle_t *h);
-/** core_fence_destroy() - unmap and free a monitored fence. */
+/**
+ * core_fence_destroy() - unmap and free a monitored fence.
+ * @core, @adapter, @h: the fence, as created.
+ */
 int core_fence_destroy(struct core *core, unsigned int adapter, handle_t h);
 
 /**
@@ -683,7 +703,11 @@ void core_memory(struct core *core, const struct physmem_pressure *p);
  */
 int core_fb_pin(struct core *core, unsigned int adapter, unsigned int caller, unsigned int phys,
 		handle_t *mdl);
-/** core_fb_unpin() - DxgkCbUnpinFrameBufferForSave. @mdl: from core_fb_pin(). */
+/**
+ * core_fb_unpin() - DxgkCbUnpinFrameBufferForSave.
+ * @core, @adapter, @caller: as for core_fb_pin().
+ * @mdl: from core_fb_pin().
+ */
 int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, handle_t mdl);
 /**
  * core_fb_map_chunk() - DxgkCbMapFrameBufferPointer: lock and CPU-map
@@ -698,7 +722,11 @@ int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, 
  */
 int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int caller,
 		      unsigned int phys, uint64_t offset, uint64_t bytes, handle_t *view);
-/** core_fb_unmap_chunk() - DxgkCbUnmapFrameBufferPointer. */
+/**
+ * core_fb_unmap_chunk() - DxgkCbUnmapFrameBufferPointer.
+ * @core, @adapter, @caller: as for core_fb_map_chunk().
+ * @view: from core_fb_map_chunk().
+ */
 int core_fb_unmap_chunk(struct core *core, unsigned int adapter, unsigned int caller,
 			handle_t view);
 
@@ -817,17 +845,17 @@ uint64_t core_handle_digest(const struct core *core, handle_t h);
 
 /** core_violations() - the verifier's record. @core; @n: out: count. Return: array. */
 const struct core_violation *core_violations(const struct core *core, size_t *n);
-/** core_violation_name() - stable code text, e.g. "UNMAP_AFTER_FREE". */
+/** core_violation_name() - stable code text, e.g. "UNMAP_AFTER_FREE". @code: the code. */
 const char *core_violation_name(enum violation code);
 /** core_faults() - DMA the IOMMU blocked. @core; @n: out. Return: array. */
 const struct core_fault *core_faults(const struct core *core, size_t *n);
 /** core_power_records() - every power transition. @core; @n: out. Return: array. */
 const struct core_power_record *core_power_records(const struct core *core, size_t *n);
-/** core_live_handles() - handles not yet freed (any adapter). */
+/** core_live_handles() - handles not yet freed (any adapter). @core: the model. */
 size_t core_live_handles(const struct core *core);
-/** core_hw() - the backend. */
+/** core_hw() - the backend. @core: the model. */
 struct hw *core_hw(struct core *core);
-/** core_physmem() - the physical memory. */
+/** core_physmem() - the physical memory. @core: the model. */
 struct physmem *core_physmem(struct core *core);
 
 /**

@@ -54,7 +54,6 @@ struct hw_caps {
 	unsigned int iova_bits; /* input address width */
 	unsigned int dma_bits;  /* addresses the devices can issue (a DMA mask); above iova_bits they reach past the IOMMU's width */
 	unsigned int ndevs;     /* devices the backend has */
-	bool modeled_time;      /* hw_stats.modeled_ns is meaningful */
 	bool passthrough;       /* a device attached to no domain reaches physical addresses (else nothing) */
 };
 

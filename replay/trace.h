@@ -23,12 +23,6 @@
 
 #if GPUISO_HAVE_TRACING
 
-/** trace_enabled() - whether the tracepoints are compiled in. */
-static inline bool trace_enabled(void)
-{
-	return true;
-}
-
 /**
  * trace_wl() - emit the gpuiso_wl event of @e->kind with its catalogue fields.
  * @e: the event; an unknown kind emits nothing. The event's time is the
@@ -62,11 +56,6 @@ void trace_power(const struct core_power_record *r);
 void trace_violation(const struct core_violation *v);
 
 #else /* !GPUISO_HAVE_TRACING */
-
-static inline bool trace_enabled(void)
-{
-	return false;
-}
 
 static inline void trace_wl(const struct wl_event *e)
 {

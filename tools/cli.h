@@ -49,12 +49,58 @@ bool common_opt(int opt, const char *usage, int *rc);
  */
 FILE *text_out(const char *json);
 
-/* The measurement commands (tools/measure.c). */
+/*
+ * The measurement commands (tools/measure.c). Each takes the words after
+ * the command's name (argv[0] reads "gpuiso NAME", for getopt's messages) and
+ * returns an enum exit_code.
+ */
+
+/**
+ * cmd_store_add() - gpuiso store add: keep run files in a results store.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
 int cmd_store_add(int argc, char **argv);
+
+/**
+ * cmd_store_list() - gpuiso store list: the runs a store holds.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
 int cmd_store_list(int argc, char **argv);
+
+/**
+ * cmd_compare() - gpuiso compare: two sets of runs, metric by metric, with a verdict.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
 int cmd_compare(int argc, char **argv);
+
+/**
+ * cmd_changes() - gpuiso changes: where each stored series changed level.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
 int cmd_changes(int argc, char **argv);
+
+/**
+ * cmd_dash() - gpuiso dash: a static HTML dashboard of a store.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
 int cmd_dash(int argc, char **argv);
+
+/**
+ * cmd_ack() - gpuiso ack: acknowledge the changes of a revision as expected.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
 int cmd_ack(int argc, char **argv);
 extern const char store_add_usage[], store_list_usage[], compare_usage[], changes_usage[],
 	dash_usage[], ack_usage[];

@@ -47,7 +47,6 @@ static void sim_op_query_caps(struct hw *hw, struct hw_caps *caps)
 		.pgsize_bitmap = PAGE_SIZE | SZ_2M | SZ_1G,
 		.iova_bits = SIM_IOVA_BITS,
 		.ndevs = to_sim(hw)->ndevs,
-		.modeled_time = true,
 		.passthrough = true,
 		.dma_bits = 64,
 	};

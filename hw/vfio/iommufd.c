@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <linux/vfio.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,78 @@ struct iofd_vfio_bind {
 struct iofd_vfio_attach {
 	uint32_t argsz, flags, pt_id;
 };
+
+/*
+ * Each layout above pinned to the kernel's. Debian 12's linux-libc-dev (6.1)
+ * has no <linux/iommufd.h> and its <linux/vfio.h> predates the device
+ * cdev, so the numbers are written out: they come from Linux 6.12 (the
+ * guest kernel of scripts/vm-test), include/uapi/linux/iommufd.h
+ * (struct iommu_destroy, iommu_ioas_alloc, iommu_iova_range,
+ * iommu_ioas_iova_ranges, iommu_ioas_map, iommu_ioas_unmap and the
+ * IOMMUFD_CMD_* numbers) and include/uapi/linux/vfio.h
+ * (struct vfio_device_bind_iommufd and vfio_device_attach_iommufd_pt, as
+ * introduced in 6.6). These are ABI: later kernels only append fields, which
+ * the size in the first word tells them we do not pass.
+ */
+#define IOFD_PIN(type, field, off) \
+	_Static_assert(offsetof(struct type, field) == (off), #type "." #field " moved")
+#define IOFD_SIZE(type, n) _Static_assert(sizeof(struct type) == (n), #type " resized")
+
+_Static_assert(IOFD_DESTROY == 0x3b80 && IOFD_IOAS_ALLOC == 0x3b81, "IOMMUFD_CMD_* numbers");
+_Static_assert(IOFD_IOAS_IOVA_RANGES == 0x3b84 && IOFD_IOAS_MAP == 0x3b85 &&
+		       IOFD_IOAS_UNMAP == 0x3b86,
+	       "IOMMUFD_CMD_* numbers");
+_Static_assert(IOFD_VFIO_BIND == 0x3b76 && IOFD_VFIO_ATTACH == 0x3b77,
+	       "VFIO_DEVICE_{BIND,ATTACH}_IOMMUFD* numbers");
+_Static_assert(IOFD_MAP_FIXED_IOVA == 1 && IOFD_MAP_WRITEABLE == 2 && IOFD_MAP_READABLE == 4,
+	       "enum iommufd_ioas_map_flags");
+
+IOFD_SIZE(iofd_destroy, 8); /* struct iommu_destroy */
+IOFD_PIN(iofd_destroy, size, 0);
+IOFD_PIN(iofd_destroy, id, 4);
+
+IOFD_SIZE(iofd_ioas_alloc, 12); /* struct iommu_ioas_alloc */
+IOFD_PIN(iofd_ioas_alloc, size, 0);
+IOFD_PIN(iofd_ioas_alloc, flags, 4);
+IOFD_PIN(iofd_ioas_alloc, out_ioas_id, 8);
+
+IOFD_SIZE(iofd_range, 16); /* struct iommu_iova_range */
+IOFD_PIN(iofd_range, start, 0);
+IOFD_PIN(iofd_range, last, 8);
+
+IOFD_SIZE(iofd_ioas_iova_ranges, 32); /* struct iommu_ioas_iova_ranges */
+IOFD_PIN(iofd_ioas_iova_ranges, size, 0);
+IOFD_PIN(iofd_ioas_iova_ranges, ioas_id, 4);
+IOFD_PIN(iofd_ioas_iova_ranges, num_iovas, 8);
+IOFD_PIN(iofd_ioas_iova_ranges, reserved, 12);
+IOFD_PIN(iofd_ioas_iova_ranges, allowed_iovas, 16);
+IOFD_PIN(iofd_ioas_iova_ranges, out_iova_alignment, 24);
+
+IOFD_SIZE(iofd_ioas_map, 40); /* struct iommu_ioas_map */
+IOFD_PIN(iofd_ioas_map, size, 0);
+IOFD_PIN(iofd_ioas_map, flags, 4);
+IOFD_PIN(iofd_ioas_map, ioas_id, 8);
+IOFD_PIN(iofd_ioas_map, reserved, 12);
+IOFD_PIN(iofd_ioas_map, user_va, 16);
+IOFD_PIN(iofd_ioas_map, length, 24);
+IOFD_PIN(iofd_ioas_map, iova, 32);
+
+IOFD_SIZE(iofd_ioas_unmap, 24); /* struct iommu_ioas_unmap */
+IOFD_PIN(iofd_ioas_unmap, size, 0);
+IOFD_PIN(iofd_ioas_unmap, ioas_id, 4);
+IOFD_PIN(iofd_ioas_unmap, iova, 8);
+IOFD_PIN(iofd_ioas_unmap, length, 16);
+
+IOFD_SIZE(iofd_vfio_bind, 16); /* struct vfio_device_bind_iommufd */
+IOFD_PIN(iofd_vfio_bind, argsz, 0);
+IOFD_PIN(iofd_vfio_bind, flags, 4);
+IOFD_PIN(iofd_vfio_bind, iommufd, 8);
+IOFD_PIN(iofd_vfio_bind, out_devid, 12);
+
+IOFD_SIZE(iofd_vfio_attach, 12); /* struct vfio_device_attach_iommufd_pt */
+IOFD_PIN(iofd_vfio_attach, argsz, 0);
+IOFD_PIN(iofd_vfio_attach, flags, 4);
+IOFD_PIN(iofd_vfio_attach, pt_id, 8);
 
 /* An iommufd, one IOAS in it, and the device's character device attached to that IOAS. */
 struct iofd {

@@ -484,7 +484,7 @@ static void op_query_caps(struct hw *hw, struct hw_caps *caps)
 
 	*caps = (struct hw_caps){ .name = v->name, .pgsize_bitmap = v->ioas->pgsizes,
 				  .iova_bits = v->iova_bits, .dma_bits = v->engine ? EDU_DMA_BITS : 0,
-				  .ndevs = 1, .modeled_time = false };
+				  .ndevs = 1 };
 }
 
 /* --- the device's (emulated) VRAM and copy engine --- */

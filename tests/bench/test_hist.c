@@ -86,33 +86,6 @@ Test(hist, small_values_are_exact)
 	hist_fini(&h);
 }
 
-Test(hist, merge_equals_recording_everything_in_one)
-{
-	struct hist a, b, all;
-	uint64_t seed = 7;
-
-	cr_assert_eq(hist_init(&a, 3), 0);
-	cr_assert_eq(hist_init(&b, 3), 0);
-	cr_assert_eq(hist_init(&all, 3), 0);
-	for (int i = 0; i < 50000; i++) {
-		uint64_t v = 1 + next(&seed) % 5000000;
-
-		hist_record(i % 3 ? &a : &b, v);
-		hist_record(&all, v);
-	}
-	cr_assert_eq(hist_merge(&a, &b), 0);
-	cr_assert_eq(a.total, all.total);
-	for (double p = 1; p <= 100; p += 0.5)
-		cr_assert_eq(hist_percentile(&a, p), hist_percentile(&all, p), "p%g", p);
-	cr_assert_eq(a.max, all.max);
-	hist_fini(&b);
-	cr_assert_eq(hist_init(&b, 2), 0);
-	cr_assert_eq(hist_merge(&a, &b), -EINVAL, "different precision must not merge");
-	hist_fini(&a);
-	hist_fini(&b);
-	hist_fini(&all);
-}
-
 Test(hist, edges_empty_zero_and_huge)
 {
 	struct hist h;

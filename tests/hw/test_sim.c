@@ -82,7 +82,6 @@ Test(sim, caps)
 	cr_assert_eq(c.pgsize_bitmap, PAGE_SIZE | SZ_2M | SZ_1G);
 	cr_assert_eq(c.iova_bits, 48);
 	cr_assert_eq(c.ndevs, 2);
-	cr_assert(c.modeled_time);
 	cr_assert_eq(ops->vram_size(hw, 1), 64 * MiB);
 	cr_assert_eq(ops->vram_size(hw, 2), 0);
 }
