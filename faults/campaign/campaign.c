@@ -31,6 +31,7 @@
 
 #include "campaign.h"
 #include "common/child.h"
+#include "common/digest.h"
 #include "common/host.h"
 #include "common/json.h"
 #include "common/yaml.h"
@@ -126,30 +127,11 @@ struct progress {
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-#define FNV_BASIS 0xcbf29ce484222325ull
-
-static uint64_t fnv1a_str(uint64_t h, const char *s)
-{
-	/* the NUL goes in too, so that "ab"+"c" and "a"+"bc" differ */
-	return fnv1a(h, s, strlen(s) + 1);
-}
-
 /* Hash a whole file: how a resumed run's results JSON is known to be intact. */
 static int file_hash(const char *path, uint64_t *out)
 {
 	unsigned char buf[65536];
-	uint64_t h = FNV_BASIS;
+	uint64_t h = DIGEST_FNV_BASIS;
 	FILE *f = fopen(path, "rb");
 	size_t n;
 	int rc = 0;
@@ -157,7 +139,7 @@ static int file_hash(const char *path, uint64_t *out)
 	if (!f)
 		return -errno;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		h = fnv1a(h, buf, n);
+		h = digest_fnv1a(h, buf, n);
 	if (ferror(f))
 		rc = -EIO;
 	fclose(f);
@@ -593,20 +575,20 @@ static void parse_invariants(struct yaml_doc *d, const struct yaml_field *f, str
 /* What defines a run's outcome; a finished run is resumed only if this is unchanged. */
 static uint64_t job_key(const struct campaign *c, const struct camp_job *j)
 {
-	uint64_t h = FNV_BASIS;
+	uint64_t h = DIGEST_FNV_BASIS;
 
-	h = fnv1a_str(h, OUTCOME_SCHEMA);
-	h = fnv1a_str(h, j->id);
-	h = fnv1a_str(h, c->traces[j->trace].path);
-	h = fnv1a_str(h, c->has_scenario ? c->scenario : "");
-	h = fnv1a(h, &c->scenario_hash, sizeof(c->scenario_hash));
-	h = fnv1a_str(h, c->runs[j->run].faults_yaml);
-	h = fnv1a(h, &j->seed, sizeof(j->seed));
-	h = fnv1a(h, &j->rep, sizeof(j->rep));
+	h = digest_fnv1a_str(h, OUTCOME_SCHEMA);
+	h = digest_fnv1a_str(h, j->id);
+	h = digest_fnv1a_str(h, c->traces[j->trace].path);
+	h = digest_fnv1a_str(h, c->has_scenario ? c->scenario : "");
+	h = digest_fnv1a(h, &c->scenario_hash, sizeof(c->scenario_hash));
+	h = digest_fnv1a_str(h, c->runs[j->run].faults_yaml);
+	h = digest_fnv1a(h, &j->seed, sizeof(j->seed));
+	h = digest_fnv1a(h, &j->rep, sizeof(j->rep));
 	/* only when not the default: runs recorded before the key existed stay finished */
 	if (c->covers != COVERS_WINDOW)
-		h = fnv1a_str(h, trace_covers_name(c->covers));
-	return fnv1a(h, c->required, sizeof(c->required));
+		h = digest_fnv1a_str(h, trace_covers_name(c->covers));
+	return digest_fnv1a(h, c->required, sizeof(c->required));
 }
 
 static int cmp_id(const void *a, const void *b)
