@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "common/atomic_file.h"
 #include "common/child.h"
 #include "common/digest.h"
 #include "common/host.h"
@@ -144,38 +145,6 @@ static int file_hash(const char *path, uint64_t *out)
 		rc = -EIO;
 	fclose(f);
 	*out = h;
-	return rc;
-}
-
-/* Write @len bytes to @path through a temporary file: readers see all or nothing. */
-static int write_atomic(const char *path, const char *text, size_t len)
-{
-	char tmp[RUN_PATH_LEN + 32];
-	size_t off = 0;
-	int fd, rc = 0;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = w < 0 ? -errno : -EIO;
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) && !rc)
-		rc = -EIO;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
 	return rc;
 }
 
@@ -881,7 +850,7 @@ static int write_faults_file(const struct campaign *c, const struct camp_job *j,
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = write_atomic(path, text, len);
+	rc = atomic_file_write(path, text, len);
 	if (rc)
 		goto out;
 	rc = fault_plan_load(path, &back, lerr, sizeof(lerr));
@@ -913,7 +882,7 @@ static int outcome_write(const struct campaign *c, const struct camp_job *j,
 		     oc->hung ? "hung" : oc->failed ? "failed" : "passed", oc->reason);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -EOVERFLOW;
-	return write_atomic(path, text, (size_t)n);
+	return atomic_file_write(path, text, (size_t)n);
 }
 
 /* One "name value" line of an outcome record; false when it is not that. */
@@ -1466,7 +1435,7 @@ static int write_table(const struct summary *s, const char *path)
 		free(text);
 		return -ENOMEM;
 	}
-	rc = write_atomic(path, text, len);
+	rc = atomic_file_write(path, text, len);
 	free(text);
 	return rc;
 }
