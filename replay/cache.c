@@ -14,6 +14,7 @@
 #include "common/atomic_file.h"
 #include "common/digest.h"
 #include "common/digest_path.h"
+#include "common/path.h"
 #include "replay/record.h"
 
 /* --- the key: a digest of the trace's files, names and contents (common/digest_path.h) --- */
@@ -85,22 +86,6 @@ struct cache_writer {
 	unsigned int nblock;
 };
 
-static int mkdirs(const char *path)
-{
-	char p[4096];
-
-	snprintf(p, sizeof(p), "%s", path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	return 0;
-}
-
 int cache_writer_open(const char *path, uint64_t key, struct cache_writer **out)
 {
 	struct cache_header hdr = { 0 };
@@ -109,7 +94,7 @@ int cache_writer_open(const char *path, uint64_t key, struct cache_writer **out)
 
 	if (!w)
 		return -ENOMEM;
-	rc = mkdirs(path);
+	rc = path_mkdir_parent(path);
 	if (!rc)
 		rc = atomic_file_open(&w->file, path);
 	if (rc)

@@ -35,6 +35,7 @@
 #include "common/digest.h"
 #include "common/host.h"
 #include "common/json.h"
+#include "common/path.h"
 #include "common/yaml.h"
 #include "core/scenario.h"
 #include "faults/campaign/watch.h"
@@ -190,27 +191,6 @@ static void id_part(const char *s, char *out, size_t len)
 		out[i] = ok ? ch : '_';
 	}
 	out[i] = '\0';
-}
-
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 static int job_path(const struct campaign *c, const struct camp_job *j, const char *suffix,
@@ -1283,7 +1263,7 @@ free_slots:
 static int prepare_output(struct campaign *c, const char *out, char *err, size_t errlen)
 {
 	char runs[PATH_MAX + 8];
-	int rc = mkdir_p(out);
+	int rc = path_mkdir_p(out);
 
 	if (!rc && !realpath(out, c->out))
 		rc = -errno;
