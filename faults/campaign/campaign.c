@@ -33,6 +33,7 @@
 #include "common/atomic_file.h"
 #include "common/child.h"
 #include "common/digest.h"
+#include "common/digest_path.h"
 #include "common/host.h"
 #include "common/json.h"
 #include "common/path.h"
@@ -128,26 +129,6 @@ struct progress {
 };
 
 /* ---- small helpers ------------------------------------------------------ */
-
-/* Hash a whole file: how a resumed run's results JSON is known to be intact. */
-static int file_hash(const char *path, uint64_t *out)
-{
-	unsigned char buf[65536];
-	uint64_t h = DIGEST_FNV_BASIS;
-	FILE *f = fopen(path, "rb");
-	size_t n;
-	int rc = 0;
-
-	if (!f)
-		return -errno;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		h = digest_fnv1a(h, buf, n);
-	if (ferror(f))
-		rc = -EIO;
-	fclose(f);
-	*out = h;
-	return rc;
-}
 
 /* Characters a shell word needs no quotes for. */
 static bool shell_safe(const char *s)
@@ -334,7 +315,7 @@ static void parse_scenario(struct yaml_doc *d, const struct yaml_field *f, struc
 	c->has_scenario = true;
 	if (scenario_load(c->scenario, &c->scn, c->scn_err, sizeof(c->scn_err)))
 		yaml_field_error(d, f, "'%s' is not a valid scenario (its errors follow)", s);
-	else if (file_hash(c->scenario, &c->scenario_hash))
+	else if (digest_path(c->scenario, &c->scenario_hash))
 		yaml_field_error(d, f, "cannot read '%s'", s);
 }
 
@@ -916,11 +897,11 @@ static bool job_finished(const struct campaign *c, const struct camp_job *j)
 {
 	char path[RUN_PATH_LEN];
 	struct outcome oc;
-	uint64_t h;
+	uint64_t h = 0;
 
 	if (!outcome_read(c, j, &oc) || oc.key != j->key || !oc.has_results)
 		return false;
-	return !job_path(c, j, ".json", path, sizeof(path)) && !file_hash(path, &h) &&
+	return !job_path(c, j, ".json", path, sizeof(path)) && !digest_path(path, &h) &&
 	       h == oc.results;
 }
 
@@ -1020,7 +1001,7 @@ static int child_run(const struct campaign *c, const struct camp_job *j, struct 
 		rc = results_write_json(&res, json);
 		watch_beat(beat);
 		if (!rc)
-			rc = file_hash(json, &oc.results);
+			rc = digest_path(json, &oc.results);
 		oc.has_results = !rc;
 		if (!rc)
 			judge(c, &res, &oc);
