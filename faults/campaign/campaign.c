@@ -37,6 +37,7 @@
 #include "common/host.h"
 #include "common/json.h"
 #include "common/path.h"
+#include "common/shell.h"
 #include "common/yaml.h"
 #include "core/scenario.h"
 #include "faults/campaign/watch.h"
@@ -129,35 +130,6 @@ struct progress {
 };
 
 /* ---- small helpers ------------------------------------------------------ */
-
-/* Characters a shell word needs no quotes for. */
-static bool shell_safe(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-",
-			    *s))
-			return false;
-	return true;
-}
-
-/* Append @s to @f as one shell word. */
-static void shell_word(FILE *f, const char *s)
-{
-	if (shell_safe(s)) {
-		fputs(s, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	}
-	fputc('\'', f);
-}
 
 /* A name as part of a file name: anything but [A-Za-z0-9._-] becomes '_'. */
 static void id_part(const char *s, char *out, size_t len)
