@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "common/array.h"
+#include "common/atomic_file.h"
 #include "common/digest.h"
 #include "common/types.h"
 #include "common/yaml.h"
@@ -27,8 +28,7 @@ static const char *const colors[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd"
 /* --- output helpers --- */
 
 struct page {
-	FILE *f;
-	char path[4096], tmp[4112];
+	struct atomic_file file; /* write to file.f */
 	int charts;
 };
 
@@ -71,36 +71,29 @@ static const char drawn_script[] =
 static int page_open(struct page *p, const char *dir, const char *name, const char *title,
 		     const char *head)
 {
-	snprintf(p->path, sizeof(p->path), "%s/%s", dir, name);
-	snprintf(p->tmp, sizeof(p->tmp), "%s.tmp", p->path);
+	char path[PATH_MAX];
+	int rc;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
 	p->charts = 0;
-	p->f = fopen(p->tmp, "w");
-	if (!p->f)
-		return -errno;
-	fprintf(p->f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpuiso: ");
-	esc(p->f, title);
-	fprintf(p->f, "</title>%s<style>%s</style></head>\n<body>\n<nav><a href=\"index.html\">overview</a>"
+	rc = atomic_file_open(&p->file, path);
+	if (rc)
+		return rc;
+	fprintf(p->file.f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpuiso: ");
+	esc(p->file.f, title);
+	fprintf(p->file.f, "</title>%s<style>%s</style></head>\n<body>\n<nav><a href=\"index.html\">overview</a>"
 		      "<a href=\"latency.html\">latency</a><a href=\"progress.html\">forward progress</a>"
 		      "<a href=\"campaigns.html\">campaigns</a></nav>\n<h1>", head, style);
-	esc(p->f, title);
-	fprintf(p->f, "</h1>\n");
+	esc(p->file.f, title);
+	fprintf(p->file.f, "</h1>\n");
 	return 0;
 }
 
 static int page_close(struct page *p)
 {
-	int rc = 0;
-
-	fprintf(p->f, "%s\n</body></html>\n", drawn_script);
-	if (ferror(p->f))
-		rc = -EIO;
-	if (fclose(p->f) && !rc)
-		rc = -errno;
-	if (!rc && rename(p->tmp, p->path))
-		rc = -errno;
-	if (rc)
-		remove(p->tmp);
-	return rc;
+	fprintf(p->file.f, "%s\n</body></html>\n", drawn_script);
+	return atomic_file_commit(&p->file);
 }
 
 /* --- charts --- */
@@ -175,7 +168,7 @@ static void fmt_num(char *buf, size_t len, double v)
 
 static void chart(struct page *p, const struct chart *c, const struct line *lines, size_t nlines)
 {
-	FILE *f = p->f;
+	FILE *f = p->file.f;
 	double lo = INFINITY, hi = -INFINITY, xmax = 0;
 	char num[32];
 
@@ -450,7 +443,7 @@ static const char *state_of(const struct series *sr)
 /* One row of a series: [benchmark,] metric, history, latest, vs previous, vs best, unit, state. */
 static int series_row(struct page *p, const struct series *sr, bool with_benchmark)
 {
-	FILE *f = p->f;
+	FILE *f = p->file.f;
 	const struct history_rev *last = &sr->revs[sr->nrevs - 1];
 	int rc;
 
@@ -618,7 +611,7 @@ static int write_index(struct site *st)
 	for (size_t i = 0; i < st->h.n; i++)
 		for (size_t k = 0; k < st->h.s[i].nchanges; k++)
 			acked += st->h.s[i].changes[k].ack_note != NULL;
-	fprintf(p.f, "<p>Each series is one metric of one benchmark (what was run, with which "
+	fprintf(p.file.f, "<p>Each series is one metric of one benchmark (what was run, with which "
 		     "inputs, on which host), one value per revision: the median of its runs. Exact "
 		     "metrics (modeled time, counts, checks) change wherever a revision differs from "
 		     "the one before; measured ones (wall clock) where E-divisive means finds a change "
@@ -626,22 +619,22 @@ static int write_index(struct site *st)
 		     "worse and was not acknowledged (<code>gpuiso ack</code>).</p>\n",
 		100 * st->o->history.threshold);
 	if (!st->h.n)
-		fprintf(p.f, "<p>The store holds no runs yet: <code>gpuiso store add DB RESULTS.json</code>.</p>\n");
+		fprintf(p.file.f, "<p>The store holds no runs yet: <code>gpuiso store add DB RESULTS.json</code>.</p>\n");
 	else if (alarms)
-		fprintf(p.f, "<div class=\"banner bad\">&#9650; %zu series got worse (unacknowledged)</div>\n",
+		fprintf(p.file.f, "<div class=\"banner bad\">&#9650; %zu series got worse (unacknowledged)</div>\n",
 			alarms);
 	else
-		fprintf(p.f, "<div class=\"banner good\">No regression: no series got worse unacknowledged</div>\n");
+		fprintf(p.file.f, "<div class=\"banner good\">No regression: no series got worse unacknowledged</div>\n");
 	if (alarms) {
-		fprintf(p.f, "<h2>Alarms</h2>\n");
-		alarm_groups(st, p.f);
-		changes_table(st, p.f, NULL, false);
+		fprintf(p.file.f, "<h2>Alarms</h2>\n");
+		alarm_groups(st, p.file.f);
+		changes_table(st, p.file.f, NULL, false);
 	}
 	if (acked) {
-		fprintf(p.f, "<h2>Acknowledged changes</h2>\n");
-		changes_table(st, p.f, NULL, true);
+		fprintf(p.file.f, "<h2>Acknowledged changes</h2>\n");
+		changes_table(st, p.file.f, NULL, true);
 	}
-	fprintf(p.f, "<h2>Series by benchmark</h2>\n<table><tr><th class=\"l\">benchmark</th>%s",
+	fprintf(p.file.f, "<h2>Series by benchmark</h2>\n<table><tr><th class=\"l\">benchmark</th>%s",
 		series_head);
 	for (size_t i = 0; !rc && i < st->h.n; i++) {
 		const struct series *sr = &st->h.s[i];
@@ -649,7 +642,7 @@ static int write_index(struct site *st)
 		if (headline(sr->metric) && sr->nrevs)
 			rc = series_row(&p, sr, true);
 	}
-	fprintf(p.f, "</table>\n");
+	fprintf(p.file.f, "</table>\n");
 	rc = page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
@@ -666,12 +659,12 @@ static int write_bench_page(struct site *st, size_t first, size_t end)
 	rc = page_open(&p, st->dir, file, benchmark, "");
 	if (rc)
 		return rc;
-	fprintf(p.f, "<p>Every series of this benchmark, one value per revision.</p>\n"
+	fprintf(p.file.f, "<p>Every series of this benchmark, one value per revision.</p>\n"
 		     "<table><tr>%s", series_head);
 	for (size_t i = first; !rc && i < end; i++)
 		if (st->h.s[i].nrevs)
 			rc = series_row(&p, &st->h.s[i], false);
-	fprintf(p.f, "</table>\n");
+	fprintf(p.file.f, "</table>\n");
 	rc = page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
@@ -688,26 +681,26 @@ static int write_series_page(struct site *st, const struct series *sr)
 	rc = page_open(&p, st->dir, file, title, "");
 	if (rc)
 		return rc;
-	fprintf(p.f, "<p>Benchmark: ");
-	esc(p.f, sr->benchmark);
-	fprintf(p.f, ".<br>%s is better %s. %zu revisions. ", sr->unit,
+	fprintf(p.file.f, "<p>Benchmark: ");
+	esc(p.file.f, sr->benchmark);
+	fprintf(p.file.f, ".<br>%s is better %s. %zu revisions. ", sr->unit,
 		metric_better(sr->metric, sr->unit) == BETTER_HIGHER ? "higher" : "lower", sr->nrevs);
 	if (sr->exact)
-		fprintf(p.f, "An exact metric: every change from one revision to the next is marked.%s",
+		fprintf(p.file.f, "An exact metric: every change from one revision to the next is marked.%s",
 			sr->varies ? " <b class=\"bad\">Yet the runs of some revision differ: not exact.</b>" : "");
 	else if (sr->unjudged[0])
-		fprintf(p.f, "A measured metric, not judged: %s.", sr->unjudged);
+		fprintf(p.file.f, "A measured metric, not judged: %s.", sr->unjudged);
 	else
-		fprintf(p.f, "A measured metric: each value is the median of the revision's runs; "
+		fprintf(p.file.f, "A measured metric: each value is the median of the revision's runs; "
 			     "dashed lines mark changes of level (E-divisive means, t-test p &lt; %g / %zu "
 			     "series, at least %.0f%%).",
 			st->o->history.alpha, st->h.searched, 100 * st->o->history.threshold);
-	fprintf(p.f, " Red: worse; green: better; grey: acknowledged or neither.</p>\n");
+	fprintf(p.file.f, " Red: worse; green: better; grey: acknowledged or neither.</p>\n");
 	rc = series_chart(&p, sr, 1100, 360, false);
 	if (sr->nchanges)
-		changes_table(st, p.f, sr, false);
+		changes_table(st, p.file.f, sr, false);
 	else
-		fprintf(p.f, "<p>No change of level.</p>\n");
+		fprintf(p.file.f, "<p>No change of level.</p>\n");
 	rc = page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
@@ -738,14 +731,14 @@ static int each_replay_benchmark(struct site *st, struct page *p,
 		if (sr->kind != RUN_RESULTS || (done && !strcmp(done, sr->benchmark)))
 			continue;
 		done = sr->benchmark;
-		fprintf(p->f, "<h2>");
-		esc(p->f, sr->benchmark);
-		fprintf(p->f, "</h2>\n");
+		fprintf(p->file.f, "<h2>");
+		esc(p->file.f, sr->benchmark);
+		fprintf(p->file.f, "</h2>\n");
 		rc = fn(st, p, sr->benchmark);
 		shown++;
 	}
 	if (!shown)
-		fprintf(p->f, "<p>No replay results stored yet.</p>\n");
+		fprintf(p->file.f, "<p>No replay results stored yet.</p>\n");
 	return rc;
 }
 
@@ -780,11 +773,11 @@ static int latency_of(struct site *st, struct page *p, const char *benchmark)
 			lines[nl++] = (struct line){ .y = y[r], .x = nines, .n = 5, .color = colors[1 - r],
 						     .dashed = r == 1, .label = rev };
 		}
-		fprintf(p->f, "<div style=\"display:inline-block;margin:6px\"><b>");
-		fprintf(p->f, "%.*s", (int)(strchr(op, '.') - op), op);
-		fprintf(p->f, "</b>");
+		fprintf(p->file.f, "<div style=\"display:inline-block;margin:6px\"><b>");
+		fprintf(p->file.f, "%.*s", (int)(strchr(op, '.') - op), op);
+		fprintf(p->file.f, "</b>");
 		chart(p, &c, lines, nl);
-		fprintf(p->f, "</div>\n");
+		fprintf(p->file.f, "</div>\n");
 	}
 	return 0;
 }
@@ -798,7 +791,7 @@ static int progress_of(struct site *st, struct page *p, const char *benchmark)
 	size_t first, n;
 
 	if (!tr || !tr->nrevs || !tr->revs[tr->nrevs - 1].value) {
-		fprintf(p->f, "<p>No power transitions.</p>\n");
+		fprintf(p->file.f, "<p>No power transitions.</p>\n");
 		return 0;
 	}
 	first = tr->nrevs > DASH_RUNS_LISTED ? tr->nrevs - DASH_RUNS_LISTED : 0;
@@ -807,9 +800,9 @@ static int progress_of(struct site *st, struct page *p, const char *benchmark)
 		int w = 1100, h = 160, bar = (w - PAD_L - PAD_R) / (int)n;
 		char metric[64];
 
-		fprintf(p->f, "<h3>%s</h3>\n", d ? "power up (D3 to D0: restore)" : "power down (D0 to D3: save)");
+		fprintf(p->file.f, "<h3>%s</h3>\n", d ? "power up (D3 to D0: restore)" : "power down (D0 to D3: save)");
 		p->charts++;
-		fprintf(p->f, "<svg data-chart width=\"%d\" height=\"%d\"><g class=\"data\">\n", w, h);
+		fprintf(p->file.f, "<svg data-chart width=\"%d\" height=\"%d\"><g class=\"data\">\n", w, h);
 		for (size_t i = 0; i < n; i++) {
 			const char *rev = tr->revs[first + i].rev;
 			double total, y = h - PAD_B;
@@ -825,13 +818,13 @@ static int progress_of(struct site *st, struct page *p, const char *benchmark)
 					continue;
 				bh = v / total * (h - PAD_T - PAD_B);
 				y -= bh;
-				fprintf(p->f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
+				fprintf(p->file.f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
 					      "<title>%.12s %s: %.0f of %.0f</title></rect>\n",
 					PAD_L + (int)i * bar, y, MAX(bar - 2, 1), bh, path_colors[k], rev,
 					paths[k], v, total);
 			}
 		}
-		fprintf(p->f, "</g></svg>\n");
+		fprintf(p->file.f, "</g></svg>\n");
 	}
 	return 0;
 }
@@ -845,7 +838,7 @@ static int write_replay_page(struct site *st, const char *file, const char *titl
 
 	if (rc)
 		return rc;
-	fprintf(p.f, "<p>%s</p>\n", intro);
+	fprintf(p.file.f, "<p>%s</p>\n", intro);
 	rc = each_replay_benchmark(st, &p, fn);
 	rc = page_close(&p) ?: rc;
 	st->pages += !rc;
@@ -967,28 +960,28 @@ static int write_campaigns(struct site *st, const struct run_list *l)
 		root = rj.root;
 		shown++;
 		if (!root || !fy_node_is_mapping(root)) {
-			fprintf(p.f, "<h2>%s</h2>\n<p class=\"bad\">%s, revision <code>", r->kind, r->date);
-			esc(p.f, r->rev);
-			fprintf(p.f, "</code>: its stored JSON does not read (the store was edited?)</p>\n");
+			fprintf(p.file.f, "<h2>%s</h2>\n<p class=\"bad\">%s, revision <code>", r->kind, r->date);
+			esc(p.file.f, r->rev);
+			fprintf(p.file.f, "</code>: its stored JSON does not read (the store was edited?)</p>\n");
 			run_json_close(&rj);
 			continue;
 		}
-		fprintf(p.f, "<h2>%s ", sweep ? "sweep" : "campaign");
-		esc(p.f, sweep ? str_at(root, "/trace") : str_at(root, "/name"));
-		fprintf(p.f, "</h2>\n<p>%s, revision <code>", r->date);
-		esc(p.f, r->rev);
+		fprintf(p.file.f, "<h2>%s ", sweep ? "sweep" : "campaign");
+		esc(p.file.f, sweep ? str_at(root, "/trace") : str_at(root, "/name"));
+		fprintf(p.file.f, "</h2>\n<p>%s, revision <code>", r->date);
+		esc(p.file.f, r->rev);
 		if (sweep)
-			fprintf(p.f, "</code>, baseline %s</p>\n", str_at(root, "/baseline") ? str_at(root, "/baseline") : "?");
+			fprintf(p.file.f, "</code>, baseline %s</p>\n", str_at(root, "/baseline") ? str_at(root, "/baseline") : "?");
 		else
-			fprintf(p.f, "</code>: %.0f runs, <span class=\"good\">%.0f passed</span>, "
+			fprintf(p.file.f, "</code>: %.0f runs, <span class=\"good\">%.0f passed</span>, "
 				     "<span class=\"%s\">%.0f failed</span></p>\n",
 				num_at(root, "/runs"), num_at(root, "/passed"),
 				num_at(root, "/failed") > 0 ? "bad" : "good", num_at(root, "/failed"));
-		failures_table(p.f, root, sweep);
+		failures_table(p.file.f, root, sweep);
 		run_json_close(&rj);
 	}
 	if (!shown)
-		fprintf(p.f, "<p>No campaign or sweep stored yet.</p>\n");
+		fprintf(p.file.f, "<p>No campaign or sweep stored yet.</p>\n");
 	rc = page_close(&p);
 	st->pages += !rc;
 	return rc;

@@ -119,3 +119,17 @@ uint64_t digest_final(const struct digest *d)
 	h *= P3;
 	return h ^ (h >> 32);
 }
+
+uint64_t digest_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * DIGEST_FNV_PRIME;
+	return h;
+}
+
+uint64_t digest_fnv1a_str(uint64_t h, const char *s)
+{
+	return digest_fnv1a(h, s, strlen(s) + 1);
+}

@@ -74,4 +74,46 @@ uint64_t digest_fold(uint64_t h, const uint64_t *v, size_t n);
 	digest_fold((h), (const uint64_t[]){ __VA_ARGS__ }, \
 		    sizeof((const uint64_t[]){ __VA_ARGS__ }) / sizeof(uint64_t))
 
+/*
+ * FNV-1a, 64-bit: a byte-at-a-time hash for short keys (a name, a run's
+ * parameters). Slower than the digest above on long content, but its values
+ * are what cache keys, campaign run keys and trace UUIDs were made with: they
+ * must never change.
+ */
+#define DIGEST_FNV_BASIS 0xcbf29ce484222325ull
+#define DIGEST_FNV_PRIME 0x100000001b3ull
+
+/**
+ * digest_fnv1a() - fold @n bytes into a 64-bit FNV-1a hash.
+ * @h: the running value (DIGEST_FNV_BASIS to start).
+ * @p: the bytes.
+ * @n: how many.
+ *
+ * Return: the new running value.
+ */
+uint64_t digest_fnv1a(uint64_t h, const void *p, size_t n);
+
+/**
+ * digest_fnv1a_str() - fold a string and its NUL into a 64-bit FNV-1a hash
+ * (with the NUL, "ab" then "c" differs from "a" then "bc").
+ * @h: the running value.
+ * @s: the string.
+ *
+ * Return: the new running value.
+ */
+uint64_t digest_fnv1a_str(uint64_t h, const char *s);
+
+/**
+ * digest_fnv1a_word() - fold a whole 64-bit word into an FNV-1a hash, as one
+ * step folds a byte (xor, then multiply): for hashing a stream of words fast.
+ * @h: the running value.
+ * @w: the word.
+ *
+ * Return: the new running value.
+ */
+static inline uint64_t digest_fnv1a_word(uint64_t h, uint64_t w)
+{
+	return (h ^ w) * DIGEST_FNV_PRIME;
+}
+
 #endif

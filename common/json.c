@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "atomic_file.h"
 #include "digest_path.h"
 #include "json.h"
 
@@ -146,7 +146,7 @@ static int write_into(const char *path, void (*fill)(struct json *j, const void 
 int json_write_file(const char *path, void (*fill)(struct json *j, const void *ctx),
 		    const void *ctx)
 {
-	char tmp[4096];
+	struct atomic_file af;
 	struct stat st;
 	struct json j;
 	int rc;
@@ -163,15 +163,17 @@ int json_write_file(const char *path, void (*fill)(struct json *j, const void *c
 	 */
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode))
 		return write_into(path, fill, ctx);
-	/* the process's own temporary: two writers of one path must not share one */
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	rc = write_into(tmp, fill, ctx);
-	if (!rc && rename(tmp, path))
-		rc = -errno;
+	rc = atomic_file_open(&af, path);
 	if (rc)
-		unlink(tmp);
-	return rc;
+		return rc;
+	json_init(&j, af.f);
+	fill(&j, ctx);
+	rc = json_end(&j);
+	if (rc) {
+		atomic_file_abort(&af);
+		return rc;
+	}
+	return atomic_file_commit(&af);
 }
 
 void json_input(struct json *j, const char *path)

@@ -9,8 +9,6 @@
 #include "hw/sim/sim.h"
 #include "internal.h"
 
-#define NO_DOMAIN UINT32_MAX
-
 static void kmd_merge(struct core *c, const struct kmd_ops *ops)
 {
 	const struct kmd_ops *ref = kmd_reference();
@@ -110,7 +108,7 @@ int core_create(const struct scenario *scn, struct hw *hw, struct physmem *pm,
 
 		a->index = (unsigned int)i;
 		a->cfg = &scn->adapters[i];
-		a->domain = NO_DOMAIN;
+		a->domain = CORE_NO_DOMAIN;
 		a->nphys = a->cfg->nphys;
 		a->phys = calloc(a->nphys, sizeof(*a->phys));
 		a->sections = calloc(a->nphys, sizeof(*a->sections));
@@ -120,7 +118,7 @@ int core_create(const struct scenario *scn, struct hw *hw, struct physmem *pm,
 		}
 		for (size_t j = 0; j < a->nphys; j++) {
 			a->phys[j].dev = dev++;
-			a->phys[j].domain = NO_DOMAIN;
+			a->phys[j].domain = CORE_NO_DOMAIN;
 			a->phys[j].powered = true;
 		}
 	}

@@ -89,8 +89,11 @@ enum attach_on {
 	ATTACH_AT_SECURE_VM = 2,
 };
 
+/* The domain of an adapter attached to none. */
+#define CORE_NO_DOMAIN UINT32_MAX
+
 struct core_phys_info {
-	uint32_t domain;    /* backend domain id, or UINT32_MAX when none */
+	uint32_t domain;    /* backend domain id, or CORE_NO_DOMAIN when none */
 	uint64_t save_area; /* bytes of its frame-buffer save section */
 	uint64_t saves;     /* bytes of its reserve it saves (its part of a shared section) */
 	uint64_t save_off;  /* where in the section they go (0 but in a shared one) */
@@ -113,7 +116,7 @@ struct core_adapter_info {
 	bool mappings;
 	bool attached;
 	enum attach_on attach_on;
-	uint32_t domain;        /* UINT32_MAX when none */
+	uint32_t domain;        /* CORE_NO_DOMAIN when none */
 	enum map_mode mode;
 	uint64_t logical_limit; /* bytes of logical address space (MODE_LOGICAL) */
 	size_t nphys;

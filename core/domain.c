@@ -19,8 +19,6 @@
  * In logical mode every mapping gets its own range from the IOVA allocator.
  */
 
-#define NO_DOMAIN UINT32_MAX
-
 /*
  * --- identity-map reference counts ---
  *
@@ -328,7 +326,7 @@ int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dm
 	size_t r;
 	int rc = 0;
 
-	if (!m->wanted || m->mapped || !a->mappings || a->domain == NO_DOMAIN)
+	if (!m->wanted || m->mapped || !a->mappings || a->domain == CORE_NO_DOMAIN)
 		return 0;
 	if (a->mode == MODE_LOGICAL) {
 		uint64_t align = bytes >= SZ_2M ? SZ_2M : PAGE_SIZE;
@@ -477,7 +475,7 @@ void exclusive_end(struct core *c, struct adapter *a, uint64_t dma_before)
 	a->sched_suspended = false;
 }
 
-/* Attach (domain != NO_DOMAIN) or detach every physical adapter, under exclusive access. */
+/* Attach (domain != CORE_NO_DOMAIN) or detach every physical adapter, under exclusive access. */
 static int attach_all(struct core *c, struct adapter *a, uint32_t domain)
 {
 	uint64_t dma_before = exclusive_begin(c, a);
@@ -487,10 +485,10 @@ static int attach_all(struct core *c, struct adapter *a, uint32_t domain)
 	for (i = 0; i < a->nphys; i++) {
 		struct phys_adapter *p = &a->phys[i];
 
-		if (domain == NO_DOMAIN) {
-			if (p->domain != NO_DOMAIN)
+		if (domain == CORE_NO_DOMAIN) {
+			if (p->domain != CORE_NO_DOMAIN)
 				c->hw->ops->detach(c->hw, p->dev);
-			p->domain = NO_DOMAIN;
+			p->domain = CORE_NO_DOMAIN;
 			continue;
 		}
 		rc = fp_should_fail(c->fp, FP_DOMAIN_ATTACH) ? -EIO
@@ -502,7 +500,7 @@ static int attach_all(struct core *c, struct adapter *a, uint32_t domain)
 	if (rc) {
 		while (i--) {
 			c->hw->ops->detach(c->hw, a->phys[i].dev);
-			a->phys[i].domain = NO_DOMAIN;
+			a->phys[i].domain = CORE_NO_DOMAIN;
 		}
 	}
 	exclusive_end(c, a, dma_before);
@@ -724,7 +722,7 @@ undo:
 	}
 	if (created) {
 		c->hw->ops->domain_free(c->hw, a->domain);
-		a->domain = NO_DOMAIN;
+		a->domain = CORE_NO_DOMAIN;
 		a->iommu_enabled = false;
 		if (a->mode == MODE_PHYSICAL)
 			a->mode = MODE_NONE;
@@ -735,18 +733,18 @@ undo:
 /* Detach, drop what is left, check the domain is empty, free it. */
 void dom_teardown(struct core *c, struct adapter *a)
 {
-	if (a->domain == NO_DOMAIN)
+	if (a->domain == CORE_NO_DOMAIN)
 		return;
 	unmap_tracked(c, a);
 	reserved_unmap(c, a);
 	if (a->attached)
-		attach_all(c, a, NO_DOMAIN);
+		attach_all(c, a, CORE_NO_DOMAIN);
 	a->attached = false;
 	if (a->mapped_bytes)
 		viol(c, V_MAPPING_LEAK, "%s: %llu bytes still mapped in its domain after teardown",
 		     a->cfg->name, (unsigned long long)a->mapped_bytes);
 	c->hw->ops->domain_free(c->hw, a->domain);
-	a->domain = NO_DOMAIN;
+	a->domain = CORE_NO_DOMAIN;
 	a->mappings = false;
 	idmap_free(&a->idmap);
 }

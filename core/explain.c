@@ -48,7 +48,7 @@ static void explain_json(struct core *c, struct json *j)
 		json_bool(j, "mappings", info.started && info.mappings);
 		json_bool(j, "attached", info.started && info.attached);
 		json_str(j, "attach_on", info.started ? attach_on_name(info.attach_on) : NULL);
-		if (!info.started || info.domain == UINT32_MAX)
+		if (!info.started || info.domain == CORE_NO_DOMAIN)
 			json_null(j, "domain");
 		else
 			json_u64(j, "domain", info.domain);
@@ -65,7 +65,7 @@ static void explain_json(struct core *c, struct json *j)
 			core_phys_info(c, i, p, &pi);
 			json_obj_begin(j, NULL);
 			json_u64(j, "index", p);
-			if (!info.started || pi.domain == UINT32_MAX)
+			if (!info.started || pi.domain == CORE_NO_DOMAIN)
 				json_null(j, "domain");
 			else
 				json_u64(j, "domain", pi.domain);
@@ -116,7 +116,7 @@ static void explain_text(struct core *c, FILE *out)
 			info.mappings ? ", mappings" : "", info.attached ? ", attached" : "");
 		fprintf(out, "  attach on: %s\n",
 			attach_on_name(info.attach_on) ? attach_on_name(info.attach_on) : "never");
-		if (info.domain != UINT32_MAX)
+		if (info.domain != CORE_NO_DOMAIN)
 			fprintf(out, "  domain:    %u\n", info.domain);
 		if (info.mode)
 			fprintf(out, "  mode:      %s%s%s\n", mode_name(info.mode),
@@ -136,7 +136,7 @@ static void explain_text(struct core *c, FILE *out)
 				fprintf(out, " (saves %s at offset %s of the shared section)",
 					format_size(pi.saves, buf, sizeof(buf)),
 					format_size(pi.save_off, buf2, sizeof(buf2)));
-			if (pi.domain != UINT32_MAX)
+			if (pi.domain != CORE_NO_DOMAIN)
 				fprintf(out, ", domain %u", pi.domain);
 			fputc('\n', out);
 		}

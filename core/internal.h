@@ -120,7 +120,7 @@ struct transition {
 
 struct phys_adapter {
 	uint32_t dev;          /* backend device */
-	uint32_t domain;       /* attached domain, UINT32_MAX when none */
+	uint32_t domain;       /* attached domain, CORE_NO_DOMAIN when none */
 	bool powered;
 	bool reset;
 	uint64_t fb_bytes;     /* reserve saved on power down */
@@ -159,7 +159,7 @@ struct adapter {
 	bool mappings;
 	bool attached;
 	enum map_mode mode;
-	uint32_t domain;             /* UINT32_MAX when none */
+	uint32_t domain;             /* CORE_NO_DOMAIN when none */
 	uint64_t logical_limit;
 	struct range_alloc iova;     /* MODE_LOGICAL: free logical addresses */
 	struct idmap idmap;          /* MODE_PHYSICAL: mapped page refcounts */

@@ -11,8 +11,10 @@
 
 #include "cache.h"
 #include "cache_format.h"
+#include "common/atomic_file.h"
 #include "common/digest.h"
 #include "common/digest_path.h"
+#include "common/path.h"
 #include "replay/record.h"
 
 /* --- the key: a digest of the trace's files, names and contents (common/digest_path.h) --- */
@@ -74,8 +76,7 @@ static uint64_t csum_final(const struct csum *c, uint64_t key, const struct cach
 /* --- writing --- */
 
 struct cache_writer {
-	char path[4096], tmp[4200];
-	FILE *f;
+	struct atomic_file file;
 	uint64_t key, bytes;
 	struct csum checksum;
 	struct rec_codec codec;
@@ -85,22 +86,6 @@ struct cache_writer {
 	unsigned int nblock;
 };
 
-static int mkdirs(const char *path)
-{
-	char p[4096];
-
-	snprintf(p, sizeof(p), "%s", path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	return 0;
-}
-
 int cache_writer_open(const char *path, uint64_t key, struct cache_writer **out)
 {
 	struct cache_header hdr = { 0 };
@@ -109,29 +94,22 @@ int cache_writer_open(const char *path, uint64_t key, struct cache_writer **out)
 
 	if (!w)
 		return -ENOMEM;
-	snprintf(w->path, sizeof(w->path), "%s", path);
-	snprintf(w->tmp, sizeof(w->tmp), "%s.%d.tmp", path, (int)getpid());
-	rc = mkdirs(w->path);
+	rc = path_mkdir_parent(path);
+	if (!rc)
+		rc = atomic_file_open(&w->file, path);
 	if (rc)
 		goto free_writer;
-	w->f = fopen(w->tmp, "wb");
-	if (!w->f) {
-		rc = -errno;
-		goto free_writer;
-	}
 	w->key = key;
 	rec_codec_init(&w->codec);
 	/* a placeholder header; the real one is written at commit */
-	if (fwrite(&hdr, sizeof(hdr), 1, w->f) != 1) {
+	if (fwrite(&hdr, sizeof(hdr), 1, w->file.f) != 1) {
+		atomic_file_abort(&w->file);
 		rc = -EIO;
-		goto close_file;
+		goto free_writer;
 	}
 	*out = w;
 	return 0;
 
-close_file:
-	fclose(w->f);
-	unlink(w->tmp);
 free_writer:
 	free(w);
 	return rc;
@@ -147,7 +125,7 @@ static int flush_buf(struct cache_writer *w)
 			w->nblock = 0;
 		}
 	}
-	if (w->fill && fwrite(w->buf, 1, w->fill, w->f) != w->fill)
+	if (w->fill && fwrite(w->buf, 1, w->fill, w->file.f) != w->fill)
 		return -EIO;
 	w->bytes += w->fill;
 	w->fill = 0;
@@ -181,14 +159,13 @@ int cache_writer_commit(struct cache_writer *w, const struct cache_meta *meta)
 		csum_add(&w->checksum, w->block);
 	hdr.payload_bytes = w->bytes;
 	hdr.checksum = csum_final(&w->checksum, w->key, meta);
-	if (!rc && (fseek(w->f, 0, SEEK_SET) || fwrite(&hdr, sizeof(hdr), 1, w->f) != 1))
+	if (!rc && (fseek(w->file.f, 0, SEEK_SET) ||
+		    fwrite(&hdr, sizeof(hdr), 1, w->file.f) != 1))
 		rc = -EIO;
-	if (fclose(w->f) && !rc)
-		rc = -EIO;
-	if (!rc && rename(w->tmp, w->path))
-		rc = -errno;
 	if (rc)
-		unlink(w->tmp);
+		atomic_file_abort(&w->file);
+	else
+		rc = atomic_file_commit(&w->file);
 	free(w);
 	return rc;
 }
@@ -197,8 +174,7 @@ void cache_writer_abort(struct cache_writer *w)
 {
 	if (!w)
 		return;
-	fclose(w->f);
-	unlink(w->tmp);
+	atomic_file_abort(&w->file);
 	free(w);
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #define LOG_PREFIX "ctf_write"
+#include "common/digest.h"
 #include "common/log.h"
 #include "replay/ctf.h"
 
@@ -105,7 +106,7 @@ static inline uint64_t cw_mix(uint64_t x)
 /* Two independent 64-bit lanes over every word of the event that lands in the trace. */
 static inline void cw_hash_word(struct cw_run *run, uint64_t w)
 {
-	run->hash[0] = (run->hash[0] ^ w) * 0x100000001b3ull;
+	run->hash[0] = digest_fnv1a_word(run->hash[0], w);
 	run->hash[1] = ((run->hash[1] ^ w) << 23 | (run->hash[1] ^ w) >> 41) * 0x9e3779b97f4a7c15ull;
 }
 
@@ -813,7 +814,7 @@ int ctf_write(const char *dir, wl_next_fn next, void *ctx, char *err, size_t err
 	struct cw_run run = {
 		.next = next,
 		.ctx = ctx,
-		.hash = { 0xcbf29ce484222325ull, 0x6a09e667f3bcc909ull },
+		.hash = { DIGEST_FNV_BASIS, 0x6a09e667f3bcc909ull },
 	};
 	char dummy[1];
 	bool existed;

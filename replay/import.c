@@ -5,6 +5,7 @@
 #include <string.h>
 
 #define LOG_PREFIX "import"
+#include "common/digest.h"
 #include "common/log.h"
 #include "common/u64map.h"
 #include "common/units.h"
@@ -486,13 +487,9 @@ static uint64_t evaluate(const struct value *v, const struct ctf_value *vals)
 /* Foreign keys may be strings (a device name): fold those to a number. */
 static uint64_t key_of(const struct ctf_value *v)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
 	if (!v->is_str)
 		return v->u;
-	for (const char *s = v->s; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
+	return digest_fnv1a(DIGEST_FNV_BASIS, v->s, strlen(v->s));
 }
 
 static bool matches(struct rule *r, const struct ctf_value *vals)

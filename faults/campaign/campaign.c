@@ -30,9 +30,14 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "common/atomic_file.h"
 #include "common/child.h"
+#include "common/digest.h"
+#include "common/digest_path.h"
 #include "common/host.h"
 #include "common/json.h"
+#include "common/path.h"
+#include "common/shell.h"
 #include "common/yaml.h"
 #include "core/scenario.h"
 #include "faults/campaign/watch.h"
@@ -126,106 +131,6 @@ struct progress {
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-#define FNV_BASIS 0xcbf29ce484222325ull
-
-static uint64_t fnv1a_str(uint64_t h, const char *s)
-{
-	/* the NUL goes in too, so that "ab"+"c" and "a"+"bc" differ */
-	return fnv1a(h, s, strlen(s) + 1);
-}
-
-/* Hash a whole file: how a resumed run's results JSON is known to be intact. */
-static int file_hash(const char *path, uint64_t *out)
-{
-	unsigned char buf[65536];
-	uint64_t h = FNV_BASIS;
-	FILE *f = fopen(path, "rb");
-	size_t n;
-	int rc = 0;
-
-	if (!f)
-		return -errno;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		h = fnv1a(h, buf, n);
-	if (ferror(f))
-		rc = -EIO;
-	fclose(f);
-	*out = h;
-	return rc;
-}
-
-/* Write @len bytes to @path through a temporary file: readers see all or nothing. */
-static int write_atomic(const char *path, const char *text, size_t len)
-{
-	char tmp[RUN_PATH_LEN + 32];
-	size_t off = 0;
-	int fd, rc = 0;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = w < 0 ? -errno : -EIO;
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) && !rc)
-		rc = -EIO;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
-}
-
-/* Characters a shell word needs no quotes for. */
-static bool shell_safe(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-",
-			    *s))
-			return false;
-	return true;
-}
-
-/* Append @s to @f as one shell word. */
-static void shell_word(FILE *f, const char *s)
-{
-	if (shell_safe(s)) {
-		fputs(s, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
 /* A name as part of a file name: anything but [A-Za-z0-9._-] becomes '_'. */
 static void id_part(const char *s, char *out, size_t len)
 {
@@ -239,27 +144,6 @@ static void id_part(const char *s, char *out, size_t len)
 		out[i] = ok ? ch : '_';
 	}
 	out[i] = '\0';
-}
-
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 static int job_path(const struct campaign *c, const struct camp_job *j, const char *suffix,
@@ -403,7 +287,7 @@ static void parse_scenario(struct yaml_doc *d, const struct yaml_field *f, struc
 	c->has_scenario = true;
 	if (scenario_load(c->scenario, &c->scn, c->scn_err, sizeof(c->scn_err)))
 		yaml_field_error(d, f, "'%s' is not a valid scenario (its errors follow)", s);
-	else if (file_hash(c->scenario, &c->scenario_hash))
+	else if (digest_path(c->scenario, &c->scenario_hash))
 		yaml_field_error(d, f, "cannot read '%s'", s);
 }
 
@@ -593,20 +477,20 @@ static void parse_invariants(struct yaml_doc *d, const struct yaml_field *f, str
 /* What defines a run's outcome; a finished run is resumed only if this is unchanged. */
 static uint64_t job_key(const struct campaign *c, const struct camp_job *j)
 {
-	uint64_t h = FNV_BASIS;
+	uint64_t h = DIGEST_FNV_BASIS;
 
-	h = fnv1a_str(h, OUTCOME_SCHEMA);
-	h = fnv1a_str(h, j->id);
-	h = fnv1a_str(h, c->traces[j->trace].path);
-	h = fnv1a_str(h, c->has_scenario ? c->scenario : "");
-	h = fnv1a(h, &c->scenario_hash, sizeof(c->scenario_hash));
-	h = fnv1a_str(h, c->runs[j->run].faults_yaml);
-	h = fnv1a(h, &j->seed, sizeof(j->seed));
-	h = fnv1a(h, &j->rep, sizeof(j->rep));
+	h = digest_fnv1a_str(h, OUTCOME_SCHEMA);
+	h = digest_fnv1a_str(h, j->id);
+	h = digest_fnv1a_str(h, c->traces[j->trace].path);
+	h = digest_fnv1a_str(h, c->has_scenario ? c->scenario : "");
+	h = digest_fnv1a(h, &c->scenario_hash, sizeof(c->scenario_hash));
+	h = digest_fnv1a_str(h, c->runs[j->run].faults_yaml);
+	h = digest_fnv1a(h, &j->seed, sizeof(j->seed));
+	h = digest_fnv1a(h, &j->rep, sizeof(j->rep));
 	/* only when not the default: runs recorded before the key existed stay finished */
 	if (c->covers != COVERS_WINDOW)
-		h = fnv1a_str(h, trace_covers_name(c->covers));
-	return fnv1a(h, c->required, sizeof(c->required));
+		h = digest_fnv1a_str(h, trace_covers_name(c->covers));
+	return digest_fnv1a(h, c->required, sizeof(c->required));
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -899,7 +783,7 @@ static int write_faults_file(const struct campaign *c, const struct camp_job *j,
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = write_atomic(path, text, len);
+	rc = atomic_file_write(path, text, len);
 	if (rc)
 		goto out;
 	rc = fault_plan_load(path, &back, lerr, sizeof(lerr));
@@ -931,7 +815,7 @@ static int outcome_write(const struct campaign *c, const struct camp_job *j,
 		     oc->hung ? "hung" : oc->failed ? "failed" : "passed", oc->reason);
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return -EOVERFLOW;
-	return write_atomic(path, text, (size_t)n);
+	return atomic_file_write(path, text, (size_t)n);
 }
 
 /* One "name value" line of an outcome record; false when it is not that. */
@@ -985,11 +869,11 @@ static bool job_finished(const struct campaign *c, const struct camp_job *j)
 {
 	char path[RUN_PATH_LEN];
 	struct outcome oc;
-	uint64_t h;
+	uint64_t h = 0;
 
 	if (!outcome_read(c, j, &oc) || oc.key != j->key || !oc.has_results)
 		return false;
-	return !job_path(c, j, ".json", path, sizeof(path)) && !file_hash(path, &h) &&
+	return !job_path(c, j, ".json", path, sizeof(path)) && !digest_path(path, &h) &&
 	       h == oc.results;
 }
 
@@ -1088,7 +972,7 @@ static int child_run(const struct campaign *c, const struct camp_job *j, struct 
 		rc = results_write_json(&res, json);
 		watch_beat(beat);
 		if (!rc)
-			rc = file_hash(json, &oc.results);
+			rc = digest_path(json, &oc.results);
 		oc.has_results = !rc;
 		if (!rc)
 			judge(c, &res, &oc);
@@ -1331,7 +1215,7 @@ free_slots:
 static int prepare_output(struct campaign *c, const char *out, char *err, size_t errlen)
 {
 	char runs[PATH_MAX + 8];
-	int rc = mkdir_p(out);
+	int rc = path_mkdir_p(out);
 
 	if (!rc && !realpath(out, c->out))
 		rc = -errno;
@@ -1483,7 +1367,7 @@ static int write_table(const struct summary *s, const char *path)
 		free(text);
 		return -ENOMEM;
 	}
-	rc = write_atomic(path, text, len);
+	rc = atomic_file_write(path, text, len);
 	free(text);
 	return rc;
 }

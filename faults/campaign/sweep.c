@@ -45,6 +45,7 @@
 #include "common/host.h"
 #include "common/clock.h"
 #include "common/json.h"
+#include "common/shell.h"
 #include "core/scenario.h"
 #include "common/digest.h"
 #include "faults/campaign/meet.h"
@@ -778,47 +779,35 @@ static int cmp_failure(const void *a, const void *b)
 	return x->nth < y->nth ? -1 : x->nth > y->nth;
 }
 
-/* Shell-quote @arg (single quotes) when it needs it. */
-static void quote(char *buf, size_t len, const char *arg)
+/* The command that reproduces @f, in *@out (malloc'ed): 0 or -ENOMEM. */
+static int reproducer(const struct sweep *s, const struct sweep_failure *f, char **out)
 {
-	size_t o = 0;
+	size_t len;
+	FILE *m = open_memstream(out, &len);
+	int rc;
 
-	if (arg[strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789_-./:=+,@%")] == '\0' && *arg) {
-		snprintf(buf, len, "%s", arg);
-		return;
-	}
-	buf[o++] = '\'';
-	for (; *arg && o + 5 < len; arg++) {
-		if (*arg == '\'') {
-			memcpy(buf + o, "'\\''", 4);
-			o += 4;
-		} else {
-			buf[o++] = *arg;
-		}
-	}
-	buf[o++] = '\'';
-	buf[o] = '\0';
-}
-
-static void reproducer(const struct sweep *s, const struct sweep_failure *f, char *buf, size_t len)
-{
-	char trace[8200], scn[8220] = "";
-
-	quote(trace, sizeof(trace), s->trace);
+	if (!m)
+		return -ENOMEM;
+	fputs("gpuiso replay ", m);
+	rc = shell_word(m, s->trace);
 	if (s->scenario) {
-		memcpy(scn, " --scenario ", 12);
-		quote(scn + 12, sizeof(scn) - 12, s->scenario);
+		fputs(" --scenario ", m);
+		rc = shell_word(m, s->scenario) ?: rc;
 	}
-	snprintf(buf, len, "gpuiso replay %s%s%s --fail-nth %s:%llu", trace, scn,
-		 s->o->covers == COVERS_LIFE ? " --trace-covers life" : "", fp_point_name(f->point),
-		 (unsigned long long)f->nth);
+	fprintf(m, "%s --fail-nth %s:%llu", s->o->covers == COVERS_LIFE ? " --trace-covers life" : "",
+		fp_point_name(f->point), (unsigned long long)f->nth);
+	if (fclose(m) || rc) {
+		free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static void summary_fill(struct json *j, const void *ctx)
 {
 	const struct sweep *s = ctx;
-	char repro[16500], host[256];
+	char host[256];
 
 	json_obj_begin(j, NULL);
 	json_str(j, "schema", "gpuiso-sweep/1");
@@ -845,14 +834,16 @@ static void summary_fill(struct json *j, const void *ctx)
 	json_arr_begin(j, "failures");
 	for (size_t i = 0; i < s->nfailures; i++) {
 		const struct sweep_failure *f = &s->failures[i];
+		char *repro = NULL;
 
-		reproducer(s, f, repro, sizeof(repro));
+		reproducer(s, f, &repro); /* out of memory: null, not a command cut short */
 		json_obj_begin(j, NULL);
 		json_str(j, "point", fp_point_name(f->point));
 		json_u64(j, "nth", f->nth);
 		json_str(j, "outcome", outcome_names[f->outcome]);
 		json_str(j, "reproduce", repro);
 		json_obj_end(j);
+		free(repro);
 	}
 	json_arr_end(j);
 	json_obj_end(j);

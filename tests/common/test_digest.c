@@ -49,3 +49,30 @@ Test(digest, differs_on_any_change_and_length)
 	cr_assert_neq(digest_of(buf, sizeof(buf) - 1, sizeof(buf)), base, "shorter");
 	cr_assert_neq(digest_combine(1, 2), digest_combine(2, 1), "combine is ordered");
 }
+
+Test(digest, fnv1a_is_the_published_fnv1a)
+{
+	/* the FNV-1a 64-bit test vectors: "" and "a" and "foobar" */
+	cr_assert_eq(digest_fnv1a(DIGEST_FNV_BASIS, "", 0), 0xcbf29ce484222325ull);
+	cr_assert_eq(digest_fnv1a(DIGEST_FNV_BASIS, "a", 1), 0xaf63dc4c8601ec8cull);
+	cr_assert_eq(digest_fnv1a(DIGEST_FNV_BASIS, "foobar", 6), 0x85944171f73967e8ull);
+	cr_assert_eq(digest_fnv1a(digest_fnv1a(DIGEST_FNV_BASIS, "foo", 3), "bar", 3),
+		     0x85944171f73967e8ull, "fed in pieces");
+}
+
+Test(digest, fnv1a_str_folds_the_nul)
+{
+	uint64_t ab_c = digest_fnv1a_str(digest_fnv1a_str(DIGEST_FNV_BASIS, "ab"), "c");
+	uint64_t a_bc = digest_fnv1a_str(digest_fnv1a_str(DIGEST_FNV_BASIS, "a"), "bc");
+
+	cr_assert_eq(digest_fnv1a_str(DIGEST_FNV_BASIS, "a"),
+		     digest_fnv1a(DIGEST_FNV_BASIS, "a", 2));
+	cr_assert_neq(ab_c, a_bc);
+}
+
+Test(digest, fnv1a_word_is_one_fnv1a_step)
+{
+	cr_assert_eq(digest_fnv1a_word(DIGEST_FNV_BASIS, 'a'),
+		     digest_fnv1a(DIGEST_FNV_BASIS, "a", 1));
+	cr_assert_eq(digest_fnv1a_word(0, 1ull << 40), (1ull << 40) * DIGEST_FNV_PRIME);
+}

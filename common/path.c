@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "path.h"
+
+/* mkdir -p of the first @len bytes of @path. */
+static int mkdir_prefix(const char *path, size_t len)
+{
+	char buf[PATH_MAX];
+
+	if (!len)
+		return -ENOENT; /* as mkdir("") */
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len);
+	buf[len] = '\0';
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int path_mkdir_p(const char *dir)
+{
+	return mkdir_prefix(dir, strlen(dir));
+}
+
+int path_mkdir_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash != path ? mkdir_prefix(path, (size_t)(slash - path)) : 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_COMMON_PATH_H
+#define GPUISO_COMMON_PATH_H
+
+/**
+ * path_mkdir_p() - make a folder and every missing folder above it, as
+ * "mkdir -p" does (mode 0755 before the umask); folders that exist are fine.
+ * @dir: the folder.
+ *
+ * Return: 0; -ENAMETOOLONG; an errno of mkdir() other than EEXIST.
+ */
+int path_mkdir_p(const char *dir);
+
+/**
+ * path_mkdir_parent() - path_mkdir_p() of the folder that holds @path (nothing
+ * when @path names no folder: "name" or "/name").
+ * @path: a file's path.
+ *
+ * Return: as path_mkdir_p().
+ */
+int path_mkdir_parent(const char *path);
+
+#endif
