@@ -634,6 +634,9 @@ int core_unmap_aperture(struct core *core, unsigned int adapter, handle_t h);
  * @h: a VRAM-segment allocation.
  * @dir: direction.
  * @bytes: bytes to move (0: the whole allocation).
+ *
+ * Return: 0, -EINVAL (not in VRAM, a direction that is neither), -ERANGE
+ * (more bytes than the allocation), -ENOMEM, -EIO.
  */
 int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum transfer_dir dir,
 		  uint64_t bytes);

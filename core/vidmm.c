@@ -187,7 +187,7 @@ int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum tran
 	o = vidmm_alloc(core, adapter, h, "paging transfer", &a, &rc);
 	if (!o)
 		return rc;
-	if (o->u.alloc.seg != SEG_VRAM)
+	if (o->u.alloc.seg != SEG_VRAM || (dir != TRANSFER_TO_VRAM && dir != TRANSFER_FROM_VRAM))
 		return -EINVAL;
 	if (!bytes)
 		bytes = o->pg.npages * PAGE_SIZE;

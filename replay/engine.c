@@ -244,6 +244,42 @@ static int input_error(struct engine *e, const struct wl_event *ev, uint64_t ind
 	return -EINVAL;
 }
 
+/*
+ * The trace format's values (replay/event.h) as the model's. A value the
+ * format does not define becomes one the model does not either, and the
+ * model refuses it: the refusal is the trace's finding.
+ */
+static enum cache_type model_cache(uint64_t v)
+{
+	return v == WL_CACHE_NONCACHED ? CACHE_NONCACHED : v == WL_CACHE_CACHED ? CACHE_CACHED
+	       : v == WL_CACHE_WRITECOMBINED ? CACHE_WRITECOMBINED
+					      : (enum cache_type)(CACHE_WRITECOMBINED + 1);
+}
+
+static enum segment model_segment(uint64_t v)
+{
+	return v == WL_SEG_VRAM ? SEG_VRAM : v == WL_SEG_APERTURE ? SEG_APERTURE
+	       : v == WL_SEG_SYSTEM ? SEG_SYSTEM : (enum segment)(SEG_SYSTEM + 1);
+}
+
+static uint32_t model_alloc_flags(uint64_t v)
+{
+	return (v & WL_ALLOC_ACCESSED_PHYSICALLY ? ALLOC_ACCESSED_PHYSICALLY : 0) |
+	       (v & WL_ALLOC_MAP_APERTURE_CPU_VISIBLE ? ALLOC_MAP_APERTURE_CPU_VISIBLE : 0);
+}
+
+static enum transfer_dir model_dir(uint64_t v)
+{
+	return v == WL_DIR_TO_VRAM ? TRANSFER_TO_VRAM : v == WL_DIR_FROM_VRAM ? TRANSFER_FROM_VRAM
+	       : (enum transfer_dir)(TRANSFER_FROM_VRAM + 1);
+}
+
+static enum power_state model_power(uint64_t v)
+{
+	/* D1 is a state the model does not take: refused */
+	return v == WL_POWER_D0 ? POWER_D0 : v == WL_POWER_D3 ? POWER_D3 : (enum power_state)1;
+}
+
 /* The model call for one event; *h receives a created handle. */
 static int dispatch(struct engine *e, const struct wl_event *ev, handle_t target, handle_t ref,
 		    handle_t *h)
@@ -255,28 +291,28 @@ static int dispatch(struct engine *e, const struct wl_event *ev, handle_t target
 	switch (ev->kind) {
 	case WL_SECURE_VM_CREATE: return core_secure_vm_create(c, a);
 	case WL_ALLOC_CONTIGUOUS:
-		return core_alloc_contiguous(c, a, v[WL_BYTES], (enum cache_type)v[WL_ARG], h, NULL);
+		return core_alloc_contiguous(c, a, v[WL_BYTES], model_cache(v[WL_ARG]), h, NULL);
 	case WL_FREE_CONTIGUOUS: return core_free_contiguous(c, a, target);
 	case WL_ALLOC_MDL: return core_alloc_mdl(c, a, v[WL_BYTES], h);
 	case WL_FREE_MDL: return core_free_mdl(c, a, target);
 	case WL_MAP_MDL: return core_map_mdl(c, a, ref, h, NULL);
 	case WL_UNMAP_MDL: return core_unmap_mdl(c, a, target);
-	case WL_PMO_CREATE: return core_pmo_create(c, a, v[WL_BYTES], (enum cache_type)v[WL_ARG], h);
+	case WL_PMO_CREATE: return core_pmo_create(c, a, v[WL_BYTES], model_cache(v[WL_ARG]), h);
 	case WL_PMO_DESTROY: return core_pmo_destroy(c, a, target);
 	case WL_ADL_ALLOC: return core_adl_alloc(c, a, ref, v[WL_OFFSET], v[WL_BYTES], h);
 	case WL_ADL_FREE: return core_adl_free(c, a, target);
 	case WL_ALLOC_CREATE:
-		return core_alloc_create(c, a, v[WL_BYTES], (enum segment)v[WL_ARG],
-					 (uint32_t)v[WL_FLAGS], h);
+		return core_alloc_create(c, a, v[WL_BYTES], model_segment(v[WL_ARG]),
+					 model_alloc_flags(v[WL_FLAGS]), h);
 	case WL_ALLOC_DESTROY: return core_alloc_destroy(c, a, target);
 	case WL_MAP_APERTURE: return core_map_aperture(c, a, target, v[WL_OFFSET], v[WL_BYTES]);
 	case WL_UNMAP_APERTURE: return core_unmap_aperture(c, a, target);
 	case WL_TRANSFER:
-		return core_transfer(c, a, target, (enum transfer_dir)v[WL_ARG], v[WL_BYTES]);
+		return core_transfer(c, a, target, model_dir(v[WL_ARG]), v[WL_BYTES]);
 	case WL_FENCE_CREATE: return core_fence_create(c, a, h);
 	case WL_FENCE_DESTROY: return core_fence_destroy(c, a, target);
 	case WL_DMA: return core_dma(c, a, p, target, v[WL_OFFSET], v[WL_BYTES], v[WL_ARG] != 0);
-	case WL_POWER: return core_power(c, a, p, (enum power_state)v[WL_ARG]);
+	case WL_POWER: return core_power(c, a, p, model_power(v[WL_ARG]));
 	case WL_MEMORY: {
 		struct physmem_pressure pr = { .commit_available = v[WL_OFFSET],
 					       .lockable_available = v[WL_BYTES],
@@ -285,7 +321,7 @@ static int dispatch(struct engine *e, const struct wl_event *ev, handle_t target
 		core_memory(c, &pr);
 		return 0;
 	}
-	case WL_IRQL: core_set_irql(c, (enum irql)v[WL_ARG]); return 0;
+	case WL_IRQL: core_set_irql(c, (enum irql)v[WL_ARG]); return 0; /* a level is its number */
 	case WL_DRIVER_MDL_CREATE: return core_driver_mdl_create(c, a, v[WL_BYTES], h);
 	case WL_DRIVER_MDL_FREE: return core_driver_mdl_free(c, a, target);
 	}
@@ -379,7 +415,7 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 		return input_error(e, ev, index, "no scenario has an adapter of that number");
 	if (ev->v[WL_ID] > LIVE_ID_MAX || ev->v[WL_REF] > LIVE_ID_MAX)
 		return input_error(e, ev, index, "ids are below 2^56");
-	if (ev->kind == WL_IRQL && ev->v[WL_ARG] > IRQL_HIGH)
+	if (ev->kind == WL_IRQL && ev->v[WL_ARG] > WL_IRQL_HIGH)
 		return input_error(e, ev, index, "an IRQL is at most 15 (HIGH_LEVEL)");
 	/*
 	 * The machine bugchecked: what the trace holds after it never happened.

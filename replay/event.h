@@ -64,6 +64,21 @@ struct wl_event {
 };
 
 /*
+ * The values of the trace format's enumerated fields (docs/trace-events.md,
+ * "Enumerations"). The format owns them: the engine maps them to the
+ * model's, and a value outside these is the model's to refuse.
+ */
+enum wl_cache { WL_CACHE_NONCACHED = 0, WL_CACHE_CACHED = 1, WL_CACHE_WRITECOMBINED = 2 };
+enum wl_segment { WL_SEG_VRAM = 0, WL_SEG_APERTURE = 1, WL_SEG_SYSTEM = 2 };
+enum wl_alloc_flag {
+	WL_ALLOC_ACCESSED_PHYSICALLY = 0x1,
+	WL_ALLOC_MAP_APERTURE_CPU_VISIBLE = 0x2,
+};
+enum wl_dir { WL_DIR_TO_VRAM = 0, WL_DIR_FROM_VRAM = 1 };
+enum wl_power { WL_POWER_D0 = 0, WL_POWER_D3 = 3 };
+enum wl_irql { WL_IRQL_PASSIVE = 0, WL_IRQL_APC = 1, WL_IRQL_DISPATCH = 2, WL_IRQL_HIGH = 15 };
+
+/*
  * The tracer lost events before this one (a discarded-events record came
  * first): an id it names may have lost its creation or its end.
  */

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
 #include "replay/gen.h"
 
 /*
@@ -175,7 +174,7 @@ static const struct profile profiles[] = {
 			[A_DMA] = 200,
 		},
 		.seg_weight = { [SC_APERTURE] = 1 },
-		.aperture_flags = ALLOC_MAP_APERTURE_CPU_VISIBLE,
+		.aperture_flags = WL_ALLOC_MAP_APERTURE_CPU_VISIBLE,
 		.pmo_min = 64 * KiB, .pmo_max = 4 * MiB,
 		.alloc_min = 64 * KiB, .alloc_max = 2 * MiB,
 		.timing = T_STEADY, .gap_min = 1000, .gap_max = 100000,
@@ -397,7 +396,7 @@ static bool is_alloc(const struct gen *g, const struct obj *o)
 
 static bool is_unmapped_aperture(const struct gen *g, const struct obj *o)
 {
-	return o->kind == O_ALLOC && o->seg == SEG_APERTURE && !o->ap_mapped;
+	return o->kind == O_ALLOC && o->seg == WL_SEG_APERTURE && !o->ap_mapped;
 }
 
 static bool is_mapped_aperture(const struct gen *g, const struct obj *o)
@@ -407,7 +406,7 @@ static bool is_mapped_aperture(const struct gen *g, const struct obj *o)
 
 static bool is_vram(const struct gen *g, const struct obj *o)
 {
-	return o->kind == O_ALLOC && o->seg == SEG_VRAM;
+	return o->kind == O_ALLOC && o->seg == WL_SEG_VRAM;
 }
 
 static bool is_fence(const struct gen *g, const struct obj *o)
@@ -423,7 +422,7 @@ static bool is_fence(const struct gen *g, const struct obj *o)
 static bool is_dma_target(const struct gen *g, const struct obj *o)
 {
 	return o->kind != O_PMO && o->kind != O_DRIVER_MDL &&
-	       !(o->kind == O_ALLOC && o->seg == SEG_VRAM);
+	       !(o->kind == O_ALLOC && o->seg == WL_SEG_VRAM);
 }
 
 /* --- events --- */
@@ -481,7 +480,7 @@ static void emit_power(struct gen *g, int phys, bool to_d3)
 	struct wl_event *e = emit(g, WL_POWER);
 
 	e->v[WL_PHYS] = (uint64_t)phys;
-	e->v[WL_ARG] = to_d3 ? POWER_D3 : POWER_D0;
+	e->v[WL_ARG] = to_d3 ? WL_POWER_D3 : WL_POWER_D0;
 	g->d3[phys] = to_d3;
 	if (to_d3)
 		g->nd3++;
@@ -621,30 +620,30 @@ static bool act_alloc_create(struct gen *g)
 		return false;
 	switch (sc) {
 	case SC_VRAM:
-		seg = SEG_VRAM;
+		seg = WL_SEG_VRAM;
 		break;
 	case SC_APERTURE:
-		seg = SEG_APERTURE;
-		flags = ALLOC_ACCESSED_PHYSICALLY | p->aperture_flags;
+		seg = WL_SEG_APERTURE;
+		flags = WL_ALLOC_ACCESSED_PHYSICALLY | p->aperture_flags;
 		if (p->cpu_visible_sometimes && below(g, 2))
-			flags |= ALLOC_MAP_APERTURE_CPU_VISIBLE;
+			flags |= WL_ALLOC_MAP_APERTURE_CPU_VISIBLE;
 		break;
 	case SC_APERTURE_IMPLICIT:
-		seg = SEG_APERTURE; /* without AccessedPhysically: lands in the system segment */
+		seg = WL_SEG_APERTURE; /* without AccessedPhysically: lands in the system segment */
 		break;
 	default:
-		seg = SEG_SYSTEM;
+		seg = WL_SEG_SYSTEM;
 		break;
 	}
 	i = obj_new(g, O_ALLOC, bytes);
-	g->obj[i].seg = (uint8_t)(sc == SC_APERTURE_IMPLICIT ? SEG_SYSTEM : seg);
+	g->obj[i].seg = (uint8_t)(sc == SC_APERTURE_IMPLICIT ? WL_SEG_SYSTEM : seg);
 	e = emit_obj(g, WL_ALLOC_CREATE, i);
 	e->v[WL_BYTES] = bytes;
 	e->v[WL_ARG] = seg;
 	e->v[WL_FLAGS] = flags;
 	if (upload) {
 		e = emit_obj(g, WL_TRANSFER, i);
-		e->v[WL_ARG] = TRANSFER_TO_VRAM;
+		e->v[WL_ARG] = WL_DIR_TO_VRAM;
 		e->v[WL_BYTES] = 0; /* the whole allocation */
 	}
 	return true;
@@ -708,7 +707,7 @@ static bool act_transfer(struct gen *g)
 	if (i < 0)
 		return false;
 	e = emit_obj(g, WL_TRANSFER, i);
-	e->v[WL_ARG] = below(g, 2) ? TRANSFER_TO_VRAM : TRANSFER_FROM_VRAM;
+	e->v[WL_ARG] = below(g, 2) ? WL_DIR_TO_VRAM : WL_DIR_FROM_VRAM;
 	e->v[WL_BYTES] = below(g, 4) ? log_between(g, 1, g->obj[i].bytes / PAGE) * PAGE : 0;
 	return true;
 }
@@ -743,10 +742,10 @@ static bool act_dpc_dma(struct gen *g)
 {
 	if (!fits(g, 3, 0) || pick_phys(g, false) < 0 || pick(g, is_dma_target) < 0)
 		return false;
-	emit(g, WL_IRQL)->v[WL_ARG] = IRQL_DISPATCH;
+	emit(g, WL_IRQL)->v[WL_ARG] = WL_IRQL_DISPATCH;
 	if (!act_dma(g)) /* cannot be: the checks above are its own */
 		abort();
-	emit(g, WL_IRQL)->v[WL_ARG] = IRQL_PASSIVE;
+	emit(g, WL_IRQL)->v[WL_ARG] = WL_IRQL_PASSIVE;
 	return true;
 }
 

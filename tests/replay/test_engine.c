@@ -255,6 +255,31 @@ Test(engine, driver_managed_mdls_are_mapped_and_must_outlive_their_mappings)
 	rig_down(&r);
 }
 
+/* The trace format's values are mapped to the model's; one the format lacks is refused. */
+Test(engine, values_the_trace_format_does_not_define_are_refused)
+{
+	const struct refusal *f;
+	uint64_t total;
+	size_t n;
+	struct rig r;
+	struct wl_event e = { .ts = 100, .kind = WL_ALLOC_CREATE,
+			      .v = { [WL_ID] = 1, [WL_BYTES] = 65536, [WL_ARG] = WL_SEG_VRAM } };
+
+	rig_up(&r);
+	cr_assert_eq(engine_apply(r.e, &e, r.index++), 0);
+	cr_assert_eq(ev(&r, WL_TRANSFER, 1, 0, 0, WL_DIR_TO_VRAM), 0);
+	cr_assert_eq(ev(&r, WL_TRANSFER, 1, 0, 0, 2), 1, "a direction that is neither");
+	cr_assert_eq(ev(&r, WL_POWER, 0, 0, 0, 1), 1, "D1");
+	e.v[WL_ID] = 2;
+	e.v[WL_ARG] = 3;
+	cr_assert_eq(engine_apply(r.e, &e, r.index++), 1, "a fourth segment");
+	f = engine_refusals(r.e, &n, &total);
+	cr_assert_eq(total, 3);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(f[i].rc, -EINVAL, "%zu: %d", i, f[i].rc);
+	rig_down(&r);
+}
+
 /* A caching type DXGK_MEMORY_CACHING_TYPE does not define is refused, not stored. */
 Test(engine, an_undefined_caching_type_is_refused)
 {
