@@ -20,35 +20,35 @@
 #define BATCHES 15
 
 struct sim_rig {
-	struct physmem pm;
+	struct hw_backend be;
 	struct hw *hw;
 	uint32_t domain;
 };
 
+/* A simulator of one GPU with @ram of memory, made by the factory, and one domain. */
 static int rig_open(struct sim_rig *rig, uint64_t ram)
 {
+	static const struct hw_backend_name sim = { .kind = HW_BACKEND_SIM };
 	struct range_extent map = { .base = 0, .size = ram };
-	struct physmem_config pcfg = { .ram = &map, .nram = 1, .commit_limit = ram,
-				       .lockable_limit = ram };
 	uint64_t vram = 64ull << 20;
-	struct sim_config scfg = { .pm = &rig->pm, .ndevs = 1, .vram_bytes = &vram };
+	struct hw_machine m = {
+		.memory = { .ram = &map, .nram = 1, .commit_limit = ram, .lockable_limit = ram },
+		.ngpus = 1, .vram = &vram,
+	};
+	char err[256];
 	int rc;
 
-	sim_cost_default(&scfg.cost);
-	rc = physmem_init(&rig->pm, &pcfg);
+	sim_cost_default(&m.cost);
+	rc = hw_backend_open(&sim, &m, &rig->be, err, sizeof(err));
 	if (rc)
 		return rc;
-	rc = sim_create(&scfg, &rig->hw);
-	if (!rc)
-		rc = rig->hw->ops->domain_alloc(rig->hw, &rig->domain);
-	return rc;
+	rig->hw = rig->be.hw;
+	return rig->hw->ops->domain_alloc(rig->hw, &rig->domain);
 }
 
 static void rig_close(struct sim_rig *rig)
 {
-	if (rig->hw)
-		rig->hw->ops->destroy(rig->hw);
-	physmem_fini(&rig->pm);
+	hw_backend_close(&rig->be);
 }
 
 /* 4 KiB map + unmap through the ops table, over a window of 512 pages. */
@@ -115,16 +115,20 @@ static int bench_map_large(struct bench_report *r, struct sim_rig *rig, uint64_t
 static int bench_mdl_cycle(struct bench_report *r)
 {
 	enum { CYCLES = 100000 };
+	struct hw_backend be = { 0 };
 	struct scenario scn;
 	struct core *core = NULL;
 	double ns[BATCHES];
+	char err[256];
 	size_t nviol;
 	int rc;
 
 	rc = scenario_defaults(&scn);
 	if (rc)
 		return rc;
-	rc = core_create(&scn, NULL, NULL, &core);
+	rc = scenario_backend_open(&scn, "sim", &be, err, sizeof(err));
+	if (!rc)
+		rc = core_create(&scn, &be, &core);
 	if (!rc)
 		rc = core_start(core);
 	for (int b = 0; !rc && b < BATCHES; b++) {
@@ -153,6 +157,7 @@ static int bench_mdl_cycle(struct bench_report *r)
 		bench_add(r, "core.mdl_cycle_4k_ns", bench_median(ns, BATCHES), "ns",
 			  "alloc+map+unmap+free of a 1-page MDL (target <= 100)");
 	core_destroy(core);
+	hw_backend_close(&be);
 	scenario_free(&scn);
 	return rc;
 }
@@ -202,8 +207,9 @@ static int bench_disabled_point(struct bench_report *r)
  * (the section's pages and VRAM exist). The chunked path is forced the way
  * it happens in the field: too little lockable memory to pin the whole area.
  */
-static int fb_rig(struct scenario *scn, struct core **core, bool chunked)
+static int fb_rig(struct scenario *scn, struct hw_backend *be, struct core **core, bool chunked)
 {
+	char err[256];
 	int rc;
 
 	rc = scenario_defaults(scn);
@@ -211,7 +217,9 @@ static int fb_rig(struct scenario *scn, struct core **core, bool chunked)
 		return rc;
 	scn->adapters[0].phys[0].vram = 2 * FB_BYTES;
 	scn->adapters[0].phys[0].fb_save_size = FB_BYTES;
-	rc = core_create(scn, NULL, NULL, core);
+	rc = scenario_backend_open(scn, "sim", be, err, sizeof(err));
+	if (!rc)
+		rc = core_create(scn, be, core);
 	if (!rc)
 		rc = core_start(*core);
 	if (!rc && chunked) {
@@ -257,6 +265,7 @@ static int bench_fbsave(struct bench_report *r)
 	double pin_ns[FB_ROUNDS], chunk_ns[FB_ROUNDS], copy_ns[FB_ROUNDS];
 	double pin_ratio[FB_ROUNDS], chunk_ratio[FB_ROUNDS];
 	struct scenario pin_scn = { 0 }, chunk_scn = { 0 };
+	struct hw_backend pin_be = { 0 }, chunk_be = { 0 };
 	struct core *pin = NULL, *chunk = NULL;
 	char *src = malloc(FB_BYTES), *dst = malloc(FB_BYTES);
 	int rc = -ENOMEM;
@@ -266,9 +275,9 @@ static int bench_fbsave(struct bench_report *r)
 	/* (not zero: malloc plus a zero memset may become calloc, leaving the pages untouched) */
 	memset(src, 0x5a, FB_BYTES);
 	memset(dst, 0xa5, FB_BYTES);
-	rc = fb_rig(&pin_scn, &pin, false);
+	rc = fb_rig(&pin_scn, &pin_be, &pin, false);
 	if (!rc)
-		rc = fb_rig(&chunk_scn, &chunk, true);
+		rc = fb_rig(&chunk_scn, &chunk_be, &chunk, true);
 	for (int i = 0; !rc && i < FB_ROUNDS; i++) {
 		uint64_t t0;
 
@@ -306,6 +315,8 @@ static int bench_fbsave(struct bench_report *r)
 out:
 	core_destroy(pin);
 	core_destroy(chunk);
+	hw_backend_close(&pin_be);
+	hw_backend_close(&chunk_be);
 	scenario_free(&pin_scn);
 	scenario_free(&chunk_scn);
 	free(src);

@@ -6,7 +6,6 @@
 
 #define LOG_PREFIX "core"
 #include "common/log.h"
-#include "hw/sim/sim.h"
 #include "internal.h"
 
 static void kmd_merge(struct core *c, const struct kmd_ops *ops)
@@ -27,59 +26,13 @@ static void kmd_merge(struct core *c, const struct kmd_ops *ops)
 #undef TAKE
 }
 
-/* The simulator a scenario describes: its RAM, limits and one GPU per physical adapter. */
-static int backend_create(struct core *c)
-{
-	const struct scenario *scn = c->scn;
-	struct physmem_config pcfg;
-	struct sim_config scfg = { .cost = scn->cost };
-	uint64_t *vram;
-	size_t ndevs = 0;
-	int rc;
-
-	scenario_physmem_config(scn, &pcfg);
-	for (size_t i = 0; i < scn->nadapters; i++)
-		ndevs += scn->adapters[i].nphys;
-	vram = calloc(ndevs ? ndevs : 1, sizeof(*vram));
-	c->pm = calloc(1, sizeof(*c->pm));
-	if (!vram || !c->pm) {
-		rc = -ENOMEM;
-		goto free_vram;
-	}
-	ndevs = 0;
-	for (size_t i = 0; i < scn->nadapters; i++)
-		for (size_t j = 0; j < scn->adapters[i].nphys; j++)
-			vram[ndevs++] = scn->adapters[i].phys[j].vram;
-	rc = physmem_init(c->pm, &pcfg);
-	if (rc)
-		goto free_vram;
-	scfg.pm = c->pm;
-	scfg.ndevs = (unsigned int)ndevs;
-	scfg.vram_bytes = vram;
-	rc = sim_create(&scfg, &c->hw);
-	if (rc)
-		goto fini_physmem;
-	free(vram);
-	c->own_backend = true;
-	return 0;
-
-fini_physmem:
-	physmem_fini(c->pm);
-free_vram:
-	free(c->pm);
-	c->pm = NULL;
-	free(vram);
-	return rc;
-}
-
-int core_create(const struct scenario *scn, struct hw *hw, struct physmem *pm,
-		struct core **out)
+int core_create(const struct scenario *scn, struct hw_backend *be, struct core **out)
 {
 	struct core *c;
 	uint32_t dev = 0;
 	int rc;
 
-	if (!scn || !scn->nadapters || (hw && !pm))
+	if (!scn || !scn->nadapters || !be || !be->hw)
 		return -EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -89,14 +42,8 @@ int core_create(const struct scenario *scn, struct hw *hw, struct physmem *pm,
 	c->faults.elem = sizeof(struct core_fault);
 	c->power.elem = sizeof(struct core_power_record);
 	kmd_merge(c, NULL);
-	if (hw) {
-		c->hw = hw;
-		c->pm = pm;
-	} else {
-		rc = backend_create(c);
-		if (rc)
-			goto free_core;
-	}
+	c->hw = be->hw;
+	c->pm = &be->pm;
 	c->adapters = calloc(scn->nadapters, sizeof(*c->adapters));
 	if (!c->adapters) {
 		rc = -ENOMEM;
@@ -149,12 +96,6 @@ void core_destroy(struct core *core)
 	}
 	free(core->adapters);
 	handle_table_free(&core->ht);
-	if (core->own_backend) {
-		if (core->hw)
-			core->hw->ops->destroy(core->hw);
-		physmem_fini(core->pm);
-		free(core->pm);
-	}
 	vec_free(&core->violations);
 	vec_free(&core->faults);
 	vec_free(&core->power);

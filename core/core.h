@@ -7,6 +7,7 @@
 #include "common/types.h"
 #include "core/scenario.h"
 #include "faults/faults.h"
+#include "hw/backend.h"
 #include "hw/iommu.h"
 #include "hw/physmem.h"
 
@@ -232,14 +233,13 @@ struct kmd_ops {
 /**
  * core_create() - build the model of a scenario on a backend.
  * @scn: the scenario; it must outlive the core.
- * @hw: the backend, or NULL to make a simulator from the scenario.
- * @pm: the physical memory @hw uses (NULL when @hw is NULL).
+ * @be: the backend (hw_backend_open(), e.g. of scenario_machine()); it must
+ *      outlive the core, which uses it and never closes it.
  * @out: out: the model. Nothing is started yet: see core_start().
  *
  * Return: 0, -EINVAL, -ENOMEM.
  */
-int core_create(const struct scenario *scn, struct hw *hw, struct physmem *pm,
-		struct core **out);
+int core_create(const struct scenario *scn, struct hw_backend *be, struct core **out);
 
 /**
  * core_destroy() - stop every adapter (reporting leaks as violations) and free the model.

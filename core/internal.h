@@ -203,7 +203,6 @@ struct core {
 	const struct scenario *scn;
 	struct hw *hw;
 	struct physmem *pm;
-	bool own_backend;
 	struct fp_ctx *fp;
 
 	const struct kmd_ops *kmd_ops; /* merged with the reference KMD */

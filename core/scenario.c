@@ -22,6 +22,7 @@
 #include "scenario.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -759,12 +760,35 @@ uint64_t scenario_memory_top(const struct scn_system *sys)
 	return top;
 }
 
-void scenario_physmem_config(const struct scenario *scn, struct physmem_config *cfg)
+int scenario_backend_open(const struct scenario *scn, const char *name, struct hw_backend *be,
+			  char *err, size_t errlen)
 {
-	*cfg = (struct physmem_config){
-		.ram = scn->system.os_memory_map,
-		.nram = scn->system.nmap,
-		.commit_limit = scn->system.commit_limit,
-		.lockable_limit = scn->system.lockable_limit,
+	struct hw_machine m = {
+		.memory = { .ram = scn->system.os_memory_map, .nram = scn->system.nmap,
+			    .commit_limit = scn->system.commit_limit,
+			    .lockable_limit = scn->system.lockable_limit },
+		.cost = scn->cost,
 	};
+	struct hw_backend_name bn;
+	uint64_t *vram;
+	int rc;
+
+	memset(be, 0, sizeof(*be));
+	rc = hw_backend_parse(name ? name : scn->backend ? scn->backend : "sim", &bn, err, errlen);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < scn->nadapters; i++)
+		m.ngpus += (unsigned int)scn->adapters[i].nphys;
+	vram = calloc(m.ngpus ? m.ngpus : 1, sizeof(*vram));
+	if (!vram) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0, g = 0; i < scn->nadapters; i++)
+		for (size_t j = 0; j < scn->adapters[i].nphys; j++)
+			vram[g++] = scn->adapters[i].phys[j].vram;
+	m.vram = vram;
+	rc = hw_backend_open(&bn, &m, be, err, errlen);
+	free(vram);
+	return rc;
 }

@@ -4,6 +4,7 @@
 
 #include "common/range.h"
 #include "common/types.h"
+#include "hw/backend.h"
 #include "hw/sim/sim.h"
 
 /*
@@ -122,10 +123,19 @@ void scenario_free(struct scenario *scn);
 uint64_t scenario_memory_top(const struct scn_system *sys);
 
 /**
- * scenario_physmem_config() - the system memory a scenario describes.
+ * scenario_backend_open() - the backend a scenario's machine runs on: its
+ * memory, limits and one GPU per physical adapter (hw_backend_open()).
  * @scn: the scenario.
- * @cfg: out: RAM ranges and limits for physmem_init() (pointing into @scn).
+ * @name: the backend (sim, vfio:BDF[,iommu=...]), or NULL for the
+ *        scenario's own `backend:` (the simulator when it has none).
+ * @be: out: the backend; hw_backend_close() it after core_destroy().
+ * @err: out: why not.
+ * @errlen: size of @err.
+ *
+ * Return: 0, -EINVAL (an unknown name; a machine the backend cannot be),
+ * -ENOMEM, or what the VFIO backend says.
  */
-void scenario_physmem_config(const struct scenario *scn, struct physmem_config *cfg);
+int scenario_backend_open(const struct scenario *scn, const char *name, struct hw_backend *be,
+			  char *err, size_t errlen);
 
 #endif

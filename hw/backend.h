@@ -4,6 +4,10 @@
 
 #include <stddef.h>
 
+#include "hw/iommu.h"
+#include "hw/physmem.h"
+#include "hw/sim/sim.h"
+
 /*
  * Backend names, as --backend and the scenario's backend key spell them
  * (docs/backends.md): "sim", or "vfio:BDF" with an optional ",iommu=type1"
@@ -38,5 +42,38 @@ struct hw_backend_name {
  * Return: 0, or -EINVAL if @name names no backend.
  */
 int hw_backend_parse(const char *name, struct hw_backend_name *out, char *err, size_t errlen);
+
+/* The machine a backend is made for: what a scenario describes of it. */
+struct hw_machine {
+	struct physmem_config memory; /* system memory: RAM ranges and limits */
+	unsigned int ngpus;           /* one per physical adapter */
+	const uint64_t *vram;         /* [ngpus]: bytes of VRAM of each */
+	struct sim_cost_model cost;   /* the simulator's cycle costs */
+};
+
+/* An open backend: the IOMMU and devices, and the system memory they reach. */
+struct hw_backend {
+	struct hw *hw;
+	struct physmem pm;
+};
+
+/**
+ * hw_backend_open() - the one factory of backends: make the one @name says
+ * for machine @m. The simulator builds every GPU; VFIO opens its one device
+ * (a machine of one GPU) and gives it the machine's memory.
+ * @name: from hw_backend_parse().
+ * @m: the machine; copied.
+ * @b: out: the backend; hw_backend_close() it.
+ * @err: out: why not (a VFIO device that cannot be opened says what failed).
+ * @errlen: size of @err.
+ *
+ * Return: 0, -EINVAL (the machine does not fit the backend), -ENOMEM, or
+ * what vfio_create() says.
+ */
+int hw_backend_open(const struct hw_backend_name *name, const struct hw_machine *m,
+		    struct hw_backend *b, char *err, size_t errlen);
+
+/** hw_backend_close() - destroy an open backend and its memory. @b: opened, or zeroed. */
+void hw_backend_close(struct hw_backend *b);
 
 #endif

@@ -11,7 +11,6 @@
 #include "common/digest_path.h"
 #include "common/host.h"
 #include "common/log.h"
-#include "hw/vfio/vfio.h"
 #include "replay.h"
 #include "replay/cache.h"
 #include "replay/ctf.h"
@@ -277,63 +276,9 @@ static void run_info(const struct replay_opts *o, struct run_info *ri)
 		add_input(ri, o->maps[i]);
 }
 
-/* A backend other than the simulator the core makes itself. */
-struct backend {
-	struct hw *hw;
-	struct physmem pm;
-};
-
-/*
- * --backend vfio:BDF[,iommu=…]: the scenario's memory as the harness's own pages, its
- * one physical adapter as the device. -EINVAL for a bad choice, else what
- * vfio_create() says.
- */
-static int backend_open(const struct replay_opts *o, struct backend *b, char *err, size_t len)
-{
-	const char *name = o->backend ? o->backend : o->scn->backend;
-	struct physmem_config pcfg;
-	struct hw_backend_name bn;
-	struct vfio_config vcfg;
-	size_t nphys = 0;
-	int rc;
-
-	if (!name)
-		return 0;
-	rc = hw_backend_parse(name, &bn, err, len);
-	if (rc || bn.kind == HW_BACKEND_SIM)
-		return rc;
-	for (size_t i = 0; i < o->scn->nadapters; i++)
-		nphys += o->scn->adapters[i].nphys;
-	if (nphys != 1) {
-		snprintf(err, len, "the vfio backend drives one device; the scenario has %zu physical adapters",
-			 nphys);
-		return -EINVAL;
-	}
-	scenario_physmem_config(o->scn, &pcfg);
-	rc = physmem_init(&b->pm, &pcfg);
-	if (rc) {
-		snprintf(err, len, "system memory of the scenario: %s", strerror(-rc));
-		return rc;
-	}
-	vcfg = (struct vfio_config){ .pm = &b->pm, .bdf = bn.bdf, .iommu = bn.iommu,
-				     .vram_bytes = o->scn->adapters[0].phys[0].vram };
-	rc = vfio_create(&vcfg, &b->hw, err, len);
-	if (rc)
-		physmem_fini(&b->pm);
-	return rc;
-}
-
-static void backend_close(struct backend *b)
-{
-	if (!b->hw)
-		return;
-	b->hw->ops->destroy(b->hw);
-	physmem_fini(&b->pm);
-}
-
 int replay_run(const struct replay_opts *o, struct results *res, struct replay_report *rep)
 {
-	struct backend be = { 0 };
+	struct hw_backend be = { 0 };
 	const char *names[WL_NKINDS];
 	struct run r = { .o = o, .rep = rep, .strict = o->strict };
 	const struct core_violation *internal;
@@ -350,22 +295,20 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	if (rc)
 		goto environment;
 	run_info(o, &res->run);
-	rc = backend_open(o, &be, rep->error, sizeof(rep->error));
+	rc = scenario_backend_open(o->scn, o->backend, &be, rep->error, sizeof(rep->error));
 	if (rc) {
 		rep->failure = rc == -EINVAL ? REPLAY_BAD_INPUT : REPLAY_ENVIRONMENT;
 		return rc;
 	}
-	if (be.hw) {
+	{
 		struct hw_caps caps;
 
 		be.hw->ops->query_caps(be.hw, &caps);
 		snprintf(rep->backend, sizeof(rep->backend), "%s", caps.name);
-	} else {
-		snprintf(rep->backend, sizeof(rep->backend), "sim");
 	}
-	rc = core_create(o->scn, be.hw, be.hw ? &be.pm : NULL, &core);
+	rc = core_create(o->scn, &be, &core);
 	if (rc) {
-		backend_close(&be);
+		hw_backend_close(&be);
 		goto environment;
 	}
 	if (o->fp) {
@@ -434,7 +377,7 @@ destroy_engine:
 	engine_destroy(r.engine);
 destroy_core:
 	core_destroy(core);
-	backend_close(&be);
+	hw_backend_close(&be);
 	rep->wall_s = (double)(clock_mono_ns() - t0) / 1e9;
 	if (!getrusage(RUSAGE_SELF, &ru))
 		rep->peak_rss = (uint64_t)ru.ru_maxrss * 1024;

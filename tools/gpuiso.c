@@ -55,6 +55,7 @@ static int cmd_scenario_explain(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	struct scenario scn = { 0 };
+	struct hw_backend be = { 0 };
 	struct core *core = NULL;
 	char err[4096] = "";
 	bool json = false;
@@ -77,12 +78,21 @@ static int cmd_scenario_explain(int argc, char **argv)
 		scenario_free(&scn);
 		return EXIT_INPUT;
 	}
-	rc = core_create(&scn, NULL, NULL, &core);
+	/* the model explained on the backend the scenario names, or why not */
+	rc = scenario_backend_open(&scn, NULL, &be, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "gpuiso: scenario explain: %s: backend %s: %s\n", argv[optind],
+			scn.backend ? scn.backend : "sim", err);
+		scenario_free(&scn);
+		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
+	}
+	rc = core_create(&scn, &be, &core);
 	if (!rc)
 		rc = core_start(core);
 	if (!rc)
 		rc = core_explain(core, stdout, json);
 	core_destroy(core);
+	hw_backend_close(&be);
 	scenario_free(&scn);
 	if (rc) {
 		fprintf(stderr, "gpuiso: scenario explain: %s\n", strerror(-rc));

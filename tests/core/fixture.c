@@ -90,9 +90,17 @@ void fx_need_remap(struct fx *fx, size_t a)
 	fx->scn.adapters[a].caps.highest_visible_address = 0xFFFFFFFFull;
 }
 
+void fx_create(struct fx *fx)
+{
+	char err[256] = "";
+
+	cr_assert_eq(scenario_backend_open(&fx->scn, "sim", &fx->be, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(core_create(&fx->scn, &fx->be, &fx->core), 0);
+}
+
 void fx_start_kmd(struct fx *fx, const struct kmd_ops *ops, void *kmd)
 {
-	cr_assert_eq(core_create(&fx->scn, NULL, NULL, &fx->core), 0);
+	fx_create(fx);
 	if (ops)
 		core_set_kmd(fx->core, ops, kmd);
 	cr_assert_eq(core_start(fx->core), 0);
@@ -107,6 +115,7 @@ void fx_fini(struct fx *fx)
 {
 	core_destroy(fx->core);
 	fx->core = NULL;
+	hw_backend_close(&fx->be);
 	scenario_free(&fx->scn);
 }
 

@@ -13,6 +13,7 @@
 
 struct fx {
 	struct scenario scn;
+	struct hw_backend be; /* the simulator of the scenario */
 	struct core *core;
 };
 
@@ -31,6 +32,8 @@ size_t fx_add_adapter(struct fx *fx, const char *name);
 void fx_remap_capable(struct fx *fx, size_t a);
 /* The same, with a device unable to see all memory: DMA remapping is needed (logical mode). */
 void fx_need_remap(struct fx *fx, size_t a);
+/* The scenario's simulator, and core_create() on it (not started), asserting both succeed. */
+void fx_create(struct fx *fx);
 /* core_create() + core_start(), asserting both succeed. */
 void fx_start(struct fx *fx);
 /* core_create() + core_set_kmd() + core_start(). */

@@ -148,7 +148,7 @@ static struct core_adapter_info start_with_failure(struct fx *fx, uint32_t flags
 	fp_arm(fp, point, &(struct fp_rule){ .nth = 1 });
 	fx_defaults(fx);
 	fx->scn.registry.iommu_flags = flags;
-	cr_assert_eq(core_create(&fx->scn, NULL, NULL, &fx->core), 0);
+	fx_create(fx);
 	core_set_faults(fx->core, fp);
 	cr_assert_eq(core_start(fx->core), 0);
 	return fx_info(fx, 0);
@@ -215,7 +215,7 @@ Test(flags, allow_failure_at_start_still_attaches_at_a_secure_vm)
 	fx_defaults(&fx);
 	fx.scn.registry.iommu_flags = 0x07 | IOMMU_FLAG_ALLOW_FAILURE;
 	fx.scn.registry.secure_vm_staging = true;
-	cr_assert_eq(core_create(&fx.scn, NULL, NULL, &fx.core), 0);
+	fx_create(&fx);
 	core_set_faults(fx.core, &fp);
 	cr_assert_eq(core_start(fx.core), 0);
 	info = fx_info(&fx, 0);
@@ -276,7 +276,7 @@ Test(flags, allow_failure_does_not_cover_the_secure_vm_path)
 	fx_defaults(&fx);
 	fx.scn.registry.iommu_flags = IOMMU_FLAG_ALLOW_FAILURE;
 	fx.scn.registry.secure_vm_staging = true;
-	cr_assert_eq(core_create(&fx.scn, NULL, NULL, &fx.core), 0);
+	fx_create(&fx);
 	core_set_faults(fx.core, &fp);
 	cr_assert_eq(core_start(fx.core), 0);
 	fp_arm(&fp, FP_DOMAIN_ATTACH, &(struct fp_rule){ .nth = 1 });

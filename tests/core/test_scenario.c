@@ -625,16 +625,22 @@ Test(scenario, sizes_at_their_bounds_load)
 /* Load @path and build the model on the simulator from it: both must succeed. */
 static void expect_creatable(const char *path)
 {
+	struct hw_backend be;
 	struct core *core = NULL;
 	struct scenario s;
+	char err[256] = "";
 	int rc;
 
 	load_ok(path, &s);
-	rc = core_create(&s, NULL, NULL, &core);
+	rc = scenario_backend_open(&s, "sim", &be, err, sizeof(err));
+	cr_expect(eq(int, rc, 0), "%s loads, yet its simulator cannot be made: %s", path, err);
+	if (!rc)
+		rc = core_create(&s, &be, &core);
 	cr_expect(eq(int, rc, 0), "%s loads, yet core_create() says %s", path, strerror(-rc));
 	if (!rc)
 		cr_expect(eq(int, core_start(core), 0), "%s", path);
 	core_destroy(core);
+	hw_backend_close(&be);
 	scenario_free(&s);
 }
 

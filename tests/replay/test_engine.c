@@ -11,10 +11,12 @@
 
 struct rig {
 	struct scenario scn;
+	struct hw_backend be;
 	struct core *core;
 	struct results res;
 	struct engine *e;
 	uint64_t index, ts;
+	char err[256];
 };
 
 /* The default scenario, its driver of WDDM version @wddm. */
@@ -28,7 +30,8 @@ static void rig_up_wddm(struct rig *r, unsigned int wddm)
 	cr_assert_eq(scenario_defaults(&r->scn), 0);
 	r->scn.adapters[0].wddm = wddm;
 	r->scn.adapters[0].phys[0].fb_save_size = 1 << 20;
-	cr_assert_eq(core_create(&r->scn, NULL, NULL, &r->core), 0);
+	cr_assert_eq(scenario_backend_open(&r->scn, "sim", &r->be, r->err, sizeof(r->err)), 0);
+	cr_assert_eq(core_create(&r->scn, &r->be, &r->core), 0);
 	cr_assert_eq(core_start(r->core), 0);
 	cr_assert_eq(results_init(&r->res, names, WL_NKINDS), 0);
 	cr_assert_eq(engine_create(r->core, &r->res, PACE_ASAP, &r->e), 0);
@@ -43,6 +46,7 @@ static void rig_down(struct rig *r)
 {
 	engine_destroy(r->e);
 	core_destroy(r->core);
+	hw_backend_close(&r->be);
 	results_fini(&r->res);
 	scenario_free(&r->scn);
 }

@@ -228,6 +228,7 @@ Test(gen, fields_in_range)
 
 struct drive {
 	struct scenario scn;
+	struct hw_backend be;
 	struct core *core;
 	handle_t h[MAX_IDS];   /* trace id -> live handle (adapter 0 only) */
 	unsigned int live, max_live;
@@ -242,7 +243,8 @@ static void drive_start(struct drive *d, const char *relpath)
 	memset(d, 0, sizeof(*d));
 	snprintf(path, sizeof(path), "%s/%s", root ? root : ".", relpath);
 	cr_assert_eq(scenario_load(path, &d->scn, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(core_create(&d->scn, NULL, NULL, &d->core), 0);
+	cr_assert_eq(scenario_backend_open(&d->scn, "sim", &d->be, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(core_create(&d->scn, &d->be, &d->core), 0);
 	cr_assert_eq(core_start(d->core), 0);
 	cr_assert_eq(core_adapter_info(d->core, 0, &info), 0);
 	cr_assert(info.started, "%s: adapter 0 did not start: %s", relpath, info.start_error);
@@ -390,6 +392,7 @@ static size_t drive_profile(const char *profile, const char *scenario, uint64_t 
 	cr_assert_eq(nv, 0, "%s: %zu violations, first: %s: %s", profile, nv,
 		     nv ? core_violation_name(v[0].code) : "", nv ? v[0].detail : "");
 	core_destroy(d.core);
+	hw_backend_close(&d.be);
 	scenario_free(&d.scn);
 	return np;
 }
@@ -420,6 +423,7 @@ Test(gen, remap_is_valid_in_logical_mode, .timeout = 120)
 	cr_assert_eq(core_adapter_info(d.core, 0, &info), 0);
 	cr_assert_eq(info.mode, MODE_LOGICAL);
 	core_destroy(d.core);
+	hw_backend_close(&d.be);
 	scenario_free(&d.scn);
 	drive_profile("remap", targets[3].scenario, targets[3].events, 4);
 }

@@ -47,4 +47,10 @@ err=$("$GPUISO_BIN" replay "$trace" --scenario "$scenario" --backend "vfio:$othe
 echo "$err"
 [ "$rc" = 3 ] || { echo "replay-vfio: expected exit 3 for $other, got $rc"; exit 1; }
 expect "$err" "not bound to vfio-pci" "the reason"
+# scenario explain builds the model on the backend the scenario names: the real device
+{ printf 'backend: vfio:%s\n' "$BDF"; cat "$scenario"; } > /tmp/vfio-named.yaml
+out=$("$GPUISO_BIN" scenario explain /tmp/vfio-named.yaml)
+echo "$out"
+expect "$out" "adapter edu0: started" "the model explained on the device"
+expect "$out" "iommu:     enabled, mappings, attached" "its domain attached through VFIO"
 echo "replay-vfio: ok"

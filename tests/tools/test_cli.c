@@ -242,6 +242,28 @@ Test(cli, replay_a_checked_in_trace_with_results)
 	free(doc);
 }
 
+/* explain builds the model on the backend the scenario names, or says why it cannot. */
+Test(cli, explain_on_the_backend_the_scenario_names_or_why_not)
+{
+	const char *one = tpath("vfio-one.yaml"), *three = tpath("vfio-three.yaml");
+	char cmd[2048];
+	struct run r;
+	const char *root = getenv("GPUISO_SOURCE_ROOT");
+
+	snprintf(cmd, sizeof(cmd), "{ echo 'backend: vfio:0000:00:1f.7'; cat %s/traces/scenarios/vfio-edu.yaml; } > %s"
+		 " && { echo 'backend: vfio:0000:00:1f.7'; cat %s/traces/scenarios/lda-chain.yaml; } > %s",
+		 root, one, root, three);
+	cr_assert_eq(system(cmd), 0);
+	RUN(&r, "scenario", "explain", three);
+	cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "backend vfio:0000:00:1f.7: the vfio backend drives one device; "
+				"the machine has 3 GPUs"), "%s", r.err);
+	RUN(&r, "scenario", "explain", one);
+	cr_assert_eq(r.status, 3, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "backend vfio:0000:00:1f.7: 0000:00:1f.7:"), "%s", r.err);
+	cr_assert_eq(r.out[0], '\0', "nothing explained on a backend that is not there: %s", r.out);
+}
+
 /* What `make run` shows: every way a transition ends, the faults, and where the results went. */
 Test(cli, the_quick_start_replay_shows_the_job)
 {
