@@ -26,6 +26,7 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "common/u64map.h"
 #include "replay/ctf_decode.h"
 
 /* Folders nested deeper than this below @path are not searched (symlink loops). */
@@ -44,12 +45,6 @@ struct cls_info {
 	bool has_clock;             /* its stream class has a default clock */
 	uint64_t idx[CTF_MAX_FIELDS];
 	uint8_t kind[CTF_MAX_FIELDS]; /* enum fkind; FK_NONE: never present */
-};
-
-/* Open addressing on the event class address; capacity a power of two, at most half full. */
-struct cls_table {
-	struct cls_info **slot;
-	size_t cap, used;
 };
 
 struct folders {
@@ -74,7 +69,7 @@ struct reader {
 	struct stream_packets *streams; /* packets begun per stream, for the marks */
 	size_t nstreams;
 
-	struct cls_table classes;
+	struct u64map classes;      /* event class address -> its struct cls_info * */
 	struct cls_info *last;      /* consecutive events mostly share a class */
 	struct ctf_stats *st;       /* the caller's, kept current */
 
@@ -585,66 +580,23 @@ static int stream_suspect(const char *dir, char *out, size_t len)
 
 /* ---- event classes ---- */
 
-static size_t cls_hash(const bt_event_class *ec, size_t mask)
+static struct cls_info *cls_find(const struct u64map *classes, const bt_event_class *ec)
 {
-	uint64_t h = (uint64_t)(uintptr_t)ec;
+	uint64_t *ci = u64map_get(classes, (uintptr_t)ec);
 
-	h ^= h >> 29;
-	h *= 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 32) & mask;
+	return ci ? (struct cls_info *)(uintptr_t)*ci : NULL;
 }
 
-static struct cls_info *cls_find(const struct cls_table *t, const bt_event_class *ec)
+static void cls_free(struct u64map *classes)
 {
-	if (!t->cap)
-		return NULL;
-	for (size_t i = cls_hash(ec, t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->slot[i])
-			return NULL;
-		if (t->slot[i]->ec == ec)
-			return t->slot[i];
+	uint64_t ec, ci;
+	size_t pos = 0;
+
+	while (u64map_next(classes, &pos, &ec, &ci)) {
+		bt_event_class_put_ref((const bt_event_class *)(uintptr_t)ec);
+		free((struct cls_info *)(uintptr_t)ci);
 	}
-}
-
-static int cls_insert(struct cls_table *t, struct cls_info *ci)
-{
-	if (2 * (t->used + 1) > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct cls_info **slot = calloc(cap, sizeof(*slot));
-
-		if (!slot)
-			return -ENOMEM;
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->slot[i])
-				continue;
-			size_t j = cls_hash(t->slot[i]->ec, cap - 1);
-
-			while (slot[j])
-				j = (j + 1) & (cap - 1);
-			slot[j] = t->slot[i];
-		}
-		free(t->slot);
-		t->slot = slot;
-		t->cap = cap;
-	}
-	size_t i = cls_hash(ci->ec, t->cap - 1);
-
-	while (t->slot[i])
-		i = (i + 1) & (t->cap - 1);
-	t->slot[i] = ci;
-	t->used++;
-	return 0;
-}
-
-static void cls_free(struct cls_table *t)
-{
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->slot[i])
-			continue;
-		bt_event_class_put_ref(t->slot[i]->ec);
-		free(t->slot[i]);
-	}
-	free(t->slot);
+	u64map_fini(classes);
 }
 
 static enum fkind kind_of(const bt_field_class *fc)
@@ -709,7 +661,7 @@ static int cls_bind(struct reader *r, const bt_event_class *ec, struct cls_info 
 		}
 	}
 	ci->ec = ec;
-	ret = cls_insert(&r->classes, ci);
+	ret = u64map_put(&r->classes, (uintptr_t)ec, (uintptr_t)ci);
 	if (ret) {
 		free(ci);
 		return ret;
