@@ -26,6 +26,7 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "common/array.h"
 #include "common/u64map.h"
 #include "replay/ctf_decode.h"
 
@@ -49,7 +50,8 @@ struct cls_info {
 
 struct folders {
 	char **v;
-	unsigned int n, cap;
+	unsigned int n;
+	size_t cap;
 };
 
 /* How many packets of one stream have begun. */
@@ -96,15 +98,8 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 static int folders_add(struct folders *f, const char *dir)
 {
-	if (f->n == f->cap) {
-		unsigned int cap = f->cap ? f->cap * 2 : 8;
-		char **v = realloc(f->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		f->v = v;
-		f->cap = cap;
-	}
+	if (array_reserve(&f->v, &f->cap, f->n, sizeof(*f->v)))
+		return -ENOMEM;
 	f->v[f->n] = strdup(dir);
 	if (!f->v[f->n])
 		return -ENOMEM;
