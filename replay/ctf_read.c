@@ -69,7 +69,7 @@ struct reader {
 	void *ctx;
 	struct folders *folders;
 	struct stream_packets *streams; /* packets begun per stream, for the marks */
-	size_t nstreams;
+	size_t nstreams, streams_cap;
 
 	struct u64map classes;      /* event class address -> its struct cls_info * */
 	struct cls_info *last;      /* consecutive events mostly share a class */
@@ -775,11 +775,8 @@ static int mark_packet(struct reader *r, const bt_message *msg)
 	for (i = 0; i < r->nstreams && r->streams[i].stream != s; i++)
 		;
 	if (i == r->nstreams) {
-		struct stream_packets *more = realloc(r->streams, (i + 1) * sizeof(*more));
-
-		if (!more)
+		if (array_reserve(&r->streams, &r->streams_cap, r->nstreams, sizeof(*r->streams)))
 			return -ENOMEM;
-		r->streams = more;
 		r->streams[r->nstreams++] = (struct stream_packets){ .stream = s };
 	}
 	if (!name) {
