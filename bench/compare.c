@@ -51,15 +51,6 @@ int sample_set_add(struct sample_set *set, const char *benchmark, enum run_kind 
 	return 0;
 }
 
-/* The value of metric @name in @rec, or NAN. */
-static double record_value(const struct run_record *rec, const char *name)
-{
-	for (size_t i = 0; i < rec->nmetrics; i++)
-		if (!strcmp(rec->metrics[i].name, name))
-			return rec->metrics[i].value;
-	return NAN;
-}
-
 /* Note what @s's newest run ran: the code and inputs of all its runs, while they agree. */
 static int sample_ran(struct sample *s, const struct run_record *rec)
 {
@@ -94,7 +85,7 @@ int sample_set_add_run(struct sample_set *set, const struct run_record *rec)
 		int rc;
 
 		if (metric_support(m->name, count, sizeof(count)) && count[0]) {
-			double c = record_value(rec, count);
+			double c = runfile_value(rec, count);
 
 			/* an operation that did not happen is not written: no operation */
 			ops = isnan(c) || c < 0 ? 0 : (uint64_t)c;

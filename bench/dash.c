@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fnmatch.h>
-#include <libfyaml.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +11,6 @@
 #include "common/atomic_file.h"
 #include "common/digest.h"
 #include "common/types.h"
-#include "common/yaml.h"
 #include "changes.h"
 #include "dash.h"
 
@@ -872,69 +870,23 @@ static int list_run(const struct store_run *run, void *ctx)
 	return 0;
 }
 
-/* A stored run's JSON, parsed: @root is NULL where it does not parse (a store edited by hand). */
-struct run_json {
-	char *text;
-	struct yaml_doc *doc;
-	struct fy_node *root;
-};
-
-static void run_json_open(struct store *s, long long id, struct run_json *rj)
+static void failures_table(FILE *f, const struct run_record *rec, bool sweep)
 {
-	*rj = (struct run_json){ 0 };
-	if (store_run_json(s, id, &rj->text))
-		return;
-	if (!yaml_open_json_text("stored run", rj->text, &rj->doc))
-		rj->root = yaml_root(rj->doc);
-}
-
-static void run_json_close(struct run_json *rj)
-{
-	/* the document points into the text: the text goes after it */
-	yaml_close(rj->doc, NULL, 0);
-	free(rj->text);
-}
-
-static double num_at(struct fy_node *n, const char *path)
-{
-	struct fy_node *v = fy_node_by_path(n, path, FY_NT, FYNWF_DONT_FOLLOW);
-	const char *s = v && fy_node_is_scalar(v) ? fy_node_get_scalar0(v) : NULL;
-
-	return s ? strtod(s, NULL) : NAN;
-}
-
-static const char *str_at(struct fy_node *n, const char *path)
-{
-	struct fy_node *v = fy_node_by_path(n, path, FY_NT, FYNWF_DONT_FOLLOW);
-
-	return v && fy_node_is_scalar(v) ? fy_node_get_scalar0(v) : NULL;
-}
-
-static void failures_table(FILE *f, struct fy_node *root, bool sweep)
-{
-	struct fy_node *fails = fy_node_by_path(root, "/failures", FY_NT, 0);
-	struct fy_node *item;
-	void *it = NULL;
-
-	if (!fails || !fy_node_sequence_item_count(fails)) {
+	if (!rec->nfailures) {
 		fprintf(f, "<p class=\"good\">No failing run.</p>\n");
 		return;
 	}
 	fprintf(f, "<table><tr><th>%s</th><th>%s</th><th>reproduce</th></tr>\n", sweep ? "point, hit" : "run",
 		sweep ? "outcome" : "reason");
-	while ((item = fy_node_sequence_iterate(fails, &it)) != NULL) {
+	for (size_t i = 0; i < rec->nfailures; i++) {
+		const struct run_failure *fl = &rec->failures[i];
+
 		fprintf(f, "<tr class=\"bad\"><td>");
-		if (sweep) {
-			esc(f, str_at(item, "/point"));
-			fprintf(f, " #");
-			esc(f, str_at(item, "/nth"));
-		} else {
-			esc(f, str_at(item, "/id") ? str_at(item, "/id") : str_at(item, "/run"));
-		}
+		esc(f, fl->what);
 		fprintf(f, "</td><td>");
-		esc(f, str_at(item, sweep ? "/outcome" : "/reason"));
+		esc(f, fl->why);
 		fprintf(f, "</td><td style=\"text-align:left\"><code>");
-		esc(f, str_at(item, "/reproduce"));
+		esc(f, fl->reproduce);
 		fprintf(f, "</code></td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
@@ -951,34 +903,36 @@ static int write_campaigns(struct site *st, const struct run_list *l)
 	for (size_t i = l->n; i-- > 0 && shown < DASH_RUNS_LISTED;) {
 		const struct run_ref *r = &l->r[i];
 		bool sweep = !strcmp(r->kind, "sweep");
-		struct run_json rj;
-		struct fy_node *root;
+		struct run_record rec;
+		char *json = NULL, why[256];
 
 		if (!sweep && strcmp(r->kind, "campaign"))
 			continue;
-		run_json_open(st->s, r->id, &rj);
-		root = rj.root;
 		shown++;
-		if (!root || !fy_node_is_mapping(root)) {
+		/* a store edited by hand may hold what does not read */
+		if (store_run_json(st->s, r->id, &json) ||
+		    runfile_parse("stored run", json, &rec, why, sizeof(why))) {
 			fprintf(p.file.f, "<h2>%s</h2>\n<p class=\"bad\">%s, revision <code>", r->kind, r->date);
 			esc(p.file.f, r->rev);
 			fprintf(p.file.f, "</code>: its stored JSON does not read (the store was edited?)</p>\n");
-			run_json_close(&rj);
+			free(json);
 			continue;
 		}
+		free(json);
 		fprintf(p.file.f, "<h2>%s ", sweep ? "sweep" : "campaign");
-		esc(p.file.f, sweep ? str_at(root, "/trace") : str_at(root, "/name"));
+		esc(p.file.f, sweep ? rec.trace : rec.campaign);
 		fprintf(p.file.f, "</h2>\n<p>%s, revision <code>", r->date);
 		esc(p.file.f, r->rev);
 		if (sweep)
-			fprintf(p.file.f, "</code>, baseline %s</p>\n", str_at(root, "/baseline") ? str_at(root, "/baseline") : "?");
+			fprintf(p.file.f, "</code>, baseline %s</p>\n", rec.baseline ? rec.baseline : "?");
 		else
 			fprintf(p.file.f, "</code>: %.0f runs, <span class=\"good\">%.0f passed</span>, "
 				     "<span class=\"%s\">%.0f failed</span></p>\n",
-				num_at(root, "/runs"), num_at(root, "/passed"),
-				num_at(root, "/failed") > 0 ? "bad" : "good", num_at(root, "/failed"));
-		failures_table(p.file.f, root, sweep);
-		run_json_close(&rj);
+				runfile_value(&rec, "campaign.runs"), runfile_value(&rec, "campaign.passed"),
+				runfile_value(&rec, "campaign.failed") > 0 ? "bad" : "good",
+				runfile_value(&rec, "campaign.failed"));
+		failures_table(p.file.f, &rec, sweep);
+		runfile_free(&rec);
 	}
 	if (!shown)
 		fprintf(p.file.f, "<p>No campaign or sweep stored yet.</p>\n");

@@ -311,12 +311,11 @@ static const char *history_acked(const struct history *h, const struct series *s
 
 static struct history_change *new_change(struct series *sr)
 {
-	struct history_change *c = realloc(sr->changes, (sr->nchanges + 1) * sizeof(*c));
+	struct history_change *c;
 
-	if (!c)
+	if (array_reserve(&sr->changes, &sr->changes_cap, sr->nchanges, sizeof(*sr->changes)))
 		return NULL;
-	sr->changes = c;
-	c = &c[sr->nchanges++];
+	c = &sr->changes[sr->nchanges++];
 	*c = (struct history_change){ .ci_lo = NAN, .ci_hi = NAN, .p = NAN };
 	return c;
 }

@@ -63,7 +63,7 @@ struct series {
 	struct history_rev *revs;
 	size_t nrevs, revs_cap;
 	struct history_change *changes;
-	size_t nchanges;
+	size_t nchanges, changes_cap;
 	bool alarm;            /* its last change made it worse, unacknowledged */
 };
 

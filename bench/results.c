@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/json.h"
 #include "results.h"
 #include "code.h"
@@ -51,15 +52,8 @@ int results_add_violation(struct results *r, const char *code, uint64_t event, c
 {
 	struct violation_result *v;
 
-	if (r->nviolations == r->violations_cap) {
-		size_t cap = r->violations_cap ? 2 * r->violations_cap : 16;
-
-		v = realloc(r->violations, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		r->violations = v;
-		r->violations_cap = cap;
-	}
+	if (array_reserve(&r->violations, &r->violations_cap, r->nviolations, sizeof(*r->violations)))
+		return -ENOMEM;
 	v = &r->violations[r->nviolations++];
 	snprintf(v->code, sizeof(v->code), "%s", code);
 	snprintf(v->detail, sizeof(v->detail), "%s", detail);

@@ -79,6 +79,14 @@ static const char *str_at(struct fy_node *map, const char *key)
 	return fy_node_get_scalar0(n);
 }
 
+/* The text of any scalar field of @map (a number's digits too), or NULL. */
+static const char *text_at(struct fy_node *map, const char *key)
+{
+	struct fy_node *n = lookup(map, key);
+
+	return n && fy_node_is_scalar(n) ? fy_node_get_scalar0(n) : NULL;
+}
+
 static void add_metric(struct reader *rd, const char *name, double value, const char *unit)
 {
 	struct run_record *rec = rd->rec;
@@ -233,6 +241,40 @@ static void sweep_metrics(struct reader *rd, struct fy_node *root)
 {
 	flatten(rd, lookup(root, "points"), "sweep");
 	flatten(rd, lookup(root, "failures"), "sweep.failures");
+}
+
+/*
+ * The "failures" of a campaign ([{"id", "run", "reason", "reproduce"}]) or
+ * of a sweep ([{"point", "nth", "outcome", "reproduce"}]), as they are
+ * shown; not checked (the metrics count them).
+ */
+static void failures_of(struct reader *rd, struct fy_node *root, bool sweep)
+{
+	struct fy_node *fails = lookup(root, "failures"), *item;
+	struct run_record *rec = rd->rec;
+	void *it = NULL;
+	int n = fails && fy_node_is_sequence(fails) ? fy_node_sequence_item_count(fails) : 0;
+
+	if (n <= 0)
+		return;
+	rec->failures = calloc((size_t)n, sizeof(*rec->failures));
+	if (!rec->failures) {
+		rd->oom = true;
+		return;
+	}
+	while ((item = fy_node_sequence_iterate(fails, &it)) != NULL) {
+		struct run_failure *f = &rec->failures[rec->nfailures++];
+		const char *point = text_at(item, "point"), *nth = text_at(item, "nth");
+
+		if (sweep && asprintf(&f->what, "%s #%s", point ? point : "", nth ? nth : "") < 0) {
+			f->what = NULL;
+			rd->oom = true;
+		} else if (!sweep) {
+			f->what = dup_or_oom(rd, text_at(item, "id") ?: text_at(item, "run"));
+		}
+		f->why = dup_or_oom(rd, text_at(item, sweep ? "outcome" : "reason"));
+		f->reproduce = dup_or_oom(rd, text_at(item, "reproduce"));
+	}
 }
 
 /* The schema field: which kind, or an error (foreign document, newer version). */
@@ -492,12 +534,15 @@ static void fill(struct reader *rd, struct fy_node *root, const struct schema *s
 		rec->campaign = dup_or_oom(rd, str_at(root, "name"));
 		rec->host = dup_or_oom(rd, str_at(root, "host"));
 		campaign_metrics(rd, root);
+		failures_of(rd, root, false);
 		break;
 	case RUN_SWEEP:
 		rec->trace = dup_or_oom(rd, str_at(root, "trace"));
 		rec->scenario = dup_or_oom(rd, str_at(root, "scenario"));
 		rec->host = dup_or_oom(rd, str_at(root, "host"));
+		rec->baseline = dup_or_oom(rd, str_at(root, "baseline"));
 		sweep_metrics(rd, root);
+		failures_of(rd, root, true);
 		break;
 	}
 	input_digests(rd, lookup(root, "inputs"));
@@ -600,11 +645,26 @@ int runfile_parse(const char *name, const char *json, struct run_record *rec, ch
 	return parse(name, text, NULL, rec, err, errlen);
 }
 
+double runfile_value(const struct run_record *rec, const char *name)
+{
+	for (size_t i = 0; i < rec->nmetrics; i++)
+		if (!strcmp(rec->metrics[i].name, name))
+			return rec->metrics[i].value;
+	return NAN;
+}
+
 void runfile_free(struct run_record *rec)
 {
 	for (size_t i = 0; i < rec->nmetrics; i++)
 		free(rec->metrics[i].name);
 	free(rec->metrics);
+	for (size_t i = 0; i < rec->nfailures; i++) {
+		free(rec->failures[i].what);
+		free(rec->failures[i].why);
+		free(rec->failures[i].reproduce);
+	}
+	free(rec->failures);
+	free(rec->baseline);
 	free(rec->key);
 	free(rec->git_rev);
 	free(rec->date);

@@ -22,6 +22,13 @@ struct run_metric {
 	char unit[16]; /* "ns", "s", "ratio", "ops/s", "GB/s", "MiB", "count", "bytes", "bool" */
 };
 
+/* A failing run of a campaign, or a failing hit of a sweep. */
+struct run_failure {
+	char *what;      /* campaign: the run's id (else its name); sweep: "POINT #NTH" */
+	char *why;       /* campaign: the reason; sweep: the outcome */
+	char *reproduce; /* the command that reproduces it */
+};
+
 struct run_record {
 	enum run_kind kind;
 	char *key;   /* identity: adding the same run again is recognised by it */
@@ -30,8 +37,11 @@ struct run_record {
 	char *inputs;    /* "PATH=DIGEST" a line for each input file, or NULL when not recorded */
 	char *code;      /* the source tree and build that ran ("TREE BUILD"), or NULL */
 	char *json;  /* the file's text, kept whole */
+	char *baseline; /* a sweep's outcome where nothing fails, or NULL */
 	struct run_metric *metrics;
 	size_t nmetrics;
+	struct run_failure *failures; /* a campaign's or sweep's (fields NULL when absent) */
+	size_t nfailures;
 };
 
 /**
@@ -61,6 +71,15 @@ int runfile_read(const char *path, struct run_record *rec, char *err, size_t err
  */
 int runfile_parse(const char *name, const char *json, struct run_record *rec, char *err,
 		  size_t errlen);
+
+/**
+ * runfile_value() - the value of a record's metric.
+ * @rec: the record.
+ * @name: the metric ("campaign.failed").
+ *
+ * Return: its value, or NAN when @rec has none of that name.
+ */
+double runfile_value(const struct run_record *rec, const char *name);
 
 /** runfile_free() - free a record's contents. @rec: the record. */
 void runfile_free(struct run_record *rec);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "digest.h"
 #include "digest_path.h"
 
@@ -59,14 +60,9 @@ static int digest_tree(const char *dir, const char *rel, uint64_t *h)
 	while ((d = readdir(dp))) {
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
 			continue;
-		if (n == cap) {
-			char **more = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*names));
-
-			if (!more) {
-				rc = -ENOMEM;
-				break;
-			}
-			names = more;
+		if (array_reserve(&names, &cap, n, sizeof(*names))) {
+			rc = -ENOMEM;
+			break;
 		}
 		names[n] = strdup(d->d_name);
 		if (!names[n++]) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "digest.h"
 #include "range.h"
 
@@ -33,27 +34,10 @@ static size_t range_upper(const struct range_alloc *ra, uint64_t addr)
 	return lo;
 }
 
-static int range_grow(struct range_alloc *ra)
-{
-	size_t cap = ra->cap ? ra->cap * 2 : 16;
-	struct range_extent *ext;
-
-	if (ra->n < ra->cap)
-		return 0;
-	ext = realloc(ra->ext, cap * sizeof(*ext));
-	if (!ext)
-		return -ENOMEM;
-	ra->ext = ext;
-	ra->cap = cap;
-	return 0;
-}
-
 static int range_insert(struct range_alloc *ra, size_t i, uint64_t base, uint64_t size)
 {
-	int err = range_grow(ra);
-
-	if (err)
-		return err;
+	if (array_reserve(&ra->ext, &ra->cap, ra->n, sizeof(*ra->ext)))
+		return -ENOMEM;
 	memmove(&ra->ext[i + 1], &ra->ext[i], (ra->n - i) * sizeof(ra->ext[0]));
 	ra->ext[i] = (struct range_extent){ base, size };
 	ra->n++;

@@ -41,14 +41,17 @@ static size_t find(const struct u64map *m, uint64_t stored)
 
 uint64_t *u64map_get(const struct u64map *m, uint64_t key)
 {
-	size_t i = find(m, key + 1);
+	size_t i;
 
+	if (!m->cap)
+		return NULL;
+	i = find(m, key + 1);
 	return m->keys[i] ? &m->vals[i] : NULL;
 }
 
 static int grow(struct u64map *m)
 {
-	struct u64map bigger = { .cap = m->cap * 2 };
+	struct u64map bigger = { .cap = m->cap ? m->cap * 2 : 256 };
 
 	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
 	bigger.vals = calloc(bigger.cap, sizeof(*bigger.vals));
@@ -87,8 +90,11 @@ int u64map_put(struct u64map *m, uint64_t key, uint64_t val)
 
 bool u64map_del(struct u64map *m, uint64_t key)
 {
-	size_t i = find(m, key + 1), j = i;
+	size_t i, j;
 
+	if (!m->cap)
+		return false;
+	i = j = find(m, key + 1);
 	if (!m->keys[i])
 		return false;
 	for (;;) {

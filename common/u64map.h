@@ -7,7 +7,8 @@
 /*
  * A hash map from 64-bit keys to 64-bit values: open addressing with linear
  * probing and backward-shift deletion, so a long run of inserts and deletes
- * (a replay's allocations and frees) leaves no tombstones behind.
+ * (a replay's allocations and frees) leaves no tombstones behind. A zeroed
+ * map is empty too: it allocates at its first put.
  */
 
 struct u64map {

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "child.h"
 #include "clock.h"
 #include "types.h"
@@ -51,16 +52,9 @@ static void err_add(struct yaml_doc *d, int line, int col, const char *text)
 {
 	struct yaml_err *e;
 
-	if (d->nerr == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 16;
-
-		e = realloc(d->errs, cap * sizeof(*e));
-		if (!e) {
-			d->oom = true;
-			return;
-		}
-		d->errs = e;
-		d->cap = cap;
+	if (array_reserve(&d->errs, &d->cap, d->nerr, sizeof(*d->errs))) {
+		d->oom = true;
+		return;
 	}
 	e = &d->errs[d->nerr];
 	e->text = strdup(text);

@@ -26,6 +26,8 @@
 
 #include <babeltrace2/babeltrace.h>
 
+#include "common/array.h"
+#include "common/u64map.h"
 #include "replay/ctf_decode.h"
 
 /* Folders nested deeper than this below @path are not searched (symlink loops). */
@@ -46,15 +48,10 @@ struct cls_info {
 	uint8_t kind[CTF_MAX_FIELDS]; /* enum fkind; FK_NONE: never present */
 };
 
-/* Open addressing on the event class address; capacity a power of two, at most half full. */
-struct cls_table {
-	struct cls_info **slot;
-	size_t cap, used;
-};
-
 struct folders {
 	char **v;
-	unsigned int n, cap;
+	unsigned int n;
+	size_t cap;
 };
 
 /* How many packets of one stream have begun. */
@@ -72,9 +69,9 @@ struct reader {
 	void *ctx;
 	struct folders *folders;
 	struct stream_packets *streams; /* packets begun per stream, for the marks */
-	size_t nstreams;
+	size_t nstreams, streams_cap;
 
-	struct cls_table classes;
+	struct u64map classes;      /* event class address -> its struct cls_info * */
 	struct cls_info *last;      /* consecutive events mostly share a class */
 	struct ctf_stats *st;       /* the caller's, kept current */
 
@@ -101,15 +98,8 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 
 static int folders_add(struct folders *f, const char *dir)
 {
-	if (f->n == f->cap) {
-		unsigned int cap = f->cap ? f->cap * 2 : 8;
-		char **v = realloc(f->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		f->v = v;
-		f->cap = cap;
-	}
+	if (array_reserve(&f->v, &f->cap, f->n, sizeof(*f->v)))
+		return -ENOMEM;
 	f->v[f->n] = strdup(dir);
 	if (!f->v[f->n])
 		return -ENOMEM;
@@ -585,66 +575,23 @@ static int stream_suspect(const char *dir, char *out, size_t len)
 
 /* ---- event classes ---- */
 
-static size_t cls_hash(const bt_event_class *ec, size_t mask)
+static struct cls_info *cls_find(const struct u64map *classes, const bt_event_class *ec)
 {
-	uint64_t h = (uint64_t)(uintptr_t)ec;
+	uint64_t *ci = u64map_get(classes, (uintptr_t)ec);
 
-	h ^= h >> 29;
-	h *= 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 32) & mask;
+	return ci ? (struct cls_info *)(uintptr_t)*ci : NULL;
 }
 
-static struct cls_info *cls_find(const struct cls_table *t, const bt_event_class *ec)
+static void cls_free(struct u64map *classes)
 {
-	if (!t->cap)
-		return NULL;
-	for (size_t i = cls_hash(ec, t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		if (!t->slot[i])
-			return NULL;
-		if (t->slot[i]->ec == ec)
-			return t->slot[i];
+	uint64_t ec, ci;
+	size_t pos = 0;
+
+	while (u64map_next(classes, &pos, &ec, &ci)) {
+		bt_event_class_put_ref((const bt_event_class *)(uintptr_t)ec);
+		free((struct cls_info *)(uintptr_t)ci);
 	}
-}
-
-static int cls_insert(struct cls_table *t, struct cls_info *ci)
-{
-	if (2 * (t->used + 1) > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct cls_info **slot = calloc(cap, sizeof(*slot));
-
-		if (!slot)
-			return -ENOMEM;
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->slot[i])
-				continue;
-			size_t j = cls_hash(t->slot[i]->ec, cap - 1);
-
-			while (slot[j])
-				j = (j + 1) & (cap - 1);
-			slot[j] = t->slot[i];
-		}
-		free(t->slot);
-		t->slot = slot;
-		t->cap = cap;
-	}
-	size_t i = cls_hash(ci->ec, t->cap - 1);
-
-	while (t->slot[i])
-		i = (i + 1) & (t->cap - 1);
-	t->slot[i] = ci;
-	t->used++;
-	return 0;
-}
-
-static void cls_free(struct cls_table *t)
-{
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->slot[i])
-			continue;
-		bt_event_class_put_ref(t->slot[i]->ec);
-		free(t->slot[i]);
-	}
-	free(t->slot);
+	u64map_fini(classes);
 }
 
 static enum fkind kind_of(const bt_field_class *fc)
@@ -709,7 +656,7 @@ static int cls_bind(struct reader *r, const bt_event_class *ec, struct cls_info 
 		}
 	}
 	ci->ec = ec;
-	ret = cls_insert(&r->classes, ci);
+	ret = u64map_put(&r->classes, (uintptr_t)ec, (uintptr_t)ci);
 	if (ret) {
 		free(ci);
 		return ret;
@@ -828,11 +775,8 @@ static int mark_packet(struct reader *r, const bt_message *msg)
 	for (i = 0; i < r->nstreams && r->streams[i].stream != s; i++)
 		;
 	if (i == r->nstreams) {
-		struct stream_packets *more = realloc(r->streams, (i + 1) * sizeof(*more));
-
-		if (!more)
+		if (array_reserve(&r->streams, &r->streams_cap, r->nstreams, sizeof(*r->streams)))
 			return -ENOMEM;
-		r->streams = more;
 		r->streams[r->nstreams++] = (struct stream_packets){ .stream = s };
 	}
 	if (!name) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #define LOG_PREFIX "import"
+#include "common/array.h"
 #include "common/digest.h"
 #include "common/log.h"
 #include "common/u64map.h"
@@ -49,7 +50,7 @@ struct rule {
 
 struct import_map {
 	struct rule *rules;
-	size_t nrules;
+	size_t nrules, rules_cap;
 	uint64_t adapter;            /* default adapter */
 	uint64_t memory_base;        /* what pressure rules subtract from */
 	/* while translating */
@@ -347,13 +348,12 @@ static void load_file(struct yaml_doc *d, struct import_map *m)
 		return;
 	}
 	while ((node = yaml_items(d, &top[1], &it, &index, name))) {
-		struct rule *rules = realloc(m->rules, (m->nrules + 1) * sizeof(*rules));
-
-		if (!rules)
+		if (array_reserve(&m->rules, &m->rules_cap, m->nrules, sizeof(*m->rules))) {
+			yaml_nomem(d);
 			return;
-		m->rules = rules;
-		memset(&rules[m->nrules], 0, sizeof(*rules));
-		load_rule(d, node, name, &rules[m->nrules++]);
+		}
+		memset(&m->rules[m->nrules], 0, sizeof(*m->rules));
+		load_rule(d, node, name, &m->rules[m->nrules++]);
 	}
 }
 

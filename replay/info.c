@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/json.h"
 #include "replay/ctf.h"
 #include "replay/info.h"
@@ -30,15 +31,8 @@ static int info_bind(void *ctx, const char *event_name, struct ctf_binding *b)
 		if (strcmp(ic->v[i].name, event_name) == 0)
 			break;
 	if (i == ic->n) {
-		if (ic->n == ic->cap) {
-			size_t cap = ic->cap ? ic->cap * 2 : 32;
-			struct name_count *v = realloc(ic->v, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			ic->v = v;
-			ic->cap = cap;
-		}
+		if (array_reserve(&ic->v, &ic->cap, ic->n, sizeof(*ic->v)))
+			return -ENOMEM;
 		ic->v[i].name = strdup(event_name);
 		if (!ic->v[i].name)
 			return -ENOMEM;

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,21 @@ Test(runfile, bench_campaign_and_sweep_files)
 				  &r, err, sizeof(err)), 0, "%s", err);
 	cr_assert_str_eq(r.campaign, "nightly");
 	cr_assert_eq(metric(&r, "campaign.failed")->value, 1);
+	cr_assert_eq(runfile_value(&r, "campaign.runs"), 4);
+	cr_assert(isnan(runfile_value(&r, "campaign.none")));
+	cr_assert_eq(r.nfailures, 0);
+	runfile_free(&r);
+	cr_assert_eq(runfile_read(file_with("c2.json",
+					    "{\"schema\":\"gpuiso-campaign/1\",\"name\":\"n\",\"runs\":2,"
+					    "\"passed\":0,\"failed\":2,\"failures\":[{\"id\":\"r-s1\",\"run\":\"r\","
+					    "\"reason\":\"why\",\"reproduce\":\"gpuiso replay t\"},{\"run\":\"q\"}]}"),
+				  &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.nfailures, 2);
+	cr_assert_str_eq(r.failures[0].what, "r-s1");
+	cr_assert_str_eq(r.failures[0].why, "why");
+	cr_assert_str_eq(r.failures[0].reproduce, "gpuiso replay t");
+	cr_assert_str_eq(r.failures[1].what, "q");
+	cr_assert_null(r.failures[1].why);
 	runfile_free(&r);
 	cr_assert_eq(runfile_read(file_with("s.json",
 					    "{\"schema\":\"gpuiso-sweep/1\",\"trace\":\"/t\",\"points\":"
@@ -171,6 +187,18 @@ Test(runfile, bench_campaign_and_sweep_files)
 					    "\"trace_covers\":\"life\",\"points\":{},\"failures\":[]}"),
 				  &r, err, sizeof(err)), 0, "%s", err);
 	cr_assert_str_eq(r.benchmark, "sweep trace=/t covers=life host=h");
+	cr_assert_null(r.baseline);
+	runfile_free(&r);
+	cr_assert_eq(runfile_read(file_with("s3.json",
+					    "{\"schema\":\"gpuiso-sweep/1\",\"trace\":\"/t\",\"baseline\":\"recovered\","
+					    "\"points\":{},\"failures\":[{\"point\":\"iommu/unmap\",\"nth\":3,"
+					    "\"outcome\":\"violation\",\"reproduce\":\"gpuiso replay /t\"}]}"),
+				  &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(r.baseline, "recovered");
+	cr_assert_eq(r.nfailures, 1);
+	cr_assert_str_eq(r.failures[0].what, "iommu/unmap #3");
+	cr_assert_str_eq(r.failures[0].why, "violation");
+	cr_assert_str_eq(r.failures[0].reproduce, "gpuiso replay /t");
 	runfile_free(&r);
 }
 
