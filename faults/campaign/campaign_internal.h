@@ -110,4 +110,82 @@ int campaign_load(const char *file, struct campaign *c, char *err, size_t errlen
  */
 void campaign_free(struct campaign *c);
 
+/* ---- record.c ----------------------------------------------------------- */
+
+/**
+ * campaign_job_path() - the path of one of a run's files: DIR/runs/ID@suffix.
+ * @c: the campaign (its output folder set).
+ * @j: the run.
+ * @suffix: ".json", ".faults.yaml" or ".outcome".
+ * @buf: out: the path.
+ * @len: size of @buf.
+ *
+ * Return: 0 or -ENAMETOOLONG.
+ */
+int campaign_job_path(const struct campaign *c, const struct camp_job *j, const char *suffix,
+		      char *buf, size_t len);
+
+/**
+ * campaign_reproduce_cmd() - the shell command that replays run @j alone:
+ * "gpuiso replay TRACE [--scenario S] --faults DIR/runs/ID.faults.yaml --seed N".
+ * @c: the campaign.
+ * @j: the run.
+ * @out: out: the command (malloc).
+ *
+ * Return: 0, -ENAMETOOLONG or -ENOMEM.
+ */
+int campaign_reproduce_cmd(const struct campaign *c, const struct camp_job *j, char **out);
+
+/**
+ * campaign_one_line() - keep a text on one line: records and comments are line based.
+ * @s: the text, changed in place (line breaks become spaces).
+ */
+void campaign_one_line(char *s);
+
+/**
+ * campaign_faults_write() - write DIR/runs/ID.faults.yaml, then read it back
+ * as `gpuiso replay --faults` will: the reproduce command must replay
+ * exactly this run's plan.
+ * @c: the campaign.
+ * @j: the run.
+ * @err: out: what went wrong (set only when it is empty).
+ * @errlen: size of @err.
+ *
+ * Return: 0, -EPROTO or -EINVAL (it reads back otherwise), other negative errno.
+ */
+int campaign_faults_write(const struct campaign *c, const struct camp_job *j, char *err,
+			  size_t errlen);
+
+/**
+ * campaign_outcome_write() - write the outcome record DIR/runs/ID.outcome.
+ * @c: the campaign.
+ * @j: the run.
+ * @oc: its outcome.
+ *
+ * Return: 0, -EOVERFLOW, or the negative errno of writing it.
+ */
+int campaign_outcome_write(const struct campaign *c, const struct camp_job *j,
+			   const struct camp_outcome *oc);
+
+/**
+ * campaign_outcome_read() - read the outcome record DIR/runs/ID.outcome.
+ * @c: the campaign.
+ * @j: the run.
+ * @oc: out: the outcome (its key is the record's: compare it with @j's).
+ *
+ * Return: true, or false when it is missing or not an outcome record.
+ */
+bool campaign_outcome_read(const struct campaign *c, const struct camp_job *j,
+			   struct camp_outcome *oc);
+
+/**
+ * campaign_job_finished() - whether an earlier invocation finished run @j:
+ * its record has @j's key and its results are intact.
+ * @c: the campaign.
+ * @j: the run.
+ *
+ * Return: true when it need not run again.
+ */
+bool campaign_job_finished(const struct campaign *c, const struct camp_job *j);
+
 #endif
