@@ -16,9 +16,7 @@
  * hung, and the campaign goes on. No child outlives the parent.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,24 +27,15 @@
 #include <unistd.h>
 
 #include "common/atomic_file.h"
-#include "common/child.h"
 #include "common/digest_path.h"
 #include "common/host.h"
 #include "common/json.h"
 #include "common/path.h"
 #include "core/scenario.h"
 #include "faults/campaign/campaign_internal.h"
-#include "faults/campaign/watch.h"
+#include "faults/campaign/pool.h"
 #include "faults/plan.h"
 #include "replay/replay.h"
-
-/* A worker child: the read end of a pipe only it writes to, so EOF means it ended. */
-struct slot {
-	pid_t pid;
-	int fd;
-	size_t job;
-	enum watch_verdict killed; /* why the parent killed it, or WATCH_MOVING */
-};
 
 /* Progress lines: "[3/12] pin-always-fails power-cycle s2: passed". */
 struct progress {
@@ -184,59 +173,25 @@ static void progress_line(struct progress *pg, const struct campaign *c, const s
 	fflush(pg->f);
 }
 
-/* The children and how they are watched. */
-struct pool {
-	struct slot *slots;
-	struct pollfd *pfd;
-	size_t n;
-	struct watch watch;  /* slot i's run beats watch.beat[i] */
-};
-
 /* Start run @job in a child process of its own, in slot @i. */
 static int spawn(const struct campaign *c, size_t job, struct pool *p, size_t i,
 		 struct progress *pg)
 {
 	const struct camp_job *j = &c->jobs[job];
 	char path[CAMPAIGN_RUN_PATH_LEN];
-	pid_t pid, self = getpid();
-	int fds[2];
+	pid_t pid;
 
 	/* what an earlier attempt left must not pass for this one's */
 	if (!campaign_job_path(c, j, ".outcome", path, sizeof(path)))
 		unlink(path);
 	if (!campaign_job_path(c, j, ".json", path, sizeof(path)))
 		unlink(path);
-	if (pipe2(fds, O_CLOEXEC))
-		return -errno;
-	/* a child would write out what the parent has buffered once more */
 	if (pg->f)
 		fflush(pg->f);
-	fflush(stdout);
-	fflush(stderr);
-	watch_start(&p->watch, i);
-	pid = fork();
-	if (pid < 0) {
-		int rc = -errno;
-
-		watch_stop(&p->watch, i);
-		close(fds[0]);
-		close(fds[1]);
-		return rc;
-	}
-	if (!pid) {
-		/* no run goes on without the campaign that waits for it */
-		if (child_tie(self, "campaign-run"))
-			_exit(ESRCH);
-		close(fds[0]);
-		for (size_t k = 0; k < p->n; k++)
-			if (p->slots[k].pid)
-				close(p->slots[k].fd);
-		/* _exit: the parent's atexit handlers and buffers are not the child's */
-		_exit(child_run(c, j, &p->watch.beat[i]));
-	}
-	close(fds[1]);
-	p->slots[i] = (struct slot){ .pid = pid, .fd = fds[0], .job = job };
-	return 0;
+	pid = pool_fork(p, i, job, "campaign-run");
+	if (!pid)
+		_exit(child_run(c, j, pool_beat(p, i)));
+	return pid < 0 ? pid : 0;
 }
 
 /* Why the parent killed a run, as its reason. */
@@ -252,16 +207,21 @@ static void hung_reason(const struct campaign *c, const struct pool *p, size_t i
 			 (unsigned long long)watch_events(&p->watch, i));
 }
 
-/* The child of slot @i ended with @status: record a hang or a crash for it, free the slot. */
-static void reap(const struct campaign *c, struct pool *p, size_t i, int status,
-		 struct progress *pg)
+/* What run_pool() passes the pool for each run that ended. */
+struct reaping {
+	const struct campaign *c;
+	struct progress *pg;
+};
+
+/* The child of slot @i ended with @status: record a hang or a crash for it. */
+static void reap(void *arg, const struct pool *p, size_t i, int status)
 {
-	struct slot *s = &p->slots[i];
+	const struct reaping *r = arg;
+	const struct campaign *c = r->c;
+	const struct pool_slot *s = &p->slots[i];
 	const struct camp_job *j = &c->jobs[s->job];
 	struct camp_outcome oc = { .key = j->key, .failed = true };
 
-	close(s->fd);
-	watch_stop(&p->watch, i);
 	if (s->killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
 		/* what it may have written meanwhile is not its outcome */
 		oc.hung = true;
@@ -275,8 +235,8 @@ static void reap(const struct campaign *c, struct pool *p, size_t i, int status,
 			 strerror(WEXITSTATUS(status)));
 		campaign_outcome_write(c, j, &oc);
 	}
-	progress_line(pg, c, j, campaign_outcome_read(c, j, &oc) && oc.key == j->key ? &oc : NULL);
-	*s = (struct slot){ .pid = 0, .fd = -1 };
+	progress_line(r->pg, c, j,
+		      campaign_outcome_read(c, j, &oc) && oc.key == j->key ? &oc : NULL);
 }
 
 /* The next run to start at or after @from, or njobs. */
@@ -287,81 +247,18 @@ static size_t next_job(const struct campaign *c, size_t from)
 	return from;
 }
 
-/* Kill the runs that stopped moving or ran out of time; how long to wait before looking again. */
-static int kill_hung(struct pool *p)
-{
-	int wait_ms = -1;
-
-	for (size_t i = 0; i < p->n; i++) {
-		enum watch_verdict v;
-
-		if (!p->slots[i].pid || p->slots[i].killed)
-			continue;
-		v = watch_check(&p->watch, i, &wait_ms);
-		if (v == WATCH_MOVING)
-			continue;
-		/* SIGKILL: a deadlocked or stopped run handles nothing, and a dead one is reaped below */
-		kill(p->slots[i].pid, SIGKILL);
-		p->slots[i].killed = v;
-	}
-	return wait_ms;
-}
-
-/* Wait until a child ends or one is found hung; reap those that ended. */
-static size_t wait_children(const struct campaign *c, struct pool *p, struct progress *pg)
-{
-	int wait_ms = kill_hung(p), status;
-	size_t reaped = 0;
-	char buf[64];
-
-	for (size_t i = 0; i < p->n; i++)
-		p->pfd[i] = (struct pollfd){ .fd = p->slots[i].pid ? p->slots[i].fd : -1,
-					     .events = POLLIN };
-	if (poll(p->pfd, p->n, wait_ms) < 0) {
-		if (errno == EINTR)
-			return 0;
-		/* no way to tell which ends first: look at each, then again a little later */
-		for (size_t i = 0; i < p->n; i++) {
-			if (p->slots[i].pid && waitpid(p->slots[i].pid, &status, WNOHANG) > 0) {
-				reap(c, p, i, status, pg);
-				reaped++;
-			}
-		}
-		if (!reaped)
-			poll(NULL, 0, 100);
-		return reaped;
-	}
-	for (size_t i = 0; i < p->n; i++) {
-		if (!p->slots[i].pid || !p->pfd[i].revents)
-			continue;
-		/* children write nothing: readable means ended */
-		if (read(p->slots[i].fd, buf, sizeof(buf)) > 0)
-			continue;
-		while (waitpid(p->slots[i].pid, &status, 0) < 0 && errno == EINTR)
-			;
-		reap(c, p, i, status, pg);
-		reaped++;
-	}
-	return reaped;
-}
-
 /* Run every run not resumed, at most @jobs at a time, each in its own child. */
 static int run_pool(const struct campaign *c, unsigned int jobs, struct progress *pg, char *err,
 		    size_t errlen)
 {
-	struct pool p = { .n = jobs };
+	struct reaping r = { .c = c, .pg = pg };
 	size_t next = next_job(c, 0), active = 0;
+	struct pool p = { 0 };
 	int rc;
 
-	rc = watch_init(&p.watch, jobs, c->stall_timeout_s, c->run_timeout_s);
+	rc = pool_init(&p, jobs, c->stall_timeout_s, c->run_timeout_s);
 	if (rc)
 		return rc;
-	p.slots = calloc(jobs, sizeof(*p.slots));
-	p.pfd = calloc(jobs, sizeof(*p.pfd));
-	if (!p.slots || !p.pfd) {
-		rc = -ENOMEM;
-		goto free_slots;
-	}
 	for (;;) {
 		for (size_t i = 0; i < jobs && !rc && next < c->njobs; i++) {
 			if (p.slots[i].pid)
@@ -378,12 +275,9 @@ static int run_pool(const struct campaign *c, unsigned int jobs, struct progress
 		}
 		if (!active)
 			break;
-		active -= wait_children(c, &p, pg);
+		active -= pool_wait(&p, reap, &r);
 	}
-free_slots:
-	free(p.pfd);
-	free(p.slots);
-	watch_fini(&p.watch);
+	pool_fini(&p);
 	return rc;
 }
 
