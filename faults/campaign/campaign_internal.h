@@ -20,6 +20,7 @@
 
 #include "campaign.h"
 #include "core/scenario.h"
+#include "faults/campaign/pool.h"
 #include "faults/plan.h"
 #include "replay/replay.h"
 
@@ -187,5 +188,35 @@ bool campaign_outcome_read(const struct campaign *c, const struct camp_job *j,
  * Return: true when it need not run again.
  */
 bool campaign_job_finished(const struct campaign *c, const struct camp_job *j);
+
+/* ---- judge.c ------------------------------------------------------------ */
+
+/**
+ * campaign_child_run() - in the child of run @j: replay it, write its
+ * results JSON, judge them and write its outcome record, beating @beat as
+ * it goes.
+ * @c: the campaign.
+ * @j: the run.
+ * @beat: its slot's beat (pool_beat()).
+ *
+ * A run fails for each invariant the campaign requires that it broke, for
+ * the verifier's violations, and when its trace could not be replayed.
+ *
+ * Return: 0, or the errno (positive: it becomes the child's exit status)
+ * of what could not be written.
+ */
+int campaign_child_run(const struct campaign *c, const struct camp_job *j,
+		       struct watch_beat *beat);
+
+/**
+ * campaign_judge_end() - in the parent: judge a run from how its child
+ * ended, and write its outcome record when the child could not (killed as
+ * hung, crashed, or exited with an errno).
+ * @c: the campaign.
+ * @p: the pool.
+ * @i: the run's slot (its job, and why it was killed).
+ * @status: the child's wait status.
+ */
+void campaign_judge_end(const struct campaign *c, const struct pool *p, size_t i, int status);
 
 #endif
