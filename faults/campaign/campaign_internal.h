@@ -90,6 +90,12 @@ struct campaign {
 	unsigned int stall_timeout_s; /* campaign_opts.stall_timeout_s (0: WATCH_STALL_S) */
 };
 
+/* Progress lines: "[3/12] pin-always-fails power-cycle s2: passed". */
+struct camp_progress {
+	FILE *f;     /* or NULL: none are written */
+	size_t done;
+};
+
 /* ---- campaign_file.c ---------------------------------------------------- */
 
 /**
@@ -218,5 +224,31 @@ int campaign_child_run(const struct campaign *c, const struct camp_job *j,
  * @status: the child's wait status.
  */
 void campaign_judge_end(const struct campaign *c, const struct pool *p, size_t i, int status);
+
+/* ---- report.c ----------------------------------------------------------- */
+
+/**
+ * campaign_progress_line() - count run @j as done, and say how it ended:
+ * "[3/12] pin-always-fails power-cycle s2: passed".
+ * @pg: the progress lines.
+ * @c: the campaign.
+ * @j: the run.
+ * @oc: its outcome, or NULL when none was recorded.
+ */
+void campaign_progress_line(struct camp_progress *pg, const struct campaign *c,
+			    const struct camp_job *j, const struct camp_outcome *oc);
+
+/**
+ * campaign_summary_write() - write DIR/summary.json and DIR/summary.txt,
+ * rebuilt from the outcome records of every run.
+ * @c: the campaign.
+ * @t: out: its totals.
+ * @err: out: what could not be written.
+ * @errlen: size of @err.
+ *
+ * Return: 0, or a negative errno.
+ */
+int campaign_summary_write(const struct campaign *c, struct campaign_totals *t, char *err,
+			   size_t errlen);
 
 #endif

@@ -88,7 +88,7 @@ static void pool_reap(struct pool *p, size_t i, int status, pool_ended_fn *ended
 	p->slots[i] = (struct pool_slot){ .pid = 0, .fd = -1 };
 }
 
-/* Kill the children that stopped moving or ran out of time; how long to wait before looking again. */
+/* Kill the children that stopped moving or ran out of time; how long before looking again. */
 static int pool_kill_hung(struct pool *p)
 {
 	int wait_ms = -1;
