@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading a campaign file (docs/campaign-format.md, "Campaigns"): the whole
+ * file is read and checked before anything runs, and its runs planned:
+ * every (run, trace, seed, repetition), with the id its files carry and the
+ * key that says whether a finished one still counts.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/digest.h"
+#include "common/digest_path.h"
+#include "common/yaml.h"
+#include "faults/campaign/campaign_internal.h"
+
+#define MAX_RUNS 100000u /* (runs x traces x seeds x repetitions) of one campaign */
+#define MAX_REPS 1000u
+
+const char *const campaign_invariants[CAMPAIGN_NINVARIANTS] = {
+	"no_leaks",          "no_stale_mappings", "no_dma_to_unmapped",
+	"baseline_restored", "vram_restored",     "forward_progress",
+};
+
+/* A name as part of a file name: anything but [A-Za-z0-9._-] becomes '_'. */
+static void id_part(const char *s, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++) {
+		char ch = s[i];
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			  (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+
+		out[i] = ok ? ch : '_';
+	}
+	out[i] = '\0';
+}
+
+/*
+ * One rule for relative paths: as given (from the current folder) when that
+ * exists, else from the campaign file's folder. The result is absolute, so
+ * that results and reproduce commands work from anywhere.
+ */
+static bool resolve_path(const struct campaign *c, const char *given, char *out)
+{
+	char joined[2 * PATH_MAX];
+	struct stat st;
+
+	if (given[0] == '/' || !stat(given, &st))
+		return realpath(given, out) != NULL;
+	if (snprintf(joined, sizeof(joined), "%s/%s", c->folder, given) >= (int)sizeof(joined))
+		return false;
+	return realpath(joined, out) != NULL;
+}
+
+/* An item of a sequence field as a field of its own (for the scalar readers). */
+static void item_field(struct yaml_field *item, struct fy_node *node, const char *name)
+{
+	item->key = NULL;
+	item->val = node;
+	snprintf(item->name, sizeof(item->name), "%s", name);
+}
+
+/* Where the campaign file is, and what it is called when it names itself not. */
+static int campaign_place(struct campaign *c, const char *file)
+{
+	char abs[PATH_MAX], base[PATH_MAX], *dot;
+
+	if (!realpath(file, abs))
+		return -errno;
+	snprintf(base, sizeof(base), "%s", basename(abs));
+	dot = strrchr(base, '.');
+	if (dot && dot != base)
+		*dot = '\0';
+	/* a long file name makes a shorter default campaign name: fine */
+	if (snprintf(c->name, sizeof(c->name), "%s", base) < 0)
+		c->name[0] = '\0';
+	snprintf(c->folder, sizeof(c->folder), "%s", dirname(abs));
+	return 0;
+}
+
+static void parse_name(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c)
+{
+	const char *s = yaml_str(d, f, "a campaign name");
+	bool control = false;
+
+	for (const char *p = s; p && *p; p++)
+		control |= (unsigned char)*p < 0x20;
+	if (s && !*s)
+		yaml_field_error(d, f, "the name is empty");
+	else if (control)
+		yaml_field_error(d, f, "the name must be one line of printable text");
+	else if (s && strlen(s) >= sizeof(c->name))
+		yaml_field_error(d, f, "longer than %zu characters", sizeof(c->name) - 1);
+	else if (s)
+		snprintf(c->name, sizeof(c->name), "%s", s);
+}
+
+/* An empty or missing sequence where at least one item is needed: say so. */
+static int count_items(struct yaml_doc *d, const struct yaml_field *f, const char *what)
+{
+	int n = yaml_count(d, f);
+
+	if (!n)
+		yaml_field_error(d, f, "needs at least one %s", what);
+	return n;
+}
+
+static void parse_trace(struct yaml_doc *d, const struct yaml_field *item, struct campaign *c)
+{
+	struct camp_trace *t = &c->traces[c->ntraces];
+	const char *s = yaml_str(d, item, "a trace folder");
+	struct stat st;
+
+	if (!s)
+		return;
+	if (!resolve_path(c, s, t->path) || stat(t->path, &st) || !S_ISDIR(st.st_mode)) {
+		yaml_field_error(d, item,
+				 "'%s' is not a trace folder (tried from the current folder, then from %s)",
+				 s, c->folder);
+		return;
+	}
+	id_part(basename(t->path), t->base, sizeof(t->base));
+	for (size_t i = 0; i < c->ntraces; i++) {
+		if (!strcmp(c->traces[i].base, t->base)) {
+			yaml_field_error(d, item, "'%s' has the folder name of '%s': run ids would clash",
+					 s, c->traces[i].path);
+			return;
+		}
+	}
+	c->ntraces++;
+}
+
+static void parse_traces(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c)
+{
+	char name[YAML_NAME_LEN];
+	struct yaml_field item;
+	struct fy_node *node;
+	size_t index = 0;
+	void *it = NULL;
+	int n = count_items(d, f, "trace folder");
+
+	if (n <= 0)
+		return;
+	c->traces = calloc((size_t)n, sizeof(*c->traces));
+	if (!c->traces) {
+		yaml_nomem(d);
+		return;
+	}
+	while ((node = yaml_items(d, f, &it, &index, name)) && c->ntraces < (size_t)n) {
+		item_field(&item, node, name);
+		parse_trace(d, &item, c);
+	}
+}
+
+static void parse_scenario(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c)
+{
+	const char *s = yaml_str(d, f, "a scenario file");
+
+	if (!s)
+		return;
+	if (!resolve_path(c, s, c->scenario)) {
+		yaml_field_error(d, f, "cannot find '%s' (tried from the current folder, then from %s)",
+				 s, c->folder);
+		return;
+	}
+	c->has_scenario = true;
+	if (scenario_load(c->scenario, &c->scn, c->scn_err, sizeof(c->scn_err)))
+		yaml_field_error(d, f, "'%s' is not a valid scenario (its errors follow)", s);
+	else if (digest_path(c->scenario, &c->scenario_hash))
+		yaml_field_error(d, f, "cannot read '%s'", s);
+}
+
+static void parse_seeds(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c)
+{
+	char name[YAML_NAME_LEN];
+	struct yaml_field item;
+	struct fy_node *node;
+	size_t index = 0;
+	void *it = NULL;
+	int n = count_items(d, f, "seed");
+
+	if (n <= 0)
+		return;
+	c->seeds = calloc((size_t)n, sizeof(*c->seeds));
+	if (!c->seeds) {
+		yaml_nomem(d);
+		return;
+	}
+	while ((node = yaml_items(d, f, &it, &index, name)) && c->nseeds < (size_t)n) {
+		uint64_t seed;
+		bool dup = false;
+
+		item_field(&item, node, name);
+		if (!yaml_u64(d, &item, &seed))
+			continue;
+		for (size_t i = 0; i < c->nseeds; i++)
+			dup |= c->seeds[i] == seed;
+		if (dup)
+			yaml_field_error(d, &item, "seed %llu is listed twice", (unsigned long long)seed);
+		else
+			c->seeds[c->nseeds++] = seed;
+	}
+}
+
+static void parse_reps(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c)
+{
+	uint32_t reps;
+
+	if (!yaml_u32(d, f, &reps))
+		return;
+	if (!reps || reps > MAX_REPS)
+		yaml_field_error(d, f, "takes 1 to %u, not %u", MAX_REPS, reps);
+	else
+		c->reps = reps;
+}
+
+static bool run_name_ok(const char *s)
+{
+	char clean[CAMPAIGN_NAME_LEN];
+
+	if (!*s || *s == '.' || strlen(s) >= CAMPAIGN_NAME_LEN)
+		return false;
+	id_part(s, clean, sizeof(clean));
+	return !strcmp(clean, s);
+}
+
+/* This run's faults: and pressure: as a faults file of their own (NULL without memory). */
+static char *emit_faults(struct fy_node *faults, struct fy_node *pressure)
+{
+	struct fy_document *doc = fy_document_create(NULL);
+	struct fy_node *root, *val;
+	char *text = NULL;
+
+	if (!doc)
+		return NULL;
+	root = fy_node_create_mapping(doc);
+	if (!root || fy_document_set_root(doc, root))
+		goto destroy_doc;
+	/* an empty file is not a faults file: a run without faults says faults: [] */
+	val = faults ? fy_node_copy(doc, faults) : fy_node_create_sequence(doc);
+	if (!val || fy_node_mapping_append(root, fy_node_create_scalar(doc, "faults", FY_NT), val))
+		goto destroy_doc;
+	if (pressure) {
+		val = fy_node_copy(doc, pressure);
+		if (!val ||
+		    fy_node_mapping_append(root, fy_node_create_scalar(doc, "pressure", FY_NT), val))
+			goto destroy_doc;
+	}
+	text = fy_emit_document_to_string(doc, FYECF_MODE_BLOCK | FYECF_INDENT_2 |
+						       FYECF_WIDTH_INF | FYECF_DOC_START_MARK_OFF);
+destroy_doc:
+	fy_document_destroy(doc);
+	return text;
+}
+
+static void parse_run(struct yaml_doc *d, struct fy_node *node, const char *name,
+		      struct campaign *c)
+{
+	static const char *const keys[] = { "name", "faults", "pressure" };
+	struct camp_run *r = &c->runs[c->nruns];
+	struct yaml_field f[3];
+	const char *s;
+
+	if (!yaml_fields(d, node, NULL, name, keys, 3, f))
+		return;
+	c->nruns++; /* from here on it owns a plan to free */
+	fault_plan_parse(d, &f[1], &f[2], &r->plan);
+	r->faults_yaml = emit_faults(f[1].val, f[2].val);
+	if (!r->faults_yaml)
+		yaml_nomem(d);
+	if (!f[0].val) {
+		yaml_error(d, node, NULL, "%s: a run needs a 'name'", name);
+		return;
+	}
+	s = yaml_str(d, &f[0], "a run name");
+	if (!s)
+		return;
+	if (!run_name_ok(s)) {
+		yaml_field_error(d, &f[0], "'%s' is not a run name (1 to %d of A-Z a-z 0-9 . _ -, not starting with '.')",
+				 s, CAMPAIGN_NAME_LEN - 1);
+		return;
+	}
+	for (size_t i = 0; i + 1 < c->nruns; i++) {
+		if (!strcmp(c->runs[i].name, s)) {
+			yaml_field_error(d, &f[0], "run '%s' is named twice", s);
+			return;
+		}
+	}
+	snprintf(r->name, sizeof(r->name), "%s", s);
+}
+
+static void parse_runs(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c)
+{
+	char name[YAML_NAME_LEN];
+	struct fy_node *node;
+	size_t index = 0;
+	void *it = NULL;
+	int n = count_items(d, f, "run");
+
+	if (n <= 0)
+		return;
+	c->runs = calloc((size_t)n, sizeof(*c->runs));
+	if (!c->runs) {
+		yaml_nomem(d);
+		return;
+	}
+	while ((node = yaml_items(d, f, &it, &index, name)) && c->nruns < (size_t)n)
+		parse_run(d, node, name, c);
+}
+
+static void parse_invariant(struct yaml_doc *d, const struct yaml_field *item, bool *seen,
+			    struct campaign *c)
+{
+	const char *s = yaml_str(d, item, "an invariant name");
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < CAMPAIGN_NINVARIANTS; i++)
+		if (!strcmp(s, campaign_invariants[i]))
+			break;
+	if (i == CAMPAIGN_NINVARIANTS) {
+		yaml_field_error(d, item, "unknown invariant '%s' (expected one of: no_leaks, no_stale_mappings, "
+				 "no_dma_to_unmapped, baseline_restored, vram_restored, forward_progress)", s);
+	} else if (seen[i]) {
+		yaml_field_error(d, item, "invariant '%s' is listed twice", s);
+	} else {
+		seen[i] = true;
+		c->required[i] = true;
+	}
+}
+
+static void parse_invariants(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c)
+{
+	bool seen[CAMPAIGN_NINVARIANTS] = { false };
+	char name[YAML_NAME_LEN];
+	struct yaml_field item;
+	struct fy_node *node;
+	size_t index = 0;
+	void *it = NULL;
+
+	if (!f->val) {
+		/* not given: all of them must hold */
+		for (size_t i = 0; i < CAMPAIGN_NINVARIANTS; i++)
+			c->required[i] = true;
+		return;
+	}
+	if (yaml_count(d, f) < 0)
+		return;
+	while ((node = yaml_items(d, f, &it, &index, name))) {
+		item_field(&item, node, name);
+		parse_invariant(d, &item, seen, c);
+	}
+}
+
+/* What defines a run's outcome; a finished run is resumed only if this is unchanged. */
+static uint64_t job_key(const struct campaign *c, const struct camp_job *j)
+{
+	uint64_t h = DIGEST_FNV_BASIS;
+
+	h = digest_fnv1a_str(h, CAMPAIGN_OUTCOME_SCHEMA);
+	h = digest_fnv1a_str(h, j->id);
+	h = digest_fnv1a_str(h, c->traces[j->trace].path);
+	h = digest_fnv1a_str(h, c->has_scenario ? c->scenario : "");
+	h = digest_fnv1a(h, &c->scenario_hash, sizeof(c->scenario_hash));
+	h = digest_fnv1a_str(h, c->runs[j->run].faults_yaml);
+	h = digest_fnv1a(h, &j->seed, sizeof(j->seed));
+	h = digest_fnv1a(h, &j->rep, sizeof(j->rep));
+	/* only when not the default: runs recorded before the key existed stay finished */
+	if (c->covers != COVERS_WINDOW)
+		h = digest_fnv1a_str(h, trace_covers_name(c->covers));
+	return digest_fnv1a(h, c->required, sizeof(c->required));
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct camp_job *const *x = a, *const *y = b;
+
+	return strcmp((*x)->id, (*y)->id);
+}
+
+/* Two runs named "a-b" and "a" over traces "c" and "b-c" would share an id. */
+static void check_ids_unique(struct yaml_doc *d, const struct yaml_field *runs, struct campaign *c)
+{
+	const struct camp_job **sorted = calloc(c->njobs, sizeof(*sorted));
+
+	if (!sorted) {
+		yaml_nomem(d);
+		return;
+	}
+	for (size_t i = 0; i < c->njobs; i++)
+		sorted[i] = &c->jobs[i];
+	qsort(sorted, c->njobs, sizeof(*sorted), cmp_id);
+	for (size_t i = 1; i < c->njobs; i++) {
+		if (!strcmp(sorted[i - 1]->id, sorted[i]->id)) {
+			yaml_field_error(d, runs, "two runs would share the id '%s': rename one",
+					 sorted[i]->id);
+			break;
+		}
+	}
+	free(sorted);
+}
+
+static void fill_job(struct campaign *c, struct camp_job *j)
+{
+	int n = snprintf(j->id, sizeof(j->id), "%s-%s-s%llu", c->runs[j->run].name,
+			 c->traces[j->trace].base, (unsigned long long)j->seed);
+
+	if (c->reps > 1 && n > 0 && (size_t)n < sizeof(j->id))
+		snprintf(j->id + n, sizeof(j->id) - (size_t)n, "-r%u", j->rep);
+	j->key = job_key(c, j);
+}
+
+/* Every (run, trace, seed, repetition), in that order: the order of the summary. */
+static void plan_jobs(struct yaml_doc *d, const struct yaml_field *runs, struct campaign *c)
+{
+	uint64_t n = (uint64_t)c->nruns * c->ntraces * c->nseeds * c->reps;
+
+	for (size_t r = 0; r < c->nruns; r++)
+		if (!c->runs[r].faults_yaml)
+			return; /* out of memory, already recorded */
+	if (!n)
+		return;
+	if (n > MAX_RUNS) {
+		yaml_field_error(d, runs, "%llu runs in all (runs x traces x seeds x repetitions): at most %u",
+				 (unsigned long long)n, MAX_RUNS);
+		return;
+	}
+	c->jobs = calloc((size_t)n, sizeof(*c->jobs));
+	if (!c->jobs) {
+		yaml_nomem(d);
+		return;
+	}
+	for (size_t r = 0; r < c->nruns; r++)
+		for (size_t t = 0; t < c->ntraces; t++)
+			for (size_t s = 0; s < c->nseeds; s++)
+				for (uint32_t rep = 1; rep <= c->reps; rep++) {
+					struct camp_job *j = &c->jobs[c->njobs++];
+
+					*j = (struct camp_job){ .run = r, .trace = t, .seed = c->seeds[s],
+								.rep = rep };
+					fill_job(c, j);
+				}
+	check_ids_unique(d, runs, c);
+}
+
+static void parse_covers(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c)
+{
+	const char *s = yaml_str(d, f, "window or life");
+
+	if (s && trace_covers_parse(s, &c->covers))
+		yaml_field_error(d, f, "takes window or life, not '%s'", s);
+}
+
+enum { K_NAME, K_TRACES, K_SCENARIO, K_SEEDS, K_REPS, K_RUNS, K_INVARIANTS, K_COVERS, NKEYS };
+
+static void parse_campaign(struct yaml_doc *d, struct fy_node *map, struct fy_node *owner,
+			   struct campaign *c)
+{
+	static const char *const keys[NKEYS] = { "name", "traces", "scenario", "seeds",
+						 "repetitions", "runs", "invariants",
+						 "trace_covers" };
+	struct yaml_field f[NKEYS];
+
+	if (!yaml_fields(d, map, owner, "campaign", keys, NKEYS, f))
+		return;
+	if (f[K_NAME].val)
+		parse_name(d, &f[K_NAME], c);
+	if (f[K_TRACES].val)
+		parse_traces(d, &f[K_TRACES], c);
+	else
+		yaml_error(d, map, owner, "campaign: needs 'traces' (trace folders)");
+	if (f[K_SCENARIO].val)
+		parse_scenario(d, &f[K_SCENARIO], c);
+	if (f[K_SEEDS].val) {
+		parse_seeds(d, &f[K_SEEDS], c);
+	} else {
+		c->seeds = calloc(1, sizeof(*c->seeds)); /* seed 0, as replay without --seed */
+		c->nseeds = c->seeds ? 1 : 0;
+		if (!c->seeds)
+			yaml_nomem(d);
+	}
+	if (f[K_REPS].val)
+		parse_reps(d, &f[K_REPS], c);
+	if (f[K_RUNS].val)
+		parse_runs(d, &f[K_RUNS], c);
+	else
+		yaml_error(d, map, owner, "campaign: needs 'runs' (each a name, faults and pressure)");
+	parse_invariants(d, &f[K_INVARIANTS], c);
+	if (f[K_COVERS].val)
+		parse_covers(d, &f[K_COVERS], c);
+	if (!yaml_failed(d))
+		plan_jobs(d, &f[K_RUNS], c);
+}
+
+/* Append the scenario's own errors after the campaign's. */
+static void append_errors(char *err, size_t errlen, const char *more)
+{
+	size_t n = strlen(err);
+
+	if (!*more || n + 1 >= errlen)
+		return;
+	if (n && err[n - 1] != '\n')
+		err[n++] = '\n';
+	snprintf(err + n, errlen - n, "%s", more);
+}
+
+int campaign_load(const char *file, struct campaign *c, char *err, size_t errlen)
+{
+	static const char *const top[] = { "campaign" };
+	struct yaml_field f;
+	struct yaml_doc *d;
+	int rc, closed;
+
+	c->reps = 1;
+	rc = yaml_open(file, &d);
+	if (rc == -ENOMEM)
+		return rc;
+	if (!rc)
+		rc = campaign_place(c, file);
+	if (!rc && yaml_fields(d, yaml_root(d), NULL, "", top, 1, &f)) {
+		if (f.val)
+			parse_campaign(d, f.val, f.key, c);
+		else
+			yaml_error(d, yaml_root(d), NULL, "a campaign file holds one key, 'campaign'");
+	}
+	closed = yaml_close(d, err, errlen);
+	if (closed && !rc)
+		rc = closed;
+	else if (rc && !*err)
+		snprintf(err, errlen, "%s: cannot find its folder: %s", file, strerror(-rc));
+	append_errors(err, errlen, c->scn_err);
+	if (!rc && !c->has_scenario)
+		rc = scenario_defaults(&c->scn);
+	return rc == -ENOMEM ? rc : rc ? -EINVAL : 0;
+}
+
+void campaign_free(struct campaign *c)
+{
+	for (size_t i = 0; i < c->nruns; i++) {
+		fault_plan_free(&c->runs[i].plan);
+		free(c->runs[i].faults_yaml);
+	}
+	free(c->runs);
+	free(c->traces);
+	free(c->seeds);
+	free(c->jobs);
+	scenario_free(&c->scn);
+	free(c);
+}
+
+int campaign_check(const char *file, char *err, size_t errlen)
+{
+	struct campaign *c = calloc(1, sizeof(*c));
+	int rc;
+
+	if (errlen)
+		err[0] = '\0';
+	if (!c)
+		return -ENOMEM;
+	rc = campaign_load(file, c, err, errlen);
+	campaign_free(c);
+	return rc;
+}

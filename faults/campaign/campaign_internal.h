@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_FAULTS_CAMPAIGN_INTERNAL_H
+#define GPUISO_FAULTS_CAMPAIGN_INTERNAL_H
+
+/*
+ * What the files of a campaign share (campaign.h is the public side). Each
+ * file has one job, and each uses only those above it:
+ *
+ *   campaign_file.c  read and check a campaign file; plan its runs (ids, keys)
+ *   record.c         a run's files in DIR/runs: faults file, outcome record
+ *   judge.c          a run's outcome: from its results, or from how it ended
+ *   report.c         progress lines, summary.json and summary.txt
+ *   campaign.c       campaign_run(): the above, with the process pool (pool.h)
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "campaign.h"
+#include "core/scenario.h"
+#include "faults/campaign/pool.h"
+#include "faults/plan.h"
+#include "replay/replay.h"
+
+#define CAMPAIGN_NAME_LEN 64      /* a run's name, a trace's folder name in run ids */
+#define CAMPAIGN_ID_LEN 200       /* <run>-<trace>-s<seed>[-r<rep>] */
+#define CAMPAIGN_REASON_LEN 512
+#define CAMPAIGN_OUTCOME_SCHEMA "gpuiso-campaign-run/1"
+#define CAMPAIGN_RUN_PATH_LEN (PATH_MAX + CAMPAIGN_ID_LEN + 32)
+
+/* The invariants a campaign may require (replay/engine.c engine_finish()). */
+#define CAMPAIGN_NINVARIANTS 6
+extern const char *const campaign_invariants[CAMPAIGN_NINVARIANTS];
+
+/* One entry of runs: its name, its plan, and that plan as a standalone file. */
+struct camp_run {
+	char name[CAMPAIGN_NAME_LEN];
+	struct fault_plan plan;
+	char *faults_yaml; /* faults: and pressure: as the campaign gave them (malloc) */
+};
+
+struct camp_trace {
+	char path[PATH_MAX];  /* absolute */
+	char base[CAMPAIGN_NAME_LEN];  /* its folder name, as run ids carry it */
+};
+
+/* One replay of the campaign. */
+struct camp_job {
+	size_t run, trace;
+	uint64_t seed;
+	uint32_t rep;   /* 1-based */
+	char id[CAMPAIGN_ID_LEN];
+	uint64_t key;   /* what defines the run: a finished one is resumed only if it matches */
+	bool resumed;
+};
+
+/* The outcome record DIR/runs/<id>.outcome: written when a run ends. */
+struct camp_outcome {
+	uint64_t key;
+	bool has_results;  /* <id>.json was written, and hashes to @results */
+	uint64_t results;
+	bool failed;
+	bool hung;         /* failed: it made no progress, or ran out of time, and was killed */
+	char reason[CAMPAIGN_REASON_LEN];
+};
+
+struct campaign {
+	char name[128];
+	char folder[PATH_MAX]; /* the campaign file's folder: relative paths fall back to it */
+	struct camp_trace *traces;
+	size_t ntraces;
+	bool has_scenario;
+	char scenario[PATH_MAX];
+	uint64_t scenario_hash;  /* of its text: an edited scenario makes finished runs stale */
+	struct scenario scn;
+	uint64_t *seeds;
+	size_t nseeds;
+	uint32_t reps;
+	struct camp_run *runs;
+	size_t nruns;
+	bool required[CAMPAIGN_NINVARIANTS];
+	enum trace_covers covers; /* what its traces cover (trace_covers:, default window) */
+	struct camp_job *jobs;
+	size_t njobs;
+	char out[PATH_MAX];      /* the output folder, absolute */
+	char scn_err[4096];      /* the scenario's own errors, shown after the campaign's */
+	unsigned int run_timeout_s;   /* campaign_opts.run_timeout_s */
+	unsigned int stall_timeout_s; /* campaign_opts.stall_timeout_s (0: WATCH_STALL_S) */
+};
+
+/* Progress lines: "[3/12] pin-always-fails power-cycle s2: passed". */
+struct camp_progress {
+	FILE *f;     /* or NULL: none are written */
+	size_t done;
+};
+
+/* ---- campaign_file.c ---------------------------------------------------- */
+
+/**
+ * campaign_load() - read and check the whole campaign file, and plan its
+ * runs: every (run, trace, seed, repetition), with its id and key.
+ * @file: the campaign YAML.
+ * @c: out: the campaign (all zero on entry; campaign_free() it whatever
+ *     this returns).
+ * @err: out: "FILE:LINE:COL: error: ..." lines, then the scenario's own.
+ * @errlen: size of @err.
+ *
+ * Return: 0, -EINVAL (a missing or malformed file: @err says where), -ENOMEM.
+ */
+int campaign_load(const char *file, struct campaign *c, char *err, size_t errlen);
+
+/**
+ * campaign_free() - free a campaign and what it holds.
+ * @c: from calloc(), loaded or not.
+ */
+void campaign_free(struct campaign *c);
+
+/* ---- record.c ----------------------------------------------------------- */
+
+/**
+ * campaign_job_path() - the path of one of a run's files: DIR/runs/ID@suffix.
+ * @c: the campaign (its output folder set).
+ * @j: the run.
+ * @suffix: ".json", ".faults.yaml" or ".outcome".
+ * @buf: out: the path.
+ * @len: size of @buf.
+ *
+ * Return: 0 or -ENAMETOOLONG.
+ */
+int campaign_job_path(const struct campaign *c, const struct camp_job *j, const char *suffix,
+		      char *buf, size_t len);
+
+/**
+ * campaign_reproduce_cmd() - the shell command that replays run @j alone:
+ * "gpuiso replay TRACE [--scenario S] --faults DIR/runs/ID.faults.yaml --seed N".
+ * @c: the campaign.
+ * @j: the run.
+ * @out: out: the command (malloc).
+ *
+ * Return: 0, -ENAMETOOLONG or -ENOMEM.
+ */
+int campaign_reproduce_cmd(const struct campaign *c, const struct camp_job *j, char **out);
+
+/**
+ * campaign_one_line() - keep a text on one line: records and comments are line based.
+ * @s: the text, changed in place (line breaks become spaces).
+ */
+void campaign_one_line(char *s);
+
+/**
+ * campaign_faults_write() - write DIR/runs/ID.faults.yaml, then read it back
+ * as `gpuiso replay --faults` will: the reproduce command must replay
+ * exactly this run's plan.
+ * @c: the campaign.
+ * @j: the run.
+ * @err: out: what went wrong (set only when it is empty).
+ * @errlen: size of @err.
+ *
+ * Return: 0, -EPROTO or -EINVAL (it reads back otherwise), other negative errno.
+ */
+int campaign_faults_write(const struct campaign *c, const struct camp_job *j, char *err,
+			  size_t errlen);
+
+/**
+ * campaign_outcome_write() - write the outcome record DIR/runs/ID.outcome.
+ * @c: the campaign.
+ * @j: the run.
+ * @oc: its outcome.
+ *
+ * Return: 0, -EOVERFLOW, or the negative errno of writing it.
+ */
+int campaign_outcome_write(const struct campaign *c, const struct camp_job *j,
+			   const struct camp_outcome *oc);
+
+/**
+ * campaign_outcome_read() - read the outcome record DIR/runs/ID.outcome.
+ * @c: the campaign.
+ * @j: the run.
+ * @oc: out: the outcome (its key is the record's: compare it with @j's).
+ *
+ * Return: true, or false when it is missing or not an outcome record.
+ */
+bool campaign_outcome_read(const struct campaign *c, const struct camp_job *j,
+			   struct camp_outcome *oc);
+
+/**
+ * campaign_job_finished() - whether an earlier invocation finished run @j:
+ * its record has @j's key and its results are intact.
+ * @c: the campaign.
+ * @j: the run.
+ *
+ * Return: true when it need not run again.
+ */
+bool campaign_job_finished(const struct campaign *c, const struct camp_job *j);
+
+/* ---- judge.c ------------------------------------------------------------ */
+
+/**
+ * campaign_child_run() - in the child of run @j: replay it, write its
+ * results JSON, judge them and write its outcome record, beating @beat as
+ * it goes.
+ * @c: the campaign.
+ * @j: the run.
+ * @beat: its slot's beat (pool_beat()).
+ *
+ * A run fails for each invariant the campaign requires that it broke, for
+ * the verifier's violations, and when its trace could not be replayed.
+ *
+ * Return: 0, or the errno (positive: it becomes the child's exit status)
+ * of what could not be written.
+ */
+int campaign_child_run(const struct campaign *c, const struct camp_job *j,
+		       struct watch_beat *beat);
+
+/**
+ * campaign_judge_end() - in the parent: judge a run from how its child
+ * ended, and write its outcome record when the child could not (killed as
+ * hung, crashed, or exited with an errno).
+ * @c: the campaign.
+ * @p: the pool.
+ * @i: the run's slot (its job, and why it was killed).
+ * @status: the child's wait status.
+ */
+void campaign_judge_end(const struct campaign *c, const struct pool *p, size_t i, int status);
+
+/* ---- report.c ----------------------------------------------------------- */
+
+/**
+ * campaign_progress_line() - count run @j as done, and say how it ended:
+ * "[3/12] pin-always-fails power-cycle s2: passed".
+ * @pg: the progress lines.
+ * @c: the campaign.
+ * @j: the run.
+ * @oc: its outcome, or NULL when none was recorded.
+ */
+void campaign_progress_line(struct camp_progress *pg, const struct campaign *c,
+			    const struct camp_job *j, const struct camp_outcome *oc);
+
+/**
+ * campaign_summary_write() - write DIR/summary.json and DIR/summary.txt,
+ * rebuilt from the outcome records of every run.
+ * @c: the campaign.
+ * @t: out: its totals.
+ * @err: out: what could not be written.
+ * @errlen: size of @err.
+ *
+ * Return: 0, or a negative errno.
+ */
+int campaign_summary_write(const struct campaign *c, struct campaign_totals *t, char *err,
+			   size_t errlen);
+
+#endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_FAULTS_POOL_H
+#define GPUISO_FAULTS_POOL_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "faults/campaign/watch.h"
+
+/*
+ * A pool of child processes: at most n at once, one per slot, each with a
+ * beat in memory shared with the parent (watch.h). The parent waits for
+ * them to end, kills (SIGKILL) one found stalled or overtime while it
+ * waits, and hands each that ended, with its wait status, to its caller.
+ * A child is tied to the parent (child_tie()): none outlives it.
+ */
+
+/* One slot: the read end of a pipe only its child writes to, so EOF means it ended. */
+struct pool_slot {
+	pid_t pid;                 /* 0: free */
+	int fd;
+	size_t job;                /* the caller's: what the child does */
+	enum watch_verdict killed; /* why the parent killed it, or WATCH_MOVING */
+};
+
+struct pool {
+	struct pool_slot *slots;   /* n */
+	struct pollfd *pfd;        /* n */
+	size_t n;
+	struct watch watch;        /* slot i's child beats watch.beat[i] */
+};
+
+/**
+ * pool_ended_fn - called as the child of a slot has ended, before the slot is freed.
+ * @arg: the caller's.
+ * @p: the pool.
+ * @i: the slot (its job and why it was killed, if it was).
+ * @status: the child's wait status.
+ */
+typedef void pool_ended_fn(void *arg, const struct pool *p, size_t i, int status);
+
+/**
+ * pool_init() - a pool of @n slots, shared with the children forked from now on.
+ * @p: the pool.
+ * @n: slots (>= 1).
+ * @stall_s: kill a child with no beat for this long, in seconds (0: WATCH_STALL_S).
+ * @limit_s: kill a child still going after this long, in seconds (0: never).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int pool_init(struct pool *p, size_t n, unsigned int stall_s, unsigned int limit_s);
+
+/**
+ * pool_fini() - free the pool; its slots must all be free.
+ * @p: the pool (may be all zero).
+ */
+void pool_fini(struct pool *p);
+
+/**
+ * pool_fork() - fork the child of free slot @i, as fork() does.
+ * @p: the pool.
+ * @i: the slot.
+ * @job: what the child does, for the caller (pool_slot.job).
+ * @name: the child's name in ps (at most 15 characters).
+ *
+ * In the child the pool's pipes are closed, and a child whose parent has
+ * gone already exits (status ESRCH). It should _exit() when done: the
+ * parent's buffers (flushed before the fork) and atexit handlers are not
+ * its own.
+ *
+ * Return: in the parent the child's pid, or a negative errno (the slot
+ * stays free); 0 in the child.
+ */
+pid_t pool_fork(struct pool *p, size_t i, size_t job, const char *name);
+
+/**
+ * pool_beat() - where the child of slot @i beats (watch_beat(), watch_event()).
+ * @p: the pool.
+ * @i: the slot.
+ *
+ * Return: its beat, in memory shared with the parent.
+ */
+struct watch_beat *pool_beat(struct pool *p, size_t i);
+
+/**
+ * pool_wait() - wait until a child ends or one is found hung; kill the hung
+ * ones, and hand each that ended to @ended and free its slot.
+ * @p: the pool.
+ * @ended: called for each child that ended.
+ * @arg: for @ended.
+ *
+ * Return: how many children ended (0 when interrupted, or when one was only killed).
+ */
+size_t pool_wait(struct pool *p, pool_ended_fn *ended, void *arg);
+
+#endif

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a campaign tells its user: a progress line as each run ends, and at
+ * the end DIR/summary.json and DIR/summary.txt, rebuilt from the outcome
+ * records of every run (record.c), with the command that reproduces each
+ * failed one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/atomic_file.h"
+#include "common/host.h"
+#include "common/json.h"
+#include "faults/campaign/campaign_internal.h"
+
+void campaign_progress_line(struct camp_progress *pg, const struct campaign *c,
+			    const struct camp_job *j, const struct camp_outcome *oc)
+{
+	pg->done++;
+	if (!pg->f)
+		return;
+	fprintf(pg->f, "[%zu/%zu] %s %s s%llu", pg->done, c->njobs, c->runs[j->run].name,
+		c->traces[j->trace].base, (unsigned long long)j->seed);
+	if (c->reps > 1)
+		fprintf(pg->f, " r%u", j->rep);
+	if (!oc)
+		fputs(": failed (no outcome recorded)", pg->f);
+	else
+		fprintf(pg->f, ": %s%s%s%s%s", oc->hung ? "hung" : oc->failed ? "failed" : "passed",
+			j->resumed ? " (resumed)" : "", oc->failed ? " (" : "",
+			oc->failed ? oc->reason : "", oc->failed ? ")" : "");
+	fputc('\n', pg->f);
+	fflush(pg->f);
+}
+
+/* The summary, rebuilt from the outcome records of every run. */
+struct summary {
+	const struct campaign *c;
+	struct camp_outcome *oc;  /* per run */
+	char **reproduce;    /* per run: the command, for failed runs */
+	unsigned int passed, failed, hung;
+};
+
+static void fill_failure(struct json *j, const struct summary *s, size_t i)
+{
+	const struct campaign *c = s->c;
+	const struct camp_job *job = &c->jobs[i];
+	char results[CAMPAIGN_RUN_PATH_LEN];
+
+	json_obj_begin(j, NULL);
+	json_str(j, "run", c->runs[job->run].name);
+	json_u64(j, "seed", job->seed);
+	json_str(j, "outcome", s->oc[i].hung ? "hung" : "failed");
+	json_str(j, "reason", s->oc[i].reason);
+	json_str(j, "reproduce", s->reproduce[i]);
+	json_str(j, "id", job->id);
+	json_str(j, "trace", c->traces[job->trace].path);
+	json_u64(j, "rep", job->rep);
+	if (s->oc[i].has_results && !campaign_job_path(c, job, ".json", results, sizeof(results)))
+		json_str(j, "results", results);
+	else
+		json_null(j, "results");
+	json_obj_end(j);
+}
+
+static void fill_summary(struct json *j, const void *ctx)
+{
+	const struct summary *s = ctx;
+	const struct campaign *c = s->c;
+	char host[256];
+
+	json_obj_begin(j, NULL);
+	json_str(j, "schema", "gpuiso-campaign/1");
+	json_str(j, "name", c->name);
+	json_str(j, "host", host_name(host, sizeof(host)));
+	json_obj_begin(j, "inputs");
+	for (size_t i = 0; i < c->ntraces; i++)
+		json_input(j, c->traces[i].path);
+	if (c->has_scenario)
+		json_input(j, c->scenario);
+	json_obj_end(j);
+	json_u64(j, "runs", c->njobs);
+	json_u64(j, "passed", s->passed);
+	json_u64(j, "failed", s->failed);
+	json_u64(j, "hung", s->hung);
+	json_str(j, "trace_covers", trace_covers_name(c->covers));
+	json_arr_begin(j, "invariants");
+	for (size_t i = 0; i < CAMPAIGN_NINVARIANTS; i++)
+		if (c->required[i])
+			json_str(j, NULL, campaign_invariants[i]);
+	json_arr_end(j);
+	json_arr_begin(j, "failures");
+	for (size_t i = 0; i < c->njobs; i++)
+		if (s->oc[i].failed)
+			fill_failure(j, s, i);
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+/* The human table: run, trace, seed, (rep,) outcome, reason. */
+static void table_rows(const struct summary *s, FILE *f)
+{
+	const struct campaign *c = s->c;
+	int wrun = 3, wtrace = 5, wseed = 4;
+	char seed[24];
+
+	for (size_t i = 0; i < c->nruns; i++)
+		wrun = MAX(wrun, (int)strlen(c->runs[i].name));
+	for (size_t i = 0; i < c->ntraces; i++)
+		wtrace = MAX(wtrace, (int)strlen(c->traces[i].base));
+	for (size_t i = 0; i < c->nseeds; i++)
+		wseed = MAX(wseed, snprintf(seed, sizeof(seed), "%llu", (unsigned long long)c->seeds[i]));
+	fprintf(f, "%-*s  %-*s  %-*s  %s%-7s  %s\n", wrun, "run", wtrace, "trace", wseed, "seed",
+		c->reps > 1 ? "rep    " : "", "outcome", "reason");
+	for (size_t i = 0; i < c->njobs; i++) {
+		const struct camp_job *j = &c->jobs[i];
+
+		fprintf(f, "%-*s  %-*s  %-*llu  ", wrun, c->runs[j->run].name, wtrace,
+			c->traces[j->trace].base, wseed, (unsigned long long)j->seed);
+		if (c->reps > 1)
+			fprintf(f, "%-5u  ", j->rep);
+		if (s->oc[i].failed)
+			fprintf(f, "%-7s  %s\n", s->oc[i].hung ? "hung" : "failed", s->oc[i].reason);
+		else
+			fputs("passed\n", f);
+	}
+}
+
+static int write_table(const struct summary *s, const char *path)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f;
+	int rc;
+
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "campaign %s: %zu runs, %u passed, %u failed", s->c->name, s->c->njobs,
+		s->passed, s->failed);
+	if (s->hung)
+		fprintf(f, " (%u hung)", s->hung);
+	fputs("\n\n", f);
+	table_rows(s, f);
+	if (s->failed)
+		fputs("\nreproduce:\n", f);
+	for (size_t i = 0; i < s->c->njobs; i++)
+		if (s->oc[i].failed)
+			fprintf(f, "  %s\n", s->reproduce[i]);
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	rc = atomic_file_write(path, text, len);
+	free(text);
+	return rc;
+}
+
+static int collect_outcomes(struct summary *s)
+{
+	const struct campaign *c = s->c;
+
+	for (size_t i = 0; i < c->njobs; i++) {
+		const struct camp_job *j = &c->jobs[i];
+		struct camp_outcome *oc = &s->oc[i];
+
+		if (!campaign_outcome_read(c, j, oc) || oc->key != j->key) {
+			*oc = (struct camp_outcome){ .failed = true };
+			snprintf(oc->reason, sizeof(oc->reason), "no outcome recorded");
+		}
+		if (oc->failed) {
+			int rc = campaign_reproduce_cmd(c, j, &s->reproduce[i]);
+
+			if (rc)
+				return rc;
+			s->failed++;
+			s->hung += oc->hung;
+		} else {
+			s->passed++;
+		}
+	}
+	return 0;
+}
+
+int campaign_summary_write(const struct campaign *c, struct campaign_totals *t, char *err,
+			   size_t errlen)
+{
+	struct summary s = { .c = c };
+	char path[PATH_MAX + 16];
+	int rc = -ENOMEM;
+
+	s.oc = calloc(c->njobs, sizeof(*s.oc));
+	s.reproduce = calloc(c->njobs, sizeof(*s.reproduce));
+	if (!s.oc || !s.reproduce)
+		goto free_summary;
+	rc = collect_outcomes(&s);
+	if (rc)
+		goto free_summary;
+	t->runs = (unsigned int)c->njobs;
+	t->passed = s.passed;
+	t->failed = s.failed;
+	t->hung = s.hung;
+	snprintf(path, sizeof(path), "%s/summary.json", c->out);
+	rc = json_write_file(path, fill_summary, &s);
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/summary.txt", c->out);
+		rc = write_table(&s, path);
+	}
+	if (rc)
+		snprintf(err, errlen, "campaign: %s: cannot write: %s", path, strerror(-rc));
+free_summary:
+	for (size_t i = 0; s.reproduce && i < c->njobs; i++)
+		free(s.reproduce[i]);
+	free(s.reproduce);
+	free(s.oc);
+	return rc;
+}
