@@ -40,15 +40,6 @@ void bench_add(struct bench_report *r, const char *name, double value, const cha
 	       const char *note);
 
 /**
- * bench_micro() - the micro suite: IOMMU map/unmap through the backend ops,
- * large-page maps, a core MDL cycle, and frame-buffer save paths against memcpy.
- * @r: out: metrics.
- *
- * Return: 0 or a negative errno.
- */
-int bench_micro(struct bench_report *r);
-
-/**
  * bench_write_json() - write the report as gpuiso-bench/1, atomically.
  * @r: the report.
  * @path: the file (written as json_write_file() does).

@@ -295,16 +295,5 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
  */
 bool replay_findings(const struct results *res);
 
-struct bench_report;
-
-/**
- * replay_bench() - the replay suite of `gpuiso bench`: CTF replay against
- * babeltrace2's own decoding, the compiled cache, peak memory of a 10M-event
- * replay, and what disabled tracepoints cost (docs in bench/README.md).
- * @r: out: metrics.
- *
- * Return: 0 or a negative errno.
- */
-int replay_bench(struct bench_report *r);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/suites/suites.h"
 #include "cli.h"
 #include "common/log.h"
 #include "common/units.h"
@@ -104,8 +105,8 @@ static int cmd_scenario_explain(int argc, char **argv)
 static const char bench_usage[] = "gpuiso bench [--suite micro|replay] [--json OUT] [-v]";
 
 static const struct bench_suite bench_suites[] = {
-	{ "micro", bench_micro },
-	{ "replay", replay_bench },
+	{ "micro", bench_suite_micro },
+	{ "replay", bench_suite_replay },
 };
 
 static int cmd_bench(int argc, char **argv)

@@ -8,11 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/bench.h"
 #include "common/child.h"
 #include "common/clock.h"
 #include "core/scenario.h"
-#include "replay.h"
+#include "replay/replay.h"
+#include "suites.h"
 #include "replay/cache.h"
 #include "replay/ctf.h"
 #include "replay/gen.h"
@@ -303,7 +303,7 @@ static int bench_rss(struct bench_report *r, struct rig *rig)
 	return 0;
 }
 
-int replay_bench(struct bench_report *r)
+int bench_suite_replay(struct bench_report *r)
 {
 	struct rig rig = { 0 };
 	int rc;

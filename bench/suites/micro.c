@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "suites.h"
 #include "common/clock.h"
 #include "core/core.h"
 #include "core/scenario.h"
+#include "hw/backend.h"
 #include "hw/sim/sim.h"
 
 /*
@@ -324,7 +325,7 @@ out:
 	return rc;
 }
 
-int bench_micro(struct bench_report *r)
+int bench_suite_micro(struct bench_report *r)
 {
 	struct sim_rig rig = { 0 };
 	int rc;

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The include checker against a tree made here: a clean tree passes, and each
+wrong edge (an upward one, a leaf beyond common/, a header cycle) is reported
+at its FILE:LINE with exit status 1."""
+import os
+import subprocess
+import sys
+import tempfile
+
+root = os.environ.get("GPUISO_SOURCE_ROOT") or \
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+checker = [sys.executable, os.path.join(root, "scripts", "include-check")]
+
+
+def tree(files):
+    d = tempfile.mkdtemp(prefix="gpuiso-includes-")
+    for path, text in files.items():
+        os.makedirs(os.path.join(d, os.path.dirname(path)), exist_ok=True)
+        with open(os.path.join(d, path), "w") as f:
+            f.write(text)
+    return d
+
+
+clean = {
+    "common/a.h": "#pragma once\n",
+    "hw/b.h": '#include "common/a.h"\n',
+    "core/c.c": '#include "hw/b.h"\n#include "common/a.h"\n',
+    "replay/d.c": '#include "core/c.h"\n#include "bench/results.h"\n',
+    "core/c.h": "#pragma once\n",
+    "bench/results.h": '#include "common/a.h"\n',
+    "tools/e.c": '#include "replay/r.h"\n',
+    "replay/r.h": "#pragma once\n",
+}
+bad = dict(clean)
+bad.update({
+    "hw/up.c": '#include <stdio.h>\n\n#include "core/c.h"\n',        # hw above core: line 3
+    "bench/model.c": '#include "core/c.h"\n',                         # a leaf on the model: line 1
+    "core/x.h": '#include "core/y.h"\n',
+    "core/y.h": '\n#include "core/x.h"\n',                            # a cycle
+})
+want = [
+    "hw/up.c:3: hw/ (layer 2) includes core/c.h from core/ (layer 3): an upward edge",
+    "bench/model.c:1: bench/ depends on common/ alone, not on core/ (core/c.h)",
+    "an include cycle: core/x.h -> core/y.h -> core/x.h",
+]
+failed = 0
+r = subprocess.run(checker + [tree(clean)], capture_output=True, text=True)
+if r.returncode != 0 or r.stdout:
+    failed += 1
+    print(f"FAIL: a clean tree: exit {r.returncode}\n{r.stdout}{r.stderr}")
+r = subprocess.run(checker + [tree(bad)], capture_output=True, text=True)
+if r.returncode != 1:
+    failed += 1
+    print(f"FAIL: a bad tree: exit {r.returncode}, not 1\n{r.stderr}")
+for w in want:
+    if w not in r.stdout:
+        failed += 1
+        print(f"FAIL: missing: {w}\nin:\n{r.stdout}")
+sys.exit(1 if failed else 0)
