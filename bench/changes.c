@@ -39,7 +39,7 @@ void changes_print(const struct history *h, FILE *f)
 
 	for (size_t i = 0; i < h->n; i++)
 		if (h->s[i].nchanges)
-			w = MAX(w, (int)strlen(h->s[i].metric));
+			w = GPUISO_MAX(w, (int)strlen(h->s[i].metric));
 	for (size_t i = 0; i < h->n; i++) {
 		const struct series *sr = &h->s[i];
 

@@ -47,7 +47,7 @@ int sample_set_add(struct sample_set *set, const char *benchmark, enum run_kind 
 	if (array_reserve(&s->v, &s->cap, s->n, sizeof(*s->v)))
 		return -ENOMEM;
 	s->v[s->n++] = value;
-	s->ops = MIN(s->ops, ops);
+	s->ops = GPUISO_MIN(s->ops, ops);
 	return 0;
 }
 
@@ -129,7 +129,7 @@ void sample_set_free(struct sample_set *set)
 
 /* --- comparing --- */
 
-const char *verdict_name(enum verdict v)
+const char *verdict_name(enum compare_verdict v)
 {
 	static const char *const names[] = { "same", "improved", "REGRESSED", "changed",
 					     "only before", "only after", "not judged", "VARIES" };
@@ -166,15 +166,15 @@ double rel_change(double before, double after)
 	return (after - before) / fabs(before);
 }
 
-enum verdict metric_direction(const char *name, const char *unit, double change)
+enum compare_verdict metric_direction(const char *name, const char *unit, double change)
 {
 	enum metric_better b = metric_better(name, unit);
 
 	if (change == 0)
-		return V_SAME;
+		return COMPARE_SAME;
 	if (b == BETTER_NONE)
-		return V_CHANGED;
-	return (change > 0) == (b == BETTER_HIGHER) ? V_IMPROVED : V_REGRESSED;
+		return COMPARE_CHANGED;
+	return (change > 0) == (b == BETTER_HIGHER) ? COMPARE_IMPROVED : COMPARE_REGRESSED;
 }
 
 static bool all_equal(const double *v, size_t n)
@@ -190,7 +190,7 @@ static void judge_exact(struct compare_row *r, const struct sample *b, const str
 {
 	r->exact = true;
 	if (!all_equal(b->v, b->n) || !all_equal(a->v, a->n)) {
-		r->verdict = V_VARIES;
+		r->verdict = COMPARE_VARIES;
 		snprintf(r->why, sizeof(r->why), "exact, yet its %s samples differ",
 			 all_equal(b->v, b->n) ? "after" : "before");
 		return;
@@ -211,15 +211,15 @@ static int judge_measured(struct compare_row *r, const struct sample *b, const s
 	double lo, hi;
 	int rc;
 
-	r->verdict = V_UNJUDGED;
+	r->verdict = COMPARE_UNJUDGED;
 	if (needed == METRIC_NEVER_JUDGED) {
 		snprintf(r->why, sizeof(r->why), "a maximum: never judged");
 		return 0;
 	}
-	if (needed && MIN(a->ops, b->ops) < needed) {
+	if (needed && GPUISO_MIN(a->ops, b->ops) < needed) {
 		snprintf(r->why, sizeof(r->why), "%s needs %llu operations a run (had %llu)",
 			 strrchr(r->name, '.') + 1, (unsigned long long)needed,
-			 (unsigned long long)MIN(a->ops, b->ops));
+			 (unsigned long long)GPUISO_MIN(a->ops, b->ops));
 		return 0;
 	}
 	if (o->code_tracked && !b->mixed && !a->mixed && b->ran && a->ran && !strcmp(b->ran, a->ran)) {
@@ -229,7 +229,7 @@ static int judge_measured(struct compare_row *r, const struct sample *b, const s
 	if (b->n < COMPARE_MIN_SAMPLES || a->n < COMPARE_MIN_SAMPLES) {
 		if (o->threshold_set) {
 			r->verdict = fabs(r->change) > o->threshold
-					     ? metric_direction(r->name, r->unit, r->change) : V_SAME;
+					     ? metric_direction(r->name, r->unit, r->change) : COMPARE_SAME;
 			return 0;
 		}
 		snprintf(r->why, sizeof(r->why), "too few samples to judge (%zu/%zu, %d a side)", b->n,
@@ -251,7 +251,7 @@ static int judge_measured(struct compare_row *r, const struct sample *b, const s
 		r->ci_lo = lo;
 		r->ci_hi = hi;
 	}
-	r->verdict = V_SAME; /* until the adjusted p says otherwise */
+	r->verdict = COMPARE_SAME; /* until the adjusted p says otherwise */
 	return 0;
 }
 
@@ -299,9 +299,9 @@ static int decide_measured(struct compare_row *rows, size_t n, const struct comp
 
 static int row_rank(const struct compare_row *r)
 {
-	static const int rank[] = { [V_REGRESSED] = 0, [V_IMPROVED] = 1, [V_CHANGED] = 2,
-				    [V_VARIES] = 3, [V_ONLY_BEFORE] = 4, [V_ONLY_AFTER] = 5,
-				    [V_UNJUDGED] = 6, [V_SAME] = 7 };
+	static const int rank[] = { [COMPARE_REGRESSED] = 0, [COMPARE_IMPROVED] = 1, [COMPARE_CHANGED] = 2,
+				    [COMPARE_VARIES] = 3, [COMPARE_ONLY_BEFORE] = 4, [COMPARE_ONLY_AFTER] = 5,
+				    [COMPARE_UNJUDGED] = 6, [COMPARE_SAME] = 7 };
 
 	return rank[r->verdict];
 }
@@ -341,7 +341,7 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
 		} else {
 			r->before = median_of(b->v, b->n);
 			r->nbefore = b->n;
-			r->verdict = V_ONLY_BEFORE;
+			r->verdict = COMPARE_ONLY_BEFORE;
 		}
 		n++;
 	}
@@ -354,7 +354,7 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
 		out[n++] = (struct compare_row){ .benchmark = a->benchmark, .name = a->name,
 						 .unit = a->unit, .after = median_of(a->v, a->n),
 						 .nafter = a->n, .change = NAN, .p = NAN, .ci_lo = NAN,
-						 .ci_hi = NAN, .verdict = V_ONLY_AFTER };
+						 .ci_hi = NAN, .verdict = COMPARE_ONLY_AFTER };
 	}
 	if (!rc)
 		rc = decide_measured(out, n, o);
@@ -379,7 +379,7 @@ static void fmt_value(char *buf, size_t len, double v, size_t n)
 /* The test column: how the row was judged. */
 static void fmt_test(char *buf, size_t len, const struct compare_row *r, const struct compare_opts *o)
 {
-	if (r->verdict == V_UNJUDGED || r->verdict == V_VARIES)
+	if (r->verdict == COMPARE_UNJUDGED || r->verdict == COMPARE_VARIES)
 		snprintf(buf, len, "%s", r->why);
 	else if (r->exact)
 		snprintf(buf, len, "exact");
@@ -404,15 +404,15 @@ size_t compare_print(const struct compare_row *rows, size_t n, const struct comp
 	int w = 6;
 
 	for (size_t i = 0; i < n; i++)
-		if (o->all || rows[i].verdict != V_SAME)
-			w = MAX(w, (int)strlen(rows[i].name));
+		if (o->all || rows[i].verdict != COMPARE_SAME)
+			w = GPUISO_MAX(w, (int)strlen(rows[i].name));
 	for (size_t i = 0; i < n; i++) {
 		const struct compare_row *r = &rows[i];
 		char before[32], after[32], change[16], test[160];
 
-		regressions += r->verdict == V_REGRESSED;
+		regressions += r->verdict == COMPARE_REGRESSED;
 		within += !r->exact && !isnan(r->p) && !r->history;
-		if (!o->all && r->verdict == V_SAME) {
+		if (!o->all && r->verdict == COMPARE_SAME) {
 			hidden++;
 			continue;
 		}

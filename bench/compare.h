@@ -77,15 +77,15 @@ size_t sample_set_benchmarks(const struct sample_set *set, const char **one);
 /** sample_set_free() - free a set. @set: the set. */
 void sample_set_free(struct sample_set *set);
 
-enum verdict {
-	V_SAME,
-	V_IMPROVED,
-	V_REGRESSED,
-	V_CHANGED,     /* a significant change of a metric that is better neither way */
-	V_ONLY_BEFORE,
-	V_ONLY_AFTER,
-	V_UNJUDGED,    /* measured, but not judgeable: too few samples or operations, a maximum */
-	V_VARIES,      /* exact, yet its samples differ within a side */
+enum compare_verdict {
+	COMPARE_SAME,
+	COMPARE_IMPROVED,
+	COMPARE_REGRESSED,
+	COMPARE_CHANGED,     /* a significant change of a metric that is better neither way */
+	COMPARE_ONLY_BEFORE,
+	COMPARE_ONLY_AFTER,
+	COMPARE_UNJUDGED,    /* measured, but not judgeable: too few samples or operations, a maximum */
+	COMPARE_VARIES,      /* exact, yet its samples differ within a side */
 };
 
 /* How much a measured series moves between revisions, from its history. */
@@ -116,7 +116,7 @@ struct compare_row {
 	double ci_lo, ci_hi;  /* 95% interval of the change of the mean, relative; NAN if none */
 	double p;             /* adjusted p of a judged measured series, or NAN */
 	size_t nbefore, nafter;
-	enum verdict verdict;
+	enum compare_verdict verdict;
 	bool history;         /* judged against the history's revision-to-revision noise too */
 	char why[96];         /* why unjudged, or how an exact metric varies */
 };
@@ -147,7 +147,7 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
 size_t compare_print(const struct compare_row *rows, size_t n, const struct compare_opts *o, FILE *f);
 
 /** verdict_name() - "REGRESSED", "improved", ... @v: the verdict. */
-const char *verdict_name(enum verdict v);
+const char *verdict_name(enum compare_verdict v);
 
 /**
  * metric_direction() - the verdict of a real change of a metric.
@@ -155,10 +155,10 @@ const char *verdict_name(enum verdict v);
  * @unit: its unit.
  * @change: the relative change (its sign matters).
  *
- * Return: V_REGRESSED, V_IMPROVED, V_CHANGED (better neither way), or
- * V_SAME for no change.
+ * Return: COMPARE_REGRESSED, COMPARE_IMPROVED, COMPARE_CHANGED (better neither way), or
+ * COMPARE_SAME for no change.
  */
-enum verdict metric_direction(const char *name, const char *unit, double change);
+enum compare_verdict metric_direction(const char *name, const char *unit, double change);
 
 /**
  * rel_change() - (@after - @before) / |@before|, infinite from 0.

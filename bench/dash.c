@@ -137,9 +137,9 @@ static double ty(const struct chart *c, double v, double lo, double hi)
 	double f;
 
 	if (c->log_y) {
-		v = log10(MAX(v, 1e-12));
-		lo = log10(MAX(lo, 1e-12));
-		hi = log10(MAX(hi, 1e-12));
+		v = log10(GPUISO_MAX(v, 1e-12));
+		lo = log10(GPUISO_MAX(lo, 1e-12));
+		hi = log10(GPUISO_MAX(hi, 1e-12));
 	}
 	f = hi > lo ? (v - lo) / (hi - lo) : 0.5;
 	return pad(c, PAD_T) + (1 - f) * (c->h - pad(c, PAD_T) - pad(c, PAD_B));
@@ -176,9 +176,9 @@ static void chart(struct page *p, const struct chart *c, const struct line *line
 
 			if (c->log_y && v <= 0)
 				continue;
-			lo = MIN(lo, v);
-			hi = MAX(hi, v);
-			xmax = MAX(xmax, x);
+			lo = GPUISO_MIN(lo, v);
+			hi = GPUISO_MAX(hi, v);
+			xmax = GPUISO_MAX(xmax, x);
 		}
 	}
 	if (lo > hi)
@@ -195,8 +195,8 @@ static void chart(struct page *p, const struct chart *c, const struct line *line
 	/* axes with three y ticks */
 	fprintf(f, "<g stroke=\"#ccc\" font-size=\"11\" fill=\"#555\">\n");
 	for (int t = 0; !c->spark && t <= 2; t++) {
-		double v = c->log_y ? pow(10, log10(MAX(lo, 1e-12)) +
-						       t * (log10(MAX(hi, 1e-12)) - log10(MAX(lo, 1e-12))) / 2)
+		double v = c->log_y ? pow(10, log10(GPUISO_MAX(lo, 1e-12)) +
+						       t * (log10(GPUISO_MAX(hi, 1e-12)) - log10(GPUISO_MAX(lo, 1e-12))) / 2)
 				    : lo + t * (hi - lo) / 2;
 		double y = ty(c, v, lo, hi);
 
@@ -354,7 +354,7 @@ static const char *change_color(const struct series *sr, const struct history_ch
 {
 	if (!history_change_claims(sr, c))
 		return GREY;
-	return c->verdict == V_REGRESSED ? RED : c->verdict == V_IMPROVED ? GREEN : GREY;
+	return c->verdict == COMPARE_REGRESSED ? RED : c->verdict == COMPARE_IMPROVED ? GREEN : GREY;
 }
 
 /* A chart of @sr's per-revision values with its changes marked. */
@@ -395,7 +395,8 @@ static double best_of(const struct series *sr)
 	double best = sr->revs[0].value;
 
 	for (size_t i = 1; i < sr->nrevs; i++)
-		best = b == BETTER_HIGHER ? MAX(best, sr->revs[i].value) : MIN(best, sr->revs[i].value);
+		best = b == BETTER_HIGHER ? GPUISO_MAX(best, sr->revs[i].value)
+					  : GPUISO_MIN(best, sr->revs[i].value);
 	return best;
 }
 
@@ -404,8 +405,8 @@ static void change_cell(FILE *f, const struct series *sr, double from, double to
 			const struct history_change *c)
 {
 	const char *cls = !c || !history_change_claims(sr, c) ? ""
-			  : c->verdict == V_REGRESSED		  ? "bad"
-			  : c->verdict == V_IMPROVED		  ? "good" : "";
+			  : c->verdict == COMPARE_REGRESSED		  ? "bad"
+			  : c->verdict == COMPARE_IMPROVED		  ? "good" : "";
 	const char *arrow = to > from ? "&#9650; " : to < from ? "&#9660; " : "";
 
 	fprintf(f, "<td class=\"%s\">%s", cls, arrow);
@@ -818,7 +819,7 @@ static int progress_of(struct site *st, struct page *p, const char *benchmark)
 				y -= bh;
 				fprintf(p->file.f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
 					      "<title>%.12s %s: %.0f of %.0f</title></rect>\n",
-					PAD_L + (int)i * bar, y, MAX(bar - 2, 1), bh, path_colors[k], rev,
+					PAD_L + (int)i * bar, y, GPUISO_MAX(bar - 2, 1), bh, path_colors[k], rev,
 					paths[k], v, total);
 			}
 		}

@@ -37,7 +37,7 @@ static size_t read_inputs(const char *list, int side, struct input_pair *in, siz
 		const char *eq = memrchr(line, '=', len);
 
 		if (eq) {
-			size_t plen = MIN((size_t)(eq - line), sizeof(in->path) - 1);
+			size_t plen = GPUISO_MIN((size_t)(eq - line), sizeof(in->path) - 1);
 
 			for (k = 0; k < n && (strlen(in[k].path) != plen || strncmp(in[k].path, line, plen)); k++)
 				;
@@ -389,8 +389,8 @@ static int measured_changes(struct series *sr, double alpha, double threshold)
 		 * Where the level changed is known to a revision or two: the code
 		 * and inputs must have stayed through a level's length around it.
 		 */
-		c->machine = same_code(sr, at - MIN(at - s, HISTORY_MIN_SEGMENT),
-				       at + MIN(e - at, HISTORY_MIN_SEGMENT));
+		c->machine = same_code(sr, at - GPUISO_MIN(at - s, HISTORY_MIN_SEGMENT),
+				       at + GPUISO_MIN(e - at, HISTORY_MIN_SEGMENT));
 		if (!welch_ci(x + s, at - s, x + at, e - at, 0.95, &lo, &hi)) {
 			c->ci_lo = lo;
 			c->ci_hi = hi;
@@ -416,7 +416,7 @@ static void judge_series(const struct history *h, struct series *sr)
 	if (sr->nchanges) {
 		const struct history_change *last = &sr->changes[sr->nchanges - 1];
 
-		sr->alarm = last->verdict == V_REGRESSED && history_change_claims(sr, last);
+		sr->alarm = last->verdict == COMPARE_REGRESSED && history_change_claims(sr, last);
 	}
 }
 

@@ -47,7 +47,7 @@ struct history_change {
 	double change;         /* relative */
 	double ci_lo, ci_hi;   /* 95% interval of the change, relative (measured), or NAN */
 	double p;              /* the test's p (measured), or NAN (exact) */
-	enum verdict verdict;
+	enum compare_verdict verdict;
 	bool machine;          /* the same code and inputs on both sides: the machine's change
 				* (measured), or a failure of determinism (exact) */
 	const char *ack_note;  /* the note of the acknowledgement that covers it, or NULL */

@@ -157,7 +157,7 @@ uint64_t range_largest(const struct range_alloc *ra)
 	uint64_t best = 0;
 
 	for (size_t i = 0; i < ra->n; i++)
-		best = MAX(best, ra->ext[i].size);
+		best = GPUISO_MAX(best, ra->ext[i].size);
 	return best;
 }
 

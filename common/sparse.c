@@ -208,7 +208,7 @@ static void pages_discard(struct sparse_mem *sm, struct sparse_chunk *ch, uint64
 
 	for (uint64_t page = first; page <= last; page++) {
 		uint64_t start = page << SPARSE_PAGE_SHIFT;
-		uint64_t from = MAX(start, off), to = MIN(start + SPARSE_PAGE, off + n);
+		uint64_t from = GPUISO_MAX(start, off), to = GPUISO_MIN(start + SPARSE_PAGE, off + n);
 		/* a device may write a pinned page behind our back: no bit can stand for it */
 		bool whole = from == start && to == start + SPARSE_PAGE && !ch->pins;
 
@@ -355,7 +355,7 @@ static struct sparse_chunk *sparse_chunk_at(const struct sparse_mem *sm, uint64_
 /* Bytes from @addr to the end of its chunk, clipped to the store. */
 static uint64_t sparse_avail(const struct sparse_mem *sm, uint64_t addr)
 {
-	return MIN(SPARSE_CHUNK - SPARSE_OFF(addr), sm->size - addr);
+	return GPUISO_MIN(SPARSE_CHUNK - SPARSE_OFF(addr), sm->size - addr);
 }
 
 static bool sparse_in_range(const struct sparse_mem *sm, uint64_t addr, uint64_t len)
@@ -453,7 +453,7 @@ void *sparse_ptr(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *a
 
 	if (!ch)
 		return NULL;
-	pages_prepare_write(sm, ch, SPARSE_OFF(addr), MIN(len, *avail));
+	pages_prepare_write(sm, ch, SPARSE_OFF(addr), GPUISO_MIN(len, *avail));
 	return ch->data + SPARSE_OFF(addr);
 }
 
@@ -470,7 +470,7 @@ const void *sparse_peek(const struct sparse_mem *sm, uint64_t addr, uint64_t *av
 	ch = sparse_chunk_at(sm, addr);
 	if (!ch)
 		return NULL;
-	*avail = MIN(*avail, stretch_end(ch, off) - off);
+	*avail = GPUISO_MIN(*avail, stretch_end(ch, off) - off);
 	return page_zero(ch, off >> SPARSE_PAGE_SHIFT) ? NULL : bytes_at(ch, off);
 }
 
@@ -483,7 +483,7 @@ int sparse_read(const struct sparse_mem *sm, uint64_t addr, void *buf, uint64_t 
 	while (len) {
 		uint64_t avail;
 		const void *p = sparse_peek(sm, addr, &avail);
-		uint64_t n = MIN(avail, len);
+		uint64_t n = GPUISO_MIN(avail, len);
 
 		if (p)
 			memcpy(out, p, n);
@@ -509,7 +509,7 @@ int sparse_write(struct sparse_mem *sm, uint64_t addr, const void *buf, uint64_t
 
 		if (!p)
 			return -ENOMEM;
-		n = MIN(avail, len);
+		n = GPUISO_MIN(avail, len);
 		memcpy(p, in, n);
 		in += n;
 		addr += n;
@@ -521,7 +521,7 @@ int sparse_write(struct sparse_mem *sm, uint64_t addr, const void *buf, uint64_t
 int sparse_fill(struct sparse_mem *sm, uint64_t addr, uint64_t len, const void *pattern,
 		uint64_t plen)
 {
-	uint64_t done = MIN(plen, len);
+	uint64_t done = GPUISO_MIN(plen, len);
 	int rc;
 
 	if (!plen)
@@ -531,7 +531,7 @@ int sparse_fill(struct sparse_mem *sm, uint64_t addr, uint64_t len, const void *
 	rc = sparse_write(sm, addr, pattern, done);
 	/* [addr, addr+done) holds whole periods: its copy right after it continues the pattern */
 	while (!rc && done < len) {
-		uint64_t n = MIN(done, len - done);
+		uint64_t n = GPUISO_MIN(done, len - done);
 
 		rc = sparse_copy(sm, addr + done, sm, addr, n, false);
 		done += n;
@@ -548,7 +548,7 @@ static bool holds(const struct sparse_mem *sm, uint64_t addr, const uint8_t *p, 
 	while (n) {
 		uint64_t avail;
 		const void *have = sparse_peek(sm, addr, &avail);
-		uint64_t k = MIN(avail, n);
+		uint64_t k = GPUISO_MIN(avail, n);
 
 		if (!have != !p || (p && have != p && memcmp(have, p, k)))
 			return false;
@@ -575,13 +575,13 @@ int sparse_discard(struct sparse_mem *sm, uint64_t addr, uint64_t len)
 
 		if (!sm->dir[addr >> SPARSE_SLOT_SHIFT]) {
 			/* nothing in this gigabyte: on to the next */
-			n = MIN(ALIGN_DOWN(addr, SZ_1G) + SZ_1G - addr, len);
+			n = GPUISO_MIN(ALIGN_DOWN(addr, SZ_1G) + SZ_1G - addr, len);
 			addr += n;
 			len -= n;
 			continue;
 		}
 		slot = sparse_slot(sm, addr, false);
-		n = MIN(sparse_avail(sm, addr), len);
+		n = GPUISO_MIN(sparse_avail(sm, addr), len);
 
 		/*
 		 * A whole chunk (up to the store's end) is let go, a part reads as
@@ -655,7 +655,7 @@ static int bytes_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse
 	/* memory a device may access is read and written as bytes */
 	lend = sch != dch && !sch->pins && !dch->pins && !((off ^ soff) & (SPARSE_PAGE - 1));
 	while (n) {
-		uint64_t k = lend ? MIN(n, SPARSE_PAGE - (off & (SPARSE_PAGE - 1))) : n;
+		uint64_t k = lend ? GPUISO_MIN(n, SPARSE_PAGE - (off & (SPARSE_PAGE - 1))) : n;
 
 		if (!lend || k < SPARSE_PAGE ||
 		    borrow(dst, dch, off >> SPARSE_PAGE_SHIFT, sch, soff >> SPARSE_PAGE_SHIFT)) {
@@ -697,12 +697,12 @@ int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *
 			slot_share(dst, slot, doff, whole);
 			n = SPARSE_CHUNK;
 		} else if (!(from = sparse_peek(src, soff, &savail))) {
-			n = MIN(MIN(savail, sparse_avail(dst, doff)), len);
+			n = GPUISO_MIN(GPUISO_MIN(savail, sparse_avail(dst, doff)), len);
 			rc = sparse_discard(dst, doff, n);
 			if (rc)
 				return rc;
 		} else {
-			n = MIN(MIN(savail, sparse_avail(dst, doff)), len);
+			n = GPUISO_MIN(GPUISO_MIN(savail, sparse_avail(dst, doff)), len);
 			rc = bytes_copy(dst, doff, src, soff, from, n, stream);
 			if (rc)
 				return rc;
@@ -718,7 +718,7 @@ int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *
 static void chunk_feed(struct digest *d, const struct sparse_chunk *ch, uint64_t off, uint64_t n)
 {
 	while (n) {
-		uint64_t end = ch ? MIN(stretch_end(ch, off), off + n) : off + n;
+		uint64_t end = ch ? GPUISO_MIN(stretch_end(ch, off), off + n) : off + n;
 		bool zero = !ch || page_zero(ch, off >> SPARSE_PAGE_SHIFT);
 
 		digest_update(d, zero ? NULL : bytes_at(ch, off), end - off);
@@ -768,7 +768,7 @@ int sparse_digest(const struct sparse_mem *sm, uint64_t addr, uint64_t len, uint
 	/* One digest per chunk-sized piece: a whole chunk's is cached in it. */
 	while (len) {
 		struct sparse_chunk *ch = sparse_chunk_at(sm, addr);
-		uint64_t n = MIN(sparse_avail(sm, addr), len);
+		uint64_t n = GPUISO_MIN(sparse_avail(sm, addr), len);
 		struct digest d;
 
 		if (whole_chunk(sm, addr, len)) {
@@ -817,7 +817,7 @@ void *sparse_pin(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *a
 
 	if (!ch)
 		return NULL;
-	n = MIN(len, *avail);
+	n = GPUISO_MIN(len, *avail);
 	/* pages that read as zero become real zeros, borrowed ones own bytes: the device will see them */
 	for (uint64_t page = off >> SPARSE_PAGE_SHIFT; page <= (off + n - 1) >> SPARSE_PAGE_SHIFT; page++) {
 		if (page_borrowed(ch, page))

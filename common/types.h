@@ -11,8 +11,8 @@ typedef uint64_t iova_t;
 /** typedef pa_t - a system physical address. */
 typedef uint64_t pa_t;
 
-#define PAGE_SHIFT 12
-#define PAGE_SIZE ((uint64_t)1 << PAGE_SHIFT)
+#define GPUISO_PAGE_SHIFT 12
+#define GPUISO_PAGE_SIZE ((uint64_t)1 << GPUISO_PAGE_SHIFT)
 #define SZ_2M ((uint64_t)1 << 21)
 #define SZ_1G ((uint64_t)1 << 30)
 
@@ -20,8 +20,8 @@ typedef uint64_t pa_t;
 #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
 #define ALIGN_DOWN(x, a) ((x) & ~((uint64_t)(a) - 1))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define MIN(a, b) ((a) < (b) ? (a) : (b))
-#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define GPUISO_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define GPUISO_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))

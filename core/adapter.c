@@ -97,7 +97,7 @@ static int decide_mode(struct core *c, struct adapter *a)
 		return -ENOTSUP;
 	}
 	/* Page 0 is never a logical address: a device that sees no further has none. */
-	if (caps->highest_visible_address < 2 * PAGE_SIZE - 1) {
+	if (caps->highest_visible_address < 2 * GPUISO_PAGE_SIZE - 1) {
 		start_failed(a, "DMA remapping is needed and the device sees only up to %#llx: not one logical page above page 0",
 			     (unsigned long long)caps->highest_visible_address);
 		return -ENOTSUP;
@@ -106,7 +106,7 @@ static int decide_mode(struct core *c, struct adapter *a)
 	a->logical_limit = caps->highest_visible_address + 1;
 	range_init(&a->iova);
 	/* Logical address 0 is never handed out: a driver may use it as "none". */
-	return range_add(&a->iova, PAGE_SIZE, a->logical_limit - PAGE_SIZE);
+	return range_add(&a->iova, GPUISO_PAGE_SIZE, a->logical_limit - GPUISO_PAGE_SIZE);
 }
 
 /* When an adapter not attached at start is: at the first secure VM with the staging key. */
@@ -138,10 +138,10 @@ static void decide_flags(struct core *c, struct adapter *a)
 static int vram_init(struct core *c, struct adapter *a)
 {
 	uint64_t vram = c->hw->ops->vram_size(c->hw, a->phys[0].dev);
-	uint64_t top = vram - MIN(a->phys[0].fb_bytes, vram);
+	uint64_t top = vram - GPUISO_MIN(a->phys[0].fb_bytes, vram);
 
 	range_init(&a->vram);
-	return top > PAGE_SIZE ? range_add(&a->vram, PAGE_SIZE, top - PAGE_SIZE) : 0;
+	return top > GPUISO_PAGE_SIZE ? range_add(&a->vram, GPUISO_PAGE_SIZE, top - GPUISO_PAGE_SIZE) : 0;
 }
 
 /* A PopulatedFromSystemMemory segment: system pages VidMm maps like any GPU memory. */
@@ -286,13 +286,13 @@ static void report_leaks(struct core *c, struct adapter *a)
 	for (size_t k = 0; k < ARRAY_SIZE(teardown_order); k++) {
 		for (uint32_t i = 0; i < c->ht.next_index; i++) {
 			struct hobj *o = &c->ht.chunks[i / H_CHUNK][i % H_CHUNK];
-			handle_t h = (o->gen << H_INDEX_BITS) | i;
+			core_handle_t h = (o->gen << H_INDEX_BITS) | i;
 
 			if (o->kind != teardown_order[k] || o->adapter != a->index)
 				continue;
-			viol_handle(c, V_HANDLE_LEAK, h, "%s: %s 0x%x (%llu bytes) was never freed",
+			viol_handle(c, CORE_V_HANDLE_LEAK, h, "%s: %s 0x%x (%llu bytes) was never freed",
 				    a->cfg->name, hkind_name(o->kind), h,
-				    (unsigned long long)(o->pg.npages * PAGE_SIZE));
+				    (unsigned long long)(o->pg.npages * GPUISO_PAGE_SIZE));
 			if (o->kind == H_ALLOC && o->u.alloc.aperture_mapped)
 				core_unmap_aperture(c, a->index, h);
 			obj_destroy(c, h);

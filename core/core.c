@@ -133,7 +133,7 @@ void core_stop(struct core *core)
 	if (!core->started || core->stopped)
 		return;
 	core->stopped = true;
-	core->irql = IRQL_PASSIVE; /* DxgkDdiStopDevice and what it frees run at PASSIVE_LEVEL */
+	core->irql = CORE_IRQL_PASSIVE; /* DxgkDdiStopDevice and what it frees run at PASSIVE_LEVEL */
 	for (size_t i = 0; i < core->nadapters; i++)
 		adapter_stop(core, &core->adapters[i]);
 }
@@ -199,7 +199,7 @@ void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns)
 	}
 }
 
-void core_set_irql(struct core *core, enum irql irql)
+void core_set_irql(struct core *core, enum core_irql irql)
 {
 	core->irql = irql;
 }
@@ -219,19 +219,19 @@ struct adapter *adapter_get(struct core *c, unsigned int adapter)
  */
 static int irql_check(struct core *c, struct adapter *a, const char *name)
 {
-	if (c->irql < IRQL_DISPATCH)
+	if (c->irql < CORE_IRQL_DISPATCH)
 		return 0;
 	if (a->cfg->wddm < SCN_WDDM(3, 2)) {
-		viol(c, V_CB_IRQL, "%s called at IRQL %u (callbacks require IRQL <= APC_LEVEL); WDDM %u.%u does not validate it: the call goes on",
+		viol(c, CORE_V_CB_IRQL, "%s called at IRQL %u (callbacks require IRQL <= APC_LEVEL); WDDM %u.%u does not validate it: the call goes on",
 		     name, (unsigned int)c->irql, a->cfg->wddm / 10, a->cfg->wddm % 10);
 		return 0;
 	}
-	c->bugcheck = (struct core_violation){ .code = V_CB_IRQL, .event = c->event,
+	c->bugcheck = (struct core_violation){ .code = CORE_V_CB_IRQL, .event = c->event,
 					       .ts_ns = c->ts_ns };
 	snprintf(c->bugcheck.detail, sizeof(c->bugcheck.detail),
 		 "%s called at IRQL %u on %s (WDDM %u.%u): bugcheck, the machine stops", name,
 		 (unsigned int)c->irql, a->cfg->name, a->cfg->wddm / 10, a->cfg->wddm % 10);
-	viol(c, V_CB_IRQL, "%s", c->bugcheck.detail);
+	viol(c, CORE_V_CB_IRQL, "%s", c->bugcheck.detail);
 	c->bugchecked = true;
 	return -EPERM;
 }
@@ -254,7 +254,7 @@ int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adap
 	if (rc)
 		return rc;
 	if (a->in_exclusive) {
-		viol(c, V_CB_IN_EXCLUSIVE, "%s called on %s between Begin and EndExclusiveAccess",
+		viol(c, CORE_V_CB_IN_EXCLUSIVE, "%s called on %s between Begin and EndExclusiveAccess",
 		     name, a->cfg->name);
 		return -EPERM;
 	}
@@ -270,7 +270,7 @@ const struct core_violation *core_bugcheck(const struct core *core)
 }
 
 /* cb_enter() and handle_get() together: the start of every callback on a handle. */
-struct hobj *cb_handle(struct core *c, unsigned int adapter, const char *name, handle_t h,
+struct hobj *cb_handle(struct core *c, unsigned int adapter, const char *name, core_handle_t h,
 		       enum hkind kind, struct adapter **a, int *rc)
 {
 	struct hobj *o;
@@ -317,7 +317,7 @@ void stale_check(struct core *c)
 
 	c->hw->ops->stats(c->hw, &st);
 	if (st.stale_hits > c->stale_seen) {
-		viol(c, V_STALE_TRANSLATION,
+		viol(c, CORE_V_STALE_TRANSLATION,
 		     "%llu access(es) translated by stale IOTLB entries (unmap without flush)",
 		     (unsigned long long)(st.stale_hits - c->stale_seen));
 		c->stale_seen = st.stale_hits;

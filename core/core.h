@@ -31,14 +31,14 @@
 
 struct core;
 
-/** typedef handle_t - a handle the model gives a driver; 0 is never valid. */
-typedef uint32_t handle_t;
+/** typedef core_handle_t - a handle the model gives a driver; 0 is never valid. */
+typedef uint32_t core_handle_t;
 
-enum irql {
-	IRQL_PASSIVE = 0,
-	IRQL_APC = 1,
-	IRQL_DISPATCH = 2, /* callbacks here are a violation (WDDM 3.2 bugchecks) */
-	IRQL_HIGH = 15,    /* HIGH_LEVEL on x64: the highest level a trace may give */
+enum core_irql {
+	CORE_IRQL_PASSIVE = 0,
+	CORE_IRQL_APC = 1,
+	CORE_IRQL_DISPATCH = 2, /* callbacks here are a violation (WDDM 3.2 bugchecks) */
+	CORE_IRQL_HIGH = 15,    /* HIGH_LEVEL on x64: the highest level a trace may give */
 };
 
 /* DXGK_MEMORY_CACHING_TYPE: these three values and no other. */
@@ -55,10 +55,10 @@ enum cpu_access {
 };
 
 /* Where a VidMm allocation lives. */
-enum segment {
-	SEG_VRAM = 0,     /* a memory segment in VRAM */
-	SEG_APERTURE = 1, /* an aperture segment (system pages mapped for the GPU) */
-	SEG_SYSTEM = 2,   /* the implicit system-memory segment */
+enum core_segment {
+	CORE_SEG_VRAM = 0,     /* a memory segment in VRAM */
+	CORE_SEG_APERTURE = 1, /* an aperture segment (system pages mapped for the GPU) */
+	CORE_SEG_SYSTEM = 2,   /* the implicit system-memory segment */
 };
 
 /* DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 bits that matter here. */
@@ -126,30 +126,30 @@ struct core_adapter_info {
 };
 
 /* Stable verifier codes; core_violation_name() gives their text. */
-enum violation {
-	V_CB_IRQL,           /* callback at DISPATCH_LEVEL or above */
-	V_CB_IN_EXCLUSIVE,   /* callback between Begin/EndExclusiveAccess */
-	V_DMA_IN_EXCLUSIVE,  /* device DMA between Begin/EndExclusiveAccess */
-	V_WORK_IN_EXCLUSIVE, /* work submitted while the scheduler is suspended */
-	V_UNMAP_AFTER_FREE,  /* UnmapMdlFromIoMmu after the MDL was freed */
-	V_DEPRECATED_CB,     /* WDDM 2.4 memory callback by a driver reporting linear remapping */
-	V_BAD_HANDLE,        /* unknown, freed, foreign or wrong-kind handle */
-	V_HANDLE_LEAK,       /* handle still live at adapter teardown */
-	V_MAPPING_LEAK,      /* IOMMU mapping left in a domain at teardown */
-	V_FB_NOT_LEAD,       /* frame-buffer callback without the lead adapter */
-	V_FB_RESTORE_MISMATCH, /* restored VRAM differs from what was saved */
-	V_FB_SEQUENCE,       /* unpin without pin, pin twice, transition out of order */
-	V_PMO_BUSY,          /* PMO destroyed with ADLs, views or opens outstanding */
-	V_STALE_TRANSLATION, /* DMA translated by a stale IOTLB entry */
-	V_CPU_ACCESS,        /* CPU access through an ADL or a PMO: no CPU address */
-	V_NVIOLATIONS
+enum core_violation_code {
+	CORE_V_CB_IRQL,           /* callback at DISPATCH_LEVEL or above */
+	CORE_V_CB_IN_EXCLUSIVE,   /* callback between Begin/EndExclusiveAccess */
+	CORE_V_DMA_IN_EXCLUSIVE,  /* device DMA between Begin/EndExclusiveAccess */
+	CORE_V_WORK_IN_EXCLUSIVE, /* work submitted while the scheduler is suspended */
+	CORE_V_UNMAP_AFTER_FREE,  /* UnmapMdlFromIoMmu after the MDL was freed */
+	CORE_V_DEPRECATED_CB,     /* WDDM 2.4 memory callback by a driver reporting linear remapping */
+	CORE_V_BAD_HANDLE,        /* unknown, freed, foreign or wrong-kind handle */
+	CORE_V_HANDLE_LEAK,       /* handle still live at adapter teardown */
+	CORE_V_MAPPING_LEAK,      /* IOMMU mapping left in a domain at teardown */
+	CORE_V_FB_NOT_LEAD,       /* frame-buffer callback without the lead adapter */
+	CORE_V_FB_RESTORE_MISMATCH, /* restored VRAM differs from what was saved */
+	CORE_V_FB_SEQUENCE,       /* unpin without pin, pin twice, transition out of order */
+	CORE_V_PMO_BUSY,          /* PMO destroyed with ADLs, views or opens outstanding */
+	CORE_V_STALE_TRANSLATION, /* DMA translated by a stale IOTLB entry */
+	CORE_V_CPU_ACCESS,        /* CPU access through an ADL or a PMO: no CPU address */
+	CORE_V_NVIOLATIONS
 };
 
 struct core_violation {
-	enum violation code;
+	enum core_violation_code code;
 	uint64_t event;   /* event index when it happened (core_set_event) */
 	uint64_t ts_ns;   /* event timestamp */
-	handle_t handle;  /* HANDLE_LEAK: the handle never freed; else 0 */
+	core_handle_t handle;  /* HANDLE_LEAK: the handle never freed; else 0 */
 	char detail[200];
 };
 
@@ -186,7 +186,7 @@ struct core_power_record {
 /* A MapApertureSegment2 (or legacy MapApertureSegment) the KMD received. */
 struct paging_op {
 	enum { PAGING_MAP_APERTURE, PAGING_MAP_APERTURE2, PAGING_UNMAP_APERTURE } kind;
-	handle_t allocation;
+	core_handle_t allocation;
 	uint64_t offset_pages, pages;
 	/* MAP_APERTURE2: the ADL */
 	bool adl_logical;    /* pages are logical addresses */
@@ -199,7 +199,7 @@ struct paging_op {
 	 * freed right after the matching unmap; 0 (NULL) without
 	 * MapApertureCpuVisible.
 	 */
-	handle_t cpu_visible_address;
+	core_handle_t cpu_visible_address;
 };
 
 /* Queries Dxgkrnl makes of the KMD (DXGKQAITYPE_*). */
@@ -327,7 +327,7 @@ void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns);
  * @core: the model.
  * @irql: the level.
  */
-void core_set_irql(struct core *core, enum irql irql);
+void core_set_irql(struct core *core, enum core_irql irql);
 
 /**
  * core_bugcheck() - whether the machine stopped: a driver of WDDM 3.2 or
@@ -389,10 +389,10 @@ int core_iommu_disable(struct core *core, unsigned int adapter);
  * 3.2 bugcheck, exclusive access), -ENODEV, -ESHUTDOWN (after a bugcheck).
  */
 int core_alloc_contiguous(struct core *core, unsigned int adapter, uint64_t bytes,
-			  enum cache_type cache, handle_t *h, iova_t *logical);
+			  enum cache_type cache, core_handle_t *h, iova_t *logical);
 
 /** core_free_contiguous() - DxgkCbFreeContiguousMemory. @core, @adapter, @h: as allocated. */
-int core_free_contiguous(struct core *core, unsigned int adapter, handle_t h);
+int core_free_contiguous(struct core *core, unsigned int adapter, core_handle_t h);
 
 /**
  * core_alloc_mdl() - DxgkCbAllocatePagesForMdl: pages (not necessarily
@@ -404,10 +404,10 @@ int core_free_contiguous(struct core *core, unsigned int adapter, handle_t h);
  *
  * Return: as core_alloc_contiguous().
  */
-int core_alloc_mdl(struct core *core, unsigned int adapter, uint64_t bytes, handle_t *h);
+int core_alloc_mdl(struct core *core, unsigned int adapter, uint64_t bytes, core_handle_t *h);
 
 /** core_free_mdl() - DxgkCbFreePagesFromMdl. @core, @adapter, @h: the MDL. */
-int core_free_mdl(struct core *core, unsigned int adapter, handle_t h);
+int core_free_mdl(struct core *core, unsigned int adapter, core_handle_t h);
 
 /**
  * core_map_mdl() - DxgkCbMapMdlToIoMmu: map a driver-managed MDL; the MDL
@@ -418,7 +418,7 @@ int core_free_mdl(struct core *core, unsigned int adapter, handle_t h);
  * @h: out: the mapping handle.
  * @logical: out: device address of the first page (may be NULL).
  */
-int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t *h,
+int core_map_mdl(struct core *core, unsigned int adapter, core_handle_t mdl, core_handle_t *h,
 		 iova_t *logical);
 
 /**
@@ -434,7 +434,8 @@ int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t
  *
  * Return: 0, -EINVAL (no bytes), -ENOMEM, -ENODEV, -ESHUTDOWN (bugchecked).
  */
-int core_driver_mdl_create(struct core *core, unsigned int adapter, uint64_t bytes, handle_t *h);
+int core_driver_mdl_create(struct core *core, unsigned int adapter, uint64_t bytes,
+			   core_handle_t *h);
 
 /**
  * core_driver_mdl_free() - the driver frees its own MDL and the memory under
@@ -445,10 +446,10 @@ int core_driver_mdl_create(struct core *core, unsigned int adapter, uint64_t byt
  *
  * Return: 0, -EINVAL (BAD_HANDLE: not a live driver MDL of @adapter).
  */
-int core_driver_mdl_free(struct core *core, unsigned int adapter, handle_t h);
+int core_driver_mdl_free(struct core *core, unsigned int adapter, core_handle_t h);
 
 /** core_unmap_mdl() - DxgkCbUnmapMdlFromIoMmu. @core, @adapter, @h: the mapping. */
-int core_unmap_mdl(struct core *core, unsigned int adapter, handle_t h);
+int core_unmap_mdl(struct core *core, unsigned int adapter, core_handle_t h);
 
 /* --- WDDM 3.0 memory management services --- */
 
@@ -465,7 +466,7 @@ int core_unmap_mdl(struct core *core, unsigned int adapter, handle_t h);
  * -ENOMEM, -EPERM, -ENODEV.
  */
 int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
-		    enum cache_type cache, handle_t *h);
+		    enum cache_type cache, core_handle_t *h);
 /**
  * core_pmo_create_io() - create a physical memory object over a range of IO
  * space the driver provides (DXGK_PHYSICAL_MEMORY_TYPE_IO_SPACE): device
@@ -483,13 +484,13 @@ int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
  * memory: that is RAM, not IO space), -EPERM, -ENODEV.
  */
 int core_pmo_create_io(struct core *core, unsigned int adapter, uint64_t base, uint64_t bytes,
-		       enum cache_type cache, handle_t *h);
+		       enum cache_type cache, core_handle_t *h);
 /** core_pmo_destroy() - destroy a PMO with nothing outstanding on it. @core, @adapter, @h. */
-int core_pmo_destroy(struct core *core, unsigned int adapter, handle_t h);
+int core_pmo_destroy(struct core *core, unsigned int adapter, core_handle_t h);
 /** core_pmo_open() - another reference to a PMO. @core, @adapter, @pmo, @h: out. */
-int core_pmo_open(struct core *core, unsigned int adapter, handle_t pmo, handle_t *h);
+int core_pmo_open(struct core *core, unsigned int adapter, core_handle_t pmo, core_handle_t *h);
 /** core_pmo_close() - drop a reference from core_pmo_open(). @core, @adapter, @h. */
-int core_pmo_close(struct core *core, unsigned int adapter, handle_t h);
+int core_pmo_close(struct core *core, unsigned int adapter, core_handle_t h);
 
 /**
  * core_pmo_map_cpu() - DxgkCbMapPhysicalMemory: map a CPU view of part of a
@@ -506,8 +507,8 @@ int core_pmo_close(struct core *core, unsigned int adapter, handle_t h);
  *
  * Return: 0, -ERANGE (outside the PMO), -EINVAL, -EPERM, -ENODEV.
  */
-int core_pmo_map_cpu(struct core *core, unsigned int adapter, handle_t pmo,
-		     enum cpu_access mode, uint64_t offset, uint64_t bytes, handle_t *h);
+int core_pmo_map_cpu(struct core *core, unsigned int adapter, core_handle_t pmo,
+		     enum cpu_access mode, uint64_t offset, uint64_t bytes, core_handle_t *h);
 
 /* A CPU view as the driver holds it. */
 struct core_view_info {
@@ -526,9 +527,9 @@ struct core_view_info {
  *
  * Return: 0, or -EINVAL when @h is not a live view.
  */
-int core_view_info(struct core *core, handle_t h, struct core_view_info *info);
+int core_view_info(struct core *core, core_handle_t h, struct core_view_info *info);
 /** core_pmo_unmap_cpu() - drop a view. @core, @adapter, @h. */
-int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, handle_t h);
+int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, core_handle_t h);
 
 /**
  * core_view_rw() - CPU access through a handle with a CPU address: a CPU
@@ -545,7 +546,7 @@ int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, handle_t h);
  * IOMMU mapping or a PMO (no CPU address); -EINVAL for a handle that is not
  * live.
  */
-int core_view_rw(struct core *core, handle_t h, uint64_t offset, void *buf, uint64_t len,
+int core_view_rw(struct core *core, core_handle_t h, uint64_t offset, void *buf, uint64_t len,
 		 bool write);
 
 /**
@@ -562,10 +563,10 @@ int core_view_rw(struct core *core, handle_t h, uint64_t offset, void *buf, uint
  * Return: 0, -ERANGE (outside the PMO), -ENOSPC (no logical range free below
  * the device's limit), -ENOMEM (cannot lock or map), -EPERM, -ENODEV.
  */
-int core_adl_alloc(struct core *core, unsigned int adapter, handle_t pmo, uint64_t offset,
-		   uint64_t bytes, handle_t *h);
+int core_adl_alloc(struct core *core, unsigned int adapter, core_handle_t pmo, uint64_t offset,
+		   uint64_t bytes, core_handle_t *h);
 /** core_adl_free() - unlock and unmap an ADL. @core, @adapter, @h. */
-int core_adl_free(struct core *core, unsigned int adapter, handle_t h);
+int core_adl_free(struct core *core, unsigned int adapter, core_handle_t h);
 
 struct core_adl_info {
 	bool logical;    /* addresses are logical */
@@ -574,7 +575,7 @@ struct core_adl_info {
 	uint64_t pages;
 };
 /** core_adl_info() - describe an ADL. @core, @h, @info: out. */
-int core_adl_info(struct core *core, handle_t h, struct core_adl_info *info);
+int core_adl_info(struct core *core, core_handle_t h, struct core_adl_info *info);
 
 /* --- VidMm --- */
 
@@ -592,20 +593,20 @@ int core_adl_info(struct core *core, handle_t h, struct core_adl_info *info);
  * -ENOMEM, -ENODEV.
  */
 int core_alloc_create(struct core *core, unsigned int adapter, uint64_t bytes,
-		      enum segment segment, uint32_t flags, handle_t *h);
+		      enum core_segment segment, uint32_t flags, core_handle_t *h);
 /**
  * core_alloc_destroy() - destroy an allocation (unmapping what VidMm mapped).
  * @core, @adapter, @h: the allocation, as created.
  */
-int core_alloc_destroy(struct core *core, unsigned int adapter, handle_t h);
+int core_alloc_destroy(struct core *core, unsigned int adapter, core_handle_t h);
 /**
  * core_alloc_segment() - the segment an allocation was placed in.
  * @core: the model.
  * @h: the allocation.
  *
- * Return: its enum segment, or -EINVAL when @h is not a live allocation.
+ * Return: its enum core_segment, or -EINVAL when @h is not a live allocation.
  */
-int core_alloc_segment(struct core *core, handle_t h);
+int core_alloc_segment(struct core *core, core_handle_t h);
 
 /**
  * core_map_aperture() - map pages of an aperture-segment allocation
@@ -618,13 +619,13 @@ int core_alloc_segment(struct core *core, handle_t h);
  *
  * Return: 0, -EINVAL (not in an aperture segment, out of range), -EBUSY (mapped).
  */
-int core_map_aperture(struct core *core, unsigned int adapter, handle_t h,
+int core_map_aperture(struct core *core, unsigned int adapter, core_handle_t h,
 		      uint64_t offset_pages, uint64_t pages);
 /**
  * core_unmap_aperture() - UNMAP_APERTURE_SEGMENT; the CPU-visible address dies.
  * @core, @adapter, @h: the allocation, as mapped.
  */
-int core_unmap_aperture(struct core *core, unsigned int adapter, handle_t h);
+int core_unmap_aperture(struct core *core, unsigned int adapter, core_handle_t h);
 
 /**
  * core_transfer() - a paging transfer between VRAM and the backing store; the
@@ -638,7 +639,7 @@ int core_unmap_aperture(struct core *core, unsigned int adapter, handle_t h);
  * Return: 0, -EINVAL (not in VRAM, a direction that is neither), -ERANGE
  * (more bytes than the allocation), -ENOMEM, -EIO.
  */
-int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum transfer_dir dir,
+int core_transfer(struct core *core, unsigned int adapter, core_handle_t h, enum transfer_dir dir,
 		  uint64_t bytes);
 
 /**
@@ -647,12 +648,12 @@ int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum tran
  * @adapter: index.
  * @h: out: the fence.
  */
-int core_fence_create(struct core *core, unsigned int adapter, handle_t *h);
+int core_fence_create(struct core *core, unsigned int adapter, core_handle_t *h);
 /**
  * core_fence_destroy() - unmap and free a monitored fence.
  * @core, @adapter, @h: the fence, as created.
  */
-int core_fence_destroy(struct core *core, unsigned int adapter, handle_t h);
+int core_fence_destroy(struct core *core, unsigned int adapter, core_handle_t h);
 
 /**
  * core_dma() - the GPU of physical adapter @phys reads or writes memory
@@ -668,7 +669,7 @@ int core_fence_destroy(struct core *core, unsigned int adapter, handle_t h);
  * Return: 0, -EFAULT when the IOMMU blocked it (a core_fault is recorded),
  * -EINVAL, -EPERM (exclusive access).
  */
-int core_dma(struct core *core, unsigned int adapter, unsigned int phys, handle_t h,
+int core_dma(struct core *core, unsigned int adapter, unsigned int phys, core_handle_t h,
 	     uint64_t offset, uint64_t bytes, bool write);
 
 /**
@@ -708,13 +709,13 @@ void core_memory(struct core *core, const struct physmem_pressure *p);
  * save area), -EBUSY (pinned already).
  */
 int core_fb_pin(struct core *core, unsigned int adapter, unsigned int caller, unsigned int phys,
-		handle_t *mdl);
+		core_handle_t *mdl);
 /**
  * core_fb_unpin() - DxgkCbUnpinFrameBufferForSave.
  * @core, @adapter, @caller: as for core_fb_pin().
  * @mdl: from core_fb_pin().
  */
-int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, handle_t mdl);
+int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, core_handle_t mdl);
 /**
  * core_fb_map_chunk() - DxgkCbMapFrameBufferPointer: lock and CPU-map
  * [offset, offset+bytes) of the save section.
@@ -727,14 +728,14 @@ int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, 
  * @view: out: a view for core_view_rw().
  */
 int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int caller,
-		      unsigned int phys, uint64_t offset, uint64_t bytes, handle_t *view);
+		      unsigned int phys, uint64_t offset, uint64_t bytes, core_handle_t *view);
 /**
  * core_fb_unmap_chunk() - DxgkCbUnmapFrameBufferPointer.
  * @core, @adapter, @caller: as for core_fb_map_chunk().
  * @view: from core_fb_map_chunk().
  */
 int core_fb_unmap_chunk(struct core *core, unsigned int adapter, unsigned int caller,
-			handle_t view);
+			core_handle_t view);
 
 /**
  * core_fb_region() - where a physical adapter's reserve lives: its VRAM
@@ -762,8 +763,8 @@ int core_fb_region(struct core *core, unsigned int adapter, unsigned int phys,
  *
  * Return: 0, or -ENOENT when the physical adapter has none.
  */
-int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys, handle_t *gpu,
-		      handle_t *cpu, uint64_t *bytes);
+int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys,
+		      core_handle_t *gpu, core_handle_t *cpu, uint64_t *bytes);
 
 /**
  * core_gpu_copy() - submit copy-engine jobs on a physical adapter and wait
@@ -782,7 +783,7 @@ int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys
  * suspended), -EIO (device off or injected), -EINVAL, -ERANGE.
  */
 int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
-		  enum hw_copy_dir dir, uint64_t vram_off, handle_t h, uint64_t offset,
+		  enum hw_copy_dir dir, uint64_t vram_off, core_handle_t h, uint64_t offset,
 		  uint64_t bytes);
 
 /**
@@ -797,7 +798,7 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
  *
  * Return: as core_view_rw(), for either handle.
  */
-int core_view_copy(struct core *core, handle_t dst, uint64_t dst_off, handle_t src,
+int core_view_copy(struct core *core, core_handle_t dst, uint64_t dst_off, core_handle_t src,
 		   uint64_t src_off, uint64_t bytes);
 
 /**
@@ -809,7 +810,7 @@ int core_view_copy(struct core *core, handle_t dst, uint64_t dst_off, handle_t s
  *
  * Return: 0, -EINVAL (no device-visible memory), -ERANGE.
  */
-int core_handle_iova(struct core *core, handle_t h, uint64_t offset, iova_t *iova);
+int core_handle_iova(struct core *core, core_handle_t h, uint64_t offset, iova_t *iova);
 
 /**
  * core_explain() - print what the model decided for every adapter.
@@ -845,14 +846,14 @@ int core_state_digest(struct core *core, uint64_t *digest);
  *
  * Return: the value to fold into a digest.
  */
-uint64_t core_handle_digest(const struct core *core, handle_t h);
+uint64_t core_handle_digest(const struct core *core, core_handle_t h);
 
 /* --- results --- */
 
 /** core_violations() - the verifier's record. @core; @n: out: count. Return: array. */
 const struct core_violation *core_violations(const struct core *core, size_t *n);
 /** core_violation_name() - stable code text, e.g. "UNMAP_AFTER_FREE". @code: the code. */
-const char *core_violation_name(enum violation code);
+const char *core_violation_name(enum core_violation_code code);
 /** core_faults() - DMA the IOMMU blocked. @core; @n: out. Return: array. */
 const struct core_fault *core_faults(const struct core *core, size_t *n);
 /** core_power_records() - every power transition. @core; @n: out. Return: array. */

@@ -20,7 +20,7 @@
  * generation is left out: a creation the model refused may have taken and
  * given back a slot, which bumps its generation and nothing else.
  */
-static uint64_t canon(const struct handle_table *ht, handle_t h)
+static uint64_t canon(const struct handle_table *ht, core_handle_t h)
 {
 	uint32_t index = h & H_INDEX_MASK;
 	const struct hobj *o;
@@ -31,7 +31,7 @@ static uint64_t canon(const struct handle_table *ht, handle_t h)
 	return (uint64_t)index << 1 | (o->kind != H_FREE && o->gen == h >> H_INDEX_BITS);
 }
 
-uint64_t core_handle_digest(const struct core *core, handle_t h)
+uint64_t core_handle_digest(const struct core *core, core_handle_t h)
 {
 	return canon(&core->ht, h);
 }

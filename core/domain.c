@@ -66,7 +66,7 @@ static struct idmap_piece idmap_piece(const struct idmap *im, uint64_t pfn, uint
 		.in = (unsigned int)pfn & (IDMAP_CHUNK - 1),
 	};
 
-	p.len = MIN(n, IDMAP_CHUNK - p.in);
+	p.len = GPUISO_MIN(n, IDMAP_CHUNK - p.in);
 	return p;
 }
 
@@ -264,7 +264,8 @@ static void hw_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t by
 static int identity_map_pages(struct core *c, struct adapter *a, uint64_t pfn, uint64_t n,
 			      unsigned int perm)
 {
-	return hw_map(c, a, pfn * PAGE_SIZE, pfn * PAGE_SIZE, n * PAGE_SIZE, perm | HW_MAP_4K);
+	return hw_map(c, a, pfn * GPUISO_PAGE_SIZE, pfn * GPUISO_PAGE_SIZE, n * GPUISO_PAGE_SIZE,
+		      perm | HW_MAP_4K);
 }
 
 /* Unmap every stretch of [pfn, pfn+n) that no handle references any more. */
@@ -276,7 +277,7 @@ static void identity_unmap_unreferenced(struct core *c, struct adapter *a, uint6
 	while (i < n) {
 		uint64_t len = idmap_stretch(&a->idmap, pfn + i, n - i, true);
 
-		hw_unmap(c, a, (pfn + i) * PAGE_SIZE, len * PAGE_SIZE);
+		hw_unmap(c, a, (pfn + i) * GPUISO_PAGE_SIZE, len * GPUISO_PAGE_SIZE);
 		i += len;
 		i += idmap_stretch(&a->idmap, pfn + i, n - i, false);
 	}
@@ -286,7 +287,7 @@ static void identity_unmap_unreferenced(struct core *c, struct adapter *a, uint6
 static int identity_map_run(struct core *c, struct adapter *a, const struct phys_run *run,
 			    unsigned int perm)
 {
-	uint64_t pfn = run->pa / PAGE_SIZE, n = run->npages;
+	uint64_t pfn = run->pa / GPUISO_PAGE_SIZE, n = run->npages;
 	uint64_t i = idmap_stretch(&a->idmap, pfn, n, false);
 	int rc;
 
@@ -309,7 +310,7 @@ static int identity_map_run(struct core *c, struct adapter *a, const struct phys
 
 static void identity_unmap_run(struct core *c, struct adapter *a, const struct phys_run *run)
 {
-	uint64_t pfn = run->pa / PAGE_SIZE;
+	uint64_t pfn = run->pa / GPUISO_PAGE_SIZE;
 	uint64_t none = idmap_put(&a->idmap, pfn, run->npages);
 
 	if (none)
@@ -322,14 +323,14 @@ static void identity_unmap_run(struct core *c, struct adapter *a, const struct p
 int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m)
 {
 	const struct phys_run *runs = pg_runs(pg);
-	uint64_t bytes = pg->npages * PAGE_SIZE;
+	uint64_t bytes = pg->npages * GPUISO_PAGE_SIZE;
 	size_t r;
 	int rc = 0;
 
 	if (!m->wanted || m->mapped || !a->mappings || a->domain == CORE_NO_DOMAIN)
 		return 0;
 	if (a->mode == MODE_LOGICAL) {
-		uint64_t align = bytes >= SZ_2M ? SZ_2M : PAGE_SIZE;
+		uint64_t align = bytes >= SZ_2M ? SZ_2M : GPUISO_PAGE_SIZE;
 		iova_t iova, at;
 
 		if (fp_should_fail(c->fp, FP_IOMMU_IOVA_ALLOC))
@@ -337,8 +338,8 @@ int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dm
 		rc = range_take(&a->iova, bytes, align, a->logical_limit, &iova);
 		if (rc)
 			return rc;
-		for (r = 0, at = iova; r < pg->runs.n; at += runs[r].npages * PAGE_SIZE, r++) {
-			rc = hw_map(c, a, at, runs[r].pa, runs[r].npages * PAGE_SIZE, m->perm);
+		for (r = 0, at = iova; r < pg->runs.n; at += runs[r].npages * GPUISO_PAGE_SIZE, r++) {
+			rc = hw_map(c, a, at, runs[r].pa, runs[r].npages * GPUISO_PAGE_SIZE, m->perm);
 			if (rc)
 				break;
 		}
@@ -370,7 +371,7 @@ int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dm
 void dom_unmap(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m)
 {
 	const struct phys_run *runs = pg_runs(pg);
-	uint64_t bytes = pg->npages * PAGE_SIZE;
+	uint64_t bytes = pg->npages * GPUISO_PAGE_SIZE;
 
 	if (!m->mapped)
 		return;
@@ -395,7 +396,7 @@ void dom_unmap(struct core *c, struct adapter *a, const struct pages *pg, struct
 int dom_iova(const struct adapter *a, const struct pages *pg, const struct dmap *m,
 	     uint64_t offset, iova_t *iova)
 {
-	if (offset >= pg->npages * PAGE_SIZE)
+	if (offset >= pg->npages * GPUISO_PAGE_SIZE)
 		return -ERANGE;
 	if (m->mapped && m->logical) {
 		*iova = m->iova + offset;
@@ -414,9 +415,9 @@ uint64_t dom_span(const struct adapter *a, const struct pages *pg, const struct 
 	const struct phys_run *runs = pg_runs(pg);
 
 	if (m->mapped && m->logical)
-		return pg->npages * PAGE_SIZE - offset;
+		return pg->npages * GPUISO_PAGE_SIZE - offset;
 	for (size_t r = 0; r < pg->runs.n; r++) {
-		uint64_t run_bytes = runs[r].npages * PAGE_SIZE;
+		uint64_t run_bytes = runs[r].npages * GPUISO_PAGE_SIZE;
 
 		if (offset < run_bytes)
 			return run_bytes - offset;
@@ -455,7 +456,7 @@ uint64_t exclusive_begin(struct core *c, struct adapter *a)
 		c->kmd_merged.begin_exclusive_access(c, c->kmd, a->index);
 	for (size_t i = 0; i < a->nphys; i++)
 		if (c->hw->ops->gpu_pending(c->hw, a->phys[i].dev))
-			viol(c, V_WORK_IN_EXCLUSIVE,
+			viol(c, CORE_V_WORK_IN_EXCLUSIVE,
 			     "%s: physical adapter %zu has work queued inside exclusive access",
 			     a->cfg->name, i);
 	return before;
@@ -466,7 +467,7 @@ void exclusive_end(struct core *c, struct adapter *a, uint64_t dma_before)
 	uint64_t after = dma_count(c);
 
 	if (after != dma_before)
-		viol(c, V_DMA_IN_EXCLUSIVE,
+		viol(c, CORE_V_DMA_IN_EXCLUSIVE,
 		     "%s: %llu device DMA transfer(s) between Begin and EndExclusiveAccess",
 		     a->cfg->name, (unsigned long long)(after - dma_before));
 	if (a->started)
@@ -545,7 +546,7 @@ static int reserved_validate(struct core *c, struct adapter *a, unsigned int phy
 	for (size_t i = 0; i < p->nreserved; i++) {
 		const struct range_extent *r = &p->reserved[i];
 
-		if (!r->size || !ALIGNED(r->base, PAGE_SIZE) || !ALIGNED(r->size, PAGE_SIZE) ||
+		if (!r->size || !ALIGNED(r->base, GPUISO_PAGE_SIZE) || !ALIGNED(r->size, GPUISO_PAGE_SIZE) ||
 		    r->base + r->size < r->base) {
 			adapter_error(a, "reserved range [%#llx, +%#llx) of physical adapter %u is not page aligned",
 				      (unsigned long long)r->base, (unsigned long long)r->size, phys);
@@ -741,7 +742,7 @@ void dom_teardown(struct core *c, struct adapter *a)
 		attach_all(c, a, CORE_NO_DOMAIN);
 	a->attached = false;
 	if (a->mapped_bytes)
-		viol(c, V_MAPPING_LEAK, "%s: %llu bytes still mapped in its domain after teardown",
+		viol(c, CORE_V_MAPPING_LEAK, "%s: %llu bytes still mapped in its domain after teardown",
 		     a->cfg->name, (unsigned long long)a->mapped_bytes);
 	c->hw->ops->domain_free(c->hw, a->domain);
 	a->domain = CORE_NO_DOMAIN;

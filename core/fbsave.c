@@ -27,7 +27,7 @@ static void xfer_progress(struct adapter *a)
 
 	if (!a->xfer.active)
 		return;
-	a->xfer.max_stall_ns = MAX(a->xfer.max_stall_ns, now - a->xfer.last_progress_ns);
+	a->xfer.max_stall_ns = GPUISO_MAX(a->xfer.max_stall_ns, now - a->xfer.last_progress_ns);
 	a->xfer.last_progress_ns = now;
 }
 
@@ -43,11 +43,11 @@ static struct section *section_of(struct adapter *a, unsigned int phys)
  */
 static void shared_slice(const struct adapter *a, unsigned int i, uint64_t *off, uint64_t *bytes)
 {
-	uint64_t pages = a->sections[0].bytes / PAGE_SIZE, each = pages / a->nphys;
+	uint64_t pages = a->sections[0].bytes / GPUISO_PAGE_SIZE, each = pages / a->nphys;
 	uint64_t extra = pages % a->nphys;
 
-	*off = (i * each + MIN(i, extra)) * PAGE_SIZE;
-	*bytes = (each + (i < extra)) * PAGE_SIZE;
+	*off = (i * each + GPUISO_MIN(i, extra)) * GPUISO_PAGE_SIZE;
+	*bytes = (each + (i < extra)) * GPUISO_PAGE_SIZE;
 }
 
 int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
@@ -68,8 +68,8 @@ int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
 				 i, ntstatus_name(rc));
 			return rc;
 		}
-		if (bytes % PAGE_SIZE) {
-			snprintf(why, len, "frame-buffer save size %#llx of physical adapter %u is not a multiple of PAGE_SIZE",
+		if (bytes % GPUISO_PAGE_SIZE) {
+			snprintf(why, len, "frame-buffer save size %#llx of physical adapter %u is not a multiple of GPUISO_PAGE_SIZE",
 				 (unsigned long long)bytes, i);
 			return -EINVAL;
 		}
@@ -82,7 +82,7 @@ int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
 		total += bytes;
 	}
 	if (a->cfg->fb_save_mode == FB_SAVE_SHARED && a->sections[0].bytes &&
-	    a->sections[0].bytes < a->nphys * PAGE_SIZE) {
+	    a->sections[0].bytes < a->nphys * GPUISO_PAGE_SIZE) {
 		/* a physical adapter with nothing of it would save nothing, silently */
 		snprintf(why, len, "shared save area of %#llx bytes cannot give each of the %zu physical adapters a page of it",
 			 (unsigned long long)a->sections[0].bytes, a->nphys);
@@ -143,7 +143,7 @@ static int fb_enter(struct core *c, unsigned int adapter, unsigned int caller, c
 	if (rc)
 		return rc;
 	if (caller != 0) {
-		viol(c, V_FB_NOT_LEAD, "%s on %s with physical adapter %u's hAdapter; the lead's is required",
+		viol(c, CORE_V_FB_NOT_LEAD, "%s on %s with physical adapter %u's hAdapter; the lead's is required",
 		     name, (*a)->cfg->name, caller);
 		return -EINVAL;
 	}
@@ -155,7 +155,7 @@ static int fb_enter(struct core *c, unsigned int adapter, unsigned int caller, c
  * a pin also maps it for the GPU, a chunk is only for the CPU.
  */
 static int section_view(struct core *c, struct adapter *a, unsigned int phys, uint64_t off,
-			uint64_t bytes, bool pin, handle_t *h)
+			uint64_t bytes, bool pin, core_handle_t *h)
 {
 	struct section *s = section_of(a, phys);
 	struct hobj *o;
@@ -175,7 +175,7 @@ static int section_view(struct core *c, struct adapter *a, unsigned int phys, ui
 	o->u.view.cache = CACHE_WRITECOMBINED; /* written once, read back only at the restore */
 	rc = pages_slice(&s->pg, off, bytes, &o->pg);
 	if (!rc)
-		rc = pages_lock(c, &o->pg, o->pg.npages * PAGE_SIZE);
+		rc = pages_lock(c, &o->pg, o->pg.npages * GPUISO_PAGE_SIZE);
 	if (!rc && pin)
 		rc = obj_map(c, a, o);
 	if (rc) {
@@ -187,7 +187,7 @@ static int section_view(struct core *c, struct adapter *a, unsigned int phys, ui
 
 /* Unpin or unmap: the view must be the kind the callback releases. */
 static int section_view_free(struct core *c, unsigned int adapter, unsigned int caller,
-			     const char *name, handle_t h, bool pin)
+			     const char *name, core_handle_t h, bool pin)
 {
 	struct adapter *a;
 	struct hobj *o;
@@ -200,7 +200,7 @@ static int section_view_free(struct core *c, unsigned int adapter, unsigned int 
 	if (!o)
 		return -EINVAL;
 	if (pin ? !o->u.view.fb_pin : !o->u.view.fb_chunk) {
-		viol(c, V_FB_SEQUENCE, "%s: handle 0x%x is not a %s", name, h,
+		viol(c, CORE_V_FB_SEQUENCE, "%s: handle 0x%x is not a %s", name, h,
 		     pin ? "pinned save area" : "mapped save-area chunk");
 		return -EINVAL;
 	}
@@ -212,7 +212,7 @@ static int section_view_free(struct core *c, unsigned int adapter, unsigned int 
 }
 
 int core_fb_pin(struct core *core, unsigned int adapter, unsigned int caller, unsigned int phys,
-		handle_t *mdl)
+		core_handle_t *mdl)
 {
 	static const char name[] = "DxgkCbPinFrameBufferForSave";
 	struct adapter *a;
@@ -226,7 +226,7 @@ int core_fb_pin(struct core *core, unsigned int adapter, unsigned int caller, un
 		return -EINVAL;
 	s = section_of(a, phys);
 	if (s->pinned) {
-		viol(core, V_FB_SEQUENCE, "%s: the save area of %s is pinned already", name,
+		viol(core, CORE_V_FB_SEQUENCE, "%s: the save area of %s is pinned already", name,
 		     a->cfg->name);
 		return -EBUSY;
 	}
@@ -242,13 +242,13 @@ int core_fb_pin(struct core *core, unsigned int adapter, unsigned int caller, un
 	return 0;
 }
 
-int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, handle_t mdl)
+int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, core_handle_t mdl)
 {
 	return section_view_free(core, adapter, caller, "DxgkCbUnpinFrameBufferForSave", mdl, true);
 }
 
 int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int caller,
-		      unsigned int phys, uint64_t offset, uint64_t bytes, handle_t *view)
+		      unsigned int phys, uint64_t offset, uint64_t bytes, core_handle_t *view)
 {
 	struct adapter *a;
 	int rc;
@@ -256,7 +256,7 @@ int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int call
 	rc = fb_enter(core, adapter, caller, "DxgkCbMapFrameBufferPointer", &a);
 	if (rc)
 		return rc;
-	if (!bytes || offset % PAGE_SIZE)
+	if (!bytes || offset % GPUISO_PAGE_SIZE)
 		return -EINVAL;
 	/* "Even a 4KB mapping may not succeed." */
 	if (fp_should_fail(core->fp, FP_FBSAVE_MAP_CHUNK))
@@ -273,7 +273,7 @@ int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int call
 }
 
 int core_fb_unmap_chunk(struct core *core, unsigned int adapter, unsigned int caller,
-			handle_t view)
+			core_handle_t view)
 {
 	return section_view_free(core, adapter, caller, "DxgkCbUnmapFrameBufferPointer", view,
 				 false);
@@ -292,8 +292,8 @@ int core_fb_region(struct core *core, unsigned int adapter, unsigned int phys,
 	return 0;
 }
 
-int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys, handle_t *gpu,
-		      handle_t *cpu, uint64_t *bytes)
+int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys,
+		      core_handle_t *gpu, core_handle_t *cpu, uint64_t *bytes)
 {
 	struct adapter *a = adapter_get(core, adapter);
 
@@ -412,7 +412,7 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 	} else if (!rc && p->saved_valid) {
 		rec.verified = fb_hash(core, a, phys) == p->saved_hash;
 		if (!rec.verified)
-			viol(core, V_FB_RESTORE_MISMATCH,
+			viol(core, CORE_V_FB_RESTORE_MISMATCH,
 			     "%s physical adapter %u: VRAM reserve after restore differs from what was saved",
 			     a->cfg->name, phys);
 		p->saved_valid = false;

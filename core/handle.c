@@ -30,7 +30,7 @@ static struct hobj *slot(const struct handle_table *ht, uint32_t index)
 	return &ht->chunks[index / H_CHUNK][index % H_CHUNK];
 }
 
-int handle_new(struct core *c, enum hkind kind, unsigned int adapter, handle_t *h,
+int handle_new(struct core *c, enum hkind kind, unsigned int adapter, core_handle_t *h,
 	       struct hobj **obj)
 {
 	struct handle_table *ht = &c->ht;
@@ -93,7 +93,7 @@ int handle_new(struct core *c, enum hkind kind, unsigned int adapter, handle_t *
 	return 0;
 }
 
-struct hobj *handle_peek(struct core *c, handle_t h)
+struct hobj *handle_peek(struct core *c, core_handle_t h)
 {
 	uint32_t index = h & H_INDEX_MASK;
 	struct hobj *o;
@@ -106,23 +106,23 @@ struct hobj *handle_peek(struct core *c, handle_t h)
 	return o;
 }
 
-struct hobj *handle_get(struct core *c, handle_t h, enum hkind kind, unsigned int adapter,
+struct hobj *handle_get(struct core *c, core_handle_t h, enum hkind kind, unsigned int adapter,
 			const char *what)
 {
 	struct hobj *o = handle_peek(c, h);
 
 	if (!o) {
-		viol(c, V_BAD_HANDLE, "%s: handle 0x%x is not live (never given or already freed)",
+		viol(c, CORE_V_BAD_HANDLE, "%s: handle 0x%x is not live (never given or already freed)",
 		     what, h);
 		return NULL;
 	}
 	if (o->kind != kind) {
-		viol(c, V_BAD_HANDLE, "%s: handle 0x%x is a %s, not a %s", what, h,
+		viol(c, CORE_V_BAD_HANDLE, "%s: handle 0x%x is a %s, not a %s", what, h,
 		     hkind_name(o->kind), hkind_name(kind));
 		return NULL;
 	}
 	if (o->adapter != adapter) {
-		viol(c, V_BAD_HANDLE, "%s: handle 0x%x belongs to adapter %u, not %u", what, h,
+		viol(c, CORE_V_BAD_HANDLE, "%s: handle 0x%x belongs to adapter %u, not %u", what, h,
 		     o->adapter, adapter);
 		return NULL;
 	}
@@ -130,17 +130,17 @@ struct hobj *handle_get(struct core *c, handle_t h, enum hkind kind, unsigned in
 }
 
 /* Any live handle of any kind: for operations that only need its pages. */
-struct hobj *handle_any(struct core *c, handle_t h, const char *what)
+struct hobj *handle_any(struct core *c, core_handle_t h, const char *what)
 {
 	struct hobj *o = handle_peek(c, h);
 
 	if (!o)
-		viol(c, V_BAD_HANDLE, "%s: handle 0x%x is not live (never given or already freed)",
+		viol(c, CORE_V_BAD_HANDLE, "%s: handle 0x%x is not live (never given or already freed)",
 		     what, h);
 	return o;
 }
 
-void handle_release(struct core *c, handle_t h)
+void handle_release(struct core *c, core_handle_t h)
 {
 	struct hobj *o = handle_peek(c, h);
 
@@ -149,7 +149,7 @@ void handle_release(struct core *c, handle_t h)
 	phys_runs_free(&o->pg.runs);
 	o->kind = H_FREE;
 	c->ht.free_bits[(h & H_INDEX_MASK) / 64] |= 1ull << (h & 63);
-	c->ht.first_free = MIN(c->ht.first_free, h & H_INDEX_MASK);
+	c->ht.first_free = GPUISO_MIN(c->ht.first_free, h & H_INDEX_MASK);
 	c->ht.live--;
 }
 

@@ -52,7 +52,7 @@ struct hobj {
 	struct pages pg;
 	struct dmap map;
 	union {
-		struct { handle_t mdl; } mdl_map;
+		struct { core_handle_t mdl; } mdl_map;
 		struct { enum cache_type cache; } contig;
 		struct {
 			uint32_t opens, adls, views;
@@ -60,9 +60,9 @@ struct hobj {
 			bool io_space;          /* over driver-provided IO space, not RAM */
 		} pmo;
 		/* PMO children (open handle, view, ADL): .pmo first in each, the same place */
-		struct { handle_t pmo; } pmo_open;
+		struct { core_handle_t pmo; } pmo_open;
 		struct {
-			handle_t pmo;
+			core_handle_t pmo;
 			bool fb_pin, fb_chunk;
 			unsigned int section;
 			enum cpu_access mode;
@@ -70,13 +70,13 @@ struct hobj {
 			bool io_space;
 			uint64_t start;         /* requested data's offset in the view */
 		} view;
-		struct { handle_t pmo; } adl;
+		struct { core_handle_t pmo; } adl;
 		struct {
-			enum segment seg;
+			enum core_segment seg;
 			uint32_t flags;
-			uint64_t vram_off;     /* SEG_VRAM: where in the lead's VRAM */
+			uint64_t vram_off;     /* CORE_SEG_VRAM: where in the lead's VRAM */
 			bool aperture_mapped;
-			handle_t cpu_view;     /* CPU-visible address while aperture-mapped */
+			core_handle_t cpu_view;     /* CPU-visible address while aperture-mapped */
 		} alloc;
 	} u;
 };
@@ -129,10 +129,10 @@ struct phys_adapter {
 	uint64_t saved_hash;   /* VRAM reserve hash at power down */
 	bool saved_valid;      /* a save completed: restore is owed */
 	bool seeded;           /* reserve holds content worth saving */
-	handle_t small;        /* KMD's forward-progress buffer for the GPU (MDL or ADL) */
-	handle_t small_cpu;    /* the same memory for the CPU (the MDL, or a view of the PMO) */
+	core_handle_t small;        /* KMD's forward-progress buffer for the GPU (MDL or ADL) */
+	core_handle_t small_cpu;    /* the same memory for the CPU (the MDL, or a view of the PMO) */
 	uint64_t small_bytes;
-	handle_t small_pmo;    /* reference KMD, WDDM 3.0 services: the PMO behind it */
+	core_handle_t small_pmo;    /* reference KMD, WDDM 3.0 services: the PMO behind it */
 	struct range_extent *reserved; /* hardware-reserved ranges, queried at enable */
 	size_t nreserved;
 	bool reserved_mapped;
@@ -214,7 +214,7 @@ struct core {
 	struct core_violation bugcheck; /* then: its CB_IRQL */
 	uint64_t internal_errors;  /* impossible states met (internal_error()) */
 	struct core_violation first_internal; /* the first of them, with its event */
-	enum irql irql;
+	enum core_irql irql;
 	uint64_t event, ts_ns;
 	uint64_t stale_seen;       /* hw stale_hits already reported */
 
@@ -228,7 +228,7 @@ struct core {
 };
 
 /* verifier.c */
-void viol(struct core *c, enum violation code, const char *fmt, ...)
+void viol(struct core *c, enum core_violation_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
  * An impossible state of the model (a bug of gpuiso, not of the driver):
@@ -236,19 +236,19 @@ void viol(struct core *c, enum violation code, const char *fmt, ...)
  */
 void internal_error(struct core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A violation about one handle (HANDLE_LEAK): it carries @h. */
-void viol_handle(struct core *c, enum violation code, handle_t h, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+void viol_handle(struct core *c, enum core_violation_code code, core_handle_t h, const char *fmt,
+		 ...) __attribute__((format(printf, 4, 5)));
 int vec_push(struct vec *v, const void *elem);
 void vec_free(struct vec *v);
 
 /* handle.c */
-int handle_new(struct core *c, enum hkind kind, unsigned int adapter, handle_t *h,
+int handle_new(struct core *c, enum hkind kind, unsigned int adapter, core_handle_t *h,
 	       struct hobj **obj);
-struct hobj *handle_peek(struct core *c, handle_t h);
-struct hobj *handle_get(struct core *c, handle_t h, enum hkind kind, unsigned int adapter,
+struct hobj *handle_peek(struct core *c, core_handle_t h);
+struct hobj *handle_get(struct core *c, core_handle_t h, enum hkind kind, unsigned int adapter,
 			const char *what);
-struct hobj *handle_any(struct core *c, handle_t h, const char *what);
-void handle_release(struct core *c, handle_t h);
+struct hobj *handle_any(struct core *c, core_handle_t h, const char *what);
+void handle_release(struct core *c, core_handle_t h);
 void handle_table_free(struct handle_table *ht);
 const char *hkind_name(enum hkind kind);
 
@@ -262,10 +262,10 @@ static inline int kmd_at_passive(struct core *c,
 					    enum power_state),
 				 unsigned int adapter, unsigned int phys, enum power_state state)
 {
-	enum irql was = c->irql;
+	enum core_irql was = c->irql;
 	int rc;
 
-	c->irql = IRQL_PASSIVE;
+	c->irql = CORE_IRQL_PASSIVE;
 	rc = ddi(c, c->kmd, adapter, phys, state);
 	c->irql = was;
 	return rc;
@@ -273,7 +273,7 @@ static inline int kmd_at_passive(struct core *c,
 
 /* core.c: every driver callback starts here */
 int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adapter **out);
-struct hobj *cb_handle(struct core *c, unsigned int adapter, const char *name, handle_t h,
+struct hobj *cb_handle(struct core *c, unsigned int adapter, const char *name, core_handle_t h,
 		       enum hkind kind, struct adapter **a, int *rc);
 struct adapter *adapter_get(struct core *c, unsigned int adapter);
 int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys);
@@ -295,7 +295,7 @@ int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct
 pa_t pages_pa(const struct pages *pg, uint64_t offset);
 int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf, uint64_t len,
 	     bool write);
-void obj_destroy(struct core *c, handle_t h);
+void obj_destroy(struct core *c, core_handle_t h);
 int obj_map(struct core *c, struct adapter *a, struct hobj *o);
 
 /* domain.c: mappings and attach */

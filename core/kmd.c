@@ -92,7 +92,7 @@ static void ref_stop_device(struct core *c, void *kmd, unsigned int adapter)
 static int ref_start_device(struct core *c, void *kmd, unsigned int adapter)
 {
 	struct adapter *a = &c->adapters[adapter];
-	uint64_t bytes = a->cfg->small_buffer ? a->cfg->small_buffer : PAGE_SIZE;
+	uint64_t bytes = a->cfg->small_buffer ? a->cfg->small_buffer : GPUISO_PAGE_SIZE;
 	int rc = 0;
 
 	for (size_t i = 0; i < a->nphys && !rc; i++) {
@@ -109,7 +109,7 @@ static int ref_start_device(struct core *c, void *kmd, unsigned int adapter)
 			rc = core_alloc_mdl(c, adapter, bytes, &p->small);
 			p->small_cpu = p->small;
 		}
-		p->small_bytes = rc ? 0 : ALIGN_UP(bytes, PAGE_SIZE);
+		p->small_bytes = rc ? 0 : ALIGN_UP(bytes, GPUISO_PAGE_SIZE);
 	}
 	if (rc) /* a driver whose start fails frees what it took */
 		ref_stop_device(c, kmd, adapter);
@@ -144,7 +144,7 @@ static int ref_set_power_state(struct core *c, void *kmd, unsigned int adapter,
 	bool save = state == POWER_D3;
 	enum hw_copy_dir dir = save ? HW_COPY_TO_SYSTEM : HW_COPY_FROM_SYSTEM;
 	uint64_t vram_off, bytes, section_off, small_bytes, off;
-	handle_t pinned, small, small_cpu, chunk;
+	core_handle_t pinned, small, small_cpu, chunk;
 	int rc;
 
 	rc = core_fb_region(c, adapter, phys, &vram_off, &bytes, &section_off);
@@ -159,7 +159,7 @@ static int ref_set_power_state(struct core *c, void *kmd, unsigned int adapter,
 	if (rc)
 		return -EIO;
 	for (off = 0; off < bytes; off += small_bytes) {
-		uint64_t n = MIN(small_bytes, bytes - off);
+		uint64_t n = GPUISO_MIN(small_bytes, bytes - off);
 
 		rc = core_fb_map_chunk(c, adapter, 0, phys, section_off + off, n, &chunk);
 		if (rc)

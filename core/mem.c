@@ -35,21 +35,21 @@ void pages_unlock(struct core *c, struct pages *pg)
 
 int pages_alloc(struct core *c, struct pages *pg, uint64_t bytes, unsigned int flags)
 {
-	uint64_t n = ALIGN_UP(bytes, PAGE_SIZE) / PAGE_SIZE;
+	uint64_t n = ALIGN_UP(bytes, GPUISO_PAGE_SIZE) / GPUISO_PAGE_SIZE;
 	int rc;
 
 	if (!n)
 		return -EINVAL;
 	if (!(flags & PG_CHARGED)) {
-		if (fp_should_fail_bytes(c->fp, FP_MEM_COMMIT, n * PAGE_SIZE))
+		if (fp_should_fail_bytes(c->fp, FP_MEM_COMMIT, n * GPUISO_PAGE_SIZE))
 			return -ENOMEM;
-		rc = physmem_commit(c->pm, n * PAGE_SIZE);
+		rc = physmem_commit(c->pm, n * GPUISO_PAGE_SIZE);
 		if (rc)
 			return rc;
-		pg->committed = n * PAGE_SIZE;
+		pg->committed = n * GPUISO_PAGE_SIZE;
 	}
 	if (flags & PG_LOCK) {
-		rc = pages_lock(c, pg, n * PAGE_SIZE);
+		rc = pages_lock(c, pg, n * GPUISO_PAGE_SIZE);
 		if (rc)
 			goto uncommit;
 	}
@@ -87,10 +87,11 @@ void pages_free(struct core *c, struct pages *pg)
 int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct pages *dst)
 {
 	const struct phys_run *runs = pg_runs(src);
-	uint64_t first = offset / PAGE_SIZE, n = ALIGN_UP(bytes, PAGE_SIZE) / PAGE_SIZE;
+	uint64_t first = offset / GPUISO_PAGE_SIZE,
+		 n = ALIGN_UP(bytes, GPUISO_PAGE_SIZE) / GPUISO_PAGE_SIZE;
 	uint64_t skip = first, left = n;
 
-	if (offset % PAGE_SIZE || !n || first + n > src->npages)
+	if (offset % GPUISO_PAGE_SIZE || !n || first + n > src->npages)
 		return -ERANGE;
 	memset(dst, 0, sizeof(*dst));
 	for (size_t r = 0; r < src->runs.n && left; r++) {
@@ -100,8 +101,8 @@ int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct
 			skip -= runs[r].npages;
 			continue;
 		}
-		take = MIN(runs[r].npages - skip, left);
-		if (phys_runs_add(&dst->runs, runs[r].pa + skip * PAGE_SIZE, take)) {
+		take = GPUISO_MIN(runs[r].npages - skip, left);
+		if (phys_runs_add(&dst->runs, runs[r].pa + skip * GPUISO_PAGE_SIZE, take)) {
 			phys_runs_free(&dst->runs);
 			return -ENOMEM;
 		}
@@ -115,11 +116,11 @@ int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct
 pa_t pages_pa(const struct pages *pg, uint64_t offset)
 {
 	const struct phys_run *runs = pg_runs(pg);
-	uint64_t page = offset / PAGE_SIZE;
+	uint64_t page = offset / GPUISO_PAGE_SIZE;
 
 	for (size_t r = 0; r < pg->runs.n; r++) {
 		if (page < runs[r].npages)
-			return runs[r].pa + page * PAGE_SIZE + offset % PAGE_SIZE;
+			return runs[r].pa + page * GPUISO_PAGE_SIZE + offset % GPUISO_PAGE_SIZE;
 		page -= runs[r].npages;
 	}
 	return (pa_t)-1;
@@ -131,7 +132,7 @@ static pa_t pages_at(const struct pages *pg, uint64_t off, uint64_t *len)
 	const struct phys_run *runs = pg_runs(pg);
 
 	for (size_t r = 0; r < pg->runs.n; r++) {
-		uint64_t run_bytes = runs[r].npages * PAGE_SIZE;
+		uint64_t run_bytes = runs[r].npages * GPUISO_PAGE_SIZE;
 
 		if (off < run_bytes) {
 			*len = run_bytes - off;
@@ -148,12 +149,12 @@ int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf,
 {
 	uint8_t *p = buf;
 
-	if (offset + len < offset || offset + len > pg->npages * PAGE_SIZE)
+	if (offset + len < offset || offset + len > pg->npages * GPUISO_PAGE_SIZE)
 		return -ERANGE;
 	while (len) {
 		uint64_t run_len;
 		pa_t pa = pages_at(pg, offset, &run_len);
-		uint64_t n = MIN(run_len, len);
+		uint64_t n = GPUISO_MIN(run_len, len);
 		int rc = write ? sparse_write(&c->pm->bytes, pa, p, n)
 			       : sparse_read(&c->pm->bytes, pa, p, n);
 
@@ -169,15 +170,15 @@ int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf,
 int pages_copy(struct core *c, const struct pages *dst, uint64_t dst_off,
 	       const struct pages *src, uint64_t src_off, uint64_t len, bool stream)
 {
-	if (dst_off + len < dst_off || dst_off + len > dst->npages * PAGE_SIZE ||
-	    src_off + len < src_off || src_off + len > src->npages * PAGE_SIZE)
+	if (dst_off + len < dst_off || dst_off + len > dst->npages * GPUISO_PAGE_SIZE ||
+	    src_off + len < src_off || src_off + len > src->npages * GPUISO_PAGE_SIZE)
 		return -ERANGE;
 	while (len) {
 		uint64_t dlen, slen, n;
 		pa_t dpa = pages_at(dst, dst_off, &dlen), spa = pages_at(src, src_off, &slen);
 		int rc;
 
-		n = MIN(MIN(dlen, slen), len);
+		n = GPUISO_MIN(GPUISO_MIN(dlen, slen), len);
 		rc = sparse_copy(&c->pm->bytes, dpa, &c->pm->bytes, spa, n, stream);
 		if (rc)
 			return rc;
@@ -188,7 +189,7 @@ int pages_copy(struct core *c, const struct pages *dst, uint64_t dst_off,
 	return 0;
 }
 
-void obj_destroy(struct core *c, handle_t h)
+void obj_destroy(struct core *c, core_handle_t h)
 {
 	struct hobj *o = handle_peek(c, h);
 
@@ -211,7 +212,7 @@ static int refuse_deprecated(struct core *c, struct adapter *a, const char *name
 {
 	if (!adapter_wddm30_memory(a))
 		return 0;
-	viol(c, V_DEPRECATED_CB, "%s on %s: deprecated for a driver that reports IOMMU linear remapping (%s mode); use the WDDM 3.0 services",
+	viol(c, CORE_V_DEPRECATED_CB, "%s on %s: deprecated for a driver that reports IOMMU linear remapping (%s mode); use the WDDM 3.0 services",
 	     name, a->cfg->name, a->mode == MODE_LOGICAL ? "logical" : "1:1");
 	return -EPERM;
 }
@@ -219,7 +220,7 @@ static int refuse_deprecated(struct core *c, struct adapter *a, const char *name
 /* Allocate-and-map in one step: what both WDDM 2.4 allocation callbacks do. */
 static int alloc_mapped(struct core *c, unsigned int adapter, const char *name,
 			enum hkind kind, enum fp_point point, uint64_t bytes, bool contiguous,
-			enum cache_type cache, handle_t *h, struct hobj **obj)
+			enum cache_type cache, core_handle_t *h, struct hobj **obj)
 {
 	struct adapter *a;
 	int rc;
@@ -249,7 +250,7 @@ static int alloc_mapped(struct core *c, unsigned int adapter, const char *name,
 }
 
 static int free_mapped(struct core *c, unsigned int adapter, const char *name, enum hkind kind,
-		       handle_t h)
+		       core_handle_t h)
 {
 	struct adapter *a;
 	int rc;
@@ -261,7 +262,7 @@ static int free_mapped(struct core *c, unsigned int adapter, const char *name, e
 }
 
 int core_alloc_contiguous(struct core *core, unsigned int adapter, uint64_t bytes,
-			  enum cache_type cache, handle_t *h, iova_t *logical)
+			  enum cache_type cache, core_handle_t *h, iova_t *logical)
 {
 	struct hobj *o;
 	int rc;
@@ -275,12 +276,12 @@ int core_alloc_contiguous(struct core *core, unsigned int adapter, uint64_t byte
 	return 0;
 }
 
-int core_free_contiguous(struct core *core, unsigned int adapter, handle_t h)
+int core_free_contiguous(struct core *core, unsigned int adapter, core_handle_t h)
 {
 	return free_mapped(core, adapter, "DxgkCbFreeContiguousMemory", H_CONTIG, h);
 }
 
-int core_alloc_mdl(struct core *core, unsigned int adapter, uint64_t bytes, handle_t *h)
+int core_alloc_mdl(struct core *core, unsigned int adapter, uint64_t bytes, core_handle_t *h)
 {
 	struct hobj *o;
 
@@ -288,7 +289,7 @@ int core_alloc_mdl(struct core *core, unsigned int adapter, uint64_t bytes, hand
 			    bytes, false, CACHE_CACHED, h, &o);
 }
 
-int core_free_mdl(struct core *core, unsigned int adapter, handle_t h)
+int core_free_mdl(struct core *core, unsigned int adapter, core_handle_t h)
 {
 	return free_mapped(core, adapter, "DxgkCbFreePagesFromMdl", H_MDL, h);
 }
@@ -298,7 +299,8 @@ int core_free_mdl(struct core *core, unsigned int adapter, handle_t h)
  * resident and locked) described by an MDL of its own, which Dxgkrnl does
  * not know until MapMdlToIoMmu. Not a callback: no gate, no mapping.
  */
-int core_driver_mdl_create(struct core *core, unsigned int adapter, uint64_t bytes, handle_t *h)
+int core_driver_mdl_create(struct core *core, unsigned int adapter, uint64_t bytes,
+			   core_handle_t *h)
 {
 	struct adapter *a = adapter_get(core, adapter);
 	struct hobj *o;
@@ -321,7 +323,7 @@ int core_driver_mdl_create(struct core *core, unsigned int adapter, uint64_t byt
 	return rc;
 }
 
-int core_driver_mdl_free(struct core *core, unsigned int adapter, handle_t h)
+int core_driver_mdl_free(struct core *core, unsigned int adapter, core_handle_t h)
 {
 	if (core->bugchecked)
 		return -ESHUTDOWN;
@@ -333,7 +335,7 @@ int core_driver_mdl_free(struct core *core, unsigned int adapter, handle_t h)
 }
 
 /* MapMdlToIoMmu takes the MDLs Dxgkrnl allocated and the driver's own. */
-static struct hobj *mappable_mdl(struct core *c, handle_t mdl, unsigned int adapter,
+static struct hobj *mappable_mdl(struct core *c, core_handle_t mdl, unsigned int adapter,
 				 const char *name)
 {
 	struct hobj *m = handle_peek(c, mdl);
@@ -343,7 +345,7 @@ static struct hobj *mappable_mdl(struct core *c, handle_t mdl, unsigned int adap
 	return handle_get(c, mdl, H_MDL, adapter, name);
 }
 
-int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t *h,
+int core_map_mdl(struct core *core, unsigned int adapter, core_handle_t mdl, core_handle_t *h,
 		 iova_t *logical)
 {
 	static const char name[] = "DxgkCbMapMdlToIoMmu";
@@ -363,7 +365,7 @@ int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t
 	if (rc)
 		return rc;
 	o->u.mdl_map.mdl = mdl;
-	rc = pages_slice(&m->pg, 0, m->pg.npages * PAGE_SIZE, &o->pg);
+	rc = pages_slice(&m->pg, 0, m->pg.npages * GPUISO_PAGE_SIZE, &o->pg);
 	if (!rc)
 		rc = obj_map(core, a, o);
 	if (rc) {
@@ -376,7 +378,7 @@ int core_map_mdl(struct core *core, unsigned int adapter, handle_t mdl, handle_t
 	return 0;
 }
 
-int core_unmap_mdl(struct core *core, unsigned int adapter, handle_t h)
+int core_unmap_mdl(struct core *core, unsigned int adapter, core_handle_t h)
 {
 	static const char name[] = "DxgkCbUnmapMdlFromIoMmu";
 	struct adapter *a;
@@ -388,7 +390,7 @@ int core_unmap_mdl(struct core *core, unsigned int adapter, handle_t h)
 		return rc;
 	m = handle_peek(core, o->u.mdl_map.mdl);
 	if (!m || (m->kind != H_MDL && m->kind != H_DRIVER_MDL))
-		viol(core, V_UNMAP_AFTER_FREE,
+		viol(core, CORE_V_UNMAP_AFTER_FREE,
 		     "%s: MDL 0x%x was freed before its mapping 0x%x was unmapped; its pages may already be reused",
 		     name, o->u.mdl_map.mdl, h);
 	obj_destroy(core, h);

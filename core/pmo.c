@@ -13,7 +13,7 @@
  */
 
 int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
-		    enum cache_type cache, handle_t *h)
+		    enum cache_type cache, core_handle_t *h)
 {
 	struct adapter *a;
 	struct hobj *o;
@@ -39,7 +39,7 @@ int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
 }
 
 int core_pmo_create_io(struct core *core, unsigned int adapter, uint64_t base, uint64_t bytes,
-		       enum cache_type cache, handle_t *h)
+		       enum cache_type cache, core_handle_t *h)
 {
 	static const char name[] = "DxgkCbCreatePhysicalMemoryObject(IO space)";
 	struct adapter *a;
@@ -49,7 +49,7 @@ int core_pmo_create_io(struct core *core, unsigned int adapter, uint64_t base, u
 	rc = cb_enter(core, adapter, name, &a);
 	if (rc)
 		return rc;
-	if (!bytes || base % PAGE_SIZE || bytes % PAGE_SIZE || !cache_type_valid(cache) ||
+	if (!bytes || base % GPUISO_PAGE_SIZE || bytes % GPUISO_PAGE_SIZE || !cache_type_valid(cache) ||
 	    base >= PHYSMEM_MAX_ADDR || bytes > PHYSMEM_MAX_ADDR - base)
 		return -EINVAL;
 	/* IO space is what the driver says is device memory: never installed RAM */
@@ -64,17 +64,17 @@ int core_pmo_create_io(struct core *core, unsigned int adapter, uint64_t base, u
 	o->u.pmo.cache = cache;
 	o->u.pmo.io_space = true;
 	/* the driver's range, not the allocator's: nothing committed, locked or freed */
-	rc = phys_runs_add(&o->pg.runs, base, bytes / PAGE_SIZE);
+	rc = phys_runs_add(&o->pg.runs, base, bytes / GPUISO_PAGE_SIZE);
 	if (rc) {
 		obj_destroy(core, *h);
 		*h = 0;
 		return rc;
 	}
-	o->pg.npages = bytes / PAGE_SIZE;
+	o->pg.npages = bytes / GPUISO_PAGE_SIZE;
 	return 0;
 }
 
-int core_pmo_destroy(struct core *core, unsigned int adapter, handle_t h)
+int core_pmo_destroy(struct core *core, unsigned int adapter, core_handle_t h)
 {
 	static const char name[] = "DxgkCbDestroyPhysicalMemoryObject";
 	struct adapter *a;
@@ -85,7 +85,7 @@ int core_pmo_destroy(struct core *core, unsigned int adapter, handle_t h)
 	if (!o)
 		return rc;
 	if (o->u.pmo.adls || o->u.pmo.views || o->u.pmo.opens) {
-		viol(core, V_PMO_BUSY, "%s: PMO 0x%x still has %u ADL(s), %u view(s), %u open handle(s)",
+		viol(core, CORE_V_PMO_BUSY, "%s: PMO 0x%x still has %u ADL(s), %u view(s), %u open handle(s)",
 		     name, h, o->u.pmo.adls, o->u.pmo.views, o->u.pmo.opens);
 		return -EBUSY;
 	}
@@ -94,7 +94,7 @@ int core_pmo_destroy(struct core *core, unsigned int adapter, handle_t h)
 }
 
 /* The counter of a PMO that a child handle holds, or NULL when the PMO is gone. */
-static uint32_t *pmo_count(struct core *c, handle_t pmo, enum hkind child)
+static uint32_t *pmo_count(struct core *c, core_handle_t pmo, enum hkind child)
 {
 	struct hobj *p = handle_peek(c, pmo);
 
@@ -109,8 +109,8 @@ static uint32_t *pmo_count(struct core *c, handle_t pmo, enum hkind child)
  * (open handle, CPU view, ADL): created over [offset, offset+bytes) of the
  * PMO's pages (no pages for an open handle).
  */
-static int pmo_child(struct core *c, unsigned int adapter, const char *name, handle_t pmo,
-		     enum hkind kind, uint64_t offset, uint64_t bytes, handle_t *h,
+static int pmo_child(struct core *c, unsigned int adapter, const char *name, core_handle_t pmo,
+		     enum hkind kind, uint64_t offset, uint64_t bytes, core_handle_t *h,
 		     struct hobj **child)
 {
 	struct adapter *a;
@@ -126,7 +126,7 @@ static int pmo_child(struct core *c, unsigned int adapter, const char *name, han
 	(*child)->u.view.pmo = pmo; /* .pmo sits first in every child's union member */
 	if (kind == H_VIEW) {
 		/* DxgkCbMapPhysicalMemory rounds to pages and says where the data starts */
-		uint64_t first = offset - offset % PAGE_SIZE;
+		uint64_t first = offset - offset % GPUISO_PAGE_SIZE;
 
 		(*child)->u.view.start = offset - first;
 		(*child)->u.view.cache = p->u.pmo.cache;
@@ -147,7 +147,7 @@ static int pmo_child(struct core *c, unsigned int adapter, const char *name, han
 }
 
 /* Release a child handle and its count on the PMO. */
-static int pmo_child_free(struct core *c, unsigned int adapter, const char *name, handle_t h,
+static int pmo_child_free(struct core *c, unsigned int adapter, const char *name, core_handle_t h,
 			  enum hkind kind)
 {
 	struct adapter *a;
@@ -159,7 +159,7 @@ static int pmo_child_free(struct core *c, unsigned int adapter, const char *name
 	if (!o)
 		return rc;
 	if (kind == H_VIEW && !o->u.view.pmo) {
-		viol(c, V_BAD_HANDLE, "%s: handle 0x%x is not a view of a PMO", name, h);
+		viol(c, CORE_V_BAD_HANDLE, "%s: handle 0x%x is not a view of a PMO", name, h);
 		return -EINVAL;
 	}
 	count = pmo_count(c, o->u.view.pmo, kind);
@@ -169,7 +169,7 @@ static int pmo_child_free(struct core *c, unsigned int adapter, const char *name
 	return 0;
 }
 
-int core_pmo_open(struct core *core, unsigned int adapter, handle_t pmo, handle_t *h)
+int core_pmo_open(struct core *core, unsigned int adapter, core_handle_t pmo, core_handle_t *h)
 {
 	struct hobj *o;
 
@@ -177,13 +177,13 @@ int core_pmo_open(struct core *core, unsigned int adapter, handle_t pmo, handle_
 			 h, &o);
 }
 
-int core_pmo_close(struct core *core, unsigned int adapter, handle_t h)
+int core_pmo_close(struct core *core, unsigned int adapter, core_handle_t h)
 {
 	return pmo_child_free(core, adapter, "DxgkCbClosePhysicalMemoryObject", h, H_PMO_OPEN);
 }
 
-int core_pmo_map_cpu(struct core *core, unsigned int adapter, handle_t pmo,
-		     enum cpu_access mode, uint64_t offset, uint64_t bytes, handle_t *h)
+int core_pmo_map_cpu(struct core *core, unsigned int adapter, core_handle_t pmo,
+		     enum cpu_access mode, uint64_t offset, uint64_t bytes, core_handle_t *h)
 {
 	struct hobj *o;
 	int rc;
@@ -197,7 +197,7 @@ int core_pmo_map_cpu(struct core *core, unsigned int adapter, handle_t pmo,
 	return rc;
 }
 
-int core_view_info(struct core *core, handle_t h, struct core_view_info *info)
+int core_view_info(struct core *core, core_handle_t h, struct core_view_info *info)
 {
 	struct hobj *o = handle_peek(core, h);
 
@@ -205,18 +205,18 @@ int core_view_info(struct core *core, handle_t h, struct core_view_info *info)
 		return -EINVAL;
 	*info = (struct core_view_info){
 		.mode = o->u.view.mode, .cache = o->u.view.cache, .io_space = o->u.view.io_space,
-		.start = o->u.view.start, .bytes = o->pg.npages * PAGE_SIZE,
+		.start = o->u.view.start, .bytes = o->pg.npages * GPUISO_PAGE_SIZE,
 	};
 	return 0;
 }
 
-int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, handle_t h)
+int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, core_handle_t h)
 {
 	return pmo_child_free(core, adapter, "DxgkCbUnmapPhysicalMemory", h, H_VIEW);
 }
 
-int core_adl_alloc(struct core *core, unsigned int adapter, handle_t pmo, uint64_t offset,
-		   uint64_t bytes, handle_t *h)
+int core_adl_alloc(struct core *core, unsigned int adapter, core_handle_t pmo, uint64_t offset,
+		   uint64_t bytes, core_handle_t *h)
 {
 	struct hobj *o;
 	int rc;
@@ -227,7 +227,7 @@ int core_adl_alloc(struct core *core, unsigned int adapter, handle_t pmo, uint64
 	/* Locked for the ADL's lifetime (RAM; IO space is not pageable), and mapped for the GPU. */
 	rc = fp_should_fail(core->fp, FP_MEM_ADL_ALLOC) ? -ENOMEM
 	     : handle_peek(core, pmo)->u.pmo.io_space ? 0
-	     : pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
+	     : pages_lock(core, &o->pg, o->pg.npages * GPUISO_PAGE_SIZE);
 	if (!rc)
 		rc = obj_map(core, &core->adapters[adapter], o);
 	if (rc) {
@@ -237,12 +237,12 @@ int core_adl_alloc(struct core *core, unsigned int adapter, handle_t pmo, uint64
 	return rc;
 }
 
-int core_adl_free(struct core *core, unsigned int adapter, handle_t h)
+int core_adl_free(struct core *core, unsigned int adapter, core_handle_t h)
 {
 	return pmo_child_free(core, adapter, "DxgkCbFreeAdl", h, H_ADL);
 }
 
-int core_adl_info(struct core *core, handle_t h, struct core_adl_info *info)
+int core_adl_info(struct core *core, core_handle_t h, struct core_adl_info *info)
 {
 	struct hobj *o = handle_peek(core, h);
 	struct adapter *a;
@@ -252,7 +252,7 @@ int core_adl_info(struct core *core, handle_t h, struct core_adl_info *info)
 	a = &core->adapters[o->adapter];
 	info->pages = o->pg.npages;
 	info->logical = o->map.mapped && o->map.logical;
-	info->contiguous = dom_span(a, &o->pg, &o->map, 0) >= o->pg.npages * PAGE_SIZE;
+	info->contiguous = dom_span(a, &o->pg, &o->map, 0) >= o->pg.npages * GPUISO_PAGE_SIZE;
 	return dom_iova(a, &o->pg, &o->map, 0, &info->base);
 }
 
@@ -274,7 +274,7 @@ static bool uncached(const struct hobj *o)
  * IOMMU mapping is the device's address of it too (the CPU uses the MDL);
  * a PMO has none until a CPU view maps it: all are CPU_ACCESS violations.
  */
-static struct hobj *cpu_memory(struct core *c, handle_t h, const char *what, int *rc)
+static struct hobj *cpu_memory(struct core *c, core_handle_t h, const char *what, int *rc)
 {
 	struct hobj *o = handle_any(c, h, what);
 
@@ -282,7 +282,7 @@ static struct hobj *cpu_memory(struct core *c, handle_t h, const char *what, int
 	if (!o)
 		return NULL;
 	if (o->kind == H_ADL || o->kind == H_MDL_MAP || o->kind == H_PMO || o->kind == H_PMO_OPEN) {
-		viol(c, V_CPU_ACCESS, "%s through %s 0x%x: it has no CPU address (map a CPU view of the PMO)",
+		viol(c, CORE_V_CPU_ACCESS, "%s through %s 0x%x: it has no CPU address (map a CPU view of the PMO)",
 		     what, hkind_name(o->kind), h);
 		*rc = -EPERM;
 		return NULL;
@@ -290,7 +290,7 @@ static struct hobj *cpu_memory(struct core *c, handle_t h, const char *what, int
 	return o;
 }
 
-int core_view_rw(struct core *core, handle_t h, uint64_t offset, void *buf, uint64_t len,
+int core_view_rw(struct core *core, core_handle_t h, uint64_t offset, void *buf, uint64_t len,
 		 bool write)
 {
 	int rc;
@@ -299,7 +299,7 @@ int core_view_rw(struct core *core, handle_t h, uint64_t offset, void *buf, uint
 	return o ? pages_rw(core, &o->pg, offset, buf, len, write) : rc;
 }
 
-int core_view_copy(struct core *core, handle_t dst, uint64_t dst_off, handle_t src,
+int core_view_copy(struct core *core, core_handle_t dst, uint64_t dst_off, core_handle_t src,
 		   uint64_t src_off, uint64_t bytes)
 {
 	int rc;

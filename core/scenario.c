@@ -87,12 +87,12 @@ static bool parse_range(struct yaml_doc *d, struct fy_node *item, const char *ct
 	if (!out->size) {
 		yaml_field_error(d, &f[RF_SIZE], "size must not be zero");
 		ok = false;
-	} else if (!ALIGNED(out->size, PAGE_SIZE)) {
+	} else if (!ALIGNED(out->size, GPUISO_PAGE_SIZE)) {
 		yaml_field_error(d, &f[RF_SIZE], "size 0x%llx is not a multiple of 4KiB",
 				 (unsigned long long)out->size);
 		ok = false;
 	}
-	if (!ALIGNED(out->base, PAGE_SIZE)) {
+	if (!ALIGNED(out->base, GPUISO_PAGE_SIZE)) {
 		yaml_field_error(d, &f[RF_BASE], "base 0x%llx is not 4KiB aligned",
 				 (unsigned long long)out->base);
 		ok = false;
@@ -119,7 +119,7 @@ static bool parse_range(struct yaml_doc *d, struct fy_node *item, const char *ct
  */
 static void check_page_round(struct yaml_doc *d, const struct yaml_field *f, uint64_t v)
 {
-	if (v > UINT64_MAX - (PAGE_SIZE - 1))
+	if (v > UINT64_MAX - (GPUISO_PAGE_SIZE - 1))
 		yaml_field_error(d, f, "%s does not fit in 64 bits once rounded up to whole 4KiB pages",
 				 fy_node_get_scalar0(f->val));
 }
@@ -230,7 +230,7 @@ static void parse_system(struct yaml_doc *d, struct fy_node *map, struct fy_node
 	if (!f[SF_MEMORY].key) {
 		err_missing(d, map, owner, "system", "memory");
 	} else if (yaml_size(d, &f[SF_MEMORY], &sys->memory)) {
-		mem_ok = sys->memory && ALIGNED(sys->memory, PAGE_SIZE) &&
+		mem_ok = sys->memory && ALIGNED(sys->memory, GPUISO_PAGE_SIZE) &&
 			 sys->memory <= PHYSMEM_MAX_ADDR;
 		if (sys->memory > PHYSMEM_MAX_ADDR)
 			yaml_field_error(d, &f[SF_MEMORY],
@@ -389,7 +389,7 @@ static void check_vram(struct yaml_doc *d, const struct yaml_field *f, uint64_t 
 	if (v > SIM_MAX_VRAM)
 		yaml_field_error(d, f, "%s is more than a simulated GPU can have: at most "
 				 ADDR_SPACE_END, fy_node_get_scalar0(f->val));
-	else if (!ALIGNED(v, PAGE_SIZE))
+	else if (!ALIGNED(v, GPUISO_PAGE_SIZE))
 		yaml_field_error(d, f, "must be a multiple of 4KiB (0 for none), got %s",
 				 fy_node_get_scalar0(f->val));
 }
@@ -454,7 +454,7 @@ static struct fy_node *parse_adapter(struct yaml_doc *d, struct fy_node *item, c
 
 	ad->wddm = SCN_WDDM(3, 0);
 	ad->fb_save_mode = FB_SAVE_PER_ADAPTER;
-	ad->small_buffer = PAGE_SIZE;
+	ad->small_buffer = GPUISO_PAGE_SIZE;
 	if (!yaml_fields(d, item, NULL, ctx, adapter_keys, AF_N, f))
 		return NULL;
 	if (!f[AF_NAME].key) {
@@ -756,7 +756,7 @@ uint64_t scenario_memory_top(const struct scn_system *sys)
 
 	for (size_t i = 0; i < sys->nmap; i++)
 		if (sys->os_memory_map[i].size)
-			top = MAX(top, sys->os_memory_map[i].base + sys->os_memory_map[i].size - 1);
+			top = GPUISO_MAX(top, sys->os_memory_map[i].base + sys->os_memory_map[i].size - 1);
 	return top;
 }
 

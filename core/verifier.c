@@ -10,27 +10,27 @@
 #include "common/array.h"
 #include "internal.h"
 
-static const char *const violation_names[V_NVIOLATIONS] = {
-	[V_CB_IRQL] = "CB_IRQL",
-	[V_CB_IN_EXCLUSIVE] = "CB_IN_EXCLUSIVE",
-	[V_DMA_IN_EXCLUSIVE] = "DMA_IN_EXCLUSIVE",
-	[V_WORK_IN_EXCLUSIVE] = "WORK_IN_EXCLUSIVE",
-	[V_UNMAP_AFTER_FREE] = "UNMAP_AFTER_FREE",
-	[V_DEPRECATED_CB] = "DEPRECATED_CALLBACK",
-	[V_BAD_HANDLE] = "BAD_HANDLE",
-	[V_HANDLE_LEAK] = "HANDLE_LEAK",
-	[V_MAPPING_LEAK] = "MAPPING_LEAK",
-	[V_FB_NOT_LEAD] = "FB_NOT_LEAD",
-	[V_FB_RESTORE_MISMATCH] = "FB_RESTORE_MISMATCH",
-	[V_FB_SEQUENCE] = "FB_SEQUENCE",
-	[V_PMO_BUSY] = "PMO_BUSY",
-	[V_STALE_TRANSLATION] = "STALE_TRANSLATION",
-	[V_CPU_ACCESS] = "CPU_ACCESS",
+static const char *const violation_names[CORE_V_NVIOLATIONS] = {
+	[CORE_V_CB_IRQL] = "CB_IRQL",
+	[CORE_V_CB_IN_EXCLUSIVE] = "CB_IN_EXCLUSIVE",
+	[CORE_V_DMA_IN_EXCLUSIVE] = "DMA_IN_EXCLUSIVE",
+	[CORE_V_WORK_IN_EXCLUSIVE] = "WORK_IN_EXCLUSIVE",
+	[CORE_V_UNMAP_AFTER_FREE] = "UNMAP_AFTER_FREE",
+	[CORE_V_DEPRECATED_CB] = "DEPRECATED_CALLBACK",
+	[CORE_V_BAD_HANDLE] = "BAD_HANDLE",
+	[CORE_V_HANDLE_LEAK] = "HANDLE_LEAK",
+	[CORE_V_MAPPING_LEAK] = "MAPPING_LEAK",
+	[CORE_V_FB_NOT_LEAD] = "FB_NOT_LEAD",
+	[CORE_V_FB_RESTORE_MISMATCH] = "FB_RESTORE_MISMATCH",
+	[CORE_V_FB_SEQUENCE] = "FB_SEQUENCE",
+	[CORE_V_PMO_BUSY] = "PMO_BUSY",
+	[CORE_V_STALE_TRANSLATION] = "STALE_TRANSLATION",
+	[CORE_V_CPU_ACCESS] = "CPU_ACCESS",
 };
 
-const char *core_violation_name(enum violation code)
+const char *core_violation_name(enum core_violation_code code)
 {
-	return (unsigned int)code < V_NVIOLATIONS ? violation_names[code] : "UNKNOWN";
+	return (unsigned int)code < CORE_V_NVIOLATIONS ? violation_names[code] : "UNKNOWN";
 }
 
 int vec_push(struct vec *v, const void *elem)
@@ -49,10 +49,11 @@ void vec_free(struct vec *v)
 	v->n = v->cap = 0;
 }
 
-static void vviol(struct core *c, enum violation code, handle_t h, const char *fmt, va_list ap)
-	__attribute__((format(printf, 4, 0)));
+static void vviol(struct core *c, enum core_violation_code code, core_handle_t h, const char *fmt,
+		  va_list ap) __attribute__((format(printf, 4, 0)));
 
-static void vviol(struct core *c, enum violation code, handle_t h, const char *fmt, va_list ap)
+static void vviol(struct core *c, enum core_violation_code code, core_handle_t h, const char *fmt,
+		  va_list ap)
 {
 	struct core_violation v = { .code = code, .event = c->event, .ts_ns = c->ts_ns, .handle = h };
 
@@ -66,7 +67,7 @@ static void vviol(struct core *c, enum violation code, handle_t h, const char *f
 		log_err("out of memory recording %s: %s", core_violation_name(code), v.detail);
 }
 
-void viol(struct core *c, enum violation code, const char *fmt, ...)
+void viol(struct core *c, enum core_violation_code code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -75,7 +76,8 @@ void viol(struct core *c, enum violation code, const char *fmt, ...)
 	va_end(ap);
 }
 
-void viol_handle(struct core *c, enum violation code, handle_t h, const char *fmt, ...)
+void viol_handle(struct core *c, enum core_violation_code code, core_handle_t h, const char *fmt,
+		 ...)
 {
 	va_list ap;
 

@@ -22,7 +22,7 @@ static int vidmm_enter(struct core *c, unsigned int adapter, struct adapter **a)
 }
 
 /* vidmm_enter() and the allocation behind @h. */
-static struct hobj *vidmm_alloc(struct core *c, unsigned int adapter, handle_t h,
+static struct hobj *vidmm_alloc(struct core *c, unsigned int adapter, core_handle_t h,
 				const char *name, struct adapter **a, int *rc)
 {
 	struct hobj *o;
@@ -37,7 +37,7 @@ static struct hobj *vidmm_alloc(struct core *c, unsigned int adapter, handle_t h
 }
 
 int core_alloc_create(struct core *core, unsigned int adapter, uint64_t bytes,
-		      enum segment segment, uint32_t flags, handle_t *h)
+		      enum core_segment segment, uint32_t flags, core_handle_t *h)
 {
 	struct adapter *a;
 	struct hobj *o;
@@ -46,28 +46,28 @@ int core_alloc_create(struct core *core, unsigned int adapter, uint64_t bytes,
 	rc = vidmm_enter(core, adapter, &a);
 	if (rc)
 		return rc;
-	if (!bytes || segment > SEG_SYSTEM)
+	if (!bytes || segment > CORE_SEG_SYSTEM)
 		return -EINVAL;
 	/* MapApertureCpuVisible belongs to MapApertureSegment2: without the cap, creation fails. */
 	if ((flags & ALLOC_MAP_APERTURE_CPU_VISIBLE) && !a->caps.map_aperture2)
 		return -EINVAL;
 	/* Without AccessedPhysically an aperture request goes to the implicit system segment. */
-	if (segment == SEG_APERTURE && !(flags & ALLOC_ACCESSED_PHYSICALLY))
-		segment = SEG_SYSTEM;
+	if (segment == CORE_SEG_APERTURE && !(flags & ALLOC_ACCESSED_PHYSICALLY))
+		segment = CORE_SEG_SYSTEM;
 	rc = handle_new(core, H_ALLOC, adapter, h, &o);
 	if (rc)
 		return rc;
 	o->u.alloc.seg = segment;
 	o->u.alloc.flags = flags;
 	rc = pages_alloc(core, &o->pg, bytes, 0);
-	if (!rc && segment == SEG_VRAM) {
-		rc = range_take(&a->vram, o->pg.npages * PAGE_SIZE, PAGE_SIZE, UINT64_MAX,
+	if (!rc && segment == CORE_SEG_VRAM) {
+		rc = range_take(&a->vram, o->pg.npages * GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE, UINT64_MAX,
 				&o->u.alloc.vram_off);
 		if (rc == -ENOSPC)
 			rc = -ENOMEM; /* the VRAM segment is full */
 	} else if (!rc) {
 		/* Resident in system memory: locked and mapped for as long as it stays there. */
-		rc = pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
+		rc = pages_lock(core, &o->pg, o->pg.npages * GPUISO_PAGE_SIZE);
 		if (!rc)
 			rc = obj_map(core, a, o);
 	}
@@ -78,14 +78,14 @@ int core_alloc_create(struct core *core, unsigned int adapter, uint64_t bytes,
 	return rc;
 }
 
-int core_alloc_segment(struct core *core, handle_t h)
+int core_alloc_segment(struct core *core, core_handle_t h)
 {
 	struct hobj *o = handle_peek(core, h);
 
 	return o && o->kind == H_ALLOC ? (int)o->u.alloc.seg : -EINVAL;
 }
 
-int core_alloc_destroy(struct core *core, unsigned int adapter, handle_t h)
+int core_alloc_destroy(struct core *core, unsigned int adapter, core_handle_t h)
 {
 	struct adapter *a;
 	struct hobj *o;
@@ -96,25 +96,25 @@ int core_alloc_destroy(struct core *core, unsigned int adapter, handle_t h)
 		return rc;
 	if (o->u.alloc.aperture_mapped)
 		core_unmap_aperture(core, adapter, h);
-	if (o->u.alloc.seg == SEG_VRAM)
-		range_add(&a->vram, o->u.alloc.vram_off, o->pg.npages * PAGE_SIZE);
+	if (o->u.alloc.seg == CORE_SEG_VRAM)
+		range_add(&a->vram, o->u.alloc.vram_off, o->pg.npages * GPUISO_PAGE_SIZE);
 	obj_destroy(core, h);
 	return 0;
 }
 
-int core_map_aperture(struct core *core, unsigned int adapter, handle_t h,
+int core_map_aperture(struct core *core, unsigned int adapter, core_handle_t h,
 		      uint64_t offset_pages, uint64_t pages)
 {
 	struct paging_op op = { .allocation = h, .offset_pages = offset_pages, .pages = pages };
 	struct adapter *a;
 	struct hobj *o, *v;
-	handle_t view = 0;
+	core_handle_t view = 0;
 	int rc;
 
 	o = vidmm_alloc(core, adapter, h, "MapApertureSegment", &a, &rc);
 	if (!o)
 		return rc;
-	if (o->u.alloc.seg != SEG_APERTURE) {
+	if (o->u.alloc.seg != CORE_SEG_APERTURE) {
 		log_info("allocation 0x%x is not in an aperture segment: no aperture mapping", h);
 		return -EINVAL;
 	}
@@ -131,13 +131,13 @@ int core_map_aperture(struct core *core, unsigned int adapter, handle_t h,
 		if (rc)
 			return rc;
 		/* Always contiguous with logical mapping; otherwise as the pages fall. */
-		op.adl_contiguous = dom_span(a, &o->pg, &o->map, 0) >= o->pg.npages * PAGE_SIZE;
+		op.adl_contiguous = dom_span(a, &o->pg, &o->map, 0) >= o->pg.npages * GPUISO_PAGE_SIZE;
 		if (o->u.alloc.flags & ALLOC_MAP_APERTURE_CPU_VISIBLE) {
 			rc = handle_new(core, H_VIEW, adapter, &view, &v);
 			if (rc)
 				return rc;
 			v->u.view.cache = CACHE_CACHED; /* system pages, a kernel address */
-			rc = pages_slice(&o->pg, offset_pages * PAGE_SIZE, pages * PAGE_SIZE, &v->pg);
+			rc = pages_slice(&o->pg, offset_pages * GPUISO_PAGE_SIZE, pages * GPUISO_PAGE_SIZE, &v->pg);
 			if (rc)
 				goto release_view;
 			op.cpu_visible_address = view;
@@ -157,7 +157,7 @@ release_view:
 	return rc;
 }
 
-int core_unmap_aperture(struct core *core, unsigned int adapter, handle_t h)
+int core_unmap_aperture(struct core *core, unsigned int adapter, core_handle_t h)
 {
 	struct paging_op op = { .kind = PAGING_UNMAP_APERTURE, .allocation = h };
 	struct adapter *a;
@@ -177,7 +177,7 @@ int core_unmap_aperture(struct core *core, unsigned int adapter, handle_t h)
 	return rc;
 }
 
-int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum transfer_dir dir,
+int core_transfer(struct core *core, unsigned int adapter, core_handle_t h, enum transfer_dir dir,
 		  uint64_t bytes)
 {
 	struct adapter *a;
@@ -187,14 +187,14 @@ int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum tran
 	o = vidmm_alloc(core, adapter, h, "paging transfer", &a, &rc);
 	if (!o)
 		return rc;
-	if (o->u.alloc.seg != SEG_VRAM || (dir != TRANSFER_TO_VRAM && dir != TRANSFER_FROM_VRAM))
+	if (o->u.alloc.seg != CORE_SEG_VRAM || (dir != TRANSFER_TO_VRAM && dir != TRANSFER_FROM_VRAM))
 		return -EINVAL;
 	if (!bytes)
-		bytes = o->pg.npages * PAGE_SIZE;
-	if (bytes > o->pg.npages * PAGE_SIZE)
+		bytes = o->pg.npages * GPUISO_PAGE_SIZE;
+	if (bytes > o->pg.npages * GPUISO_PAGE_SIZE)
 		return -ERANGE;
 	/* The backing store is mapped (and locked) for the duration of the transfer. */
-	rc = pages_lock(core, &o->pg, o->pg.npages * PAGE_SIZE);
+	rc = pages_lock(core, &o->pg, o->pg.npages * GPUISO_PAGE_SIZE);
 	if (rc)
 		return rc;
 	rc = obj_map(core, a, o);
@@ -208,7 +208,7 @@ int core_transfer(struct core *core, unsigned int adapter, handle_t h, enum tran
 	return rc;
 }
 
-int core_fence_create(struct core *core, unsigned int adapter, handle_t *h)
+int core_fence_create(struct core *core, unsigned int adapter, core_handle_t *h)
 {
 	struct adapter *a;
 	struct hobj *o;
@@ -220,7 +220,7 @@ int core_fence_create(struct core *core, unsigned int adapter, handle_t *h)
 	rc = handle_new(core, H_FENCE, adapter, h, &o);
 	if (rc)
 		return rc;
-	rc = pages_alloc(core, &o->pg, PAGE_SIZE, PG_LOCK);
+	rc = pages_alloc(core, &o->pg, GPUISO_PAGE_SIZE, PG_LOCK);
 	if (!rc)
 		rc = obj_map(core, a, o);
 	if (rc) {
@@ -230,7 +230,7 @@ int core_fence_create(struct core *core, unsigned int adapter, handle_t *h)
 	return rc;
 }
 
-int core_fence_destroy(struct core *core, unsigned int adapter, handle_t h)
+int core_fence_destroy(struct core *core, unsigned int adapter, core_handle_t h)
 {
 	struct adapter *a;
 	int rc;
@@ -244,7 +244,7 @@ int core_fence_destroy(struct core *core, unsigned int adapter, handle_t h)
 	return 0;
 }
 
-int core_handle_iova(struct core *core, handle_t h, uint64_t offset, iova_t *iova)
+int core_handle_iova(struct core *core, core_handle_t h, uint64_t offset, iova_t *iova)
 {
 	struct hobj *o = handle_peek(core, h);
 
@@ -254,7 +254,7 @@ int core_handle_iova(struct core *core, handle_t h, uint64_t offset, iova_t *iov
 }
 
 int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
-		  enum hw_copy_dir dir, uint64_t vram_off, handle_t h, uint64_t offset,
+		  enum hw_copy_dir dir, uint64_t vram_off, core_handle_t h, uint64_t offset,
 		  uint64_t bytes)
 {
 	struct adapter *a = adapter_get(core, adapter);
@@ -265,14 +265,14 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 	if (!a || phys >= a->nphys)
 		return -ENOENT;
 	if (a->sched_suspended) {
-		viol(core, V_WORK_IN_EXCLUSIVE, "%s: GPU work submitted while the scheduler is suspended",
+		viol(core, CORE_V_WORK_IN_EXCLUSIVE, "%s: GPU work submitted while the scheduler is suspended",
 		     a->cfg->name);
 		return -EPERM;
 	}
 	o = handle_any(core, h, "GPU copy");
 	if (!o)
 		return -EINVAL;
-	if (offset + bytes < offset || offset + bytes > o->pg.npages * PAGE_SIZE)
+	if (offset + bytes < offset || offset + bytes > o->pg.npages * GPUISO_PAGE_SIZE)
 		return -ERANGE;
 	if (fp_should_fail(core->fp, FP_GPU_COPY))
 		return -EIO;
@@ -283,7 +283,7 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 		rc = dom_iova(a, &o->pg, &o->map, offset, &job.iova);
 		if (rc)
 			break;
-		job.len = MIN(bytes, dom_span(a, &o->pg, &o->map, offset));
+		job.len = GPUISO_MIN(bytes, dom_span(a, &o->pg, &o->map, offset));
 		rc = core->hw->ops->gpu_submit(core->hw, dev, &job);
 		offset += job.len;
 		vram_off += job.len;
@@ -299,7 +299,7 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 	return rc;
 }
 
-int core_dma(struct core *core, unsigned int adapter, unsigned int phys, handle_t h,
+int core_dma(struct core *core, unsigned int adapter, unsigned int phys, core_handle_t h,
 	     uint64_t offset, uint64_t bytes, bool write)
 {
 	struct adapter *a = adapter_get(core, adapter);

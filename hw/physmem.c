@@ -39,7 +39,7 @@ int physmem_init(struct physmem *pm, const struct physmem_config *cfg)
 	for (size_t i = 0; i < pm->nram; i++) {
 		const struct range_extent *r = &pm->ram[i];
 
-		if (!r->size || !ALIGNED(r->base | r->size, PAGE_SIZE) ||
+		if (!r->size || !ALIGNED(r->base | r->size, GPUISO_PAGE_SIZE) ||
 		    r->base + r->size < r->base || r->base + r->size > PHYSMEM_MAX_ADDR)
 			goto free_ram;
 		if (r->base < top)
@@ -54,7 +54,7 @@ int physmem_init(struct physmem *pm, const struct physmem_config *cfg)
 		if (err)
 			goto fini_frames;
 	}
-	err = sparse_init(&pm->bytes, MAX(ALIGN_UP(top, SZ_1G), PHYSMEM_MIN_STORE));
+	err = sparse_init(&pm->bytes, GPUISO_MAX(ALIGN_UP(top, SZ_1G), PHYSMEM_MIN_STORE));
 	if (err)
 		goto fini_frames;
 
@@ -96,7 +96,7 @@ static int physmem_charge(uint64_t *held, uint64_t limit, uint64_t *avail, uint6
 
 static void physmem_release(uint64_t *held, uint64_t *avail, uint64_t bytes)
 {
-	bytes = MIN(bytes, *held);
+	bytes = GPUISO_MIN(bytes, *held);
 	*held -= bytes;
 	/* Saturate below UINT64_MAX, which would mean "no pressure". */
 	if (*avail != UINT64_MAX)
@@ -116,7 +116,7 @@ void physmem_uncommit(struct physmem *pm, uint64_t bytes)
 
 int physmem_lock(struct physmem *pm, uint64_t bytes)
 {
-	if (!ALIGNED(bytes, PAGE_SIZE))
+	if (!ALIGNED(bytes, GPUISO_PAGE_SIZE))
 		return -EINVAL;
 	return physmem_charge(&pm->usage.locked, pm->lockable_limit,
 			      &pm->pressure.lockable_available, bytes);
@@ -157,9 +157,9 @@ static bool physmem_put_run(struct physmem *pm, pa_t pa, uint64_t bytes)
 static void physmem_put_pages(struct physmem *pm, pa_t pa, uint64_t npages)
 {
 	/* Part of a refused run is free already (a double free): return the rest. */
-	if (!physmem_put_run(pm, pa, npages * PAGE_SIZE) && npages > 1) {
+	if (!physmem_put_run(pm, pa, npages * GPUISO_PAGE_SIZE) && npages > 1) {
 		for (uint64_t j = 0; j < npages; j++)
-			physmem_put_run(pm, pa + j * PAGE_SIZE, PAGE_SIZE);
+			physmem_put_run(pm, pa + j * GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE);
 	}
 	pm->usage.resident = pm->bytes.resident;
 }
@@ -172,7 +172,7 @@ static void physmem_put(struct physmem *pm, const pa_t *pages, uint64_t n)
 	while (i < n) {
 		uint64_t run = 1;
 
-		while (i + run < n && pages[i + run] == pages[i] + run * PAGE_SIZE)
+		while (i + run < n && pages[i + run] == pages[i] + run * GPUISO_PAGE_SIZE)
 			run++;
 		physmem_put_pages(pm, pages[i], run);
 		i += run;
@@ -183,7 +183,7 @@ int phys_runs_add(struct phys_runs *r, pa_t pa, uint64_t npages)
 {
 	struct phys_run *last = r->n == 1 ? &r->one : r->n ? &r->more[r->n - 1] : NULL;
 
-	if (last && last->pa + last->npages * PAGE_SIZE == pa) {
+	if (last && last->pa + last->npages * GPUISO_PAGE_SIZE == pa) {
 		last->npages += npages;
 		return 0;
 	}
@@ -226,19 +226,19 @@ static void physmem_put_runs(struct physmem *pm, struct phys_runs *r)
 static int physmem_alloc_contiguous(struct physmem *pm, uint64_t bytes, struct phys_runs *runs)
 {
 	/* Align big runs so the IOMMU can map them with large pages. */
-	uint64_t align = bytes >= SZ_1G ? SZ_1G : bytes >= SZ_2M ? SZ_2M : PAGE_SIZE;
+	uint64_t align = bytes >= SZ_1G ? SZ_1G : bytes >= SZ_2M ? SZ_2M : GPUISO_PAGE_SIZE;
 	uint64_t base;
 	int err;
 
 	if (bytes > pm->pressure.max_contiguous)
 		return -ENOMEM;
 	err = range_take(&pm->frames, bytes, align, UINT64_MAX, &base);
-	if (err == -ENOSPC && align != PAGE_SIZE)
-		err = range_take(&pm->frames, bytes, PAGE_SIZE, UINT64_MAX, &base);
+	if (err == -ENOSPC && align != GPUISO_PAGE_SIZE)
+		err = range_take(&pm->frames, bytes, GPUISO_PAGE_SIZE, UINT64_MAX, &base);
 	if (err)
 		return err == -ENOSPC ? -ENOMEM : err;
 	pm->usage.allocated += bytes;
-	return phys_runs_add(runs, base, bytes / PAGE_SIZE);
+	return phys_runs_add(runs, base, bytes / GPUISO_PAGE_SIZE);
 }
 
 /*
@@ -265,25 +265,25 @@ static int physmem_take_runs(struct physmem *pm, struct phys_runs *runs, uint64_
 		if (i == pm->frames.n)
 			return 0;
 		e = &pm->frames.ext[i];
-		start = ALIGN_UP(MAX(e->base, cursor), align);
+		start = ALIGN_UP(GPUISO_MAX(e->base, cursor), align);
 		end = e->base + e->size;
 		if (start >= end || end - start < align) {
 			cursor = end;
 			continue;
 		}
-		run = MIN(ALIGN_DOWN(end - start, align), (want - *done) * PAGE_SIZE);
-		run = MIN(run, max_run);
+		run = GPUISO_MIN(ALIGN_DOWN(end - start, align), (want - *done) * GPUISO_PAGE_SIZE);
+		run = GPUISO_MIN(run, max_run);
 		err = range_remove_at(&pm->frames, i, start, run);
 		if (err)
 			return err;
 		pm->usage.allocated += run;
-		*done += run / PAGE_SIZE;
-		err = phys_runs_add(runs, start, run / PAGE_SIZE);
+		*done += run / GPUISO_PAGE_SIZE;
+		err = phys_runs_add(runs, start, run / GPUISO_PAGE_SIZE);
 		if (err) {
-			physmem_put_pages(pm, start, run / PAGE_SIZE);
+			physmem_put_pages(pm, start, run / GPUISO_PAGE_SIZE);
 			return err;
 		}
-		cursor = start + run + (bounded && run == max_run ? PAGE_SIZE : 0);
+		cursor = start + run + (bounded && run == max_run ? GPUISO_PAGE_SIZE : 0);
 	}
 	return 0;
 }
@@ -300,14 +300,14 @@ static int physmem_alloc_scattered(struct physmem *pm, uint64_t npages, struct p
 	bool bounded = max_run != UINT64_MAX;
 	int err = 0;
 
-	max_run = MAX(ALIGN_DOWN(max_run, PAGE_SIZE), PAGE_SIZE);
-	if (pm->frames.free_bytes / PAGE_SIZE < npages)
+	max_run = GPUISO_MAX(ALIGN_DOWN(max_run, GPUISO_PAGE_SIZE), GPUISO_PAGE_SIZE);
+	if (pm->frames.free_bytes / GPUISO_PAGE_SIZE < npages)
 		return -ENOMEM;
-	if (!bounded && npages >= SZ_2M / PAGE_SIZE)
-		err = physmem_take_runs(pm, runs, &done, ALIGN_DOWN(npages, SZ_2M / PAGE_SIZE),
+	if (!bounded && npages >= SZ_2M / GPUISO_PAGE_SIZE)
+		err = physmem_take_runs(pm, runs, &done, ALIGN_DOWN(npages, SZ_2M / GPUISO_PAGE_SIZE),
 					max_run, false, SZ_2M);
 	if (!err)
-		err = physmem_take_runs(pm, runs, &done, npages, max_run, bounded, PAGE_SIZE);
+		err = physmem_take_runs(pm, runs, &done, npages, max_run, bounded, GPUISO_PAGE_SIZE);
 	if (!err && done < npages)
 		err = -ENOMEM;
 	return err;
@@ -321,10 +321,10 @@ int physmem_alloc_runs(struct physmem *pm, uint64_t npages, bool contiguous,
 	*runs = (struct phys_runs){ 0 };
 	if (!npages)
 		return 0;
-	if (npages > pm->frames.free_bytes / PAGE_SIZE)
+	if (npages > pm->frames.free_bytes / GPUISO_PAGE_SIZE)
 		return -ENOMEM;
 	if (contiguous)
-		err = physmem_alloc_contiguous(pm, npages * PAGE_SIZE, runs);
+		err = physmem_alloc_contiguous(pm, npages * GPUISO_PAGE_SIZE, runs);
 	else
 		err = physmem_alloc_scattered(pm, npages, runs);
 	if (err)
@@ -345,7 +345,7 @@ int physmem_alloc(struct physmem *pm, uint64_t npages, bool contiguous, pa_t *pa
 	run = phys_runs_array(&runs);
 	for (size_t r = 0; r < runs.n; r++)
 		for (uint64_t i = 0; i < run[r].npages; i++)
-			pages[done++] = run[r].pa + i * PAGE_SIZE;
+			pages[done++] = run[r].pa + i * GPUISO_PAGE_SIZE;
 	phys_runs_free(&runs);
 	return 0;
 }

@@ -187,7 +187,7 @@ int physmem_alloc(struct physmem *pm, uint64_t npages, bool contiguous, pa_t *pa
 void physmem_free(struct physmem *pm, const pa_t *pages, uint64_t npages);
 
 /**
- * physmem_free_run() - physmem_free() of the contiguous frames [pa, pa+npages*PAGE_SIZE).
+ * physmem_free_run() - physmem_free() of the contiguous frames [pa, pa+npages*GPUISO_PAGE_SIZE).
  * @pm: the memory.
  * @pa: first frame.
  * @npages: how many.

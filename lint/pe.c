@@ -317,7 +317,7 @@ static int pe_sections(struct pe_ctx *c, uint64_t off)
 		s->va = le32(h + 12);
 		s->raw = le32(h + 20);
 		s->span = vsize ? vsize : rawsize;
-		s->backed = MIN(s->span, rawsize);
+		s->backed = GPUISO_MIN(s->span, rawsize);
 		if (rawsize && (uint64_t)s->raw + rawsize > c->size)
 			return pe_fail(c, "section %u \"%s\" at 0x%llx: raw data 0x%x..0x%llx past the end of the file (0x%zx bytes): truncated",
 				       i, s->name, (unsigned long long)off, s->raw,
@@ -407,7 +407,7 @@ int pe_imports_parse(const char *label, const uint8_t *data, size_t size, struct
 static int pe_slurp(int fd, const struct stat *st, uint8_t **buf, size_t *len)
 {
 	size_t cap = S_ISREG(st->st_mode) && st->st_size > 0
-			     ? (size_t)MIN((uint64_t)st->st_size, PE_MAX_BYTES) + 1 : 65536;
+			     ? (size_t)GPUISO_MIN((uint64_t)st->st_size, PE_MAX_BYTES) + 1 : 65536;
 	ssize_t n;
 
 	*len = 0;
@@ -419,7 +419,7 @@ static int pe_slurp(int fd, const struct stat *st, uint8_t **buf, size_t *len)
 
 			if (cap > PE_MAX_BYTES)
 				return -EFBIG;
-			cap = MIN(2 * cap, (size_t)PE_MAX_BYTES + 1);
+			cap = GPUISO_MIN(2 * cap, (size_t)PE_MAX_BYTES + 1);
 			if (!(more = realloc(*buf, cap)))
 				return -ENOMEM;
 			*buf = more;

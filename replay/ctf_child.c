@@ -671,7 +671,7 @@ static int listen_to(struct decoder *d)
 	now = clock_mono_ns();
 	/* at most two polls' worth at a time: a whole process stopped (^Z) is no silence */
 	if (!(rc > 0 && pfd[0].revents))
-		d->silent_ns += MIN(now - before, 2 * CHILD_POLL_MS * 1000000ull);
+		d->silent_ns += GPUISO_MIN(now - before, 2 * CHILD_POLL_MS * 1000000ull);
 	return watch(d, now) ? -ETIMEDOUT : 0;
 }
 

@@ -21,10 +21,10 @@
  * live object, the index and time of the event that created it: what is
  * still live at the end leaked, and its finding names that event.
  */
-struct engine {
+struct replay_engine {
 	struct core *core;
 	struct results *res;
-	enum pace pace;
+	enum replay_pace pace;
 	bool notrace;
 	bool untimed;
 	const struct pressure_step *steps; /* pressure schedule */
@@ -35,17 +35,17 @@ struct engine {
 	bool life;               /* COVERS_LIFE: what the trace leaves live leaked */
 	struct u64map born, born_ts; /* life: (adapter, id) -> its creating event's index, time */
 	bool started;
-	uint64_t wall0, ts0;     /* PACE_TRACE: when the first event was issued */
-	struct fast_clock clock; /* PACE_ASAP: times each operation */
+	uint64_t wall0, ts0;     /* REPLAY_PACE_TRACE: when the first event was issued */
+	struct fast_clock clock; /* REPLAY_PACE_ASAP: times each operation */
 	uint64_t modeled_last;
-	struct refusal refusals[REPLAY_MAX_REFUSALS];
+	struct replay_refusal refusals[REPLAY_MAX_REFUSALS];
 	size_t nrefusals;
 	uint64_t refused;
 	struct engine_losses lost;
 	char error[256];
 };
 
-static uint64_t modeled_ns(struct engine *e)
+static uint64_t modeled_ns(struct replay_engine *e)
 {
 	struct hw *hw = core_hw(e->core);
 	struct hw_stats st;
@@ -63,14 +63,15 @@ static uint64_t live_key(uint64_t adapter, uint64_t id)
 }
 
 #define LIVE(h, kind) ((uint64_t)(kind) << 32 | (h))
-#define LIVE_HANDLE(v) ((handle_t)(v))
+#define LIVE_HANDLE(v) ((core_handle_t)(v))
 #define LIVE_KIND(v) ((uint32_t)((v) >> 32))
 
 /* --- engine --- */
 
-int engine_create(struct core *core, struct results *res, enum pace pace, struct engine **out)
+int engine_create(struct core *core, struct results *res, enum replay_pace pace,
+		  struct replay_engine **out)
 {
-	struct engine *e = calloc(1, sizeof(*e));
+	struct replay_engine *e = calloc(1, sizeof(*e));
 
 	if (!e)
 		return -ENOMEM;
@@ -85,17 +86,17 @@ int engine_create(struct core *core, struct results *res, enum pace pace, struct
 	 * Paced runs keep CLOCK_MONOTONIC (the fast clock without the TSC is
 	 * it): latency counts from when an event was due, a CLOCK_MONOTONIC time.
 	 */
-	fast_clock_init(&e->clock, pace == PACE_ASAP);
+	fast_clock_init(&e->clock, pace == REPLAY_PACE_ASAP);
 	*out = e;
 	return 0;
 }
 
-void engine_set_tracing(struct engine *e, bool on)
+void engine_set_tracing(struct replay_engine *e, bool on)
 {
 	e->notrace = !on;
 }
 
-void engine_set_timing(struct engine *e, bool on)
+void engine_set_timing(struct replay_engine *e, bool on)
 {
 	e->untimed = !on;
 }
@@ -116,12 +117,12 @@ int trace_covers_parse(const char *s, enum trace_covers *out)
 	return 0;
 }
 
-void engine_set_covers(struct engine *e, enum trace_covers covers)
+void engine_set_covers(struct replay_engine *e, enum trace_covers covers)
 {
 	e->life = covers == COVERS_LIFE;
 }
 
-void engine_set_pressure(struct engine *e, const struct pressure_step *steps, size_t n)
+void engine_set_pressure(struct replay_engine *e, const struct pressure_step *steps, size_t n)
 {
 	e->steps = steps;
 	e->nsteps = n;
@@ -136,7 +137,7 @@ static uint64_t pressure_bytes(const struct pressure_value *v, uint64_t limit, u
 }
 
 /* Steps due by this event change what physical memory still grants. */
-static void apply_pressure(struct engine *e, const struct wl_event *ev, uint64_t index)
+static void apply_pressure(struct replay_engine *e, const struct wl_event *ev, uint64_t index)
 {
 	struct physmem *pm = core_physmem(e->core);
 
@@ -157,7 +158,7 @@ static void apply_pressure(struct engine *e, const struct wl_event *ev, uint64_t
 	}
 }
 
-void engine_destroy(struct engine *e)
+void engine_destroy(struct replay_engine *e)
 {
 	if (!e)
 		return;
@@ -167,19 +168,20 @@ void engine_destroy(struct engine *e)
 	free(e);
 }
 
-const char *engine_error(const struct engine *e)
+const char *engine_error(const struct replay_engine *e)
 {
 	return e->error;
 }
 
-const struct refusal *engine_refusals(const struct engine *e, size_t *n, uint64_t *total)
+const struct replay_refusal *engine_refusals(const struct replay_engine *e, size_t *n,
+					     uint64_t *total)
 {
 	*n = e->nrefusals;
 	*total = e->refused;
 	return e->refusals;
 }
 
-int engine_state_digest(const struct engine *e, uint64_t *digest)
+int engine_state_digest(const struct replay_engine *e, uint64_t *digest)
 {
 	uint64_t key, val, live = 0, h;
 	size_t pos = 0;
@@ -195,7 +197,7 @@ int engine_state_digest(const struct engine *e, uint64_t *digest)
 	return 0;
 }
 
-void engine_findings(const struct engine *e, bool *violation, bool *reset)
+void engine_findings(const struct replay_engine *e, bool *violation, bool *reset)
 {
 	const struct core_power_record *recs;
 	size_t n;
@@ -210,7 +212,7 @@ void engine_findings(const struct engine *e, bool *violation, bool *reset)
 	}
 }
 
-size_t engine_live(const struct engine *e)
+size_t engine_live(const struct replay_engine *e)
 {
 	uint64_t key, val;
 	size_t n = 0, pos = 0;
@@ -220,20 +222,20 @@ size_t engine_live(const struct engine *e)
 	return n;
 }
 
-static int refuse(struct engine *e, const struct wl_event *ev, uint64_t index, int rc,
+static int refuse(struct replay_engine *e, const struct wl_event *ev, uint64_t index, int rc,
 		  const char *why)
 {
 	e->refused++;
 	if (e->nrefusals < REPLAY_MAX_REFUSALS) {
-		struct refusal *r = &e->refusals[e->nrefusals++];
+		struct replay_refusal *r = &e->refusals[e->nrefusals++];
 
-		*r = (struct refusal){ .index = index, .ts = ev->ts, .kind = ev->kind, .rc = rc };
+		*r = (struct replay_refusal){ .index = index, .ts = ev->ts, .kind = ev->kind, .rc = rc };
 		snprintf(r->why, sizeof(r->why), "%s", why);
 	}
 	return 1;
 }
 
-static int input_error(struct engine *e, const struct wl_event *ev, uint64_t index,
+static int input_error(struct replay_engine *e, const struct wl_event *ev, uint64_t index,
 		       const char *what)
 {
 	char text[160];
@@ -256,10 +258,10 @@ static enum cache_type model_cache(uint64_t v)
 					      : (enum cache_type)(CACHE_WRITECOMBINED + 1);
 }
 
-static enum segment model_segment(uint64_t v)
+static enum core_segment model_segment(uint64_t v)
 {
-	return v == WL_SEG_VRAM ? SEG_VRAM : v == WL_SEG_APERTURE ? SEG_APERTURE
-	       : v == WL_SEG_SYSTEM ? SEG_SYSTEM : (enum segment)(SEG_SYSTEM + 1);
+	return v == WL_SEG_VRAM ? CORE_SEG_VRAM : v == WL_SEG_APERTURE ? CORE_SEG_APERTURE
+	       : v == WL_SEG_SYSTEM ? CORE_SEG_SYSTEM : (enum core_segment)(CORE_SEG_SYSTEM + 1);
 }
 
 static uint32_t model_alloc_flags(uint64_t v)
@@ -281,8 +283,8 @@ static enum power_state model_power(uint64_t v)
 }
 
 /* The model call for one event; *h receives a created handle. */
-static int dispatch(struct engine *e, const struct wl_event *ev, handle_t target, handle_t ref,
-		    handle_t *h)
+static int dispatch(struct replay_engine *e, const struct wl_event *ev, core_handle_t target,
+		    core_handle_t ref, core_handle_t *h)
 {
 	struct core *c = e->core;
 	unsigned int a = (unsigned int)ev->v[WL_ADAPTER], p = (unsigned int)ev->v[WL_PHYS];
@@ -321,7 +323,7 @@ static int dispatch(struct engine *e, const struct wl_event *ev, handle_t target
 		core_memory(c, &pr);
 		return 0;
 	}
-	case WL_IRQL: core_set_irql(c, (enum irql)v[WL_ARG]); return 0; /* a level is its number */
+	case WL_IRQL: core_set_irql(c, (enum core_irql)v[WL_ARG]); return 0; /* a level is its number */
 	case WL_DRIVER_MDL_CREATE: return core_driver_mdl_create(c, a, v[WL_BYTES], h);
 	case WL_DRIVER_MDL_FREE: return core_driver_mdl_free(c, a, target);
 	}
@@ -332,11 +334,11 @@ static int dispatch(struct engine *e, const struct wl_event *ev, handle_t target
  * When the event starts: now (the fast clock) as fast as possible; paced,
  * wait for the event's time and return when it was meant to start.
  */
-static uint64_t pace_wait(struct engine *e, uint64_t ts)
+static uint64_t pace_wait(struct replay_engine *e, uint64_t ts)
 {
 	uint64_t due, now;
 
-	if (e->pace != PACE_TRACE)
+	if (e->pace != REPLAY_PACE_TRACE)
 		return fast_clock_ns(&e->clock);
 	now = clock_mono_ns();
 	if (!e->started) {
@@ -357,7 +359,7 @@ static uint64_t pace_wait(struct engine *e, uint64_t ts)
 }
 
 /* The object of @key ended (or never began): no longer live. */
-static void forget(struct engine *e, uint64_t key)
+static void forget(struct replay_engine *e, uint64_t key)
 {
 	u64map_del(&e->live, key);
 	if (e->life) {
@@ -370,10 +372,10 @@ static void forget(struct engine *e, uint64_t key)
  * After a loss, an id created again lost its end: end the old object now,
  * as the driver did at some point the trace no longer shows.
  */
-static void end_orphan(struct engine *e, uint64_t key, uint64_t val)
+static void end_orphan(struct replay_engine *e, uint64_t key, uint64_t val)
 {
 	struct wl_event ev = { .kind = (uint32_t)wl_destroy_of(LIVE_KIND(val)) };
-	handle_t unused;
+	core_handle_t unused;
 
 	ev.v[WL_ADAPTER] = key >> 56;
 	if (LIVE_HANDLE(val))
@@ -383,28 +385,28 @@ static void end_orphan(struct engine *e, uint64_t key, uint64_t val)
 }
 
 /* After a loss, an event naming an object whose creation was lost: not executed. */
-static int skip_orphan(struct engine *e)
+static int skip_orphan(struct replay_engine *e)
 {
 	e->lost.skipped++;
 	return 0;
 }
 
-const struct engine_losses *engine_losses(const struct engine *e)
+const struct engine_losses *engine_losses(const struct replay_engine *e)
 {
 	return &e->lost;
 }
 
-uint64_t engine_after_bugcheck(const struct engine *e)
+uint64_t engine_after_bugcheck(const struct replay_engine *e)
 {
 	return e->after_bugcheck;
 }
 
-int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
+int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t index)
 {
 	uint64_t adapter = ev->v[WL_ADAPTER], key = live_key(adapter, ev->v[WL_ID]);
 	uint64_t *obj = NULL, *ref = NULL, start, end, wall, modeled;
 	bool creates, destroys;
-	handle_t created = 0;
+	core_handle_t created = 0;
 	struct op_result *op;
 	int rc;
 
@@ -500,7 +502,7 @@ int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index)
 }
 
 /* What the trace left live is released as a driver unloading would: not a leak of the model. */
-static void free_leftovers(struct engine *e)
+static void free_leftovers(struct replay_engine *e)
 {
 	/* children before what they refer to */
 	static const uint32_t order[] = {
@@ -514,7 +516,7 @@ static void free_leftovers(struct engine *e)
 
 		while (u64map_next(&e->live, &pos, &key, &val)) {
 			struct wl_event ev = { .kind = (uint32_t)wl_destroy_of(order[k]) };
-			handle_t unused;
+			core_handle_t unused;
 
 			if (LIVE_KIND(val) != order[k] || !LIVE_HANDLE(val))
 				continue;
@@ -524,7 +526,7 @@ static void free_leftovers(struct engine *e)
 	}
 }
 
-static void fill_power(struct engine *e)
+static void fill_power(struct replay_engine *e)
 {
 	struct power_result *pw = &e->res->power;
 	const struct core_power_record *recs = NULL;
@@ -545,7 +547,7 @@ static void fill_power(struct engine *e)
 		/* untimed, as for operations: no histogram page written per run */
 		if (!e->untimed)
 			hist_record(&pw->time_to_complete, r->copy_ns);
-		pw->longest_stall_ns = MAX(pw->longest_stall_ns, r->max_stall_ns);
+		pw->longest_stall_ns = GPUISO_MAX(pw->longest_stall_ns, r->max_stall_ns);
 		paths = r->to == POWER_D3 ? &pw->to_d3 : &pw->to_d0;
 		paths->transitions++;
 		paths->completed += r->completed;
@@ -562,12 +564,13 @@ static void fill_power(struct engine *e)
  * naming the trace's id. @owners: handle -> live map key, of what the trace
  * left live. Others (the model's own handles) stay as reported.
  */
-static void name_leak(const struct engine *e, const struct u64map *owners, struct core_violation *v)
+static void name_leak(const struct replay_engine *e, const struct u64map *owners,
+		      struct core_violation *v)
 {
 	const uint64_t *key, *val, *at, *ts;
 	char detail[sizeof(v->detail)];
 
-	if (v->code != V_HANDLE_LEAK || !v->handle || !(key = u64map_get(owners, v->handle)) ||
+	if (v->code != CORE_V_HANDLE_LEAK || !v->handle || !(key = u64map_get(owners, v->handle)) ||
 	    !(val = u64map_get(&e->live, *key)) || !(at = u64map_get(&e->born, *key)) ||
 	    !(ts = u64map_get(&e->born_ts, *key)))
 		return;
@@ -581,7 +584,7 @@ static void name_leak(const struct engine *e, const struct u64map *owners, struc
 }
 
 /* What the trace left live, by handle (to name leaks); false when out of memory. */
-static bool index_leftovers(const struct engine *e, struct u64map *owners)
+static bool index_leftovers(const struct replay_engine *e, struct u64map *owners)
 {
 	uint64_t key, val;
 	size_t pos = 0;
@@ -594,7 +597,7 @@ static bool index_leftovers(const struct engine *e, struct u64map *owners)
 	return true;
 }
 
-void engine_finish(struct engine *e)
+void engine_finish(struct replay_engine *e)
 {
 	struct physmem *pm = core_physmem(e->core);
 	const struct core_violation *v, *internal;
@@ -605,7 +608,7 @@ void engine_finish(struct engine *e)
 	size_t n;
 
 	/* the driver unloads at PASSIVE_LEVEL, whatever level the trace ended at */
-	core_set_irql(e->core, IRQL_PASSIVE);
+	core_set_irql(e->core, CORE_IRQL_PASSIVE);
 	/* a life leaves them to teardown (out of memory to name them: reported as the model has them) */
 	if (e->life)
 		named = index_leftovers(e, &owners);
@@ -621,10 +624,10 @@ void engine_finish(struct engine *e)
 			name_leak(e, &owners, &w);
 		results_add_violation(res, core_violation_name(w.code), w.event, w.detail);
 		trace_violation(&w);
-		leaks |= v[i].code == V_HANDLE_LEAK;
-		mappings |= v[i].code == V_MAPPING_LEAK;
-		stale |= v[i].code == V_STALE_TRANSLATION;
-		mismatch |= v[i].code == V_FB_RESTORE_MISMATCH;
+		leaks |= v[i].code == CORE_V_HANDLE_LEAK;
+		mappings |= v[i].code == CORE_V_MAPPING_LEAK;
+		stale |= v[i].code == CORE_V_STALE_TRANSLATION;
+		mismatch |= v[i].code == CORE_V_FB_RESTORE_MISMATCH;
 	}
 	progress = res->power.completed + res->power.reset == res->power.transitions;
 	res->ninvariants = 0;

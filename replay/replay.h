@@ -17,13 +17,13 @@
  * replay goes on.
  */
 
-enum pace {
-	PACE_ASAP = 0,  /* as fast as possible */
-	PACE_TRACE = 1, /* each event at its trace time, open loop */
+enum replay_pace {
+	REPLAY_PACE_ASAP = 0,  /* as fast as possible */
+	REPLAY_PACE_TRACE = 1, /* each event at its trace time, open loop */
 };
 
 /* An event the model refused (or that named an unknown id). */
-struct refusal {
+struct replay_refusal {
 	uint64_t index, ts;
 	uint32_t kind;
 	int rc;          /* negative errno */
@@ -53,7 +53,7 @@ const char *trace_covers_name(enum trace_covers c);
  */
 int trace_covers_parse(const char *s, enum trace_covers *out);
 
-struct engine;
+struct replay_engine;
 
 /**
  * engine_create() - an engine driving @core, recording into @res.
@@ -64,14 +64,15 @@ struct engine;
  *
  * Return: 0, -ENOMEM.
  */
-int engine_create(struct core *core, struct results *res, enum pace pace, struct engine **out);
+int engine_create(struct core *core, struct results *res, enum replay_pace pace,
+		  struct replay_engine **out);
 
 /**
  * engine_set_tracing() - call the tracepoints (the default) or not.
  * @e: the engine.
  * @on: whether to.
  */
-void engine_set_tracing(struct engine *e, bool on);
+void engine_set_tracing(struct replay_engine *e, bool on);
 
 /**
  * engine_set_timing() - record each operation's latencies in the results'
@@ -80,7 +81,7 @@ void engine_set_tracing(struct engine *e, bool on);
  * @e: the engine.
  * @on: whether to.
  */
-void engine_set_timing(struct engine *e, bool on);
+void engine_set_timing(struct replay_engine *e, bool on);
 
 /**
  * engine_set_pressure() - a memory-pressure schedule, applied before the
@@ -89,7 +90,7 @@ void engine_set_timing(struct engine *e, bool on);
  * @steps: the steps (must outlive the engine).
  * @n: how many.
  */
-void engine_set_pressure(struct engine *e, const struct pressure_step *steps, size_t n);
+void engine_set_pressure(struct replay_engine *e, const struct pressure_step *steps, size_t n);
 
 /**
  * engine_set_covers() - what the trace covers (COVERS_WINDOW by default); set
@@ -99,10 +100,10 @@ void engine_set_pressure(struct engine *e, const struct pressure_step *steps, si
  * @e: the engine.
  * @covers: the value.
  */
-void engine_set_covers(struct engine *e, enum trace_covers covers);
+void engine_set_covers(struct replay_engine *e, enum trace_covers covers);
 
 /** engine_destroy() - free the engine (the core is left as it is). @e: or NULL. */
-void engine_destroy(struct engine *e);
+void engine_destroy(struct replay_engine *e);
 
 /**
  * engine_apply() - execute one event.
@@ -114,10 +115,10 @@ void engine_destroy(struct engine *e);
  * or a negative errno for input the replay cannot go on with (an id created
  * twice, a kind out of range: the message is in engine_error()).
  */
-int engine_apply(struct engine *e, const struct wl_event *ev, uint64_t index);
+int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t index);
 
 /** engine_error() - the last fatal input error's message. @e. */
-const char *engine_error(const struct engine *e);
+const char *engine_error(const struct replay_engine *e);
 
 /**
  * engine_refusals() - the first refused events.
@@ -127,7 +128,8 @@ const char *engine_error(const struct engine *e);
  *
  * Return: the array.
  */
-const struct refusal *engine_refusals(const struct engine *e, size_t *n, uint64_t *total);
+const struct replay_refusal *engine_refusals(const struct replay_engine *e, size_t *n,
+					     uint64_t *total);
 
 /**
  * engine_state_digest() - a digest of the replay's state between two events:
@@ -138,7 +140,7 @@ const struct refusal *engine_refusals(const struct engine *e, size_t *n, uint64_
  *
  * Return: 0, or -EOPNOTSUPP as core_state_digest().
  */
-int engine_state_digest(const struct engine *e, uint64_t *digest);
+int engine_state_digest(const struct replay_engine *e, uint64_t *digest);
 
 /**
  * engine_findings() - what the run has found so far, before the end-of-run
@@ -148,7 +150,7 @@ int engine_state_digest(const struct engine *e, uint64_t *digest);
  * @violation: out.
  * @reset: out.
  */
-void engine_findings(const struct engine *e, bool *violation, bool *reset);
+void engine_findings(const struct replay_engine *e, bool *violation, bool *reset);
 
 /* What a trace's lost events did to the events after them (WL_AFTER_LOSS). */
 struct engine_losses {
@@ -157,7 +159,7 @@ struct engine_losses {
 };
 
 /** engine_losses() - what the trace's lost events cost so far. @e. */
-const struct engine_losses *engine_losses(const struct engine *e);
+const struct engine_losses *engine_losses(const struct replay_engine *e);
 
 /**
  * engine_after_bugcheck() - events not executed because the model had
@@ -166,10 +168,10 @@ const struct engine_losses *engine_losses(const struct engine *e);
  *
  * Return: how many.
  */
-uint64_t engine_after_bugcheck(const struct engine *e);
+uint64_t engine_after_bugcheck(const struct replay_engine *e);
 
 /** engine_live() - trace objects still live (not freed by the trace). @e. */
-size_t engine_live(const struct engine *e);
+size_t engine_live(const struct replay_engine *e);
 
 /**
  * engine_finish() - stop the model and fill power, violation and invariant
@@ -179,7 +181,7 @@ size_t engine_live(const struct engine *e);
  * index of the event that created the object, and names its trace id.
  * @e: the engine.
  */
-void engine_finish(struct engine *e);
+void engine_finish(struct replay_engine *e);
 
 /* --- a whole replay: trace (or its cache) -> model -> results --- */
 
@@ -187,7 +189,7 @@ struct replay_opts {
 	const char *trace;           /* CTF folder (or a folder above it) */
 	const struct scenario *scn;  /* the machine and adapters */
 	const char *scenario_path;   /* for the results, or NULL for built-in defaults */
-	enum pace pace;
+	enum replay_pace pace;
 	bool strict;                 /* unknown event classes are an error */
 	bool cache;                  /* use and fill the compiled replay cache */
 	const char *cache_dir;       /* NULL: $XDG_CACHE_HOME/gpuiso */
@@ -216,7 +218,7 @@ struct replay_opts {
 	 * the thread that executes it), or NULL. A sweep reads the run's
 	 * state there (engine_state_digest()); a forked run may leave from it.
 	 */
-	void (*before_event)(const struct engine *e, uint64_t index, void *arg);
+	void (*before_event)(const struct replay_engine *e, uint64_t index, void *arg);
 	void *before_event_arg;
 };
 
@@ -246,7 +248,7 @@ struct replay_report {
 	bool cache_written;
 	uint64_t refused;            /* events the model refused */
 	size_t nrefusals;
-	struct refusal refusals[REPLAY_MAX_REFUSALS];
+	struct replay_refusal refusals[REPLAY_MAX_REFUSALS];
 	size_t left_live;            /* objects the trace never freed (leaked with COVERS_LIFE) */
 	bool bugchecked;             /* a WDDM 3.2+ driver called back at DISPATCH_LEVEL */
 	uint64_t bugcheck_event, bugcheck_ts; /* then: where, and when */

@@ -19,7 +19,7 @@
 /* A replay: a model, an engine, and where the events come from. */
 struct run {
 	const struct replay_opts *o;
-	struct engine *engine;
+	struct replay_engine *engine;
 	struct replay_report *rep;
 	struct cache_writer *cache;
 	struct import_map *map;     /* translating foreign events, or NULL */
@@ -461,7 +461,7 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 		fprintf(out, "%s%s %llu%s", i ? ", " : "faults injected: ", res->injected[i].name,
 			(unsigned long long)res->injected[i].n, i + 1 == res->ninjected ? "\n" : "");
 	for (size_t i = 0; i < rep->nrefusals && i < 10; i++) {
-		const struct refusal *f = &rep->refusals[i];
+		const struct replay_refusal *f = &rep->refusals[i];
 
 		fprintf(out, "refused: event %llu at %llu ns (%s): %s\n", (unsigned long long)f->index,
 			(unsigned long long)f->ts, wl_catalogue[f->kind].name, f->why);

@@ -65,7 +65,7 @@ LTTNG_UST_TRACEPOINT_EVENT(gpuiso, power,
 		lttng_ust_field_integer(uint8_t, completed, completed)
 		lttng_ust_field_integer(uint64_t, copy_ns, copy_ns)))
 
-/* A rule the verifier saw broken (enum violation). */
+/* A rule the verifier saw broken (enum core_violation_code). */
 LTTNG_UST_TRACEPOINT_EVENT(gpuiso, violation,
 	LTTNG_UST_TP_ARGS(uint32_t, code, uint64_t, event),
 	LTTNG_UST_TP_FIELDS(

@@ -282,9 +282,9 @@ static int cmd_replay(int argc, char **argv)
 			break;
 		case 'p':
 			if (!strcmp(optarg, "asap"))
-				o.pace = PACE_ASAP;
+				o.pace = REPLAY_PACE_ASAP;
 			else if (!strcmp(optarg, "trace"))
-				o.pace = PACE_TRACE;
+				o.pace = REPLAY_PACE_TRACE;
 			else
 				return usage_error(replay_usage, "--pace takes asap or trace, not '%s'", optarg);
 			break;

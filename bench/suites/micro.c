@@ -63,12 +63,12 @@ static int bench_map_unmap_4k(struct bench_report *r, struct sim_rig *rig)
 		uint64_t t0 = clock_mono_ns();
 
 		for (uint64_t i = 0; i < PAIRS; i++) {
-			iova_t iova = 0x40000000 + (i % 512) * PAGE_SIZE;
-			int rc = ops->map(rig->hw, rig->domain, iova, 0x100000 + (i % 512) * PAGE_SIZE,
-					  PAGE_SIZE, HW_PERM_RW);
+			iova_t iova = 0x40000000 + (i % 512) * GPUISO_PAGE_SIZE;
+			int rc = ops->map(rig->hw, rig->domain, iova, 0x100000 + (i % 512) * GPUISO_PAGE_SIZE,
+					  GPUISO_PAGE_SIZE, HW_PERM_RW);
 
 			if (!rc)
-				rc = ops->unmap(rig->hw, rig->domain, iova, PAGE_SIZE);
+				rc = ops->unmap(rig->hw, rig->domain, iova, GPUISO_PAGE_SIZE);
 			if (rc)
 				return rc;
 		}
@@ -107,7 +107,7 @@ static int bench_map_large(struct bench_report *r, struct sim_rig *rig, uint64_t
 	ops->stats(rig->hw, &after);
 	snprintf(note, sizeof(note), "%.1f PTE writes per map (%llu 4 KiB pages)",
 		 (double)(after.pte_writes - before.pte_writes) / (2.0 * BATCHES * MAPS),
-		 (unsigned long long)(size / PAGE_SIZE));
+		 (unsigned long long)(size / GPUISO_PAGE_SIZE));
 	bench_add(r, name, bench_median(ns, BATCHES), "ns", note);
 	return 0;
 }
@@ -136,9 +136,9 @@ static int bench_mdl_cycle(struct bench_report *r)
 		uint64_t t0 = clock_mono_ns();
 
 		for (int i = 0; !rc && i < CYCLES; i++) {
-			handle_t mdl, map;
+			core_handle_t mdl, map;
 
-			rc = core_alloc_mdl(core, 0, PAGE_SIZE, &mdl);
+			rc = core_alloc_mdl(core, 0, GPUISO_PAGE_SIZE, &mdl);
 			if (rc)
 				break;
 			rc = core_map_mdl(core, 0, mdl, &map, NULL);

@@ -62,7 +62,7 @@ static void judge(const struct campaign *c, const struct results *res, struct ca
 }
 
 /* Each event the run begins is progress its parent sees. */
-static void run_event(const struct engine *e, uint64_t index, void *arg)
+static void run_event(const struct replay_engine *e, uint64_t index, void *arg)
 {
 	(void)e;
 	(void)index;

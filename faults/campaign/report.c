@@ -107,11 +107,11 @@ static void table_rows(const struct summary *s, FILE *f)
 	char seed[24];
 
 	for (size_t i = 0; i < c->nruns; i++)
-		wrun = MAX(wrun, (int)strlen(c->runs[i].name));
+		wrun = GPUISO_MAX(wrun, (int)strlen(c->runs[i].name));
 	for (size_t i = 0; i < c->ntraces; i++)
-		wtrace = MAX(wtrace, (int)strlen(c->traces[i].base));
+		wtrace = GPUISO_MAX(wtrace, (int)strlen(c->traces[i].base));
 	for (size_t i = 0; i < c->nseeds; i++)
-		wseed = MAX(wseed, snprintf(seed, sizeof(seed), "%llu", (unsigned long long)c->seeds[i]));
+		wseed = GPUISO_MAX(wseed, snprintf(seed, sizeof(seed), "%llu", (unsigned long long)c->seeds[i]));
 	fprintf(f, "%-*s  %-*s  %-*s  %s%-7s  %s\n", wrun, "run", wtrace, "trace", wseed, "seed",
 		c->reps > 1 ? "rep    " : "", "outcome", "reason");
 	for (size_t i = 0; i < c->njobs; i++) {

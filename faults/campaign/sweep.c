@@ -171,7 +171,7 @@ static void replay_opts_fill(const struct sweep *s, struct fp_ctx *fp, struct re
 		.trace = s->o->trace,
 		.scn = &s->scn,
 		.scenario_path = s->o->scenario,
-		.pace = PACE_ASAP,
+		.pace = REPLAY_PACE_ASAP,
 		/* the compiled cache: every run after the first skips CTF decoding */
 		.cache = !s->uncacheable,
 		.fp = fp,
@@ -200,7 +200,7 @@ static void replay_finished(const struct results *res, int rc, void *arg)
 }
 
 /* The counting pass: record the unfailed run's state before each event. */
-static void record_state(const struct engine *e, uint64_t index, void *arg)
+static void record_state(const struct replay_engine *e, uint64_t index, void *arg)
 {
 	struct sweep *s = arg;
 	uint64_t digest, *d;
@@ -229,7 +229,7 @@ static void record_state(const struct engine *e, uint64_t index, void *arg)
  * The fork pass: count events; a child stops where its state meets the
  * unfailed run's, or where an earlier run's state and findings were.
  */
-static void meet_state(const struct engine *e, uint64_t index, void *arg)
+static void meet_state(const struct replay_engine *e, uint64_t index, void *arg)
 {
 	struct sweep *s = arg;
 	uint64_t event = s->event++, digest;
@@ -256,7 +256,7 @@ static void meet_state(const struct engine *e, uint64_t index, void *arg)
 }
 
 /* Every event a child begins is progress its parent sees (from-scratch runs). */
-static void beat_event(const struct engine *e, uint64_t index, void *arg)
+static void beat_event(const struct replay_engine *e, uint64_t index, void *arg)
 {
 	struct sweep *s = arg;
 
@@ -266,7 +266,7 @@ static void beat_event(const struct engine *e, uint64_t index, void *arg)
 }
 
 /* The fork pass: progress, and where a child meets another run (with the digests). */
-static void fork_event(const struct engine *e, uint64_t index, void *arg)
+static void fork_event(const struct replay_engine *e, uint64_t index, void *arg)
 {
 	struct sweep *s = arg;
 
@@ -277,7 +277,7 @@ static void fork_event(const struct engine *e, uint64_t index, void *arg)
 
 /* Run one replay with @fp. In a child (forked before or during it) this never returns. */
 static int sweep_replay(struct sweep *s, struct fp_ctx *fp,
-			void (*before_event)(const struct engine *, uint64_t, void *),
+			void (*before_event)(const struct replay_engine *, uint64_t, void *),
 			enum sweep_outcome *outcome)
 {
 	struct replay_report *rep = calloc(1, sizeof(*rep));

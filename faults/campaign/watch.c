@@ -97,7 +97,7 @@ enum watch_verdict watch_check(struct watch *w, size_t i, int *wait_ms)
 	if (t - r->moved_ms >= stall)
 		return WATCH_STALLED;
 	/* a quarter of the stall limit between looks, or less to meet a limit on time */
-	wait_at_most(wait_ms, MIN(stall / 4, r->moved_ms + stall - t) + 1);
+	wait_at_most(wait_ms, GPUISO_MIN(stall / 4, r->moved_ms + stall - t) + 1);
 	if (w->limit_s)
 		wait_at_most(wait_ms, r->start_ms + w->limit_s * 1000ull - t + 1);
 	return WATCH_MOVING;

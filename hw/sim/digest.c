@@ -12,7 +12,7 @@
 
 static uint64_t pt_leaves_digest(const uint64_t *t, unsigned int level, iova_t base, uint64_t h)
 {
-	unsigned int shift = PAGE_SHIFT + SIM_PT_BITS * (level - 1);
+	unsigned int shift = GPUISO_PAGE_SHIFT + SIM_PT_BITS * (level - 1);
 	uint64_t any = 0;
 
 	if (level == 1) {

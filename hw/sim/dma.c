@@ -76,7 +76,7 @@ static uint8_t sim_translate(struct sim *s, const struct sim_dev *dv, iova_t pag
 static int sim_dma_translate(struct sim *s, uint32_t dev, iova_t iova, uint64_t len, bool write)
 {
 	const struct sim_dev *dv = &s->devs[dev];
-	iova_t page = ALIGN_DOWN(iova, PAGE_SIZE);
+	iova_t page = ALIGN_DOWN(iova, GPUISO_PAGE_SIZE);
 	uint64_t in_page = iova - page;
 
 	s->nruns = 0;
@@ -92,7 +92,7 @@ static int sim_dma_translate(struct sim *s, uint32_t dev, iova_t iova, uint64_t 
 			s->st.faults++;
 			return -EFAULT;
 		}
-		n = MIN(reach - in_page, len);
+		n = GPUISO_MIN(reach - in_page, len);
 		err = sim_runs_add(s, pa + in_page, n);
 		if (err)
 			return err;

@@ -89,7 +89,7 @@ static void entries_over(struct sim *s, uint32_t id, uint64_t first, uint64_t la
 			 unsigned int below, entry_fn fn, void *arg)
 {
 	if (last - first < s->ntlb) {
-		below = MIN(below, s->tlb_large ? SIM_LEVELS : 2u);
+		below = GPUISO_MIN(below, s->tlb_large ? SIM_LEVELS : 2u);
 		for (unsigned int l = 1; l < below; l++) {
 			uint64_t vpn = ALIGN_DOWN(first, leaf_pages(l));
 			struct sim_tlb_entry *e = sim_iotlb_slot(s, id, vpn, l);
@@ -117,7 +117,7 @@ static void first_held(struct sim *s, struct sim_tlb_entry *e, void *arg)
 	uint64_t *first = arg;
 
 	(void)s;
-	*first = MIN(*first, e->vpn);
+	*first = GPUISO_MIN(*first, e->vpn);
 }
 
 /*
@@ -133,7 +133,7 @@ static uint64_t before_smaller_entry(struct sim *s, uint32_t id, uint64_t vpn, u
 	uint64_t held = UINT64_MAX;
 
 	entries_over(s, id, vpn + 1, vpn + pages - 1, level, first_held, &held);
-	return held == UINT64_MAX ? pages : MIN(pages, held - vpn);
+	return held == UINT64_MAX ? pages : GPUISO_MIN(pages, held - vpn);
 }
 
 /*
@@ -144,15 +144,15 @@ static uint64_t before_smaller_entry(struct sim *s, uint32_t id, uint64_t vpn, u
 void sim_iotlb_large_mapped(struct sim *s, uint32_t id, struct sim_domain *d, iova_t iova,
 			    uint64_t size)
 {
-	uint64_t first = iova >> PAGE_SHIFT, last = (iova + size - 1) >> PAGE_SHIFT;
+	uint64_t first = iova >> GPUISO_PAGE_SHIFT, last = (iova + size - 1) >> GPUISO_PAGE_SHIFT;
 	uint64_t held = UINT64_MAX;
 
 	if (!d->tlb_held)
 		return;
 	entries_over(s, id, first, last, SIM_LEVELS, first_held, &held);
 	if (held != UINT64_MAX) {
-		d->shadow_first = MIN(d->shadow_first, first);
-		d->shadow_last = MAX(d->shadow_last, last);
+		d->shadow_first = GPUISO_MIN(d->shadow_first, first);
+		d->shadow_last = GPUISO_MAX(d->shadow_last, last);
 	}
 }
 
@@ -165,7 +165,7 @@ void sim_iotlb_large_mapped(struct sim *s, uint32_t id, struct sim_domain *d, io
 uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova_t page,
 			  uint64_t *reach)
 {
-	uint64_t vpn = page >> PAGE_SHIFT, pte, cur, pages;
+	uint64_t vpn = page >> GPUISO_PAGE_SHIFT, pte, cur, pages;
 	struct sim_tlb_entry *e;
 	unsigned int levels, l;
 
@@ -176,7 +176,7 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 		if (e->dom != id || e->vpn != first || e->level != l)
 			continue;
 		s->st.iotlb_hits++;
-		pte = e->pte + ((vpn - first) << PAGE_SHIFT);
+		pte = e->pte + ((vpn - first) << GPUISO_PAGE_SHIFT);
 		pages = leaf_pages(l) - (vpn - first);
 		if (e->gen != d->gen) {
 			/* The simulator's own check, not a hardware walk: not counted as one. */
@@ -205,13 +205,13 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 		s->tlb_large += l > 1;
 		d->tlb_held++;
 		*e = (struct sim_tlb_entry){ .vpn = first,
-					     .pte = pte - ((vpn - first) << PAGE_SHIFT),
+					     .pte = pte - ((vpn - first) << GPUISO_PAGE_SHIFT),
 					     .gen = d->gen, .dom = id, .level = l };
 	}
 found:
 	if (pte && l > 1 && pages > 1 && vpn <= d->shadow_last && vpn + pages - 1 >= d->shadow_first)
 		pages = before_smaller_entry(s, id, vpn, pages, l);
-	*reach = pages << PAGE_SHIFT;
+	*reach = pages << GPUISO_PAGE_SHIFT;
 	return pte;
 }
 
@@ -246,9 +246,9 @@ void sim_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 		return;
 	last = size - 1 > UINT64_MAX - iova ? UINT64_MAX : iova + (size - 1);
 	s->st.iotlb_invalidations +=
-		sim_iotlb_drop(s, domain, iova >> PAGE_SHIFT, last >> PAGE_SHIFT);
+		sim_iotlb_drop(s, domain, iova >> GPUISO_PAGE_SHIFT, last >> GPUISO_PAGE_SHIFT);
 	/* the stale entries under large leaves are gone once a flush covered them all */
-	if (iova >> PAGE_SHIFT <= d->shadow_first && last >> PAGE_SHIFT >= d->shadow_last) {
+	if (iova >> GPUISO_PAGE_SHIFT <= d->shadow_first && last >> GPUISO_PAGE_SHIFT >= d->shadow_last) {
 		d->shadow_first = UINT64_MAX;
 		d->shadow_last = 0;
 	}

@@ -28,7 +28,7 @@
 
 static inline unsigned int pt_shift(unsigned int level)
 {
-	return PAGE_SHIFT + SIM_PT_BITS * (level - 1);
+	return GPUISO_PAGE_SHIFT + SIM_PT_BITS * (level - 1);
 }
 
 static inline uint64_t pt_size(unsigned int level)
@@ -48,7 +48,7 @@ static inline uint64_t *pt_child(uint64_t pte)
 
 static uint64_t *pt_table_alloc(void)
 {
-	uint64_t *t = aligned_alloc(PAGE_SIZE, SIM_PT_ENTRIES * sizeof(uint64_t));
+	uint64_t *t = aligned_alloc(GPUISO_PAGE_SIZE, SIM_PT_ENTRIES * sizeof(uint64_t));
 
 	if (t)
 		memset(t, 0, SIM_PT_ENTRIES * sizeof(uint64_t));
@@ -160,7 +160,7 @@ static inline uint64_t pt_l1_run(iova_t iova, uint64_t left)
 {
 	uint64_t to_end = pt_size(2) - (iova & (pt_size(2) - 1));
 
-	return MIN(to_end, left) >> PAGE_SHIFT;
+	return GPUISO_MIN(to_end, left) >> GPUISO_PAGE_SHIFT;
 }
 
 /* The largest leaf level for which iova, pa and the remaining size fit. */
@@ -250,7 +250,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 
 	if (!d)
 		return -ENOENT;
-	if (!size || !ALIGNED(iova | pa | size, PAGE_SIZE) || !(perm & HW_PERM_RW) ||
+	if (!size || !ALIGNED(iova | pa | size, GPUISO_PAGE_SIZE) || !(perm & HW_PERM_RW) ||
 	    (perm & ~(HW_PERM_RW | HW_MAP_4K)))
 		return -EINVAL;
 	if (iova >= SIM_IOVA_END || size > SIM_IOVA_END - iova || pa >= s->pm->bytes.size ||
@@ -272,7 +272,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 		if ((*e & SIM_PTE_TABLE) && !pt_table_empty(pt_child(*e), at - 1))
 			return -EEXIST;
 		if (at > 1) {
-			next = MIN(ALIGN_DOWN(iova + off, pt_size(at)) + pt_size(at) - iova, size);
+			next = GPUISO_MIN(ALIGN_DOWN(iova + off, pt_size(at)) + pt_size(at) - iova, size);
 			continue;
 		}
 		n = pt_l1_run(iova + off, size - off);
@@ -280,7 +280,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 			any |= e[i];
 		if (any & SIM_PTE_PERM)
 			return -EEXIST;
-		next = off + (n << PAGE_SHIFT);
+		next = off + (n << GPUISO_PAGE_SHIFT);
 	}
 
 	/* Pass 2: write the leaves, a level-1 table's worth of 4 KiB leaves at a time. */
@@ -299,7 +299,7 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 		}
 		n = l == 1 ? pt_l1_run(iova + off, size - off) : 1;
 		for (uint64_t i = 0; i < n; i++)
-			e[i] = (pa + off + (i << PAGE_SHIFT)) | flags;
+			e[i] = (pa + off + (i << GPUISO_PAGE_SHIFT)) | flags;
 		next = off + (n << pt_shift(l));
 		levels += n * (SIM_LEVELS - l + 1);
 		leaves += n;
@@ -329,7 +329,7 @@ int sim_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 
 	if (!d)
 		return -ENOENT;
-	if (!size || !ALIGNED(iova | size, PAGE_SIZE))
+	if (!size || !ALIGNED(iova | size, GPUISO_PAGE_SIZE))
 		return -EINVAL;
 	if (iova >= SIM_IOVA_END || size > SIM_IOVA_END - iova)
 		return -ERANGE;
@@ -347,7 +347,7 @@ int sim_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 				hole |= !(e[i] & SIM_PTE_PERM);
 			if (hole)
 				return -ENOENT;
-			next = off + (n << PAGE_SHIFT);
+			next = off + (n << GPUISO_PAGE_SHIFT);
 			continue;
 		}
 		if (!(*e & SIM_PTE_PERM))

@@ -44,7 +44,7 @@ static void sim_op_query_caps(struct hw *hw, struct hw_caps *caps)
 {
 	*caps = (struct hw_caps){
 		.name = "sim",
-		.pgsize_bitmap = PAGE_SIZE | SZ_2M | SZ_1G,
+		.pgsize_bitmap = GPUISO_PAGE_SIZE | SZ_2M | SZ_1G,
 		.iova_bits = SIM_IOVA_BITS,
 		.ndevs = to_sim(hw)->ndevs,
 		.passthrough = true,
@@ -184,7 +184,7 @@ static bool sim_config_ok(const struct sim_config *cfg)
 	for (unsigned int i = 0; i < cfg->ndevs; i++) {
 		uint64_t v = cfg->vram_bytes[i];
 
-		if (!ALIGNED(v, PAGE_SIZE) || v > SIM_MAX_VRAM)
+		if (!ALIGNED(v, GPUISO_PAGE_SIZE) || v > SIM_MAX_VRAM)
 			return false;
 	}
 	return true;
@@ -210,7 +210,7 @@ int sim_create(const struct sim_config *cfg, struct hw **out)
 	if (err)
 		goto free_sim;
 	err = -ENOMEM;
-	s->devs = calloc(MAX(cfg->ndevs, 1u), sizeof(*s->devs));
+	s->devs = calloc(GPUISO_MAX(cfg->ndevs, 1u), sizeof(*s->devs));
 	if (!s->devs)
 		goto fini_iotlb;
 	for (i = 0; i < cfg->ndevs; i++) {

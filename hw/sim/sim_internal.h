@@ -29,7 +29,7 @@
 #define SIM_PTE_PERM ((uint64_t)HW_PERM_RW)
 #define SIM_PTE_TABLE ((uint64_t)4)
 #define SIM_PTE_SPLIT ((uint64_t)8) /* leaf mapped with HW_MAP_4K: may be cut (split) by unmap */
-#define SIM_PTE_ADDR (~(uint64_t)(PAGE_SIZE - 1))
+#define SIM_PTE_ADDR (~(uint64_t)(GPUISO_PAGE_SIZE - 1))
 
 struct sim_domain {
 	uint64_t *root;      /* level-4 table; NULL while the slot is free */
@@ -48,7 +48,7 @@ struct sim_domain {
 
 /* One translation: a leaf of any size. */
 struct sim_tlb_entry {
-	uint64_t vpn;      /* the leaf's first page: iova >> PAGE_SHIFT */
+	uint64_t vpn;      /* the leaf's first page: iova >> GPUISO_PAGE_SHIFT */
 	uint64_t pte;      /* the leaf's pa | perm, as the walk found it */
 	uint64_t gen;      /* the domain's generation when filled or last verified */
 	uint32_t dom;      /* domain id; 0 marks an empty entry */

@@ -242,7 +242,7 @@ static int iofd_ranges(struct iofd *f)
 	/* more ranges than gpuiso keeps: the kernel says EMSGSIZE, the first ones are filled in */
 	if (ioctl(f->iommufd, IOFD_IOAS_IOVA_RANGES, &q) && errno != EMSGSIZE)
 		return -errno;
-	f->io.nranges = MIN(q.num_iovas, VFIO_IOAS_MAX_RANGES);
+	f->io.nranges = GPUISO_MIN(q.num_iovas, VFIO_IOAS_MAX_RANGES);
 	for (size_t i = 0; i < f->io.nranges; i++) {
 		f->io.ranges[i].start = r[i].start;
 		f->io.ranges[i].last = r[i].last;

@@ -23,7 +23,7 @@
 #define VFIO_QUEUE 64
 #define VFIO_FAULTS 64
 /* The driver's own bounce page, mapped in every domain at the top of the DMA mask. */
-#define STAGING_IOVA (((iova_t)1 << EDU_DMA_BITS) - PAGE_SIZE)
+#define STAGING_IOVA (((iova_t)1 << EDU_DMA_BITS) - GPUISO_PAGE_SIZE)
 /*
  * How long a fault the mappings predict may take to be reported. The kernel
  * ratelimits its DMAR reports (10 lines per 5 s, two lines per fault) and
@@ -235,7 +235,7 @@ static int op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t
 
 	if (!d)
 		return -ENOENT;
-	if (!size || !ALIGNED(iova | pa | size, PAGE_SIZE) || !(perm & HW_PERM_RW) ||
+	if (!size || !ALIGNED(iova | pa | size, GPUISO_PAGE_SIZE) || !(perm & HW_PERM_RW) ||
 	    (perm & ~(HW_PERM_RW | HW_MAP_4K)))
 		return -EINVAL;
 	if (!in_ranges(v, iova, size) || pa >= v->pm->bytes.size || size > v->pm->bytes.size - pa)
@@ -244,7 +244,7 @@ static int op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t
 		if (overlaps(&d->m[i], iova, size))
 			return -EEXIST;
 	while (off < size && !rc) {
-		uint64_t avail, n = (perm & HW_MAP_4K) ? PAGE_SIZE : size - off;
+		uint64_t avail, n = (perm & HW_MAP_4K) ? GPUISO_PAGE_SIZE : size - off;
 		struct vmap m = { iova + off, pa + off, 0, perm & HW_PERM_RW };
 		void *vaddr = sparse_pin(&v->pm->bytes, m.pa, n, &avail);
 
@@ -252,7 +252,7 @@ static int op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t
 			rc = -ENOMEM;
 			break;
 		}
-		m.size = MIN(n, avail);
+		m.size = GPUISO_MIN(n, avail);
 		rc = v->attached == domain ? dma_map(v, m.iova, vaddr, m.size, m.perm) : 0;
 		if (!rc)
 			rc = vmap_push(d, &m);
@@ -263,7 +263,7 @@ static int op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t
 			break;
 		}
 		off += m.size;
-		v->st.pte_writes += m.size / PAGE_SIZE;
+		v->st.pte_writes += m.size / GPUISO_PAGE_SIZE;
 	}
 	if (rc && off)
 		op_unmap(hw, domain, iova, off);
@@ -278,7 +278,7 @@ static int op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 
 	if (!d)
 		return -ENOENT;
-	if (!size || !ALIGNED(iova | size, PAGE_SIZE))
+	if (!size || !ALIGNED(iova | size, GPUISO_PAGE_SIZE))
 		return -EINVAL;
 	if (!in_ranges(v, iova, size))
 		return -ERANGE;
@@ -298,7 +298,7 @@ static int op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 			continue;
 		if (v->attached == domain)
 			dma_unmap(v, d->m[i].iova, d->m[i].size);
-		v->st.pte_writes += d->m[i].size / PAGE_SIZE;
+		v->st.pte_writes += d->m[i].size / GPUISO_PAGE_SIZE;
 		vmap_remove(v, d, i);
 	}
 	return 0;
@@ -349,7 +349,7 @@ static int faults_read(struct vfio *v)
 		if (sscanf(strstr(at, "fault addr") ?: "", "fault addr %llx [fault reason %x]", &addr,
 			   &reason) != 2)
 			continue;
-		fault_push(v, &(struct hw_fault){ 0, ALIGN_DOWN(addr, PAGE_SIZE),
+		fault_push(v, &(struct hw_fault){ 0, ALIGN_DOWN(addr, GPUISO_PAGE_SIZE),
 						  !strncmp(at + 11, "Write", 5), (uint8_t)reason });
 		found++;
 	}
@@ -388,7 +388,7 @@ static bool reachable(struct vfio *v, iova_t page, bool write)
 	struct vdomain *d = dom_get(v, v->attached);
 
 	for (size_t i = 0; d && i < d->n; i++)
-		if (overlaps(&d->m[i], page, PAGE_SIZE))
+		if (overlaps(&d->m[i], page, GPUISO_PAGE_SIZE))
 			return d->m[i].perm & (write ? HW_PERM_WRITE : HW_PERM_READ);
 	return false;
 }
@@ -400,7 +400,7 @@ static bool reachable(struct vfio *v, iova_t page, bool write)
  */
 static int device_dma(struct vfio *v, iova_t iova, void *buf, uint32_t len, bool write)
 {
-	bool blocked = !reachable(v, ALIGN_DOWN(iova, PAGE_SIZE), write);
+	bool blocked = !reachable(v, ALIGN_DOWN(iova, GPUISO_PAGE_SIZE), write);
 	int rc, before = (int)v->st.faults;
 
 	v->st.dma_transfers++;
@@ -419,7 +419,7 @@ static int device_dma(struct vfio *v, iova_t iova, void *buf, uint32_t len, bool
 	if (rc)
 		return rc;
 	if (blocked && fault_wait(v)) {
-		fault_push(v, &(struct hw_fault){ 0, ALIGN_DOWN(iova, PAGE_SIZE), write,
+		fault_push(v, &(struct hw_fault){ 0, ALIGN_DOWN(iova, GPUISO_PAGE_SIZE), write,
 						  write ? HW_FAULT_NO_WRITE : HW_FAULT_NO_READ });
 		v->st.faults_unreported++;
 		return -EFAULT;
@@ -437,16 +437,21 @@ static int dma_pages(struct vfio *v, iova_t iova, void *buf, uint64_t len, bool 
 {
 	uint8_t *p = buf;
 
-	for (iova_t page = ALIGN_DOWN(iova, PAGE_SIZE); page < iova + len; page += PAGE_SIZE) {
+	for (iova_t page = ALIGN_DOWN(iova, GPUISO_PAGE_SIZE); page < iova + len;
+	     page += GPUISO_PAGE_SIZE) {
 		if (!reachable(v, page, write)) {
-			iova_t at = MAX(page, iova);
+			iova_t at = GPUISO_MAX(page, iova);
 
-			return piece(v, at, p + (at - iova), (uint32_t)MIN(EDU_DMA_MAX, page + PAGE_SIZE - at),
-				     write);
+			return piece(
+				v, at, p + (at - iova),
+				(uint32_t)GPUISO_MIN(EDU_DMA_MAX, page + GPUISO_PAGE_SIZE - at),
+				write);
 		}
 	}
 	while (len) {
-		uint32_t n = (uint32_t)MIN(MIN(len, EDU_DMA_MAX), PAGE_SIZE - (iova & (PAGE_SIZE - 1)));
+		uint32_t n =
+			(uint32_t)GPUISO_MIN(GPUISO_MIN(len, EDU_DMA_MAX),
+					     GPUISO_PAGE_SIZE - (iova & (GPUISO_PAGE_SIZE - 1)));
 		int rc = piece(v, iova, p, n, write);
 
 		if (rc)
@@ -572,8 +577,8 @@ static int run_job(struct vfio *v, const struct hw_job *job)
 
 	for (uint64_t done = 0; done < job->len;) {
 		iova_t iova = job->iova + done;
-		uint32_t n = (uint32_t)MIN(MIN(job->len - done, EDU_DMA_MAX),
-					   PAGE_SIZE - (iova & (PAGE_SIZE - 1)));
+		uint32_t n = (uint32_t)GPUISO_MIN(GPUISO_MIN(job->len - done, EDU_DMA_MAX),
+					   GPUISO_PAGE_SIZE - (iova & (GPUISO_PAGE_SIZE - 1)));
 		int rc;
 
 		if (to_system)
@@ -622,7 +627,7 @@ static void op_destroy(struct hw *hw)
 		if (v->doms[i].used)
 			op_domain_free(hw, i + 1);
 	if (v->staging && v->ioas)
-		dma_unmap(v, STAGING_IOVA, PAGE_SIZE);
+		dma_unmap(v, STAGING_IOVA, GPUISO_PAGE_SIZE);
 	free(v->staging);
 	if (v->bar0)
 		munmap(v->bar0, v->bar0_size);
@@ -666,7 +671,7 @@ static unsigned int iova_width(const struct vfio *v)
 	unsigned int bits = 0;
 
 	for (size_t i = 0; i < v->ioas->nranges; i++)
-		top = MAX(top, v->ioas->ranges[i].last);
+		top = GPUISO_MAX(top, v->ioas->ranges[i].last);
 	while (bits < 64 && top >> bits)
 		bits++;
 	return bits;
@@ -792,8 +797,8 @@ int vfio_create(const struct vfio_config *cfg, struct hw **out, char *err, size_
 	if (!rc && v->engine && (rc = bus_master(v)))
 		snprintf(err, errlen, "%s: cannot enable bus mastering", v->bdf);
 	if (!rc && v->engine) {
-		v->staging = aligned_alloc(PAGE_SIZE, PAGE_SIZE);
-		rc = !v->staging ? -ENOMEM : dma_map(v, STAGING_IOVA, v->staging, PAGE_SIZE, HW_PERM_RW);
+		v->staging = aligned_alloc(GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE);
+		rc = !v->staging ? -ENOMEM : dma_map(v, STAGING_IOVA, v->staging, GPUISO_PAGE_SIZE, HW_PERM_RW);
 		if (rc)
 			snprintf(err, errlen, "%s: cannot map the driver's bounce page: %s", v->bdf, strerror(-rc));
 	}

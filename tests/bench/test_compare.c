@@ -44,13 +44,13 @@ Test(compare, exact_metrics_change_whatever_the_size)
 	add_values(&a, "gone", 1, 0, 1, UINT64_MAX);
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_eq(n, 5);
-	cr_assert_eq(rows[0].verdict, V_REGRESSED, "regressions first");
+	cr_assert_eq(rows[0].verdict, COMPARE_REGRESSED, "regressions first");
 	cr_assert_float_eq(row(rows, n, "ops.x.modeled_ns.p99")->change, 0.2, 1e-12);
-	cr_assert_eq(row(rows, n, "ops.y.modeled_ns.p99")->verdict, V_REGRESSED);
+	cr_assert_eq(row(rows, n, "ops.y.modeled_ns.p99")->verdict, COMPARE_REGRESSED);
 	cr_assert(row(rows, n, "ops.y.modeled_ns.p99")->exact);
-	cr_assert_eq(row(rows, n, "ops.x.count")->verdict, V_CHANGED);
-	cr_assert_eq(row(rows, n, "invariants.no_leaks")->verdict, V_SAME);
-	cr_assert_eq(row(rows, n, "gone")->verdict, V_ONLY_BEFORE);
+	cr_assert_eq(row(rows, n, "ops.x.count")->verdict, COMPARE_CHANGED);
+	cr_assert_eq(row(rows, n, "invariants.no_leaks")->verdict, COMPARE_SAME);
+	cr_assert_eq(row(rows, n, "gone")->verdict, COMPARE_ONLY_BEFORE);
 	cr_assert_eq(compare_print(rows, n, &o, fopen("/dev/null", "w")), 2);
 	free(rows);
 	sample_set_free(&a);
@@ -67,7 +67,7 @@ Test(compare, exact_samples_that_differ_within_a_side_are_said)
 	add_values(&a, "ops.x.modeled_ns.p50", 100, 0, 3, UINT64_MAX);
 	add_values(&b, "ops.x.modeled_ns.p50", 100, 1, 3, UINT64_MAX);
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(rows[0].verdict, V_VARIES);
+	cr_assert_eq(rows[0].verdict, COMPARE_VARIES);
 	cr_assert(strstr(rows[0].why, "after"), "%s", rows[0].why);
 	cr_assert_eq(compare_print(rows, n, &o, fopen("/dev/null", "w")), 0, "shown, not gated");
 	free(rows);
@@ -87,16 +87,16 @@ Test(compare, one_wall_clock_sample_a_side_is_shown_not_judged)
 	sample_set_add(&a, "bench host=h", RUN_BENCH, "sweep.runs_per_s", "ops/s", 10, UINT64_MAX);
 	sample_set_add(&b, "bench host=h", RUN_BENCH, "sweep.runs_per_s", "ops/s", 5, UINT64_MAX);
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, V_UNJUDGED);
+	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, COMPARE_UNJUDGED);
 	cr_assert(strstr(row(rows, n, "ops.dma.latency_ns.p50")->why, "too few samples"));
-	cr_assert_eq(row(rows, n, "sweep.runs_per_s")->verdict, V_UNJUDGED);
+	cr_assert_eq(row(rows, n, "sweep.runs_per_s")->verdict, COMPARE_UNJUDGED);
 	cr_assert_eq(compare_print(rows, n, &o, fopen("/dev/null", "w")), 0);
 	free(rows);
 	/* an explicit threshold judges them, for who wants it */
 	o.threshold_set = true;
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, V_REGRESSED);
-	cr_assert_eq(row(rows, n, "sweep.runs_per_s")->verdict, V_REGRESSED, "higher is better");
+	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, COMPARE_REGRESSED);
+	cr_assert_eq(row(rows, n, "sweep.runs_per_s")->verdict, COMPARE_REGRESSED, "higher is better");
 	free(rows);
 	sample_set_free(&a);
 	sample_set_free(&b);
@@ -116,10 +116,10 @@ Test(compare, a_percentile_needs_its_operations_and_a_maximum_is_never_judged)
 	add_values(&a, "ops.dma.latency_ns.p50", 100, 1, 8, 99);
 	add_values(&b, "ops.dma.latency_ns.p50", 300, 1, 8, 99);
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p99")->verdict, V_UNJUDGED);
+	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p99")->verdict, COMPARE_UNJUDGED);
 	cr_assert(strstr(row(rows, n, "ops.dma.latency_ns.p99")->why, "100 operations"));
-	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.max")->verdict, V_UNJUDGED);
-	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, V_REGRESSED, "99 ops make a p50");
+	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.max")->verdict, COMPARE_UNJUDGED);
+	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, COMPARE_REGRESSED, "99 ops make a p50");
 	free(rows);
 	sample_set_free(&a);
 	sample_set_free(&b);
@@ -140,14 +140,14 @@ Test(compare, repeated_samples_need_significance_and_size)
 			       1000); /* the same values, shuffled */
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_lt(rows[0].p, 0.05, "significant");
-	cr_assert_eq(rows[0].verdict, V_SAME, "but under the threshold");
+	cr_assert_eq(rows[0].verdict, COMPARE_SAME, "but under the threshold");
 	free(rows);
 	cr_assert_eq(compare_sets(&a, &c, &o, &rows, &n), 0);
-	cr_assert_eq(rows[0].verdict, V_REGRESSED);
+	cr_assert_eq(rows[0].verdict, COMPARE_REGRESSED);
 	cr_assert(rows[0].ci_lo > 0.2 && rows[0].ci_hi < 0.4, "%g..%g", rows[0].ci_lo, rows[0].ci_hi);
 	free(rows);
 	cr_assert_eq(compare_sets(&a, &d, &o, &rows, &n), 0);
-	cr_assert_eq(rows[0].verdict, V_SAME);
+	cr_assert_eq(rows[0].verdict, COMPARE_SAME);
 	cr_assert_gt(rows[0].p, 0.5);
 	free(rows);
 	sample_set_free(&a);
@@ -168,7 +168,7 @@ Test(compare, many_series_are_judged_as_a_family)
 	add_values(&a, "ops.moved.latency_ns.mean", 100, 1, 5, 1000);
 	add_values(&b, "ops.moved.latency_ns.mean", 120, 1, 5, 1000);
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(rows[0].verdict, V_REGRESSED, "alone, 5 of 5 apart is p=0.008");
+	cr_assert_eq(rows[0].verdict, COMPARE_REGRESSED, "alone, 5 of 5 apart is p=0.008");
 	free(rows);
 	for (int k = 0; k < 20; k++) {
 		snprintf(name, sizeof(name), "ops.still%d.latency_ns.mean", k);
@@ -178,7 +178,7 @@ Test(compare, many_series_are_judged_as_a_family)
 		}
 	}
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(row(rows, n, "ops.moved.latency_ns.mean")->verdict, V_SAME,
+	cr_assert_eq(row(rows, n, "ops.moved.latency_ns.mean")->verdict, COMPARE_SAME,
 		     "among 21, p=0.008 is what chance gives one of them");
 	cr_assert_gt(row(rows, n, "ops.moved.latency_ns.mean")->p, 0.05);
 	free(rows);
@@ -205,12 +205,12 @@ Test(compare, the_history_noise_of_a_series_bounds_what_counts)
 	add_values(&a, "ops.t.latency_ns.mean", 100, 1, 5, 1000);
 	add_values(&b, "ops.t.latency_ns.mean", 130, 1, 5, 1000);
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(rows[0].verdict, V_SAME, "+30%% where revisions move by 30%%: p=%g", rows[0].p);
+	cr_assert_eq(rows[0].verdict, COMPARE_SAME, "+30%% where revisions move by 30%%: p=%g", rows[0].p);
 	cr_assert(rows[0].history);
 	free(rows);
 	sigma = 0.02;
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(rows[0].verdict, V_REGRESSED, "+30%% where revisions move by 2%%: p=%g", rows[0].p);
+	cr_assert_eq(rows[0].verdict, COMPARE_REGRESSED, "+30%% where revisions move by 2%%: p=%g", rows[0].p);
 	free(rows);
 	sample_set_free(&a);
 	sample_set_free(&b);
@@ -230,14 +230,14 @@ Test(compare, series_of_two_benchmarks_are_not_compared)
 	cr_assert_str_eq(one, "results trace=desktop");
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_eq(n, 2);
-	cr_assert_eq(rows[0].verdict, V_ONLY_BEFORE);
-	cr_assert_eq(rows[1].verdict, V_ONLY_AFTER);
+	cr_assert_eq(rows[0].verdict, COMPARE_ONLY_BEFORE);
+	cr_assert_eq(rows[1].verdict, COMPARE_ONLY_AFTER);
 	free(rows);
 	/* unless asked: one benchmark a side, on purpose */
 	o.across = true;
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_eq(n, 1);
-	cr_assert_eq(rows[0].verdict, V_IMPROVED);
+	cr_assert_eq(rows[0].verdict, COMPARE_IMPROVED);
 	free(rows);
 	sample_set_free(&a);
 	sample_set_free(&b);
@@ -263,13 +263,13 @@ Test(compare, in_a_store_the_same_code_on_the_same_inputs_is_not_judged)
 		cr_assert_eq(sample_set_add_run(&b, &rec), 0);
 	}
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(row(rows, n, mean)->verdict, V_UNJUDGED, "+100%% of the same code: the machine's");
+	cr_assert_eq(row(rows, n, mean)->verdict, COMPARE_UNJUDGED, "+100%% of the same code: the machine's");
 	cr_assert(strstr(row(rows, n, mean)->why, "the machine's"), "%s", row(rows, n, mean)->why);
 	free(rows);
 	/* two folders of files are an experiment of the user's: judged */
 	o.code_tracked = false;
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(row(rows, n, mean)->verdict, V_REGRESSED);
+	cr_assert_eq(row(rows, n, mean)->verdict, COMPARE_REGRESSED);
 	free(rows);
 	sample_set_free(&b);
 	/* other code: judged */
@@ -280,7 +280,7 @@ Test(compare, in_a_store_the_same_code_on_the_same_inputs_is_not_judged)
 		cr_assert_eq(sample_set_add_run(&b, &rec), 0);
 	}
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
-	cr_assert_eq(row(rows, n, mean)->verdict, V_REGRESSED);
+	cr_assert_eq(row(rows, n, mean)->verdict, COMPARE_REGRESSED);
 	free(rows);
 	sample_set_free(&a);
 	sample_set_free(&b);

@@ -137,7 +137,7 @@ Test(history, a_measured_series_changes_by_level_not_by_night)
 	sr = series(&h, "ops.a.latency_ns.p50");
 	cr_assert_eq(sr->nchanges, 1);
 	cr_assert_str_eq(sr->revs[sr->changes[0].at].rev, "r12");
-	cr_assert_eq(sr->changes[0].verdict, V_REGRESSED);
+	cr_assert_eq(sr->changes[0].verdict, COMPARE_REGRESSED);
 	cr_assert(sr->changes[0].ci_lo > 0.5 && sr->changes[0].ci_hi < 1.5, "%g..%g",
 		  sr->changes[0].ci_lo, sr->changes[0].ci_hi);
 	cr_assert_lt(sr->changes[0].p, 0.01);
@@ -233,7 +233,7 @@ Test(history, a_measured_change_of_the_same_code_is_the_machines)
 	sr = series(&h, "ops.a.latency_ns.p50");
 	cr_assert_eq(sr->nchanges, 1, "listed");
 	cr_assert(sr->changes[0].machine);
-	cr_assert_eq(sr->changes[0].verdict, V_REGRESSED);
+	cr_assert_eq(sr->changes[0].verdict, COMPARE_REGRESSED);
 	cr_assert_not(sr->alarm, "not the code's");
 	cr_assert_eq(history_alarms(&h), 0);
 	history_free(&h);

@@ -605,7 +605,7 @@ Test(sparse, random_operations_keep_the_bytes_of_a_plain_array)
 			}
 			p = sparse_pin(&m, a, len, &avail);
 			cr_assert_not_null(p);
-			cr_assert_arr_eq(p, ref + a, MIN(avail, len));
+			cr_assert_arr_eq(p, ref + a, GPUISO_MIN(avail, len));
 			p[0] ^= 0x5a;
 			ref[a] ^= 0x5a;
 			pinned = a;

@@ -119,7 +119,7 @@ void fx_fini(struct fx *fx)
 	scenario_free(&fx->scn);
 }
 
-size_t fx_violations(struct fx *fx, enum violation code)
+size_t fx_violations(struct fx *fx, enum core_violation_code code)
 {
 	const struct core_violation *v;
 	size_t n, count = 0;
@@ -169,7 +169,7 @@ static uint32_t dev_of(struct fx *fx, unsigned int adapter, unsigned int phys)
 	return dev + phys;
 }
 
-int fx_dma_write(struct fx *fx, unsigned int adapter, unsigned int phys, handle_t h,
+int fx_dma_write(struct fx *fx, unsigned int adapter, unsigned int phys, core_handle_t h,
 		 uint64_t off, uint64_t len, uint8_t byte)
 {
 	struct hw *hw = core_hw(fx->core);
@@ -184,7 +184,7 @@ int fx_dma_write(struct fx *fx, unsigned int adapter, unsigned int phys, handle_
 	return rc;
 }
 
-int fx_dma_read(struct fx *fx, unsigned int adapter, unsigned int phys, handle_t h,
+int fx_dma_read(struct fx *fx, unsigned int adapter, unsigned int phys, core_handle_t h,
 		uint64_t off, uint64_t len, uint8_t *out)
 {
 	struct hw *hw = core_hw(fx->core);
@@ -213,7 +213,7 @@ void fx_assert_usage_eq(struct physmem_usage a, struct physmem_usage b, const ch
 		     (unsigned long long)a.allocated, (unsigned long long)b.allocated);
 }
 
-iova_t fx_iova_of(struct fx *fx, handle_t h, uint64_t off)
+iova_t fx_iova_of(struct fx *fx, core_handle_t h, uint64_t off)
 {
 	iova_t iova = 0;
 

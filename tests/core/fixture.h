@@ -42,7 +42,7 @@ void fx_start_kmd(struct fx *fx, const struct kmd_ops *ops, void *kmd);
 void fx_fini(struct fx *fx);
 
 /* How many violations with @code the verifier recorded. */
-size_t fx_violations(struct fx *fx, enum violation code);
+size_t fx_violations(struct fx *fx, enum core_violation_code code);
 /* All violations, one per line, for assertion messages. */
 const char *fx_violation_text(struct fx *fx);
 /* Number of DMA faults recorded. */
@@ -55,9 +55,9 @@ struct core_adapter_info fx_info(struct fx *fx, unsigned int adapter);
  * @h at @off (VRAM scratch is filled first), or reads them back into VRAM.
  * Returns what core_dma() returned.
  */
-int fx_dma_write(struct fx *fx, unsigned int adapter, unsigned int phys, handle_t h,
+int fx_dma_write(struct fx *fx, unsigned int adapter, unsigned int phys, core_handle_t h,
 		 uint64_t off, uint64_t len, uint8_t byte);
-int fx_dma_read(struct fx *fx, unsigned int adapter, unsigned int phys, handle_t h,
+int fx_dma_read(struct fx *fx, unsigned int adapter, unsigned int phys, core_handle_t h,
 		uint64_t off, uint64_t len, uint8_t *out);
 
 /* Physical memory's usage counters now. */
@@ -69,6 +69,6 @@ void fx_assert_usage_eq(struct physmem_usage a, struct physmem_usage b, const ch
 /* Assert the verifier recorded nothing. */
 void fx_assert_no_violations(struct fx *fx);
 /* The device address of byte @off of @h, asserting it has one. */
-iova_t fx_iova_of(struct fx *fx, handle_t h, uint64_t off);
+iova_t fx_iova_of(struct fx *fx, core_handle_t h, uint64_t off);
 
 #endif

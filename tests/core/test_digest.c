@@ -15,9 +15,9 @@ static uint64_t digest_of(struct fx *fx)
 }
 
 /* Three MDLs, freed in the order @order gives, then one more: its handle goes to *@last. */
-static void churn(struct fx *fx, const int order[3], handle_t *last)
+static void churn(struct fx *fx, const int order[3], core_handle_t *last)
 {
-	handle_t h[3];
+	core_handle_t h[3];
 
 	for (int i = 0; i < 3; i++)
 		cr_assert_eq(core_alloc_mdl(fx->core, 0, (i + 1) * PG, &h[i]), 0);
@@ -30,7 +30,7 @@ Test(digest, equal_states_reached_by_different_paths_digest_alike)
 {
 	static const int forward[3] = { 0, 1, 2 }, backward[3] = { 2, 1, 0 };
 	struct fx a, b;
-	handle_t ha, hb, extra;
+	core_handle_t ha, hb, extra;
 
 	fx_defaults(&a);
 	fx_start(&a);

@@ -14,7 +14,7 @@ Test(domain, a_reference_count_below_zero_is_a_loud_internal_error)
 {
 	const struct core_violation *first;
 	struct hobj *o;
-	handle_t mdl;
+	core_handle_t mdl;
 	struct fx fx;
 
 	fx_defaults(&fx);

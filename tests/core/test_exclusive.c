@@ -14,7 +14,7 @@ struct spy {
 	uint32_t domain_at_begin, domain_at_end;
 	unsigned int pending_at_begin;
 	int callback_rc;
-	handle_t buffer; /* memory for the misbehaving DMA */
+	core_handle_t buffer; /* memory for the misbehaving DMA */
 };
 
 static void spy_begin(struct core *core, void *kmd, unsigned int adapter)
@@ -22,7 +22,7 @@ static void spy_begin(struct core *core, void *kmd, unsigned int adapter)
 	struct spy *spy = kmd;
 	struct core_phys_info pi;
 	struct hw *hw = core_hw(core);
-	handle_t h;
+	core_handle_t h;
 	iova_t iova;
 	uint8_t byte = 0;
 
@@ -87,7 +87,8 @@ Test(exclusive, attach_happens_between_begin_and_end)
 	cr_assert_eq(spy.ends, 1);
 	cr_assert_eq(spy.domain_at_begin, UINT32_MAX, "attached before BeginExclusiveAccess");
 	cr_assert_eq(spy.domain_at_end, fx_info(&fx, 0).domain);
-	cr_assert_eq(fx_violations(&fx, V_CB_IN_EXCLUSIVE) + fx_violations(&fx, V_DMA_IN_EXCLUSIVE),
+	cr_assert_eq(fx_violations(&fx, CORE_V_CB_IN_EXCLUSIVE) +
+			     fx_violations(&fx, CORE_V_DMA_IN_EXCLUSIVE),
 		     0);
 	core_stop(fx.core);
 	cr_assert_eq(spy.begins, 2, "detach at teardown is not bracketed");
@@ -104,7 +105,7 @@ Test(exclusive, callback_inside_is_refused_and_reported)
 	start_staged(&fx, &spy);
 	cr_assert_eq(core_secure_vm_create(fx.core, 0), 0);
 	cr_assert_eq(spy.callback_rc, -EPERM);
-	cr_assert_eq(fx_violations(&fx, V_CB_IN_EXCLUSIVE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_CB_IN_EXCLUSIVE), 1, "%s", fx_violation_text(&fx));
 	cr_assert(fx_info(&fx, 0).attached, "the attach itself still completes");
 	cr_assert_eq(core_free_mdl(fx.core, 0, spy.buffer), 0);
 	fx_fini(&fx);
@@ -117,7 +118,7 @@ Test(exclusive, device_dma_inside_is_a_violation)
 
 	start_staged(&fx, &spy);
 	cr_assert_eq(core_secure_vm_create(fx.core, 0), 0);
-	cr_assert_eq(fx_violations(&fx, V_DMA_IN_EXCLUSIVE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_DMA_IN_EXCLUSIVE), 1, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_free_mdl(fx.core, 0, spy.buffer), 0);
 	fx_fini(&fx);
 }
@@ -130,8 +131,8 @@ Test(exclusive, gpu_work_inside_is_refused)
 	start_staged(&fx, &spy);
 	cr_assert_eq(core_secure_vm_create(fx.core, 0), 0);
 	cr_assert_eq(spy.callback_rc, -EPERM);
-	cr_assert_eq(fx_violations(&fx, V_WORK_IN_EXCLUSIVE), 1, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_DMA_IN_EXCLUSIVE), 0, "refused work must not run");
+	cr_assert_eq(fx_violations(&fx, CORE_V_WORK_IN_EXCLUSIVE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_DMA_IN_EXCLUSIVE), 0, "refused work must not run");
 	cr_assert_eq(core_free_mdl(fx.core, 0, spy.buffer), 0);
 	fx_fini(&fx);
 }
@@ -143,7 +144,7 @@ Test(exclusive, work_queued_inside_is_reported)
 
 	start_staged(&fx, &spy);
 	cr_assert_eq(core_secure_vm_create(fx.core, 0), 0);
-	cr_assert_eq(fx_violations(&fx, V_WORK_IN_EXCLUSIVE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_WORK_IN_EXCLUSIVE), 1, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_free_mdl(fx.core, 0, spy.buffer), 0);
 	fx_fini(&fx);
 }
@@ -162,8 +163,8 @@ Test(exclusive, in_flight_work_is_flushed_before_begin)
 	cr_assert_eq(hw->ops->gpu_pending(hw, 0), 1);
 	cr_assert_eq(core_secure_vm_create(fx.core, 0), 0);
 	cr_assert_eq(spy.pending_at_begin, 0, "work still queued at BeginExclusiveAccess");
-	cr_assert_eq(fx_violations(&fx, V_WORK_IN_EXCLUSIVE), 0);
-	cr_assert_eq(fx_violations(&fx, V_DMA_IN_EXCLUSIVE), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_WORK_IN_EXCLUSIVE), 0);
+	cr_assert_eq(fx_violations(&fx, CORE_V_DMA_IN_EXCLUSIVE), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_free_mdl(fx.core, 0, spy.buffer), 0);
 	fx_fini(&fx);
 }

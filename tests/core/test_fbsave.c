@@ -70,7 +70,7 @@ Test(fbsave, save_size_must_be_a_page_multiple)
 	fx.scn.adapters[0].phys[0].fb_save_size = SAVE + 512;
 	fx_start(&fx);
 	cr_assert_not(fx_info(&fx, 0).started);
-	cr_assert(strstr(fx_info(&fx, 0).start_error, "PAGE_SIZE"), "%s",
+	cr_assert(strstr(fx_info(&fx, 0).start_error, "GPUISO_PAGE_SIZE"), "%s",
 		  fx_info(&fx, 0).start_error);
 	fx_fini(&fx);
 }
@@ -104,7 +104,7 @@ Test(fbsave, pinned_path_restores_what_was_saved)
 	cr_assert_eq(r->bytes, SAVE);
 	cr_assert_eq(r->chunks, 0);
 	cr_assert_gt(r->modeled_ns, 0);
-	cr_assert_eq(fx_violations(&fx, V_FB_RESTORE_MISMATCH), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_FB_RESTORE_MISMATCH), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
@@ -150,7 +150,7 @@ Test(fbsave, chunk_failure_cancels_and_resets)
 {
 	struct fp_ctx fp = { 0 };
 	struct core_phys_info pi;
-	handle_t mdl;
+	core_handle_t mdl;
 	struct fx fx;
 
 	defaults_small(&fx);
@@ -169,7 +169,7 @@ Test(fbsave, chunk_failure_cancels_and_resets)
 	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D0), 0);
 	cr_assert(last_record(&fx)->completed);
 	cr_assert_not(last_record(&fx)->verified);
-	cr_assert_eq(fx_violations(&fx, V_FB_RESTORE_MISMATCH), 0);
+	cr_assert_eq(fx_violations(&fx, CORE_V_FB_RESTORE_MISMATCH), 0);
 	/* the adapter keeps working */
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 4096, &mdl), 0);
 	cr_assert_eq(fx_dma_write(&fx, 0, 0, mdl, 0, 4096, 3), 0);
@@ -231,7 +231,7 @@ Test(fbsave, a_restore_that_does_nothing_is_caught)
 	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D3), 0);
 	cr_assert_eq(core_power(fx.core, 0, 0, POWER_D0), 0);
 	cr_assert_not(last_record(&fx)->verified);
-	cr_assert_eq(fx_violations(&fx, V_FB_RESTORE_MISMATCH), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_FB_RESTORE_MISMATCH), 1, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
@@ -264,7 +264,7 @@ static void leaky_cycle(enum power_path path)
 		fx_pressure(&fx, UINT64_MAX, 1 << 20, UINT64_MAX); /* too little to pin it all */
 	cycle(&fx, 0, path, path);
 	cr_assert_not(last_record(&fx)->verified);
-	cr_assert_eq(fx_violations(&fx, V_FB_RESTORE_MISMATCH), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_FB_RESTORE_MISMATCH), 1, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
@@ -276,7 +276,7 @@ Test(fbsave, a_restore_that_leaves_a_piece_out_is_caught)
 
 Test(fbsave, callbacks_need_the_lead_adapter)
 {
-	handle_t h;
+	core_handle_t h;
 	struct fx fx;
 
 	defaults_small(&fx);
@@ -284,7 +284,7 @@ Test(fbsave, callbacks_need_the_lead_adapter)
 	fx_start(&fx);
 	cr_assert_eq(core_fb_pin(fx.core, 0, 1, 1, &h), -EINVAL);
 	cr_assert_eq(core_fb_map_chunk(fx.core, 0, 1, 0, 0, 4096, &h), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_FB_NOT_LEAD), 2, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_FB_NOT_LEAD), 2, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_fb_pin(fx.core, 0, 0, 1, &h), 0, "the lead may pin adapter 1's area");
 	cr_assert_eq(core_fb_unpin(fx.core, 0, 0, h), 0);
 	fx_fini(&fx);
@@ -292,17 +292,17 @@ Test(fbsave, callbacks_need_the_lead_adapter)
 
 Test(fbsave, pinning_twice_is_a_sequence_error)
 {
-	handle_t a, b;
+	core_handle_t a, b;
 	struct fx fx;
 
 	defaults_small(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_fb_pin(fx.core, 0, 0, 0, &a), 0);
 	cr_assert_eq(core_fb_pin(fx.core, 0, 0, 0, &b), -EBUSY);
-	cr_assert_eq(fx_violations(&fx, V_FB_SEQUENCE), 1);
+	cr_assert_eq(fx_violations(&fx, CORE_V_FB_SEQUENCE), 1);
 	cr_assert_eq(core_fb_unpin(fx.core, 0, 0, a), 0);
 	cr_assert_eq(core_fb_unpin(fx.core, 0, 0, a), -EINVAL, "unpin of a stale handle");
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1);
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1);
 	fx_fini(&fx);
 }
 
@@ -331,7 +331,7 @@ Test(fbsave, lda_chain_saves_one_adapter_at_a_time)
 		cr_assert_eq(core_power(fx.core, 0, p, POWER_D0), 0);
 		cr_assert(last_record(&fx)->verified, "physical adapter %u", p);
 	}
-	cr_assert_eq(fx_violations(&fx, V_FB_RESTORE_MISMATCH), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_FB_RESTORE_MISMATCH), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
@@ -416,9 +416,9 @@ Test(fbsave, logical_mode_saves_through_logical_addresses)
 	core_memory(fx.core, &p);
 	cycle(&fx, 0, PATH_CHUNKED, PATH_CHUNKED);
 	cr_assert(last_record(&fx)->verified);
-	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 0, "%s", fx_violation_text(&fx));
 	/* the chunk copies go through a CPU view of the small buffer's PMO, not its ADL */
-	cr_assert_eq(fx_violations(&fx, V_CPU_ACCESS), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_CPU_ACCESS), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 

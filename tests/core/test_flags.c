@@ -173,7 +173,7 @@ Test(flags, allow_failure_lets_the_adapter_start_without_iommu)
 	struct fx fx;
 	struct core_adapter_info info =
 		start_with_failure(&fx, 0x07 | IOMMU_FLAG_ALLOW_FAILURE, FP_ADAPTER_ENABLE, &fp);
-	handle_t mdl;
+	core_handle_t mdl;
 
 	cr_assert(info.started);
 	cr_assert_not(info.iommu_enabled);
@@ -394,7 +394,7 @@ Test(domains, lda_chain_shares_one_domain)
 Test(domains, logical_adapters_get_their_own_domains)
 {
 	struct fx fx;
-	handle_t m0, m1;
+	core_handle_t m0, m1;
 	iova_t i0;
 
 	fx_defaults(&fx);

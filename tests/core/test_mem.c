@@ -15,7 +15,7 @@
 
 #include "fixture.h"
 
-#define PG PAGE_SIZE
+#define PG GPUISO_PAGE_SIZE
 /* Inside RAM ([4 GiB, 66 GiB)), far above anything the tests allocate. */
 #define NEVER_ALLOCATED_PA 0x200000000ull
 
@@ -83,7 +83,7 @@ static void assert_reachable(struct fx *fx, uint32_t dev, iova_t iova, const cha
 }
 
 /* Device writes a pattern through handle @h, reads it back, and the CPU sees it too. */
-static void assert_round_trip(struct fx *fx, unsigned int adapter, handle_t h, uint64_t len,
+static void assert_round_trip(struct fx *fx, unsigned int adapter, core_handle_t h, uint64_t len,
 			      uint8_t byte)
 {
 	uint8_t *back = malloc(len), *cpu = malloc(len);
@@ -108,7 +108,7 @@ static void assert_round_trip(struct fx *fx, unsigned int adapter, handle_t h, u
 Test(mem, contiguous_pages_are_physically_consecutive)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	iova_t logical = 0, base;
 	struct physmem_usage before;
 
@@ -139,7 +139,7 @@ Test(mem, contiguous_pages_are_physically_consecutive)
 Test(mem, contiguous_refused_when_no_run_is_long_enough)
 {
 	struct fx fx;
-	handle_t h = 0, m = 0, ok = 0;
+	core_handle_t h = 0, m = 0, ok = 0;
 	struct physmem_usage before;
 	size_t live;
 	bool adjacent = true;
@@ -175,7 +175,7 @@ Test(mem, contiguous_refused_when_no_run_is_long_enough)
 Test(mem, mdl_is_mapped_and_data_round_trips)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	uint8_t pattern[3 * 4096], back[3 * 4096];
 
 	fx_defaults(&fx);
@@ -198,7 +198,7 @@ Test(mem, mdl_is_mapped_and_data_round_trips)
 Test(mem, freed_mdl_is_blocked_for_dma)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	iova_t first, last;
 	uint8_t reason;
 	size_t faults;
@@ -218,7 +218,7 @@ Test(mem, freed_mdl_is_blocked_for_dma)
 	/* through the stale handle: refused by the model, recorded as a bad handle */
 	faults = fx_faults(&fx);
 	cr_assert_eq(core_dma(fx.core, 0, 0, h, 0, 64, true), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
 	cr_assert_eq(fx_faults(&fx), faults);
 	fx_fini(&fx);
 }
@@ -226,7 +226,7 @@ Test(mem, freed_mdl_is_blocked_for_dma)
 Test(mem, freed_contiguous_is_blocked_for_dma)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	iova_t logical = 0;
 
 	fx_defaults(&fx);
@@ -244,7 +244,7 @@ Test(mem, freed_contiguous_is_blocked_for_dma)
 Test(mem, allocations_charge_commit_and_lock_until_freed)
 {
 	struct fx fx;
-	handle_t mdl = 0, contig = 0, map = 0;
+	core_handle_t mdl = 0, contig = 0, map = 0;
 	struct physmem_usage base, now;
 
 	fx_defaults(&fx);
@@ -277,7 +277,7 @@ Test(mem, allocations_charge_commit_and_lock_until_freed)
 Test(mem, zero_bytes_and_unknown_adapter_are_refused)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	size_t live;
 
 	fx_defaults(&fx);
@@ -296,7 +296,7 @@ Test(mem, zero_bytes_and_unknown_adapter_are_refused)
 Test(mem, map_mdl_shares_pages_with_the_mdl)
 {
 	struct fx fx;
-	handle_t mdl = 0, map = 0;
+	core_handle_t mdl = 0, map = 0;
 	iova_t logical = 0, pa;
 
 	fx_defaults(&fx);
@@ -325,7 +325,7 @@ Test(mem, map_mdl_shares_pages_with_the_mdl)
 Test(mem, unmap_after_mdl_freed_is_a_violation)
 {
 	struct fx fx;
-	handle_t mdl = 0, map = 0;
+	core_handle_t mdl = 0, map = 0;
 	iova_t pa;
 	size_t live;
 
@@ -336,16 +336,16 @@ Test(mem, unmap_after_mdl_freed_is_a_violation)
 	pa = fx_iova_of(&fx, mdl, 0);
 	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
-	cr_assert_eq(fx_violations(&fx, V_UNMAP_AFTER_FREE), 0, "freeing is not the violation");
+	cr_assert_eq(fx_violations(&fx, CORE_V_UNMAP_AFTER_FREE), 0, "freeing is not the violation");
 	core_unmap_mdl(fx.core, 0, map);
-	cr_assert_eq(fx_violations(&fx, V_UNMAP_AFTER_FREE), 1, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_UNMAP_AFTER_FREE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
 	/* the mapping is gone all the same */
 	cr_assert_eq(core_live_handles(fx.core), live);
 	assert_blocked(&fx, 0, pa, "after the late unmap");
 	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), -EINVAL, "unmapping twice");
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_UNMAP_AFTER_FREE), 1);
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_UNMAP_AFTER_FREE), 1);
 	fx_fini(&fx);
 }
 
@@ -353,7 +353,7 @@ Test(mem, unmap_after_mdl_freed_is_a_violation)
 Test(mem, late_unmap_keeps_reused_pages_mapped_for_their_new_owner)
 {
 	struct fx fx;
-	handle_t mdl = 0, map = 0, again = 0;
+	core_handle_t mdl = 0, map = 0, again = 0;
 	iova_t pa;
 
 	fx_defaults(&fx);
@@ -365,20 +365,20 @@ Test(mem, late_unmap_keeps_reused_pages_mapped_for_their_new_owner)
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &again), 0);
 	cr_assert_eq(fx_iova_of(&fx, again, 0), pa, "the freed frame is handed out again");
 	core_unmap_mdl(fx.core, 0, map);
-	cr_assert_eq(fx_violations(&fx, V_UNMAP_AFTER_FREE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_UNMAP_AFTER_FREE), 1, "%s", fx_violation_text(&fx));
 	assert_reachable(&fx, 0, pa, "the page's new owner");
 	assert_round_trip(&fx, 0, again, PG, 0x3F);
 	cr_assert_eq(core_free_mdl(fx.core, 0, again), 0);
 	assert_blocked(&fx, 0, pa, "after the new owner freed it");
 	core_stop(fx.core);
-	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
 Test(mem, unmap_then_free_is_clean)
 {
 	struct fx fx;
-	handle_t mdl = 0, map = 0;
+	core_handle_t mdl = 0, map = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
@@ -396,7 +396,7 @@ Test(mem, unmap_then_free_is_clean)
 Test(mem, double_free_is_a_bad_handle)
 {
 	struct fx fx;
-	handle_t mdl = 0, contig = 0, map = 0, other = 0;
+	core_handle_t mdl = 0, contig = 0, map = 0, other = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
@@ -406,28 +406,28 @@ Test(mem, double_free_is_a_bad_handle)
 	cr_assert_eq(core_map_mdl(fx.core, 0, other, &map, NULL), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
 	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 2, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 2, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), 0);
 	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 3, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 3, "%s", fx_violation_text(&fx));
 	/* mapping a freed MDL */
 	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 4, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 4, "%s", fx_violation_text(&fx));
 	/* the other MDL is unharmed */
 	assert_round_trip(&fx, 0, other, PG, 0x42);
 	cr_assert_eq(core_free_mdl(fx.core, 0, other), 0);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 4);
-	cr_assert_eq(fx_violations(&fx, V_UNMAP_AFTER_FREE), 0);
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 4);
+	cr_assert_eq(fx_violations(&fx, CORE_V_UNMAP_AFTER_FREE), 0);
 	fx_fini(&fx);
 }
 
 Test(mem, unknown_handles_are_bad)
 {
 	struct fx fx;
-	handle_t map = 0;
+	core_handle_t map = 0;
 	size_t live;
 
 	fx_defaults(&fx);
@@ -438,7 +438,7 @@ Test(mem, unknown_handles_are_bad)
 	cr_assert_eq(core_free_contiguous(fx.core, 0, 0x12345678), -EINVAL);
 	cr_assert_eq(core_unmap_mdl(fx.core, 0, 0), -EINVAL);
 	cr_assert_eq(core_map_mdl(fx.core, 0, 0xABCDE, &map, NULL), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 5, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 5, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), live, "a failed map creates no handle");
 	fx_fini(&fx);
 }
@@ -446,7 +446,7 @@ Test(mem, unknown_handles_are_bad)
 Test(mem, wrong_kind_handles_are_bad)
 {
 	struct fx fx;
-	handle_t mdl = 0, contig = 0, map = 0, map2 = 0;
+	core_handle_t mdl = 0, contig = 0, map = 0, map2 = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
@@ -460,22 +460,22 @@ Test(mem, wrong_kind_handles_are_bad)
 	cr_assert_eq(core_map_mdl(fx.core, 0, contig, &map2, NULL), -EINVAL,
 		     "contiguous memory is not an MDL");
 	cr_assert_eq(core_map_mdl(fx.core, 0, map, &map2, NULL), -EINVAL, "a mapping is not an MDL");
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 6, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 6, "%s", fx_violation_text(&fx));
 	/* nothing was freed by the refused calls */
 	assert_round_trip(&fx, 0, mdl, PG, 0x10);
 	assert_round_trip(&fx, 0, contig, PG, 0x20);
 	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 6);
-	cr_assert_eq(fx_violations(&fx, V_UNMAP_AFTER_FREE), 0);
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 6);
+	cr_assert_eq(fx_violations(&fx, CORE_V_UNMAP_AFTER_FREE), 0);
 	fx_fini(&fx);
 }
 
 Test(mem, stale_handle_does_not_reach_a_reused_slot)
 {
 	struct fx fx;
-	handle_t a = 0, b = 0;
+	core_handle_t a = 0, b = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
@@ -484,17 +484,17 @@ Test(mem, stale_handle_does_not_reach_a_reused_slot)
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &b), 0);
 	cr_assert_neq(a, b, "a new handle never equals a freed one");
 	cr_assert_eq(core_free_mdl(fx.core, 0, a), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1);
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1);
 	assert_round_trip(&fx, 0, b, PG, 0x99);
 	cr_assert_eq(core_free_mdl(fx.core, 0, b), 0);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
 Test(mem, other_adapters_handles_are_bad_and_isolated)
 {
 	struct fx fx;
-	handle_t mine = 0, theirs = 0, map = 0;
+	core_handle_t mine = 0, theirs = 0, map = 0;
 	iova_t pa1, pa0;
 
 	fx_defaults(&fx);
@@ -507,7 +507,7 @@ Test(mem, other_adapters_handles_are_bad_and_isolated)
 	cr_assert_eq(core_free_mdl(fx.core, 0, theirs), -EINVAL);
 	cr_assert_eq(core_map_mdl(fx.core, 0, theirs, &map, NULL), -EINVAL);
 	cr_assert_eq(core_free_mdl(fx.core, 1, mine), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 3, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 3, "%s", fx_violation_text(&fx));
 	/* each adapter's device reaches its own memory only (device 1 is gpu1's) */
 	pa1 = fx_iova_of(&fx, theirs, 0);
 	pa0 = fx_iova_of(&fx, mine, 0);
@@ -517,7 +517,7 @@ Test(mem, other_adapters_handles_are_bad_and_isolated)
 	assert_blocked(&fx, 1, pa0, "gpu0's MDL from gpu1");
 	cr_assert_eq(core_free_mdl(fx.core, 1, theirs), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mine), 0);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 3);
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 3);
 	fx_fini(&fx);
 }
 
@@ -525,7 +525,7 @@ Test(mem, other_adapters_handles_are_bad_and_isolated)
 Test(mem, lda_chain_devices_share_the_mappings)
 {
 	struct fx fx;
-	handle_t mdl = 0;
+	core_handle_t mdl = 0;
 	iova_t pa;
 
 	fx_defaults(&fx);
@@ -549,7 +549,7 @@ Test(mem, lda_chain_devices_share_the_mappings)
 Test(mem, leaks_are_reported_at_teardown)
 {
 	struct fx fx;
-	handle_t mdl = 0, contig = 0, map = 0, freed = 0;
+	core_handle_t mdl = 0, contig = 0, map = 0, freed = 0;
 	const struct core_violation *v;
 	unsigned int named = 0;
 	size_t n;
@@ -562,10 +562,10 @@ Test(mem, leaks_are_reported_at_teardown)
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &freed), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, freed), 0);
 	core_stop(fx.core);
-	cr_assert_eq(fx_violations(&fx, V_HANDLE_LEAK), 3, "MDL, contiguous memory and mapping:\n%s",
+	cr_assert_eq(fx_violations(&fx, CORE_V_HANDLE_LEAK), 3, "MDL, contiguous memory and mapping:\n%s",
 		     fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_UNMAP_AFTER_FREE), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_UNMAP_AFTER_FREE), 0, "%s", fx_violation_text(&fx));
 	/* each leak names its handle: a replay maps it back to the trace's id */
 	v = core_violations(fx.core, &n);
 	for (size_t i = 0; i < n; i++)
@@ -582,7 +582,7 @@ Test(mem, leaks_are_reported_at_teardown)
 Test(mem, no_leak_no_report)
 {
 	struct fx fx;
-	handle_t mdl = 0, contig = 0;
+	core_handle_t mdl = 0, contig = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
@@ -591,7 +591,7 @@ Test(mem, no_leak_no_report)
 	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	core_stop(fx.core);
-	cr_assert_eq(fx_violations(&fx, V_HANDLE_LEAK), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_HANDLE_LEAK), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), 0);
 	cr_assert_eq(fx_usage(&fx).locked, 0);
 	fx_fini(&fx);
@@ -603,26 +603,26 @@ Test(mem, no_leak_no_report)
 Test(mem, callbacks_at_dispatch_before_wddm32_are_recorded_and_go_on)
 {
 	struct fx fx;
-	handle_t mdl = 0, contig = 0, map = 0;
+	core_handle_t mdl = 0, contig = 0, map = 0;
 
 	fx_defaults(&fx);
 	cr_assert_lt(fx.scn.adapters[0].wddm, SCN_WDDM(3, 2));
 	fx_start(&fx);
-	core_set_irql(fx.core, IRQL_DISPATCH);
+	core_set_irql(fx.core, CORE_IRQL_DISPATCH);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &contig, NULL), 0);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
 	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), 0);
 	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), 0);
 	/* above DISPATCH_LEVEL as well */
-	core_set_irql(fx.core, (enum irql)(IRQL_DISPATCH + 1));
+	core_set_irql(fx.core, (enum core_irql)(CORE_IRQL_DISPATCH + 1));
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
-	cr_assert_eq(fx_violations(&fx, V_CB_IRQL), 6, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_CB_IRQL), 6, "%s", fx_violation_text(&fx));
 	cr_assert(strstr(fx_violation_text(&fx), "does not validate it: the call goes on"), "%s",
 		  fx_violation_text(&fx));
 	cr_assert_null(core_bugcheck(fx.core));
-	core_set_irql(fx.core, IRQL_PASSIVE);
-	cr_assert_eq(fx_violations(&fx, V_CB_IRQL) + fx_violations(&fx, V_HANDLE_LEAK), 6,
+	core_set_irql(fx.core, CORE_IRQL_PASSIVE);
+	cr_assert_eq(fx_violations(&fx, CORE_V_CB_IRQL) + fx_violations(&fx, CORE_V_HANDLE_LEAK), 6,
 		     "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
@@ -632,7 +632,7 @@ Test(mem, a_wddm32_driver_calling_at_dispatch_bugchecks)
 {
 	const struct core_violation *bug;
 	struct fx fx;
-	handle_t mdl = 0, h = 0;
+	core_handle_t mdl = 0, h = 0;
 	size_t live;
 
 	fx_defaults(&fx);
@@ -641,40 +641,40 @@ Test(mem, a_wddm32_driver_calling_at_dispatch_bugchecks)
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
 	live = core_live_handles(fx.core);
 	core_set_event(fx.core, 41, 7000);
-	core_set_irql(fx.core, IRQL_DISPATCH);
+	core_set_irql(fx.core, CORE_IRQL_DISPATCH);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -EPERM);
 	bug = core_bugcheck(fx.core);
 	cr_assert_not_null(bug);
-	cr_assert_eq(bug->code, V_CB_IRQL);
+	cr_assert_eq(bug->code, CORE_V_CB_IRQL);
 	cr_assert_eq(bug->event, 41);
 	cr_assert_eq(bug->ts_ns, 7000);
 	cr_assert(strstr(bug->detail, "bugcheck"), "%s", bug->detail);
 	/* the machine is down: nothing runs, nothing more is recorded, at any level */
-	core_set_irql(fx.core, IRQL_PASSIVE);
+	core_set_irql(fx.core, CORE_IRQL_PASSIVE);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -ESHUTDOWN);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), -ESHUTDOWN);
 	cr_assert_eq(core_live_handles(fx.core), live);
 	core_stop(fx.core); /* teardown finds the MDL, and says nothing */
-	cr_assert_eq(fx_violations(&fx, V_CB_IRQL), 1, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_HANDLE_LEAK), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_CB_IRQL), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_HANDLE_LEAK), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
 Test(mem, callbacks_at_apc_are_accepted)
 {
 	struct fx fx;
-	handle_t mdl = 0, contig = 0, map = 0;
+	core_handle_t mdl = 0, contig = 0, map = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	core_set_irql(fx.core, IRQL_APC);
+	core_set_irql(fx.core, CORE_IRQL_APC);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &contig, NULL), 0);
 	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), 0);
 	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
-	core_set_irql(fx.core, IRQL_PASSIVE);
+	core_set_irql(fx.core, CORE_IRQL_PASSIVE);
 	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
@@ -684,7 +684,7 @@ Test(mem, callbacks_at_apc_are_accepted)
 Test(mem, logical_mode_refuses_wddm24_callbacks)
 {
 	struct fx fx;
-	handle_t h = 0, pmo = 0;
+	core_handle_t h = 0, pmo = 0;
 	iova_t logical = 0;
 	struct physmem_usage before;
 	size_t live;
@@ -693,22 +693,22 @@ Test(mem, logical_mode_refuses_wddm24_callbacks)
 	fx_need_remap(&fx, 0);
 	fx_start(&fx);
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_LOGICAL, "%s", fx_info(&fx, 0).start_error);
-	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 0,
+	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 0,
 		     "the reference KMD uses the WDDM 3.0 services at start:\n%s", fx_violation_text(&fx));
 	before = fx_usage(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &h, &logical), -EPERM);
-	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 1, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -EPERM);
-	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 2, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 2, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_map_mdl(fx.core, 0, 0x1, &h, &logical), -EPERM);
-	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 3, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 3, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), live);
 	fx_assert_usage_eq(fx_usage(&fx), before, "after refused callbacks");
 	/* the WDDM 3.0 services work in the same mode */
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
-	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 3);
+	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 3);
 	fx_fini(&fx);
 }
 
@@ -716,27 +716,27 @@ Test(mem, logical_mode_refuses_wddm24_callbacks)
 Test(mem, remap_capable_driver_is_refused_wddm24_callbacks_in_physical_mode)
 {
 	struct fx fx;
-	handle_t h = 0, pmo = 0, adl = 0;
+	core_handle_t h = 0, pmo = 0, adl = 0;
 	iova_t logical = 0;
 
 	fx_defaults(&fx);
 	fx_remap_capable(&fx, 0);
 	fx_start(&fx);
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_PHYSICAL);
-	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 0,
+	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 0,
 		     "the reference KMD uses the WDDM 3.0 services at start:\n%s",
 		     fx_violation_text(&fx));
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -EPERM);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &h, &logical), -EPERM);
 	cr_assert_eq(core_map_mdl(fx.core, 0, 0x1, &h, &logical), -EPERM);
-	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 3, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 3, "%s", fx_violation_text(&fx));
 	cr_assert(strstr(fx_violation_text(&fx), "1:1 mode"), "%s", fx_violation_text(&fx));
 	/* its services work: an ADL over a PMO, with physical pages */
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &adl), 0);
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
-	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 3);
+	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 3);
 	fx_fini(&fx);
 }
 
@@ -744,7 +744,7 @@ Test(mem, remap_capable_driver_is_refused_wddm24_callbacks_in_physical_mode)
 Test(mem, driver_without_linear_remap_keeps_wddm24_callbacks)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 
 	fx_defaults(&fx);
 	cr_assert_not(fx.scn.adapters[0].caps.iommu_linear_remap);
@@ -752,7 +752,7 @@ Test(mem, driver_without_linear_remap_keeps_wddm24_callbacks)
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_PHYSICAL);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, h), 0);
-	cr_assert_eq(fx_violations(&fx, V_DEPRECATED_CB), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
@@ -761,7 +761,7 @@ Test(mem, driver_without_linear_remap_keeps_wddm24_callbacks)
 Test(mem, lock_pressure_fails_allocation_and_leaves_nothing)
 {
 	struct fx fx;
-	handle_t h = 0, ok = 0;
+	core_handle_t h = 0, ok = 0;
 	struct physmem_usage before;
 	struct hw_stats st0, st1;
 	struct hw *hw;
@@ -796,7 +796,7 @@ Test(mem, lock_pressure_fails_allocation_and_leaves_nothing)
 Test(mem, commit_pressure_fails_allocation_and_leaves_nothing)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	struct physmem_usage before;
 	size_t live;
 
@@ -821,7 +821,7 @@ Test(mem, injected_mdl_failure_hits_only_the_nth_call)
 {
 	struct fx fx;
 	struct fp_ctx fp;
-	handle_t h1 = 0, h2 = 0;
+	core_handle_t h1 = 0, h2 = 0;
 	struct physmem_usage before;
 	size_t live;
 
@@ -852,7 +852,7 @@ Test(mem, injected_contiguous_failure_hits_only_the_nth_call)
 {
 	struct fx fx;
 	struct fp_ctx fp;
-	handle_t a = 0, b = 0, c = 0;
+	core_handle_t a = 0, b = 0, c = 0;
 
 	memset(&fp, 0, sizeof(fp));
 	fx_defaults(&fx);
@@ -874,7 +874,7 @@ static void injected_inner_failure(enum fp_point point, uint64_t nth)
 {
 	struct fx fx;
 	struct fp_ctx fp;
-	handle_t probe = 0, h = 0;
+	core_handle_t probe = 0, h = 0;
 	struct physmem_usage before;
 	iova_t where[4];
 	size_t live;
@@ -908,7 +908,7 @@ static void injected_inner_failure(enum fp_point point, uint64_t nth)
 	cr_assert_eq(core_free_mdl(fx.core, 0, h), 0);
 	core_set_faults(fx.core, NULL);
 	core_stop(fx.core);
-	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
@@ -935,7 +935,7 @@ Test(mem, without_iommu_dma_is_passthrough)
 	struct fx fx;
 	struct hw *hw;
 	struct hw_stats st;
-	handle_t mdl = 0, contig = 0;
+	core_handle_t mdl = 0, contig = 0;
 	iova_t logical = 0, pa;
 	uint8_t buf[64], back[64], reason;
 
@@ -977,7 +977,7 @@ Test(mem, without_iommu_dma_is_passthrough)
 Test(mem, allocations_before_enablement_are_mapped_when_enabled)
 {
 	struct fx fx;
-	handle_t early = 0, contig = 0, late = 0;
+	core_handle_t early = 0, contig = 0, late = 0;
 	iova_t early_pa, contig_pa;
 	uint8_t buf[64], reason;
 	struct core_adapter_info info;
@@ -1019,7 +1019,7 @@ Test(mem, allocations_before_enablement_are_mapped_when_enabled)
 	assert_blocked(&fx, 0, contig_pa, "early contiguous memory freed after enablement");
 	cr_assert_eq(core_free_mdl(fx.core, 0, late), 0);
 	core_stop(fx.core);
-	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }

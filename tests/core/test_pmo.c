@@ -15,7 +15,7 @@
 
 #include "fixture.h"
 
-#define PG PAGE_SIZE
+#define PG GPUISO_PAGE_SIZE
 
 static const struct physmem_pressure no_pressure = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
 
@@ -61,7 +61,7 @@ static void assert_reachable(struct fx *fx, uint32_t dev, iova_t iova, const cha
 }
 
 /* Whether every page of @h (1:1 addresses) is physically apart from the one before. */
-static bool fully_scattered(struct fx *fx, handle_t h, uint64_t pages)
+static bool fully_scattered(struct fx *fx, core_handle_t h, uint64_t pages)
 {
 	for (uint64_t i = 1; i < pages; i++)
 		if (fx_iova_of(fx, h, i * PG) == fx_iova_of(fx, h, (i - 1) * PG) + PG)
@@ -77,8 +77,8 @@ static void fill(uint8_t *buf, uint64_t len, uint8_t seed)
 }
 
 /* The device of @adapter writes @buf through @h with core_dma (VRAM scratch filled first). */
-static int gpu_write(struct fx *fx, uint32_t dev, unsigned int adapter, handle_t h, uint64_t off,
-		     const uint8_t *buf, uint64_t len)
+static int gpu_write(struct fx *fx, uint32_t dev, unsigned int adapter, core_handle_t h,
+		     uint64_t off, const uint8_t *buf, uint64_t len)
 {
 	struct hw *hw = core_hw(fx->core);
 
@@ -91,7 +91,7 @@ static int gpu_write(struct fx *fx, uint32_t dev, unsigned int adapter, handle_t
 Test(pmo, create_commits_without_locking)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	struct physmem_usage base, now;
 
 	fx_defaults(&fx);
@@ -114,7 +114,7 @@ Test(pmo, create_commits_without_locking)
 Test(pmo, pages_are_gpu_visible_only_through_an_adl)
 {
 	struct fx fx;
-	handle_t pmo = 0, adl = 0;
+	core_handle_t pmo = 0, adl = 0;
 	iova_t pa;
 
 	fx_defaults(&fx);
@@ -136,7 +136,7 @@ Test(pmo, pages_are_gpu_visible_only_through_an_adl)
 Test(pmo, destroy_with_open_handle_is_busy)
 {
 	struct fx fx;
-	handle_t pmo = 0, o1 = 0, o2 = 0;
+	core_handle_t pmo = 0, o1 = 0, o2 = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
@@ -145,39 +145,39 @@ Test(pmo, destroy_with_open_handle_is_busy)
 	cr_assert_eq(core_pmo_open(fx.core, 0, pmo, &o2), 0);
 	cr_assert_neq(o1, o2);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), -EBUSY);
-	cr_assert_eq(fx_violations(&fx, V_PMO_BUSY), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_PMO_BUSY), 1, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_pmo_close(fx.core, 0, o1), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), -EBUSY, "one open handle is left");
-	cr_assert_eq(fx_violations(&fx, V_PMO_BUSY), 2, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_PMO_BUSY), 2, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_pmo_close(fx.core, 0, o2), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_PMO_BUSY), 2);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_PMO_BUSY), 2);
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
 Test(pmo, destroy_with_cpu_view_is_busy)
 {
 	struct fx fx;
-	handle_t pmo = 0, view = 0;
+	core_handle_t pmo = 0, view = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_WRITECOMBINED, &pmo), 0);
 	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, PG, PG, &view), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), -EBUSY);
-	cr_assert_eq(fx_violations(&fx, V_PMO_BUSY), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_PMO_BUSY), 1, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_PMO_BUSY), 1);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_PMO_BUSY), 1);
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
 Test(pmo, destroy_with_adl_is_busy_and_keeps_the_pmo_usable)
 {
 	struct fx fx;
-	handle_t pmo = 0, adl = 0, view = 0;
+	core_handle_t pmo = 0, adl = 0, view = 0;
 	uint8_t in[2 * 4096], out[2 * 4096];
 
 	fx_defaults(&fx);
@@ -185,7 +185,7 @@ Test(pmo, destroy_with_adl_is_busy_and_keeps_the_pmo_usable)
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2 * PG, &adl), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), -EBUSY);
-	cr_assert_eq(fx_violations(&fx, V_PMO_BUSY), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_PMO_BUSY), 1, "%s", fx_violation_text(&fx));
 	/* the refused destroy left everything in place */
 	fill(in, sizeof(in), 9);
 	cr_assert_eq(gpu_write(&fx, 0, 0, adl, 0, in, sizeof(in)), 0, "%s", fx_violation_text(&fx));
@@ -195,15 +195,15 @@ Test(pmo, destroy_with_adl_is_busy_and_keeps_the_pmo_usable)
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_PMO_BUSY), 1);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_PMO_BUSY), 1);
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
 Test(pmo, stale_and_wrong_kind_handles_are_bad)
 {
 	struct fx fx;
-	handle_t pmo = 0, open = 0, view = 0, adl = 0, dead = 0, h = 0;
+	core_handle_t pmo = 0, open = 0, view = 0, adl = 0, dead = 0, h = 0;
 	struct core_adl_info info;
 	size_t live, bad = 0;
 
@@ -223,7 +223,7 @@ Test(pmo, stale_and_wrong_kind_handles_are_bad)
 	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, dead, CPU_KERNEL, 0, PG, &h), -EINVAL);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, dead, 0, PG, &h), -EINVAL);
 	bad += 4;
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), bad, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), bad, "%s", fx_violation_text(&fx));
 	/* the wrong kind */
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, open), -EINVAL);
 	cr_assert_eq(core_pmo_close(fx.core, 0, pmo), -EINVAL);
@@ -233,7 +233,7 @@ Test(pmo, stale_and_wrong_kind_handles_are_bad)
 	cr_assert_eq(core_adl_alloc(fx.core, 0, view, 0, PG, &h), -EINVAL);
 	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, adl, CPU_KERNEL, 0, PG, &h), -EINVAL);
 	bad += 7;
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), bad, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), bad, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), live, "no handle created or freed");
 	cr_assert_eq(core_adl_info(fx.core, pmo, &info), -EINVAL, "a PMO is not an ADL");
 	cr_assert_eq(core_adl_info(fx.core, 0, &info), -EINVAL);
@@ -247,17 +247,17 @@ Test(pmo, stale_and_wrong_kind_handles_are_bad)
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), -EINVAL);
 	cr_assert_eq(core_adl_info(fx.core, adl, &info), -EINVAL, "a freed ADL");
 	bad += 3;
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), bad, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), bad, "%s", fx_violation_text(&fx));
 	/* the second release of each did not touch the PMO's counts */
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_PMO_BUSY), 0);
+	cr_assert_eq(fx_violations(&fx, CORE_V_PMO_BUSY), 0);
 	fx_fini(&fx);
 }
 
 Test(pmo, other_adapters_pmo_is_a_bad_handle)
 {
 	struct fx fx;
-	handle_t pmo = 0, h = 0;
+	core_handle_t pmo = 0, h = 0;
 
 	fx_defaults(&fx);
 	cr_assert_eq(fx_add_adapter(&fx, "gpu1"), 1);
@@ -267,7 +267,7 @@ Test(pmo, other_adapters_pmo_is_a_bad_handle)
 	cr_assert_eq(core_pmo_map_cpu(fx.core, 1, pmo, CPU_KERNEL, 0, PG, &h), -EINVAL);
 	cr_assert_eq(core_pmo_open(fx.core, 1, pmo, &h), -EINVAL);
 	cr_assert_eq(core_pmo_destroy(fx.core, 1, pmo), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 4, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 4, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
@@ -277,7 +277,7 @@ Test(pmo, other_adapters_pmo_is_a_bad_handle)
 Test(pmo, cpu_view_round_trip)
 {
 	struct fx fx;
-	handle_t pmo = 0, all = 0, part = 0, h = 0;
+	core_handle_t pmo = 0, all = 0, part = 0, h = 0;
 	uint8_t in[4 * 4096], out[4 * 4096], one[100];
 	size_t live;
 
@@ -331,7 +331,7 @@ Test(pmo, cpu_view_round_trip)
 static void no_cpu_access_through(bool need_remap)
 {
 	struct fx fx;
-	handle_t pmo = 0, adl = 0, view = 0;
+	core_handle_t pmo = 0, adl = 0, view = 0;
 	uint8_t buf[16] = { 0 };
 
 	fx_defaults(&fx);
@@ -342,16 +342,16 @@ static void no_cpu_access_through(bool need_remap)
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &adl), 0);
 	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, PG, &view), 0);
 	cr_assert_eq(core_view_rw(fx.core, adl, 0, buf, sizeof(buf), false), -EPERM);
-	cr_assert_eq(fx_violations(&fx, V_CPU_ACCESS), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_CPU_ACCESS), 1, "%s", fx_violation_text(&fx));
 	cr_assert(strstr(fx_violation_text(&fx), "ADL"), "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_view_copy(fx.core, view, 0, adl, 0, sizeof(buf)), -EPERM);
 	cr_assert_eq(core_view_copy(fx.core, adl, 0, view, 0, sizeof(buf)), -EPERM);
 	/* nor through the PMO itself: it has no CPU address until a view maps it */
 	cr_assert_eq(core_view_rw(fx.core, pmo, 0, buf, sizeof(buf), true), -EPERM);
-	cr_assert_eq(fx_violations(&fx, V_CPU_ACCESS), 4, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_CPU_ACCESS), 4, "%s", fx_violation_text(&fx));
 	/* the view works */
 	cr_assert_eq(core_view_rw(fx.core, view, 0, buf, sizeof(buf), true), 0);
-	cr_assert_eq(fx_violations(&fx, V_CPU_ACCESS), 4);
+	cr_assert_eq(fx_violations(&fx, CORE_V_CPU_ACCESS), 4);
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
@@ -371,7 +371,7 @@ Test(pmo, no_cpu_access_through_an_adl_or_a_pmo_in_physical_mode)
 Test(pmo, gpu_sees_the_cpu_view_through_an_adl)
 {
 	struct fx fx;
-	handle_t pmo = 0, view = 0, adl = 0, adl2 = 0;
+	core_handle_t pmo = 0, view = 0, adl = 0, adl2 = 0;
 	uint8_t in[3 * 4096], out[3 * 4096];
 
 	fx_defaults(&fx);
@@ -412,7 +412,7 @@ Test(pmo, caching_types_are_checked_and_carried_to_views)
 	static const enum cache_type types[] = { CACHE_NONCACHED, CACHE_CACHED,
 						 CACHE_WRITECOMBINED };
 	struct core_view_info vi;
-	handle_t pmo, view, h;
+	core_handle_t pmo, view, h;
 	struct fx fx;
 	size_t live;
 
@@ -447,7 +447,7 @@ static void io_space_pmo(bool need_remap)
 	struct physmem_usage base;
 	struct core_view_info vi;
 	struct core_adl_info adl;
-	handle_t pmo, view, a, h;
+	core_handle_t pmo, view, a, h;
 	uint8_t out[64];
 	struct fx fx;
 
@@ -501,7 +501,7 @@ Test(pmo, io_space_pmo_in_logical_mode)
 Test(pmo, adl_is_locked_for_its_lifetime)
 {
 	struct fx fx;
-	handle_t pmo = 0, adl = 0;
+	core_handle_t pmo = 0, adl = 0;
 	struct physmem_usage base, now;
 
 	fx_defaults(&fx);
@@ -524,7 +524,7 @@ Test(pmo, adl_is_locked_for_its_lifetime)
 Test(pmo, adl_outside_the_pmo_is_refused)
 {
 	struct fx fx;
-	handle_t pmo = 0, h = 0;
+	core_handle_t pmo = 0, h = 0;
 	struct physmem_usage base;
 	size_t live;
 
@@ -554,7 +554,7 @@ Test(pmo, adl_outside_the_pmo_is_refused)
 Test(pmo, physical_adl_over_scattered_pages_is_not_contiguous)
 {
 	struct fx fx;
-	handle_t pmo = 0, adl = 0, pmo2 = 0, adl2 = 0;
+	core_handle_t pmo = 0, adl = 0, pmo2 = 0, adl2 = 0;
 	struct core_adl_info info;
 	uint8_t in[4 * 4096], out[4 * 4096];
 
@@ -602,7 +602,7 @@ Test(pmo, physical_adl_over_scattered_pages_is_not_contiguous)
 Test(pmo, logical_adl_is_contiguous_over_scattered_pages)
 {
 	struct fx fx;
-	handle_t before = 0, after = 0, pmo = 0, view = 0, adl = 0;
+	core_handle_t before = 0, after = 0, pmo = 0, view = 0, adl = 0;
 	struct core_adapter_info info0;
 	struct core_adl_info ai;
 	uint8_t in[8 * 4096], out[8 * 4096];
@@ -659,7 +659,7 @@ Test(pmo, logical_adl_is_contiguous_over_scattered_pages)
 Test(pmo, logical_adl_of_2mib_uses_a_2mib_aligned_range)
 {
 	struct fx fx;
-	handle_t pmo = 0, small = 0, big = 0;
+	core_handle_t pmo = 0, small = 0, big = 0;
 	struct core_adl_info ai;
 	uint64_t limit, locked;
 
@@ -691,7 +691,7 @@ Test(pmo, logical_adl_of_2mib_uses_a_2mib_aligned_range)
 Test(pmo, overlapping_adls_share_reference_counted_mappings)
 {
 	struct fx fx;
-	handle_t pmo = 0, a = 0, b = 0;
+	core_handle_t pmo = 0, a = 0, b = 0;
 	iova_t pa[6];
 	uint8_t out[4 * 4096];
 
@@ -719,7 +719,7 @@ Test(pmo, overlapping_adls_share_reference_counted_mappings)
 		assert_blocked(&fx, 0, pa[i], "page after both ADLs were freed");
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
 	core_stop(fx.core);
-	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
@@ -727,7 +727,7 @@ Test(pmo, overlapping_adls_share_reference_counted_mappings)
 Test(pmo, identical_adls_free_in_either_order)
 {
 	struct fx fx;
-	handle_t pmo = 0, a = 0, b = 0;
+	core_handle_t pmo = 0, a = 0, b = 0;
 	iova_t pa;
 
 	fx_defaults(&fx);
@@ -751,7 +751,7 @@ Test(pmo, identical_adls_free_in_either_order)
 Test(pmo, services_at_dispatch_are_violations_before_wddm32)
 {
 	struct fx fx;
-	handle_t pmo = 0, open = 0, view = 0, adl = 0, h = 0;
+	core_handle_t pmo = 0, open = 0, view = 0, adl = 0, h = 0;
 	size_t live;
 
 	fx_defaults(&fx);
@@ -762,7 +762,7 @@ Test(pmo, services_at_dispatch_are_violations_before_wddm32)
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &adl), 0);
 	live = core_live_handles(fx.core);
 	/* WDDM 3.0 does not validate the IRQL: each call is a violation, and goes on */
-	core_set_irql(fx.core, IRQL_DISPATCH);
+	core_set_irql(fx.core, CORE_IRQL_DISPATCH);
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &h), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, h), 0);
 	cr_assert_eq(core_pmo_open(fx.core, 0, pmo, &h), 0);
@@ -771,17 +771,17 @@ Test(pmo, services_at_dispatch_are_violations_before_wddm32)
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, h), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &h), 0);
 	cr_assert_eq(core_adl_free(fx.core, 0, h), 0);
-	cr_assert_eq(fx_violations(&fx, V_CB_IRQL), 8, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_CB_IRQL), 8, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), live);
 	/* APC_LEVEL is allowed */
-	core_set_irql(fx.core, IRQL_APC);
+	core_set_irql(fx.core, CORE_IRQL_APC);
 	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
 	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
 	cr_assert_eq(core_pmo_close(fx.core, 0, open), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0, "%s", fx_violation_text(&fx));
-	core_set_irql(fx.core, IRQL_PASSIVE);
-	cr_assert_eq(fx_violations(&fx, V_CB_IRQL), 8);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE) + fx_violations(&fx, V_PMO_BUSY), 0, "%s",
+	core_set_irql(fx.core, CORE_IRQL_PASSIVE);
+	cr_assert_eq(fx_violations(&fx, CORE_V_CB_IRQL), 8);
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE) + fx_violations(&fx, CORE_V_PMO_BUSY), 0, "%s",
 		     fx_violation_text(&fx));
 	fx_fini(&fx);
 }
@@ -791,7 +791,7 @@ Test(pmo, services_at_dispatch_are_violations_before_wddm32)
 Test(pmo, leaks_are_reported_at_teardown_in_dependency_order)
 {
 	struct fx fx;
-	handle_t pmo = 0, open = 0, view = 0, adl = 0, clean = 0;
+	core_handle_t pmo = 0, open = 0, view = 0, adl = 0, clean = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
@@ -802,11 +802,11 @@ Test(pmo, leaks_are_reported_at_teardown_in_dependency_order)
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &clean), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, clean), 0);
 	core_stop(fx.core);
-	cr_assert_eq(fx_violations(&fx, V_HANDLE_LEAK), 4, "PMO, open, view, ADL:\n%s",
+	cr_assert_eq(fx_violations(&fx, CORE_V_HANDLE_LEAK), 4, "PMO, open, view, ADL:\n%s",
 		     fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_PMO_BUSY), 0, "teardown frees children first:\n%s",
+	cr_assert_eq(fx_violations(&fx, CORE_V_PMO_BUSY), 0, "teardown frees children first:\n%s",
 		     fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), 0);
 	cr_assert_eq(fx_usage(&fx).locked, 0);
 	cr_assert_eq(fx_usage(&fx).committed, 0);
@@ -817,7 +817,7 @@ Test(pmo, leaks_are_reported_at_teardown_in_dependency_order)
 Test(pmo, logical_mode_leak_returns_everything)
 {
 	struct fx fx;
-	handle_t pmo = 0, adl = 0;
+	core_handle_t pmo = 0, adl = 0;
 
 	fx_defaults(&fx);
 	fx_need_remap(&fx, 0);
@@ -826,8 +826,8 @@ Test(pmo, logical_mode_leak_returns_everything)
 	cr_assert_eq(core_pmo_create(fx.core, 0, 3 * PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 3 * PG, &adl), 0);
 	core_stop(fx.core);
-	cr_assert_eq(fx_violations(&fx, V_HANDLE_LEAK), 2, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_HANDLE_LEAK), 2, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(fx_usage(&fx).locked, 0);
 	cr_assert_eq(fx_usage(&fx).committed, 0);
 	fx_fini(&fx);
@@ -838,7 +838,7 @@ Test(pmo, logical_mode_leak_returns_everything)
 Test(pmo, lock_pressure_fails_adl_and_leaves_nothing)
 {
 	struct fx fx;
-	handle_t pmo = 0, h = 0;
+	core_handle_t pmo = 0, h = 0;
 	struct physmem_usage base;
 	size_t live;
 
@@ -865,7 +865,7 @@ Test(pmo, lock_pressure_fails_adl_and_leaves_nothing)
 Test(pmo, commit_pressure_fails_pmo_create_and_leaves_nothing)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	struct physmem_usage base;
 	size_t live;
 
@@ -888,7 +888,7 @@ Test(pmo, injected_failures_hit_only_the_nth_call)
 {
 	struct fx fx;
 	struct fp_ctx fp;
-	handle_t pmo = 0, adl = 0;
+	core_handle_t pmo = 0, adl = 0;
 	struct physmem_usage base;
 	size_t live;
 
@@ -924,7 +924,7 @@ Test(pmo, injected_iommu_map_failure_rolls_back_the_adl)
 {
 	struct fx fx;
 	struct fp_ctx fp;
-	handle_t pmo = 0, adl = 0;
+	core_handle_t pmo = 0, adl = 0;
 	struct physmem_usage base;
 	size_t live;
 
@@ -959,7 +959,7 @@ Test(pmo, injected_map_failure_over_scattered_pages_rolls_back)
 {
 	struct fx fx;
 	struct fp_ctx fp;
-	handle_t pmo = 0, adl = 0;
+	core_handle_t pmo = 0, adl = 0;
 	size_t live;
 
 	memset(&fp, 0, sizeof(fp));
@@ -997,7 +997,7 @@ Test(pmo, injected_map_failure_in_logical_mode_returns_the_range)
 {
 	struct fx fx;
 	struct fp_ctx fp;
-	handle_t pmo = 0, adl = 0;
+	core_handle_t pmo = 0, adl = 0;
 	struct core_adl_info ai;
 	iova_t base;
 
@@ -1037,7 +1037,7 @@ Test(pmo, injected_map_failure_in_logical_mode_returns_the_range)
 Test(pmo, large_overlapping_adls_keep_exact_reference_counts)
 {
 	struct fx fx;
-	handle_t pmo = 0, a = 0, b = 0, c = 0;
+	core_handle_t pmo = 0, a = 0, b = 0, c = 0;
 	const uint64_t n = 3000;
 	iova_t *pa = calloc(n, sizeof(*pa));
 
@@ -1086,7 +1086,7 @@ Test(pmo, overlapping_adls_over_large_pages_split_them)
 {
 	struct hw *hw;
 	struct fx fx;
-	handle_t pmo = 0, a = 0, b = 0;
+	core_handle_t pmo = 0, a = 0, b = 0;
 	const uint64_t n = 6 * SZ_2M / PG, first = 256 + 1, last = 3 * 256; /* b: [first, last) */
 	struct hw_stats st0, st1;
 	iova_t base;
@@ -1131,7 +1131,7 @@ Test(pmo, overlapping_adls_over_large_pages_split_them)
 Test(pmo, chunks_shared_whole_and_in_part_keep_each_frames_count)
 {
 	struct fx fx;
-	handle_t pmo = 0, a = 0, b = 0, c = 0;
+	core_handle_t pmo = 0, a = 0, b = 0, c = 0;
 	const uint64_t n = 4 * SZ_2M / PG, chunk = SZ_2M / PG;
 	struct { uint64_t first, last; } live[3] = {
 		{ 0, 2 * chunk },        /* a: chunks 0 and 1 */
@@ -1139,7 +1139,7 @@ Test(pmo, chunks_shared_whole_and_in_part_keep_each_frames_count)
 		{ 100, 200 },            /* c: part of chunk 0 */
 	};
 	bool up[3] = { true, true, true };
-	const handle_t *frees[3] = { &c, &a, &b };
+	const core_handle_t *frees[3] = { &c, &a, &b };
 	const unsigned int order[3] = { 2, 0, 1 };
 	iova_t base;
 

@@ -132,7 +132,7 @@ Test(remap, no_physical_caps_means_full_visibility)
 Test(remap, logical_addresses_stay_below_the_limit_and_work)
 {
 	struct core_adl_info adl;
-	handle_t pmo, h, view;
+	core_handle_t pmo, h, view;
 	uint8_t back[256];
 	struct fx fx;
 
@@ -163,7 +163,7 @@ static void small_buffer_is_pmo_backed(bool need_remap)
 {
 	struct core_adl_info adl;
 	uint64_t bytes;
-	handle_t gpu, cpu;
+	core_handle_t gpu, cpu;
 	uint8_t back[8] = { 0 };
 	struct fx fx;
 
@@ -196,7 +196,7 @@ Test(remap, the_kmd_small_buffer_is_an_adl_in_physical_mode_too)
 
 Test(remap, logical_space_runs_out)
 {
-	handle_t pmo, a, b;
+	core_handle_t pmo, a, b;
 	struct fx fx;
 
 	fx_defaults(&fx);

@@ -168,7 +168,7 @@ Test(reserved, mapped_when_the_secure_vm_attaches)
 static int adl_of_3gib_plus_4mib(bool reserved)
 {
 	uint64_t bytes = 0xC0400000ull;
-	handle_t pmo, adl;
+	core_handle_t pmo, adl;
 	struct fx fx;
 	int rc;
 

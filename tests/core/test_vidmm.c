@@ -16,7 +16,7 @@
 
 #include "fixture.h"
 
-#define PG PAGE_SIZE
+#define PG GPUISO_PAGE_SIZE
 #define MiB (1ull << 20)
 
 static const struct physmem_pressure no_pressure = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
@@ -99,7 +99,7 @@ static void assert_reachable(struct fx *fx, uint32_t dev, iova_t iova, const cha
 		     (unsigned long long)iova, reason);
 }
 
-static void assert_round_trip(struct fx *fx, handle_t h, uint64_t len, uint8_t byte)
+static void assert_round_trip(struct fx *fx, core_handle_t h, uint64_t len, uint8_t byte)
 {
 	uint8_t *back = malloc(len);
 
@@ -125,7 +125,7 @@ Test(vidmm, cpu_visible_without_map_aperture2_fails_creation)
 {
 	struct fx fx;
 	struct physmem_usage before;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	size_t live;
 
 	fx_defaults(&fx);
@@ -134,19 +134,22 @@ Test(vidmm, cpu_visible_without_map_aperture2_fails_creation)
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_PHYSICAL);
 	before = fx_usage(&fx);
 	live = core_live_handles(fx.core);
-	cr_assert_eq(core_alloc_create(fx.core, 0, PG, SEG_APERTURE,
+	cr_assert_eq(core_alloc_create(fx.core, 0, PG, CORE_SEG_APERTURE,
 				       ALLOC_ACCESSED_PHYSICALLY | ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
 		     -EINVAL);
 	cr_assert_eq(h, 0);
-	cr_assert_eq(core_alloc_create(fx.core, 0, PG, SEG_SYSTEM, ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
+	cr_assert_eq(core_alloc_create(fx.core, 0, PG, CORE_SEG_SYSTEM,
+				       ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
 		     -EINVAL);
-	cr_assert_eq(core_alloc_create(fx.core, 0, PG, SEG_VRAM, ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
+	cr_assert_eq(core_alloc_create(fx.core, 0, PG, CORE_SEG_VRAM, ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
 		     -EINVAL);
 	cr_assert_eq(core_live_handles(fx.core), live);
 	cr_assert_eq(fx_usage(&fx).committed, before.committed);
 	cr_assert_eq(fx_usage(&fx).locked, before.locked);
 	/* the same without the flag is fine */
-	cr_assert_eq(core_alloc_create(fx.core, 0, PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY, &h), 0);
+	cr_assert_eq(
+		core_alloc_create(fx.core, 0, PG, CORE_SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY, &h),
+		0);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
 	fx_fini(&fx);
 }
@@ -154,14 +157,14 @@ Test(vidmm, cpu_visible_without_map_aperture2_fails_creation)
 Test(vidmm, cpu_visible_with_map_aperture2_is_accepted)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	cr_assert_eq(core_alloc_create(fx.core, 0, PG, SEG_APERTURE,
+	cr_assert_eq(core_alloc_create(fx.core, 0, PG, CORE_SEG_APERTURE,
 				       ALLOC_ACCESSED_PHYSICALLY | ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
 		     0);
-	cr_assert_eq(core_alloc_segment(fx.core, h), SEG_APERTURE);
+	cr_assert_eq(core_alloc_segment(fx.core, h), CORE_SEG_APERTURE);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
 	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
@@ -171,15 +174,15 @@ Test(vidmm, aperture_without_accessed_physically_goes_to_system_segment)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t sys = 0, ap = 0;
+	core_handle_t sys = 0, ap = 0;
 
 	fx_defaults(&fx);
 	start_rec(&fx, &rec);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_APERTURE, 0, &sys), 0);
-	cr_assert_eq(core_alloc_segment(fx.core, sys), SEG_SYSTEM);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY,
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_APERTURE, 0, &sys), 0);
+	cr_assert_eq(core_alloc_segment(fx.core, sys), CORE_SEG_SYSTEM);
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY,
 				       &ap), 0);
-	cr_assert_eq(core_alloc_segment(fx.core, ap), SEG_APERTURE);
+	cr_assert_eq(core_alloc_segment(fx.core, ap), CORE_SEG_APERTURE);
 	cr_assert_eq(core_map_aperture(fx.core, 0, sys, 0, 1), -EINVAL);
 	cr_assert_eq(rec.n, 0, "no aperture call for an implicit system-segment allocation");
 	cr_assert_eq(core_unmap_aperture(fx.core, 0, sys), -EINVAL);
@@ -196,26 +199,26 @@ Test(vidmm, aperture_without_accessed_physically_goes_to_system_segment)
 Test(vidmm, creation_argument_checks)
 {
 	struct fx fx;
-	handle_t h = 0, fence = 0;
+	core_handle_t h = 0, fence = 0;
 	size_t live;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
 	live = core_live_handles(fx.core);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 0, SEG_SYSTEM, 0, &h), -EINVAL);
-	cr_assert_eq(core_alloc_create(fx.core, 0, PG, (enum segment)3, 0, &h), -EINVAL);
+	cr_assert_eq(core_alloc_create(fx.core, 0, 0, CORE_SEG_SYSTEM, 0, &h), -EINVAL);
+	cr_assert_eq(core_alloc_create(fx.core, 0, PG, (enum core_segment)3, 0, &h), -EINVAL);
 	cr_assert_eq(core_live_handles(fx.core), live);
 	cr_assert_eq(core_alloc_segment(fx.core, 0), -EINVAL);
 	cr_assert_eq(core_fence_create(fx.core, 0, &fence), 0);
 	cr_assert_eq(core_alloc_segment(fx.core, fence), -EINVAL, "a fence is not an allocation");
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, fence), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_fence_destroy(fx.core, 0, fence), 0);
-	cr_assert_eq(core_alloc_create(fx.core, 0, PG, SEG_SYSTEM, 0, &h), 0);
+	cr_assert_eq(core_alloc_create(fx.core, 0, PG, CORE_SEG_SYSTEM, 0, &h), 0);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), -EINVAL, "destroyed twice");
 	cr_assert_eq(core_alloc_segment(fx.core, h), -EINVAL, "a destroyed allocation");
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 2, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 2, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
@@ -225,12 +228,12 @@ Test(vidmm, map_aperture2_cpu_visible)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	size_t live;
 
 	fx_defaults(&fx);
 	start_rec(&fx, &rec);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_APERTURE,
+	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, CORE_SEG_APERTURE,
 				       ALLOC_ACCESSED_PHYSICALLY | ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
 		     0);
 	live = core_live_handles(fx.core);
@@ -261,11 +264,11 @@ Test(vidmm, cpu_visible_address_works_until_the_unmap)
 	uint8_t in[64], out[64];
 	struct fx fx;
 	struct rec rec;
-	handle_t h = 0, cpu;
+	core_handle_t h = 0, cpu;
 
 	fx_defaults(&fx);
 	start_rec(&fx, &rec);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_APERTURE,
+	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, CORE_SEG_APERTURE,
 				       ALLOC_ACCESSED_PHYSICALLY | ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
 		     0);
 	cr_assert_eq(core_map_aperture(fx.core, 0, h, 1, 2), 0);
@@ -281,7 +284,7 @@ Test(vidmm, cpu_visible_address_works_until_the_unmap)
 	cr_assert_eq(core_unmap_aperture(fx.core, 0, h), 0);
 	/* freed right after the unmap: a use is a violation */
 	cr_assert_eq(core_view_rw(fx.core, cpu, 8, out, sizeof(out), false), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
 	cr_assert(strstr(fx_violation_text(&fx), "not live"), "%s", fx_violation_text(&fx));
 	/* mapped again: a new address, the old one stays dead */
 	cr_assert_eq(core_map_aperture(fx.core, 0, h, 0, 1), 0);
@@ -296,12 +299,13 @@ Test(vidmm, map_aperture2_without_cpu_visible)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	size_t live;
 
 	fx_defaults(&fx);
 	start_rec(&fx, &rec);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 3 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY, &h),
+	cr_assert_eq(core_alloc_create(fx.core, 0, 3 * PG, CORE_SEG_APERTURE,
+				       ALLOC_ACCESSED_PHYSICALLY, &h),
 		     0);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_map_aperture(fx.core, 0, h, 0, 3), 0);
@@ -323,13 +327,14 @@ Test(vidmm, legacy_map_aperture_without_map_aperture2)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t h = 0;
+	core_handle_t h = 0;
 
 	fx_defaults(&fx);
 	fx.scn.adapters[0].caps.map_aperture2 = false;
 	start_rec(&fx, &rec);
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_PHYSICAL);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY, &h),
+	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, CORE_SEG_APERTURE,
+				       ALLOC_ACCESSED_PHYSICALLY, &h),
 		     0);
 	cr_assert_eq(core_map_aperture(fx.core, 0, h, 2, 2), 0);
 	cr_assert_eq(rec.n, 1);
@@ -350,7 +355,7 @@ Test(vidmm, logical_mode_aperture_adl_is_logical_and_contiguous)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	uint64_t limit;
 
 	fx_defaults(&fx);
@@ -360,7 +365,8 @@ Test(vidmm, logical_mode_aperture_adl_is_logical_and_contiguous)
 	limit = fx_info(&fx, 0).logical_limit;
 	/* scattered backing store */
 	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 6 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY, &h),
+	cr_assert_eq(core_alloc_create(fx.core, 0, 6 * PG, CORE_SEG_APERTURE,
+				       ALLOC_ACCESSED_PHYSICALLY, &h),
 		     0);
 	core_memory(fx.core, &no_pressure);
 	cr_assert_eq(core_map_aperture(fx.core, 0, h, 0, 6), 0,
@@ -382,14 +388,14 @@ Test(vidmm, physical_mode_aperture_adl_reports_scattered_pages)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t one = 0, scattered = 0;
+	core_handle_t one = 0, scattered = 0;
 
 	fx_defaults(&fx);
 	start_rec(&fx, &rec);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY,
+	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, CORE_SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY,
 				       &one), 0);
 	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY,
+	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, CORE_SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY,
 				       &scattered), 0);
 	core_memory(fx.core, &no_pressure);
 	cr_assert_neq(fx_iova_of(&fx, scattered, PG), fx_iova_of(&fx, scattered, 0) + PG);
@@ -415,13 +421,14 @@ Test(vidmm, map_aperture2_adl_base_and_offset_name_the_first_mapped_page)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	iova_t want;
 
 	fx_defaults(&fx);
 	fx_need_remap(&fx, 0);
 	start_rec(&fx, &rec);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 8 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY, &h),
+	cr_assert_eq(core_alloc_create(fx.core, 0, 8 * PG, CORE_SEG_APERTURE,
+				       ALLOC_ACCESSED_PHYSICALLY, &h),
 		     0);
 	cr_assert_eq(core_map_aperture(fx.core, 0, h, 3, 2), 0);
 	cr_assert_eq(rec.n, 1);
@@ -444,11 +451,11 @@ Test(vidmm, double_map_is_busy)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t h = 0;
+	core_handle_t h = 0;
 
 	fx_defaults(&fx);
 	start_rec(&fx, &rec);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_APERTURE,
+	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, CORE_SEG_APERTURE,
 				       ALLOC_ACCESSED_PHYSICALLY | ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
 		     0);
 	cr_assert_eq(core_map_aperture(fx.core, 0, h, 0, 2), 0);
@@ -470,15 +477,17 @@ Test(vidmm, map_aperture_range_and_segment_checks)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t ap = 0, vram = 0;
+	core_handle_t ap = 0, vram = 0;
 
 	fx_defaults(&fx);
 	start_rec(&fx, &rec);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY, &ap),
+	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, CORE_SEG_APERTURE,
+				       ALLOC_ACCESSED_PHYSICALLY, &ap),
 		     0);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_VRAM, ALLOC_ACCESSED_PHYSICALLY, &vram),
+	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, CORE_SEG_VRAM, ALLOC_ACCESSED_PHYSICALLY,
+				       &vram),
 		     0);
-	cr_assert_eq(core_alloc_segment(fx.core, vram), SEG_VRAM);
+	cr_assert_eq(core_alloc_segment(fx.core, vram), CORE_SEG_VRAM);
 	cr_assert_eq(core_map_aperture(fx.core, 0, ap, 0, 0), -EINVAL, "no pages");
 	cr_assert_eq(core_map_aperture(fx.core, 0, ap, 3, 2), -EINVAL, "past the end");
 	cr_assert_eq(core_map_aperture(fx.core, 0, ap, 4, 1), -EINVAL, "starts past the end");
@@ -496,12 +505,12 @@ Test(vidmm, kmd_refusing_a_map_leaves_it_unmapped)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	size_t live;
 
 	fx_defaults(&fx);
 	start_rec(&fx, &rec);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_APERTURE,
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_APERTURE,
 				       ALLOC_ACCESSED_PHYSICALLY | ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
 		     0);
 	live = core_live_handles(fx.core);
@@ -522,13 +531,13 @@ Test(vidmm, destroy_while_aperture_mapped_unmaps_first)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	size_t live;
 
 	fx_defaults(&fx);
 	start_rec(&fx, &rec);
 	live = core_live_handles(fx.core);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_APERTURE,
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_APERTURE,
 				       ALLOC_ACCESSED_PHYSICALLY | ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
 		     0);
 	cr_assert_eq(core_map_aperture(fx.core, 0, h, 0, 2), 0);
@@ -545,11 +554,11 @@ Test(vidmm, destroy_while_aperture_mapped_unmaps_first)
 
 /* --- what is mapped when --- */
 
-static void resident_mapped_for_lifetime(enum segment seg, uint32_t flags)
+static void resident_mapped_for_lifetime(enum core_segment seg, uint32_t flags)
 {
 	struct fx fx;
 	struct physmem_usage base;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	iova_t first, last;
 
 	fx_defaults(&fx);
@@ -573,12 +582,12 @@ static void resident_mapped_for_lifetime(enum segment seg, uint32_t flags)
 
 Test(vidmm, system_allocation_is_mapped_for_its_lifetime)
 {
-	resident_mapped_for_lifetime(SEG_SYSTEM, 0);
+	resident_mapped_for_lifetime(CORE_SEG_SYSTEM, 0);
 }
 
 Test(vidmm, aperture_allocation_is_mapped_for_its_lifetime)
 {
-	resident_mapped_for_lifetime(SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY);
+	resident_mapped_for_lifetime(CORE_SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY);
 }
 
 Test(vidmm, vram_backing_store_is_not_mapped_outside_transfers)
@@ -586,14 +595,14 @@ Test(vidmm, vram_backing_store_is_not_mapped_outside_transfers)
 	struct fx fx;
 	struct physmem_usage base;
 	const struct core_fault *f;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	size_t nf;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
 	base = fx_usage(&fx);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_VRAM, 0, &h), 0);
-	cr_assert_eq(core_alloc_segment(fx.core, h), SEG_VRAM);
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_VRAM, 0, &h), 0);
+	cr_assert_eq(core_alloc_segment(fx.core, h), CORE_SEG_VRAM);
 	cr_assert_eq(fx_usage(&fx).committed, base.committed + 2 * PG, "the backing store is committed");
 	cr_assert_eq(fx_usage(&fx).locked, base.locked, "but not locked");
 	cr_assert_eq(fx_faults(&fx), 0);
@@ -620,7 +629,7 @@ static void transfer_round_trip(bool logical)
 	struct physmem_usage base;
 	struct hw_stats s0, s1;
 	struct hw *hw;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	uint8_t pattern[3 * 4096], back[3 * 4096], zeros[3 * 4096];
 	size_t faults;
 	iova_t pa = 0;
@@ -631,7 +640,7 @@ static void transfer_round_trip(bool logical)
 	fx_start(&fx);
 	hw = core_hw(fx.core);
 	cr_assert_eq(fx_info(&fx, 0).mode, logical ? MODE_LOGICAL : MODE_PHYSICAL);
-	cr_assert_eq(core_alloc_create(fx.core, 0, sizeof(pattern), SEG_VRAM, 0, &h), 0);
+	cr_assert_eq(core_alloc_create(fx.core, 0, sizeof(pattern), CORE_SEG_VRAM, 0, &h), 0);
 	if (!logical)
 		pa = fx_iova_of(&fx, h, 0);
 	base = fx_usage(&fx);
@@ -681,12 +690,12 @@ Test(vidmm, transfer_round_trip_logical)
 Test(vidmm, partial_transfer_moves_only_the_bytes_asked)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	uint8_t pattern[2 * 4096], back[2 * 4096], zeros[2 * 4096];
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	cr_assert_eq(core_alloc_create(fx.core, 0, sizeof(pattern), SEG_VRAM, 0, &h), 0);
+	cr_assert_eq(core_alloc_create(fx.core, 0, sizeof(pattern), CORE_SEG_VRAM, 0, &h), 0);
 	fill(pattern, sizeof(pattern), 0x10);
 	memset(zeros, 0, sizeof(zeros));
 	cr_assert_eq(core_view_rw(fx.core, h, 0, pattern, sizeof(pattern), true), 0);
@@ -704,17 +713,17 @@ Test(vidmm, partial_transfer_moves_only_the_bytes_asked)
 Test(vidmm, transfer_refusals)
 {
 	struct fx fx;
-	handle_t sys = 0, vram = 0;
+	core_handle_t sys = 0, vram = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	cr_assert_eq(core_alloc_create(fx.core, 0, PG, SEG_SYSTEM, 0, &sys), 0);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_VRAM, 0, &vram), 0);
+	cr_assert_eq(core_alloc_create(fx.core, 0, PG, CORE_SEG_SYSTEM, 0, &sys), 0);
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_VRAM, 0, &vram), 0);
 	cr_assert_eq(core_transfer(fx.core, 0, sys, TRANSFER_TO_VRAM, 0), -EINVAL, "not in VRAM");
 	cr_assert_eq(core_transfer(fx.core, 0, vram, TRANSFER_TO_VRAM, 2 * PG + 1), -ERANGE);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 0);
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 0);
 	cr_assert_eq(core_transfer(fx.core, 0, 0xBAD, TRANSFER_TO_VRAM, 0), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, sys), 0);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, vram), 0);
 	fx_fini(&fx);
@@ -724,12 +733,12 @@ Test(vidmm, transfer_under_lock_pressure_fails_and_leaves_nothing_mapped)
 {
 	struct fx fx;
 	struct physmem_usage base;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	iova_t pa;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, SEG_VRAM, 0, &h), 0);
+	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, CORE_SEG_VRAM, 0, &h), 0);
 	pa = fx_iova_of(&fx, h, 0);
 	fx_pressure(&fx, UINT64_MAX, 2 * PG, UINT64_MAX);
 	base = fx_usage(&fx);
@@ -747,14 +756,14 @@ Test(vidmm, vram_exhaustion_is_enomem_and_recovers)
 {
 	struct fx fx;
 	struct physmem_usage base;
-	handle_t h[16] = { 0 }, extra = 0;
+	core_handle_t h[16] = { 0 }, extra = 0;
 	size_t n = 0, live;
 	int rc = 0;
 
 	fx_defaults(&fx);
 	fx.scn.adapters[0].phys[0].vram = 128 * MiB; /* 64 MiB of it is the save reserve */
 	fx_start(&fx);
-	while (n < 16 && !(rc = core_alloc_create(fx.core, 0, 16 * MiB, SEG_VRAM, 0, &h[n])))
+	while (n < 16 && !(rc = core_alloc_create(fx.core, 0, 16 * MiB, CORE_SEG_VRAM, 0, &h[n])))
 		n++;
 	cr_assert(n >= 1 && n < 16, "%zu allocations of 16 MiB fit", n);
 	/* non-fatal, so the rest is checked too */
@@ -762,13 +771,13 @@ Test(vidmm, vram_exhaustion_is_enomem_and_recovers)
 	/* nothing is left of the failed one */
 	base = fx_usage(&fx);
 	live = core_live_handles(fx.core);
-	cr_assert_neq(core_alloc_create(fx.core, 0, 16 * MiB, SEG_VRAM, 0, &extra), 0);
+	cr_assert_neq(core_alloc_create(fx.core, 0, 16 * MiB, CORE_SEG_VRAM, 0, &extra), 0);
 	cr_assert_eq(core_live_handles(fx.core), live);
 	cr_assert_eq(fx_usage(&fx).committed, base.committed);
 	cr_assert_eq(fx_usage(&fx).allocated, base.allocated);
 	/* VRAM comes back with a destroy */
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h[0]), 0);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 16 * MiB, SEG_VRAM, 0, &h[0]), 0);
+	cr_assert_eq(core_alloc_create(fx.core, 0, 16 * MiB, CORE_SEG_VRAM, 0, &h[0]), 0);
 	for (size_t i = 0; i < n; i++)
 		cr_assert_eq(core_alloc_destroy(fx.core, 0, h[i]), 0);
 	fx_fini(&fx);
@@ -778,7 +787,7 @@ Test(vidmm, vram_exhaustion_is_enomem_and_recovers)
 Test(vidmm, vram_allocation_without_iommu_support)
 {
 	struct fx fx;
-	handle_t h = 0;
+	core_handle_t h = 0;
 	int rc;
 
 	fx_defaults(&fx);
@@ -786,7 +795,7 @@ Test(vidmm, vram_allocation_without_iommu_support)
 	fx_start(&fx);
 	cr_assert(fx_info(&fx, 0).started, "%s", fx_info(&fx, 0).start_error);
 	cr_assert(!fx_info(&fx, 0).iommu_enabled);
-	rc = core_alloc_create(fx.core, 0, PG, SEG_VRAM, 0, &h);
+	rc = core_alloc_create(fx.core, 0, PG, CORE_SEG_VRAM, 0, &h);
 	cr_expect_eq(rc, 0, "a VRAM allocation on an adapter with 8 GiB of VRAM: %d", rc);
 	if (!rc) {
 		cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_TO_VRAM, 0), 0);
@@ -801,7 +810,7 @@ static void fence_lifetime(bool logical)
 {
 	struct fx fx;
 	struct physmem_usage base;
-	handle_t f = 0;
+	core_handle_t f = 0;
 	iova_t iova;
 	uint8_t val[8];
 
@@ -829,7 +838,7 @@ static void fence_lifetime(bool logical)
 	cr_assert_eq(fx_usage(&fx).locked, base.locked);
 	cr_assert_eq(fx_usage(&fx).committed, base.committed);
 	cr_assert_eq(core_fence_destroy(fx.core, 0, f), -EINVAL, "destroyed twice");
-	cr_assert_eq(fx_violations(&fx, V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
@@ -846,16 +855,16 @@ Test(vidmm, fence_maps_one_page_for_its_lifetime_logical)
 Test(vidmm, leaked_allocations_and_fences_at_teardown)
 {
 	struct fx fx;
-	handle_t sys = 0, vram = 0, fence = 0;
+	core_handle_t sys = 0, vram = 0, fence = 0;
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_SYSTEM, 0, &sys), 0);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_VRAM, 0, &vram), 0);
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_SYSTEM, 0, &sys), 0);
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_VRAM, 0, &vram), 0);
 	cr_assert_eq(core_fence_create(fx.core, 0, &fence), 0);
 	core_stop(fx.core);
-	cr_assert_eq(fx_violations(&fx, V_HANDLE_LEAK), 3, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_HANDLE_LEAK), 3, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), 0);
 	cr_assert_eq(fx_usage(&fx).locked, 0);
 	cr_assert_eq(fx_usage(&fx).committed, 0);
@@ -870,18 +879,18 @@ Test(vidmm, leaked_aperture_mapped_allocation_is_one_leak)
 {
 	struct fx fx;
 	struct rec rec;
-	handle_t h = 0;
+	core_handle_t h = 0;
 
 	fx_defaults(&fx);
 	start_rec(&fx, &rec);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_APERTURE,
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_APERTURE,
 				       ALLOC_ACCESSED_PHYSICALLY | ALLOC_MAP_APERTURE_CPU_VISIBLE, &h),
 		     0);
 	cr_assert_eq(core_map_aperture(fx.core, 0, h, 0, 2), 0);
 	core_stop(fx.core);
 	cr_assert_eq(core_live_handles(fx.core), 0);
 	cr_assert_eq(fx_usage(&fx).locked, 0);
-	cr_expect_eq(fx_violations(&fx, V_HANDLE_LEAK), 1, "only the allocation leaked:\n%s",
+	cr_expect_eq(fx_violations(&fx, CORE_V_HANDLE_LEAK), 1, "only the allocation leaked:\n%s",
 		     fx_violation_text(&fx));
 	fx_fini(&fx);
 }
@@ -894,7 +903,7 @@ Test(vidmm, leaked_aperture_mapped_allocation_is_one_leak)
 Test(vidmm, enablement_maps_resident_allocations_but_not_vram_backing)
 {
 	struct fx fx;
-	handle_t sys = 0, ap = 0, vram = 0, fence = 0;
+	core_handle_t sys = 0, ap = 0, vram = 0, fence = 0;
 	iova_t sys_pa, ap_pa, vram_pa, fence_pa;
 
 	fx_defaults(&fx);
@@ -902,10 +911,11 @@ Test(vidmm, enablement_maps_resident_allocations_but_not_vram_backing)
 	fx.scn.registry.secure_vm_staging = true;
 	fx_start(&fx);
 	cr_assert(!fx_info(&fx, 0).iommu_enabled);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_SYSTEM, 0, &sys), 0);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_APERTURE, ALLOC_ACCESSED_PHYSICALLY, &ap),
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_SYSTEM, 0, &sys), 0);
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_APERTURE,
+				       ALLOC_ACCESSED_PHYSICALLY, &ap),
 		     0);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, SEG_VRAM, 0, &vram), 0);
+	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_VRAM, 0, &vram), 0);
 	cr_assert_eq(core_fence_create(fx.core, 0, &fence), 0);
 	sys_pa = fx_iova_of(&fx, sys, 0);
 	ap_pa = fx_iova_of(&fx, ap, PG);

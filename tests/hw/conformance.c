@@ -37,7 +37,7 @@ static void setup(void)
 	ops->query_caps(hw, &caps);
 	cr_assert_geq(caps.ndevs, 1);
 	cr_assert_geq(ops->vram_size(hw, dev), 16 * MiB);
-	cr_assert(caps.pgsize_bitmap & PAGE_SIZE);
+	cr_assert(caps.pgsize_bitmap & GPUISO_PAGE_SIZE);
 }
 
 static void teardown(void)
@@ -115,14 +115,14 @@ Test(conformance, map_unmap_basics)
 	int err;
 
 	sys_fill(pa, 0x11, 16);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(dma_read_byte(IOVA_BASE + 5, &err), 0x11);
 	cr_assert_eq(err, 0);
-	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE, PAGE_SIZE), 0);
-	ops->flush(hw, d, IOVA_BASE, PAGE_SIZE);
-	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE, PAGE_SIZE), -ENOENT, "already unmapped");
+	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE, GPUISO_PAGE_SIZE), 0);
+	ops->flush(hw, d, IOVA_BASE, GPUISO_PAGE_SIZE);
+	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE, GPUISO_PAGE_SIZE), -ENOENT, "already unmapped");
 	/* The same IOVA maps again after unmap. */
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa, PAGE_SIZE, HW_PERM_READ), 0);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa, GPUISO_PAGE_SIZE, HW_PERM_READ), 0);
 	cr_assert_eq(dma_read_byte(IOVA_BASE, &err), 0x11);
 	cr_assert_eq(err, 0);
 }
@@ -135,16 +135,18 @@ Test(conformance, overlapping_map_is_eexist_and_changes_nothing)
 
 	sys_fill(a, 0xa0, 1);
 	sys_fill(b, 0xb0, 1);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	/* Second page new, first overlaps: refused as a whole. */
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE - PAGE_SIZE, b, 2 * PAGE_SIZE, HW_PERM_RW), -EEXIST);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, c, PAGE_SIZE, HW_PERM_RW), -EEXIST);
+	cr_assert_eq(
+		ops->map(hw, d, IOVA_BASE - GPUISO_PAGE_SIZE, b, 2 * GPUISO_PAGE_SIZE, HW_PERM_RW),
+		-EEXIST);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, c, GPUISO_PAGE_SIZE, HW_PERM_RW), -EEXIST);
 	cr_assert_eq(dma_read_byte(IOVA_BASE, &err), 0xa0, "the old translation stands");
 	cr_assert_eq(err, 0);
-	dma_read_byte(IOVA_BASE - PAGE_SIZE, &err);
+	dma_read_byte(IOVA_BASE - GPUISO_PAGE_SIZE, &err);
 	cr_assert_eq(err, -EFAULT, "the refused map left its free page unmapped");
-	expect_fault(IOVA_BASE - PAGE_SIZE, false, HW_FAULT_NO_READ);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE - PAGE_SIZE, b, PAGE_SIZE, HW_PERM_RW), 0);
+	expect_fault(IOVA_BASE - GPUISO_PAGE_SIZE, false, HW_FAULT_NO_READ);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE - GPUISO_PAGE_SIZE, b, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 }
 
 Test(conformance, unmap_of_a_hole_is_enoent_and_changes_nothing)
@@ -154,14 +156,16 @@ Test(conformance, unmap_of_a_hole_is_enoent_and_changes_nothing)
 	int err;
 
 	sys_fill(a, 0x5a, 1);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, PAGE_SIZE, HW_PERM_RW), 0);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE + 2 * PAGE_SIZE, b, PAGE_SIZE, HW_PERM_RW), 0);
-	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE, 3 * PAGE_SIZE), -ENOENT);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(
+		ops->map(hw, d, IOVA_BASE + 2 * GPUISO_PAGE_SIZE, b, GPUISO_PAGE_SIZE, HW_PERM_RW),
+		0);
+	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE, 3 * GPUISO_PAGE_SIZE), -ENOENT);
 	cr_assert_eq(dma_read_byte(IOVA_BASE, &err), 0x5a, "still mapped");
 	cr_assert_eq(err, 0);
-	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE + PAGE_SIZE, PAGE_SIZE), -ENOENT);
-	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE, PAGE_SIZE), 0);
-	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE + 2 * PAGE_SIZE, PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE + GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE), -ENOENT);
+	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE, GPUISO_PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE + 2 * GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE), 0);
 }
 
 Test(conformance, bad_arguments)
@@ -170,20 +174,21 @@ Test(conformance, bad_arguments)
 	pa_t pa = page_alloc();
 	iova_t top = (iova_t)1 << caps.iova_bits;
 
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE + 1, pa, PAGE_SIZE, HW_PERM_RW), -EINVAL);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa + 1, PAGE_SIZE, HW_PERM_RW), -EINVAL);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE + 1, pa, GPUISO_PAGE_SIZE, HW_PERM_RW), -EINVAL);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa + 1, GPUISO_PAGE_SIZE, HW_PERM_RW), -EINVAL);
 	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa, 100, HW_PERM_RW), -EINVAL);
 	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa, 0, HW_PERM_RW), -EINVAL);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa, PAGE_SIZE, 0), -EINVAL, "no permission");
-	cr_assert_eq(ops->map(hw, d, top, pa, PAGE_SIZE, HW_PERM_RW), -ERANGE);
-	cr_assert_eq(ops->map(hw, d, top - PAGE_SIZE, pa, 2 * PAGE_SIZE, HW_PERM_RW), -ERANGE);
-	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE + 1, PAGE_SIZE), -EINVAL);
-	cr_assert_eq(ops->unmap(hw, d, top, PAGE_SIZE), -ERANGE);
-	cr_assert_eq(ops->map(hw, d + 1000, IOVA_BASE, pa, PAGE_SIZE, HW_PERM_RW), -ENOENT);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa, GPUISO_PAGE_SIZE, 0), -EINVAL, "no permission");
+	cr_assert_eq(ops->map(hw, d, top, pa, GPUISO_PAGE_SIZE, HW_PERM_RW), -ERANGE);
+	cr_assert_eq(ops->map(hw, d, top - GPUISO_PAGE_SIZE, pa, 2 * GPUISO_PAGE_SIZE, HW_PERM_RW),
+		     -ERANGE);
+	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE + 1, GPUISO_PAGE_SIZE), -EINVAL);
+	cr_assert_eq(ops->unmap(hw, d, top, GPUISO_PAGE_SIZE), -ERANGE);
+	cr_assert_eq(ops->map(hw, d + 1000, IOVA_BASE, pa, GPUISO_PAGE_SIZE, HW_PERM_RW), -ENOENT);
 	cr_assert_eq(ops->attach(hw, caps.ndevs, d), -ENOENT, "no such device");
 	cr_assert_eq(ops->attach(hw, dev, d + 1000), -ENOENT, "no such domain");
 	/* None of that mapped anything. */
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, pa, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 }
 
 Test(conformance, dma_round_trip_through_scattered_pages)
@@ -197,7 +202,7 @@ Test(conformance, dma_round_trip_through_scattered_pages)
 	for (int i = N - 1; i >= 0; i--)
 		pa[i] = page_alloc();
 	for (int i = 0; i < N; i++)
-		cr_assert_eq(ops->map(hw, d, IOVA_BASE + i * PAGE_SIZE, pa[i], PAGE_SIZE,
+		cr_assert_eq(ops->map(hw, d, IOVA_BASE + i * GPUISO_PAGE_SIZE, pa[i], GPUISO_PAGE_SIZE,
 				      HW_PERM_RW), 0);
 	for (size_t i = 0; i < sizeof(out); i++)
 		out[i] = (uint8_t)(i * 13 + i / 4096);
@@ -223,16 +228,18 @@ Test(conformance, one_map_of_consecutive_pages_gives_each_page_its_own_frame)
 
 	cr_assert_eq(physmem_alloc(&pm, N, true, pa), 0);
 	/* one call, not 2 MiB aligned: a run of 4 KiB pages */
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE + PAGE_SIZE, pa[0], N * PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE + GPUISO_PAGE_SIZE, pa[0], N * GPUISO_PAGE_SIZE,
+			      HW_PERM_RW),
+		     0);
 	for (int i = 0; i < N; i++) {
 		out[i] = (uint8_t)(0xa0 + i);
-		cr_assert_eq(ops->dma(hw, dev, IOVA_BASE + (i + 1) * PAGE_SIZE + 7, &out[i], 1, true),
+		cr_assert_eq(ops->dma(hw, dev, IOVA_BASE + (i + 1) * GPUISO_PAGE_SIZE + 7, &out[i], 1, true),
 			     0);
 	}
 	for (int i = 0; i < N; i++) {
 		uint8_t b;
 
-		cr_assert_eq(sparse_read(&pm.bytes, pa[0] + i * PAGE_SIZE + 7, &b, 1), 0);
+		cr_assert_eq(sparse_read(&pm.bytes, pa[0] + i * GPUISO_PAGE_SIZE + 7, &b, 1), 0);
 		cr_assert_eq(b, out[i], "page %d landed in its own frame", i);
 	}
 }
@@ -245,16 +252,16 @@ Test(conformance, dma_to_unmapped_iova_is_blocked_and_moves_nothing)
 	int err;
 
 	sys_fill(a, 0x77, 4096);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	memset(buf, 0xcc, sizeof(buf));
 	/* The first page is mapped, the second is not: nothing may land in the first. */
 	cr_assert_eq(ops->dma(hw, dev, IOVA_BASE + 8, buf, sizeof(buf), true), -EFAULT);
-	expect_fault(IOVA_BASE + PAGE_SIZE, true, HW_FAULT_NO_WRITE);
+	expect_fault(IOVA_BASE + GPUISO_PAGE_SIZE, true, HW_FAULT_NO_WRITE);
 	cr_assert(sys_all(a, 0x77, 4096), "destination memory untouched");
 
 	memset(buf, 0xcc, sizeof(buf));
-	cr_assert_eq(ops->dma(hw, dev, IOVA_BASE + 3 * PAGE_SIZE + 5, buf, 1, false), -EFAULT);
-	expect_fault(IOVA_BASE + 3 * PAGE_SIZE, false, HW_FAULT_NO_READ);
+	cr_assert_eq(ops->dma(hw, dev, IOVA_BASE + 3 * GPUISO_PAGE_SIZE + 5, buf, 1, false), -EFAULT);
+	expect_fault(IOVA_BASE + 3 * GPUISO_PAGE_SIZE, false, HW_FAULT_NO_READ);
 	cr_assert_eq(buf[0], 0xcc, "a blocked read delivers nothing");
 
 	dma_read_byte((iova_t)1 << caps.iova_bits, &err);
@@ -276,7 +283,7 @@ Test(conformance, read_only_mapping_blocks_writes)
 	int err;
 
 	sys_fill(a, 0x42, 4096);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, PAGE_SIZE, HW_PERM_READ), 0);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, GPUISO_PAGE_SIZE, HW_PERM_READ), 0);
 	cr_assert_eq(ops->dma(hw, dev, IOVA_BASE + 64, &b, 1, true), -EFAULT);
 	expect_fault(IOVA_BASE, true, HW_FAULT_NO_WRITE);
 	cr_assert(sys_all(a, 0x42, 4096));
@@ -284,11 +291,11 @@ Test(conformance, read_only_mapping_blocks_writes)
 	cr_assert_eq(err, 0);
 
 	/* And write-only blocks reads. */
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE + PAGE_SIZE, a, PAGE_SIZE, HW_PERM_WRITE), 0);
-	cr_assert_eq(ops->dma(hw, dev, IOVA_BASE + PAGE_SIZE, &b, 1, true), 0);
-	dma_read_byte(IOVA_BASE + PAGE_SIZE, &err);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE + GPUISO_PAGE_SIZE, a, GPUISO_PAGE_SIZE, HW_PERM_WRITE), 0);
+	cr_assert_eq(ops->dma(hw, dev, IOVA_BASE + GPUISO_PAGE_SIZE, &b, 1, true), 0);
+	dma_read_byte(IOVA_BASE + GPUISO_PAGE_SIZE, &err);
 	cr_assert_eq(err, -EFAULT);
-	expect_fault(IOVA_BASE + PAGE_SIZE, false, HW_FAULT_NO_READ);
+	expect_fault(IOVA_BASE + GPUISO_PAGE_SIZE, false, HW_FAULT_NO_READ);
 }
 
 /* Before any attach: passthrough where the backend has it, else nothing is reachable. */
@@ -327,8 +334,8 @@ Test(conformance, domain_switch_changes_translation)
 	cr_assert_eq(ops->domain_alloc(hw, &d1), 0);
 	cr_assert_eq(ops->domain_alloc(hw, &d2), 0);
 	cr_assert_neq(d1, d2);
-	cr_assert_eq(ops->map(hw, d1, IOVA_BASE, a, PAGE_SIZE, HW_PERM_RW), 0);
-	cr_assert_eq(ops->map(hw, d2, IOVA_BASE, b, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d1, IOVA_BASE, a, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d2, IOVA_BASE, b, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(ops->attach(hw, dev, d1), 0);
 	cr_assert_eq(dma_read_byte(IOVA_BASE, &err), 0xaa);
 	cr_assert_eq(ops->attach(hw, dev, d2), 0, "attach switches");
@@ -344,7 +351,7 @@ Test(conformance, domain_free_while_attached_is_ebusy)
 	uint32_t d = domain_attached();
 	pa_t a = page_alloc();
 
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(ops->domain_free(hw, d), -EBUSY);
 	cr_assert_eq(ops->detach(hw, dev), 0);
 	cr_assert_eq(ops->domain_free(hw, d), 0, "a non-empty domain can be freed");
@@ -359,11 +366,11 @@ Test(conformance, unmap_then_flush_blocks_dma)
 	int err;
 
 	sys_fill(a, 0x12, 1);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(dma_read_byte(IOVA_BASE, &err), 0x12);
 	cr_assert_eq(err, 0);
-	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE, PAGE_SIZE), 0);
-	ops->flush(hw, d, IOVA_BASE, PAGE_SIZE);
+	cr_assert_eq(ops->unmap(hw, d, IOVA_BASE, GPUISO_PAGE_SIZE), 0);
+	ops->flush(hw, d, IOVA_BASE, GPUISO_PAGE_SIZE);
 	dma_read_byte(IOVA_BASE, &err);
 	cr_assert_eq(err, -EFAULT);
 	expect_fault(IOVA_BASE, false, HW_FAULT_NO_READ);
@@ -380,7 +387,7 @@ Test(conformance, copy_jobs_both_directions)
 
 	cr_assert_eq(physmem_alloc(&pm, N, false, pa), 0);
 	for (int i = 0; i < N; i++)
-		cr_assert_eq(ops->map(hw, d, IOVA_BASE + i * PAGE_SIZE, pa[i], PAGE_SIZE,
+		cr_assert_eq(ops->map(hw, d, IOVA_BASE + i * GPUISO_PAGE_SIZE, pa[i], GPUISO_PAGE_SIZE,
 				      HW_PERM_RW), 0);
 	for (size_t i = 0; i < sizeof(pattern); i++)
 		pattern[i] = (uint8_t)(i ^ (i >> 8));
@@ -432,9 +439,11 @@ Test(conformance, vram_fill_repeats_a_pattern)
 Test(conformance, power_off_loses_vram_and_refuses_jobs)
 {
 	uint8_t b = 0x66, pending_buf = 0;
-	struct hw_job job = { HW_COPY_TO_SYSTEM, 0, IOVA_BASE, 1 };
+	struct hw_job job = {HW_COPY_TO_SYSTEM, 0, IOVA_BASE, 1};
 
-	cr_assert_eq(ops->map(hw, domain_attached(), IOVA_BASE, page_alloc(), PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, domain_attached(), IOVA_BASE, page_alloc(), GPUISO_PAGE_SIZE,
+			      HW_PERM_RW),
+		     0);
 	cr_assert_eq(ops->vram_rw(hw, dev, 12345, &b, 1, true), 0);
 	cr_assert_eq(ops->gpu_submit(hw, dev, &job), 0);
 	cr_assert_eq(ops->power(hw, dev, false), -EBUSY, "jobs are still queued");
@@ -452,22 +461,22 @@ Test(conformance, gpu_wait_reports_a_blocked_job)
 {
 	uint32_t d = domain_attached();
 	pa_t a = page_alloc();
-	struct hw_job ok = { HW_COPY_TO_SYSTEM, 0, IOVA_BASE, PAGE_SIZE };
-	struct hw_job bad = { HW_COPY_TO_SYSTEM, 0, IOVA_BASE + PAGE_SIZE, PAGE_SIZE };
+	struct hw_job ok = { HW_COPY_TO_SYSTEM, 0, IOVA_BASE, GPUISO_PAGE_SIZE };
+	struct hw_job bad = { HW_COPY_TO_SYSTEM, 0, IOVA_BASE + GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE };
 	uint8_t v = 0x31;
 
 	sys_fill(a, 0x00, 4096);
-	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, IOVA_BASE, a, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(ops->vram_rw(hw, dev, 0, &v, 1, true), 0);
 	cr_assert_eq(ops->gpu_submit(hw, dev, &bad), 0, "submission does not translate");
 	cr_assert_eq(ops->gpu_submit(hw, dev, &ok), 0);
 	cr_assert_eq(ops->gpu_wait(hw, dev), -EFAULT);
-	expect_fault(IOVA_BASE + PAGE_SIZE, true, HW_FAULT_NO_WRITE);
+	expect_fault(IOVA_BASE + GPUISO_PAGE_SIZE, true, HW_FAULT_NO_WRITE);
 	cr_assert(sys_all(a, 0x31, 1), "the good job still ran");
 	cr_assert_eq(ops->gpu_wait(hw, dev), 0, "the error was reported once");
 
 	bad.dir = HW_COPY_FROM_SYSTEM;
 	cr_assert_eq(ops->gpu_submit(hw, dev, &bad), 0);
 	cr_assert_eq(ops->gpu_wait(hw, dev), -EFAULT);
-	expect_fault(IOVA_BASE + PAGE_SIZE, false, HW_FAULT_NO_READ);
+	expect_fault(IOVA_BASE + GPUISO_PAGE_SIZE, false, HW_FAULT_NO_READ);
 }

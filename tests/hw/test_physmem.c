@@ -109,14 +109,14 @@ Test(physmem, lock_limit_and_pressure)
 static bool contiguous(const pa_t *pages, uint64_t n)
 {
 	for (uint64_t i = 1; i < n; i++)
-		if (pages[i] != pages[0] + i * PAGE_SIZE)
+		if (pages[i] != pages[0] + i * GPUISO_PAGE_SIZE)
 			return false;
 	return true;
 }
 
 Test(physmem, contiguous_alloc_is_one_aligned_run)
 {
-	uint64_t n = 4 * MiB / PAGE_SIZE;
+	uint64_t n = 4 * MiB / GPUISO_PAGE_SIZE;
 	pa_t *pages = calloc(n, sizeof(*pages));
 
 	cr_assert_eq(physmem_alloc(&pm, n, true, pages), 0);
@@ -126,7 +126,7 @@ Test(physmem, contiguous_alloc_is_one_aligned_run)
 	cr_assert_eq(pm.usage.allocated, 4 * MiB);
 	cr_assert_eq(pm.frames.free_bytes, 124 * MiB);
 	/* No single run of RAM holds 65 MiB. */
-	cr_assert_eq(physmem_alloc(&pm, 65 * MiB / PAGE_SIZE, true, pages), -ENOMEM);
+	cr_assert_eq(physmem_alloc(&pm, 65 * MiB / GPUISO_PAGE_SIZE, true, pages), -ENOMEM);
 	physmem_free(&pm, pages, n);
 	cr_assert_eq(pm.frames.free_bytes, 128 * MiB);
 	cr_assert_eq(pm.usage.allocated, 0);
@@ -135,16 +135,16 @@ Test(physmem, contiguous_alloc_is_one_aligned_run)
 
 Test(physmem, scattered_alloc_spans_ranges_in_address_order)
 {
-	uint64_t n = 100 * MiB / PAGE_SIZE;
+	uint64_t n = 100 * MiB / GPUISO_PAGE_SIZE;
 	pa_t *pages = calloc(n, sizeof(*pages));
 
 	cr_assert_eq(physmem_alloc(&pm, n, false, pages), 0);
 	cr_assert_eq(pages[0], 0);
 	for (uint64_t i = 1; i < n; i++)
 		cr_assert_gt(pages[i], pages[i - 1]);
-	cr_assert_eq(pages[32 * MiB / PAGE_SIZE], 0x4000000, "skips the hole");
-	cr_assert_eq(pages[64 * MiB / PAGE_SIZE], 0x100000000);
-	cr_assert_eq(physmem_alloc(&pm, 29 * MiB / PAGE_SIZE, false, pages), -ENOMEM);
+	cr_assert_eq(pages[32 * MiB / GPUISO_PAGE_SIZE], 0x4000000, "skips the hole");
+	cr_assert_eq(pages[64 * MiB / GPUISO_PAGE_SIZE], 0x100000000);
+	cr_assert_eq(physmem_alloc(&pm, 29 * MiB / GPUISO_PAGE_SIZE, false, pages), -ENOMEM);
 	cr_assert_eq(pm.frames.free_bytes, 28 * MiB, "a refused alloc takes nothing");
 	physmem_free(&pm, pages, n);
 	cr_assert_eq(pm.frames.free_bytes, 128 * MiB);
@@ -166,8 +166,8 @@ Test(physmem, max_contiguous_fragments_allocations)
 
 	cr_assert_eq(physmem_alloc(&pm, n, false, pages), 0);
 	for (uint64_t i = 1; i < n; i++) {
-		run = pages[i] == pages[i - 1] + PAGE_SIZE ? run + 1 : 1;
-		longest = MAX(longest, run);
+		run = pages[i] == pages[i - 1] + GPUISO_PAGE_SIZE ? run + 1 : 1;
+		longest = GPUISO_MAX(longest, run);
 	}
 	cr_assert_eq(longest, 16, "no physically contiguous run above 64 KiB");
 	cr_assert_eq(pm.usage.allocated, 4 * MiB);
@@ -177,7 +177,7 @@ Test(physmem, max_contiguous_fragments_allocations)
 	free(pages);
 
 	/* Fragmented memory cannot hand out every last frame in one go; a refusal takes nothing. */
-	n = 128 * MiB / PAGE_SIZE;
+	n = 128 * MiB / GPUISO_PAGE_SIZE;
 	pages = calloc(n, sizeof(*pages));
 	cr_assert_eq(physmem_alloc(&pm, n, false, pages), -ENOMEM);
 	cr_assert_eq(pm.frames.free_bytes, 128 * MiB);
@@ -239,7 +239,7 @@ Test(physmem, adjacent_ranges_count_as_one)
 
 Test(physmem, large_scattered_allocs_take_aligned_2m_blocks_first)
 {
-	uint64_t n = 4 * MiB / PAGE_SIZE + 2;
+	uint64_t n = 4 * MiB / GPUISO_PAGE_SIZE + 2;
 	pa_t one, *pages = calloc(n, sizeof(*pages));
 
 	cr_assert_eq(physmem_alloc(&pm, 1, false, &one), 0);
@@ -247,8 +247,8 @@ Test(physmem, large_scattered_allocs_take_aligned_2m_blocks_first)
 	cr_assert_eq(physmem_alloc(&pm, n, false, pages), 0);
 	cr_assert_eq(pages[0], 2 * MiB, "the first whole 2 MiB block");
 	cr_assert(contiguous(pages, n - 2));
-	cr_assert_eq(pages[n - 2], PAGE_SIZE, "the rest from the frames skipped");
-	cr_assert_eq(pages[n - 1], 2 * PAGE_SIZE);
+	cr_assert_eq(pages[n - 2], GPUISO_PAGE_SIZE, "the rest from the frames skipped");
+	cr_assert_eq(pages[n - 1], 2 * GPUISO_PAGE_SIZE);
 	physmem_free(&pm, pages, n);
 	physmem_free(&pm, &one, 1);
 	cr_assert_eq(pm.frames.free_bytes, 128 * MiB);

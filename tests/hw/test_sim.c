@@ -79,7 +79,7 @@ Test(sim, caps)
 
 	ops->query_caps(hw, &c);
 	cr_assert_str_eq(c.name, "sim");
-	cr_assert_eq(c.pgsize_bitmap, PAGE_SIZE | SZ_2M | SZ_1G);
+	cr_assert_eq(c.pgsize_bitmap, GPUISO_PAGE_SIZE | SZ_2M | SZ_1G);
 	cr_assert_eq(c.iova_bits, 48);
 	cr_assert_eq(c.ndevs, 2);
 	cr_assert_eq(ops->vram_size(hw, 1), 64 * MiB);
@@ -99,7 +99,7 @@ Test(sim, each_page_size_is_one_pte_write)
 	cr_assert_eq(ops->map(hw, d, 4 * SZ_1G, 2 * SZ_2M, SZ_2M, HW_PERM_RW), 0);
 	cr_assert_eq(stats().pte_writes - st.pte_writes, 1, "2 MiB leaf");
 	st = stats();
-	cr_assert_eq(ops->map(hw, d, 8 * SZ_1G, PAGE_SIZE, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, 8 * SZ_1G, GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(stats().pte_writes - st.pte_writes, 1, "4 KiB leaf");
 
 	st = stats();
@@ -123,17 +123,17 @@ Test(sim, unaligned_range_splits_into_page_sizes)
 {
 	uint32_t d = attached_domain();
 	struct hw_stats st0 = stats();
-	iova_t iova = 3 * SZ_1G - PAGE_SIZE;
-	uint64_t size = PAGE_SIZE + SZ_1G + SZ_2M + PAGE_SIZE;
+	iova_t iova = 3 * SZ_1G - GPUISO_PAGE_SIZE;
+	uint64_t size = GPUISO_PAGE_SIZE + SZ_1G + SZ_2M + GPUISO_PAGE_SIZE;
 
 	/* 4K, then a 1G leaf, then a 2M leaf, then 4K. */
-	cr_assert_eq(ops->map(hw, d, iova, SZ_1G - PAGE_SIZE, size, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, iova, SZ_1G - GPUISO_PAGE_SIZE, size, HW_PERM_RW), 0);
 	cr_assert_eq(stats().pte_writes - st0.pte_writes, 4);
 	/* Cutting a large page is refused, and so is any part of it. */
 	cr_assert_eq(ops->unmap(hw, d, 3 * SZ_1G, SZ_2M), -EINVAL);
-	cr_assert_eq(ops->unmap(hw, d, 3 * SZ_1G + PAGE_SIZE, PAGE_SIZE), -EINVAL);
-	cr_assert_eq(ops->unmap(hw, d, iova, PAGE_SIZE + SZ_2M), -EINVAL);
-	cr_assert_eq(ops->unmap(hw, d, iova, size + PAGE_SIZE), -ENOENT);
+	cr_assert_eq(ops->unmap(hw, d, 3 * SZ_1G + GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE), -EINVAL);
+	cr_assert_eq(ops->unmap(hw, d, iova, GPUISO_PAGE_SIZE + SZ_2M), -EINVAL);
+	cr_assert_eq(ops->unmap(hw, d, iova, size + GPUISO_PAGE_SIZE), -ENOENT);
 	st0 = stats();
 	cr_assert_eq(ops->unmap(hw, d, iova, size), 0);
 	cr_assert_eq(stats().pte_writes - st0.pte_writes, 4);
@@ -145,7 +145,7 @@ Test(sim, misaligned_pa_falls_back_to_small_pages)
 	struct hw_stats st0 = stats();
 
 	/* iova is 2 MiB aligned, pa only 4 KiB: no large page can map it. */
-	cr_assert_eq(ops->map(hw, d, SZ_2M, PAGE_SIZE, SZ_2M, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, SZ_2M, GPUISO_PAGE_SIZE, SZ_2M, HW_PERM_RW), 0);
 	cr_assert_eq(stats().pte_writes - st0.pte_writes, 512);
 }
 
@@ -155,9 +155,9 @@ Test(sim, large_page_over_emptied_tables)
 	struct hw_stats st0;
 	uint8_t b = 1;
 
-	cr_assert_eq(ops->map(hw, d, SZ_1G + 5 * SZ_2M, 0, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, SZ_1G + 5 * SZ_2M, 0, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(ops->map(hw, d, SZ_1G, SZ_1G, SZ_1G, HW_PERM_RW), -EEXIST);
-	cr_assert_eq(ops->unmap(hw, d, SZ_1G + 5 * SZ_2M, PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, SZ_1G + 5 * SZ_2M, GPUISO_PAGE_SIZE), 0);
 	ops->flush(hw, d, 0, UINT64_MAX);
 	st0 = stats();
 	cr_assert_eq(ops->map(hw, d, SZ_1G, SZ_1G, SZ_1G, HW_PERM_RW), 0);
@@ -166,7 +166,7 @@ Test(sim, large_page_over_emptied_tables)
 	/* And small pages again after that. */
 	cr_assert_eq(ops->unmap(hw, d, SZ_1G, SZ_1G), 0);
 	ops->flush(hw, d, SZ_1G, SZ_1G);
-	cr_assert_eq(ops->map(hw, d, SZ_1G + 5 * SZ_2M, 0, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, SZ_1G + 5 * SZ_2M, 0, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(read_byte(SZ_1G + 5 * SZ_2M, &b), 0);
 	cr_assert_eq(read_byte(SZ_1G + 6 * SZ_2M, &b), -EFAULT);
 }
@@ -178,24 +178,24 @@ Test(sim, a_page_mapped_inside_a_range_refuses_the_whole_map)
 	const struct {
 		iova_t iova, mapped;
 	} cases[] = {
-		{ SZ_2M, SZ_2M + 5 * PAGE_SIZE },
-		{ 2 * SZ_2M - 8 * PAGE_SIZE, 2 * SZ_2M + 3 * PAGE_SIZE },
+		{ SZ_2M, SZ_2M + 5 * GPUISO_PAGE_SIZE },
+		{ 2 * SZ_2M - 8 * GPUISO_PAGE_SIZE, 2 * SZ_2M + 3 * GPUISO_PAGE_SIZE },
 	};
 	uint8_t b;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct hw_stats st0;
 
-		cr_assert_eq(ops->map(hw, d, cases[i].mapped, 0, PAGE_SIZE, HW_PERM_READ), 0);
+		cr_assert_eq(ops->map(hw, d, cases[i].mapped, 0, GPUISO_PAGE_SIZE, HW_PERM_READ), 0);
 		st0 = stats();
-		cr_assert_eq(ops->map(hw, d, cases[i].iova, SZ_1G, 16 * PAGE_SIZE, HW_PERM_RW),
+		cr_assert_eq(ops->map(hw, d, cases[i].iova, SZ_1G, 16 * GPUISO_PAGE_SIZE, HW_PERM_RW),
 			     -EEXIST, "case %zu", i);
 		cr_assert_eq(stats().pte_writes, st0.pte_writes, "case %zu: nothing written", i);
 		cr_assert_eq(read_byte(cases[i].iova, &b), -EFAULT, "case %zu", i);
 		/* the hole at the first page: unmap refuses the range too */
-		cr_assert_eq(ops->unmap(hw, d, cases[i].iova, 16 * PAGE_SIZE), -ENOENT);
-		cr_assert_eq(ops->unmap(hw, d, cases[i].mapped, PAGE_SIZE), 0, "case %zu", i);
-		ops->flush(hw, d, cases[i].mapped, PAGE_SIZE);
+		cr_assert_eq(ops->unmap(hw, d, cases[i].iova, 16 * GPUISO_PAGE_SIZE), -ENOENT);
+		cr_assert_eq(ops->unmap(hw, d, cases[i].mapped, GPUISO_PAGE_SIZE), 0, "case %zu", i);
+		ops->flush(hw, d, cases[i].mapped, GPUISO_PAGE_SIZE);
 	}
 }
 
@@ -205,7 +205,7 @@ Test(sim, iotlb_hits_and_misses)
 	uint8_t buf[4 * 4096];
 	struct hw_stats st;
 
-	cr_assert_eq(ops->map(hw, d, 0x100000, 0x200000, 16 * PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x200000, 16 * GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	st = stats();
 	cr_assert_eq(ops->dma(hw, 0, 0x100000, buf, sizeof(buf), false), 0);
 	cr_assert_eq(stats().iotlb_misses - st.iotlb_misses, 4);
@@ -234,12 +234,12 @@ static void iotlb_of_evicts(unsigned int n)
 	hw = sim_open(n);
 	ops = hw->ops;
 	d = attached_domain();
-	cr_assert_eq(ops->map(hw, d, 0, 0, 8 * PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, 0, 0, 8 * GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	for (unsigned int i = 0; i <= n; i++)
-		cr_assert_eq(read_byte(i * PAGE_SIZE, &b), 0);
+		cr_assert_eq(read_byte(i * GPUISO_PAGE_SIZE, &b), 0);
 	st = stats();
-	cr_assert_eq(read_byte(n * PAGE_SIZE, &b), 0);
-	cr_assert_eq(read_byte(PAGE_SIZE, &b), 0);
+	cr_assert_eq(read_byte(n * GPUISO_PAGE_SIZE, &b), 0);
+	cr_assert_eq(read_byte(GPUISO_PAGE_SIZE, &b), 0);
 	cr_assert_eq(stats().iotlb_hits - st.iotlb_hits, 2, "%u entries", n);
 	cr_assert_eq(read_byte(0, &b), 0);
 	cr_assert_eq(stats().iotlb_misses - st.iotlb_misses, 1, "%u entries: page 0 was evicted by page %u",
@@ -263,29 +263,29 @@ Test(sim, stale_iotlb_entry_until_flush)
 	struct hw_stats st;
 
 	cr_assert_eq(sparse_write(&pm.bytes, 0x300000, &v, 1), 0);
-	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(read_byte(0x100000, &b), 0);
 	cr_assert_eq(stats().stale_hits, 0);
 
 	/* Unmapped but not flushed: like hardware, the old translation still works. */
-	cr_assert_eq(ops->unmap(hw, d, 0x100000, PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, 0x100000, GPUISO_PAGE_SIZE), 0);
 	b = 0;
 	cr_assert_eq(read_byte(0x100000, &b), 0);
 	cr_assert_eq(b, 0x7e);
 	cr_assert_eq(stats().stale_hits, 1);
 	/* Remapped elsewhere without a flush: still stale. */
-	cr_assert_eq(ops->map(hw, d, 0x100000, 0x400000, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x400000, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(read_byte(0x100000, &b), 0);
 	cr_assert_eq(b, 0x7e, "the stale entry still points at the old page");
 	cr_assert_eq(stats().stale_hits, 2);
 
 	st = stats();
-	ops->flush(hw, d, 0x100000, PAGE_SIZE);
+	ops->flush(hw, d, 0x100000, GPUISO_PAGE_SIZE);
 	cr_assert_eq(stats().iotlb_invalidations - st.iotlb_invalidations, 1);
 	cr_assert_eq(read_byte(0x100000, &b), 0);
 	cr_assert_eq(b, 0, "the new translation");
-	cr_assert_eq(ops->unmap(hw, d, 0x100000, PAGE_SIZE), 0);
-	ops->flush(hw, d, 0x100000, PAGE_SIZE);
+	cr_assert_eq(ops->unmap(hw, d, 0x100000, GPUISO_PAGE_SIZE), 0);
+	ops->flush(hw, d, 0x100000, GPUISO_PAGE_SIZE);
 	cr_assert_eq(read_byte(0x100000, &b), -EFAULT);
 	cr_assert_eq(stats().stale_hits, 2, "no stale hit after a flush");
 }
@@ -295,9 +295,9 @@ Test(sim, unmap_elsewhere_does_not_make_entries_stale)
 	uint32_t d = attached_domain();
 	uint8_t b;
 
-	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, 2 * PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, 2 * GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(read_byte(0x100000, &b), 0);
-	cr_assert_eq(ops->unmap(hw, d, 0x101000, PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, 0x101000, GPUISO_PAGE_SIZE), 0);
 	cr_assert_eq(read_byte(0x100000, &b), 0);
 	cr_assert_eq(read_byte(0x100000, &b), 0);
 	cr_assert_eq(stats().stale_hits, 0);
@@ -310,7 +310,7 @@ Test(sim, freed_domain_leaves_no_translation)
 	struct hw_fault f;
 
 	d1 = attached_domain();
-	cr_assert_eq(ops->map(hw, d1, 0x100000, 0x300000, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d1, 0x100000, 0x300000, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(read_byte(0x100000, &b), 0);
 	cr_assert_eq(ops->detach(hw, 0), 0);
 	cr_assert_eq(ops->domain_free(hw, d1), 0);
@@ -330,7 +330,7 @@ Test(sim, devices_in_other_domains_are_isolated)
 
 	cr_assert_eq(ops->domain_alloc(hw, &d1), 0);
 	cr_assert_eq(ops->attach(hw, 1, d1), 0);
-	cr_assert_eq(ops->map(hw, d0, 0x100000, 0x300000, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d0, 0x100000, 0x300000, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(read_byte(0x100000, &b), 0);
 	cr_assert_eq(ops->dma(hw, 1, 0x100000, &b, 1, false), -EFAULT, "dev 1 is in d1");
 }
@@ -340,17 +340,17 @@ static struct hw_stats run_sequence(void)
 {
 	uint32_t d = attached_domain();
 	uint8_t buf[3 * 4096] = { 1, 2, 3 };
-	struct hw_job job = { HW_COPY_TO_SYSTEM, 0, 0x300000, 2 * PAGE_SIZE };
+	struct hw_job job = { HW_COPY_TO_SYSTEM, 0, 0x300000, 2 * GPUISO_PAGE_SIZE };
 	struct hw_stats st;
 
-	cr_assert_eq(ops->map(hw, d, 0x200000, 0x600000, SZ_2M + 3 * PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, 0x200000, 0x600000, SZ_2M + 3 * GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(ops->dma(hw, 0, 0x3ffff0, buf, sizeof(buf), true), 0);
 	cr_assert_eq(ops->dma(hw, 0, 0x280010, buf, sizeof(buf), false), 0);
 	cr_assert_eq(ops->gpu_submit(hw, 0, &job), 0);
 	cr_assert_eq(ops->gpu_wait(hw, 0), 0);
-	cr_assert_eq(ops->unmap(hw, d, 0x400000, 3 * PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, 0x400000, 3 * GPUISO_PAGE_SIZE), 0);
 	cr_assert_eq(ops->dma(hw, 0, 0x400000, buf, 1, false), 0); /* stale */
-	ops->flush(hw, d, 0x400000, 3 * PAGE_SIZE);
+	ops->flush(hw, d, 0x400000, 3 * GPUISO_PAGE_SIZE);
 	cr_assert_eq(ops->dma(hw, 0, 0x400000, buf, 1, false), -EFAULT);
 	ops->stats(hw, &st);
 	return st;
@@ -374,7 +374,7 @@ Test(sim, cost_model_is_deterministic)
 	cr_assert_eq(a.stale_hits, 1);
 	cr_assert_eq(a.faults, 1);
 	cr_assert_eq(a.dma_transfers, 5);
-	cr_assert_eq(a.dma_bytes, 2 * 3 * 4096 + 2 * PAGE_SIZE + 1);
+	cr_assert_eq(a.dma_bytes, 2 * 3 * 4096 + 2 * GPUISO_PAGE_SIZE + 1);
 	sim_cost_default(&cost);
 	cr_assert_eq(a.modeled_ns, sim_cost_ns(&cost, &a));
 }
@@ -387,10 +387,10 @@ Test(sim, fault_queue_overflows_but_counts)
 
 	attached_domain();
 	for (int i = 0; i < 300; i++)
-		cr_assert_eq(read_byte((iova_t)i * PAGE_SIZE, &b), -EFAULT);
+		cr_assert_eq(read_byte((iova_t)i * GPUISO_PAGE_SIZE, &b), -EFAULT);
 	cr_assert_eq(stats().faults, 300);
 	while (ops->fault_pop(hw, &f) == 0) {
-		cr_assert_eq(f.iova, (iova_t)popped * PAGE_SIZE, "oldest first");
+		cr_assert_eq(f.iova, (iova_t)popped * GPUISO_PAGE_SIZE, "oldest first");
 		popped++;
 	}
 	cr_assert_eq(popped, 256);
@@ -402,7 +402,7 @@ Test(sim, full_job_queue_runs_the_oldest)
 	struct hw_job bad = { HW_COPY_TO_SYSTEM, 0, 0x100000, 1 };
 	struct hw_job ok = { HW_COPY_TO_SYSTEM, 0, 0x200000, 1 };
 
-	cr_assert_eq(ops->map(hw, d, 0x200000, 0x200000, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, d, 0x200000, 0x200000, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(ops->gpu_submit(hw, 0, &bad), 0);
 	for (int i = 0; i < 64; i++)
 		cr_assert_eq(ops->gpu_submit(hw, 0, &ok), 0);
@@ -448,14 +448,14 @@ Test(sim, passthrough_beyond_physical_space_faults)
 	cr_assert_eq(read_byte(pm.bytes.size, &b), -EFAULT);
 	cr_assert_eq(ops->fault_pop(hw, &f), 0);
 	cr_assert_eq(f.reason, HW_FAULT_BEYOND_AW);
-	cr_assert_eq(ops->map(hw, attached_domain(), 0, pm.bytes.size, PAGE_SIZE, HW_PERM_RW),
+	cr_assert_eq(ops->map(hw, attached_domain(), 0, pm.bytes.size, GPUISO_PAGE_SIZE, HW_PERM_RW),
 		     -ERANGE, "pa beyond physical space");
 }
 
 Test(sim_config, invalid_configs, .init = pm_setup)
 {
 	uint64_t bad_vram[] = { 64 * MiB, 100 };
-	uint64_t huge_vram[] = { SIM_MAX_VRAM + PAGE_SIZE };
+	uint64_t huge_vram[] = { SIM_MAX_VRAM + GPUISO_PAGE_SIZE };
 	struct sim_config cfg = { .pm = &pm, .ndevs = 1, .vram_bytes = vram };
 	struct hw *h = NULL;
 
@@ -514,12 +514,12 @@ static int byte_at(iova_t iova)
 }
 
 /* The mark of the page at @pa: the low byte of its page number. */
-#define MARK(pa) ((int)(((pa) >> PAGE_SHIFT) & 0xff))
+#define MARK(pa) ((int)(((pa) >> GPUISO_PAGE_SHIFT) & 0xff))
 
 /* Mark the first byte of each page of [pa, pa+size). */
 static void mark_pages(pa_t pa, uint64_t size)
 {
-	for (uint64_t off = 0; off < size; off += PAGE_SIZE) {
+	for (uint64_t off = 0; off < size; off += GPUISO_PAGE_SIZE) {
 		uint8_t v = (uint8_t)MARK(pa + off);
 
 		cr_assert_eq(sparse_write(&pm.bytes, pa + off, &v, 1), 0);
@@ -535,72 +535,72 @@ Test(sim, map_4k_flag_splits_a_large_page_to_unmap_one)
 	/* aligned for a 2 MiB leaf: one entry, though its pages may go one by one */
 	cr_assert_eq(ops->map(hw, d, SZ_2M, SZ_2M, SZ_2M, HW_PERM_RW | HW_MAP_4K), 0);
 	cr_assert_eq(stats().pte_writes - st0.pte_writes, 1);
-	cr_assert_eq(byte_at(SZ_2M + 5 * PAGE_SIZE), MARK(SZ_2M + 5 * PAGE_SIZE));
+	cr_assert_eq(byte_at(SZ_2M + 5 * GPUISO_PAGE_SIZE), MARK(SZ_2M + 5 * GPUISO_PAGE_SIZE));
 
 	st0 = stats();
-	cr_assert_eq(ops->unmap(hw, d, SZ_2M + 5 * PAGE_SIZE, PAGE_SIZE), 0, "one page can go");
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M + 5 * GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE), 0, "one page can go");
 	cr_assert_eq(stats().pte_writes - st0.pte_writes, 512 + 1, "a table of 512 leaves, one cleared");
-	ops->flush(hw, d, SZ_2M + 5 * PAGE_SIZE, PAGE_SIZE);
+	ops->flush(hw, d, SZ_2M + 5 * GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE);
 	cr_assert_eq(stats().iotlb_invalidations - st0.iotlb_invalidations, 1,
 		     "the 2 MiB entry over the page is dropped");
-	cr_assert_eq(byte_at(SZ_2M + 5 * PAGE_SIZE), -1);
-	cr_assert_eq(byte_at(SZ_2M + 4 * PAGE_SIZE), MARK(SZ_2M + 4 * PAGE_SIZE));
-	cr_assert_eq(byte_at(SZ_2M + 6 * PAGE_SIZE), MARK(SZ_2M + 6 * PAGE_SIZE));
-	cr_assert_eq(byte_at(2 * SZ_2M - PAGE_SIZE), MARK(2 * SZ_2M - PAGE_SIZE));
+	cr_assert_eq(byte_at(SZ_2M + 5 * GPUISO_PAGE_SIZE), -1);
+	cr_assert_eq(byte_at(SZ_2M + 4 * GPUISO_PAGE_SIZE), MARK(SZ_2M + 4 * GPUISO_PAGE_SIZE));
+	cr_assert_eq(byte_at(SZ_2M + 6 * GPUISO_PAGE_SIZE), MARK(SZ_2M + 6 * GPUISO_PAGE_SIZE));
+	cr_assert_eq(byte_at(2 * SZ_2M - GPUISO_PAGE_SIZE), MARK(2 * SZ_2M - GPUISO_PAGE_SIZE));
 	cr_assert_eq(stats().stale_hits, 0);
 
 	/* The rest of the split leaf goes in one call; pages 0-4 then. */
-	cr_assert_eq(ops->unmap(hw, d, SZ_2M + 6 * PAGE_SIZE, SZ_2M - 6 * PAGE_SIZE), 0);
-	cr_assert_eq(ops->unmap(hw, d, SZ_2M, 5 * PAGE_SIZE), 0);
-	cr_assert_eq(ops->unmap(hw, d, SZ_2M, PAGE_SIZE), -ENOENT);
-	cr_assert_eq(ops->map(hw, d, 0, 0, PAGE_SIZE, HW_MAP_4K), -EINVAL, "no permission");
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M + 6 * GPUISO_PAGE_SIZE, SZ_2M - 6 * GPUISO_PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M, 5 * GPUISO_PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M, GPUISO_PAGE_SIZE), -ENOENT);
+	cr_assert_eq(ops->map(hw, d, 0, 0, GPUISO_PAGE_SIZE, HW_MAP_4K), -EINVAL, "no permission");
 }
 
 Test(sim, split_reaches_down_to_both_ends)
 {
 	uint32_t d = attached_domain();
-	iova_t cut = SZ_1G + SZ_2M + 3 * PAGE_SIZE;
+	iova_t cut = SZ_1G + SZ_2M + 3 * GPUISO_PAGE_SIZE;
 	struct hw_stats st0;
 
-	mark_pages(SZ_1G + SZ_2M, 8 * PAGE_SIZE);
+	mark_pages(SZ_1G + SZ_2M, 8 * GPUISO_PAGE_SIZE);
 	cr_assert_eq(ops->map(hw, d, SZ_1G, SZ_1G, SZ_1G, HW_PERM_RW | HW_MAP_4K), 0);
 	st0 = stats();
-	cr_assert_eq(ops->unmap(hw, d, cut, 2 * PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, cut, 2 * GPUISO_PAGE_SIZE), 0);
 	/* 1 GiB -> 512 x 2 MiB, the 2 MiB leaf over the cut -> 512 x 4 KiB, two cleared */
 	cr_assert_eq(stats().pte_writes - st0.pte_writes, 512 + 512 + 2);
-	ops->flush(hw, d, cut, 2 * PAGE_SIZE);
-	cr_assert_eq(byte_at(cut - PAGE_SIZE), MARK(SZ_1G + SZ_2M + 2 * PAGE_SIZE));
+	ops->flush(hw, d, cut, 2 * GPUISO_PAGE_SIZE);
+	cr_assert_eq(byte_at(cut - GPUISO_PAGE_SIZE), MARK(SZ_1G + SZ_2M + 2 * GPUISO_PAGE_SIZE));
 	cr_assert_eq(byte_at(cut), -1);
-	cr_assert_eq(byte_at(cut + PAGE_SIZE), -1);
-	cr_assert_eq(byte_at(cut + 2 * PAGE_SIZE), MARK(SZ_1G + SZ_2M + 5 * PAGE_SIZE));
+	cr_assert_eq(byte_at(cut + GPUISO_PAGE_SIZE), -1);
+	cr_assert_eq(byte_at(cut + 2 * GPUISO_PAGE_SIZE), MARK(SZ_1G + SZ_2M + 5 * GPUISO_PAGE_SIZE));
 	cr_assert_eq(byte_at(SZ_1G + SZ_1G - 1), 0, "the last page of the old 1 GiB leaf");
 	/* A mapping without HW_MAP_4K is still never cut. */
 	cr_assert_eq(ops->map(hw, d, 4 * SZ_1G, 0, SZ_2M, HW_PERM_RW), 0);
-	cr_assert_eq(ops->unmap(hw, d, 4 * SZ_1G, PAGE_SIZE), -EINVAL);
+	cr_assert_eq(ops->unmap(hw, d, 4 * SZ_1G, GPUISO_PAGE_SIZE), -EINVAL);
 }
 
 Test(sim, stale_large_entry_after_a_split)
 {
 	uint32_t d = attached_domain();
-	uint8_t buf[3 * PAGE_SIZE];
+	uint8_t buf[3 * GPUISO_PAGE_SIZE];
 
 	mark_pages(SZ_2M, SZ_2M);
 	cr_assert_eq(ops->map(hw, d, SZ_2M, SZ_2M, SZ_2M, HW_PERM_RW | HW_MAP_4K), 0);
 	cr_assert_eq(byte_at(SZ_2M), MARK(SZ_2M), "the 2 MiB entry is cached");
-	cr_assert_eq(ops->unmap(hw, d, SZ_2M + 5 * PAGE_SIZE, PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M + 5 * GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE), 0);
 	/* Not flushed: the large entry still translates the page that went. */
-	cr_assert_eq(byte_at(SZ_2M + 5 * PAGE_SIZE), MARK(SZ_2M + 5 * PAGE_SIZE));
+	cr_assert_eq(byte_at(SZ_2M + 5 * GPUISO_PAGE_SIZE), MARK(SZ_2M + 5 * GPUISO_PAGE_SIZE));
 	cr_assert_eq(stats().stale_hits, 1);
 	/* Pages still mapped alike are not stale hits, though the leaf was split. */
-	cr_assert_eq(byte_at(SZ_2M + 4 * PAGE_SIZE), MARK(SZ_2M + 4 * PAGE_SIZE));
-	cr_assert_eq(byte_at(SZ_2M + 7 * PAGE_SIZE), MARK(SZ_2M + 7 * PAGE_SIZE));
+	cr_assert_eq(byte_at(SZ_2M + 4 * GPUISO_PAGE_SIZE), MARK(SZ_2M + 4 * GPUISO_PAGE_SIZE));
+	cr_assert_eq(byte_at(SZ_2M + 7 * GPUISO_PAGE_SIZE), MARK(SZ_2M + 7 * GPUISO_PAGE_SIZE));
 	cr_assert_eq(stats().stale_hits, 1);
 	/* A transfer across the page: the large entry serves it, one stale hit more. */
-	cr_assert_eq(ops->dma(hw, 0, SZ_2M + 4 * PAGE_SIZE, buf, sizeof(buf), false), 0);
-	cr_assert_eq(buf[PAGE_SIZE], MARK(SZ_2M + 5 * PAGE_SIZE));
+	cr_assert_eq(ops->dma(hw, 0, SZ_2M + 4 * GPUISO_PAGE_SIZE, buf, sizeof(buf), false), 0);
+	cr_assert_eq(buf[GPUISO_PAGE_SIZE], MARK(SZ_2M + 5 * GPUISO_PAGE_SIZE));
 	cr_assert_eq(stats().stale_hits, 2);
-	ops->flush(hw, d, SZ_2M + 5 * PAGE_SIZE, PAGE_SIZE);
-	cr_assert_eq(byte_at(SZ_2M + 5 * PAGE_SIZE), -1);
+	ops->flush(hw, d, SZ_2M + 5 * GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE);
+	cr_assert_eq(byte_at(SZ_2M + 5 * GPUISO_PAGE_SIZE), -1);
 	cr_assert_eq(stats().stale_hits, 2);
 }
 
@@ -612,24 +612,26 @@ Test(sim, stale_large_entry_after_a_split)
 Test(sim, stale_small_entry_inside_a_large_leaf)
 {
 	uint32_t d = attached_domain();
-	uint8_t buf[2 * PAGE_SIZE];
+	uint8_t buf[2 * GPUISO_PAGE_SIZE];
 
 	mark_pages(SZ_2M, SZ_2M);
-	mark_pages(3 * SZ_1G, PAGE_SIZE);
-	cr_assert_eq(ops->map(hw, d, SZ_2M + PAGE_SIZE, 3 * SZ_1G, PAGE_SIZE, HW_PERM_RW), 0);
-	cr_assert_eq(byte_at(SZ_2M + PAGE_SIZE), MARK(3 * SZ_1G));
-	cr_assert_eq(ops->unmap(hw, d, SZ_2M + PAGE_SIZE, PAGE_SIZE), 0);
+	mark_pages(3 * SZ_1G, GPUISO_PAGE_SIZE);
+	cr_assert_eq(
+		ops->map(hw, d, SZ_2M + GPUISO_PAGE_SIZE, 3 * SZ_1G, GPUISO_PAGE_SIZE, HW_PERM_RW),
+		0);
+	cr_assert_eq(byte_at(SZ_2M + GPUISO_PAGE_SIZE), MARK(3 * SZ_1G));
+	cr_assert_eq(ops->unmap(hw, d, SZ_2M + GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE), 0);
 	/* no flush */
 	cr_assert_eq(ops->map(hw, d, SZ_2M, SZ_2M, SZ_2M, HW_PERM_RW), 0);
 	for (int round = 1; round <= 2; round++) {
 		cr_assert_eq(ops->dma(hw, 0, SZ_2M, buf, sizeof(buf), false), 0);
 		cr_assert_eq(buf[0], MARK(SZ_2M));
-		cr_assert_eq(buf[PAGE_SIZE], MARK(3 * SZ_1G), "the stale entry translated page 1");
+		cr_assert_eq(buf[GPUISO_PAGE_SIZE], MARK(3 * SZ_1G), "the stale entry translated page 1");
 		cr_assert_eq(stats().stale_hits, (uint64_t)round);
 	}
-	ops->flush(hw, d, SZ_2M + PAGE_SIZE, PAGE_SIZE);
+	ops->flush(hw, d, SZ_2M + GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE);
 	cr_assert_eq(ops->dma(hw, 0, SZ_2M, buf, sizeof(buf), false), 0);
-	cr_assert_eq(buf[PAGE_SIZE], MARK(SZ_2M + PAGE_SIZE));
+	cr_assert_eq(buf[GPUISO_PAGE_SIZE], MARK(SZ_2M + GPUISO_PAGE_SIZE));
 	cr_assert_eq(stats().stale_hits, 2);
 }
 
@@ -702,21 +704,21 @@ Test(sim, state_digest_follows_the_leaves)
 	uint32_t d = attached_domain();
 	uint64_t fresh = ops->state_digest(hw), one, other;
 
-	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, GPUISO_PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
 	one = ops->state_digest(hw);
 	cr_assert_neq(one, fresh);
 	/* a second page in the same table, then gone again */
-	cr_assert_eq(ops->map(hw, d, 0x1ff000, 0x5ff000, PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
+	cr_assert_eq(ops->map(hw, d, 0x1ff000, 0x5ff000, GPUISO_PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
 	other = ops->state_digest(hw);
 	cr_assert_neq(other, one);
-	cr_assert_eq(ops->unmap(hw, d, 0x1ff000, PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, 0x1ff000, GPUISO_PAGE_SIZE), 0);
 	cr_assert_eq(ops->state_digest(hw), one);
 	/* the same page read-only, or to another frame, is another state */
-	cr_assert_eq(ops->unmap(hw, d, 0x100000, PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, d, 0x100000, GPUISO_PAGE_SIZE), 0);
 	cr_assert_eq(ops->state_digest(hw), fresh, "an emptied table is no state");
-	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, PAGE_SIZE, HW_PERM_READ | HW_MAP_4K), 0);
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, GPUISO_PAGE_SIZE, HW_PERM_READ | HW_MAP_4K), 0);
 	cr_assert_neq(ops->state_digest(hw), one);
-	cr_assert_eq(ops->unmap(hw, d, 0x100000, PAGE_SIZE), 0);
-	cr_assert_eq(ops->map(hw, d, 0x100000, 0x301000, PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
+	cr_assert_eq(ops->unmap(hw, d, 0x100000, GPUISO_PAGE_SIZE), 0);
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x301000, GPUISO_PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
 	cr_assert_neq(ops->state_digest(hw), one);
 }

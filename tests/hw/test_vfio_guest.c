@@ -90,23 +90,26 @@ Test(vfio, caps_and_limits_come_from_the_kernel)
 	ops->query_caps(hw, &caps);
 	cr_assert_str_eq(caps.name, expected_name());
 	cr_assert_eq(caps.iova_bits, EDU_DMA_BITS);
-	cr_assert(caps.pgsize_bitmap & PAGE_SIZE, "pgsizes %#llx", (unsigned long long)caps.pgsize_bitmap);
-	cr_assert_eq(ops->map(hw, dom, (iova_t)1 << EDU_DMA_BITS, pages(1), PAGE_SIZE, HW_PERM_RW), -ERANGE,
-		     "beyond the device's DMA mask");
+	cr_assert(caps.pgsize_bitmap & GPUISO_PAGE_SIZE, "pgsizes %#llx", (unsigned long long)caps.pgsize_bitmap);
+	cr_assert_eq(ops->map(hw, dom, (iova_t)1 << EDU_DMA_BITS, pages(1), GPUISO_PAGE_SIZE,
+			      HW_PERM_RW),
+		     -ERANGE, "beyond the device's DMA mask");
 }
 
 Test(vfio, map_unmap_rules)
 {
 	pa_t pa = pages(4);
 
-	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 2 * PAGE_SIZE, HW_PERM_RW), 0);
-	cr_assert_eq(ops->map(hw, dom, IOVA + PAGE_SIZE, pa + 2 * PAGE_SIZE, PAGE_SIZE, HW_PERM_RW), -EEXIST);
-	cr_assert_eq(ops->unmap(hw, dom, IOVA, PAGE_SIZE), -EINVAL, "one mapping is not cut");
-	cr_assert_eq(ops->unmap(hw, dom, IOVA + 8 * PAGE_SIZE, PAGE_SIZE), -ENOENT);
-	cr_assert_eq(ops->unmap(hw, dom, IOVA, 2 * PAGE_SIZE), 0);
-	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 4 * PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
-	cr_assert_eq(ops->unmap(hw, dom, IOVA + PAGE_SIZE, PAGE_SIZE), 0, "4 KiB pages go one by one");
-	cr_assert_eq(ops->unmap(hw, dom, IOVA, PAGE_SIZE), 0);
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 2 * GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, dom, IOVA + GPUISO_PAGE_SIZE, pa + 2 * GPUISO_PAGE_SIZE,
+			      GPUISO_PAGE_SIZE, HW_PERM_RW),
+		     -EEXIST);
+	cr_assert_eq(ops->unmap(hw, dom, IOVA, GPUISO_PAGE_SIZE), -EINVAL, "one mapping is not cut");
+	cr_assert_eq(ops->unmap(hw, dom, IOVA + 8 * GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE), -ENOENT);
+	cr_assert_eq(ops->unmap(hw, dom, IOVA, 2 * GPUISO_PAGE_SIZE), 0);
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 4 * GPUISO_PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
+	cr_assert_eq(ops->unmap(hw, dom, IOVA + GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE), 0, "4 KiB pages go one by one");
+	cr_assert_eq(ops->unmap(hw, dom, IOVA, GPUISO_PAGE_SIZE), 0);
 }
 
 Test(vfio, dma_round_trip_through_mapped_iovas)
@@ -116,7 +119,7 @@ Test(vfio, dma_round_trip_through_mapped_iovas)
 
 	for (size_t i = 0; i < sizeof(out); i++)
 		out[i] = (uint8_t)(i * 13 + 5);
-	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 2 * PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 2 * GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	/* the device writes memory: it lands in the harness's pages at pa */
 	cr_assert_eq(ops->dma(hw, 0, IOVA + 1000, out, sizeof(out), true), 0);
 	cr_assert_eq(sparse_read(&pm.bytes, pa + 1000, back, sizeof(back)), 0);
@@ -138,21 +141,21 @@ Test(vfio, dma_to_an_unmapped_iova_is_blocked_and_reported_by_the_kernel)
 
 	/* the kernel ratelimits its DMAR reports (10 lines in 5 s): a window of our own */
 	sleep(6);
-	cr_assert_eq(ops->map(hw, dom, IOVA, pa, PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(sparse_write(&pm.bytes, hole_pa, &b, 1), 0);
-	cr_assert_eq(ops->dma(hw, 0, IOVA + 16 * PAGE_SIZE + 8, &v, 1, true), -EFAULT);
+	cr_assert_eq(ops->dma(hw, 0, IOVA + 16 * GPUISO_PAGE_SIZE + 8, &v, 1, true), -EFAULT);
 	cr_assert_eq(ops->fault_pop(hw, &f), 0, "the kernel's DMAR report was read back");
-	cr_assert_eq(f.iova, IOVA + 16 * PAGE_SIZE);
+	cr_assert_eq(f.iova, IOVA + 16 * GPUISO_PAGE_SIZE);
 	cr_assert(f.write);
 	cr_assert_eq(f.reason, HW_FAULT_NO_WRITE, "reason %#x", f.reason);
 	cr_assert_eq(sparse_read(&pm.bytes, hole_pa, &b, 1), 0);
 	cr_assert_eq(b, 0, "memory untouched");
-	cr_assert_eq(ops->dma(hw, 0, IOVA + 32 * PAGE_SIZE, &v, 1, false), -EFAULT);
+	cr_assert_eq(ops->dma(hw, 0, IOVA + 32 * GPUISO_PAGE_SIZE, &v, 1, false), -EFAULT);
 	cr_assert_eq(ops->fault_pop(hw, &f), 0);
 	cr_assert(!f.write);
 	cr_assert_eq(f.reason, HW_FAULT_NO_READ);
 	/* unmapped again, the page that worked is blocked too */
-	cr_assert_eq(ops->unmap(hw, dom, IOVA, PAGE_SIZE), 0);
+	cr_assert_eq(ops->unmap(hw, dom, IOVA, GPUISO_PAGE_SIZE), 0);
 	cr_assert_eq(ops->dma(hw, 0, IOVA, &v, 1, true), -EFAULT);
 	cr_assert_eq(ops->fault_pop(hw, &f), 0);
 	ops->stats(hw, &st);
@@ -162,14 +165,14 @@ Test(vfio, dma_to_an_unmapped_iova_is_blocked_and_reported_by_the_kernel)
 
 Test(vfio, a_copy_job_through_the_engine)
 {
-	struct hw_job save = { HW_COPY_TO_SYSTEM, 4096, IOVA, 2 * PAGE_SIZE };
-	struct hw_job restore = { HW_COPY_FROM_SYSTEM, 8 * PAGE_SIZE, IOVA, 2 * PAGE_SIZE };
+	struct hw_job save = { HW_COPY_TO_SYSTEM, 4096, IOVA, 2 * GPUISO_PAGE_SIZE };
+	struct hw_job restore = { HW_COPY_FROM_SYSTEM, 8 * GPUISO_PAGE_SIZE, IOVA, 2 * GPUISO_PAGE_SIZE };
 	uint8_t pattern[2 * 4096], back[2 * 4096];
 	pa_t pa = pages(2);
 
 	for (size_t i = 0; i < sizeof(pattern); i++)
 		pattern[i] = (uint8_t)(i ^ 0xa5);
-	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 2 * PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, 2 * GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
 	cr_assert_eq(ops->vram_rw(hw, 0, 4096, pattern, sizeof(pattern), true), 0);
 	cr_assert_eq(ops->gpu_submit(hw, 0, &save), 0);
 	cr_assert_eq(ops->gpu_wait(hw, 0), 0);
@@ -177,7 +180,7 @@ Test(vfio, a_copy_job_through_the_engine)
 	cr_assert_arr_eq(back, pattern, sizeof(back));
 	cr_assert_eq(ops->gpu_submit(hw, 0, &restore), 0);
 	cr_assert_eq(ops->gpu_wait(hw, 0), 0);
-	cr_assert_eq(ops->vram_rw(hw, 0, 8 * PAGE_SIZE, back, sizeof(back), false), 0);
+	cr_assert_eq(ops->vram_rw(hw, 0, 8 * GPUISO_PAGE_SIZE, back, sizeof(back), false), 0);
 	cr_assert_arr_eq(back, pattern, sizeof(back));
 }
 
@@ -201,7 +204,8 @@ Test(vfio, the_kernels_mapping_limit_is_a_map_failure)
 	cr_assert_lt(limit, 10000, "the guest sets a small limit (%u)", limit);
 	/* the same page at consecutive IOVAs, each its own entry */
 	while (mapped <= limit) {
-		rc = ops->map(hw, dom, IOVA + (iova_t)mapped * PAGE_SIZE, pa, PAGE_SIZE, HW_PERM_RW);
+		rc = ops->map(hw, dom, IOVA + (iova_t)mapped * GPUISO_PAGE_SIZE, pa,
+			      GPUISO_PAGE_SIZE, HW_PERM_RW);
 		if (rc)
 			break;
 		mapped++;
@@ -215,8 +219,8 @@ Test(vfio, the_kernels_mapping_limit_is_a_map_failure)
 		cr_assert_eq(mapped, limit - 1, "the driver's bounce page holds one entry");
 	}
 	for (unsigned int i = 0; i < mapped; i++)
-		cr_assert_eq(ops->unmap(hw, dom, IOVA + (iova_t)i * PAGE_SIZE, PAGE_SIZE), 0);
-	cr_assert_eq(ops->map(hw, dom, IOVA, pa, PAGE_SIZE, HW_PERM_RW), 0, "room again");
+		cr_assert_eq(ops->unmap(hw, dom, IOVA + (iova_t)i * GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE), 0);
+	cr_assert_eq(ops->map(hw, dom, IOVA, pa, GPUISO_PAGE_SIZE, HW_PERM_RW), 0, "room again");
 }
 
 /*
@@ -229,7 +233,7 @@ Test(vfio, the_locked_memory_limit_is_a_map_failure)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct caps[2];
-	struct rlimit lim = { 16 * PAGE_SIZE, 16 * PAGE_SIZE };
+	struct rlimit lim = { 16 * GPUISO_PAGE_SIZE, 16 * GPUISO_PAGE_SIZE };
 	pa_t pa = pages(32);
 	unsigned int mapped = 0;
 	uint8_t b = 0x31;
@@ -242,8 +246,8 @@ Test(vfio, the_locked_memory_limit_is_a_map_failure)
 	ops->destroy(hw);
 	open_backend();
 	while (mapped < 32) {
-		rc = ops->map(hw, dom, IOVA + (iova_t)mapped * PAGE_SIZE, pa + (pa_t)mapped * PAGE_SIZE,
-			      PAGE_SIZE, HW_PERM_RW);
+		rc = ops->map(hw, dom, IOVA + (iova_t)mapped * GPUISO_PAGE_SIZE,
+			      pa + (pa_t)mapped * GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE, HW_PERM_RW);
 		if (rc)
 			break;
 		mapped++;
@@ -252,7 +256,7 @@ Test(vfio, the_locked_memory_limit_is_a_map_failure)
 	cr_assert_lt(mapped, 16, "the bounce page is pinned too");
 	cr_assert_eq(ops->dma(hw, 0, IOVA, &b, 1, true), 0, "what was mapped still works");
 	for (unsigned int i = 0; i < mapped; i++)
-		cr_assert_eq(ops->unmap(hw, dom, IOVA + (iova_t)i * PAGE_SIZE, PAGE_SIZE), 0);
+		cr_assert_eq(ops->unmap(hw, dom, IOVA + (iova_t)i * GPUISO_PAGE_SIZE, GPUISO_PAGE_SIZE), 0);
 }
 
 static uint64_t now_ns(void)
@@ -287,8 +291,8 @@ Test(vfio, map_unmap_latency)
 	for (int i = 0; i < N; i++) {
 		uint64_t t0 = now_ns();
 
-		cr_assert_eq(ops->map(hw, dom, IOVA, pa, PAGE_SIZE, HW_PERM_RW), 0);
-		cr_assert_eq(ops->unmap(hw, dom, IOVA, PAGE_SIZE), 0);
+		cr_assert_eq(ops->map(hw, dom, IOVA, pa, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
+		cr_assert_eq(ops->unmap(hw, dom, IOVA, GPUISO_PAGE_SIZE), 0);
 		t[i] = now_ns() - t0;
 	}
 	qsort(t, N, sizeof(t[0]), cmp_u64);
@@ -332,10 +336,10 @@ Test(vfio_no_engine, maps_and_unmaps_but_does_no_dma)
 	cr_assert_eq(ops->domain_alloc(hw, &d), 0);
 	cr_assert_eq(ops->attach(hw, 0, d), 0);
 	cr_assert_eq(physmem_alloc(&pm, 1, true, &pa), 0);
-	cr_assert_eq(ops->map(hw, d, (iova_t)1 << 32, pa, PAGE_SIZE, HW_PERM_RW), 0,
+	cr_assert_eq(ops->map(hw, d, (iova_t)1 << 32, pa, GPUISO_PAGE_SIZE, HW_PERM_RW), 0,
 		     "above 4 GiB: no DMA mask to keep below");
-	cr_assert_eq(ops->map(hw, d, (iova_t)1 << 32, pa, PAGE_SIZE, HW_PERM_RW), -EEXIST);
-	cr_assert_eq(ops->unmap(hw, d, (iova_t)1 << 32, PAGE_SIZE), 0);
+	cr_assert_eq(ops->map(hw, d, (iova_t)1 << 32, pa, GPUISO_PAGE_SIZE, HW_PERM_RW), -EEXIST);
+	cr_assert_eq(ops->unmap(hw, d, (iova_t)1 << 32, GPUISO_PAGE_SIZE), 0);
 	cr_assert_eq(ops->dma(hw, 0, IOVA, &b, 1, true), -EOPNOTSUPP);
 	cr_assert_eq(ops->gpu_submit(hw, 0, &job), -EOPNOTSUPP);
 	ops->destroy(hw);

@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 		struct core_power_record pr = { .adapter = 3, .phys = 1, .to = POWER_D3,
 						.path = PATH_CHUNKED, .completed = true,
 						.bytes = 1u << 20, .chunks = 16, .copy_ns = 12345 };
-		struct core_violation v = { .code = V_UNMAP_AFTER_FREE, .event = 77 };
+		struct core_violation v = { .code = CORE_V_UNMAP_AFTER_FREE, .event = 77 };
 
 		trace_op(WL_MAP_MDL, 1, 42, -12, 1000, 2000, 99);
 		trace_dma_fault(&fault);

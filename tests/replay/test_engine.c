@@ -14,7 +14,7 @@ struct rig {
 	struct hw_backend be;
 	struct core *core;
 	struct results res;
-	struct engine *e;
+	struct replay_engine *e;
 	uint64_t index, ts;
 	char err[256];
 };
@@ -34,7 +34,7 @@ static void rig_up_wddm(struct rig *r, unsigned int wddm)
 	cr_assert_eq(core_create(&r->scn, &r->be, &r->core), 0);
 	cr_assert_eq(core_start(r->core), 0);
 	cr_assert_eq(results_init(&r->res, names, WL_NKINDS), 0);
-	cr_assert_eq(engine_create(r->core, &r->res, PACE_ASAP, &r->e), 0);
+	cr_assert_eq(engine_create(r->core, &r->res, REPLAY_PACE_ASAP, &r->e), 0);
 }
 
 static void rig_up(struct rig *r)
@@ -114,7 +114,7 @@ Test(engine, untimed_operations_are_counted_without_latencies)
 
 Test(engine, refused_events_are_recorded_with_index_and_time)
 {
-	const struct refusal *f;
+	const struct replay_refusal *f;
 	uint64_t total;
 	size_t n;
 	struct rig r;
@@ -152,11 +152,11 @@ Test(engine, irql_events_set_the_level_of_later_callbacks)
 	struct rig r;
 
 	rig_up(&r);
-	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_DISPATCH), 0);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, CORE_IRQL_DISPATCH), 0);
 	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 4096, 0, 0), 0, "WDDM 2.9: recorded, and done");
-	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_PASSIVE), 0);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, CORE_IRQL_PASSIVE), 0);
 	cr_assert_eq(ev(&r, WL_FREE_MDL, 1, 0, 0, 0), 0);
-	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_HIGH + 1), -EINVAL);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, CORE_IRQL_HIGH + 1), -EINVAL);
 	cr_assert(strstr(engine_error(r.e), "at most 15"), "%s", engine_error(r.e));
 	engine_finish(r.e);
 	cr_assert_eq(count_code(&r.res, "CB_IRQL"), 1);
@@ -172,12 +172,12 @@ Test(engine, a_wddm32_bugcheck_ends_the_run)
 
 	rig_up_wddm(&r, SCN_WDDM(3, 2));
 	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 4096, 0, 0), 0);
-	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_DISPATCH), 0);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, CORE_IRQL_DISPATCH), 0);
 	cr_assert_eq(ev(&r, WL_DMA, 1, 64, 0, 1), 0, "DMA from a DPC is fine");
 	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 2, 4096, 0, 0), 1, "the bugcheck");
 	cr_assert_not_null(core_bugcheck(r.core));
 	cr_assert_eq(core_bugcheck(r.core)->event, 3);
-	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_PASSIVE), 0);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, CORE_IRQL_PASSIVE), 0);
 	cr_assert_eq(ev(&r, WL_FREE_MDL, 1, 0, 0, 0), 0);
 	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 3, 4096, 0, 0), 0);
 	cr_assert_eq(engine_after_bugcheck(r.e), 3, "none of the three after it ran");
@@ -202,7 +202,7 @@ Test(engine, the_os_calls_the_kmd_at_passive_whatever_the_trace_level)
 	rig_up_wddm(&r, SCN_WDDM(3, 2));
 	engine_set_covers(r.e, COVERS_LIFE);
 	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 4096, 0, 0), 0);
-	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_DISPATCH), 0);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, CORE_IRQL_DISPATCH), 0);
 	/* the reference KMD pins the save area and maps chunks: callbacks */
 	cr_assert_eq(ev(&r, WL_POWER, 0, 0, 0, POWER_D3), 0);
 	cr_assert_eq(ev(&r, WL_POWER, 0, 0, 0, POWER_D0), 0);
@@ -222,7 +222,7 @@ Test(engine, events_after_a_bugcheck_are_counted_by_trace_event)
 	struct rig r;
 
 	rig_up_wddm(&r, SCN_WDDM(3, 2));
-	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, IRQL_DISPATCH), 0);
+	cr_assert_eq(ev(&r, WL_IRQL, 0, 0, 0, CORE_IRQL_DISPATCH), 0);
 	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 1, 4096, 0, 0), 1, "the bugcheck, at index 1");
 	/* a second workload event of trace event 1, then two of trace event 2 */
 	struct wl_event e = { .ts = 9000, .kind = WL_ALLOC_MDL, .v = { [WL_ID] = 2, [WL_BYTES] = 1 } };
@@ -262,7 +262,7 @@ Test(engine, driver_managed_mdls_are_mapped_and_must_outlive_their_mappings)
 /* The trace format's values are mapped to the model's; one the format lacks is refused. */
 Test(engine, values_the_trace_format_does_not_define_are_refused)
 {
-	const struct refusal *f;
+	const struct replay_refusal *f;
 	uint64_t total;
 	size_t n;
 	struct rig r;
@@ -287,7 +287,7 @@ Test(engine, values_the_trace_format_does_not_define_are_refused)
 /* A caching type DXGK_MEMORY_CACHING_TYPE does not define is refused, not stored. */
 Test(engine, an_undefined_caching_type_is_refused)
 {
-	const struct refusal *f;
+	const struct replay_refusal *f;
 	uint64_t total;
 	size_t n;
 	struct rig r;
@@ -472,7 +472,7 @@ static void slow_then_fast(struct rig *r)
 {
 	const struct physmem_pressure fragmented = {
 		.commit_available = UINT64_MAX, .lockable_available = UINT64_MAX,
-		.max_contiguous = PAGE_SIZE,
+		.max_contiguous = GPUISO_PAGE_SIZE,
 	};
 	struct wl_event e = { .kind = WL_ALLOC_MDL, .ts = 1000000 };
 
@@ -491,7 +491,7 @@ static void slow_then_fast(struct rig *r)
 }
 
 /* The DMAs' p50 latency and the slow allocation's, replayed with @pace. */
-static void paced(enum pace pace, uint64_t *dma_p50, uint64_t *slow)
+static void paced(enum replay_pace pace, uint64_t *dma_p50, uint64_t *slow)
 {
 	struct rig r;
 
@@ -513,13 +513,13 @@ Test(engine, trace_pacing_charges_queueing_to_the_operations_that_waited)
 	 * the time spent queued behind the slow allocation is in it (no
 	 * coordinated omission). Its own service time is microseconds.
 	 */
-	paced(PACE_TRACE, &dma_paced, &slow);
+	paced(REPLAY_PACE_TRACE, &dma_paced, &slow);
 	cr_assert_gt(slow, 100000, "the big allocation took %llu ns: it should take far longer "
 		     "than the 10 us over which the DMAs were meant to start", (unsigned long long)slow);
 	cr_assert_geq(dma_paced, slow / 2, "DMA p50 %llu ns vs allocation %llu ns",
 		      (unsigned long long)dma_paced, (unsigned long long)slow);
 	/* as fast as possible, no queueing is charged */
-	paced(PACE_ASAP, &dma_asap, &slow);
+	paced(REPLAY_PACE_ASAP, &dma_asap, &slow);
 	cr_assert_lt(dma_asap, slow / 10, "asap DMA p50 %llu ns vs allocation %llu ns",
 		     (unsigned long long)dma_asap, (unsigned long long)slow);
 }
@@ -531,7 +531,7 @@ Test(engine, trace_pacing_waits_for_each_event_time)
 
 	rig_up(&r);
 	engine_destroy(r.e);
-	cr_assert_eq(engine_create(r.core, &r.res, PACE_TRACE, &r.e), 0);
+	cr_assert_eq(engine_create(r.core, &r.res, REPLAY_PACE_TRACE, &r.e), 0);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (int i = 0; i < 5; i++) {
 		struct wl_event e = { .kind = WL_FENCE_CREATE, .ts = (uint64_t)i * 20000000 };

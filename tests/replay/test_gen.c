@@ -153,10 +153,10 @@ Test(gen, fields_in_range)
 				cr_assert_gt(e->v[WL_BYTES], 0);
 				break;
 			case WL_ALLOC_CREATE:
-				cr_assert_leq(e->v[WL_ARG], SEG_SYSTEM);
+				cr_assert_leq(e->v[WL_ARG], CORE_SEG_SYSTEM);
 				cr_assert_eq(e->v[WL_FLAGS] & ~3ull, 0);
 				if (!strcmp(p, "remap"))
-					cr_assert(e->v[WL_ARG] == SEG_APERTURE &&
+					cr_assert(e->v[WL_ARG] == CORE_SEG_APERTURE &&
 						  e->v[WL_FLAGS] == (ALLOC_ACCESSED_PHYSICALLY |
 								     ALLOC_MAP_APERTURE_CPU_VISIBLE));
 				break;
@@ -165,11 +165,11 @@ Test(gen, fields_in_range)
 				break;
 			case WL_IRQL:
 				/* a DPC's DMA: raised, one DMA, lowered; never a callback inside */
-				cr_assert_eq(e->v[WL_ARG], IRQL_DISPATCH, "%s event %zu", p, n);
+				cr_assert_eq(e->v[WL_ARG], CORE_IRQL_DISPATCH, "%s event %zu", p, n);
 				cr_assert_lt(n + 2, 30000);
 				cr_assert_eq(ev[n + 1].kind, WL_DMA, "%s event %zu", p, n + 1);
 				cr_assert_eq(ev[n + 2].kind, WL_IRQL);
-				cr_assert_eq(ev[n + 2].v[WL_ARG], IRQL_PASSIVE);
+				cr_assert_eq(ev[n + 2].v[WL_ARG], CORE_IRQL_PASSIVE);
 				kinds[WL_IRQL]++;
 				n += 2;
 				break;
@@ -230,7 +230,7 @@ struct drive {
 	struct scenario scn;
 	struct hw_backend be;
 	struct core *core;
-	handle_t h[MAX_IDS];   /* trace id -> live handle (adapter 0 only) */
+	core_handle_t h[MAX_IDS];   /* trace id -> live handle (adapter 0 only) */
 	unsigned int live, max_live;
 };
 
@@ -250,7 +250,7 @@ static void drive_start(struct drive *d, const char *relpath)
 	cr_assert(info.started, "%s: adapter 0 did not start: %s", relpath, info.start_error);
 }
 
-static handle_t *slot_new(struct drive *d, const struct wl_event *e, size_t n)
+static core_handle_t *slot_new(struct drive *d, const struct wl_event *e, size_t n)
 {
 	uint64_t id = e->v[WL_ID];
 
@@ -261,16 +261,16 @@ static handle_t *slot_new(struct drive *d, const struct wl_event *e, size_t n)
 	return &d->h[id];
 }
 
-static handle_t slot_get(struct drive *d, uint64_t id, size_t n)
+static core_handle_t slot_get(struct drive *d, uint64_t id, size_t n)
 {
 	cr_assert(id > 0 && id < MAX_IDS, "event %zu: id %llu", n, (unsigned long long)id);
 	cr_assert_neq(d->h[id], 0, "event %zu: id %llu is not live", n, (unsigned long long)id);
 	return d->h[id];
 }
 
-static handle_t slot_del(struct drive *d, uint64_t id, size_t n)
+static core_handle_t slot_del(struct drive *d, uint64_t id, size_t n)
 {
-	handle_t h = slot_get(d, id, n);
+	core_handle_t h = slot_get(d, id, n);
 
 	d->h[id] = 0;
 	d->live--;
@@ -312,7 +312,7 @@ static int drive_event(struct drive *d, const struct wl_event *e, size_t n)
 	case WL_ADL_FREE:
 		return core_adl_free(c, a, slot_del(d, id, n));
 	case WL_ALLOC_CREATE:
-		return core_alloc_create(c, a, e->v[WL_BYTES], (enum segment)e->v[WL_ARG],
+		return core_alloc_create(c, a, e->v[WL_BYTES], (enum core_segment)e->v[WL_ARG],
 					 (uint32_t)e->v[WL_FLAGS], slot_new(d, e, n));
 	case WL_ALLOC_DESTROY:
 		return core_alloc_destroy(c, a, slot_del(d, id, n));
@@ -339,7 +339,7 @@ static int drive_event(struct drive *d, const struct wl_event *e, size_t n)
 		return 0;
 	}
 	case WL_IRQL:
-		core_set_irql(c, (enum irql)e->v[WL_ARG]);
+		core_set_irql(c, (enum core_irql)e->v[WL_ARG]);
 		return 0;
 	case WL_DRIVER_MDL_CREATE:
 		return core_driver_mdl_create(c, a, e->v[WL_BYTES], slot_new(d, e, n));

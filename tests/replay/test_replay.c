@@ -942,9 +942,9 @@ Test(replay, a_trace_that_frees_everything_has_no_leaks_either_way)
 /* A WDDM 3.2 driver's callback from a DPC: written as CTF, read back, the run ends there. */
 static const struct wl_event dispatch_callback[] = {
 	WL(1000, WL_ALLOC_MDL, 1, 4096),
-	{ .ts = 2000, .kind = WL_IRQL, .v = { [WL_ARG] = IRQL_DISPATCH } },
+	{ .ts = 2000, .kind = WL_IRQL, .v = { [WL_ARG] = CORE_IRQL_DISPATCH } },
 	WL(3000, WL_ALLOC_MDL, 2, 4096),
-	{ .ts = 4000, .kind = WL_IRQL, .v = { [WL_ARG] = IRQL_PASSIVE } },
+	{ .ts = 4000, .kind = WL_IRQL, .v = { [WL_ARG] = CORE_IRQL_PASSIVE } },
 	WL(5000, WL_FREE_MDL, 1, 0),
 	WL(6000, WL_DRIVER_MDL_CREATE, 3, 4096),
 };

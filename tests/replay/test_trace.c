@@ -99,7 +99,7 @@ Test(trace, untraced_calls_return, .timeout = 60)
 {
 	struct core_fault f = { .adapter = 1, .iova = 0x1000, .write = true, .reason = 5 };
 	struct core_power_record r = { .adapter = 1, .to = POWER_D3, .path = PATH_PINNED };
-	struct core_violation v = { .code = V_BAD_HANDLE, .event = 3 };
+	struct core_violation v = { .code = CORE_V_BAD_HANDLE, .event = 3 };
 	char emit[PATH_MAX + 32], cmd[2 * PATH_MAX], *out;
 	uint64_t t0;
 	int rc;
