@@ -271,7 +271,7 @@ static inline int kmd_at_passive(struct core *c,
 	return rc;
 }
 
-/* core.c: every driver callback starts here */
+/* gate.c: every driver callback starts here */
 int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adapter **out);
 struct hobj *cb_handle(struct core *c, unsigned int adapter, const char *name, core_handle_t h,
 		       enum hkind kind, struct adapter **a, int *rc);
@@ -298,19 +298,43 @@ int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf,
 void obj_destroy(struct core *c, core_handle_t h);
 int obj_map(struct core *c, struct adapter *a, struct hobj *o);
 
-/* domain.c: mappings and attach */
+/*
+ * The domain, in the order its files build on each other: idmap.c (1:1
+ * reference counts) -> domain.c (mappings) -> exclusive.c (the bracket
+ * around an attach) -> reserved.c (hardware-reserved ranges) -> enable.c
+ * (the IOMMUFlags steps and teardown).
+ */
+
+/* idmap.c: one reference count per page frame mapped 1:1 */
+int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n);
+uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n);
+uint64_t idmap_stretch(const struct idmap *im, uint64_t pfn, uint64_t n, bool zero);
+void idmap_free(struct idmap *im);
+uint64_t idmap_digest(const struct idmap *im, uint64_t h);
+
+/* domain.c: mappings */
+int dom_hw_map(struct core *c, struct adapter *a, iova_t iova, pa_t pa, uint64_t bytes,
+	       unsigned int perm);
+void dom_hw_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t bytes);
 int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m);
 void dom_unmap(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m);
 int dom_iova(const struct adapter *a, const struct pages *pg, const struct dmap *m,
 	     uint64_t offset, iova_t *iova);
 uint64_t dom_span(const struct adapter *a, const struct pages *pg, const struct dmap *m,
 		  uint64_t offset);
-int dom_enable(struct core *c, struct adapter *a, bool mappings, bool attach);
-void dom_teardown(struct core *c, struct adapter *a);
+
+/* exclusive.c: Begin/EndExclusiveAccess around every attach and detach */
 uint64_t exclusive_begin(struct core *c, struct adapter *a);
 void exclusive_end(struct core *c, struct adapter *a, uint64_t dma_before);
-void idmap_free(struct idmap *im);
-uint64_t idmap_digest(const struct idmap *im, uint64_t h);
+int attach_all(struct core *c, struct adapter *a, uint32_t domain);
+
+/* reserved.c: hardware-reserved ranges, mapped before the attach */
+int reserved_map(struct core *c, struct adapter *a);
+void reserved_unmap(struct core *c, struct adapter *a);
+
+/* enable.c: the IOMMUFlags steps, and teardown */
+int dom_enable(struct core *c, struct adapter *a, bool mappings, bool attach);
+void dom_teardown(struct core *c, struct adapter *a);
 
 /* adapter.c */
 int adapter_start(struct core *c, struct adapter *a);

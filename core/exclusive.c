@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOG_PREFIX "domain"
+#include "common/log.h"
+#include "internal.h"
+
+/* The exclusive-access bracket around every attach and detach of a domain. */
+
+static uint64_t dma_count(struct core *c)
+{
+	struct hw_stats st;
+
+	c->hw->ops->stats(c->hw, &st);
+	return st.dma_transfers;
+}
+
+/*
+ * Dxgkrnl suspends the scheduler, lets in-flight work finish, then calls
+ * DxgkDdiBeginExclusiveAccess. From here until the end call no callback is
+ * accepted and the device must not touch system memory. Returns the DMA
+ * count that exclusive_end() compares against.
+ */
+uint64_t exclusive_begin(struct core *c, struct adapter *a)
+{
+	uint64_t before;
+
+	a->sched_suspended = true;
+	for (size_t i = 0; i < a->nphys; i++)
+		if (c->hw->ops->gpu_wait(c->hw, a->phys[i].dev))
+			hw_err_pop(c, a, (unsigned int)i);
+	before = dma_count(c);
+	a->in_exclusive = true;
+	if (a->started)
+		c->kmd_merged.begin_exclusive_access(c, c->kmd, a->index);
+	for (size_t i = 0; i < a->nphys; i++)
+		if (c->hw->ops->gpu_pending(c->hw, a->phys[i].dev))
+			viol(c, CORE_V_WORK_IN_EXCLUSIVE,
+			     "%s: physical adapter %zu has work queued inside exclusive access",
+			     a->cfg->name, i);
+	return before;
+}
+
+void exclusive_end(struct core *c, struct adapter *a, uint64_t dma_before)
+{
+	uint64_t after = dma_count(c);
+
+	if (after != dma_before)
+		viol(c, CORE_V_DMA_IN_EXCLUSIVE,
+		     "%s: %llu device DMA transfer(s) between Begin and EndExclusiveAccess",
+		     a->cfg->name, (unsigned long long)(after - dma_before));
+	if (a->started)
+		c->kmd_merged.end_exclusive_access(c, c->kmd, a->index);
+	a->in_exclusive = false;
+	a->sched_suspended = false;
+}
+
+/* Attach (domain != CORE_NO_DOMAIN) or detach every physical adapter, under exclusive access. */
+int attach_all(struct core *c, struct adapter *a, uint32_t domain)
+{
+	uint64_t dma_before = exclusive_begin(c, a);
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < a->nphys; i++) {
+		struct phys_adapter *p = &a->phys[i];
+
+		if (domain == CORE_NO_DOMAIN) {
+			if (p->domain != CORE_NO_DOMAIN)
+				c->hw->ops->detach(c->hw, p->dev);
+			p->domain = CORE_NO_DOMAIN;
+			continue;
+		}
+		rc = fp_should_fail(c->fp, FP_DOMAIN_ATTACH) ? -EIO
+			: c->hw->ops->attach(c->hw, p->dev, domain);
+		if (rc)
+			break;
+		p->domain = domain;
+	}
+	if (rc) {
+		while (i--) {
+			c->hw->ops->detach(c->hw, a->phys[i].dev);
+			a->phys[i].domain = CORE_NO_DOMAIN;
+		}
+	}
+	exclusive_end(c, a, dma_before);
+	return rc;
+}
