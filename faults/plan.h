@@ -84,6 +84,17 @@ int fault_plan_fail_nth(struct fault_plan *plan, const char *spec);
  */
 void fault_plan_seed(struct fault_plan *plan, uint64_t seed);
 
+/**
+ * fault_plan_equal() - whether two plans arm the same points with the same
+ * rules and schedule the same pressure (a plan written to a file and read
+ * back must be the plan that was written).
+ * @a: a plan.
+ * @b: another.
+ *
+ * Return: true or false.
+ */
+bool fault_plan_equal(const struct fault_plan *a, const struct fault_plan *b);
+
 /** fault_plan_free() - free the schedule. @plan: the plan. */
 void fault_plan_free(struct fault_plan *plan);
 

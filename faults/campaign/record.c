@@ -56,39 +56,6 @@ int campaign_reproduce_cmd(const struct campaign *c, const struct camp_job *j, c
 	return 0;
 }
 
-static bool rule_equal(const struct fp_rule *a, const struct fp_rule *b)
-{
-	return a->nth == b->nth && a->every == b->every && a->times == b->times &&
-	       a->probability_ppm == b->probability_ppm && a->seed == b->seed &&
-	       a->space == b->space && a->window == b->window && a->from == b->from &&
-	       a->to == b->to && a->observe == b->observe;
-}
-
-static bool value_equal(const struct pressure_value *a, const struct pressure_value *b)
-{
-	return a->set == b->set && a->percent == b->percent && a->v == b->v;
-}
-
-static bool step_equal(const struct pressure_step *a, const struct pressure_step *b)
-{
-	return a->by_time == b->by_time && a->at == b->at && value_equal(&a->commit, &b->commit) &&
-	       value_equal(&a->lockable, &b->lockable) && a->contiguous_set == b->contiguous_set &&
-	       a->max_contiguous == b->max_contiguous;
-}
-
-static bool plan_equal(const struct fault_plan *a, const struct fault_plan *b)
-{
-	for (int p = 0; p < FP_NPOINTS; p++)
-		if (a->armed[p] != b->armed[p] || (a->armed[p] && !rule_equal(&a->rule[p], &b->rule[p])))
-			return false;
-	if (a->nsteps != b->nsteps)
-		return false;
-	for (size_t i = 0; i < a->nsteps; i++)
-		if (!step_equal(&a->steps[i], &b->steps[i]))
-			return false;
-	return true;
-}
-
 /* Keep @s on one line: records and comments are line based. */
 void campaign_one_line(char *s)
 {
@@ -135,7 +102,7 @@ int campaign_faults_write(const struct campaign *c, const struct camp_job *j, ch
 	if (rc)
 		goto out;
 	rc = fault_plan_load(path, &back, lerr, sizeof(lerr));
-	if (!rc && !plan_equal(&back, &r->plan))
+	if (!rc && !fault_plan_equal(&back, &r->plan))
 		rc = -EPROTO;
 	fault_plan_free(&back);
 	if (rc == -EPROTO || rc == -EINVAL)

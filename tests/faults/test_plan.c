@@ -220,3 +220,27 @@ Test(plan, fail_nth_arms_one_point_for_one_hit)
 		cr_assert_eq(plan.rule[q].seed, 77);
 	fault_plan_free(&plan);
 }
+
+/* Equal plans compare equal; a change in a rule, an armed point or a step does not. */
+Test(plan, equal_plans_and_what_makes_them_differ)
+{
+	struct pressure_step steps[2] = { { .at = 500 }, { .at = 900 } };
+	struct fault_plan a = { 0 }, b = { 0 };
+	int p = fp_point_lookup("fbsave/pin");
+
+	cr_assert(fault_plan_equal(&a, &b));
+	cr_assert_eq(fault_plan_fail_nth(&a, "fbsave/pin:3"), 0);
+	cr_assert_not(fault_plan_equal(&a, &b), "an armed point");
+	cr_assert_eq(fault_plan_fail_nth(&b, "fbsave/pin:3"), 0);
+	cr_assert(fault_plan_equal(&a, &b));
+	b.rule[p].seed = 9;
+	cr_assert_not(fault_plan_equal(&a, &b), "a rule's seed");
+	b.rule[p].seed = a.rule[p].seed;
+	a.steps = steps;
+	a.nsteps = 2;
+	b.steps = steps;
+	b.nsteps = 1;
+	cr_assert_not(fault_plan_equal(&a, &b), "a step fewer");
+	b.nsteps = 2;
+	cr_assert(fault_plan_equal(&a, &b));
+}
