@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "sim_internal.h"
 
 /*
@@ -28,15 +29,8 @@ static int sim_runs_add(struct sim *s, pa_t pa, uint64_t len)
 		last->len += len;
 		return 0;
 	}
-	if (s->nruns == s->runs_cap) {
-		size_t cap = s->runs_cap ? s->runs_cap * 2 : 64;
-		struct sim_run *runs = realloc(s->runs, cap * sizeof(*runs));
-
-		if (!runs)
-			return -ENOMEM;
-		s->runs = runs;
-		s->runs_cap = cap;
-	}
+	if (array_reserve(&s->runs, &s->runs_cap, s->nruns, sizeof(*s->runs)))
+		return -ENOMEM;
 	s->runs[s->nruns++] = (struct sim_run){ pa, len };
 	return 0;
 }
