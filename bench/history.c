@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -509,4 +510,66 @@ int history_noise(const char *benchmark, const char *metric, struct series_noise
 	out->sigma = sqrt(fmax(0, (sum2 - sum * sum / (double)n) / (double)(n - 1)));
 	out->revisions = n;
 	return 0;
+}
+
+/* One side of a comparison from a file or a folder of run files. */
+static int side_files(const char *what, struct sample_set *set, char *err, size_t errlen)
+{
+	struct runfile_set fs = { 0 };
+	int rc = runfile_read_path(what, &fs, err, errlen);
+
+	for (size_t i = 0; !rc && i < fs.n; i++)
+		rc = sample_set_add_run(set, &fs.r[i]);
+	if (!rc && !fs.n) {
+		snprintf(err, errlen, "%s: no run file in it", what);
+		rc = -ENOENT;
+	}
+	runfile_set_free(&fs);
+	return rc;
+}
+
+int compare_sides_load(struct compare_sides *cs, struct store *s, char *const sides[2],
+		       struct compare_opts *o, char *err, size_t errlen)
+{
+	const struct history_opts ho = HISTORY_OPTS_DEFAULT;
+	int rc;
+
+	memset(cs, 0, sizeof(*cs));
+	if (!s) {
+		rc = side_files(sides[0], &cs->before, err, errlen);
+		if (!rc)
+			rc = side_files(sides[1], &cs->after, err, errlen);
+		/* two files of two benchmarks: the user compares them on purpose */
+		if (!rc && sample_set_benchmarks(&cs->before, &cs->across[0]) == 1 &&
+		    sample_set_benchmarks(&cs->after, &cs->across[1]) == 1 &&
+		    strcmp(cs->across[0], cs->across[1]))
+			o->across = true;
+		else
+			cs->across[0] = cs->across[1] = NULL;
+		return rc;
+	}
+	for (int i = 0; i < 2; i++) {
+		rc = store_rev_resolve(s, sides[i], cs->rev[i], sizeof(cs->rev[i]), err, errlen);
+		if (rc)
+			return rc;
+	}
+	rc = history_samples(s, cs->rev[0], cs->rev[1], &cs->before, &cs->after);
+	if (!rc)
+		rc = history_load(s, &ho, &cs->h);
+	if (rc) {
+		snprintf(err, errlen, "%s", *store_error(s) ? store_error(s) : strerror(-rc));
+		return rc;
+	}
+	cs->nc = (struct history_noise_ctx){ &cs->h, cs->rev[0], cs->rev[1] };
+	o->noise = history_noise;
+	o->noise_ctx = &cs->nc;
+	o->code_tracked = true;
+	return 0;
+}
+
+void compare_sides_free(struct compare_sides *cs)
+{
+	sample_set_free(&cs->before);
+	sample_set_free(&cs->after);
+	history_free(&cs->h);
 }

@@ -166,4 +166,34 @@ struct history_noise_ctx {
  */
 int history_noise(const char *benchmark, const char *metric, struct series_noise *out, void *ctx);
 
+/* The two sides of a comparison, from a store's revisions or from run files. */
+struct compare_sides {
+	struct sample_set before, after;
+	struct history h;            /* from a store: for the noise of measured series */
+	struct history_noise_ctx nc;
+	char rev[2][128];            /* from a store: the revisions as stored */
+	const char *across[2];       /* two files of two different benchmarks: their names */
+};
+
+/**
+ * compare_sides_load() - what `gpuiso compare` compares: with a store, the
+ * runs of two revisions and the history whose noise judges measured series
+ * (set into @o); without, the run files and folders given, and whether they
+ * are two different benchmarks compared on purpose (@o->across).
+ * @cs: out: the sides (zeroed first); compare_sides_free() it.
+ * @s: a store, or NULL for run files.
+ * @sides: two revisions (with @s), or two files or folders.
+ * @o: in/out: the options the comparison takes.
+ * @err: out: why not.
+ * @errlen: size of @err.
+ *
+ * Return: 0, -ENOENT (an unknown revision, no run file), -EINVAL (a refused
+ * run file), -ENOMEM, or a store's error.
+ */
+int compare_sides_load(struct compare_sides *cs, struct store *s, char *const sides[2],
+		       struct compare_opts *o, char *err, size_t errlen);
+
+/** compare_sides_free() - free both sides and the history. @cs: loaded, or zeroed. */
+void compare_sides_free(struct compare_sides *cs);
+
 #endif

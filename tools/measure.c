@@ -237,47 +237,6 @@ const char compare_usage[] =
 	"  the Benjamini-Hochberg adjustment, and a change of at least PCT percent (20); with\n"
 	"  fewer samples only an explicit --threshold judges them. Exits 1 when a series got worse.";
 
-/* One side of a comparison from files and folders. */
-static int side_files(char *what, struct sample_set *set)
-{
-	struct runfile_set fs = { 0 };
-	int rc = read_paths("compare", &what, 1, &fs);
-
-	for (size_t i = 0; !rc && i < fs.n; i++)
-		rc = sample_set_add_run(set, &fs.r[i]);
-	if (!rc && !fs.n) {
-		fprintf(stderr, "gpuiso: compare: %s: no run file in it\n", what);
-		rc = -ENOENT;
-	}
-	runfile_set_free(&fs);
-	return rc;
-}
-
-/* Two revisions of a store: their runs, and the history for the noise of measured series. */
-static int sides_db(struct store *s, const char *db, char *const revs[2], struct sample_set *before,
-		    struct sample_set *after, struct history *h, struct history_noise_ctx *nc,
-		    char full[2][128])
-{
-	const struct history_opts ho = HISTORY_OPTS_DEFAULT;
-	char err[512];
-	int rc;
-
-	for (int i = 0; i < 2; i++) {
-		rc = store_rev_resolve(s, revs[i], full[i], sizeof(full[i]), err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "gpuiso: compare: %s\n", err);
-			return rc;
-		}
-	}
-	rc = history_samples(s, full[0], full[1], before, after);
-	if (!rc)
-		rc = history_load(s, &ho, h);
-	if (rc)
-		store_failed("compare", db, s, rc);
-	*nc = (struct history_noise_ctx){ h, full[0], full[1] };
-	return rc;
-}
-
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -287,13 +246,11 @@ int cmd_compare(int argc, char **argv)
 		{ 0 },
 	};
 	struct compare_opts o = { .alpha = 0.05, .threshold = METRIC_MEASURED_THRESHOLD };
-	struct sample_set before = { 0 }, after = { 0 };
-	struct history h = { 0 };
-	struct history_noise_ctx nc;
+	struct compare_sides cs;
 	struct compare_row *rows = NULL;
-	const char *db = NULL, *one_before, *one_after;
-	char full[2][128];
+	const char *db = NULL;
 	struct store *s = NULL;
+	char err[2048] = "";
 	size_t nrows = 0, regressions;
 	int opt, rc;
 
@@ -324,27 +281,17 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return usage_error(compare_usage, "%s", "two sides to compare, please");
-	if (db) {
-		rc = open_store("compare", db, &s);
-		if (rc)
-			return rc;
-		rc = sides_db(s, db, argv + optind, &before, &after, &h, &nc, full);
-		o.noise = history_noise;
-		o.noise_ctx = &nc;
-		o.code_tracked = true;
-	} else {
-		rc = side_files(argv[optind], &before);
-		if (!rc)
-			rc = side_files(argv[optind + 1], &after);
-		/* two files of two benchmarks: the user compares them on purpose */
-		if (!rc && sample_set_benchmarks(&before, &one_before) == 1 &&
-		    sample_set_benchmarks(&after, &one_after) == 1 && strcmp(one_before, one_after)) {
-			printf("comparing two benchmarks: before is %s, after is %s\n", one_before, one_after);
-			o.across = true;
-		}
-	}
+	if (db && (rc = open_store("compare", db, &s)))
+		return rc;
+	rc = compare_sides_load(&cs, s, argv + optind, &o, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "gpuiso: compare: %s%s", err,
+			err[0] && err[strlen(err) - 1] == '\n' ? "" : "\n");
+	else if (o.across)
+		printf("comparing two benchmarks: before is %s, after is %s\n", cs.across[0],
+		       cs.across[1]);
 	if (!rc)
-		rc = compare_sets(&before, &after, &o, &rows, &nrows);
+		rc = compare_sets(&cs.before, &cs.after, &o, &rows, &nrows);
 	if (!rc && o.glob && !nrows) {
 		/* a mistyped glob must not pass a gate as "no regression" */
 		fprintf(stderr, "gpuiso: compare: --metric '%s' matches no metric of either side\n",
@@ -358,9 +305,7 @@ int cmd_compare(int argc, char **argv)
 		rc = exit_for(rc);
 	}
 	free(rows);
-	sample_set_free(&before);
-	sample_set_free(&after);
-	history_free(&h);
+	compare_sides_free(&cs);
 	store_close(s);
 	return rc;
 }
