@@ -14,17 +14,6 @@
  * and enablement at start (registry) or at the first secure VM (staging key).
  */
 
-void adapter_error(struct adapter *a, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (a->nerrors == CORE_MAX_ERRORS)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(a->errors[a->nerrors++], sizeof(a->errors[0]), fmt, ap);
-	va_end(ap);
-}
-
 static void start_failed(struct adapter *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

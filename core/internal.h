@@ -235,6 +235,8 @@ void viol(struct core *c, enum core_violation_code code, const char *fmt, ...)
  * counted, logged loudly with the event, the first kept for the report.
  */
 void internal_error(struct core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A finding about an adapter that does not stop it (at most CORE_MAX_ERRORS kept). */
+void adapter_error(struct adapter *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A violation about one handle (HANDLE_LEAK): it carries @h. */
 void viol_handle(struct core *c, enum core_violation_code code, core_handle_t h, const char *fmt,
 		 ...) __attribute__((format(printf, 4, 5)));
@@ -279,7 +281,7 @@ struct adapter *adapter_get(struct core *c, unsigned int adapter);
 int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys);
 void stale_check(struct core *c);
 
-/* mem.c: pages */
+/* pages.c: the pages behind a handle */
 enum pages_flag {
 	PG_CONTIGUOUS = 1, /* one physically contiguous run */
 	PG_LOCK = 2,       /* lock the pages too */
@@ -295,8 +297,6 @@ int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct
 pa_t pages_pa(const struct pages *pg, uint64_t offset);
 int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf, uint64_t len,
 	     bool write);
-void obj_destroy(struct core *c, core_handle_t h);
-int obj_map(struct core *c, struct adapter *a, struct hobj *o);
 
 /*
  * The domain, in the order its files build on each other: idmap.c (1:1
@@ -336,10 +336,13 @@ void reserved_unmap(struct core *c, struct adapter *a);
 int dom_enable(struct core *c, struct adapter *a, bool mappings, bool attach);
 void dom_teardown(struct core *c, struct adapter *a);
 
+/* mem.c: objects behind handles, mapped for the device (then pmo.c, vidmm.c, fbsave.c) */
+void obj_destroy(struct core *c, core_handle_t h);
+int obj_map(struct core *c, struct adapter *a, struct hobj *o);
+
 /* adapter.c */
 int adapter_start(struct core *c, struct adapter *a);
 void adapter_stop(struct core *c, struct adapter *a);
-void adapter_error(struct adapter *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* fbsave.c */
 int fb_init(struct core *c, struct adapter *a, char *why, size_t len);

@@ -86,6 +86,18 @@ void viol_handle(struct core *c, enum core_violation_code code, core_handle_t h,
 	va_end(ap);
 }
 
+/* A finding about an adapter that does not stop it: scenario explain's notes. */
+void adapter_error(struct adapter *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->nerrors == CORE_MAX_ERRORS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(a->errors[a->nerrors++], sizeof(a->errors[0]), fmt, ap);
+	va_end(ap);
+}
+
 void internal_error(struct core *c, const char *fmt, ...)
 {
 	char detail[sizeof(c->first_internal.detail)];

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The include checker against a tree made here: a clean tree passes, and each
-wrong edge (an upward one, a leaf beyond common/, a header cycle) is reported
+wrong edge (an upward one, a leaf beyond common/, a header cycle, a core/ file
+calling one after it) is reported
 at its FILE:LINE with exit status 1."""
 import os
 import subprocess
@@ -25,7 +26,8 @@ def tree(files):
 clean = {
     "common/a.h": "#pragma once\n",
     "hw/b.h": '#include "common/a.h"\n',
-    "core/c.c": '#include "hw/b.h"\n#include "common/a.h"\n',
+    "core/mem.c": '#include "hw/b.h"\n#include "common/a.h"\nint obj_map(void)\n{\n\treturn pages_pa();\n}\n',
+    "core/pages.c": 'int pages_pa(void)\n{\n\treturn 0;\n}\n',
     "replay/d.c": '#include "core/c.h"\n#include "bench/results.h"\n',
     "core/c.h": "#pragma once\n",
     "bench/results.h": '#include "common/a.h"\n',
@@ -38,11 +40,15 @@ bad.update({
     "bench/model.c": '#include "core/c.h"\n',                         # a leaf on the model: line 1
     "core/x.h": '#include "core/y.h"\n',
     "core/y.h": '\n#include "core/x.h"\n',                            # a cycle
+    "core/pages.c": 'int pages_pa(void)\n{\n\t/* obj_map() is mentioned */\n\treturn obj_map();\n}\n',
+    "core/stray.c": "",                                                # a file of no place
 })
 want = [
     "hw/up.c:3: hw/ (layer 2) includes core/c.h from core/ (layer 3): an upward edge",
     "bench/model.c:1: bench/ depends on common/ alone, not on core/ (core/c.h)",
     "an include cycle: core/x.h -> core/y.h -> core/x.h",
+    "core/pages.c:4: calls obj_map() of core/mem.c, which comes after it",
+    "core/stray.c:1: not in include-check's CORE_ORDER",
 ]
 failed = 0
 r = subprocess.run(checker + [tree(clean)], capture_output=True, text=True)
