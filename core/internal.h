@@ -16,6 +16,12 @@ struct pages {
 	bool owned;         /* frames belong to this object (freed with it) */
 };
 
+/**
+ * pg_runs() - the runs of frames behind some pages.
+ * @pg: the pages.
+ *
+ * Return: the array of @pg's pg->runs.n runs, in page order.
+ */
 static inline const struct phys_run *pg_runs(const struct pages *pg)
 {
 	return phys_runs_array(&pg->runs);
@@ -178,16 +184,29 @@ struct adapter {
 	struct transition xfer;
 };
 
-/* DXGK_MEMORY_CACHING_TYPE defines three values; a driver passing another is refused. */
+/**
+ * cache_type_valid() - whether a driver's caching type is one WDDM defines.
+ * @cache: the value the driver passed.
+ *
+ * DXGK_MEMORY_CACHING_TYPE defines three values; a driver passing another
+ * is refused.
+ *
+ * Return: true for CACHE_NONCACHED, CACHE_CACHED or CACHE_WRITECOMBINED.
+ */
 static inline bool cache_type_valid(enum cache_type cache)
 {
 	return (unsigned int)cache <= CACHE_WRITECOMBINED;
 }
 
-/*
+/**
+ * adapter_wddm30_memory() - whether the driver uses the WDDM 3.0 memory services.
+ * @a: the adapter, its caps queried.
+ *
  * A WDDM 3.0 driver that reports IOMMU linear remapping (DXGK_IOMMU_CAPS)
  * says it supports and uses the WDDM 3.0 memory services, whatever mode it
  * runs in: the WDDM 2.4 memory callbacks are deprecated for it.
+ *
+ * Return: true when the WDDM 2.4 memory callbacks are deprecated for @a.
  */
 static inline bool adapter_wddm30_memory(const struct adapter *a)
 {
@@ -228,36 +247,143 @@ struct core {
 };
 
 /* verifier.c */
+
+/**
+ * viol() - record a violation of the driver at the current event.
+ * @c: the core.
+ * @code: what kind of violation.
+ * @fmt: printf format of its detail, then its arguments.
+ *
+ * Logged and kept for the report; after a bugcheck nothing more is
+ * recorded. A violation lost to ENOMEM is logged as such.
+ */
 void viol(struct core *c, enum core_violation_code code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/*
- * An impossible state of the model (a bug of gpuiso, not of the driver):
- * counted, logged loudly with the event, the first kept for the report.
+/**
+ * internal_error() - record an impossible state of the model.
+ * @c: the core.
+ * @fmt: printf format of the detail, then its arguments.
+ *
+ * A bug of gpuiso, not of the driver: counted, logged loudly with the
+ * event, the first kept for the report (core_internal_errors()).
  */
 void internal_error(struct core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A finding about an adapter that does not stop it (at most CORE_MAX_ERRORS kept). */
+/**
+ * adapter_error() - note a finding about the adapter that does not stop it
+ * (scenario explain's notes).
+ * @a: the adapter; past CORE_MAX_ERRORS, notes are dropped.
+ * @fmt: printf format, then its arguments.
+ */
 void adapter_error(struct adapter *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A violation about one handle (HANDLE_LEAK): it carries @h. */
+/**
+ * viol_handle() - record a violation about one handle, as viol() does.
+ * @c: the core.
+ * @code: what kind of violation (HANDLE_LEAK).
+ * @h: the handle the violation carries.
+ * @fmt: printf format of its detail, then its arguments.
+ */
 void viol_handle(struct core *c, enum core_violation_code code, core_handle_t h, const char *fmt,
 		 ...) __attribute__((format(printf, 4, 5)));
+/**
+ * vec_push() - append one element to a growable array.
+ * @v: the array; v->elem is the size of an element.
+ * @elem: the element; v->elem bytes copied.
+ *
+ * Return: 0, or -ENOMEM (@v unchanged).
+ */
 int vec_push(struct vec *v, const void *elem);
+/**
+ * vec_free() - free a growable array's elements and empty it.
+ * @v: the array; v->elem is kept, so it can be used again.
+ */
 void vec_free(struct vec *v);
 
 /* handle.c */
+
+/**
+ * handle_new() - a new live handle and its empty object.
+ * @c: the core.
+ * @kind: the object's kind.
+ * @adapter: the adapter it belongs to.
+ * @h: out: the handle (never 0).
+ * @obj: out: its object, pages and mapping empty.
+ *
+ * Takes the lowest free slot, so the slots two runs use depend only on
+ * which objects are live; the slot's generation moves on.
+ *
+ * Return: 0; -ENOSPC when every index is taken, -ENOMEM.
+ */
 int handle_new(struct core *c, enum hkind kind, unsigned int adapter, core_handle_t *h,
 	       struct hobj **obj);
+/**
+ * handle_peek() - the object of a live handle, silently.
+ * @c: the core.
+ * @h: the handle.
+ *
+ * Return: the object, or NULL for 0, a handle never given or one freed
+ * since (its generation no longer matches). Records nothing.
+ */
 struct hobj *handle_peek(struct core *c, core_handle_t h);
+/**
+ * handle_get() - the object of a handle a driver passed, checked.
+ * @c: the core.
+ * @h: the handle.
+ * @kind: the kind it must be.
+ * @adapter: the adapter it must belong to.
+ * @what: the callback's name, for the violation.
+ *
+ * Return: the object, or NULL with a BAD_HANDLE violation recorded when @h
+ * is not live, not of @kind or of another adapter.
+ */
 struct hobj *handle_get(struct core *c, core_handle_t h, enum hkind kind, unsigned int adapter,
 			const char *what);
+/**
+ * handle_any() - the object of a live handle of any kind and adapter.
+ * @c: the core.
+ * @h: the handle.
+ * @what: the operation's name, for the violation.
+ *
+ * For operations that only need its pages.
+ *
+ * Return: the object, or NULL with a BAD_HANDLE violation recorded when @h
+ * is not live.
+ */
 struct hobj *handle_any(struct core *c, core_handle_t h, const char *what);
+/**
+ * handle_release() - free a handle's slot for reuse.
+ * @c: the core.
+ * @h: the handle; one not live is ignored.
+ *
+ * Frees the object's run array only: unmap and free its pages first
+ * (obj_destroy() does all of it). @h no longer resolves afterwards.
+ */
 void handle_release(struct core *c, core_handle_t h);
+/**
+ * handle_table_free() - free a handle table and empty it.
+ * @ht: the table; the objects' pages are not freed.
+ */
 void handle_table_free(struct handle_table *ht);
+/**
+ * hkind_name() - a handle kind as the violations name it.
+ * @kind: the kind.
+ *
+ * Return: a static string ("MDL", "CPU view"...), "?" for an unknown kind.
+ */
 const char *hkind_name(enum hkind kind);
 
-/*
+/**
+ * kmd_at_passive() - call a power DDI of the KMD at PASSIVE_LEVEL.
+ * @c: the core.
+ * @ddi: the DDI (set_power_state of the merged KMD ops).
+ * @adapter: the logical adapter.
+ * @phys: the physical adapter.
+ * @state: the power state asked for.
+ *
  * Dxgkrnl calls DxgkDdiSetPowerState at PASSIVE_LEVEL, whatever level the
  * driver's DPCs had reached: the callbacks the KMD makes from it are judged
  * there, and the trace's level is back afterwards.
+ *
+ * Return: what @ddi returns.
  */
 static inline int kmd_at_passive(struct core *c,
 				 int (*ddi)(struct core *, void *, unsigned int, unsigned int,
@@ -274,11 +400,63 @@ static inline int kmd_at_passive(struct core *c,
 }
 
 /* gate.c: every driver callback starts here */
+
+/**
+ * cb_enter() - the gate every driver callback passes.
+ * @c: the core.
+ * @adapter: the adapter the callback names.
+ * @name: the callback's name, for violations.
+ * @out: out: the adapter, when the call may go on.
+ *
+ * Checks the IRQL (PASSIVE or APC only: a violation, and from WDDM 3.2 a
+ * bugcheck), exclusive access (no callback between Begin and
+ * EndExclusiveAccess: CB_IN_EXCLUSIVE) and a started adapter.
+ *
+ * Return: 0; -ESHUTDOWN after a bugcheck, -ENODEV for an unknown or
+ * stopped adapter, -EPERM for a bugcheck now or a call in exclusive access.
+ */
 int cb_enter(struct core *c, unsigned int adapter, const char *name, struct adapter **out);
+/**
+ * cb_handle() - cb_enter() and handle_get(): the start of a callback on a handle.
+ * @c: the core.
+ * @adapter: the adapter the callback names.
+ * @name: the callback's name, for violations.
+ * @h: the handle passed.
+ * @kind: the kind it must be.
+ * @a: out: the adapter.
+ * @rc: out: 0, cb_enter()'s error, or -EINVAL for a bad handle.
+ *
+ * Return: the handle's object, or NULL with *@rc set.
+ */
 struct hobj *cb_handle(struct core *c, unsigned int adapter, const char *name, core_handle_t h,
 		       enum hkind kind, struct adapter **a, int *rc);
+/**
+ * adapter_get() - a logical adapter by index.
+ * @c: the core.
+ * @adapter: the index.
+ *
+ * Return: the adapter, or NULL when out of range.
+ */
 struct adapter *adapter_get(struct core *c, unsigned int adapter);
+/**
+ * hw_err_pop() - move the faults the backend queued into the record.
+ * @c: the core.
+ * @a: the adapter a fault is charged to unless its device says otherwise.
+ * @phys: likewise its physical adapter.
+ *
+ * A fault whose device belongs to another physical adapter is recorded
+ * against that one. A fault lost to ENOMEM is logged.
+ *
+ * Return: how many faults were taken.
+ */
 int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys);
+/**
+ * stale_check() - record DMA through stale IOTLB entries since the last check.
+ * @c: the core.
+ *
+ * An access an IOTLB entry translated after its PTE was cleared (unmap
+ * without flush) broke isolation: a STALE_TRANSLATION violation.
+ */
 void stale_check(struct core *c);
 
 /* pages.c: the pages behind a handle */
@@ -287,14 +465,89 @@ enum pages_flag {
 	PG_LOCK = 2,       /* lock the pages too */
 	PG_CHARGED = 4,    /* commit charge was taken in advance: take none */
 };
+/**
+ * pages_alloc() - frames for @bytes, rounded up to pages, owned by @pg.
+ * @c: the core.
+ * @pg: empty pages; filled.
+ * @bytes: size; not 0.
+ * @flags: PG_CONTIGUOUS, PG_LOCK, PG_CHARGED (enum pages_flag).
+ *
+ * Takes commit charge (unless PG_CHARGED) and locks (PG_LOCK) first; the
+ * failure points mem/commit and mem/lock apply.
+ *
+ * Return: 0; -EINVAL for 0 bytes, -ENOMEM (no charge, lock or frames).
+ * Nothing is held on an error.
+ */
 int pages_alloc(struct core *c, struct pages *pg, uint64_t bytes, unsigned int flags);
+/**
+ * pages_copy() - copy bytes between two sets of pages in system memory.
+ * @c: the core.
+ * @dst: the destination pages.
+ * @dst_off: byte offset in @dst.
+ * @src: the source pages.
+ * @src_off: byte offset in @src.
+ * @len: bytes.
+ * @stream: copy with streaming stores (a large copy the CPU will not read).
+ *
+ * Return: 0; -ERANGE when either range leaves its pages, or the error of
+ * sparse_copy() (-ENOMEM).
+ */
 int pages_copy(struct core *c, const struct pages *dst, uint64_t dst_off,
 	       const struct pages *src, uint64_t src_off, uint64_t len, bool stream);
+/**
+ * pages_free() - give back all @pg holds and empty it.
+ * @c: the core.
+ * @pg: the pages: their frames if owned, their lock and commit charge.
+ *
+ * Does not unmap them: dom_unmap() first.
+ */
 void pages_free(struct core *c, struct pages *pg);
+/**
+ * pages_lock() - lock @bytes more for @pg.
+ * @c: the core.
+ * @pg: the pages the lock is counted in (freed with them).
+ * @bytes: bytes to lock.
+ *
+ * Return: 0; -ENOMEM at the lockable limit or an injected mem/lock failure.
+ */
 int pages_lock(struct core *c, struct pages *pg, uint64_t bytes);
+/**
+ * pages_unlock() - release every byte @pg holds locked.
+ * @c: the core.
+ * @pg: the pages.
+ */
 void pages_unlock(struct core *c, struct pages *pg);
+/**
+ * pages_slice() - describe part of some pages without owning it.
+ * @src: the pages sliced.
+ * @offset: byte offset in @src; page aligned.
+ * @bytes: size, rounded up to pages; not 0.
+ * @dst: out: pages over the same frames, not owned and not charged.
+ *
+ * Return: 0; -ERANGE for a misaligned, empty or too long slice, -ENOMEM
+ * (@dst empty then).
+ */
 int pages_slice(const struct pages *src, uint64_t offset, uint64_t bytes, struct pages *dst);
+/**
+ * pages_pa() - the physical address of a byte of some pages.
+ * @pg: the pages.
+ * @offset: byte offset in them.
+ *
+ * Return: its physical address, or (pa_t)-1 beyond the pages.
+ */
 pa_t pages_pa(const struct pages *pg, uint64_t offset);
+/**
+ * pages_rw() - CPU read or write of some pages' system memory.
+ * @c: the core.
+ * @pg: the pages.
+ * @offset: byte offset in them.
+ * @buf: the CPU side of the copy.
+ * @len: bytes.
+ * @write: true: @buf -> memory; false: memory -> @buf.
+ *
+ * Return: 0; -ERANGE when the range leaves the pages, or the error of
+ * sparse_read()/sparse_write() (-ENOMEM).
+ */
 int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf, uint64_t len,
 	     bool write);
 
@@ -306,50 +559,303 @@ int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf,
  */
 
 /* idmap.c: one reference count per page frame mapped 1:1 */
+
+/**
+ * idmap_get() - count one more reference to each frame of [pfn, pfn+n).
+ * @im: the counts.
+ * @pfn: first page frame number.
+ * @n: frames; 0 does nothing.
+ *
+ * Return: 0, or -ENOMEM (nothing counted then).
+ */
 int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n);
+/**
+ * idmap_put() - drop one reference to each frame of [pfn, pfn+n).
+ * @im: the counts.
+ * @pfn: first page frame number.
+ * @n: frames.
+ *
+ * Return: the frames that had no reference to drop (0 when all is well).
+ */
 uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n);
+/**
+ * idmap_stretch() - how far a run of frames with zero, or non-zero, counts goes.
+ * @im: the counts.
+ * @pfn: first page frame number.
+ * @n: frames to look at, at most.
+ * @zero: look for frames whose count is zero (else non-zero).
+ *
+ * Return: the frames from @pfn on, up to @n, that are all of that kind.
+ */
 uint64_t idmap_stretch(const struct idmap *im, uint64_t pfn, uint64_t n, bool zero);
+/**
+ * idmap_free() - free all counts and empty @im.
+ * @im: the counts.
+ */
 void idmap_free(struct idmap *im);
+/**
+ * idmap_digest() - fold the counts into a digest.
+ * @im: the counts.
+ * @h: the digest so far.
+ *
+ * Equal counts give equal digests however they are held (per chunk or per
+ * frame).
+ *
+ * Return: the new digest.
+ */
 uint64_t idmap_digest(const struct idmap *im, uint64_t h);
 
 /* domain.c: mappings */
+
+/**
+ * dom_hw_map() - one map call of the backend in the adapter's domain.
+ * @c: the core.
+ * @a: the adapter.
+ * @iova: device address.
+ * @pa: physical address.
+ * @bytes: size.
+ * @perm: HW_PERM_* and HW_MAP_4K.
+ *
+ * Return: 0, -ENOMEM for an injected iommu/map failure, or the backend's
+ * map error (see struct hw_ops).
+ */
 int dom_hw_map(struct core *c, struct adapter *a, iova_t iova, pa_t pa, uint64_t bytes,
 	       unsigned int perm);
+/**
+ * dom_hw_unmap() - one unmap call of the backend and its IOTLB flush.
+ * @c: the core.
+ * @a: the adapter.
+ * @iova: device address.
+ * @bytes: size.
+ *
+ * A failed unmap is logged; the flush is made all the same.
+ */
 void dom_hw_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t bytes);
+/**
+ * dom_map() - map some pages in the adapter's domain, if wanted and possible.
+ * @c: the core.
+ * @a: the adapter.
+ * @pg: the pages.
+ * @m: their mapping state; does nothing unless wanted, not yet mapped, and
+ *     the domain exists and has mappings.
+ *
+ * Logical mode takes an IOVA range (2 MiB aligned from 2 MiB up) and maps
+ * each run there; 1:1 mode maps each frame at its physical address once,
+ * reference counted.
+ *
+ * Return: 0; -ENOSPC when no IOVA range fits (or an injected iommu/iova
+ * failure), -ENOMEM, or a map error. Nothing is left mapped on an error.
+ */
 int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m);
+/**
+ * dom_unmap() - take some pages out of the adapter's domain, if mapped.
+ * @c: the core.
+ * @a: the adapter.
+ * @pg: the pages.
+ * @m: their mapping state; still wanted afterwards.
+ *
+ * An injected iommu/unmap failure leaves the entries in place (teardown
+ * finds them: MAPPING_LEAK). In 1:1 mode a frame is unmapped only when its
+ * last reference goes.
+ */
 void dom_unmap(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m);
+/**
+ * dom_iova() - the device address of a byte of some pages.
+ * @a: the adapter.
+ * @pg: the pages.
+ * @m: their mapping state.
+ * @offset: byte offset in the pages.
+ * @iova: out: the address.
+ *
+ * Return: 0; -ERANGE beyond the pages, -EINVAL in logical mode while they
+ * are not mapped (they have no logical address yet).
+ */
 int dom_iova(const struct adapter *a, const struct pages *pg, const struct dmap *m,
 	     uint64_t offset, iova_t *iova);
+/**
+ * dom_span() - how far device addresses run on contiguously.
+ * @a: the adapter.
+ * @pg: the pages.
+ * @m: their mapping state.
+ * @offset: byte offset in the pages.
+ *
+ * Return: the bytes from @offset whose device addresses are contiguous (to
+ * the end in logical mode, to the end of the run in 1:1); 0 beyond them.
+ */
 uint64_t dom_span(const struct adapter *a, const struct pages *pg, const struct dmap *m,
 		  uint64_t offset);
 
 /* exclusive.c: Begin/EndExclusiveAccess around every attach and detach */
+
+/**
+ * exclusive_begin() - suspend the scheduler and enter exclusive access.
+ * @c: the core.
+ * @a: the adapter.
+ *
+ * Waits for each physical adapter's queued work (recording its faults),
+ * then calls DxgkDdiBeginExclusiveAccess if the adapter is started. Work
+ * still queued after it is a WORK_IN_EXCLUSIVE violation.
+ *
+ * Return: the DMA count that exclusive_end() compares against.
+ */
 uint64_t exclusive_begin(struct core *c, struct adapter *a);
+/**
+ * exclusive_end() - leave exclusive access and resume the scheduler.
+ * @c: the core.
+ * @a: the adapter.
+ * @dma_before: what exclusive_begin() returned; any DMA since is a
+ *              DMA_IN_EXCLUSIVE violation.
+ */
 void exclusive_end(struct core *c, struct adapter *a, uint64_t dma_before);
+/**
+ * attach_all() - attach or detach every physical adapter, under exclusive access.
+ * @c: the core.
+ * @a: the adapter.
+ * @domain: the domain to attach, or CORE_NO_DOMAIN to detach.
+ *
+ * Return: 0, or the first attach error (-EIO when injected by
+ * domain/attach); those attached before it are detached again.
+ */
 int attach_all(struct core *c, struct adapter *a, uint32_t domain);
 
 /* reserved.c: hardware-reserved ranges, mapped before the attach */
+
+/**
+ * reserved_map() - query, validate and map each physical adapter's reserved ranges.
+ * @c: the core.
+ * @a: the adapter, its domain created.
+ *
+ * Each range is mapped read/write at its physical address in both modes (in
+ * logical mode taken out of the IOVA allocator first). A problem is also
+ * told with adapter_error().
+ *
+ * Return: 0; the KMD's query error, -ENOMEM, -EINVAL for a range that is
+ * misaligned, overlaps OS memory or lies above the logical limit, a range
+ * collision, or a map error. Nothing stays mapped on an error.
+ */
 int reserved_map(struct core *c, struct adapter *a);
+/**
+ * reserved_unmap() - unmap the reserved ranges reserved_map() mapped.
+ * @c: the core.
+ * @a: the adapter; in logical mode the ranges go back to the IOVA allocator.
+ */
 void reserved_unmap(struct core *c, struct adapter *a);
 
 /* enable.c: the IOMMUFlags steps, and teardown */
+
+/**
+ * dom_enable() - enable the IOMMU for an adapter as far as asked.
+ * @c: the core.
+ * @a: the adapter.
+ * @mappings: map the reserved ranges and everything the adapter was given so far.
+ * @attach: attach every physical adapter to the domain.
+ *
+ * Creates the domain first if there is none (1:1 mode unless the adapter
+ * remaps). Steps already done are skipped.
+ *
+ * Return: 0; -EIO for an injected adapter/enable failure, or the error of
+ * the step that failed. Everything done by this call is undone on an error.
+ */
 int dom_enable(struct core *c, struct adapter *a, bool mappings, bool attach);
+/**
+ * dom_teardown() - unmap everything, detach, and free the adapter's domain.
+ * @c: the core.
+ * @a: the adapter; nothing happens without a domain.
+ *
+ * Bytes still mapped after it all (an unmap that failed) are a
+ * MAPPING_LEAK violation.
+ */
 void dom_teardown(struct core *c, struct adapter *a);
 
 /* mem.c: objects behind handles, mapped for the device (then pmo.c, vidmm.c, fbsave.c) */
+/**
+ * obj_destroy() - unmap an object, free its pages and release its handle.
+ * @c: the core.
+ * @h: the handle; one not live is ignored.
+ */
 void obj_destroy(struct core *c, core_handle_t h);
+/**
+ * obj_map() - make an object's pages device-visible for as long as it lives.
+ * @c: the core.
+ * @a: the adapter whose domain maps them.
+ * @o: the object; its mapping becomes wanted, read/write.
+ *
+ * Mapped now if the domain has mappings, else when it gets them.
+ *
+ * Return: 0, or dom_map()'s error.
+ */
 int obj_map(struct core *c, struct adapter *a, struct hobj *o);
 
 /* adapter.c */
+
+/**
+ * adapter_start() - start a logical adapter as Dxgkrnl does.
+ * @c: the core.
+ * @a: the adapter.
+ *
+ * Queries the caps, decides remapping and the IOMMUFlags, sets up the save
+ * areas and segments, enables a remapping adapter's domain before
+ * DxgkDdiStartDevice, and the registry-forced enablement after it
+ * (AllowFailure lets the adapter run without it). Why it did not start goes
+ * to a->start_error.
+ *
+ * Return: 0; the caps query's or the KMD's error, -ENOTSUP when remapping
+ * is needed and the driver cannot do it, or the error of a setup step.
+ * What was set up is undone on an error.
+ */
 int adapter_start(struct core *c, struct adapter *a);
+/**
+ * adapter_stop() - stop a started adapter.
+ * @c: the core.
+ * @a: the adapter; one not started is left alone.
+ *
+ * Calls DxgkDdiStopDevice, reports and frees every handle left (HANDLE_LEAK),
+ * frees the segments and save areas and tears the domain down.
+ */
 void adapter_stop(struct core *c, struct adapter *a);
 
 /* fbsave.c */
+
+/**
+ * fb_init() - size the frame-buffer save areas and take their commit charge.
+ * @c: the core.
+ * @a: the adapter; only one reporting IOMMU isolation support is asked.
+ * @why: out: why it failed, on an error.
+ * @len: size of @why.
+ *
+ * Asks each physical adapter for its save size, places each reserve at the
+ * top of its VRAM (a shared section dealt out among them) and charges the
+ * total.
+ *
+ * Return: 0; the KMD's query error, -EINVAL for a size not a page multiple,
+ * larger than VRAM or against the shared mode's rules, -ENOMEM for the charge.
+ */
 int fb_init(struct core *c, struct adapter *a, char *why, size_t len);
+/**
+ * fb_fini() - free the save areas' frames and their commit charge.
+ * @c: the core.
+ * @a: the adapter.
+ */
 void fb_fini(struct core *c, struct adapter *a);
+/**
+ * fb_hash() - a digest of a physical adapter's VRAM reserve.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: the physical adapter.
+ *
+ * Return: the digest: what a restore must reproduce.
+ */
 uint64_t fb_hash(struct core *c, struct adapter *a, unsigned int phys);
 
 /* kmd.c */
+
+/**
+ * kmd_reference() - the reference KMD: a well-behaved driver.
+ *
+ * The base a scenario's KMD ops are merged over (c->kmd_merged).
+ *
+ * Return: its ops table; static.
+ */
 const struct kmd_ops *kmd_reference(void);
 
 #endif

@@ -95,53 +95,307 @@ struct sim {
 	struct hw_stats st;
 };
 
+/**
+ * to_sim() - the simulator a backend handle belongs to.
+ * @hw: the struct hw embedded in a struct sim (every sim_op_* receives one).
+ *
+ * Return: the struct sim around @hw.
+ */
 static inline struct sim *to_sim(struct hw *hw)
 {
 	return container_of(hw, struct sim, hw);
 }
 
 /* sim.c */
+
+/**
+ * sim_dom() - a live domain by its id.
+ * @s: the simulator.
+ * @id: domain id (1-based; 0 is passthrough).
+ *
+ * Return: the domain, or NULL for 0, an id out of range or a freed slot.
+ */
 struct sim_domain *sim_dom(struct sim *s, uint32_t id);
+/**
+ * sim_fault_push() - queue a fault record for fault_pop.
+ * @s: the simulator.
+ * @f: the fault; copied.
+ *
+ * Like the VT-d fault recording registers: when SIM_FAULTS records are
+ * queued already, @f is lost and only counted in faults_dropped.
+ */
 void sim_fault_push(struct sim *s, const struct hw_fault *f);
 
 /* pt.c: I/O page tables */
+
+/**
+ * sim_pt_init() - make @d a live, empty domain.
+ * @d: the domain slot; overwritten (its walk cache and shadow emptied).
+ *
+ * Return: 0, or -ENOMEM for the root table (@d stays a free slot then).
+ */
 int sim_pt_init(struct sim_domain *d);
+/**
+ * sim_pt_fini() - free every page table of @d and make it a free slot.
+ * @d: the domain; a free slot is fine.
+ */
 void sim_pt_fini(struct sim_domain *d);
+/**
+ * sim_pt_lookup() - walk the page tables for one page, as hardware would.
+ * @d: the domain.
+ * @iova: the address to translate.
+ * @levels: out: the table levels the walk visited (for the cost model).
+ *
+ * Counts nothing: the caller charges the walk if it is a hardware one.
+ *
+ * Return: the physical address of @iova's 4 KiB page with its HW_PERM_*
+ * bits (whatever the size of the leaf holding it), or 0 when unmapped.
+ */
 uint64_t sim_pt_lookup(struct sim_domain *d, iova_t iova, unsigned int *levels);
+/**
+ * sim_op_map() - the map op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @domain: the domain id.
+ * @iova: first address; page aligned.
+ * @pa: physical address it maps to; page aligned.
+ * @size: bytes; a page multiple, not 0.
+ * @perm: HW_PERM_* (at least one), and HW_MAP_4K for leaves unmap may cut.
+ *
+ * Uses the largest leaves alignment and size allow; checks the whole range
+ * before writing any entry.
+ *
+ * Return: 0; -ENOENT for an unknown domain, -EINVAL for misalignment or a
+ * bad @perm, -ERANGE beyond 48 bits or system memory, -EEXIST if any page
+ * is mapped already (nothing changed), -ENOMEM for a table (the leaves
+ * written are taken back).
+ */
 int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t size,
 	       unsigned int perm);
+/**
+ * sim_op_unmap() - the unmap op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @domain: the domain id.
+ * @iova: first address; page aligned.
+ * @size: bytes; a page multiple, not 0.
+ *
+ * The IOTLB is left alone: the domain's generation moves on, so entries
+ * filled before are checked against the tables when next used.
+ *
+ * Return: 0; -ENOENT for an unknown domain or a page not mapped, -EINVAL
+ * for misalignment or a large leaf to cut that was not mapped with
+ * HW_MAP_4K, -ERANGE beyond 48 bits, -ENOMEM for the tables of a split.
+ * Nothing is changed on an error.
+ */
 int sim_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size);
 
 /* iotlb.c */
+
+/**
+ * sim_iotlb_init() - allocate an empty IOTLB.
+ * @s: the simulator.
+ * @entries: its size; 0 for SIM_IOTLB_DEFAULT.
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int sim_iotlb_init(struct sim *s, unsigned int entries);
+/**
+ * sim_iotlb_fini() - free the IOTLB.
+ * @s: the simulator; calling it again is harmless.
+ */
 void sim_iotlb_fini(struct sim *s);
+/**
+ * sim_iotlb_lookup() - translate one page through the IOTLB.
+ * @s: the simulator.
+ * @id: the domain id, the entries' tag.
+ * @d: the domain @id names.
+ * @page: the page-aligned address to translate.
+ * @reach: out: the bytes from @page on that translate alike (to the end of
+ *         its leaf, or up to a page a smaller entry still holds).
+ *
+ * Looks for an entry of each leaf size; on a miss, walks the tables (counted)
+ * and fills an entry. An entry older than the last unmap is checked against
+ * the tables once and counted as a stale hit if it no longer matches; it is
+ * used all the same, as hardware would.
+ *
+ * Return: pa | HW_PERM_* of @page, or 0 when it is unmapped.
+ */
 uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova_t page,
 			  uint64_t *reach);
+/**
+ * sim_iotlb_large_mapped() - note large leaves just mapped.
+ * @s: the simulator.
+ * @id: the domain id.
+ * @d: the domain @id names.
+ * @iova: first address of the range mapped.
+ * @size: its bytes.
+ *
+ * If entries of smaller leaves of @id still lie in the range (a flush is
+ * missing), the range joins @d's shadow, where translations look for them.
+ */
 void sim_iotlb_large_mapped(struct sim *s, uint32_t id, struct sim_domain *d, iova_t iova,
 			    uint64_t size);
+/**
+ * sim_iotlb_drop_domain() - drop every entry of a domain, uncounted.
+ * @s: the simulator.
+ * @id: the domain id, before it is freed and can be reused.
+ */
 void sim_iotlb_drop_domain(struct sim *s, uint32_t id);
+/**
+ * sim_op_flush() - the flush op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @domain: the domain id; an unknown one is ignored.
+ * @iova: first address of the range.
+ * @size: its bytes (0: nothing); a range past the top stops there.
+ *
+ * Drops every entry of @domain whose leaf overlaps the range, counting each
+ * as an invalidation, and empties the domain's shadow once a flush covers it.
+ */
 void sim_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size);
 
 /* digest.c */
+
+/**
+ * sim_op_state_digest() - the state_digest op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ *
+ * Return: a digest of the domains' tables, the IOTLB, the devices (power,
+ * queued jobs, VRAM), the queued faults and the stale-hit count; the other
+ * counters are left out.
+ */
 uint64_t sim_op_state_digest(struct hw *hw);
 
 /* dma.c */
+
+/**
+ * sim_dma_job() - run one copy-engine job between VRAM and system memory.
+ * @s: the simulator.
+ * @dev: the device; a valid index (the caller checked it).
+ * @job: the job: direction, VRAM offset, IOVA and length.
+ *
+ * The whole transfer is translated before any byte moves.
+ *
+ * Return: 0; -EFAULT at the first blocked page (its fault queued, nothing
+ * copied), -ENOMEM.
+ */
 int sim_dma_job(struct sim *s, uint32_t dev, const struct hw_job *job);
+/**
+ * sim_op_dma() - the dma op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @dev: the device doing the transfer.
+ * @iova: the device address of the first byte.
+ * @buf: the CPU side: the source of a write, the destination of a read.
+ * @len: bytes.
+ * @write: true: @buf -> system memory; false: system memory -> @buf.
+ *
+ * Return: 0; -ENOENT for an unknown device, -EIO while it is off, -EFAULT
+ * at the first blocked page (its fault queued, no byte moved), -ENOMEM.
+ */
 int sim_op_dma(struct hw *hw, uint32_t dev, iova_t iova, void *buf, uint64_t len, bool write);
 
 /* gpu.c */
+
+/**
+ * sim_gpu_init() - a powered, idle GPU with empty VRAM.
+ * @dv: the device; overwritten.
+ * @vram_bytes: its VRAM size; 0 for a GPU without VRAM.
+ *
+ * Return: 0, or the error of sparse_init(): -EINVAL for a bad size, -ENOMEM.
+ */
 int sim_gpu_init(struct sim_dev *dv, uint64_t vram_bytes);
+/**
+ * sim_gpu_fini() - free a GPU's VRAM.
+ * @dv: the device.
+ */
 void sim_gpu_fini(struct sim_dev *dv);
+/**
+ * sim_op_vram_size() - the vram_size op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @dev: the device.
+ *
+ * Return: @dev's VRAM bytes, 0 for an unknown device.
+ */
 uint64_t sim_op_vram_size(struct hw *hw, uint32_t dev);
+/**
+ * sim_op_vram_rw() - the vram_rw op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @dev: the device.
+ * @off: offset in its VRAM.
+ * @buf: the CPU side of the copy.
+ * @len: bytes.
+ * @write: true: @buf -> VRAM; false: VRAM -> @buf.
+ *
+ * Return: 0; -ENOENT for an unknown device, -ERANGE outside its VRAM, -EIO
+ * while it is off, or the sparse store's error (-ENOMEM).
+ */
 int sim_op_vram_rw(struct hw *hw, uint32_t dev, uint64_t off, void *buf, uint64_t len,
 		   bool write);
+/**
+ * sim_op_vram_fill() - the vram_fill op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @dev: the device.
+ * @off: offset in its VRAM.
+ * @len: bytes to fill.
+ * @pattern: the bytes repeated.
+ * @plen: their count.
+ *
+ * Return: 0; -ENOENT, -ERANGE or -EIO as sim_op_vram_rw(), else the error of
+ * sparse_fill() (-EINVAL for an empty pattern, -ENOMEM).
+ */
 int sim_op_vram_fill(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len,
 		     const void *pattern, uint64_t plen);
+/**
+ * sim_op_vram_digest() - the vram_digest op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @dev: the device.
+ * @off: offset in its VRAM.
+ * @len: bytes digested.
+ * @digest: out: the digest, equal for equal content.
+ *
+ * Return: 0; -ENOENT, -ERANGE or -EIO as sim_op_vram_rw().
+ */
 int sim_op_vram_digest(struct hw *hw, uint32_t dev, uint64_t off, uint64_t len,
 		       uint64_t *digest);
+/**
+ * sim_op_power() - the power op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @dev: the device.
+ * @on: power it on, or off (its VRAM content is discarded).
+ *
+ * Return: 0 (also when already in that state); -ENOENT for an unknown
+ * device, -EBUSY to power off with jobs still queued.
+ */
 int sim_op_power(struct hw *hw, uint32_t dev, bool on);
+/**
+ * sim_op_gpu_submit() - the gpu_submit op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @dev: the device.
+ * @job: the copy job; copied.
+ *
+ * When the queue is full the oldest job runs first to make room; its error
+ * is kept for the next sim_op_gpu_wait().
+ *
+ * Return: 0; -ENOENT for an unknown device, -EINVAL for a bad direction,
+ * -ERANGE outside its VRAM, -EIO while it is off.
+ */
 int sim_op_gpu_submit(struct hw *hw, uint32_t dev, const struct hw_job *job);
+/**
+ * sim_op_gpu_wait() - the gpu_wait op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @dev: the device.
+ *
+ * Runs every queued job in order.
+ *
+ * Return: 0 if all jobs since the last wait succeeded, else the first
+ * one's error (-EFAULT for a blocked access); -ENOENT for an unknown device.
+ */
 int sim_op_gpu_wait(struct hw *hw, uint32_t dev);
+/**
+ * sim_op_gpu_pending() - the gpu_pending op of struct hw_ops (hw/iommu.h).
+ * @hw: the simulator.
+ * @dev: the device.
+ *
+ * Return: jobs queued on @dev and not yet run; 0 for an unknown device.
+ */
 unsigned int sim_op_gpu_pending(struct hw *hw, uint32_t dev);
 
 #endif
