@@ -28,8 +28,7 @@
 #include "faults/campaign/pool.h"
 
 /* Start run @job in a child process of its own, in slot @i. */
-static int spawn(const struct campaign *c, size_t job, struct pool *p, size_t i,
-		 struct camp_progress *pg)
+static int spawn(const struct campaign *c, size_t job, struct pool *p, size_t i)
 {
 	const struct camp_job *j = &c->jobs[job];
 	char path[CAMPAIGN_RUN_PATH_LEN];
@@ -40,9 +39,7 @@ static int spawn(const struct campaign *c, size_t job, struct pool *p, size_t i,
 		unlink(path);
 	if (!campaign_job_path(c, j, ".json", path, sizeof(path)))
 		unlink(path);
-	if (pg->f)
-		fflush(pg->f);
-	pid = pool_fork(p, i, job, "campaign-run");
+	pid = pool_fork(p, i, job, "campaign-run", ESRCH);
 	/* _exit: the parent's atexit handlers and buffers are not the child's */
 	if (!pid)
 		_exit(campaign_child_run(c, j, pool_beat(p, i)));
@@ -80,9 +77,9 @@ static int run_pool(const struct campaign *c, unsigned int jobs, struct camp_pro
 		    char *err, size_t errlen)
 {
 	struct reaping r = { .c = c, .pg = pg };
-	size_t next = next_job(c, 0), active = 0;
+	size_t next = next_job(c, 0);
 	struct pool p = { 0 };
-	int rc;
+	int rc, wrc;
 
 	rc = pool_init(&p, jobs, c->stall_timeout_s, c->run_timeout_s);
 	if (rc)
@@ -91,19 +88,25 @@ static int run_pool(const struct campaign *c, unsigned int jobs, struct camp_pro
 		for (size_t i = 0; i < jobs && !rc && next < c->njobs; i++) {
 			if (p.slots[i].pid)
 				continue;
-			rc = spawn(c, next, &p, i, pg);
+			rc = spawn(c, next, &p, i);
 			if (rc) {
 				/* the runs under way still finish; the rest wait for a resume */
 				snprintf(err, errlen, "campaign: cannot start run %s: %s", c->jobs[next].id,
 					 strerror(-rc));
 				break;
 			}
-			active++;
 			next = next_job(c, next + 1);
 		}
-		if (!active)
+		if (!p.running)
 			break;
-		active -= pool_wait(&p, reap, &r);
+		wrc = pool_wait(&p, reap, &r);
+		if (wrc) {
+			/* the runs under way have no outcome: a resume runs them again */
+			snprintf(err, errlen, "campaign: waiting for the runs: %s", strerror(-wrc));
+			pool_kill_all(&p);
+			rc = wrc;
+			break;
+		}
 	}
 	pool_fini(&p);
 	return rc;

@@ -28,6 +28,7 @@ struct pool {
 	struct pool_slot *slots;   /* n */
 	struct pollfd *pfd;        /* n */
 	size_t n;
+	size_t running;            /* slots taken */
 	struct watch watch;        /* slot i's child beats watch.beat[i] */
 };
 
@@ -63,16 +64,18 @@ void pool_fini(struct pool *p);
  * @i: the slot.
  * @job: what the child does, for the caller (pool_slot.job).
  * @name: the child's name in ps (at most 15 characters).
+ * @tie_exit: the child's exit status when it cannot be tied to the parent.
  *
- * In the child the pool's pipes are closed, and a child whose parent has
- * gone already exits (status ESRCH). It should _exit() when done: the
- * parent's buffers (flushed before the fork) and atexit handlers are not
- * its own.
+ * The children found hung are killed first (their slots free sooner). In
+ * the child the pool's pipes are closed, and a child whose parent has gone
+ * already exits (status @tie_exit). It should _exit() when done: the
+ * parent's buffers (all flushed before the fork) and atexit handlers are
+ * not its own.
  *
  * Return: in the parent the child's pid, or a negative errno (the slot
  * stays free); 0 in the child.
  */
-pid_t pool_fork(struct pool *p, size_t i, size_t job, const char *name);
+pid_t pool_fork(struct pool *p, size_t i, size_t job, const char *name, int tie_exit);
 
 /**
  * pool_beat() - where the child of slot @i beats (watch_beat(), watch_event()).
@@ -90,8 +93,19 @@ struct watch_beat *pool_beat(struct pool *p, size_t i);
  * @ended: called for each child that ended.
  * @arg: for @ended.
  *
- * Return: how many children ended (0 when interrupted, or when one was only killed).
+ * When poll() fails, each child is looked at without blocking instead.
+ *
+ * Return: 0 (also when interrupted, or when a child was only killed), or
+ * the negative errno of waitpid() for a child that cannot be waited for
+ * (its slot stays taken: pool_kill_all()).
  */
-size_t pool_wait(struct pool *p, pool_ended_fn *ended, void *arg);
+int pool_wait(struct pool *p, pool_ended_fn *ended, void *arg);
+
+/**
+ * pool_kill_all() - kill (SIGKILL) every child and reap it, without handing
+ * it over; free every slot.
+ * @p: the pool.
+ */
+void pool_kill_all(struct pool *p);
 
 #endif

@@ -30,9 +30,7 @@
  * From-scratch runs always run to the end.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <malloc.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +39,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/child.h"
 #include "common/host.h"
 #include "common/clock.h"
 #include "common/json.h"
@@ -49,8 +46,8 @@
 #include "core/scenario.h"
 #include "common/digest.h"
 #include "faults/campaign/meet.h"
+#include "faults/campaign/pool.h"
 #include "faults/campaign/sweep.h"
-#include "faults/campaign/watch.h"
 #include "replay/replay.h"
 
 enum sweep_outcome {
@@ -105,15 +102,6 @@ struct sweep_run {
 	bool again;     /* ... one that crashed: it runs again, from the start */
 };
 
-/* A child: the read end of a pipe only it writes to (EOF: it ended), and its watch slot. */
-struct sweep_child {
-	pid_t pid;
-	uint32_t run;
-	int fd;
-	size_t slot;
-	enum watch_verdict killed; /* why the parent killed it, or WATCH_MOVING */
-};
-
 /* Everything a sweep knows; passed to the observe hook as its argument. */
 struct sweep {
 	const struct sweep_opts *o;
@@ -125,11 +113,8 @@ struct sweep {
 	enum sweep_outcome baseline;                  /* of the run where nothing fails */
 	struct sweep_failure *failures;
 	size_t nfailures, failures_cap;
-	struct sweep_child *children;                 /* o->jobs slots */
-	unsigned int nchildren;
-	struct pollfd *pfd;                           /* o->jobs */
-	struct watch watch;                           /* o->jobs slots, shared with the children */
-	struct watch_beat *beat;                      /* a child: its slot */
+	struct pool pool;                             /* o->jobs slots; a slot's job is its run */
+	struct watch_beat *beat;                      /* a child: its slot's */
 	struct sweep_run *runs;                       /* total of them, in the order spawned */
 	uint64_t ended, spawned, total;               /* runs reaped, forked, to do */
 	uint64_t met;      /* runs that stopped where they met the unfailed run */
@@ -374,21 +359,19 @@ static void book(struct sweep *s, struct sweep_run *run, enum sweep_outcome oc)
 }
 
 /*
- * Book the outcome of the child in slot @i and free the slot. A run that
+ * The child of slot @i ended with @status: book its run. A run that
  * followed another is booked once all have ended (book_followers()): the
  * run it followed may still be going.
  */
-static void child_done(struct sweep *s, unsigned int i, int status)
+static void child_done(void *arg, const struct pool *p, size_t i, int status)
 {
-	struct sweep_child *c = &s->children[i];
-	struct sweep_run *run = &s->runs[c->run];
+	struct sweep *s = arg;
+	struct sweep_run *run = &s->runs[p->slots[i].job];
 	bool met;
 
 	run->ended = true;
 	s->ended++;
-	watch_stop(&s->watch, c->slot);
-	close(c->fd);
-	if (c->killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+	if (p->slots[i].killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
 		book(s, run, SWEEP_HUNG);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == SWEEP_EXIT_FOLLOWS) {
 		run->follows = true;
@@ -397,90 +380,18 @@ static void child_done(struct sweep *s, unsigned int i, int status)
 		book(s, run, outcome_of_status(status, &met));
 		s->met += met;
 	}
-	*c = s->children[--s->nchildren];
 	progress(s);
 }
 
-/* Kill the children that stopped moving or ran out of time; how long to wait before looking again. */
-static int kill_hung(struct sweep *s)
-{
-	int wait_ms = -1;
-
-	for (unsigned int i = 0; i < s->nchildren; i++) {
-		struct sweep_child *c = &s->children[i];
-		enum watch_verdict v;
-
-		if (c->killed)
-			continue;
-		v = watch_check(&s->watch, c->slot, &wait_ms);
-		if (v == WATCH_MOVING)
-			continue;
-		/* SIGKILL: a deadlocked or stopped run handles nothing; it is reaped as it ends */
-		kill(c->pid, SIGKILL);
-		c->killed = v;
-	}
-	return wait_ms;
-}
-
-/*
- * Wait for one child to end, killing those found hung meanwhile, and book
- * it. Return: 0 or a negative errno.
- */
-static int reap_one(struct sweep *s)
-{
-	char buf[64];
-	int status;
-
-	for (;;) {
-		int wait_ms = kill_hung(s);
-
-		for (unsigned int i = 0; i < s->nchildren; i++)
-			s->pfd[i] = (struct pollfd){ .fd = s->children[i].fd, .events = POLLIN };
-		if (poll(s->pfd, s->nchildren, wait_ms) < 0 && errno != EINTR)
-			return -errno;
-		for (unsigned int i = 0; i < s->nchildren; i++) {
-			pid_t pid = s->children[i].pid;
-
-			/* children write nothing: readable means ended */
-			if (!s->pfd[i].revents || read(s->children[i].fd, buf, sizeof(buf)) > 0)
-				continue;
-			while (waitpid(pid, &status, 0) < 0)
-				if (errno != EINTR)
-					return -errno;
-			child_done(s, i, status);
-			return 0;
-		}
-	}
-}
-
-/* A watch slot no child holds (there is one: fewer children than jobs). */
-static size_t free_slot(const struct sweep *s)
-{
-	for (size_t k = 0;; k++) {
-		bool used = false;
-
-		for (unsigned int i = 0; i < s->nchildren; i++)
-			used |= s->children[i].slot == k;
-		if (!used)
-			return k;
-	}
-}
-
+/* Wait for every child and book it; when waiting fails, kill the rest. Return: 0 or a negative errno. */
 static int reap_all(struct sweep *s)
 {
 	int rc = 0;
 
-	while (s->nchildren && !rc)
-		rc = reap_one(s);
-	/* when waiting failed (poll, waitpid), no run is left behind all the same */
-	for (; s->nchildren; s->nchildren--) {
-		struct sweep_child *c = &s->children[s->nchildren - 1];
-
-		kill(c->pid, SIGKILL);
-		child_reap(c->pid, NULL);
-		watch_stop(&s->watch, c->slot);
-		close(c->fd);
-	}
+	while (s->pool.running && !rc)
+		rc = pool_wait(&s->pool, child_done, s);
+	/* no run is left behind all the same */
+	pool_kill_all(&s->pool);
 	return rc;
 }
 
@@ -490,54 +401,34 @@ static int reap_all(struct sweep *s)
  */
 static int spawn_run(struct sweep *s, uint32_t run)
 {
-	pid_t pid, self = getpid();
-	int rc, fds[2];
-	size_t slot;
+	size_t slot = 0;
+	pid_t pid;
+	int rc;
 
-	kill_hung(s); /* (a run found hung frees its slot sooner) */
-	while (s->nchildren >= s->o->jobs) {
-		rc = reap_one(s);
+	while (s->pool.running == s->pool.n) {
+		rc = pool_wait(&s->pool, child_done, s);
 		if (rc)
 			return rc;
 	}
-	slot = free_slot(s);
-	if (pipe2(fds, O_CLOEXEC)) {
-		rc = -errno;
-		snprintf(s->err, s->errlen, "sweep: pipe: %s", strerror(-rc));
-		return rc;
-	}
-	/* what the parent has buffered would be written once more by each child */
-	fflush(NULL);
-	watch_start(&s->watch, slot);
-	pid = fork();
-	if (pid < 0 && errno == EAGAIN && s->nchildren) {
+	while (s->pool.slots[slot].pid)
+		slot++;
+	/* named for ps and /proc/PID/comm */
+	pid = pool_fork(&s->pool, slot, run, "sweep-run", SWEEP_EXIT_ERROR);
+	if (pid == -EAGAIN && s->pool.running) {
 		/* out of processes: let ours end, then try once more */
 		rc = reap_all(s);
-		if (rc) {
-			watch_stop(&s->watch, slot);
-			close(fds[0]);
-			close(fds[1]);
+		if (rc)
 			return rc;
-		}
-		watch_start(&s->watch, slot); /* its clocks start at its fork */
-		pid = fork();
+		pid = pool_fork(&s->pool, slot, run, "sweep-run", SWEEP_EXIT_ERROR);
 	}
 	if (pid < 0) {
-		rc = -errno;
-		watch_stop(&s->watch, slot);
-		close(fds[0]);
-		close(fds[1]);
 		snprintf(s->err, s->errlen, "sweep: fork for %s:%llu: %s",
 			 fp_point_name(s->runs[run].point), (unsigned long long)s->runs[run].nth,
-			 strerror(-rc));
-		return rc;
+			 strerror((int)-pid));
+		return (int)pid;
 	}
 	if (!pid) {
-		/* named for ps and /proc/PID/comm; no run goes on without the sweep */
-		if (child_tie(self, "sweep-run"))
-			_exit(SWEEP_EXIT_ERROR);
-		close(fds[0]);
-		s->beat = &s->watch.beat[slot];
+		s->beat = pool_beat(&s->pool, slot);
 		s->in_child = true;
 		s->run = run;
 		/* compare states from the next event on (a failure while starting: from the first) */
@@ -545,9 +436,6 @@ static int spawn_run(struct sweep *s, uint32_t run)
 		s->check_step = 1;
 		return 1;
 	}
-	close(fds[1]);
-	s->children[s->nchildren++] = (struct sweep_child){ .pid = pid, .run = run, .fd = fds[0],
-							    .slot = slot };
 	return 0;
 }
 
@@ -932,12 +820,8 @@ static int sweep_prepare(struct sweep *s)
 		rc = abs_path(s, o->scenario, &s->scenario);
 	if (rc)
 		return rc;
-	s->children = calloc(o->jobs, sizeof(*s->children));
-	s->pfd = calloc(o->jobs, sizeof(*s->pfd));
-	if (!s->children || !s->pfd)
-		return -ENOMEM;
-	/* before any fork: every child shares it */
-	return watch_init(&s->watch, o->jobs, o->stall_timeout_s, o->run_timeout_s);
+	/* before any fork: every child shares its beats */
+	return pool_init(&s->pool, o->jobs, o->stall_timeout_s, o->run_timeout_s);
 }
 
 static void totals_fill(const struct sweep *s, struct sweep_totals *t)
@@ -999,9 +883,7 @@ free_failures:
 	free(s.failures);
 	free(s.digests);
 free_scenario:
-	watch_fini(&s.watch);
-	free(s.pfd);
-	free(s.children);
+	pool_fini(&s.pool);
 	free(s.scenario);
 	free(s.trace);
 	scenario_free(&s.scn);
