@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/host.h"
 #include "common/clock.h"
 #include "common/json.h"
@@ -297,15 +298,8 @@ static int sweep_replay(struct sweep *s, struct fp_ctx *fp,
 
 static int failure_add(struct sweep *s, enum fp_point p, uint64_t nth, enum sweep_outcome oc)
 {
-	if (s->nfailures == s->failures_cap) {
-		size_t cap = s->failures_cap ? 2 * s->failures_cap : 64;
-		struct sweep_failure *f = realloc(s->failures, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		s->failures = f;
-		s->failures_cap = cap;
-	}
+	if (array_reserve(&s->failures, &s->failures_cap, s->nfailures, sizeof(*s->failures)))
+		return -ENOMEM;
 	s->failures[s->nfailures++] = (struct sweep_failure){ p, nth, oc };
 	return 0;
 }
