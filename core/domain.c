@@ -5,6 +5,7 @@
 
 #define LOG_PREFIX "domain"
 #include "common/log.h"
+#include "idmap.h"
 #include "internal.h"
 
 /*

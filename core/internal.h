@@ -579,16 +579,6 @@ int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n);
  */
 uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n);
 /**
- * idmap_stretch() - how far a run of frames with zero, or non-zero, counts goes.
- * @im: the counts.
- * @pfn: first page frame number.
- * @n: frames to look at, at most.
- * @zero: look for frames whose count is zero (else non-zero).
- *
- * Return: the frames from @pfn on, up to @n, that are all of that kind.
- */
-uint64_t idmap_stretch(const struct idmap *im, uint64_t pfn, uint64_t n, bool zero);
-/**
  * idmap_free() - free all counts and empty @im.
  * @im: the counts.
  */
