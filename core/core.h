@@ -7,7 +7,6 @@
 #include "common/types.h"
 #include "core/scenario.h"
 #include "faults/faults.h"
-#include "hw/backend.h"
 #include "hw/iommu.h"
 #include "hw/physmem.h"
 
@@ -233,7 +232,7 @@ struct kmd_ops {
 /**
  * core_create() - build the model of a scenario on a backend.
  * @scn: the scenario; it must outlive the core.
- * @be: the backend (hw_backend_open(), e.g. of scenario_machine()); it must
+ * @be: the backend (scenario_backend_open(), or hw_backend_open()); it must
  *      outlive the core, which uses it and never closes it.
  * @out: out: the model. Nothing is started yet: see core_start().
  *

@@ -103,7 +103,7 @@ struct handle_table {
 
 /* Reference counts of identity-mapped pages in a 1:1 domain, by page frame number. */
 struct idmap {
-	struct idmap_leaf **leaves; /* [pfn >> 18] -> counts of 2^18 frames, or NULL (core/domain.c) */
+	struct idmap_leaf **leaves; /* [pfn >> 18] -> counts of 2^18 frames, or NULL (core/idmap.h) */
 	size_t nleaves;
 };
 

@@ -5,7 +5,7 @@
 #include "common/range.h"
 #include "common/types.h"
 #include "hw/backend.h"
-#include "hw/sim/sim.h"
+#include "hw/sim/cost.h"
 
 /*
  * A scenario: the machine (installed memory, OS memory map, limits), the

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,17 +267,15 @@ bool fault_plan_equal(const struct fault_plan *a, const struct fault_plan *b)
 int fault_plan_fail_nth(struct fault_plan *plan, const char *spec)
 {
 	const char *colon = strrchr(spec, ':');
-	char point[64], *end;
-	unsigned long long nth;
+	char point[64];
+	uint64_t nth;
 	int p;
 
-	if (!colon || (size_t)(colon - spec) >= sizeof(point) || !isdigit((unsigned char)colon[1]))
+	if (!colon || (size_t)(colon - spec) >= sizeof(point))
 		return -EINVAL;
 	snprintf(point, sizeof(point), "%.*s", (int)(colon - spec), spec);
 	p = fp_point_lookup(point);
-	errno = 0;
-	nth = strtoull(colon + 1, &end, 10);
-	if (p < 0 || *end || errno || !nth)
+	if (p < 0 || parse_u64(colon + 1, &nth) || !nth)
 		return -EINVAL;
 	plan->armed[p] = true;
 	plan->rule[p] = (struct fp_rule){ .nth = nth };

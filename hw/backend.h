@@ -6,7 +6,7 @@
 
 #include "hw/iommu.h"
 #include "hw/physmem.h"
-#include "hw/sim/sim.h"
+#include "hw/sim/cost.h"
 
 /*
  * Backend names, as --backend and the scenario's backend key spell them

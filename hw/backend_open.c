@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "hw/sim/sim.h"
 #include "hw/vfio/vfio.h"
 
 int hw_backend_open(const struct hw_backend_name *name, const struct hw_machine *m,

@@ -264,10 +264,14 @@ static enum core_segment model_segment(uint64_t v)
 	       : v == WL_SEG_SYSTEM ? CORE_SEG_SYSTEM : (enum core_segment)(CORE_SEG_SYSTEM + 1);
 }
 
+/* The two flags the format defines, mapped; its reserved bits pass on as they are (ignored). */
 static uint32_t model_alloc_flags(uint64_t v)
 {
+	const uint64_t known = WL_ALLOC_ACCESSED_PHYSICALLY | WL_ALLOC_MAP_APERTURE_CPU_VISIBLE;
+
 	return (v & WL_ALLOC_ACCESSED_PHYSICALLY ? ALLOC_ACCESSED_PHYSICALLY : 0) |
-	       (v & WL_ALLOC_MAP_APERTURE_CPU_VISIBLE ? ALLOC_MAP_APERTURE_CPU_VISIBLE : 0);
+	       (v & WL_ALLOC_MAP_APERTURE_CPU_VISIBLE ? ALLOC_MAP_APERTURE_CPU_VISIBLE : 0) |
+	       (uint32_t)(v & ~known);
 }
 
 static enum transfer_dir model_dir(uint64_t v)

@@ -10,7 +10,7 @@
 #include "core/core.h"
 #include "core/scenario.h"
 #include "hw/backend.h"
-#include "hw/sim/sim.h"
+#include "hw/sim/cost.h"
 
 /*
  * The micro suite. Each figure is the median of several batches; each batch

@@ -251,4 +251,15 @@ void campaign_progress_line(struct camp_progress *pg, const struct campaign *c,
 int campaign_summary_write(const struct campaign *c, struct campaign_totals *t, char *err,
 			   size_t errlen);
 
+/**
+ * campaign_judge() - whether a replayed run failed, and why: the invariants
+ * the campaign requires that it broke, an internal error of the model
+ * (invariant model_sound, whatever the file requires: never hidden), and
+ * the verifier's violations.
+ * @c: the campaign.
+ * @res: the run's results.
+ * @oc: out: failed and reason (the rest is left as it is).
+ */
+void campaign_judge(const struct campaign *c, const struct results *res, struct camp_outcome *oc);
+
 #endif

@@ -36,8 +36,11 @@ static void reason_add(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Why a run failed: the required invariants it broke, and the verifier's violations. */
-static void judge(const struct campaign *c, const struct results *res, struct camp_outcome *oc)
+/*
+ * Why a run failed: the required invariants it broke, an internal error of
+ * the model (never hidden), and the verifier's violations.
+ */
+void campaign_judge(const struct campaign *c, const struct results *res, struct camp_outcome *oc)
 {
 	oc->reason[0] = '\0';
 	for (size_t i = 0; i < res->ninvariants; i++) {
@@ -45,6 +48,10 @@ static void judge(const struct campaign *c, const struct results *res, struct ca
 
 		if (inv->holds)
 			continue;
+		/* an impossible state of the model fails every run, whatever the file requires */
+		if (!strcmp(inv->name, "model_sound"))
+			reason_add(oc->reason, sizeof(oc->reason),
+				   "internal error of the model (a bug of gpuiso: see the run's stderr)");
 		for (size_t k = 0; k < CAMPAIGN_NINVARIANTS; k++)
 			if (c->required[k] && !strcmp(inv->name, campaign_invariants[k]))
 				reason_add(oc->reason, sizeof(oc->reason), "invariant %s broken",
@@ -109,7 +116,7 @@ int campaign_child_run(const struct campaign *c, const struct camp_job *j,
 			rc = digest_path(json, &oc.results);
 		oc.has_results = !rc;
 		if (!rc)
-			judge(c, &res, &oc);
+			campaign_judge(c, &res, &oc);
 	}
 	campaign_one_line(oc.reason);
 	results_fini(&res);

@@ -212,6 +212,8 @@ Test(plan, fail_nth_arms_one_point_for_one_hit)
 		for (int q = 0; q < FP_NPOINTS; q++)
 			cr_assert_not(plan.armed[q], "%s armed %s", bad[i], fp_point_name(q));
 	}
+	cr_assert_eq(fault_plan_fail_nth(&plan, "fbsave/pin:0x10"), 0, "hex, as every number");
+	cr_assert_eq(plan.rule[p].nth, 16);
 	cr_assert_eq(fault_plan_fail_nth(&plan, "fbsave/pin:3"), 0);
 	cr_assert(plan.armed[p]);
 	cr_assert_eq(plan.rule[p].nth, 3);

@@ -38,6 +38,10 @@ bad = dict(clean)
 bad.update({
     "hw/up.c": '#include <stdio.h>\n\n#include "core/c.h"\n',        # hw above core: line 3
     "bench/model.c": '#include "core/c.h"\n',                         # a leaf on the model: line 1
+    "core/reads.c": '#include "bench/results.h"\n',                   # lower, yet not a dependency
+    "replay/peek.c": '#include "core/internal.h"\n',                  # another folder's private header
+    "core/internal.h": "#pragma once\n",
+    "stray/x.c": "int x;\n",                                          # a folder of no layer
     "core/x.h": '#include "core/y.h"\n',
     "core/y.h": '\n#include "core/x.h"\n',                            # a cycle
     "core/pages.c": 'int pages_pa(void)\n{\n\t/* obj_map() is mentioned */\n\treturn obj_map();\n}\n',
@@ -45,7 +49,10 @@ bad.update({
 })
 want = [
     "hw/up.c:3: hw/ (layer 2) includes core/c.h from core/ (layer 3): an upward edge",
-    "bench/model.c:1: bench/ depends on common/ alone, not on core/ (core/c.h)",
+    "bench/model.c:1: bench/ (layer 1) includes core/c.h from core/ (layer 3): an upward edge",
+    "core/reads.c:1: core/ (layer 3) includes bench/results.h from bench/ (layer 1): not among what it depends on",
+    "replay/peek.c:1: includes core/internal.h, private to core/",
+    "stray/x.c:1: in no folder include-check knows",
     "an include cycle: core/x.h -> core/y.h -> core/x.h",
     "core/pages.c:4: calls obj_map() of core/mem.c, which comes after it",
     "core/stray.c:1: not in include-check's CORE_ORDER",
