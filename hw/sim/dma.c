@@ -13,6 +13,18 @@
  * shares whole chunks instead of copying them).
  */
 
+/* Queue a fault record for fault_pop. */
+static void sim_fault_push(struct sim *s, const struct hw_fault *f)
+{
+	/* Like the VT-d fault recording registers: when full, new faults are lost. */
+	if (s->fault_count == SIM_FAULTS) {
+		s->faults_dropped++;
+		return;
+	}
+	s->faults[(s->fault_head + s->fault_count) % SIM_FAULTS] = *f;
+	s->fault_count++;
+}
+
 /*
  * Copy-engine data goes around the CPU caches (the device writes memory or
  * VRAM directly), so large runs copy with streaming stores where the CPU

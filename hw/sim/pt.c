@@ -239,14 +239,12 @@ static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size, struc
 	return levels;
 }
 
-int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t size,
-	       unsigned int perm)
+int sim_pt_map(struct sim *s, uint32_t domain, iova_t iova, pa_t pa, uint64_t size,
+	       unsigned int perm, bool *large)
 {
-	struct sim *s = to_sim(hw);
 	struct sim_domain *d = sim_dom(s, domain);
 	uint64_t off, next, levels = 0, leaves = 0, flags;
 	unsigned int l, at;
-	bool large = false;
 
 	if (!d)
 		return -ENOENT;
@@ -303,10 +301,8 @@ int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 		next = off + (n << pt_shift(l));
 		levels += n * (SIM_LEVELS - l + 1);
 		leaves += n;
-		large |= l > 1;
+		*large |= l > 1;
 	}
-	if (large)
-		sim_iotlb_large_mapped(s, domain, d, iova, size);
 	s->st.pte_writes += leaves;
 	s->st.pt_walks += leaves;
 	s->st.pt_walk_levels += levels;

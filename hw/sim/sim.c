@@ -10,22 +10,17 @@
  * the DMA engine in dma.c and the GPUs in gpu.c.
  */
 
-struct sim_domain *sim_dom(struct sim *s, uint32_t id)
+/* Map, then tell the IOTLB of the large leaves just written (it caches them whole). */
+static int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t size,
+		      unsigned int perm)
 {
-	if (!id || id > s->ndoms || !s->doms[id - 1].root)
-		return NULL;
-	return &s->doms[id - 1];
-}
+	struct sim *s = to_sim(hw);
+	bool large = false;
+	int rc = sim_pt_map(s, domain, iova, pa, size, perm, &large);
 
-void sim_fault_push(struct sim *s, const struct hw_fault *f)
-{
-	/* Like the VT-d fault recording registers: when full, new faults are lost. */
-	if (s->fault_count == SIM_FAULTS) {
-		s->faults_dropped++;
-		return;
-	}
-	s->faults[(s->fault_head + s->fault_count) % SIM_FAULTS] = *f;
-	s->fault_count++;
+	if (!rc && large)
+		sim_iotlb_large_mapped(s, domain, sim_dom(s, domain), iova, size);
+	return rc;
 }
 
 static int sim_op_fault_pop(struct hw *hw, struct hw_fault *fault)

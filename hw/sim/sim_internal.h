@@ -109,22 +109,19 @@ static inline struct sim *to_sim(struct hw *hw)
 /* sim.c */
 
 /**
- * sim_dom() - a live domain by its id.
+ * sim_dom() - a live domain by its id. Inline: every file of the
+ * simulator looks domains up, and none should call sim.c for it.
  * @s: the simulator.
  * @id: domain id (1-based; 0 is passthrough).
  *
  * Return: the domain, or NULL for 0, an id out of range or a freed slot.
  */
-struct sim_domain *sim_dom(struct sim *s, uint32_t id);
-/**
- * sim_fault_push() - queue a fault record for fault_pop.
- * @s: the simulator.
- * @f: the fault; copied.
- *
- * Like the VT-d fault recording registers: when SIM_FAULTS records are
- * queued already, @f is lost and only counted in faults_dropped.
- */
-void sim_fault_push(struct sim *s, const struct hw_fault *f);
+static inline struct sim_domain *sim_dom(struct sim *s, uint32_t id)
+{
+	if (!id || id > s->ndoms || !s->doms[id - 1].root)
+		return NULL;
+	return &s->doms[id - 1];
+}
 
 /* pt.c: I/O page tables */
 
@@ -153,13 +150,15 @@ void sim_pt_fini(struct sim_domain *d);
  */
 uint64_t sim_pt_lookup(struct sim_domain *d, iova_t iova, unsigned int *levels);
 /**
- * sim_op_map() - the map op of struct hw_ops (hw/iommu.h).
- * @hw: the simulator.
+ * sim_pt_map() - what the map op of struct hw_ops (hw/iommu.h) does to the
+ * page tables; sim.c's op then tells the IOTLB of large leaves.
+ * @s: the simulator.
  * @domain: the domain id.
  * @iova: first address; page aligned.
  * @pa: physical address it maps to; page aligned.
  * @size: bytes; a page multiple, not 0.
  * @perm: HW_PERM_* (at least one), and HW_MAP_4K for leaves unmap may cut.
+ * @large: out: whether any leaf written is larger than 4 KiB.
  *
  * Uses the largest leaves alignment and size allow; checks the whole range
  * before writing any entry.
@@ -169,8 +168,8 @@ uint64_t sim_pt_lookup(struct sim_domain *d, iova_t iova, unsigned int *levels);
  * is mapped already (nothing changed), -ENOMEM for a table (the leaves
  * written are taken back).
  */
-int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t size,
-	       unsigned int perm);
+int sim_pt_map(struct sim *s, uint32_t domain, iova_t iova, pa_t pa, uint64_t size,
+	       unsigned int perm, bool *large);
 /**
  * sim_op_unmap() - the unmap op of struct hw_ops (hw/iommu.h).
  * @hw: the simulator.

@@ -55,7 +55,7 @@ want = [
     "stray/x.c:1: in no folder include-check knows",
     "an include cycle: core/x.h -> core/y.h -> core/x.h",
     "core/pages.c:4: calls obj_map() of core/mem.c, which comes after it",
-    "core/stray.c:1: not in include-check's CORE_ORDER",
+    "core/stray.c:1: not in include-check's order of core/",
 ]
 failed = 0
 r = subprocess.run(checker + [tree(clean)], capture_output=True, text=True)
