@@ -245,6 +245,7 @@ int sim_pt_map(struct sim *s, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 	struct sim_domain *d = sim_dom(s, domain);
 	uint64_t off, next, levels = 0, leaves = 0, flags;
 	unsigned int l, at;
+	bool big = false;
 
 	if (!d)
 		return -ENOENT;
@@ -301,8 +302,9 @@ int sim_pt_map(struct sim *s, uint32_t domain, iova_t iova, pa_t pa, uint64_t si
 		next = off + (n << pt_shift(l));
 		levels += n * (SIM_LEVELS - l + 1);
 		leaves += n;
-		*large |= l > 1;
+		big |= l > 1;
 	}
+	*large = big;
 	s->st.pte_writes += leaves;
 	s->st.pt_walks += leaves;
 	s->st.pt_walk_levels += levels;
