@@ -239,10 +239,9 @@ static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size, struc
 	return levels;
 }
 
-int sim_pt_map(struct sim *s, uint32_t domain, iova_t iova, pa_t pa, uint64_t size,
+int sim_pt_map(struct sim *s, struct sim_domain *d, iova_t iova, pa_t pa, uint64_t size,
 	       unsigned int perm, bool *large)
 {
-	struct sim_domain *d = sim_dom(s, domain);
 	uint64_t off, next, levels = 0, leaves = 0, flags;
 	unsigned int l, at;
 	bool big = false;

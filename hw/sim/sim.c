@@ -15,11 +15,12 @@ static int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint
 		      unsigned int perm)
 {
 	struct sim *s = to_sim(hw);
+	struct sim_domain *d = sim_dom(s, domain);
 	bool large = false;
-	int rc = sim_pt_map(s, domain, iova, pa, size, perm, &large);
+	int rc = sim_pt_map(s, d, iova, pa, size, perm, &large);
 
 	if (!rc && large)
-		sim_iotlb_large_mapped(s, domain, sim_dom(s, domain), iova, size);
+		sim_iotlb_large_mapped(s, domain, d, iova, size);
 	return rc;
 }
 

@@ -153,7 +153,7 @@ uint64_t sim_pt_lookup(struct sim_domain *d, iova_t iova, unsigned int *levels);
  * sim_pt_map() - what the map op of struct hw_ops (hw/iommu.h) does to the
  * page tables; sim.c's op then tells the IOTLB of large leaves.
  * @s: the simulator.
- * @domain: the domain id.
+ * @d: the domain (sim_dom()), or NULL.
  * @iova: first address; page aligned.
  * @pa: physical address it maps to; page aligned.
  * @size: bytes; a page multiple, not 0.
@@ -163,12 +163,12 @@ uint64_t sim_pt_lookup(struct sim_domain *d, iova_t iova, unsigned int *levels);
  * Uses the largest leaves alignment and size allow; checks the whole range
  * before writing any entry.
  *
- * Return: 0; -ENOENT for an unknown domain, -EINVAL for misalignment or a
+ * Return: 0; -ENOENT for no domain (@d NULL), -EINVAL for misalignment or a
  * bad @perm, -ERANGE beyond 48 bits or system memory, -EEXIST if any page
  * is mapped already (nothing changed), -ENOMEM for a table (the leaves
  * written are taken back).
  */
-int sim_pt_map(struct sim *s, uint32_t domain, iova_t iova, pa_t pa, uint64_t size,
+int sim_pt_map(struct sim *s, struct sim_domain *d, iova_t iova, pa_t pa, uint64_t size,
 	       unsigned int perm, bool *large);
 /**
  * sim_op_unmap() - the unmap op of struct hw_ops (hw/iommu.h).
