@@ -362,6 +362,7 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 	struct core_power_record rec = { .event = core->event, .ts_ns = core->ts_ns,
 					 .adapter = adapter, .phys = phys, .to = state };
 	struct phys_adapter *p;
+	enum core_irql irql;
 	uint64_t t0, m0;
 	int rc;
 
@@ -383,7 +384,15 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 	t0 = clock_mono_ns();
 	a->xfer = (struct transition){ .active = true, .last_progress_ns = t0 };
 	m0 = modeled_now(core);
-	rc = kmd_at_passive(core, core->kmd_merged.set_power_state, adapter, phys, state);
+	/*
+	 * Dxgkrnl calls DxgkDdiSetPowerState at PASSIVE_LEVEL, whatever level
+	 * the driver's DPCs had reached: the KMD's callbacks from it are judged
+	 * there, and the trace's level is back afterwards.
+	 */
+	irql = core->irql;
+	core->irql = CORE_IRQL_PASSIVE;
+	rc = core->kmd_merged.set_power_state(core, core->kmd, adapter, phys, state);
+	core->irql = irql;
 	xfer_progress(a);
 	rec.copy_ns = a->xfer.last_progress_ns - t0;
 	rec.max_stall_ns = a->xfer.max_stall_ns;

@@ -371,34 +371,6 @@ void handle_table_free(struct handle_table *ht);
  */
 const char *hkind_name(enum hkind kind);
 
-/**
- * kmd_at_passive() - call a power DDI of the KMD at PASSIVE_LEVEL.
- * @c: the core.
- * @ddi: the DDI (set_power_state of the merged KMD ops).
- * @adapter: the logical adapter.
- * @phys: the physical adapter.
- * @state: the power state asked for.
- *
- * Dxgkrnl calls DxgkDdiSetPowerState at PASSIVE_LEVEL, whatever level the
- * driver's DPCs had reached: the callbacks the KMD makes from it are judged
- * there, and the trace's level is back afterwards.
- *
- * Return: what @ddi returns.
- */
-static inline int kmd_at_passive(struct core *c,
-				 int (*ddi)(struct core *, void *, unsigned int, unsigned int,
-					    enum power_state),
-				 unsigned int adapter, unsigned int phys, enum power_state state)
-{
-	enum core_irql was = c->irql;
-	int rc;
-
-	c->irql = CORE_IRQL_PASSIVE;
-	rc = ddi(c, c->kmd, adapter, phys, state);
-	c->irql = was;
-	return rc;
-}
-
 /* gate.c: every driver callback starts here */
 
 /**
