@@ -48,16 +48,11 @@ void results_fini(struct results *r)
 	r->nviolations = r->violations_cap = 0;
 }
 
-int results_add_violation(struct results *r, const char *code, uint64_t event, const char *detail)
+int results_add_violation(struct results *r, const struct violation_result *v)
 {
-	struct violation_result *v;
-
 	if (array_reserve(&r->violations, &r->violations_cap, r->nviolations, sizeof(*r->violations)))
 		return -ENOMEM;
-	v = &r->violations[r->nviolations++];
-	snprintf(v->code, sizeof(v->code), "%s", code);
-	snprintf(v->detail, sizeof(v->detail), "%s", detail);
-	v->event = event;
+	r->violations[r->nviolations++] = *v;
 	return 0;
 }
 
@@ -163,6 +158,9 @@ static void write_doc(const struct results *r, struct json *j)
 		json_obj_begin(j, NULL);
 		json_str(j, "code", r->violations[i].code);
 		json_u64(j, "event", r->violations[i].event);
+		json_u64(j, "ts_ns", r->violations[i].ts_ns);
+		json_bool(j, "at_teardown", r->violations[i].at_teardown);
+		json_str(j, "party", r->violations[i].by_os ? "os" : "driver");
 		json_str(j, "detail", r->violations[i].detail);
 		json_obj_end(j);
 	}

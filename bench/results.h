@@ -44,6 +44,9 @@ struct named_count {
 struct violation_result {
 	char code[32];
 	uint64_t event;
+	uint64_t ts_ns;    /* its event's timestamp */
+	bool at_teardown;  /* found as the adapters stopped, after the last event */
+	bool by_os;        /* the rule is the OS's own (the model's), not the driver's */
 	char detail[200];
 };
 
@@ -118,13 +121,11 @@ void results_fini(struct results *r);
 /**
  * results_add_violation() - record one violation.
  * @r: the results.
- * @code: its stable code.
- * @event: event index.
- * @detail: message.
+ * @v: the violation (copied).
  *
  * Return: 0, -ENOMEM.
  */
-int results_add_violation(struct results *r, const char *code, uint64_t event, const char *detail);
+int results_add_violation(struct results *r, const struct violation_result *v);
 
 /**
  * results_write_json() - write gpuiso-results/1 to @path atomically (or to

@@ -134,6 +134,8 @@ void core_stop(struct core *core)
 		return;
 	core->stopped = true;
 	core->irql = CORE_IRQL_PASSIVE; /* DxgkDdiStopDevice and what it frees run at PASSIVE_LEVEL */
+	if (core->fp)
+		core->fp->op = "teardown"; /* what fails from here on fails in it */
 	for (size_t i = 0; i < core->nadapters; i++)
 		adapter_stop(core, &core->adapters[i]);
 }

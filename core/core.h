@@ -149,7 +149,14 @@ struct core_violation {
 	uint64_t event;   /* event index when it happened (core_set_event) */
 	uint64_t ts_ns;   /* event timestamp */
 	core_handle_t handle;  /* HANDLE_LEAK: the handle never freed; else 0 */
+	bool at_teardown; /* found as the adapters stopped (core_stop()), after the last event */
 	char detail[200];
+};
+
+/* Whose rule a violation code is (docs/model.md, "Who broke it"). */
+enum core_party {
+	CORE_PARTY_DRIVER, /* the driver's: the model only checks it */
+	CORE_PARTY_OS,     /* the model's own (Dxgkrnl's): mappings, IOTLB, saved VRAM */
 };
 
 /* A DMA the IOMMU blocked. */
@@ -313,13 +320,14 @@ int core_phys_info(const struct core *core, unsigned int adapter, unsigned int p
 		   struct core_phys_info *info);
 
 /**
- * core_set_event() - the workload event now being executed (violations, faults
- * and records carry it).
+ * core_set_event() - the workload event now being executed (violations, faults,
+ * records and injected failures carry it).
  * @core: the model.
  * @index: event index.
  * @ts_ns: its timestamp.
+ * @op: its operation's name (a static string), or NULL.
  */
-void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns);
+void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns, const char *op);
 
 /**
  * core_set_irql() - the IRQL the driver calls callbacks at from now on.
@@ -853,6 +861,8 @@ uint64_t core_handle_digest(const struct core *core, core_handle_t h);
 const struct core_violation *core_violations(const struct core *core, size_t *n);
 /** core_violation_name() - stable code text, e.g. "UNMAP_AFTER_FREE". @code: the code. */
 const char *core_violation_name(enum core_violation_code code);
+/** core_violation_party() - whose rule the code is. @code: the code. Return: the party. */
+enum core_party core_violation_party(enum core_violation_code code);
 /** core_faults() - DMA the IOMMU blocked. @core; @n: out. Return: array. */
 const struct core_fault *core_faults(const struct core *core, size_t *n);
 /** core_power_records() - every power transition. @core; @n: out. Return: array. */

@@ -14,7 +14,7 @@
  * and what the hardware reports back between calls (faults, stale IOTLB use).
  */
 
-void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns)
+void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns, const char *op)
 {
 	core->event = index;
 	core->ts_ns = ts_ns;
@@ -22,6 +22,7 @@ void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns)
 		/* injection windows are in events and trace time */
 		core->fp->event = index;
 		core->fp->ts = ts_ns;
+		core->fp->op = op;
 	}
 }
 

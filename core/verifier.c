@@ -33,6 +33,18 @@ const char *core_violation_name(enum core_violation_code code)
 	return (unsigned int)code < CORE_V_NVIOLATIONS ? violation_names[code] : "UNKNOWN";
 }
 
+enum core_party core_violation_party(enum core_violation_code code)
+{
+	switch (code) {
+	case CORE_V_MAPPING_LEAK:         /* Dxgkrnl maps and unmaps, the driver only asks */
+	case CORE_V_STALE_TRANSLATION:    /* ... and flushes the IOTLB */
+	case CORE_V_FB_RESTORE_MISMATCH:  /* ... and saves and restores the frame buffer */
+		return CORE_PARTY_OS;
+	default:
+		return CORE_PARTY_DRIVER;
+	}
+}
+
 int vec_push(struct vec *v, const void *elem)
 {
 	if (array_reserve(&v->data, &v->cap, v->n, v->elem))
@@ -55,7 +67,8 @@ static void vviol(struct core *c, enum core_violation_code code, core_handle_t h
 static void vviol(struct core *c, enum core_violation_code code, core_handle_t h, const char *fmt,
 		  va_list ap)
 {
-	struct core_violation v = { .code = code, .event = c->event, .ts_ns = c->ts_ns, .handle = h };
+	struct core_violation v = { .code = code, .event = c->event, .ts_ns = c->ts_ns, .handle = h,
+				    .at_teardown = c->stopped };
 
 	if (c->bugchecked) /* the machine stopped: nothing after it is observed */
 		return;

@@ -54,6 +54,15 @@ struct fp_rule {
 	bool observe;            /* ask fp_ctx.observe instead (sweeps) */
 };
 
+/* Where a failure was injected: the hit, the event and the model's call site. */
+struct fp_injection {
+	enum fp_point point;
+	uint64_t nth;        /* the point's hit number (1-based) */
+	uint64_t event, ts;  /* the event being executed (fp_ctx.event, .ts) */
+	const char *op;      /* its operation (fp_ctx.op), or NULL */
+	const char *site;    /* the function of the model that asked (fp_should_fail()) */
+};
+
 struct fp_ctx {
 	bool armed[FP_NPOINTS];
 	struct fp_rule rule[FP_NPOINTS];
@@ -62,6 +71,10 @@ struct fp_ctx {
 	uint64_t rng[FP_NPOINTS];      /* probability draws, per point */
 	uint64_t space_used[FP_NPOINTS];
 	uint64_t event, ts;            /* where the run is (for windows) */
+	const char *op;                /* the operation being executed (a static name), or NULL */
+	const char *site;              /* the caller of the last hit of an armed point */
+	uint64_t ninjections;          /* failures injected at every point */
+	struct fp_injection first;     /* the first of them, when there was one */
 	/*
 	 * Observed points (rule.observe) ask this at every hit, with the hit's
 	 * number (1-based); true makes the hit fail. A sweep counts hits with
@@ -123,33 +136,34 @@ void fp_arm(struct fp_ctx *ctx, enum fp_point p, const struct fp_rule *rule);
 bool fp_hit(struct fp_ctx *ctx, enum fp_point p, uint64_t bytes);
 
 /**
- * fp_should_fail_bytes() - whether the operation at @p on @bytes must fail now.
+ * fp_should_fail_at() - whether the operation at @p on @bytes must fail now;
+ * use fp_should_fail() or fp_should_fail_bytes(), which name the caller.
  * @ctx: the context, or NULL for no injection.
  * @p: the point.
  * @bytes: the size concerned (counts against the rule's space budget).
+ * @site: the function asking (a static string): where an injection is reported.
  *
  * Return: true when the caller must behave as if the operation failed.
  */
-static inline bool fp_should_fail_bytes(struct fp_ctx *ctx, enum fp_point p, uint64_t bytes)
+static inline bool fp_should_fail_at(struct fp_ctx *ctx, enum fp_point p, uint64_t bytes,
+				     const char *site)
 {
 	if (!ctx)
 		return false;
 	ctx->hits[p]++;
 	if (__builtin_expect(!ctx->armed[p], 1))
 		return false;
+	ctx->site = site;
 	return fp_hit(ctx, p, bytes);
 }
 
-/**
- * fp_should_fail() - whether the operation at @p must fail now.
- * @ctx: the context, or NULL for no injection.
- * @p: the point.
- *
- * Return: true when the caller must behave as if the operation failed.
+/*
+ * fp_should_fail_bytes(ctx, p, bytes): fp_should_fail_at() from the calling
+ * function: whether the operation at @p on @bytes must fail now.
  */
-static inline bool fp_should_fail(struct fp_ctx *ctx, enum fp_point p)
-{
-	return fp_should_fail_bytes(ctx, p, 0);
-}
+#define fp_should_fail_bytes(ctx, p, bytes) fp_should_fail_at((ctx), (p), (bytes), __func__)
+
+/* fp_should_fail(ctx, p): fp_should_fail_bytes() of an operation with no size. */
+#define fp_should_fail(ctx, p) fp_should_fail_at((ctx), (p), 0, __func__)
 
 #endif

@@ -61,6 +61,16 @@ void fp_arm(struct fp_ctx *ctx, enum fp_point p, const struct fp_rule *rule)
 	ctx->rng[p] = rule->seed ^ (0x9e3779b97f4a7c15ull * ((uint64_t)p + 1));
 }
 
+/* Hit @n of @p fails: count it, and remember where the first failure was. */
+static bool inject(struct fp_ctx *ctx, enum fp_point p, uint64_t n)
+{
+	ctx->injected[p]++;
+	if (!ctx->ninjections++)
+		ctx->first = (struct fp_injection){ .point = p, .nth = n, .event = ctx->event,
+						    .ts = ctx->ts, .op = ctx->op, .site = ctx->site };
+	return true;
+}
+
 static uint64_t splitmix64(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -78,8 +88,7 @@ bool fp_hit(struct fp_ctx *ctx, enum fp_point p, uint64_t bytes)
 	if (r->observe) {
 		if (!ctx->observe || !ctx->observe(ctx->observe_arg, p, n))
 			return false;
-		ctx->injected[p]++;
-		return true;
+		return inject(ctx, p, n);
 	}
 
 	if (r->window != FP_WINDOW_ALL) {
@@ -100,6 +109,5 @@ bool fp_hit(struct fp_ctx *ctx, enum fp_point p, uint64_t bytes)
 	} else if (n < r->nth || (n != r->nth && (!r->every || (n - r->nth) % r->every))) {
 		return false;
 	}
-	ctx->injected[p]++;
-	return true;
+	return inject(ctx, p, n);
 }

@@ -197,19 +197,27 @@ int engine_state_digest(const struct replay_engine *e, uint64_t *digest)
 	return 0;
 }
 
-void engine_findings(const struct replay_engine *e, bool *violation, bool *reset)
+void engine_findings(const struct replay_engine *e, bool *violation, bool *reset, uint64_t *found)
 {
 	const struct core_power_record *recs;
+	const struct core_violation *v;
+	uint64_t h = DIGEST_FNV_BASIS;
 	size_t n;
 
-	core_violations(e->core, &n);
+	v = core_violations(e->core, &n);
 	*violation = n != 0;
+	for (size_t i = 0; i < n; i++) {
+		h = DIGEST_FOLD(h, v[i].code, v[i].event, v[i].at_teardown);
+		h = digest_fnv1a_str(h, v[i].detail);
+	}
 	*reset = false;
 	recs = core_power_records(e->core, &n);
 	for (size_t i = 0; i < n; i++) {
 		*reset |= recs[i].path == PATH_RESET;
 		*violation |= !recs[i].completed && recs[i].path != PATH_RESET;
+		h = DIGEST_FOLD(h, recs[i].event, recs[i].path, recs[i].completed, recs[i].verified);
 	}
+	*found = h;
 }
 
 size_t engine_live(const struct replay_engine *e)
@@ -468,7 +476,7 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 		return refuse(e, ev, index, -ENOENT, "its object's creation was refused");
 	}
 
-	core_set_event(e->core, index, ev->ts);
+	core_set_event(e->core, index, ev->ts, wl_catalogue[ev->kind].name);
 	if (e->next_step < e->nsteps)
 		apply_pressure(e, ev, index);
 	if (!e->notrace)
@@ -530,9 +538,10 @@ static void free_leftovers(struct replay_engine *e)
 	}
 }
 
-static void fill_power(struct replay_engine *e)
+/* @ended: the run's end (else its findings so far): latencies and tracepoints then. */
+static void fill_power(const struct replay_engine *e, struct results *res, bool ended)
 {
-	struct power_result *pw = &e->res->power;
+	struct power_result *pw = &res->power;
 	const struct core_power_record *recs = NULL;
 	size_t n = 0;
 
@@ -549,7 +558,7 @@ static void fill_power(struct replay_engine *e)
 		pw->chunks += r->chunks;
 		pw->bytes += r->bytes;
 		/* untimed, as for operations: no histogram page written per run */
-		if (!e->untimed)
+		if (ended && !e->untimed)
 			hist_record(&pw->time_to_complete, r->copy_ns);
 		pw->longest_stall_ns = GPUISO_MAX(pw->longest_stall_ns, r->max_stall_ns);
 		paths = r->to == POWER_D3 ? &pw->to_d3 : &pw->to_d0;
@@ -558,7 +567,8 @@ static void fill_power(struct replay_engine *e)
 		paths->pinned += r->path == PATH_PINNED;
 		paths->chunked += r->path == PATH_CHUNKED;
 		paths->reset += r->path == PATH_RESET;
-		trace_power(r);
+		if (ended)
+			trace_power(r);
 	}
 }
 
@@ -601,33 +611,44 @@ static bool index_leftovers(const struct replay_engine *e, struct u64map *owners
 	return true;
 }
 
-void engine_finish(struct replay_engine *e)
+/* @v as the results record it: the trace's names for leaks (@owners, when @named). */
+static void add_violation(const struct replay_engine *e, struct results *res,
+			  const struct u64map *owners, bool named, const struct core_violation *v,
+			  bool ended)
 {
-	struct physmem *pm = core_physmem(e->core);
+	struct core_violation w = *v;
+	struct violation_result r = { .event = w.event, .at_teardown = w.at_teardown,
+				      .by_os = core_violation_party(w.code) == CORE_PARTY_OS };
+
+	if (named)
+		name_leak(e, owners, &w);
+	r.event = w.event;
+	r.ts_ns = w.ts_ns;
+	snprintf(r.code, sizeof(r.code), "%s", core_violation_name(w.code));
+	snprintf(r.detail, sizeof(r.detail), "%s", w.detail);
+	if (results_add_violation(res, &r))
+		log_err("out of memory recording %s: %s", r.code, r.detail);
+	if (ended)
+		trace_violation(&w);
+}
+
+/*
+ * The violations, power and invariants of @res from the model's records.
+ * @ended: the model stopped (else the run's state is the end state of a
+ * run that ended clean: baseline_restored holds).
+ */
+static void fill_findings(const struct replay_engine *e, struct results *res, const struct u64map *owners,
+			  bool named, bool ended)
+{
+	const struct physmem *pm = core_physmem(e->core);
 	const struct core_violation *v, *internal;
-	struct results *res = e->res;
-	struct u64map owners = { 0 };
-	bool leaks = false, mappings = false, stale = false, mismatch = false, progress = true;
-	bool named = false;
+	bool leaks = false, mappings = false, stale = false, mismatch = false, progress;
 	size_t n;
 
-	/* the driver unloads at PASSIVE_LEVEL, whatever level the trace ended at */
-	core_set_irql(e->core, CORE_IRQL_PASSIVE);
-	/* a life leaves them to teardown (out of memory to name them: reported as the model has them) */
-	if (e->life)
-		named = index_leftovers(e, &owners);
-	else
-		free_leftovers(e);
-	core_stop(e->core);
-	fill_power(e);
+	fill_power(e, res, ended);
 	v = core_violations(e->core, &n);
 	for (size_t i = 0; i < n; i++) {
-		struct core_violation w = v[i];
-
-		if (named)
-			name_leak(e, &owners, &w);
-		results_add_violation(res, core_violation_name(w.code), w.event, w.detail);
-		trace_violation(&w);
+		add_violation(e, res, owners, named, &v[i], ended);
 		leaks |= v[i].code == CORE_V_HANDLE_LEAK;
 		mappings |= v[i].code == CORE_V_MAPPING_LEAK;
 		stale |= v[i].code == CORE_V_STALE_TRANSLATION;
@@ -639,11 +660,32 @@ void engine_finish(struct replay_engine *e)
 	INVARIANT("no_leaks", !leaks);
 	INVARIANT("no_stale_mappings", !mappings);
 	INVARIANT("no_dma_to_unmapped", !stale);
-	INVARIANT("baseline_restored", !pm->usage.committed && !pm->usage.locked);
+	INVARIANT("baseline_restored", !ended || (!pm->usage.committed && !pm->usage.locked));
 	INVARIANT("vram_restored", !mismatch);
 	INVARIANT("forward_progress", progress);
 	/* an impossible state of the model: a bug of gpuiso, whatever the driver did */
 	INVARIANT("model_sound", !core_internal_errors(e->core, &internal));
 #undef INVARIANT
+}
+
+void engine_finish(struct replay_engine *e)
+{
+	struct u64map owners = { 0 };
+	bool named = false;
+
+	/* the driver unloads at PASSIVE_LEVEL, whatever level the trace ended at */
+	core_set_irql(e->core, CORE_IRQL_PASSIVE);
+	/* a life leaves them to teardown (out of memory to name them: reported as the model has them) */
+	if (e->life)
+		named = index_leftovers(e, &owners);
+	else
+		free_leftovers(e);
+	core_stop(e->core);
+	fill_findings(e, e->res, &owners, named, true);
 	u64map_fini(&owners);
+}
+
+void engine_findings_so_far(const struct replay_engine *e, struct results *res)
+{
+	fill_findings(e, res, NULL, false, false);
 }

@@ -145,12 +145,25 @@ int engine_state_digest(const struct replay_engine *e, uint64_t *digest);
 /**
  * engine_findings() - what the run has found so far, before the end-of-run
  * checks: a violation (or a power transition neither completed nor
- * cancelled), and transitions cancelled with an adapter reset.
+ * cancelled), transitions cancelled with an adapter reset, and a digest
+ * of every violation and power transition recorded so far: two runs with
+ * the same digest have found exactly the same so far.
  * @e: the engine.
  * @violation: out.
  * @reset: out.
+ * @found: out: the digest.
  */
-void engine_findings(const struct replay_engine *e, bool *violation, bool *reset);
+void engine_findings(const struct replay_engine *e, bool *violation, bool *reset, uint64_t *found);
+
+/**
+ * engine_findings_so_far() - fill @res's power, violations and invariants
+ * as engine_finish() would if the rest of the run found nothing and ended
+ * where a clean run ends (a forked sweep run that met the unfailed run):
+ * the model is not stopped, nothing is traced.
+ * @e: the engine.
+ * @res: out: zeroed results (results_fini() them).
+ */
+void engine_findings_so_far(const struct replay_engine *e, struct results *res);
 
 /* What a trace's lost events did to the events after them (WL_AFTER_LOSS). */
 struct engine_losses {

@@ -489,6 +489,7 @@ static int cmd_sweep(int argc, char **argv)
 				   "one trace folder, please");
 	o.trace = argv[optind];
 	o.progress = isatty(fileno(stdout)) ? stderr : NULL;
+	o.report = stdout;
 	rc = sweep_run(&o, &t, err, sizeof(err));
 	if (rc) {
 		fputs(err, stderr);
@@ -498,12 +499,13 @@ static int cmd_sweep(int argc, char **argv)
 	}
 	printf("sweep: %llu hits, %llu runs: %llu recovered, %llu reset, %llu violation, %llu crash, "
 	       "%llu hung (%.2f s; %llu stopped where they met the unfailed run, %llu where they met "
-	       "an earlier run); %s/summary.json\n",
+	       "an earlier run); %zu finding%s: %s/summary.txt\n",
 	       (unsigned long long)t.hits, (unsigned long long)t.runs,
 	       (unsigned long long)t.recovered, (unsigned long long)t.reset,
 	       (unsigned long long)t.violation, (unsigned long long)t.crash,
 	       (unsigned long long)t.hung, t.seconds,
-	       (unsigned long long)t.met, (unsigned long long)t.followed, o.out);
+	       (unsigned long long)t.met, (unsigned long long)t.followed, t.findings,
+	       t.findings == 1 ? "" : "s", o.out);
 	return t.violation || t.crash || t.hung ? EXIT_FINDINGS : EXIT_OK;
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A pool of watched child processes (pool.h). Each child holds the write
- * end of a pipe and writes nothing: the read end turning readable (EOF)
- * is how the parent, in poll(), learns that it ended, while poll()'s
- * timeout is when the watch (watch.h) must look at the beats again.
+ * end of a pipe, where it may write one message (pool_send()): the read
+ * end reaching EOF is how the parent, in poll(), learns that it ended,
+ * while poll()'s timeout is when the watch (watch.h) must look at the
+ * beats again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,12 +89,32 @@ pid_t pool_fork(struct pool *p, size_t i, size_t job, const char *name, int tie_
 		for (size_t k = 0; k < p->n; k++)
 			if (p->slots[k].pid)
 				close(p->slots[k].fd);
+		p->slots[i] = (struct pool_slot){ .fd = fds[1], .job = job };
 		return 0;
 	}
 	close(fds[1]);
-	p->slots[i] = (struct pool_slot){ .pid = pid, .fd = fds[0], .job = job };
+	p->slots[i].pid = pid;
+	p->slots[i].fd = fds[0];
+	p->slots[i].job = job;
+	p->slots[i].killed = WATCH_MOVING;
+	p->slots[i].msglen = 0;
+	p->slots[i].msg_overflow = false;
 	p->running++;
 	return pid;
+}
+
+int pool_send(struct pool *p, size_t i, const void *msg, size_t len)
+{
+	ssize_t n;
+
+	if (len > POOL_MSG_MAX)
+		return -EMSGSIZE;
+	do
+		n = write(p->slots[i].fd, msg, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
 }
 
 struct watch_beat *pool_beat(struct pool *p, size_t i)
@@ -108,7 +129,11 @@ static void pool_reap(struct pool *p, size_t i, int status, pool_ended_fn *ended
 	watch_stop(&p->watch, i);
 	if (ended)
 		ended(arg, p, i, status);
-	p->slots[i] = (struct pool_slot){ .pid = 0, .fd = -1 };
+	p->slots[i].pid = 0;
+	p->slots[i].fd = -1;
+	p->slots[i].msglen = 0;
+	p->slots[i].msg_overflow = false;
+	p->slots[i].killed = WATCH_MOVING;
 	p->running--;
 }
 
@@ -116,7 +141,6 @@ int pool_wait(struct pool *p, pool_ended_fn *ended, void *arg)
 {
 	int wait_ms = pool_kill_hung(p), status;
 	size_t reaped = 0;
-	char buf[64];
 	pid_t pid;
 
 	for (size_t i = 0; i < p->n; i++)
@@ -142,10 +166,23 @@ int pool_wait(struct pool *p, pool_ended_fn *ended, void *arg)
 		return 0;
 	}
 	for (size_t i = 0; i < p->n; i++) {
-		if (!p->slots[i].pid || !p->pfd[i].revents)
+		struct pool_slot *s = &p->slots[i];
+		unsigned char spill[256];
+		ssize_t n;
+
+		if (!s->pid || !p->pfd[i].revents)
 			continue;
-		/* children write nothing: readable means ended */
-		if (read(p->slots[i].fd, buf, sizeof(buf)) > 0)
+		/* its message, then EOF: it ended */
+		if (s->msglen < POOL_MSG_MAX)
+			n = read(s->fd, s->msg + s->msglen, POOL_MSG_MAX - s->msglen);
+		else
+			n = read(s->fd, spill, sizeof(spill));
+		if (n > 0) {
+			s->msg_overflow |= s->msglen == POOL_MSG_MAX;
+			s->msglen += s->msglen < POOL_MSG_MAX ? (size_t)n : 0;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
 			continue;
 		while (waitpid(p->slots[i].pid, &status, 0) < 0)
 			if (errno != EINTR)

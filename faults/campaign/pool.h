@@ -16,12 +16,21 @@
  * A child is tied to the parent (child_tie()): none outlives it.
  */
 
-/* One slot: the read end of a pipe only its child writes to, so EOF means it ended. */
+/* The most a child can hand its parent (pool_send()): one atomic pipe write. */
+#define POOL_MSG_MAX 4096
+
+/*
+ * One slot: the read end of a pipe only its child writes to, so EOF means
+ * it ended (in the child: the write end).
+ */
 struct pool_slot {
 	pid_t pid;                 /* 0: free */
 	int fd;
 	size_t job;                /* the caller's: what the child does */
 	enum watch_verdict killed; /* why the parent killed it, or WATCH_MOVING */
+	size_t msglen;             /* bytes of msg the child sent (pool_send()) */
+	bool msg_overflow;         /* it sent more than msg holds: msg is not its message */
+	unsigned char msg[POOL_MSG_MAX];
 };
 
 struct pool {
@@ -85,6 +94,18 @@ pid_t pool_fork(struct pool *p, size_t i, size_t job, const char *name, int tie_
  * Return: its beat, in memory shared with the parent.
  */
 struct watch_beat *pool_beat(struct pool *p, size_t i);
+
+/**
+ * pool_send() - in the child of slot @i: hand the parent a message, which
+ * it finds in the slot's msg when the child has ended.
+ * @p: the pool.
+ * @i: the slot.
+ * @msg: the message.
+ * @len: its size, at most POOL_MSG_MAX (one write: whole or not at all).
+ *
+ * Return: 0, -EMSGSIZE, or the negative errno of the write.
+ */
+int pool_send(struct pool *p, size_t i, const void *msg, size_t len);
 
 /**
  * pool_wait() - wait until a child ends or one is found hung; kill the hung

@@ -40,16 +40,19 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/atomic_file.h"
 #include "common/host.h"
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/shell.h"
 #include "core/scenario.h"
 #include "common/digest.h"
+#include "faults/campaign/finding.h"
 #include "faults/campaign/meet.h"
 #include "faults/campaign/pool.h"
 #include "faults/campaign/sweep.h"
 #include "replay/replay.h"
+#include "replay/verdict.h"
 
 enum sweep_outcome {
 	SWEEP_RECOVERED = 0,
@@ -87,10 +90,21 @@ static const char *const outcome_names[SWEEP_NOUTCOMES] = {
 /* At most this long between progress lines (a sweep can take hours). */
 #define SWEEP_PROGRESS_S 5.0
 
+/* Where a hit was, as the counting replay saw it: the same in every run up to it. */
+struct sweep_hit {
+	uint64_t event, ts;
+	const char *op;    /* the operation being executed, or NULL (at start) */
+	const char *site;  /* the function of the model that asked */
+};
+
+/* A run that did not recover: its hit, its outcome, and what it found. */
 struct sweep_failure {
 	enum fp_point point;
 	uint64_t nth;
 	enum sweep_outcome outcome;
+	uint32_t run;
+	bool has_verdict;     /* the run said what it found (not after a crash or a hang) */
+	struct verdict verdict;
 };
 
 /* One run: the hit it fails and, once it has ended, how. */
@@ -101,6 +115,7 @@ struct sweep_run {
 	bool ended;
 	bool follows;   /* it stopped where another run had been: that run's outcome is its own */
 	bool again;     /* ... one that crashed: it runs again, from the start */
+	uint32_t failure; /* 1 + its index in sweep.failures, or 0 */
 };
 
 /* Everything a sweep knows; passed to the observe hook as its argument. */
@@ -110,6 +125,9 @@ struct sweep {
 	struct scenario scn;
 	bool selected[FP_NPOINTS];
 	uint64_t hits[FP_NPOINTS];                    /* from the counting pass */
+	struct sweep_hit *where[FP_NPOINTS];          /* ... and where each hit was */
+	struct fp_ctx *count_fp;                      /* the counting pass's (its hook reads it) */
+	struct finding_set findings;
 	uint64_t outcomes[FP_NPOINTS][SWEEP_NOUTCOMES];
 	enum sweep_outcome baseline;                  /* of the run where nothing fails */
 	struct sweep_failure *failures;
@@ -123,7 +141,8 @@ struct sweep {
 	uint64_t *digests;    /* the unfailed run's state before each event, or NULL */
 	uint64_t ndigests;
 	struct meet_table meet;   /* states forked runs reached, while forking with digests */
-	uint32_t run;         /* a child: its run */
+	uint32_t run;         /* a child: its run ... */
+	size_t slot;          /* ... and its slot in the pool */
 	uint64_t event;       /* events begun so far in this process's replay */
 	uint64_t next_check;  /* a child: the event before which it compares states next ... */
 	uint64_t check_step;  /* ... and the distance to the one after */
@@ -144,11 +163,18 @@ static double now_s(void)
 }
 
 /* The outcome of a finished replay (see docs/campaign-format.md, "Sweeps"). */
-static enum sweep_outcome classify(const struct results *res)
+static enum sweep_outcome classify(const struct verdict *v)
 {
-	if (replay_findings(res))
-		return SWEEP_VIOLATION;
-	return res->power.reset ? SWEEP_RESET : SWEEP_RECOVERED;
+	/* the first three outcomes are the verdict's */
+	return (enum sweep_outcome)v->outcome;
+}
+
+/* A child hands its verdict to the parent, then leaves with its status (_exit: see child_exit()). */
+static void child_leave(struct sweep *s, const struct verdict *v, int status)
+{
+	if (v && pool_send(&s->pool, s->slot, v, sizeof(*v)))
+		_exit(SWEEP_EXIT_ERROR);
+	_exit(status);
 }
 
 static void replay_opts_fill(const struct sweep *s, struct fp_ctx *fp, struct replay_opts *ro)
@@ -170,19 +196,27 @@ static void replay_opts_fill(const struct sweep *s, struct fp_ctx *fp, struct re
 	};
 }
 
-/* A child's outcome leaves as its exit status: _exit(), as its stdio buffers are the parent's. */
-static void child_exit(const struct results *res, int rc)
+/*
+ * A child's outcome leaves as its exit status, and what it found as its
+ * message: _exit(), as its stdio buffers are the parent's.
+ */
+static void child_exit(struct sweep *s, const struct results *res, int rc)
 {
-	_exit(rc || !res ? SWEEP_EXIT_ERROR : SWEEP_EXIT_BASE + (int)classify(res));
+	struct verdict v;
+
+	if (rc || !res)
+		_exit(SWEEP_EXIT_ERROR);
+	verdict_of(res, &v);
+	child_leave(s, &v, SWEEP_EXIT_BASE + (int)classify(&v));
 }
 
 /* The end of a replay: a child (even one forked during it) leaves at once, without freeing. */
 static void replay_finished(const struct results *res, int rc, void *arg)
 {
-	const struct sweep *s = arg;
+	struct sweep *s = arg;
 
 	if (s->in_child)
-		child_exit(res, rc);
+		child_exit(s, res, rc);
 }
 
 /* The counting pass: record the unfailed run's state before each event. */
@@ -212,13 +246,29 @@ static void record_state(const struct replay_engine *e, uint64_t index, void *ar
 }
 
 /*
+ * A child whose state is the unfailed run's: the rest of its run would be
+ * that run's rest, which finds nothing and ends clean, so its findings so
+ * far are its verdict.
+ */
+static void met_exit(struct sweep *s, const struct replay_engine *e)
+{
+	struct results res;
+	struct verdict v;
+
+	memset(&res, 0, sizeof(res));
+	engine_findings_so_far(e, &res);
+	verdict_of(&res, &v);
+	child_leave(s, &v, SWEEP_EXIT_BASE + SWEEP_EXIT_MET + (int)classify(&v));
+}
+
+/*
  * The fork pass: count events; a child stops where its state meets the
  * unfailed run's, or where an earlier run's state and findings were.
  */
 static void meet_state(const struct replay_engine *e, uint64_t index, void *arg)
 {
 	struct sweep *s = arg;
-	uint64_t event = s->event++, digest;
+	uint64_t event = s->event++, digest, found;
 	bool violation, reset;
 	uint32_t first;
 
@@ -230,11 +280,11 @@ static void meet_state(const struct replay_engine *e, uint64_t index, void *arg)
 	s->check_step *= 2;
 	if (engine_state_digest(e, &digest))
 		return;
-	engine_findings(e, &violation, &reset);
+	engine_findings(e, &violation, &reset, &found);
 	if (digest == s->digests[event])
-		_exit(SWEEP_EXIT_BASE + SWEEP_EXIT_MET +
-		      (violation ? SWEEP_VIOLATION : reset ? SWEEP_RESET : SWEEP_RECOVERED));
-	first = meet_claim(&s->meet, DIGEST_FOLD(event, digest, violation, reset), s->run);
+		met_exit(s, e);
+	/* what it found so far is in the key: a run that follows takes the other's verdict whole */
+	first = meet_claim(&s->meet, DIGEST_FOLD(event, digest, found), s->run);
 	if (first != s->run) {
 		meet_follow(&s->meet, s->run, first);
 		_exit(SWEEP_EXIT_FOLLOWS);
@@ -273,7 +323,7 @@ static int sweep_replay(struct sweep *s, struct fp_ctx *fp,
 
 	if (!rep) {
 		if (s->in_child)
-			child_exit(NULL, -ENOMEM);
+			child_exit(s, NULL, -ENOMEM);
 		return -ENOMEM;
 	}
 	replay_opts_fill(s, fp, &ro);
@@ -283,12 +333,15 @@ static int sweep_replay(struct sweep *s, struct fp_ctx *fp,
 	ro.before_event_arg = s;
 	rc = replay_run(&ro, &res, rep);
 	if (s->in_child)
-		child_exit(&res, rc);
+		child_exit(s, &res, rc);
 	if (rc) {
 		snprintf(s->err, s->errlen, "sweep: %s: %s", s->o->trace, rep->error);
 		rc = rep->failure == REPLAY_BAD_INPUT ? -EINVAL : rc;
 	} else {
-		*outcome = classify(&res);
+		struct verdict v;
+
+		verdict_of(&res, &v);
+		*outcome = classify(&v);
 		s->cached = rep->from_cache || rep->cache_written;
 	}
 	results_fini(&res);
@@ -296,11 +349,19 @@ static int sweep_replay(struct sweep *s, struct fp_ctx *fp,
 	return rc;
 }
 
-static int failure_add(struct sweep *s, enum fp_point p, uint64_t nth, enum sweep_outcome oc)
+/* List @run as a failure, with what it found (@v, or NULL). */
+static int failure_add(struct sweep *s, uint32_t run, enum sweep_outcome oc, const struct verdict *v)
 {
+	struct sweep_failure *f;
+
 	if (array_reserve(&s->failures, &s->failures_cap, s->nfailures, sizeof(*s->failures)))
 		return -ENOMEM;
-	s->failures[s->nfailures++] = (struct sweep_failure){ p, nth, oc };
+	f = &s->failures[s->nfailures++];
+	*f = (struct sweep_failure){ .point = s->runs[run].point, .nth = s->runs[run].nth,
+				     .outcome = oc, .run = run, .has_verdict = v != NULL };
+	if (v)
+		f->verdict = *v;
+	s->runs[run].failure = (uint32_t)s->nfailures;
 	return 0;
 }
 
@@ -338,18 +399,30 @@ static void progress(struct sweep *s)
 	s->next_progress_s = now + SWEEP_PROGRESS_S;
 }
 
-/* Count @run's outcome @oc, and list it if it is a failure. */
-static void book(struct sweep *s, struct sweep_run *run, enum sweep_outcome oc)
+/* Count run @r's outcome @oc, and list it with what it found (@v, or NULL) if it is a failure. */
+static void book(struct sweep *s, uint32_t r, enum sweep_outcome oc, const struct verdict *v)
 {
+	struct sweep_run *run = &s->runs[r];
 	int rc;
 
 	run->outcome = oc;
 	s->outcomes[run->point][oc]++;
 	if (oc != SWEEP_RECOVERED) {
-		rc = failure_add(s, run->point, run->nth, oc);
+		rc = failure_add(s, r, oc, v);
 		if (rc && !s->error)
 			s->error = rc;
 	}
+}
+
+/* The verdict the child of slot @i sent, into *@v: false when it sent none (or not one). */
+static bool slot_verdict(const struct pool *p, size_t i, struct verdict *v)
+{
+	const struct pool_slot *slot = &p->slots[i];
+
+	if (slot->msg_overflow || slot->msglen != sizeof(*v))
+		return false;
+	memcpy(v, slot->msg, sizeof(*v));
+	return true;
 }
 
 /*
@@ -360,18 +433,26 @@ static void book(struct sweep *s, struct sweep_run *run, enum sweep_outcome oc)
 static void child_done(void *arg, const struct pool *p, size_t i, int status)
 {
 	struct sweep *s = arg;
-	struct sweep_run *run = &s->runs[p->slots[i].job];
+	uint32_t r = (uint32_t)p->slots[i].job;
+	struct sweep_run *run = &s->runs[r];
+	struct verdict sent;
+	const struct verdict *v = slot_verdict(p, i, &sent) ? &sent : NULL;
+	enum sweep_outcome oc;
 	bool met;
 
 	run->ended = true;
 	s->ended++;
 	if (p->slots[i].killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
-		book(s, run, SWEEP_HUNG);
+		book(s, r, SWEEP_HUNG, NULL);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == SWEEP_EXIT_FOLLOWS) {
 		run->follows = true;
 		s->followed++;
 	} else {
-		book(s, run, outcome_of_status(status, &met));
+		oc = outcome_of_status(status, &met);
+		/* a verdict that says otherwise than the status is not this run's */
+		if (v && (oc >= SWEEP_CRASH || classify(v) != oc))
+			v = NULL;
+		book(s, r, oc, v);
 		s->met += met;
 	}
 	progress(s);
@@ -425,6 +506,7 @@ static int spawn_run(struct sweep *s, uint32_t run)
 		s->beat = pool_beat(&s->pool, slot);
 		s->in_child = true;
 		s->run = run;
+		s->slot = slot;
 		/* compare states from the next event on (a failure while starting: from the first) */
 		s->next_check = s->event;
 		s->check_step = 1;
@@ -498,7 +580,14 @@ static int book_followers(struct sweep *s)
 			s->runs[r].again = true;
 			again++;
 		} else {
-			book(s, &s->runs[r], s->runs[first].outcome);
+			const struct sweep_failure *led = s->runs[first].failure ?
+				&s->failures[s->runs[first].failure - 1] : NULL;
+			struct verdict v;
+
+			/* the same so far, and the same from there on: its verdict is the other's */
+			if (led && led->has_verdict)
+				v = led->verdict; /* booking may move the failures */
+			book(s, (uint32_t)r, s->runs[first].outcome, led && led->has_verdict ? &v : NULL);
 		}
 	}
 	if (again && s->o->progress)
@@ -518,12 +607,25 @@ static int book_followers(struct sweep *s)
 	return rc ? rc : s->error ? s->error : wrc;
 }
 
-/* The counting pass's hook: every hit passes (fp_ctx.hits counts them). */
+/* The counting pass's hook: every hit passes (fp_ctx.hits counts them); note where it was. */
 static bool count_observe(void *arg, enum fp_point p, uint64_t hit)
 {
-	(void)arg;
-	(void)p;
-	(void)hit;
+	struct sweep *s = arg;
+	const struct fp_ctx *fp = s->count_fp;
+	struct sweep_hit *w;
+
+	if (s->error)
+		return false;
+	if (!(hit & (hit - 1))) { /* at 1, 2, 4, 8...: room for twice as many */
+		w = realloc(s->where[p], 2 * hit * sizeof(*w));
+		if (!w) {
+			s->error = -ENOMEM;
+			return false;
+		}
+		s->where[p] = w;
+	}
+	s->where[p][hit - 1] = (struct sweep_hit){ .event = fp->event, .ts = fp->ts, .op = fp->op,
+						   .site = fp->site };
 	return false;
 }
 
@@ -561,9 +663,13 @@ static int count_pass(struct sweep *s)
 	struct fp_ctx fp;
 	int rc;
 
-	fp_observe(s, &fp, count_observe, NULL);
+	fp_observe(s, &fp, count_observe, s);
+	s->count_fp = &fp;
 	s->digests = s->o->from_scratch ? NULL : malloc(4096 * sizeof(*s->digests));
 	rc = sweep_replay(s, &fp, record_state, &s->baseline);
+	s->count_fp = NULL;
+	if (!rc && s->error)
+		rc = s->error;
 	if (rc)
 		return rc;
 	/* the unfailed run's rest must add nothing to a run that meets it */
@@ -713,9 +819,20 @@ static void summary_fill(struct json *j, const void *ctx)
 		json_obj_end(j);
 	}
 	json_obj_end(j);
+	json_arr_begin(j, "findings");
+	for (size_t i = 0; i < s->findings.n; i++) {
+		const struct finding *fd = &s->findings.v[i];
+		char *repro = NULL;
+
+		reproducer(s, &s->failures[fd->first], &repro);
+		finding_json(j, fd, true, repro);
+		free(repro);
+	}
+	json_arr_end(j);
 	json_arr_begin(j, "failures");
 	for (size_t i = 0; i < s->nfailures; i++) {
 		const struct sweep_failure *f = &s->failures[i];
+		const struct sweep_hit *w = &s->where[f->point][f->nth - 1];
 		char *repro = NULL;
 
 		reproducer(s, f, &repro); /* out of memory: null, not a command cut short */
@@ -724,6 +841,14 @@ static void summary_fill(struct json *j, const void *ctx)
 		json_u64(j, "nth", f->nth);
 		json_str(j, "outcome", outcome_names[f->outcome]);
 		json_str(j, "reproduce", repro);
+		json_obj_begin(j, "injected");
+		json_u64(j, "event", w->event);
+		json_u64(j, "ts_ns", w->ts);
+		json_str(j, "operation", w->op);
+		json_str(j, "site", w->site);
+		json_obj_end(j);
+		if (f->has_verdict)
+			finding_verdict_json(j, &f->verdict);
 		json_obj_end(j);
 		free(repro);
 	}
@@ -731,19 +856,91 @@ static void summary_fill(struct json *j, const void *ctx)
 	json_obj_end(j);
 }
 
+/* Group the failures (sorted) into findings: the first run of each is its smallest nth. */
+static int findings_build(struct sweep *s)
+{
+	for (size_t i = 0; i < s->nfailures; i++) {
+		const struct sweep_failure *f = &s->failures[i];
+		const struct finding_run r = {
+			.point = fp_point_name(f->point),
+			.op = s->where[f->point][f->nth - 1].op,
+			.outcome = outcome_names[f->outcome],
+			.verdict = f->has_verdict ? &f->verdict : NULL,
+		};
+		int rc = finding_add(&s->findings, &r, f->nth, i);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * OUT/summary.txt: the findings first, one line each with its runs and its
+ * reproducer, then every failing run with what it found first.
+ */
+static void summary_text(const struct sweep *s, FILE *f)
+{
+	fprintf(f, "sweep of %s: %llu runs, %zu not recovered, %zu finding%s\n", s->trace,
+		(unsigned long long)s->ended, s->nfailures, s->findings.n,
+		s->findings.n == 1 ? "" : "s");
+	for (size_t i = 0; i < s->findings.n; i++) {
+		const struct finding *fd = &s->findings.v[i];
+		char *repro = NULL;
+
+		reproducer(s, &s->failures[fd->first], &repro);
+		fprintf(f, "\n%zu. %s\n   blame: %s; %llu run%s, nth %llu..%llu\n   reproduce: %s\n",
+			i + 1, fd->title, finding_blame_name(fd->blame), (unsigned long long)fd->runs,
+			fd->runs == 1 ? "" : "s", (unsigned long long)fd->nth_min,
+			(unsigned long long)fd->nth_max, repro ? repro : "(out of memory)");
+		free(repro);
+	}
+	if (s->nfailures)
+		fputs("\nruns not recovered (point:nth, outcome, injected at event (operation, site), first finding):\n", f);
+	for (size_t i = 0; i < s->nfailures; i++) {
+		const struct sweep_failure *fl = &s->failures[i];
+		const struct sweep_hit *w = &s->where[fl->point][fl->nth - 1];
+
+		fprintf(f, "%s:%llu  %s  event %llu at %llu ns (%s, %s)", fp_point_name(fl->point),
+			(unsigned long long)fl->nth, outcome_names[fl->outcome],
+			(unsigned long long)w->event, (unsigned long long)w->ts, w->op ? w->op : "start",
+			w->site ? w->site : "?");
+		if (fl->has_verdict && fl->verdict.kept)
+			fprintf(f, "  %s at event %llu%s: %s", fl->verdict.findings[0].code,
+				(unsigned long long)fl->verdict.findings[0].event,
+				fl->verdict.findings[0].at_teardown ? " (teardown)" : "",
+				fl->verdict.findings[0].detail);
+		fputc('\n', f);
+	}
+}
+
 static int summary_write(struct sweep *s)
 {
-	char path[4096];
+	char path[4096], *text = NULL;
+	size_t len;
+	FILE *f;
 	int rc;
 
 	/* runs end in any order: sort so both modes write the same file */
 	if (s->nfailures)
 		qsort(s->failures, s->nfailures, sizeof(*s->failures), cmp_failure);
+	rc = findings_build(s);
+	if (rc)
+		return rc;
 	if ((size_t)snprintf(path, sizeof(path), "%s/summary.json", s->o->out) >= sizeof(path)) {
 		snprintf(s->err, s->errlen, "sweep: output folder name too long");
 		return -EINVAL;
 	}
 	rc = json_write_file(path, summary_fill, s);
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/summary.txt", s->o->out);
+		f = open_memstream(&text, &len);
+		if (!f)
+			return -ENOMEM;
+		summary_text(s, f);
+		rc = fclose(f) ? -ENOMEM : atomic_file_write(path, text, len);
+		free(text);
+	}
 	if (rc)
 		snprintf(s->err, s->errlen, "sweep: writing %s: %s", path, strerror(-rc));
 	return rc;
@@ -831,6 +1028,19 @@ static void totals_fill(const struct sweep *s, struct sweep_totals *t)
 	t->runs = s->ended;
 	t->met = s->met;
 	t->followed = s->followed;
+	t->findings = s->findings.n;
+}
+
+/* The findings, one line each, for the command's output. */
+static void report_findings(const struct sweep *s, FILE *f)
+{
+	for (size_t i = 0; i < s->findings.n; i++) {
+		const struct finding *fd = &s->findings.v[i];
+
+		fprintf(f, "finding %zu: %s [%s; %llu run%s]\n", i + 1, fd->title,
+			finding_blame_name(fd->blame), (unsigned long long)fd->runs,
+			fd->runs == 1 ? "" : "s");
+	}
 }
 
 int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, size_t errlen)
@@ -871,7 +1081,12 @@ int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, siz
 	rc = summary_write(&s);
 	totals_fill(&s, t);
 	t->seconds = now_s() - s.t0;
+	if (!rc && o->report)
+		report_findings(&s, o->report);
 free_failures:
+	finding_set_free(&s.findings);
+	for (int p = 0; p < FP_NPOINTS; p++)
+		free(s.where[p]);
 	meet_table_fini(&s.meet);
 	free(s.runs);
 	free(s.failures);

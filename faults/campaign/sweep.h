@@ -25,12 +25,14 @@ struct sweep_opts {
 	/* a run that makes no progress for this long is killed (hung); 0: 60 s */
 	unsigned int stall_timeout_s;
 	FILE *progress;        /* progress lines, or NULL */
+	FILE *report;          /* the findings at the end, a line each, or NULL */
 };
 
 struct sweep_totals {
 	uint64_t hits, runs, recovered, reset, violation, crash, hung;
 	uint64_t met;      /* forked runs that stopped where they met the unfailed run */
 	uint64_t followed; /* ... where they met an earlier forked run (and took its outcome) */
+	size_t findings;   /* failing runs grouped by what broke (OUT/summary.txt) */
 	double seconds;
 };
 

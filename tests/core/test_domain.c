@@ -25,7 +25,7 @@ Test(domain, a_reference_count_below_zero_is_a_loud_internal_error)
 	o = handle_peek(fx.core, mdl);
 	cr_assert_not_null(o);
 	cr_assert(o->map.mapped);
-	core_set_event(fx.core, 17, 4242);
+	core_set_event(fx.core, 17, 4242, NULL);
 	dom_unmap(fx.core, &fx.core->adapters[0], &o->pg, &o->map);
 	cr_assert_eq(core_internal_errors(fx.core, &first), 0, "the first unmap is sound");
 	o->map.mapped = true; /* the impossible state: unmapped once more */

@@ -640,7 +640,7 @@ Test(mem, a_wddm32_driver_calling_at_dispatch_bugchecks)
 	fx_start(&fx);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
 	live = core_live_handles(fx.core);
-	core_set_event(fx.core, 41, 7000);
+	core_set_event(fx.core, 41, 7000, NULL);
 	core_set_irql(fx.core, CORE_IRQL_DISPATCH);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -EPERM);
 	bug = core_bugcheck(fx.core);

@@ -43,7 +43,7 @@ Test(verifier, violations_carry_the_event_and_timestamp)
 
 	fx_defaults(&fx);
 	fx_start(&fx);
-	core_set_event(fx.core, 42, 123456789);
+	core_set_event(fx.core, 42, 123456789, NULL);
 	cr_assert_eq(core_free_mdl(fx.core, 0, 0x7777), -EINVAL);
 	v = core_violations(fx.core, &n);
 	cr_assert_eq(n, 1);
@@ -145,7 +145,7 @@ Test(verifier, faults_record_where_and_why)
 	fx_start(&fx);
 	/* a VRAM allocation's backing store is not mapped outside transfers */
 	cr_assert_eq(core_alloc_create(fx.core, 0, 1 << 16, CORE_SEG_VRAM, 0, &alloc), 0);
-	core_set_event(fx.core, 7, 700);
+	core_set_event(fx.core, 7, 700, NULL);
 	cr_assert_eq(fx_dma_write(&fx, 0, 0, alloc, 0, 4096, 1), -EFAULT);
 	cr_assert_eq(core_dma(fx.core, 0, 0, alloc, 0, 4096, false), -EFAULT);
 	f = core_faults(fx.core, &n);

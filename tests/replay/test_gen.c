@@ -284,7 +284,7 @@ static int drive_event(struct drive *d, const struct wl_event *e, size_t n)
 	unsigned int a = (unsigned int)e->v[WL_ADAPTER];
 	uint64_t id = e->v[WL_ID];
 
-	core_set_event(c, n, e->ts);
+	core_set_event(c, n, e->ts, NULL);
 	switch (e->kind) {
 	case WL_SECURE_VM_CREATE:
 		return core_secure_vm_create(c, a);

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/* Findings: failing runs grouped by what broke (finding.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/array.h"
+#include "common/digest.h"
+#include "faults/campaign/finding.h"
+
+static const char *const finding_blames[] = {
+	[FINDING_BLAME_FAULT] = "fault",
+	[FINDING_BLAME_DRIVER] = "driver",
+	[FINDING_BLAME_MODEL] = "model",
+};
+
+/* The model_sound bit of verdict.broken. */
+static uint32_t model_sound_bit(void)
+{
+	for (unsigned int i = 0; verdict_invariant_name(i); i++)
+		if (!strcmp(verdict_invariant_name(i), "model_sound"))
+			return 1u << i;
+	return 0;
+}
+
+/*
+ * Who broke it: gpuiso itself when a run died, hung or met an impossible
+ * state; the driver for a rule of its own; else the OS side, which is the
+ * injected fault's consequence when one was injected, and the model's own
+ * failing when none was.
+ */
+static enum finding_blame blame_of(const struct finding_run *r)
+{
+	const struct verdict *v = r->verdict;
+
+	if (!v || (v->broken & model_sound_bit()))
+		return FINDING_BLAME_MODEL;
+	if (v->kept && !v->findings[0].by_os)
+		return FINDING_BLAME_DRIVER;
+	return r->point ? FINDING_BLAME_FAULT : FINDING_BLAME_MODEL;
+}
+
+/* "no_leaks, forward_progress" */
+static void broken_list(char *buf, size_t len, uint32_t broken)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; verdict_invariant_name(i) && n < len; i++)
+		if (broken & (1u << i))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+					      verdict_invariant_name(i));
+}
+
+/* What the run shows: its first code (and where), else what broke, else its outcome. */
+static void what_of(const struct finding_run *r, char *buf, size_t len)
+{
+	const struct verdict *v = r->verdict;
+	char inv[100];
+
+	if (v && v->kept) {
+		snprintf(buf, len, "%s%s", v->findings[0].code,
+			 v->findings[0].at_teardown ? " at teardown" : "");
+	} else if (v && v->broken) {
+		broken_list(inv, sizeof(inv), v->broken);
+		snprintf(buf, len, "%s broken", inv);
+	} else if (!strcmp(r->outcome, "reset")) {
+		snprintf(buf, len, "adapter reset");
+	} else {
+		snprintf(buf, len, "%s", r->outcome);
+	}
+}
+
+static void finding_init(struct finding *f, const struct finding_run *r, const char *what,
+			 uint64_t signature, const char *key)
+{
+	const char *where = r->op ? r->op : "start";
+
+	memset(f, 0, sizeof(*f));
+	f->signature = signature;
+	snprintf(f->key, sizeof(f->key), "%s", key);
+	if (r->point)
+		snprintf(f->title, sizeof(f->title), "%s %s %s \u2192 %s", r->point,
+			 r->op ? "during" : "at", where, what);
+	else
+		snprintf(f->title, sizeof(f->title), "no fault injected \u2192 %s", what);
+	f->blame = blame_of(r);
+	f->outcome = r->outcome;
+	if (r->verdict && r->verdict->kept)
+		snprintf(f->code, sizeof(f->code), "%s", r->verdict->findings[0].code);
+	f->broken = r->verdict ? r->verdict->broken : 0;
+	f->point = r->point;
+	f->op = r->op;
+	f->nth_min = UINT64_MAX;
+}
+
+int finding_add(struct finding_set *set, const struct finding_run *r, uint64_t nth, size_t run)
+{
+	char what[128], key[sizeof(((struct finding *)0)->key)];
+	uint64_t sig;
+	struct finding *f = NULL;
+
+	what_of(r, what, sizeof(what));
+	snprintf(key, sizeof(key), "%s|%s|%s|%s", r->point ? r->point : "-", r->op ? r->op : "start",
+		 r->outcome, what);
+	sig = digest_fnv1a_str(DIGEST_FNV_BASIS, key);
+	for (size_t i = 0; i < set->n && !f; i++)
+		if (set->v[i].signature == sig && !strcmp(set->v[i].key, key))
+			f = &set->v[i];
+	if (!f) {
+		if (array_reserve(&set->v, &set->cap, set->n, sizeof(*set->v)))
+			return -ENOMEM;
+		f = &set->v[set->n++];
+		finding_init(f, r, what, sig, key);
+	}
+	f->runs++;
+	if (nth < f->nth_min || f->runs == 1) {
+		f->nth_min = nth;
+		f->first = run;
+	}
+	if (nth > f->nth_max)
+		f->nth_max = nth;
+	return 0;
+}
+
+void finding_set_free(struct finding_set *set)
+{
+	free(set->v);
+	*set = (struct finding_set){ 0 };
+}
+
+const char *finding_blame_name(enum finding_blame b)
+{
+	return finding_blames[b];
+}
+
+static void broken_json(struct json *j, const char *key, uint32_t broken)
+{
+	json_arr_begin(j, key);
+	for (unsigned int i = 0; verdict_invariant_name(i); i++)
+		if (broken & (1u << i))
+			json_str(j, NULL, verdict_invariant_name(i));
+	json_arr_end(j);
+}
+
+void finding_json(struct json *j, const struct finding *f, bool with_nth, const char *reproduce)
+{
+	char sig[17];
+
+	snprintf(sig, sizeof(sig), "%016llx", (unsigned long long)f->signature);
+	json_obj_begin(j, NULL);
+	json_str(j, "signature", sig);
+	json_str(j, "key", f->key);
+	json_str(j, "title", f->title);
+	json_str(j, "blame", finding_blame_name(f->blame));
+	json_str(j, "outcome", f->outcome);
+	if (f->code[0])
+		json_str(j, "code", f->code);
+	else
+		json_null(j, "code");
+	broken_json(j, "invariants", f->broken);
+	json_str(j, "point", f->point);
+	json_str(j, "operation", f->op);
+	json_u64(j, "runs", f->runs);
+	if (with_nth) {
+		json_obj_begin(j, "nth");
+		json_u64(j, "min", f->nth_min);
+		json_u64(j, "max", f->nth_max);
+		json_obj_end(j);
+	}
+	json_str(j, "reproduce", reproduce);
+	json_null(j, "trimmed");
+	json_obj_end(j);
+}
+
+void finding_verdict_json(struct json *j, const struct verdict *v)
+{
+	json_arr_begin(j, "findings");
+	for (uint32_t i = 0; i < v->kept; i++) {
+		const struct violation_result *f = &v->findings[i];
+
+		json_obj_begin(j, NULL);
+		json_str(j, "code", f->code);
+		json_u64(j, "event", f->event);
+		json_u64(j, "ts_ns", f->ts_ns);
+		json_bool(j, "at_teardown", f->at_teardown);
+		json_str(j, "party", f->by_os ? "os" : "driver");
+		json_str(j, "detail", f->detail);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_u64(j, "findings_total", v->nfindings);
+	broken_json(j, "invariants_broken", v->broken);
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_FAULTS_FINDING_H
+#define GPUISO_FAULTS_FINDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/json.h"
+#include "replay/verdict.h"
+
+/*
+ * Findings: the runs of a sweep or a campaign that did not recover,
+ * grouped by what broke. A finding's signature is the injected point and
+ * the operation it was injected in, the outcome, and the first violation's
+ * code or the invariants broken: nothing that moves between nights (hit
+ * numbers, event indices, paths), so the results store can tell a new
+ * finding from a known one (docs/campaign-format.md, "Findings").
+ */
+
+/* Who broke what a finding reports (docs/model.md, "Who broke it"). */
+enum finding_blame {
+	FINDING_BLAME_FAULT,  /* the OS side's direct consequence of the injected fault */
+	FINDING_BLAME_DRIVER, /* the driver broke one of its rules */
+	FINDING_BLAME_MODEL,  /* gpuiso itself: an impossible state, a crash, a hang */
+};
+
+/* One failing run, as grouped. */
+struct finding_run {
+	const char *point;   /* the injected point, or NULL (none was injected) */
+	const char *op;      /* the operation it was injected in ("teardown"), or NULL (at start) */
+	const char *outcome; /* "reset", "violation", "crash", "hung", "failed" */
+	const struct verdict *verdict; /* what it found, or NULL (it crashed, hung, or said nothing) */
+};
+
+struct finding {
+	uint64_t signature;   /* FNV-1a of key */
+	char key[192];        /* point|op|outcome|what: what the signature hashes */
+	char title[256];      /* one line a person reads */
+	enum finding_blame blame;
+	const char *outcome;
+	char code[32];        /* the first violation's, or "" */
+	uint32_t broken;      /* invariants broken (verdict.broken) */
+	const char *point, *op;
+	uint64_t runs;
+	uint64_t nth_min, nth_max;  /* the hits its runs failed (sweeps) */
+	size_t first;         /* the caller's index of the run with the smallest nth */
+};
+
+struct finding_set {
+	struct finding *v;
+	size_t n, cap;
+};
+
+/**
+ * finding_add() - count run @run in the finding it belongs to, new or not.
+ * @set: the findings so far.
+ * @r: the run.
+ * @nth: the hit it failed, or 0.
+ * @run: the caller's index of the run.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int finding_add(struct finding_set *set, const struct finding_run *r, uint64_t nth, size_t run);
+
+/**
+ * finding_set_free() - free the findings.
+ * @set: the set (all zero, or filled by finding_add()).
+ */
+void finding_set_free(struct finding_set *set);
+
+/**
+ * finding_blame_name() - "fault", "driver" or "model".
+ * @b: the blame.
+ *
+ * Return: the name.
+ */
+const char *finding_blame_name(enum finding_blame b);
+
+/**
+ * finding_json() - one finding as an object of a summary's "findings".
+ * @j: the writer.
+ * @f: the finding.
+ * @with_nth: write its range of hits (a sweep's).
+ * @reproduce: the command that reproduces it, or NULL.
+ */
+void finding_json(struct json *j, const struct finding *f, bool with_nth, const char *reproduce);
+
+/**
+ * finding_verdict_json() - a run's verdict as keys of the current object:
+ * "findings" (the first ones), "findings_total" and "invariants_broken".
+ * @j: the writer.
+ * @v: the verdict.
+ */
+void finding_verdict_json(struct json *j, const struct verdict *v);
+
+#endif
