@@ -431,8 +431,13 @@ static int cmd_campaign_run(int argc, char **argv)
 }
 
 static const char sweep_usage[] =
-	"gpuiso sweep DIR [--scenario FILE] [--points GLOB] -o OUT [--jobs N] [--from-scratch]\n"
-	"                 [--run-timeout SECONDS] [--stall-timeout SECONDS] [--trace-covers window|life] [-v]\n"
+	"gpuiso sweep DIR [--scenario FILE] [--faults BASE.yaml] [--points GLOB] -o OUT [--jobs N]\n"
+	"                 [--from-scratch] [--run-timeout SECONDS] [--stall-timeout SECONDS]\n"
+	"                 [--trace-covers window|life] [-v]\n"
+	"  fails each hit of each point in turn, one run each, and groups the runs that do not\n"
+	"  recover into findings (OUT/summary.txt, OUT/summary.json);\n"
+	"  --faults       a base plan every run replays under (e.g. every pin fails): the points\n"
+	"                 it arms are not swept, the paths it opens are;\n"
 	"  a run still going after --run-timeout (default: no limit), or making no progress\n"
 	"  for --stall-timeout (default: 60), is killed and counts as hung;\n"
 	"  --trace-covers as for replay: with life, what the trace leaves live is leaked";
@@ -442,6 +447,7 @@ static int cmd_sweep(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 's' }, { "points", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
+		{ "faults", required_argument, NULL, 'f' },
 		{ "from-scratch", no_argument, NULL, 'F' }, { "run-timeout", required_argument, NULL, 'T' },
 		{ "stall-timeout", required_argument, NULL, 'S' },
 		{ "trace-covers", required_argument, NULL, 'L' }, { "help", no_argument, NULL, 'h' },
@@ -459,6 +465,7 @@ static int cmd_sweep(int argc, char **argv)
 		case 's': o.scenario = optarg; break;
 		case 'P': o.points = optarg; break;
 		case 'o': o.out = optarg; break;
+		case 'f': o.faults = optarg; break;
 		case 'F': o.from_scratch = true; break;
 		case 'L':
 			if (trace_covers_parse(optarg, &covers))

@@ -122,7 +122,9 @@ struct sweep_run {
 struct sweep {
 	const struct sweep_opts *o;
 	char *trace, *scenario;  /* absolute paths, for reproducers that work from any folder */
+	char *faults;            /* ... and the base plan's, or NULL */
 	struct scenario scn;
+	struct fault_plan base;  /* every run's rules and pressure (--faults; none armed without) */
 	bool selected[FP_NPOINTS];
 	uint64_t hits[FP_NPOINTS];                    /* from the counting pass */
 	struct sweep_hit *where[FP_NPOINTS];          /* ... and where each hit was */
@@ -187,6 +189,9 @@ static void replay_opts_fill(const struct sweep *s, struct fp_ctx *fp, struct re
 		/* the compiled cache: every run after the first skips CTF decoding */
 		.cache = !s->uncacheable,
 		.fp = fp,
+		/* its pressure schedule (fp holds its rules already) */
+		.faults = s->faults ? &s->base : NULL,
+		.faults_path = s->faults,
 		.covers = s->o->covers,
 		/*
 		 * Only outcomes count here. Latency histograms would cost each
@@ -539,7 +544,8 @@ static void scratch_replay(struct sweep *s, uint32_t run)
 	enum sweep_outcome ignored;
 	struct fp_ctx fp;
 
-	memset(&fp, 0, sizeof(fp));
+	/* the base plan, then the hit, as replay --faults BASE --fail-nth P:N arms them */
+	fault_plan_arm(&s->base, &fp);
 	fp_arm(&fp, s->runs[run].point, &(struct fp_rule){ .nth = s->runs[run].nth });
 	sweep_replay(s, &fp, beat_event, &ignored); /* does not return in a child */
 }
@@ -644,13 +650,13 @@ static bool fork_observe(void *arg, enum fp_point p, uint64_t hit)
 	return rc == 1;
 }
 
-/* Observe every selected point through @observe. */
+/* The base plan's rules, and every selected point observed through @observe. */
 static void fp_observe(const struct sweep *s, struct fp_ctx *fp,
 		       bool (*observe)(void *, enum fp_point, uint64_t), void *arg)
 {
 	const struct fp_rule rule = { .observe = true };
 
-	memset(fp, 0, sizeof(*fp));
+	fault_plan_arm(&s->base, fp);
 	for (int p = 0; p < FP_NPOINTS; p++)
 		if (s->selected[p])
 			fp_arm(fp, (enum fp_point)p, &rule);
@@ -782,6 +788,10 @@ static int reproducer(const struct sweep *s, const struct sweep_failure *f, char
 		fputs(" --scenario ", m);
 		rc = shell_word(m, s->scenario) ?: rc;
 	}
+	if (s->faults) {
+		fputs(" --faults ", m);
+		rc = shell_word(m, s->faults) ?: rc;
+	}
 	fprintf(m, "%s --fail-nth %s:%llu", s->o->covers == COVERS_LIFE ? " --trace-covers life" : "",
 		fp_point_name(f->point), (unsigned long long)f->nth);
 	if (fclose(m) || rc) {
@@ -801,11 +811,14 @@ static void summary_fill(struct json *j, const void *ctx)
 	json_str(j, "schema", "gpuiso-sweep/1");
 	json_str(j, "trace", s->trace);
 	json_str(j, "scenario", s->scenario);
+	json_str(j, "faults", s->faults);
 	json_str(j, "trace_covers", trace_covers_name(s->o->covers));
 	json_str(j, "host", host_name(host, sizeof(host)));
 	json_obj_begin(j, "inputs");
 	json_input(j, s->trace);
 	json_input(j, s->scenario);
+	if (s->faults)
+		json_input(j, s->faults);
 	json_obj_end(j);
 	json_str(j, "baseline", outcome_names[s->baseline]);
 	json_obj_begin(j, "points");
@@ -979,13 +992,21 @@ static int sweep_prepare(struct sweep *s)
 		snprintf(s->err, s->errlen, "sweep: %s: not a trace folder", o->trace);
 		return -EINVAL;
 	}
+	if (o->faults) {
+		rc = fault_plan_load(o->faults, &s->base, s->err, s->errlen);
+		if (rc)
+			return rc == -ENOMEM ? rc : -EINVAL;
+	}
+	/* a point the base plan arms has its rule already: it is not swept */
 	for (int p = 0; p < FP_NPOINTS; p++) {
-		s->selected[p] = !o->points || fp_point_match(o->points, (enum fp_point)p);
+		s->selected[p] = (!o->points || fp_point_match(o->points, (enum fp_point)p)) &&
+				 !s->base.armed[p];
 		any |= s->selected[p];
 	}
 	if (!any) {
-		snprintf(s->err, s->errlen,
-			 "sweep: --points '%s' matches no injection point (gpuiso faults list)", o->points);
+		snprintf(s->err, s->errlen, "sweep: --points '%s' matches no injection point%s "
+			 "(gpuiso faults list)", o->points ? o->points : "*",
+			 o->faults ? " the base plan leaves unarmed" : "");
 		return -EINVAL;
 	}
 	/* where the summary goes, before the runs rather than after them */
@@ -1009,6 +1030,8 @@ static int sweep_prepare(struct sweep *s)
 	rc = abs_path(s, o->trace, &s->trace);
 	if (!rc && o->scenario)
 		rc = abs_path(s, o->scenario, &s->scenario);
+	if (!rc && o->faults)
+		rc = abs_path(s, o->faults, &s->faults);
 	if (rc)
 		return rc;
 	/* before any fork: every child shares its beats */
@@ -1093,8 +1116,10 @@ free_failures:
 	free(s.digests);
 free_scenario:
 	pool_fini(&s.pool);
+	free(s.faults);
 	free(s.scenario);
 	free(s.trace);
+	fault_plan_free(&s.base);
 	scenario_free(&s.scn);
 	return rc;
 }

@@ -16,6 +16,7 @@ struct sweep_opts {
 	const char *trace;
 	const char *scenario;  /* scenario file, or NULL for the built-in default */
 	const char *points;    /* glob of point names, or NULL for all */
+	const char *faults;    /* a base plan every run (the unfailed one too) replays under, or NULL */
 	const char *out;       /* output folder: OUT/summary.json */
 	unsigned int jobs;     /* concurrent children (>= 1) */
 	bool from_scratch;     /* rerun the whole trace per hit (the baseline) instead of forking at it */
