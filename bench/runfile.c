@@ -503,6 +503,26 @@ static bool finding_of(struct finding_reader *fr, struct run_finding *f, bool sw
 }
 
 /*
+ * The index in the file of the first finding of @list with @signature (the
+ * record leaves refused ones out).
+ */
+static int first_with(struct fy_node *list, const char *signature)
+{
+	struct fy_node *item;
+	void *it = NULL;
+	int i = 0;
+
+	while ((item = fy_node_sequence_iterate(list, &it)) != NULL) {
+		const char *sig = str_at(item, "signature");
+
+		if (sig && !strcmp(sig, signature))
+			return i;
+		i++;
+	}
+	return -1;
+}
+
+/*
  * The "findings" of a campaign or sweep summary, checked (wrong types and
  * values are errors with where; keys this code does not know are left
  * alone, as everywhere in a run file). A summary without them was written
@@ -545,8 +565,8 @@ static void findings_of(struct reader *rd, struct fy_node *root, bool sweep)
 			;
 		if (k < rec->nfindings) {
 			yaml_error(rd->doc, lookup(item, "signature"), item,
-				   "%s.signature: %s is findings[%zu]'s too: a summary lists a finding once",
-				   fr.name, f->signature, k);
+				   "%s.signature: %s is findings[%d]'s too: a summary lists a finding once",
+				   fr.name, f->signature, first_with(list, f->signature));
 			finding_free(f);
 			*f = (struct run_finding){ 0 };
 			continue;

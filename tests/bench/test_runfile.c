@@ -404,6 +404,15 @@ Test(runfile, bad_findings_are_refused_with_where)
 	refused(c, "\"trimmed\": null", "\"trimmed\": \"/x\"", 3, "findings[0].trimmed: expected null or");
 	refused(c, "{\"signature\": \"00", "7, {\"signature\": \"00", 4, "findings[1]: expected an object");
 	refused(sweep, "\"nth\": {\"min\": 2, \"max\": 4},", "", 2, "findings[0].nth: missing");
+	/* a finding listed twice is named by its place in the file, refused ones before it counted */
+	char twice[4096];
+	const char *second = strstr(c, "\n  {\"signature\": \"00");
+
+	snprintf(twice, sizeof(twice), "%.*s\n  7,%.*s,%s", (int)(second - c), c,
+		 (int)(strstr(second, "\n ]") - second), second, second);
+	cr_assert_eq(runfile_read(file_with("c.json", twice), &r, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "c.json:4:") && strstr(err, "c.json:6:") &&
+		  strstr(err, "findings[3].signature: 00000000000000ff is findings[2]'s too"), "%s", err);
 	refused(sweep, "\"max\": 4", "\"max\": 1", 5, "findings[0].nth.max: 1 is below min (2)");
 	refused(sweep, "\"min\": 2", "\"min\": 0", 5, "findings[0].nth.min");
 	refused(sweep, "\"outcome\": \"crash\"", "\"outcome\": \"failed\"", 3, "findings[0].outcome: expected one of reset, violation, crash, hung");
