@@ -13,6 +13,7 @@
 #include "common/types.h"
 #include "changes.h"
 #include "dash.h"
+#include "findings.h"
 
 /* Revisions the progress bars, and runs the campaigns page, show at most (the most recent). */
 #define DASH_RUNS_LISTED 20
@@ -53,7 +54,11 @@ static const char style[] =
 	".banner.bad{background:" RED ";color:#fff}.banner.good{background:" GREEN ";color:#fff}"
 	"code{background:#f4f4f4;padding:1px 4px;word-break:break-all}svg{display:block}"
 	"td.l,th.l{text-align:left}code.rev{word-break:normal;white-space:nowrap}"
-	"td.bench{max-width:320px;font-size:12px}";
+	"td.bench{max-width:320px;font-size:12px}"
+	".badge{display:inline-block;padding:1px 8px;border-radius:9px;font-size:12px;font-weight:600;"
+	"color:#fff}.badge.new{background:" RED "}.badge.known{background:#ff7f0e}"
+	".badge.gone{background:" GREEN "}tr.finding.new{background:#fde8e8}tr.finding.gone{color:" GREY "}"
+	"td.l code{font-size:12px}details{margin:6px 0 28px}summary{cursor:pointer}";
 
 /*
  * For tests in a real browser: every chart's data must have a non-empty
@@ -257,6 +262,7 @@ struct site {
 	const char *dir;
 	const struct dash_opts *o;
 	struct history h;
+	struct findings findings; /* of the stored campaigns and sweeps, with their states */
 	size_t pages;
 };
 
@@ -893,6 +899,101 @@ static void failures_table(FILE *f, const struct run_record *rec, bool sweep)
 	fprintf(f, "</table>\n");
 }
 
+/*
+ * For tests in a real browser: how many findings' state badges there are,
+ * and how many have a non-empty box (are shown) once laid out.
+ */
+static const char badges_script[] =
+	"<script>(function(){var b=document.querySelectorAll('tr.finding .badge'),s=0;"
+	"b.forEach(function(e){var r=e.getBoundingClientRect();if(r.width>0&&r.height>0)s++;});"
+	"document.body.setAttribute('data-badges',b.length);"
+	"document.body.setAttribute('data-badges-shown',s);})();</script>";
+
+static void badge(FILE *f, enum finding_state state)
+{
+	fprintf(f, "<span class=\"badge %s\">%s</span>", finding_state_name(state),
+		finding_state_name(state));
+}
+
+/* One finding: its state, what it is, who is to blame, how many runs, how to reproduce it. */
+static void finding_row(const struct site *st, FILE *f, const struct finding *fd, bool sweep)
+{
+	const struct run_finding *r = &fd->f;
+
+	fprintf(f, "<tr class=\"finding %s\" data-signature=\"", finding_state_name(fd->state));
+	esc(f, r->signature);
+	fprintf(f, "\" data-state=\"%s\"><td class=\"l\">", finding_state_name(fd->state));
+	badge(f, fd->state);
+	if (fd->state != FINDING_NEW) {
+		fprintf(f, "<br><small>%s ", fd->state == FINDING_KNOWN ? "since" : "last in");
+		if (fd->since_rev)
+			rev_cell(st, f, fd->since_rev);
+		else
+			esc(f, fd->since_date);
+		fprintf(f, "</small>");
+	}
+	fprintf(f, "</td><td class=\"l\">");
+	esc(f, r->title);
+	fprintf(f, "<br><small><code>");
+	esc(f, r->signature);
+	fprintf(f, "</code> ");
+	esc(f, r->outcome);
+	if (r->invariants && *r->invariants) {
+		fprintf(f, "; broke ");
+		esc(f, r->invariants);
+	}
+	fprintf(f, "</small></td><td class=\"l\">");
+	esc(f, r->blame);
+	fprintf(f, "</td><td>%lld</td>", r->runs);
+	if (sweep)
+		fprintf(f, "<td>%lld&ndash;%lld</td>", r->nth_min, r->nth_max);
+	fprintf(f, "<td class=\"l\"><code>");
+	esc(f, r->reproduce);
+	fprintf(f, "</code></td><td class=\"l\">");
+	if (r->trimmed) {
+		fprintf(f, "<code>");
+		esc(f, r->trimmed);
+		fprintf(f, "</code><br><small>%lld of %lld events</small>", r->trimmed_events,
+			r->trimmed_of);
+	} else {
+		fprintf(f, "&ndash;");
+	}
+	fprintf(f, "</td></tr>\n");
+}
+
+/* The findings of a campaign or sweep run (new, known, then gone), or why there are none. */
+static void findings_table(const struct site *st, FILE *f, const struct findings_run *run,
+			   bool sweep)
+{
+	if (!run || !run->recorded) {
+		fprintf(f, "<p class=\"nofindings\">No findings recorded: this summary was written "
+			   "before campaigns and sweeps grouped their failing runs into findings, so "
+			   "nothing is known of them (not that there are none). Its failing runs are "
+			   "below.</p>\n");
+		return;
+	}
+	if (!run->nnew && !run->nknown)
+		fprintf(f, "<p class=\"good\">No findings.</p>\n");
+	else
+		fprintf(f, "<p>%zu finding%s: <span class=\"%s\">%zu new</span>, %zu known.",
+			run->nnew + run->nknown, run->nnew + run->nknown == 1 ? "" : "s",
+			run->nnew ? "bad" : "", run->nnew, run->nknown);
+	if (run->ngone)
+		fprintf(f, "%s<span class=\"good\">%zu gone</span> since the run before.",
+			run->nnew || run->nknown ? " " : "<p>", run->ngone);
+	if (run->nnew || run->nknown || run->ngone)
+		fprintf(f, "</p>\n");
+	if (!run->n)
+		return;
+	fprintf(f, "<table class=\"findings\"><tr><th class=\"l\">state</th><th class=\"l\">finding</th>"
+		   "<th class=\"l\">blame</th><th>runs</th>%s<th class=\"l\">reproduce</th>"
+		   "<th class=\"l\">trimmed trace</th></tr>\n",
+		sweep ? "<th>hits failed</th>" : "");
+	for (size_t i = 0; i < run->n; i++)
+		finding_row(st, f, &run->f[i], sweep);
+	fprintf(f, "</table>\n");
+}
+
 static int write_campaigns(struct site *st, const struct run_list *l)
 {
 	struct page p;
@@ -901,9 +1002,20 @@ static int write_campaigns(struct site *st, const struct run_list *l)
 
 	if (rc)
 		return rc;
+	fprintf(p.file.f, "<p>The latest campaigns and sweeps, most recent first. Each lists its "
+		     "findings first (its failing runs grouped by what broke, one signature each): ");
+	badge(p.file.f, FINDING_NEW);
+	fprintf(p.file.f, " when no earlier run of its series (a campaign by name, a sweep by trace "
+		     "and scenario, on one host) had it, ");
+	badge(p.file.f, FINDING_KNOWN);
+	fprintf(p.file.f, " when one did, ");
+	badge(p.file.f, FINDING_GONE);
+	fprintf(p.file.f, " when the run before had it and this one does not. Its failing runs "
+		     "follow, on demand.</p>\n");
 	for (size_t i = l->n; i-- > 0 && shown < DASH_RUNS_LISTED;) {
 		const struct run_ref *r = &l->r[i];
 		bool sweep = !strcmp(r->kind, "sweep");
+		const struct findings_run *run;
 		struct run_record rec;
 		char *json = NULL, why[256];
 
@@ -932,11 +1044,18 @@ static int write_campaigns(struct site *st, const struct run_list *l)
 				runfile_value(&rec, "campaign.runs"), runfile_value(&rec, "campaign.passed"),
 				runfile_value(&rec, "campaign.failed") > 0 ? "bad" : "good",
 				runfile_value(&rec, "campaign.failed"));
+		run = findings_run_of(&st->findings, r->id);
+		findings_table(st, p.file.f, run, sweep);
+		fprintf(p.file.f, "<details%s><summary>%zu failing %s%s</summary>\n",
+			run && run->recorded ? "" : " open", rec.nfailures, sweep ? "hit" : "run",
+			rec.nfailures == 1 ? "" : "s");
 		failures_table(p.file.f, &rec, sweep);
+		fprintf(p.file.f, "</details>\n");
 		runfile_free(&rec);
 	}
 	if (!shown)
 		fprintf(p.file.f, "<p>No campaign or sweep stored yet.</p>\n");
+	fprintf(p.file.f, "%s\n", badges_script);
 	rc = page_close(&p);
 	st->pages += !rc;
 	return rc;
@@ -958,6 +1077,8 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 	rc = history_load(s, &o->history, &st.h);
 	if (!rc)
 		rc = store_runs(s, list_run, &runs);
+	if (!rc)
+		rc = findings_load(s, NULL, &st.findings);
 	if (rc) {
 		snprintf(err, errlen, "%s", *store_error(s) ? store_error(s) : strerror(-rc));
 		goto free_all;
@@ -991,6 +1112,7 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 	if (rc)
 		snprintf(err, errlen, "%s: writing the site: %s", dir, strerror(-rc));
 free_all:
+	findings_free(&st.findings);
 	history_free(&st.h);
 	free(runs.r);
 	*pages = st.pages;

@@ -25,7 +25,9 @@
  *   latency.html      per replay benchmark, latency percentiles of the
  *                     latest revision against the one before
  *   progress.html     per replay benchmark, how power transitions ended
- *   campaigns.html    failing campaign and sweep runs with their reproducers
+ *   campaigns.html    the latest campaigns and sweeps: their findings, each
+ *                     new, known or gone (findings.h) with its reproducer,
+ *                     then their failing runs on demand
  */
 
 struct dash_opts {

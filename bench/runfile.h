@@ -29,6 +29,26 @@ struct run_failure {
 	char *reproduce; /* the command that reproduces it */
 };
 
+/*
+ * A finding of a campaign or sweep: its failing runs grouped by what broke
+ * ("findings" in the summary). Text fields are NULL where the file has null.
+ */
+struct run_finding {
+	char *signature;  /* 16 lowercase hex digits, the same on every night and machine */
+	char *key;        /* what the signature is a digest of, readable */
+	char *title;      /* UTF-8 */
+	char *blame;      /* "fault", "driver", "model" or "none" */
+	char *outcome;    /* campaign: failed, hung; sweep: reset, violation, crash, hung */
+	char *code;       /* the violation's code, or NULL */
+	char *invariants; /* the broken invariants, comma-separated ("" for none) */
+	char *point, *operation; /* the injection point and the operation, or NULL */
+	long long runs;   /* how many runs it groups (1 or more) */
+	long long nth_min, nth_max; /* a sweep's hits failed, first and last; 0 in campaigns */
+	char *reproduce;  /* the command that reproduces it */
+	char *trimmed;    /* the trimmed trace that still shows it, or NULL */
+	long long trimmed_events, trimmed_of; /* its events, of the whole trace's */
+};
+
 struct run_record {
 	enum run_kind kind;
 	char *key;   /* identity: adding the same run again is recognised by it */
@@ -42,6 +62,10 @@ struct run_record {
 	size_t nmetrics;
 	struct run_failure *failures; /* a campaign's or sweep's (fields NULL when absent) */
 	size_t nfailures;
+	bool findings_recorded;       /* a campaign's or sweep's file lists its findings (older
+				       * summaries do not: nothing is known of them then) */
+	struct run_finding *findings; /* in the file's order */
+	size_t nfindings;
 };
 
 /**

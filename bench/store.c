@@ -20,6 +20,7 @@ struct store {
 };
 
 static int fill_identities(struct store *s);
+static int fill_findings(struct store *s);
 
 /*
  * migrations[i] takes the schema from version i to i + 1: its SQL, then its
@@ -65,6 +66,30 @@ static const struct migration {
 	  "  note TEXT NOT NULL,"
 	  "  added TEXT NOT NULL);",
 	  fill_identities },
+	/*
+	 * 3 -> 4: the findings of campaigns and sweeps (runs grouped by what
+	 * broke), read again from the JSON of the ones already stored; per run,
+	 * how many its summary lists (NULL: it lists none, written before them).
+	 */
+	{ "ALTER TABLE runs ADD COLUMN nfindings INTEGER;"
+	  "CREATE TABLE findings ("
+	  "  run INTEGER NOT NULL REFERENCES runs(id),"
+	  "  pos INTEGER NOT NULL,"
+	  "  signature TEXT NOT NULL,"
+	  "  key TEXT NOT NULL,"
+	  "  title TEXT NOT NULL,"
+	  "  blame TEXT NOT NULL,"
+	  "  outcome TEXT NOT NULL,"
+	  "  code TEXT,"
+	  "  invariants TEXT NOT NULL,"
+	  "  point TEXT, operation TEXT,"
+	  "  runs INTEGER NOT NULL,"
+	  "  nth_min INTEGER NOT NULL, nth_max INTEGER NOT NULL,"
+	  "  reproduce TEXT NOT NULL,"
+	  "  trimmed TEXT, trimmed_events INTEGER NOT NULL, trimmed_of INTEGER NOT NULL,"
+	  "  PRIMARY KEY (run, signature));"
+	  "CREATE INDEX findings_by_signature ON findings(signature, run);",
+	  fill_findings },
 };
 
 /* The errno for an SQLite result code, and a message that says which file. */
@@ -150,6 +175,112 @@ static int fill_identities(struct store *s)
 		rc = SQLITE_OK;
 	sqlite3_finalize(get);
 	sqlite3_finalize(set);
+	return rc;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* The statements that keep a run's findings: put_findings()'s. */
+struct findings_stmts {
+	sqlite3_stmt *finding, *count;
+};
+
+static int findings_prepare(struct store *s, struct findings_stmts *fs)
+{
+	int rc = sqlite3_prepare_v2(s->db,
+				    "INSERT INTO findings (run, pos, signature, key, title, blame, outcome,"
+				    " code, invariants, point, operation, runs, nth_min, nth_max, reproduce,"
+				    " trimmed, trimmed_events, trimmed_of)"
+				    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+				    -1, &fs->finding, NULL);
+
+	if (!rc)
+		rc = sqlite3_prepare_v2(s->db, "UPDATE runs SET nfindings = ? WHERE id = ?", -1,
+					&fs->count, NULL);
+	return rc;
+}
+
+static void findings_finalize(struct findings_stmts *fs)
+{
+	sqlite3_finalize(fs->finding);
+	sqlite3_finalize(fs->count);
+}
+
+/* Keep the findings of run @id, as its file @r lists them (none when it lists none). */
+static int put_findings(struct findings_stmts *fs, long long id, const struct run_record *r)
+{
+	int rc;
+
+	if (!r->findings_recorded)
+		return SQLITE_OK;
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct run_finding *f = &r->findings[i];
+		sqlite3_stmt *st = fs->finding;
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, (long long)i);
+		bind_text(st, 3, f->signature);
+		bind_text(st, 4, f->key);
+		bind_text(st, 5, f->title);
+		bind_text(st, 6, f->blame);
+		bind_text(st, 7, f->outcome);
+		bind_text(st, 8, f->code);
+		bind_text(st, 9, f->invariants);
+		bind_text(st, 10, f->point);
+		bind_text(st, 11, f->operation);
+		sqlite3_bind_int64(st, 12, f->runs);
+		sqlite3_bind_int64(st, 13, f->nth_min);
+		sqlite3_bind_int64(st, 14, f->nth_max);
+		bind_text(st, 15, f->reproduce);
+		bind_text(st, 16, f->trimmed);
+		sqlite3_bind_int64(st, 17, f->trimmed_events);
+		sqlite3_bind_int64(st, 18, f->trimmed_of);
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_DONE)
+			return rc;
+	}
+	sqlite3_reset(fs->count);
+	sqlite3_bind_int64(fs->count, 1, (long long)r->nfindings);
+	sqlite3_bind_int64(fs->count, 2, id);
+	rc = sqlite3_step(fs->count);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/*
+ * Step 3 -> 4: the findings of every stored campaign and sweep, from its
+ * JSON (one whose JSON no longer reads, or lists none, gets none).
+ */
+static int fill_findings(struct store *s)
+{
+	struct findings_stmts fs = { 0 };
+	sqlite3_stmt *get = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db, "SELECT id, json FROM runs WHERE kind IN ('campaign', 'sweep')",
+				-1, &get, NULL);
+	if (!rc)
+		rc = findings_prepare(s, &fs);
+	while (!rc && (rc = sqlite3_step(get)) == SQLITE_ROW) {
+		const char *json = (const char *)sqlite3_column_text(get, 1);
+		struct run_record rec;
+		char err[512];
+
+		if (!json || runfile_parse("stored run", json, &rec, err, sizeof(err)))
+			continue;
+		rc = put_findings(&fs, sqlite3_column_int64(get, 0), &rec);
+		runfile_free(&rec);
+	}
+	if (rc == SQLITE_DONE)
+		rc = SQLITE_OK;
+	sqlite3_finalize(get);
+	findings_finalize(&fs);
 	return rc;
 }
 
@@ -310,14 +441,6 @@ void store_close(struct store *s)
 	free(s);
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 static void now_iso(char *buf, size_t len)
 {
 	time_t t = time(NULL);
@@ -327,9 +450,9 @@ static void now_iso(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Insert one run and its metrics; *added tells whether it was new. */
+/* Insert one run, its metrics and findings; *added tells whether it was new. */
 static int add_one(struct store *s, sqlite3_stmt *run, sqlite3_stmt *metric,
-		   const struct run_record *r, const char *now, bool *added)
+		   struct findings_stmts *fs, const struct run_record *r, const char *now, bool *added)
 {
 	long long id;
 	int rc;
@@ -366,13 +489,14 @@ static int add_one(struct store *s, sqlite3_stmt *run, sqlite3_stmt *metric,
 		if (rc != SQLITE_DONE)
 			return rc;
 	}
-	return SQLITE_OK;
+	return put_findings(fs, id, r);
 }
 
 int store_add(struct store *s, const struct run_record *recs, size_t n, size_t *added, char *err,
 	      size_t errlen)
 {
 	sqlite3_stmt *run = NULL, *metric = NULL;
+	struct findings_stmts fs = { 0 };
 	char now[32];
 	int rc;
 
@@ -391,10 +515,12 @@ int store_add(struct store *s, const struct run_record *recs, size_t n, size_t *
 					"INSERT OR REPLACE INTO metrics (run, name, value, unit)"
 					" VALUES (?, ?, ?, ?)",
 					-1, &metric, NULL);
+	if (!rc)
+		rc = findings_prepare(s, &fs);
 	for (size_t i = 0; !rc && i < n; i++) {
 		bool is_new = false;
 
-		rc = add_one(s, run, metric, &recs[i], now, &is_new);
+		rc = add_one(s, run, metric, &fs, &recs[i], now, &is_new);
 		*added += is_new;
 	}
 	if (!rc)
@@ -406,6 +532,7 @@ int store_add(struct store *s, const struct run_record *recs, size_t n, size_t *
 	}
 	sqlite3_finalize(run);
 	sqlite3_finalize(metric);
+	findings_finalize(&fs);
 	return rc;
 }
 
@@ -654,6 +781,57 @@ int store_rev_runs(struct store *s, const char *rev,
 	rev_run_clear(&rc);
 	free(rc.rec.metrics);
 	return ret;
+}
+
+struct findings_ctx {
+	int (*fn)(const struct store_finding_row *row, void *ctx);
+	void *ctx;
+};
+
+/* A text column as a record's field: records hold char *, this one is only read. */
+static char *col_field(sqlite3_stmt *st, int i)
+{
+	return (char *)sqlite3_column_text(st, i);
+}
+
+static int finding_row(sqlite3_stmt *st, void *ctx)
+{
+	struct findings_ctx *fc = ctx;
+	struct run_finding f = {
+		.signature = col_field(st, 6), .key = col_field(st, 7), .title = col_field(st, 8),
+		.blame = col_field(st, 9), .outcome = col_field(st, 10), .code = col_field(st, 11),
+		.invariants = col_field(st, 12), .point = col_field(st, 13),
+		.operation = col_field(st, 14), .runs = sqlite3_column_int64(st, 15),
+		.nth_min = sqlite3_column_int64(st, 16), .nth_max = sqlite3_column_int64(st, 17),
+		.reproduce = col_field(st, 18), .trimmed = col_field(st, 19),
+		.trimmed_events = sqlite3_column_int64(st, 20),
+		.trimmed_of = sqlite3_column_int64(st, 21),
+	};
+	struct store_finding_row row = {
+		.run = sqlite3_column_int64(st, 0), .kind = col_text(st, 1),
+		.benchmark = col_text(st, 2), .git_rev = col_text(st, 3), .date = col_text(st, 4),
+		.nfindings = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1
+								       : sqlite3_column_int64(st, 5),
+		.f = f.signature ? &f : NULL,
+	};
+
+	return fc->fn(&row, fc->ctx);
+}
+
+int store_findings(struct store *s, int (*fn)(const struct store_finding_row *row, void *ctx),
+		   void *ctx)
+{
+	struct findings_ctx fc = { fn, ctx };
+
+	return query(s,
+		     "SELECT r.id, r.kind, r.benchmark, r.git_rev, r.date, r.nfindings, f.signature,"
+		     " f.key, f.title, f.blame, f.outcome, f.code, f.invariants, f.point, f.operation,"
+		     " f.runs, f.nth_min, f.nth_max, f.reproduce, f.trimmed, f.trimmed_events,"
+		     " f.trimmed_of"
+		     " FROM runs AS r LEFT JOIN findings AS f ON f.run = r.id"
+		     " WHERE r.kind IN ('campaign', 'sweep')"
+		     " ORDER BY r.benchmark, r.date, r.id, f.pos",
+		     NULL, NULL, finding_row, &fc);
 }
 
 int store_ack_add(struct store *s, const struct store_ack *a, char *err, size_t errlen)

@@ -11,14 +11,14 @@
  * The results store: every run in one SQLite file, with its tags (git
  * revision, date, host, backend, trace, scenario, campaign), the benchmark it
  * belongs to, the digests of its inputs and the code that ran (runfile.h),
- * its metrics and the JSON it came from; and the changes people acknowledged
- * as expected. A series is one metric of one benchmark. The schema is
+ * its metrics, the findings of a campaign or sweep and the JSON it came
+ * from; and the changes people acknowledged as expected. A series is one metric of one benchmark. The schema is
  * versioned (PRAGMA user_version) and upgraded in place, in a transaction, by the migrations in store.c. Every
  * write is one transaction: a writer killed half-way leaves the store as it
  * was before it began.
  */
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct store;
 
@@ -147,6 +147,28 @@ int store_rev_resolve(struct store *s, const char *prefix, char *full, size_t le
  */
 int store_rev_runs(struct store *s, const char *rev,
 		   int (*fn)(const struct run_record *rec, void *ctx), void *ctx);
+
+/* A stored campaign or sweep run and one of its findings. */
+struct store_finding_row {
+	long long run;
+	const char *kind, *benchmark, *git_rev, *date;
+	long long nfindings;         /* how many its summary lists; -1 when it lists none
+				      * (a summary written before findings: nothing known) */
+	const struct run_finding *f; /* the finding, or NULL in the one row of a run without any */
+};
+
+/**
+ * store_findings() - the findings of every stored campaign and sweep run,
+ * by benchmark, then in run order (date, then when added), each run's in
+ * its summary's order; a run without findings is one row of its own.
+ * @s: the store.
+ * @fn: called per row (valid during the call); a non-zero return stops and is returned.
+ * @ctx: for @fn.
+ *
+ * Return: 0, @fn's return, or a negative errno.
+ */
+int store_findings(struct store *s, int (*fn)(const struct store_finding_row *row, void *ctx),
+		   void *ctx);
 
 /* A change acknowledged as expected: of the series matching both globs, at @rev. */
 struct store_ack {

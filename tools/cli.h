@@ -72,6 +72,15 @@ int cmd_store_add(int argc, char **argv);
 int cmd_store_list(int argc, char **argv);
 
 /**
+ * cmd_store_findings() - gpuiso store findings: the findings of stored
+ * campaigns and sweeps, new, known or gone.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_store_findings(int argc, char **argv);
+
+/**
  * cmd_compare() - gpuiso compare: two sets of runs, metric by metric, with a verdict.
  * @argc, @argv: the command line.
  *
@@ -102,7 +111,7 @@ int cmd_dash(int argc, char **argv);
  * Return: an enum exit_code.
  */
 int cmd_ack(int argc, char **argv);
-extern const char store_add_usage[], store_list_usage[], compare_usage[], changes_usage[],
-	dash_usage[], ack_usage[];
+extern const char store_add_usage[], store_list_usage[], store_findings_usage[], compare_usage[],
+	changes_usage[], dash_usage[], ack_usage[];
 
 #endif

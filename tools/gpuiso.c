@@ -672,6 +672,8 @@ static const struct command commands[] = {
 	{ "bench", cmd_bench, bench_usage, "micro and replay benchmarks (bench JSON with --json)" },
 	{ "store add", cmd_store_add, store_add_usage, "add run files to a results store (SQLite)" },
 	{ "store list", cmd_store_list, store_list_usage, "the runs in a results store" },
+	{ "store findings", cmd_store_findings, store_findings_usage,
+	  "findings of stored campaigns and sweeps: new, known, gone" },
 	{ "compare", cmd_compare, compare_usage, "series by series: before, after, change, verdict" },
 	{ "changes", cmd_changes, changes_usage, "where each stored series changed level, and alarms" },
 	{ "ack", cmd_ack, ack_usage, "acknowledge the changes of a revision as expected" },

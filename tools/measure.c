@@ -16,6 +16,7 @@
 #include "bench/compare.h"
 #include "common/array.h"
 #include "bench/dash.h"
+#include "bench/findings.h"
 #include "bench/history.h"
 #include "bench/store.h"
 #include "cli.h"
@@ -219,6 +220,93 @@ int cmd_store_list(int argc, char **argv)
 	}
 	if (rc)
 		rc = store_failed("store list", argv[optind], s, rc);
+	store_close(s);
+	return rc;
+}
+
+/* --- store findings --- */
+
+const char store_findings_usage[] =
+	"gpuiso store findings DB [--series GLOB] [--all] [-v]\n"
+	"  the findings of the stored campaigns and sweeps (their failing runs grouped by what\n"
+	"  broke), series by series (a campaign by name, a sweep by trace and scenario, on a\n"
+	"  host): those of each series' latest run (--all: of every run), each new (no earlier\n"
+	"  run of the series had it), known (since the first that did) or gone (the run before\n"
+	"  had it, this one does not). --series picks series by their benchmark's name\n"
+	"  (`store list`, e.g. 'campaign name=nightly-pin *').";
+
+/* One run of a series: its findings and their states. */
+static void findings_print_run(const struct findings_run *run)
+{
+	printf("  %s  revision %.12s: ", run->date, run->rev ? run->rev : "?");
+	if (!run->recorded) {
+		printf("no findings recorded (a summary written before findings)\n");
+		return;
+	}
+	printf("%zu finding%s: %zu new, %zu known, %zu gone\n", run->nnew + run->nknown,
+	       run->nnew + run->nknown == 1 ? "" : "s", run->nnew, run->nknown, run->ngone);
+	for (size_t i = 0; i < run->n; i++) {
+		const struct finding *f = &run->f[i];
+
+		printf("    %-5s  %s  %-6s  %lld run%s", finding_state_name(f->state), f->f.signature,
+		       f->f.blame, f->f.runs, f->f.runs == 1 ? "" : "s");
+		if (f->f.nth_max)
+			printf(" (hits %lld-%lld)", f->f.nth_min, f->f.nth_max);
+		printf("  %s", f->f.title);
+		if (f->state == FINDING_KNOWN)
+			printf("  (since %.12s)", f->since_rev ? f->since_rev : f->since_date);
+		else if (f->state == FINDING_GONE)
+			printf("  (last in %.12s)", f->since_rev ? f->since_rev : f->since_date);
+		printf("\n           %s\n", f->f.reproduce);
+		if (f->f.trimmed)
+			printf("           trimmed: %s (%lld of %lld events)\n", f->f.trimmed,
+			       f->f.trimmed_events, f->f.trimmed_of);
+	}
+}
+
+int cmd_store_findings(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "series", required_argument, NULL, 's' }, { "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	const char *series = NULL;
+	struct findings fs;
+	struct store *s;
+	bool all = false;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		if (opt == 's')
+			series = optarg;
+		else if (opt == 'a')
+			all = true;
+		else if (common_opt(opt, store_findings_usage, &rc))
+			return rc;
+	}
+	if (argc - optind != 1)
+		return usage_error(store_findings_usage, "%s", "one store, please");
+	rc = open_store("store findings", argv[optind], &s);
+	if (rc)
+		return rc;
+	rc = findings_load(s, series, &fs);
+	if (rc) {
+		rc = store_failed("store findings", argv[optind], s, rc);
+		goto free_findings;
+	}
+	if (!fs.n)
+		printf("no campaign or sweep stored%s\n", series ? " in the series asked for" : "");
+	for (size_t i = 0; i < fs.n; i++) {
+		bool last = i + 1 == fs.n || strcmp(fs.runs[i + 1].series, fs.runs[i].series);
+
+		if (!i || strcmp(fs.runs[i - 1].series, fs.runs[i].series))
+			printf("%s%s\n", i ? "\n" : "", fs.runs[i].series);
+		if (all || last)
+			findings_print_run(&fs.runs[i]);
+	}
+	rc = EXIT_OK;
+free_findings:
+	findings_free(&fs);
 	store_close(s);
 	return rc;
 }

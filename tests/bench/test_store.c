@@ -353,3 +353,135 @@ Test(store, a_negative_schema_version_is_refused)
 	exec_sql(db, "PRAGMA user_version = -2147483648");
 	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), -EINVAL);
 }
+
+/* --- findings of campaigns and sweeps --- */
+
+/* The findings rows of a store, flattened: "RUN:NFINDINGS:SIGNATURE|TITLE|..." a line. */
+static int take_finding(const struct store_finding_row *row, void *ctx)
+{
+	char *out = ctx;
+	size_t len = strlen(out);
+	const struct run_finding *f = row->f;
+
+	if (f)
+		snprintf(out + len, 4096 - len, "%lld:%lld:%s|%s|%s|%s|%s|%s|%s|%s|%lld|%lld-%lld|%s|%s|%lld/%lld\n",
+			 row->run, row->nfindings, f->signature, f->title, f->blame, f->outcome,
+			 f->code ? f->code : "null", f->invariants, f->point ? f->point : "null",
+			 f->operation ? f->operation : "null", f->runs, f->nth_min, f->nth_max,
+			 f->reproduce, f->trimmed ? f->trimmed : "null", f->trimmed_events,
+			 f->trimmed_of);
+	else
+		snprintf(out + len, 4096 - len, "%lld:%lld:%s %s\n", row->run, row->nfindings, row->kind,
+			 row->benchmark);
+	return 0;
+}
+
+static const char campaign_json[] =
+	"{\"schema\":\"gpuiso-campaign/1\",\"name\":\"nightly\",\"host\":\"h\",\"runs\":3,\"passed\":1,"
+	"\"failed\":2,\"failures\":[],\"findings\":["
+	"{\"signature\":\"3f9a0c1d22e4b870\",\"key\":\"k1\",\"title\":\"unmap \\u2192 leak\","
+	"\"blame\":\"fault\",\"outcome\":\"failed\",\"code\":\"MAPPING_LEAK\",\"invariants\":"
+	"[\"no_stale_mappings\"],\"point\":\"iommu/unmap\",\"operation\":\"free_mdl\",\"runs\":2,"
+	"\"reproduce\":\"gpuiso replay /t\",\"trimmed\":null},"
+	"{\"signature\":\"00000000000000ff\",\"key\":\"k2\",\"title\":\"hung\",\"blame\":\"none\","
+	"\"outcome\":\"hung\",\"code\":null,\"invariants\":[],\"point\":null,\"operation\":null,"
+	"\"runs\":1,\"reproduce\":\"r2\",\"trimmed\":{\"trace\":\"/o/t\",\"events\":4,\"of\":10}}]}";
+
+static const char campaign_rows[] =
+	"1:2:3f9a0c1d22e4b870|unmap \xe2\x86\x92 leak|fault|failed|MAPPING_LEAK|no_stale_mappings|"
+	"iommu/unmap|free_mdl|2|0-0|gpuiso replay /t|null|0/0\n"
+	"1:2:00000000000000ff|hung|none|hung|null||null|null|1|0-0|r2|/o/t|4/10\n";
+
+Test(store, findings_are_kept_with_their_run)
+{
+	struct run_record r;
+	struct store *s;
+	char err[512], rows[4096] = "";
+	size_t added;
+
+	cr_assert_eq(runfile_parse("c.json", campaign_json, &r, err, sizeof(err)), 0, "%s", err);
+	r.key = strdup("campaign/1");
+	r.date = strdup("2026-11-01T00:00:00Z");
+	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_add(s, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_add(s, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(added, 0);
+	cr_assert_eq(store_findings(s, take_finding, rows), 0);
+	cr_assert_str_eq(rows, campaign_rows, "each once, as the file lists them");
+	store_close(s);
+	runfile_free(&r);
+}
+
+/*
+ * The schema as version 3 shipped it, frozen here, with runs as gpuiso then
+ * stored them: a campaign from before findings, one whose summary lists
+ * findings (version 3 kept them only in its JSON), a replay.
+ */
+static const char schema_v3_head[] =
+	"CREATE TABLE runs (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,"
+	" git_rev TEXT, date TEXT NOT NULL, host TEXT, backend TEXT, trace TEXT, scenario TEXT,"
+	" json TEXT NOT NULL, added TEXT NOT NULL, campaign TEXT, benchmark TEXT, inputs TEXT,"
+	" code TEXT);"
+	"CREATE TABLE metrics (run INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL,"
+	" value REAL NOT NULL, unit TEXT NOT NULL, PRIMARY KEY (run, name));"
+	"CREATE INDEX metrics_by_name ON metrics(name, run);"
+	"CREATE INDEX runs_by_rev ON runs(git_rev);"
+	"CREATE INDEX runs_by_benchmark ON runs(benchmark, date, id);"
+	"CREATE TABLE acks (id INTEGER PRIMARY KEY, benchmark TEXT NOT NULL, metric TEXT NOT NULL,"
+	" rev TEXT NOT NULL, note TEXT NOT NULL, added TEXT NOT NULL);"
+	"INSERT INTO runs VALUES (1, 'campaign/old', 'campaign', 'r0', '2026-10-01T00:00:00Z', 'h',"
+	" NULL, NULL, NULL, '{\"schema\":\"gpuiso-campaign/1\",\"name\":\"nightly\",\"host\":\"h\","
+	"\"runs\":2,\"passed\":1,\"failed\":1,\"failures\":[{\"id\":\"a\",\"reason\":\"why\"}]}',"
+	" '2026-10-01T00:00:00Z', 'nightly', 'campaign name=nightly host=h', NULL, NULL);"
+	"INSERT INTO metrics VALUES (1, 'campaign.failed', 1, 'count');"
+	"INSERT INTO runs VALUES (3, 'results/x', 'results', 'r0', '2026-10-01T00:00:00Z', 'h',"
+	" 'sim', '/t', NULL, '{}', '2026-10-01T00:00:00Z', NULL, 'results', NULL, NULL);"
+	"INSERT INTO runs VALUES (2, 'campaign/new', 'campaign', 'r1', '2026-10-02T00:00:00Z', 'h',"
+	" NULL, NULL, NULL, '";
+static const char schema_v3_tail[] =
+	"', '2026-10-02T00:00:00Z', 'nightly', 'campaign name=nightly host=h', NULL, NULL);"
+	"PRAGMA user_version = 3; PRAGMA application_id = 1735423337;";
+
+static int user_version(const char *path)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int v;
+
+	cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+Test(store, a_version_3_store_gets_the_findings_of_its_campaigns)
+{
+	char sql[8192], err[256], rows[4096] = "";
+	struct store *s;
+
+	/* SQL quotes: ' doubled (there is none in the JSON) */
+	snprintf(sql, sizeof(sql), "%s%s%s", schema_v3_head, campaign_json, schema_v3_tail);
+	exec_sql(db, sql);
+	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_findings(s, take_finding, rows), 0);
+	store_close(s);
+	cr_assert_eq(user_version(db), STORE_SCHEMA_VERSION);
+	cr_assert_eq(STORE_SCHEMA_VERSION, 4);
+	/* the old one records none (-1), by benchmark then date; replays have none */
+	cr_assert(!strncmp(rows, "1:-1:campaign campaign name=nightly host=h\n", 43), "%s", rows);
+	char expect[1024];
+
+	snprintf(expect, sizeof(expect), "%s", campaign_rows);
+	for (char *line = expect; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		*line = '2'; /* run 2 here */
+	cr_assert_str_eq(rows + 43, expect, "the stored summary's findings, from its JSON");
+	/* opening it again changes nothing */
+	rows[0] = '\0';
+	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_findings(s, take_finding, rows), 0);
+	store_close(s);
+	cr_assert(strstr(rows, "2:2:00000000000000ff") && !strstr(strstr(rows, "2:2:0000") + 1, "2:2:0000"));
+}

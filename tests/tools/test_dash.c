@@ -5,10 +5,13 @@
  * chart's data was laid out with a non-empty box (the pages count them).
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "run_gpuiso.h"
@@ -231,4 +234,146 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 	free(l.dom);
 	snprintf(shot, sizeof(shot), "%s/dash-index.png", artefacts ? artefacts : tdir);
 	cr_assert_eq(access(shot, F_OK), 0, "screenshot %s", shot);
+}
+
+/*
+ * A summary of campaign "nightly" (or, @sweep, a sweep of /abs/trace)
+ * listing a finding for each 4-hex-digit word of @sigs (NULL: a summary
+ * written before findings), its file modified at day @day (the store
+ * tells two runs of the same content by it).
+ */
+static void summary(const char *path, bool sweep, const char *sigs, int day)
+{
+	const struct timespec t[2] = { { 1790000000 + day * 86400, 0 }, { 1790000000 + day * 86400, 0 } };
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s", path);
+	if (sweep)
+		fprintf(f, "{\"schema\":\"gpuiso-sweep/1\",\"trace\":\"/abs/trace\",\"scenario\":\"/abs/s.yaml\","
+			   "\"host\":\"h\",\"baseline\":\"recovered\",\"points\":{},\"failures\":[{\"point\":"
+			   "\"iommu/unmap\",\"nth\":1,\"outcome\":\"violation\",\"reproduce\":\"gpuiso replay "
+			   "/abs/trace --fail-nth iommu/unmap:1\"}]");
+	else
+		fprintf(f, "{\"schema\":\"gpuiso-campaign/1\",\"name\":\"nightly\",\"host\":\"h\",\"runs\":4,"
+			   "\"passed\":1,\"failed\":3,\"failures\":[{\"id\":\"pin-desktop-s1\",\"run\":\"pin\","
+			   "\"seed\":1,\"outcome\":\"failed\",\"reason\":\"forward_progress does not hold\","
+			   "\"reproduce\":\"gpuiso replay /abs/desktop --seed 1\"}]");
+	if (sigs) {
+		fprintf(f, ",\"findings\":[");
+		for (const char *at = sigs; *at; at += at[4] ? 5 : 4)
+			fprintf(f, "%s{\"signature\":\"000000000000%.4s\",\"key\":\"k\","
+				   "\"title\":\"finding %.4s: iommu/unmap \\u2192 <b>leak</b>\",\"blame\":\"fault\","
+				   "\"outcome\":\"%s\",\"code\":\"MAPPING_LEAK\",\"invariants\":[\"no_leaks\"],"
+				   "\"point\":\"iommu/unmap\",\"operation\":\"free_mdl\",\"runs\":2788,%s"
+				   "\"reproduce\":\"gpuiso replay /abs/trace --fail-nth iommu/unmap:%.4s\","
+				   "\"trimmed\":{\"trace\":\"/abs/OUT/findings/%.4s/trace\",\"events\":41,"
+				   "\"of\":10000}}",
+				at == sigs ? "" : ",", at, at, sweep ? "violation" : "failed",
+				sweep ? "\"nth\":{\"min\":1,\"max\":2788}," : "", at, at);
+		fprintf(f, "]");
+	}
+	fprintf(f, "}\n");
+	fclose(f);
+	cr_assert_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+/* The part of @dom from @from to the next section (<h2>): a copy. */
+static char *section(const char *dom, const char *from)
+{
+	const char *at = strstr(dom, from), *end;
+
+	cr_assert_not_null(at, "no section %s", from);
+	end = strstr(at + 1, "<h2>");
+	return strndup(at, end ? (size_t)(end - at) : strlen(at));
+}
+
+/* Whether @sec lists finding @sig (4 hex digits) in @state. */
+static bool listed(const char *sec, const char *sig, const char *state)
+{
+	char row[160];
+
+	snprintf(row, sizeof(row), "<tr class=\"finding %s\" data-signature=\"000000000000%s\" "
+				   "data-state=\"%s\">", state, sig, state);
+	return strstr(sec, row) != NULL;
+}
+
+Test(dash, campaigns_show_findings_new_known_and_gone_in_chromium)
+{
+	char db[256], site[256], path[512], day[32], *sec;
+	const char *at;
+	struct loaded l;
+	struct run r;
+	int badges = -1, shown = -1;
+	/* nights 1-4 of campaign nightly: from before findings, then A B, A B, A D */
+	static const char *const nights[] = { NULL, "aaaa bbbb", "aaaa bbbb", "aaaa dddd" };
+
+	snprintf(db, sizeof(db), "%s/runs.sqlite", tdir);
+	snprintf(site, sizeof(site), "%s/site", tdir);
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/night%d.json", tdir, i + 1);
+		summary(path, false, nights[i], i + 1);
+		snprintf(day, sizeof(day), "2026-11-%02dT02:00:00Z", i + 1);
+		RUN(&r, "store", "add", db, path, "--date", day, "--rev", day + 8);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_assert(strstr(r.out, "1 run added"), "night %d: %s", i + 1, r.out);
+	}
+	snprintf(path, sizeof(path), "%s/sweep.json", tdir);
+	summary(path, true, "eeee", 5);
+	RUN(&r, "store", "add", db, path, "--date", "2026-11-05T02:00:00Z", "--rev", "05");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "dash", db, "-o", site);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+
+	snprintf(path, sizeof(path), "%s/campaigns.html", site);
+	l = browse(path, NULL);
+	cr_assert_eq(l.console, 0);
+	/* every state badge is drawn where it can be seen, not folded away */
+	at = strstr(l.dom, "data-badges=\"");
+	cr_assert_not_null(at, "the page counts its badges");
+	sscanf(at, "data-badges=\"%d\" data-badges-shown=\"%d\"", &badges, &shown);
+	cr_assert_eq(badges, 1 + 3 + 2 + 2, "the sweep's, then nights 4, 3 and 2: %d", badges);
+	cr_assert_eq(shown, badges, "%d of %d badges shown", shown, badges);
+
+	sec = section(l.dom, "2026-11-04T02:00:00Z");
+	cr_assert(listed(sec, "dddd", "new"), "night 4: dddd is new: %s", sec);
+	cr_assert(listed(sec, "aaaa", "known"), "night 4: aaaa is known: %s", sec);
+	cr_assert(listed(sec, "bbbb", "gone"), "night 4: bbbb is gone: %s", sec);
+	cr_assert_not(listed(sec, "aaaa", "new") || listed(sec, "bbbb", "known"), "%s", sec);
+	cr_assert(strstr(sec, "<span class=\"badge new\">new</span>"), "%s", sec);
+	cr_assert(strstr(sec, "since <code class=\"rev\">02T02:00:00Z</code>"),
+		  "known since the first night that recorded it: %s", sec);
+	cr_assert(strstr(sec, "last in <code class=\"rev\">03T02:00:00Z</code>"), "gone after: %s", sec);
+	cr_assert(strstr(sec, "finding dddd: iommu/unmap \xe2\x86\x92 &lt;b&gt;leak&lt;/b&gt;"),
+		  "the title, UTF-8 kept, markup escaped: %s", sec);
+	cr_assert(strstr(sec, "gpuiso replay /abs/trace --fail-nth iommu/unmap:dddd"), "%s", sec);
+	cr_assert(strstr(sec, "/abs/OUT/findings/dddd/trace"), "the trimmed trace: %s", sec);
+	cr_assert(strstr(sec, "<details><summary>1 failing run</summary>"),
+		  "the failing runs, on demand: %s", sec);
+	free(sec);
+
+	sec = section(l.dom, "2026-11-03T02:00:00Z");
+	cr_assert(listed(sec, "aaaa", "known") && listed(sec, "bbbb", "known"),
+		  "the same summary a second night: all known: %s", sec);
+	cr_assert_null(strstr(sec, "data-state=\"new\""), "%s", sec);
+	cr_assert_null(strstr(sec, "data-state=\"gone\""), "%s", sec);
+	free(sec);
+
+	sec = section(l.dom, "2026-11-02T02:00:00Z");
+	cr_assert(listed(sec, "aaaa", "new") && listed(sec, "bbbb", "new"),
+		  "after a night that recorded none: new: %s", sec);
+	free(sec);
+
+	sec = section(l.dom, "2026-11-01T02:00:00Z");
+	cr_assert(strstr(sec, "No findings recorded"), "an old summary says so: %s", sec);
+	cr_assert_null(strstr(sec, "No findings.<"), "and does not pretend there are none");
+	cr_assert(strstr(sec, "<details open=\"\">") || strstr(sec, "<details open>"),
+		  "its failing runs are shown at once: %s", sec);
+	cr_assert(strstr(sec, "gpuiso replay /abs/desktop --seed 1"), "%s", sec);
+	free(sec);
+
+	sec = section(l.dom, "sweep /abs/trace");
+	cr_assert(listed(sec, "eeee", "new"), "%s", sec);
+	cr_assert(strstr(sec, "<td>1\xe2\x80\x93" "2788</td>"), "the sweep's hits: %s", sec);
+	free(sec);
+	free(l.dom);
 }

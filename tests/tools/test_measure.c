@@ -135,6 +135,56 @@ Test(measure, store_add_list_and_bad_input_keeps_the_store)
 	cr_assert_eq(stored_runs(db), 2);
 }
 
+/* A campaign summary @name listing a finding for each of @sigs (4-hex-digit words). */
+static const char *campaign_file(const char *name, const char *sigs)
+{
+	const char *path = tpath(name);
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fprintf(f, "{\"schema\":\"gpuiso-campaign/1\",\"name\":\"nightly\",\"host\":\"h\",\"runs\":4,"
+		   "\"passed\":1,\"failed\":3,\"failures\":[],\"findings\":[");
+	for (const char *at = sigs; *at; at += at[4] ? 5 : 4)
+		fprintf(f, "%s{\"signature\":\"000000000000%.4s\",\"key\":\"k\",\"title\":\"finding %.4s\","
+			   "\"blame\":\"driver\",\"outcome\":\"failed\",\"code\":null,\"invariants\":[],"
+			   "\"point\":null,\"operation\":null,\"runs\":3,\"reproduce\":\"gpuiso replay %.4s\","
+			   "\"trimmed\":null}", at == sigs ? "" : ",", at, at, at);
+	fprintf(f, "]}\n");
+	fclose(f);
+	return path;
+}
+
+Test(measure, store_findings_says_what_is_new_known_and_gone)
+{
+	DB_PATH(db);
+	struct run r;
+
+	RUN(&r, "store", "add", db, campaign_file("n1.json", "aaaa bbbb"), "--rev", "rev1", "--date",
+	    "2026-11-01T00:00:00Z");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "store", "add", db, campaign_file("n2.json", "aaaa cccc"), "--rev", "rev2", "--date",
+	    "2026-11-02T00:00:00Z");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "store", "findings", db);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "campaign name=nightly host=h\n"
+				"  2026-11-02T00:00:00Z  revision rev2: 2 findings: 1 new, 1 known, 1 gone\n"
+				"    new    000000000000cccc  driver  3 runs  finding cccc\n"
+				"           gpuiso replay cccc\n"
+				"    known  000000000000aaaa  driver  3 runs  finding aaaa  (since rev1)\n"
+				"           gpuiso replay aaaa\n"
+				"    gone   000000000000bbbb  driver  3 runs  finding bbbb  (last in rev1)\n"),
+		  "%s", r.out);
+	cr_assert_null(strstr(r.out, "rev1:"), "the latest run only: %s", r.out);
+	RUN(&r, "store", "findings", db, "--all");
+	cr_assert(strstr(r.out, "revision rev1: 2 findings: 2 new, 0 known, 0 gone"), "%s", r.out);
+	RUN(&r, "store", "findings", db, "--series", "sweep *");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "no campaign or sweep stored in the series asked for"), "%s", r.out);
+	RUN(&r, "store", "findings", tpath("none.sqlite"));
+	cr_assert_eq(r.status, 2);
+}
+
 Test(measure, a_real_replay_and_its_folder_are_stored)
 {
 	DB_PATH(db);
