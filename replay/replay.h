@@ -233,6 +233,14 @@ struct replay_opts {
 	 */
 	void (*before_event)(const struct replay_engine *e, uint64_t index, void *arg);
 	void *before_event_arg;
+	/*
+	 * Called once the last event has been executed, before what the trace
+	 * left live is released and the model stops (engine_finish()), or
+	 * NULL: what happens after it happens at the end of the run (a trim
+	 * tells a failure at the end from one in the last event with it).
+	 */
+	void (*after_events)(const struct replay_engine *e, void *arg);
+	void *after_events_arg;
 };
 
 enum replay_failure {
@@ -292,6 +300,48 @@ struct replay_report {
  * rep->error saying why.
  */
 int replay_run(const struct replay_opts *o, struct results *res, struct replay_report *rep);
+
+/**
+ * replay_run_events() - replay_run() on workload events in memory instead of
+ * a trace: event i has index i. Of @o, trace, maps, cache, cache_dir and
+ * strict are not read (the events are already translated), except that
+ * o->trace names the run in @res when set.
+ * @o: options.
+ * @events: the events, timestamps not decreasing.
+ * @n: how many.
+ * @res: out: results (initialised here; results_fini() afterwards, also on error).
+ * @rep: out: what happened.
+ *
+ * Return: 0 or a negative errno, as replay_run().
+ */
+int replay_run_events(const struct replay_opts *o, const struct wl_event *events, size_t n,
+		      struct results *res, struct replay_report *rep);
+
+/* A trace's workload events in memory, in the order a replay executes them. */
+struct replay_events {
+	struct wl_event *ev;
+	size_t n, cap;
+};
+
+/**
+ * replay_read() - read the workload events of o->trace into memory as
+ * replay_run() would take them (from the compiled cache if it holds the
+ * trace, else from CTF through o's import maps, filling the cache), and
+ * execute none.
+ * @o: options: trace, strict, cache, cache_dir, maps and nmaps are read.
+ * @evs: out: the events (replay_events_free() them; empty after an error).
+ * @rep: out: the counts (events, used, ignored, unmatched, discarded,
+ *       lost_packets, first_ts, last_ts, from_cache, cache_written), or
+ *       failure and error.
+ *
+ * Events after a loss of the tracer keep WL_AFTER_LOSS; none is skipped.
+ *
+ * Return: 0, or a negative errno with rep->failure and rep->error saying why.
+ */
+int replay_read(const struct replay_opts *o, struct replay_events *evs, struct replay_report *rep);
+
+/** replay_events_free() - free events read by replay_read(). @evs: them (left empty). */
+void replay_events_free(struct replay_events *evs);
 
 /**
  * replay_summary() - the human summary: per operation count and p50/p99/max

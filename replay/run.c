@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #define LOG_PREFIX "replay"
+#include "common/array.h"
 #include "common/clock.h"
 #include "common/digest_path.h"
 #include "common/host.h"
@@ -26,6 +28,9 @@ struct run {
 	const struct ctf_stats *ctf; /* the reader's, current while decoding CTF; or NULL */
 	bool strict;
 	uint64_t records;           /* workload events executed (by the executing thread) */
+	struct replay_events *into; /* reading only: events kept here, not executed */
+	const struct wl_event *events; /* replaying from memory: the events, or NULL */
+	size_t nevents;
 	char bind_error[256];
 	char decode_error[256];     /* a bad event, said where */
 };
@@ -52,12 +57,29 @@ static int bind_wl(void *ctx, const char *name, struct ctf_binding *b)
 	return 0;
 }
 
+/* Reading only: one workload event appended to the events in memory. */
+static int keep(struct run *r, const struct wl_event *e)
+{
+	struct replay_events *evs = r->into;
+
+	if (array_reserve(&evs->ev, &evs->cap, evs->n, sizeof(*evs->ev))) {
+		snprintf(r->rep->error, sizeof(r->rep->error),
+			 "out of memory reading event %zu into memory", evs->n);
+		return -ENOMEM;
+	}
+	evs->ev[evs->n++] = *e;
+	r->records++;
+	return 0;
+}
+
 /* One workload event into the model (@ctx: the run). */
 static int apply(void *ctx, uint64_t index, const struct wl_event *e)
 {
 	struct run *r = ctx;
 	int rc;
 
+	if (r->into)
+		return keep(r, e);
 	if (r->o->before_event)
 		r->o->before_event(r->engine, index, r->o->before_event_arg);
 	rc = engine_apply(r->engine, e, index);
@@ -152,7 +174,10 @@ static int bind(void *ctx, const char *name, struct ctf_binding *b)
 	return 0;
 }
 
-/* Events from the cache if it holds this trace, else from CTF (filling the cache). */
+/*
+ * Events from the cache if it holds this trace, else from CTF (filling the
+ * cache): to the model (replay_run()), or into memory (replay_read()).
+ */
 static int feed(const struct replay_opts *o, struct run *r)
 {
 	struct replay_report *rep = r->rep;
@@ -201,8 +226,10 @@ static int feed(const struct replay_opts *o, struct run *r)
 	if (r->map && !rc)
 		import_warn_unbound(r->map);
 	/* events after a loss whose objects' creation was lost were not used (the cache keeps this) */
-	rep->used -= engine_losses(r->engine)->skipped;
-	rep->unmatched += engine_losses(r->engine)->skipped;
+	if (r->engine) {
+		rep->used -= engine_losses(r->engine)->skipped;
+		rep->unmatched += engine_losses(r->engine)->skipped;
+	}
 	if (r->decode_error[0]) {
 		rep->failure = REPLAY_BAD_INPUT;
 		snprintf(rep->error, sizeof(rep->error), "%s", r->decode_error);
@@ -248,7 +275,8 @@ static void add_input(struct run_info *ri, const char *path)
 	ri->ninputs++;
 }
 
-static void run_info(const struct replay_opts *o, struct run_info *ri)
+/* @from_trace: the events come from o->trace (digested among the inputs), else from memory. */
+static void run_info(const struct replay_opts *o, bool from_trace, struct run_info *ri)
 {
 	time_t now = time(NULL);
 	struct tm tm;
@@ -263,24 +291,46 @@ static void run_info(const struct replay_opts *o, struct run_info *ri)
 	host_name(ri->host, sizeof(ri->host));
 	snprintf(ri->backend, sizeof(ri->backend), "%s",
 		 o->backend ? o->backend : o->scn->backend ? o->scn->backend : "sim");
-	snprintf(ri->trace, sizeof(ri->trace), "%s", o->trace);
+	snprintf(ri->trace, sizeof(ri->trace), "%s", o->trace ? o->trace : "");
 	snprintf(ri->scenario, sizeof(ri->scenario), "%s", o->scenario_path ? o->scenario_path : "");
 	snprintf(ri->faults, sizeof(ri->faults), "%s", o->faults_path ? o->faults_path : "");
 	ri->seed = o->seed;
 	for (ri->nmaps = 0; ri->nmaps < o->nmaps && ri->nmaps < ARRAY_SIZE(ri->maps); ri->nmaps++)
 		snprintf(ri->maps[ri->nmaps], sizeof(ri->maps[0]), "%s", o->maps[ri->nmaps]);
-	add_input(ri, o->trace);
+	if (from_trace)
+		add_input(ri, o->trace);
 	add_input(ri, o->scenario_path);
 	add_input(ri, o->faults_path);
-	for (size_t i = 0; i < o->nmaps; i++)
+	for (size_t i = 0; from_trace && i < o->nmaps; i++)
 		add_input(ri, o->maps[i]);
 }
 
-int replay_run(const struct replay_opts *o, struct results *res, struct replay_report *rep)
+/* Events in memory (r->events, r->nevents), event i as index i: the source of replay_run_events(). */
+static int feed_memory(const struct replay_opts *o, struct run *r)
 {
+	struct replay_report *rep = r->rep;
+	int rc = 0;
+
+	(void)o;
+	for (size_t i = 0; i < r->nevents && !rc; i++)
+		rc = apply(r, i, &r->events[i]);
+	rep->events = r->nevents;
+	rep->used = r->nevents - engine_losses(r->engine)->skipped;
+	rep->unmatched = engine_losses(r->engine)->skipped;
+	if (r->nevents) {
+		rep->first_ts = r->events[0].ts;
+		rep->last_ts = r->events[r->nevents - 1].ts;
+	}
+	return rc;
+}
+
+/* A fresh model of o->scn fed by @source; replay_run() and replay_run_events(). */
+static int run_model(const struct replay_opts *o, struct run *r,
+		     int (*source)(const struct replay_opts *o, struct run *r), struct results *res)
+{
+	struct replay_report *rep = r->rep;
 	struct hw_backend be = { 0 };
 	const char *names[WL_NKINDS];
-	struct run r = { .o = o, .rep = rep, .strict = o->strict };
 	const struct core_violation *internal;
 	struct core *core = NULL;
 	struct fp_ctx fp, *fpc = NULL;
@@ -294,7 +344,7 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	rc = results_init(res, names, WL_NKINDS);
 	if (rc)
 		goto environment;
-	run_info(o, &res->run);
+	run_info(o, source == feed, &res->run);
 	rc = scenario_backend_open(o->scn, o->backend, &be, rep->error, sizeof(rep->error));
 	if (rc) {
 		rep->failure = rc == -EINVAL ? REPLAY_BAD_INPUT : REPLAY_ENVIRONMENT;
@@ -319,43 +369,45 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	}
 	core_set_faults(core, fpc);
 	core_start(core);
-	rc = engine_create(core, res, o->pace, &r.engine);
+	rc = engine_create(core, res, o->pace, &r->engine);
 	if (rc)
 		goto destroy_core;
-	engine_set_tracing(r.engine, !o->notrace);
-	engine_set_timing(r.engine, !o->untimed);
-	engine_set_covers(r.engine, o->covers);
+	engine_set_tracing(r->engine, !o->notrace);
+	engine_set_timing(r->engine, !o->untimed);
+	engine_set_covers(r->engine, o->covers);
 	rep->covers = o->covers;
 	if (o->faults)
-		engine_set_pressure(r.engine, o->faults->steps, o->faults->nsteps);
-	if (o->nmaps) {
-		rc = import_map_load(o->maps, o->nmaps, &r.map, rep->error, sizeof(rep->error));
+		engine_set_pressure(r->engine, o->faults->steps, o->faults->nsteps);
+	if (source == feed && o->nmaps) {
+		rc = import_map_load(o->maps, o->nmaps, &r->map, rep->error, sizeof(rep->error));
 		if (rc) {
 			rep->failure = rc == -ENOMEM ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
 			goto destroy_engine;
 		}
 	}
-	rc = feed(o, &r);
-	import_map_free(r.map);
-	rep->lost = *engine_losses(r.engine);
-	rep->not_run = engine_after_bugcheck(r.engine);
+	rc = source(o, r);
+	import_map_free(r->map);
+	r->map = NULL;
+	rep->lost = *engine_losses(r->engine);
+	rep->not_run = engine_after_bugcheck(r->engine);
 	rep->used -= rep->not_run;
 	if (core_bugcheck(core)) {
 		rep->bugchecked = true;
 		rep->bugcheck_event = core_bugcheck(core)->event;
 		rep->bugcheck_ts = core_bugcheck(core)->ts_ns;
 	}
-	engine_refusals(r.engine, &rep->nrefusals, &rep->refused);
-	memcpy(rep->refusals, engine_refusals(r.engine, &rep->nrefusals, &rep->refused),
+	memcpy(rep->refusals, engine_refusals(r->engine, &rep->nrefusals, &rep->refused),
 	       rep->nrefusals * sizeof(*rep->refusals));
 	res->events = (struct event_counts){ .total = rep->events, .used = rep->used,
 					     .ignored = rep->ignored, .unmatched = rep->unmatched,
 					     .discarded = rep->discarded, .lost_packets = rep->lost_packets,
 					     .refused = rep->refused, .not_run = rep->not_run };
 	if (!rc) {
-		rep->left_live = engine_live(r.engine);
+		rep->left_live = engine_live(r->engine);
 		res->events.left_live = rep->left_live;
-		engine_finish(r.engine);
+		if (o->after_events)
+			o->after_events(r->engine, o->after_events_arg);
+		engine_finish(r->engine);
 		rep->internal_errors = core_internal_errors(core, &internal);
 		if (internal)
 			snprintf(rep->first_internal, sizeof(rep->first_internal),
@@ -374,7 +426,8 @@ int replay_run(const struct replay_opts *o, struct results *res, struct replay_r
 	if (o->finished)
 		o->finished(res, rc, o->finished_arg);
 destroy_engine:
-	engine_destroy(r.engine);
+	engine_destroy(r->engine);
+	r->engine = NULL;
 destroy_core:
 	core_destroy(core);
 	hw_backend_close(&be);
@@ -390,6 +443,53 @@ environment:
 	if (!rep->error[0])
 		snprintf(rep->error, sizeof(rep->error), "%s", strerror(-rc));
 	return rc;
+}
+
+int replay_run(const struct replay_opts *o, struct results *res, struct replay_report *rep)
+{
+	struct run r = { .o = o, .rep = rep, .strict = o->strict };
+
+	return run_model(o, &r, feed, res);
+}
+
+int replay_run_events(const struct replay_opts *o, const struct wl_event *events, size_t n,
+		      struct results *res, struct replay_report *rep)
+{
+	struct run r = { .o = o, .rep = rep, .events = events, .nevents = n };
+
+	return run_model(o, &r, feed_memory, res);
+}
+
+int replay_read(const struct replay_opts *o, struct replay_events *evs, struct replay_report *rep)
+{
+	struct run r = { .o = o, .rep = rep, .strict = o->strict, .into = evs };
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	*evs = (struct replay_events){ 0 };
+	if (o->nmaps) {
+		rc = import_map_load(o->maps, o->nmaps, &r.map, rep->error, sizeof(rep->error));
+		if (rc) {
+			rep->failure = rc == -ENOMEM ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
+			return rc;
+		}
+	}
+	rc = feed(o, &r);
+	import_map_free(r.map);
+	if (rc && rep->failure == REPLAY_OK) {
+		rep->failure = rc == -ENOMEM ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
+		if (!rep->error[0])
+			snprintf(rep->error, sizeof(rep->error), "%s", strerror(-rc));
+	}
+	if (rc)
+		replay_events_free(evs);
+	return rc;
+}
+
+void replay_events_free(struct replay_events *evs)
+{
+	free(evs->ev);
+	*evs = (struct replay_events){ 0 };
 }
 
 bool replay_findings(const struct results *res)

@@ -28,6 +28,7 @@
 #include "replay/gen.h"
 #include "replay/info.h"
 #include "replay/replay.h"
+#include "replay/trim.h"
 
 static const char version_usage[] = "gpuiso version";
 
@@ -617,6 +618,104 @@ static int cmd_trace_info(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static const char trim_usage[] =
+	"gpuiso trace trim TRACE -o OUT [--scenario FILE] [--fail-nth POINT:N] [--trace-covers window|life]\n"
+	"                  [--map FILE.yaml]... [--max-replays K] [--no-cache] [--cache-dir DIR] [-v]\n"
+	"  the smallest part of TRACE whose replay breaks as TRACE's does (the same outcome,\n"
+	"  first violation and broken invariants; with --fail-nth, the failure at the same hit of\n"
+	"  the same event), written as a CTF trace to OUT and replayed from there before the\n"
+	"  command that reproduces it is printed (docs/trace-events.md, \"Trimming a trace\")\n"
+	"  --max-replays  at most K replays to trim (default 50000; the check from disk is one\n"
+	"                 more); then the smallest trace found so far is the one written\n"
+	"  --map, --no-cache, --cache-dir, --trace-covers: as for replay";
+
+static int cmd_trace_trim(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' }, { "scenario", required_argument, NULL, 's' },
+		{ "fail-nth", required_argument, NULL, 'F' },
+		{ "trace-covers", required_argument, NULL, 'L' }, { "map", required_argument, NULL, 'm' },
+		{ "max-replays", required_argument, NULL, 'R' }, { "no-cache", no_argument, NULL, 'N' },
+		{ "cache-dir", required_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct trim_opts o = { .cache = true };
+	struct fault_plan plan = { 0 };
+	struct scenario scn = { 0 };
+	struct trim_result r;
+	const char *maps[8];
+	char err[4096] = "";
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hvo:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': o.out = optarg; break;
+		case 's': o.scenario_path = optarg; break;
+		case 'N': o.cache = false; break;
+		case 'F':
+			memset(&plan, 0, sizeof(plan));
+			if (fault_plan_fail_nth(&plan, optarg))
+				return usage_error(trim_usage, "--fail-nth takes POINT:N (gpuiso faults list), not '%s'",
+						   optarg);
+			for (int p = 0; p < FP_NPOINTS; p++) {
+				if (plan.armed[p]) {
+					o.fail = true;
+					o.point = (enum fp_point)p;
+					o.nth = plan.rule[p].nth;
+				}
+			}
+			break;
+		case 'L':
+			if (trace_covers_parse(optarg, &o.covers))
+				return usage_error(trim_usage, "--trace-covers takes window or life, not '%s'",
+						   optarg);
+			break;
+		case 'm':
+			if (o.nmaps == sizeof(maps) / sizeof(maps[0]))
+				return usage_error(trim_usage, "%s", "at most 8 --map files");
+			maps[o.nmaps++] = optarg;
+			o.maps = maps;
+			break;
+		case 'R':
+			if (parse_u64(optarg, &o.max_replays) || !o.max_replays)
+				return usage_error(trim_usage, "--max-replays takes a number from 1, not '%s'",
+						   optarg);
+			break;
+		case 'C':
+			if (!*optarg)
+				return usage_error(trim_usage, "--cache-dir takes a folder%s", "");
+			o.cache_dir = optarg;
+			break;
+		default:
+			if (common_opt(opt, trim_usage, &rc))
+				return rc;
+		}
+	}
+	if (optind + 1 != argc || !o.out)
+		return usage_error(trim_usage, "%s", !o.out ? "-o OUT is required" :
+				   optind < argc ? "one trace folder, please" : "missing the trace folder");
+	o.trace = argv[optind];
+	if (load_scenario(o.scenario_path, &scn)) {
+		scenario_free(&scn);
+		return EXIT_INPUT;
+	}
+	o.scn = &scn;
+	o.progress = isatty(fileno(stdout)) ? stderr : NULL;
+	rc = trim_run(&o, &r, err, sizeof(err));
+	scenario_free(&scn);
+	if (rc) {
+		fprintf(stderr, "gpuiso: %s\n", err[0] ? err : strerror(-rc));
+		return rc == -EINVAL || rc == -EEXIST ? EXIT_INPUT : EXIT_ENV;
+	}
+	printf("trim: %llu -> %llu events in %llu replays (%.1f s)%s; reproduce: ",
+	       (unsigned long long)r.events, (unsigned long long)r.kept,
+	       (unsigned long long)r.replays, r.seconds,
+	       r.budget_spent ? ", the replay budget spent" : "");
+	trim_reproducer(&o, &r, stdout); /* a write error: output_checked() */
+	printf("\n");
+	return EXIT_OK;
+}
+
 static const char lint_usage[] =
 	"gpuiso lint-driver FILE.sys [--json] [-v]\n"
 	"  the HLK import scan of a driver image (PE32+): lists its imports from ntoskrnl.exe and\n"
@@ -665,6 +764,8 @@ static const struct command commands[] = {
 	  "validate a scenario and print what the model decides per adapter" },
 	{ "trace gen", cmd_trace_gen, gen_usage, "write a synthetic CTF trace" },
 	{ "trace info", cmd_trace_info, info_usage, "event counts, time span, discarded events" },
+	{ "trace trim", cmd_trace_trim, trim_usage,
+	  "the smallest part of a trace that still breaks the same way" },
 	{ "replay", cmd_replay, replay_usage, "replay a trace through the model; summary and results JSON" },
 	{ "faults list", cmd_faults_list, faults_usage, "the injection points and what a failure at each means" },
 	{ "campaign run", cmd_campaign_run, campaign_usage, "run (or resume) a fault-injection campaign" },
