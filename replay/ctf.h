@@ -125,4 +125,36 @@ typedef int (*wl_next_fn)(void *ctx, struct wl_event *e);
  */
 int ctf_write(const char *dir, wl_next_fn next, void *ctx, char *err, size_t errlen);
 
+/* What the tracer lost just before an event, or after the last one. */
+struct ctf_loss {
+	uint64_t events;  /* events discarded */
+	uint64_t packets; /* packets lost (their events unknown) */
+};
+
+/*
+ * Produces the next event to write and what was lost just before it: 1
+ * with *e and *loss filled, 0 at the end (*loss: what was lost after the
+ * last event), < 0 on error. *loss is zero when called.
+ */
+typedef int (*wl_lossy_next_fn)(void *ctx, struct wl_event *e, struct ctf_loss *loss);
+
+/**
+ * ctf_write_lossy() - ctf_write() of a trace whose tracer lost events: each
+ * loss is written where CTF 1.8 keeps it, in the counters of the packet
+ * after it (events_discarded, packet_seq_num), so that ctf_read() reports
+ * it before the event it came before (a new packet begins there), and an
+ * empty packet at the end carries a loss after the last event.
+ * @dir: output folder; must not exist or be empty.
+ * @next: the event producer; timestamps must not decrease.
+ * @ctx: passed to @next.
+ * @err: out: what went wrong.
+ * @errlen: size of @err.
+ *
+ * The stream's packets have both counters even when nothing is lost, so
+ * that a trace without a loss is better written with ctf_write().
+ *
+ * Return: as ctf_write().
+ */
+int ctf_write_lossy(const char *dir, wl_lossy_next_fn next, void *ctx, char *err, size_t errlen);
+
 #endif

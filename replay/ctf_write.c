@@ -46,8 +46,9 @@ static const uint8_t cw_clock_uuid[16] = {
 
 /* One ctf_write() call: owned by ctf_write(), reached by the component and its iterator. */
 struct cw_run {
-	wl_next_fn next;
+	wl_lossy_next_fn next;
 	void *ctx;
+	bool lossy;          /* the stream class supports discarded events and packets */
 	int rc;              /* the first error of ours or of @next (0: none) */
 	char msg[256];       /* what it was */
 	uint64_t events;     /* events pulled so far */
@@ -76,6 +77,11 @@ struct cw_iter {
 	uint64_t packet_last_ts;  /* timestamp of its last event */
 	bool have_event;          /* @ev was pulled and waits to be emitted */
 	struct wl_event ev;
+	struct ctf_loss loss;     /* lost before @ev (or after the last event): to emit first */
+	bool ended;               /* the producer has no more events */
+	bool tail_packet;         /* a loss after the last event: an empty packet carries it */
+	bool head_packet;         /* a loss before the first event: an empty packet precedes it */
+	bool pulled;              /* the producer was asked at least once */
 };
 
 static void cw_fail(struct cw_run *run, int rc, const char *fmt, ...)
@@ -192,6 +198,15 @@ static int cw_build(bt_self_component *self, struct cw_source *s)
 		return rc;
 	/* Packets with begin/end snapshots: without them the trimmer crashes on the result. */
 	bt_stream_class_set_supports_packets(s->sc, BT_TRUE, BT_TRUE, BT_TRUE);
+	/*
+	 * Losses without a time range: sink.ctf.fs then only adds them to the
+	 * next packet's counters (events_discarded, packet_seq_num), which is
+	 * where a reader of CTF 1.8 finds them, before that packet's events.
+	 */
+	if (s->run->lossy) {
+		bt_stream_class_set_supports_discarded_events(s->sc, BT_TRUE, BT_FALSE);
+		bt_stream_class_set_supports_discarded_packets(s->sc, BT_TRUE, BT_FALSE);
+	}
 	for (int k = 0; k < WL_NKINDS; k++) {
 		rc = cw_build_event_class(s, k);
 		if (rc)
@@ -272,12 +287,23 @@ static void cw_iter_finalize(bt_self_message_iterator *self_it)
 static int cw_pull(struct cw_iter *it)
 {
 	struct cw_run *run = it->src->run;
-	int rc = run->next(run->ctx, &it->ev);
+	int rc;
 
+	it->loss = (struct ctf_loss){ 0 };
+	rc = run->next(run->ctx, &it->ev, &it->loss);
 	if (rc < 0) {
 		cw_fail(run, rc, "event source failed after %llu events: %s",
 			(unsigned long long)run->events, strerror(-rc));
 		return rc;
+	}
+	if ((it->loss.events || it->loss.packets) && !run->lossy) {
+		cw_fail(run, -EINVAL, "event %llu: a loss, and the trace was not begun as lossy",
+			(unsigned long long)run->events);
+		return -EINVAL;
+	}
+	if (run->lossy) { /* a lossless trace's UUID stays what it always was */
+		cw_hash_word(run, it->loss.events);
+		cw_hash_word(run, it->loss.packets);
 	}
 	if (!rc)
 		return 0;
@@ -329,6 +355,11 @@ static bt_message *cw_close_packet(bt_self_message_iterator *self_it, struct cw_
 	return msg;
 }
 
+static bool cw_loss_pending(const struct cw_iter *it)
+{
+	return it->loss.events || it->loss.packets;
+}
+
 /*
  * One message into *msg, or none with *msg NULL and phase CW_DONE.
  * Return: 0, or a negative errno (recorded in the run).
@@ -345,34 +376,79 @@ static int cw_step(bt_self_message_iterator *self_it, struct cw_iter *it, bt_mes
 		it->phase = CW_EVENTS;
 		break;
 	case CW_EVENTS:
-		if (it->have_event && it->packet) {
+		if (it->have_event && it->packet && !cw_loss_pending(it)) {
 			*msg = cw_event_msg(self_it, it);
 			it->have_event = false;
 			it->packet_last_ts = it->ev.ts;
 			it->in_packet++;
 			break;
 		}
-		if (it->packet && it->in_packet == CW_PACKET_EVENTS) {
+		/* a loss is between packets: the one after it carries its count */
+		if (it->packet &&
+		    (it->in_packet == CW_PACKET_EVENTS || cw_loss_pending(it) || it->ended)) {
 			*msg = cw_close_packet(self_it, it);
 			break;
 		}
 		/*
-		 * The next event: emitted into the open packet, or first opening
-		 * one, since a packet begins at its first event's timestamp.
+		 * A reader takes the first packet's counters for what the tracer
+		 * lost before the trace began, whose count it does not know: a
+		 * loss before the first event comes after an empty packet.
 		 */
-		rc = cw_pull(it);
-		if (rc < 0)
-			return rc;
-		if (!rc) {
-			it->phase = CW_STREAM_END;
-			if (it->packet)
-				*msg = cw_close_packet(self_it, it);
-			else
-				return cw_step(self_it, it, msg);
+		if (it->head_packet) {
+			it->head_packet = false;
+			it->packet = bt_packet_create(it->src->stream);
+			if (!it->packet)
+				break;
+			it->packet_last_ts = it->ended ? run->last_ts : it->ev.ts;
+			*msg = bt_message_packet_beginning_create_with_default_clock_snapshot(
+				self_it, it->packet, it->packet_last_ts);
 			break;
 		}
-		if (it->packet)
+		if (it->loss.events) {
+			*msg = bt_message_discarded_events_create(self_it, it->src->stream);
+			if (*msg)
+				bt_message_discarded_events_set_count(*msg, it->loss.events);
+			it->loss.events = 0;
+			break;
+		}
+		if (it->loss.packets) {
+			*msg = bt_message_discarded_packets_create(self_it, it->src->stream);
+			if (*msg)
+				bt_message_discarded_packets_set_count(*msg, it->loss.packets);
+			it->loss.packets = 0;
+			break;
+		}
+		if (it->ended) {
+			if (!it->tail_packet) {
+				it->phase = CW_STREAM_END;
+				return cw_step(self_it, it, msg);
+			}
+			it->tail_packet = false;
+			it->packet = bt_packet_create(it->src->stream);
+			if (!it->packet)
+				break;
+			it->packet_last_ts = run->last_ts;
+			*msg = bt_message_packet_beginning_create_with_default_clock_snapshot(
+				self_it, it->packet, run->last_ts);
+			break;
+		}
+		if (!it->have_event) {
+			/*
+			 * The next event: emitted into the open packet, or first
+			 * opening one, since a packet begins at its first event's
+			 * timestamp.
+			 */
+			rc = cw_pull(it);
+			if (rc < 0)
+				return rc;
+			it->head_packet = !it->pulled && cw_loss_pending(it);
+			it->pulled = true;
+			if (!rc) {
+				it->ended = true;
+				it->tail_packet = cw_loss_pending(it);
+			}
 			return cw_step(self_it, it, msg);
+		}
 		it->packet = bt_packet_create(it->src->stream);
 		if (!it->packet)
 			break;
@@ -809,13 +885,9 @@ free_meta:
 	return rc;
 }
 
-int ctf_write(const char *dir, wl_next_fn next, void *ctx, char *err, size_t errlen)
+static int cw_write(const char *dir, bool have_next, struct cw_run *run, char *err,
+		    size_t errlen)
 {
-	struct cw_run run = {
-		.next = next,
-		.ctx = ctx,
-		.hash = { DIGEST_FNV_BASIS, 0x6a09e667f3bcc909ull },
-	};
 	char dummy[1];
 	bool existed;
 	int rc;
@@ -825,20 +897,57 @@ int ctf_write(const char *dir, wl_next_fn next, void *ctx, char *err, size_t err
 		errlen = sizeof(dummy);
 	}
 	err[0] = '\0';
-	if (!dir || !*dir || !next) {
+	if (!dir || !*dir || !have_next) {
 		snprintf(err, errlen, "ctf_write: no output folder or event source");
 		return -EINVAL;
 	}
 	rc = cw_prepare_dir(dir, &existed, err, errlen);
 	if (rc)
 		return rc;
-	rc = cw_run_graph(dir, &run, err, errlen);
+	rc = cw_run_graph(dir, run, err, errlen);
 	if (!rc)
-		rc = cw_fix_uuid(dir, &run, err, errlen);
+		rc = cw_fix_uuid(dir, run, err, errlen);
 	if (rc) {
 		cw_remove_output(dir, existed);
 		return rc;
 	}
-	log_dbg("%s: %llu events", dir, (unsigned long long)run.events);
+	log_dbg("%s: %llu events", dir, (unsigned long long)run->events);
 	return 0;
+}
+
+int ctf_write_lossy(const char *dir, wl_lossy_next_fn next, void *ctx, char *err, size_t errlen)
+{
+	struct cw_run run = {
+		.next = next,
+		.ctx = ctx,
+		.lossy = true,
+		.hash = { DIGEST_FNV_BASIS, 0x6a09e667f3bcc909ull },
+	};
+
+	return cw_write(dir, next != NULL, &run, err, errlen);
+}
+
+/* A producer of events alone, as one that loses nothing. */
+struct cw_lossless {
+	wl_next_fn next;
+	void *ctx;
+};
+
+static int cw_lossless_next(void *ctx, struct wl_event *e, struct ctf_loss *loss)
+{
+	struct cw_lossless *l = ctx;
+
+	return l->next(l->ctx, e);
+}
+
+int ctf_write(const char *dir, wl_next_fn next, void *ctx, char *err, size_t errlen)
+{
+	struct cw_lossless l = { .next = next, .ctx = ctx };
+	struct cw_run run = {
+		.next = cw_lossless_next,
+		.ctx = &l,
+		.hash = { DIGEST_FNV_BASIS, 0x6a09e667f3bcc909ull },
+	};
+
+	return cw_write(dir, next != NULL, &run, err, errlen);
 }

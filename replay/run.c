@@ -17,6 +17,7 @@
 #include "replay/cache.h"
 #include "replay/ctf.h"
 #include "replay/import.h"
+#include "replay/source.h"
 
 /* A replay: a model, an engine, and where the events come from. */
 struct run {
@@ -25,37 +26,11 @@ struct run {
 	struct replay_report *rep;
 	struct cache_writer *cache;
 	struct import_map *map;     /* translating foreign events, or NULL */
-	const struct ctf_stats *ctf; /* the reader's, current while decoding CTF; or NULL */
-	bool strict;
 	uint64_t records;           /* workload events executed (by the executing thread) */
 	struct replay_events *into; /* reading only: events kept here, not executed */
 	const struct wl_event *events; /* replaying from memory: the events, or NULL */
 	size_t nevents;
-	char bind_error[256];
-	char decode_error[256];     /* a bad event, said where */
 };
-
-/* Workload events bind to their catalogue fields; anything else is ignored (or refused). */
-static int bind_wl(void *ctx, const char *name, struct ctf_binding *b)
-{
-	struct run *r = ctx;
-	int kind = wl_kind_lookup(name);
-
-	if (kind < 0) {
-		if (r->strict) {
-			snprintf(r->bind_error, sizeof(r->bind_error),
-				 "event class '%s' is not a workload event (--strict)", name);
-			return -EINVAL;
-		}
-		b->tag = -1;
-		return 0;
-	}
-	b->tag = kind;
-	b->n = wl_catalogue[kind].nfields;
-	for (unsigned int i = 0; i < b->n; i++)
-		b->names[i] = wl_catalogue[kind].fields[i].name;
-	return 0;
-}
 
 /* Reading only: one workload event appended to the events in memory. */
 static int keep(struct run *r, const struct wl_event *e)
@@ -96,82 +71,15 @@ static int apply(void *ctx, uint64_t index, const struct wl_event *e)
 }
 
 /* One decoded workload event: into the cache being built, then to the model. */
-static int execute(struct run *r, uint64_t index, struct wl_event *e)
+static int execute(void *ctx, uint64_t index, struct wl_event *e)
 {
-	if (r->ctf && (r->ctf->discarded || r->ctf->lost_packets))
-		e->flags |= WL_AFTER_LOSS;
+	struct run *r = ctx;
+
 	if (r->cache && cache_writer_add(r->cache, index, e)) {
 		cache_writer_abort(r->cache);
 		r->cache = NULL;
 	}
 	return apply(r, index, e);
-}
-
-static int on_wl_event(struct run *r, int tag, uint64_t index, uint64_t ts,
-		       const struct ctf_value *values)
-{
-	const struct wl_desc *d = &wl_catalogue[tag];
-	struct wl_event e = { .ts = ts, .kind = (uint32_t)tag };
-
-	for (unsigned int i = 0; i < d->nfields; i++) {
-		if (!values[i].present || values[i].is_str || values[i].negative) {
-			snprintf(r->decode_error, sizeof(r->decode_error),
-				 "event %llu at %llu ns: %s:%s has no %s field '%s'",
-				 (unsigned long long)index, (unsigned long long)ts, WL_PROVIDER,
-				 d->name, values[i].negative ? "non-negative" : "integer",
-				 d->fields[i].name);
-			return -EINVAL;
-		}
-		e.v[d->fields[i].slot] = values[i].u;
-	}
-	r->rep->used++;
-	return execute(r, index, &e);
-}
-
-static int on_foreign_event(struct run *r, int tag, uint64_t index, uint64_t ts,
-			    const struct ctf_value *values)
-{
-	struct wl_event out[2];
-	size_t n;
-	int rc = 0;
-
-	switch (import_event(r->map, tag, ts, values, out, &n)) {
-	case IMPORT_USED:
-		r->rep->used++;
-		break;
-	case IMPORT_UNMATCHED:
-		r->rep->unmatched++;
-		break;
-	case IMPORT_IGNORED:
-		break;
-	}
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = execute(r, index, &out[i]);
-	return rc;
-}
-
-static int on_ctf_event(void *ctx, int tag, uint64_t index, uint64_t ts,
-			const struct ctf_value *values)
-{
-	struct run *r = ctx;
-
-	return r->map ? on_foreign_event(r, tag, index, ts, values)
-		      : on_wl_event(r, tag, index, ts, values);
-}
-
-static int bind(void *ctx, const char *name, struct ctf_binding *b)
-{
-	struct run *r = ctx;
-
-	if (!r->map)
-		return bind_wl(ctx, name, b);
-	import_bind(r->map, name, b);
-	if (b->tag < 0 && r->strict) {
-		snprintf(r->bind_error, sizeof(r->bind_error),
-			 "no rule of the import maps takes event class '%s' (--strict)", name);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /*
@@ -182,6 +90,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 {
 	struct replay_report *rep = r->rep;
 	struct cache_meta meta = { 0 };
+	struct wl_source_counts counts = { 0 };
 	struct ctf_stats st = { 0 };
 	char path[4096], err[512] = "";
 	uint64_t key = 0;
@@ -220,19 +129,15 @@ static int feed(const struct replay_opts *o, struct run *r)
 		}
 	}
 	/* the decoder is a process of its own: the model runs here while it decodes ahead */
-	r->ctf = &st;
-	rc = ctf_read(o->trace, bind, on_ctf_event, r, NULL, &st, err, sizeof(err));
-	r->ctf = NULL;
-	if (r->map && !rc)
-		import_warn_unbound(r->map);
+	rc = wl_source_read(&(struct wl_source){ .trace = o->trace, .map = r->map,
+						 .strict = o->strict },
+			    execute, r, &st, &counts, err, sizeof(err));
 	/* events after a loss whose objects' creation was lost were not used (the cache keeps this) */
+	rep->used = counts.used;
+	rep->unmatched = counts.unmatched;
 	if (r->engine) {
 		rep->used -= engine_losses(r->engine)->skipped;
 		rep->unmatched += engine_losses(r->engine)->skipped;
-	}
-	if (r->decode_error[0]) {
-		rep->failure = REPLAY_BAD_INPUT;
-		snprintf(rep->error, sizeof(rep->error), "%s", r->decode_error);
 	}
 	rep->events = st.events;
 	rep->ignored = st.events - rep->used - rep->unmatched;
@@ -244,10 +149,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 	if (rc && !rep->error[0]) {
 		/* out of memory, or babeltrace2's CTF plugin missing: the machine, not the trace */
 		rep->failure = ctf_error_is_environment(rc) ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
-		if (r->bind_error[0]) /* the reader said where (the event), bind() what */
-			snprintf(rep->error, sizeof(rep->error), "%s: %s", err, r->bind_error);
-		else
-			snprintf(rep->error, sizeof(rep->error), "%s", err);
+		snprintf(rep->error, sizeof(rep->error), "%s", err);
 	}
 	if (r->cache && !rc) {
 		meta = (struct cache_meta){ .events = st.events, .records = r->records,
@@ -447,7 +349,7 @@ environment:
 
 int replay_run(const struct replay_opts *o, struct results *res, struct replay_report *rep)
 {
-	struct run r = { .o = o, .rep = rep, .strict = o->strict };
+	struct run r = { .o = o, .rep = rep };
 
 	return run_model(o, &r, feed, res);
 }
@@ -462,7 +364,7 @@ int replay_run_events(const struct replay_opts *o, const struct wl_event *events
 
 int replay_read(const struct replay_opts *o, struct replay_events *evs, struct replay_report *rep)
 {
-	struct run r = { .o = o, .rep = rep, .strict = o->strict, .into = evs };
+	struct run r = { .o = o, .rep = rep, .into = evs };
 	int rc;
 
 	memset(rep, 0, sizeof(*rep));

@@ -28,6 +28,7 @@
 #include "replay/gen.h"
 #include "replay/info.h"
 #include "replay/replay.h"
+#include "replay/text.h"
 #include "replay/trim.h"
 
 static const char version_usage[] = "gpuiso version";
@@ -618,6 +619,91 @@ static int cmd_trace_info(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static const char dump_usage[] =
+	"gpuiso trace dump DIR [--map FILE.yaml]... [-o FILE] [-v]\n"
+	"  the workload events of a trace as text, one line each, read as replay reads them\n"
+	"  (through import maps for another tool's trace):\n"
+	"    alloc_create ts=1000 adapter=0 id=7 bytes=65536 segment=system flags=0x1\n"
+	"  the event, its timestamp (ns), then every field of the catalogue by name; \"lost events=N\"\n"
+	"  where the tracer lost events; '#' comments (docs/trace-events.md, \"The text form\")\n"
+	"  --map  an import map for a foreign trace, as for replay (up to 8)\n"
+	"  -o     the text into FILE (replaced once the whole trace was read), not stdout\n"
+	"  exit: 0 ok, 2 bad input (the trace or a map: says where), 3 environment";
+
+static int cmd_trace_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "map", required_argument, NULL, 'M' }, { "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	const char *maps[8], *out = NULL;
+	size_t nmaps = 0;
+	char err[4096] = "";
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hvo:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'M':
+			if (nmaps == sizeof(maps) / sizeof(maps[0]))
+				return usage_error(dump_usage, "%s", "at most 8 --map files");
+			maps[nmaps++] = optarg;
+			break;
+		case 'o': out = optarg; break;
+		default:
+			if (common_opt(opt, dump_usage, &rc))
+				return rc;
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error(dump_usage, "%s", optind < argc ? "one trace folder, please" :
+				   "missing the trace folder");
+	rc = text_dump_file(argv[optind], maps, nmaps, out, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "gpuiso: trace dump: %s\n", err[0] ? err : strerror(-rc));
+		return ctf_error_is_environment(rc) || rc == -EIO || rc == -EACCES ? EXIT_ENV
+										  : EXIT_INPUT;
+	}
+	return EXIT_OK;
+}
+
+static const char make_usage[] =
+	"gpuiso trace make FILE -o DIR [-v]\n"
+	"  a CTF trace (babeltrace2 and gpuiso replay read it) from the text form of one, as\n"
+	"  gpuiso trace dump writes it (docs/trace-events.md, \"The text form\"); FILE - reads stdin.\n"
+	"  Every line is checked first: nothing is written unless all of it is good, and each\n"
+	"  error says FILE:LINE:COL. Every field of an event is required, in any order.\n"
+	"  -o     the trace folder to write (must not exist, or be empty)\n"
+	"  exit: 0 ok, 2 bad input (the text, or DIR not empty), 3 environment";
+
+static int cmd_trace_make(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	const char *dir = NULL;
+	char err[8192] = "";
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hvo:", opts, NULL)) != -1) {
+		if (opt == 'o')
+			dir = optarg;
+		else if (common_opt(opt, make_usage, &rc))
+			return rc;
+	}
+	if (!dir || optind + 1 != argc)
+		return usage_error(make_usage, "%s", !dir ? "-o DIR is required" :
+				   optind < argc ? "one text file (or -), please" :
+				   "missing the text file (or - for stdin)");
+	rc = text_make(argv[optind], dir, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "%s%s\n", rc == -EINVAL && strstr(err, ": error: ") ? ""
+			: "gpuiso: trace make: ", err[0] ? err : strerror(-rc));
+		return rc == -EINVAL || rc == -EEXIST || rc == -ENOENT || rc == -EISDIR ||
+		       rc == -ENOTDIR ? EXIT_INPUT : EXIT_ENV;
+	}
+	return EXIT_OK;
+}
+
 static const char trim_usage[] =
 	"gpuiso trace trim TRACE -o OUT [--scenario FILE] [--fail-nth POINT:N] [--trace-covers window|life]\n"
 	"                  [--map FILE.yaml]... [--max-replays K] [--no-cache] [--cache-dir DIR] [-v]\n"
@@ -764,6 +850,8 @@ static const struct command commands[] = {
 	  "validate a scenario and print what the model decides per adapter" },
 	{ "trace gen", cmd_trace_gen, gen_usage, "write a synthetic CTF trace" },
 	{ "trace info", cmd_trace_info, info_usage, "event counts, time span, discarded events" },
+	{ "trace dump", cmd_trace_dump, dump_usage, "a trace's workload events as text, one line each" },
+	{ "trace make", cmd_trace_make, make_usage, "a CTF trace from that text" },
 	{ "trace trim", cmd_trace_trim, trim_usage,
 	  "the smallest part of a trace that still breaks the same way" },
 	{ "replay", cmd_replay, replay_usage, "replay a trace through the model; summary and results JSON" },

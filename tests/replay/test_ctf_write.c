@@ -361,3 +361,102 @@ Test(ctf_write, no_events)
 	cr_assert_eq(access(sub("t/metadata"), F_OK), 0);
 	cr_assert_eq(cli_read("", sub("t"), NULL).lines, 0);
 }
+
+/* A lossy producer: the events of @ev, each with the loss before it; @tail after the last. */
+struct lossy {
+	const struct wl_event *ev;
+	const struct ctf_loss *loss;
+	size_t n, at;
+	struct ctf_loss tail;
+};
+
+static int lossy_next(void *ctx, struct wl_event *e, struct ctf_loss *loss)
+{
+	struct lossy *l = ctx;
+
+	if (l->at == l->n) {
+		*loss = l->tail;
+		return 0;
+	}
+	*loss = l->loss[l->at];
+	*e = l->ev[l->at++];
+	return 1;
+}
+
+/* What ctf_read() had counted lost when it delivered each event. */
+struct seen {
+	const struct ctf_stats *st;
+	uint64_t discarded[8], lost[8];
+	size_t n;
+};
+
+static int seen_bind(void *ctx, const char *name, struct ctf_binding *b)
+{
+	b->tag = 0;
+	b->n = 0;
+	return 0;
+}
+
+static int seen_event(void *ctx, int tag, uint64_t index, uint64_t ts, const struct ctf_value *v)
+{
+	struct seen *s = ctx;
+
+	cr_assert_lt(s->n, 8);
+	s->discarded[s->n] = s->st->discarded;
+	s->lost[s->n++] = s->st->lost_packets;
+	return 0;
+}
+
+/* Losses before the first event, between two, and after the last are read where they were. */
+Test(ctf_write, losses_are_read_back_where_they_were)
+{
+	const struct wl_event ev[] = {
+		{ .ts = 10, .kind = WL_FENCE_CREATE, .v = { [WL_ID] = 1 } },
+		{ .ts = 20, .kind = WL_FENCE_CREATE, .v = { [WL_ID] = 2 } },
+		{ .ts = 30, .kind = WL_FENCE_DESTROY, .v = { [WL_ID] = 1 } },
+		{ .ts = 30, .kind = WL_FENCE_DESTROY, .v = { [WL_ID] = 2 } },
+	};
+	const struct ctf_loss loss[] = { { 3, 0 }, { 0, 0 }, { 4, 2 }, { 0, 0 } };
+	struct lossy l = { .ev = ev, .loss = loss, .n = 4, .tail = { 5, 1 } };
+	struct ctf_stats st = { 0 };
+	struct seen s = { .st = &st };
+	const uint64_t discarded[] = { 3, 3, 7, 7 }, lost[] = { 0, 0, 2, 2 };
+	char err[512] = "";
+
+	cr_assert_eq(ctf_write_lossy(sub("t"), lossy_next, &l, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ctf_read(sub("t"), seen_bind, seen_event, &s, NULL, &st, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(s.n, 4);
+	for (size_t i = 0; i < 4; i++) {
+		cr_assert_eq(s.discarded[i], discarded[i], "event %zu: %llu", i,
+			     (unsigned long long)s.discarded[i]);
+		cr_assert_eq(s.lost[i], lost[i], "event %zu: %llu", i, (unsigned long long)s.lost[i]);
+	}
+	cr_assert_eq(st.discarded, 12);
+	cr_assert_eq(st.lost_packets, 3);
+	/* and babeltrace2 sees the trace as one that lost events */
+	cr_assert_eq(cli_read("", sub("t"), NULL).lines, 4);
+}
+
+/* Nothing lost, or nothing but a loss: both are traces; no producer is an error. */
+Test(ctf_write, lossy_writer_edge_cases)
+{
+	const struct wl_event ev[] = { { .ts = 1, .kind = WL_FENCE_CREATE, .v = { [WL_ID] = 1 } } };
+	const struct ctf_loss none[] = { { 0, 0 } };
+	struct lossy l = { .ev = ev, .loss = none, .n = 1 };
+	struct lossy only = { .tail = { 9, 0 } };
+	struct ctf_stats st = { 0 };
+	struct seen s = { .st = &st };
+	char err[512] = "";
+
+	cr_assert_eq(ctf_write_lossy(sub("t"), lossy_next, &l, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ctf_read(sub("t"), seen_bind, seen_event, &s, NULL, &st, err, sizeof(err)), 0);
+	cr_assert_eq(s.n, 1);
+	cr_assert_eq(st.discarded + st.lost_packets, 0);
+	cr_assert_eq(ctf_write_lossy(sub("u"), lossy_next, &only, err, sizeof(err)), 0, "%s", err);
+	s.n = 0;
+	cr_assert_eq(ctf_read(sub("u"), seen_bind, seen_event, &s, NULL, &st, err, sizeof(err)), 0);
+	cr_assert_eq(s.n, 0);
+	cr_assert_eq(st.discarded, 9);
+	cr_assert_eq(ctf_write_lossy(sub("v"), NULL, &l, err, sizeof(err)), -EINVAL);
+}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,12 @@ static void slurp(const char *path, char *buf, size_t len)
 /* Run build/gpuiso with @args (NULL-terminated) from the source root. */
 void gpuiso(struct run *r, const char *const *args)
 {
+	gpuiso_stdin(r, NULL, args);
+}
+
+/* The same, its standard input read from @in (NULL: inherited). */
+void gpuiso_stdin(struct run *r, const char *in, const char *const *args)
+{
 	const char *bin = getenv("GPUISO_BIN"), *root = getenv("GPUISO_SOURCE_ROOT");
 	char out[] = "/tmp/gpuiso-cli-outXXXXXX", err[] = "/tmp/gpuiso-cli-errXXXXXX";
 	char *argv[32] = { (char *)"gpuiso" };
@@ -37,6 +44,8 @@ void gpuiso(struct run *r, const char *const *args)
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fo, 1);
 	posix_spawn_file_actions_adddup2(&fa, fe, 2);
+	if (in)
+		posix_spawn_file_actions_addopen(&fa, 0, in, O_RDONLY, 0);
 	cr_assert_eq(chdir(root), 0);
 	cr_assert_eq(posix_spawn(&pid, bin, &fa, NULL, argv, NULL), 0);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);

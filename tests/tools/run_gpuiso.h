@@ -18,6 +18,14 @@ struct run {
  */
 void gpuiso(struct run *r, const char *const *args);
 
+/**
+ * gpuiso_stdin() - gpuiso(), its standard input read from the file @in.
+ * @r: out: as gpuiso().
+ * @in: the file (relative to $GPUISO_SOURCE_ROOT), or NULL to inherit the caller's.
+ * @args: the arguments after "gpuiso".
+ */
+void gpuiso_stdin(struct run *r, const char *in, const char *const *args);
+
 #define RUN(r, ...) gpuiso(r, (const char *const[]){ __VA_ARGS__, NULL })
 
 #endif

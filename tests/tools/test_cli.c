@@ -37,8 +37,8 @@ Test(cli, every_command_has_help)
 	/* every command, and every group of commands (its usage lines) */
 	static const char *const cmds[][4] = {
 		{ "version", "--help" }, { "scenario", "explain", "--help" }, { "bench", "--help" },
-		{ "trace", "gen", "--help" }, { "trace", "info", "--help" }, { "trace", "trim", "--help" },
-		{ "replay", "--help" },
+		{ "trace", "gen", "--help" }, { "trace", "info", "--help" }, { "trace", "dump", "--help" },
+		{ "trace", "make", "--help" }, { "trace", "trim", "--help" }, { "replay", "--help" },
 		{ "faults", "list", "--help" }, { "campaign", "run", "--help" }, { "sweep", "--help" },
 		{ "store", "add", "--help" }, { "store", "list", "--help" },
 		{ "store", "findings", "--help" }, { "compare", "--help" },
