@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,4 +42,23 @@ int path_mkdir_parent(const char *path)
 	const char *slash = strrchr(path, '/');
 
 	return slash && slash != path ? mkdir_prefix(path, (size_t)(slash - path)) : 0;
+}
+
+/* nftw() callback: remove each entry once what it holds is gone (FTW_DEPTH). */
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (remove(path) && errno != ENOENT)
+		return errno; /* positive: nftw() returns it, and -1 is its own failure */
+	return type == FTW_NS || type == FTW_DNR ? EACCES : 0;
+}
+
+int path_remove_tree(const char *dir)
+{
+	int rc = nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+
+	if (rc < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return -rc;
 }

@@ -20,4 +20,13 @@ int path_mkdir_p(const char *dir);
  */
 int path_mkdir_parent(const char *path);
 
+/**
+ * path_remove_tree() - remove a folder and everything below it, as "rm -r"
+ * does, without following symbolic links; a missing one is fine.
+ * @dir: the folder.
+ *
+ * Return: 0, or the negative errno of the first removal that failed.
+ */
+int path_remove_tree(const char *dir);
+
 #endif

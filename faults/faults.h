@@ -75,6 +75,7 @@ struct fp_ctx {
 	const char *site;              /* the caller of the last hit of an armed point */
 	uint64_t ninjections;          /* failures injected at every point */
 	struct fp_injection first;     /* the first of them, when there was one */
+	struct fp_injection first_at[FP_NPOINTS]; /* the first at each point (injected[p] > 0) */
 	/*
 	 * Observed points (rule.observe) ask this at every hit, with the hit's
 	 * number (1-based); true makes the hit fail. A sweep counts hits with
@@ -99,6 +100,14 @@ const char *fp_point_name(enum fp_point p);
  * Return: the text, or NULL for an unknown point.
  */
 const char *fp_point_describe(enum fp_point p);
+
+/**
+ * fp_point_reach() - what a run needs to reach @p: a scenario, a trace, a base plan.
+ * @p: the point.
+ *
+ * Return: the text, or NULL for an unknown point.
+ */
+const char *fp_point_reach(enum fp_point p);
 
 /**
  * fp_point_lookup() - the point with this name.

@@ -8,21 +8,36 @@
 static const struct {
 	const char *name;
 	const char *what;
+	const char *reach; /* what a sweep needs to reach it */
 } fp_points[FP_NPOINTS] = {
-	[FP_FBSAVE_PIN] = { "fbsave/pin", "pinning the whole frame-buffer save area fails: save/restore falls back to chunks" },
-	[FP_FBSAVE_MAP_CHUNK] = { "fbsave/map_chunk", "mapping one chunk of the save area fails: the transition is cancelled and the adapter reset" },
-	[FP_MEM_ALLOC_CONTIGUOUS] = { "mem/alloc_contiguous", "DxgkCbAllocateContiguousMemory finds no contiguous run" },
-	[FP_MEM_ALLOC_MDL] = { "mem/alloc_mdl", "DxgkCbAllocatePagesForMdl finds no pages" },
-	[FP_MEM_COMMIT] = { "mem/commit", "taking commit charge fails (commit limit reached)" },
-	[FP_MEM_LOCK] = { "mem/lock", "locking pages fails (lockable limit reached)" },
-	[FP_MEM_PMO_CREATE] = { "mem/pmo_create", "creating a physical memory object fails" },
-	[FP_MEM_ADL_ALLOC] = { "mem/adl_alloc", "building an address descriptor list fails" },
-	[FP_IOMMU_MAP] = { "iommu/map", "an IOMMU map call (one physically contiguous stretch) fails" },
-	[FP_IOMMU_UNMAP] = { "iommu/unmap", "clearing IOMMU page-table entries fails" },
-	[FP_IOMMU_IOVA_ALLOC] = { "iommu/iova_alloc", "no logical address range is free below the device's limit" },
-	[FP_DOMAIN_ATTACH] = { "domain/attach", "attaching the domain to a device fails" },
-	[FP_ADAPTER_ENABLE] = { "adapter/enable", "IOMMU enablement of an adapter fails" },
-	[FP_GPU_COPY] = { "gpu/copy", "a copy-engine job fails" },
+	[FP_FBSAVE_PIN] = { "fbsave/pin", "pinning the whole frame-buffer save area fails: save/restore falls back to chunks",
+			    "power transitions: a trace with power events (trace gen --profile power-cycle)" },
+	[FP_FBSAVE_MAP_CHUNK] = { "fbsave/map_chunk", "mapping one chunk of the save area fails: the transition is cancelled and the adapter reset",
+				  "only the chunked save, after a failed pin: a base plan failing every pin (--faults with {point: fbsave/pin, probability: 1})" },
+	[FP_MEM_ALLOC_CONTIGUOUS] = { "mem/alloc_contiguous", "DxgkCbAllocateContiguousMemory finds no contiguous run",
+				      "a driver without DMA remapping (traces/scenarios/default.yaml) and a trace calling it (--profile desktop or power-cycle)" },
+	[FP_MEM_ALLOC_MDL] = { "mem/alloc_mdl", "DxgkCbAllocatePagesForMdl finds no pages",
+			       "a driver without DMA remapping (traces/scenarios/default.yaml) and a trace calling it (--profile desktop, game, remap or dpc)" },
+	[FP_MEM_COMMIT] = { "mem/commit", "taking commit charge fails (commit limit reached)",
+			    "any allocation" },
+	[FP_MEM_LOCK] = { "mem/lock", "locking pages fails (lockable limit reached)",
+			  "any allocation the device reaches" },
+	[FP_MEM_PMO_CREATE] = { "mem/pmo_create", "creating a physical memory object fails",
+				"the WDDM 3.0 memory services: a driver reporting DXGK_IOMMU_CAPS (traces/scenarios/logical-remap.yaml), or a trace creating PMOs (--profile remap)" },
+	[FP_MEM_ADL_ALLOC] = { "mem/adl_alloc", "building an address descriptor list fails",
+			       "the WDDM 3.0 memory services: a driver reporting DXGK_IOMMU_CAPS (traces/scenarios/logical-remap.yaml), or a trace building ADLs (--profile remap)" },
+	[FP_IOMMU_MAP] = { "iommu/map", "an IOMMU map call (one physically contiguous stretch) fails",
+			   "any mapping for the device" },
+	[FP_IOMMU_UNMAP] = { "iommu/unmap", "clearing IOMMU page-table entries fails",
+			     "any mapping for the device, once it ends" },
+	[FP_IOMMU_IOVA_ALLOC] = { "iommu/iova_alloc", "no logical address range is free below the device's limit",
+				  "logical remapping mode: traces/scenarios/logical-remap.yaml" },
+	[FP_DOMAIN_ATTACH] = { "domain/attach", "attaching the domain to a device fails",
+			       "an adapter whose IOMMU is enabled (every sample scenario)" },
+	[FP_ADAPTER_ENABLE] = { "adapter/enable", "IOMMU enablement of an adapter fails",
+				"an adapter whose IOMMU is enabled (every sample scenario)" },
+	[FP_GPU_COPY] = { "gpu/copy", "a copy-engine job fails",
+			  "copy-engine jobs: transfers and frame-buffer saves (--profile desktop or power-cycle)" },
 };
 
 const char *fp_point_name(enum fp_point p)
@@ -33,6 +48,11 @@ const char *fp_point_name(enum fp_point p)
 const char *fp_point_describe(enum fp_point p)
 {
 	return (unsigned int)p < FP_NPOINTS ? fp_points[p].what : NULL;
+}
+
+const char *fp_point_reach(enum fp_point p)
+{
+	return (unsigned int)p < FP_NPOINTS ? fp_points[p].reach : NULL;
 }
 
 int fp_point_lookup(const char *name)
@@ -64,10 +84,13 @@ void fp_arm(struct fp_ctx *ctx, enum fp_point p, const struct fp_rule *rule)
 /* Hit @n of @p fails: count it, and remember where the first failure was. */
 static bool inject(struct fp_ctx *ctx, enum fp_point p, uint64_t n)
 {
-	ctx->injected[p]++;
+	const struct fp_injection here = { .point = p, .nth = n, .event = ctx->event, .ts = ctx->ts,
+					   .op = ctx->op, .site = ctx->site };
+
+	if (!ctx->injected[p]++)
+		ctx->first_at[p] = here;
 	if (!ctx->ninjections++)
-		ctx->first = (struct fp_injection){ .point = p, .nth = n, .event = ctx->event,
-						    .ts = ctx->ts, .op = ctx->op, .site = ctx->site };
+		ctx->first = here;
 	return true;
 }
 

@@ -139,7 +139,7 @@ static int trim_replay(struct trim *t, bool *repro)
 	const struct fp_rule observe = { .observe = true };
 	struct replay_opts ro = {
 		.trace = o->trace, .scn = t->o->scn, .scenario_path = o->scenario_path,
-		.covers = o->covers, .notrace = true, .untimed = true,
+		.covers = o->covers, .notrace = true, .untimed = true, .faults = o->base,
 		.before_event = trim_before_event, .before_event_arg = t,
 		.after_events = trim_after_events, .after_events_arg = t,
 	};
@@ -152,6 +152,9 @@ static int trim_replay(struct trim *t, bool *repro)
 		return trim_fail(t, -ENOMEM, "trim: out of memory");
 	trim_gather(t);
 	memset(&fp, 0, sizeof(fp));
+	if (o->base)
+		fault_plan_arm(o->base, &fp);
+	ro.fp = &fp;
 	if (o->fail) {
 		fp_arm(&fp, o->point, &observe);
 		fp.observe = trim_observe;
@@ -399,7 +402,8 @@ static int trim_check(struct trim *t)
 	const struct trim_opts *o = t->o;
 	struct replay_report *rep = calloc(1, sizeof(*rep));
 	struct replay_opts ro = { .trace = o->out, .scn = o->scn, .scenario_path = o->scenario_path,
-				  .covers = o->covers, .notrace = true, .untimed = true };
+				  .covers = o->covers, .notrace = true, .untimed = true,
+				  .faults = o->base };
 	struct fault_plan plan = { 0 };
 	uint64_t at = UINT64_MAX;
 	struct results res;
@@ -417,7 +421,12 @@ static int trim_check(struct trim *t)
 			free(rep);
 			return trim_fail(t, -EPROTO, "trim: --fail-nth %s does not parse", spec);
 		}
-		fault_plan_arm(&plan, &fp);
+		/* as replay --faults BASE --fail-nth P:N arms them: the base, then the hit */
+		if (o->base)
+			fault_plan_arm(o->base, &fp);
+		else
+			memset(&fp, 0, sizeof(fp));
+		fp_arm(&fp, o->point, &plan.rule[o->point]);
 		ro.fp = &fp;
 		for (size_t i = 0; i < t->ncand; i++)
 			if (t->orig[i] + 1 == t->where)
@@ -441,12 +450,13 @@ static int trim_check(struct trim *t)
 			       "left there, but is no reproducer", o->out,
 			       verdict_outcome_name(v.outcome), trim_first_code(&v),
 			       verdict_outcome_name(t->v0.outcome), trim_first_code(&t->v0));
-	else if (o->fail && (fp.ninjections != 1 || fp.first.point != o->point ||
-			     fp.first.nth != t->nth || (at != UINT64_MAX && fp.first.event != at)))
+	else if (o->fail && (fp.injected[o->point] != 1 || fp.first_at[o->point].nth != t->nth ||
+			     (at != UINT64_MAX && fp.first_at[o->point].event != at)))
 		rc = trim_fail(t, -EPROTO, "trim: the trimmed trace %s with --fail-nth %s fails %llu "
 			       "hits, the first at event %llu, not the one hit at event %llu; it is "
 			       "left there, but is no reproducer", o->out, spec,
-			       (unsigned long long)fp.ninjections, (unsigned long long)fp.first.event,
+			       (unsigned long long)fp.injected[o->point],
+			       (unsigned long long)fp.first_at[o->point].event,
 			       (unsigned long long)at);
 fini:
 	results_fini(&res);
@@ -535,6 +545,8 @@ int trim_reproducer(const struct trim_opts *o, const struct trim_result *r, FILE
 	rc = fputs("gpuiso replay ", f) < 0 ? -EIO : shell_word(f, o->out);
 	if (!rc && o->scenario_path)
 		rc = fputs(" --scenario ", f) < 0 ? -EIO : shell_word(f, o->scenario_path);
+	if (!rc && o->base_path)
+		rc = fputs(" --faults ", f) < 0 ? -EIO : shell_word(f, o->base_path);
 	if (!rc && o->fail) {
 		snprintf(nth, sizeof(nth), "%s:%llu", fp_point_name(o->point), (unsigned long long)r->nth);
 		rc = fputs(" --fail-nth ", f) < 0 ? -EIO : shell_word(f, nth);

@@ -33,7 +33,10 @@ struct trim_opts {
 	size_t nmaps;
 	bool cache;                   /* read the trace through the compiled replay cache */
 	const char *cache_dir;        /* NULL: $XDG_CACHE_HOME/gpuiso */
-	bool fail;                    /* a failure is injected: point's hit nth fails */
+	const struct fault_plan *base; /* rules and pressure every replay runs under, or NULL */
+	const char *base_path;        /* its file, for the reproduce command */
+	bool fail;                    /* a failure is injected: point's hit nth fails (the base
+				       * plan must leave the point unarmed) */
 	enum fp_point point;
 	uint64_t nth;                 /* 1-based, as replay --fail-nth POINT:N */
 	const char *out;              /* the trimmed trace's folder: must not exist or be empty */
@@ -80,7 +83,7 @@ int trim_run(const struct trim_opts *o, struct trim_result *r, char *err, size_t
 
 /**
  * trim_reproducer() - the command that replays the trimmed trace as it
- * breaks: "gpuiso replay OUT [--scenario S] [--fail-nth POINT:N']
+ * breaks: "gpuiso replay OUT [--scenario S] [--faults BASE] [--fail-nth POINT:N']
  * [--trace-covers life]", each path one shell word (shell_word()).
  * @o: the trim's options.
  * @r: its result.

@@ -705,7 +705,8 @@ static int cmd_trace_make(int argc, char **argv)
 }
 
 static const char trim_usage[] =
-	"gpuiso trace trim TRACE -o OUT [--scenario FILE] [--fail-nth POINT:N] [--trace-covers window|life]\n"
+	"gpuiso trace trim TRACE -o OUT [--scenario FILE] [--faults FILE] [--fail-nth POINT:N]\n"
+	"                  [--trace-covers window|life]\n"
 	"                  [--map FILE.yaml]... [--max-replays K] [--no-cache] [--cache-dir DIR] [-v]\n"
 	"  the smallest part of TRACE whose replay breaks as TRACE's does (the same outcome,\n"
 	"  first violation and broken invariants; with --fail-nth, the failure at the same hit of\n"
@@ -713,20 +714,20 @@ static const char trim_usage[] =
 	"  command that reproduces it is printed (docs/trace-events.md, \"Trimming a trace\")\n"
 	"  --max-replays  at most K replays to trim (default 50000; the check from disk is one\n"
 	"                 more); then the smallest trace found so far is the one written\n"
-	"  --map, --no-cache, --cache-dir, --trace-covers: as for replay";
+	"  --faults, --map, --no-cache, --cache-dir, --trace-covers: as for replay";
 
 static int cmd_trace_trim(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "scenario", required_argument, NULL, 's' },
-		{ "fail-nth", required_argument, NULL, 'F' },
+		{ "fail-nth", required_argument, NULL, 'F' }, { "faults", required_argument, NULL, 'f' },
 		{ "trace-covers", required_argument, NULL, 'L' }, { "map", required_argument, NULL, 'm' },
 		{ "max-replays", required_argument, NULL, 'R' }, { "no-cache", no_argument, NULL, 'N' },
 		{ "cache-dir", required_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct trim_opts o = { .cache = true };
-	struct fault_plan plan = { 0 };
+	struct fault_plan plan = { 0 }, base = { 0 };
 	struct scenario scn = { 0 };
 	struct trim_result r;
 	const char *maps[8];
@@ -738,6 +739,7 @@ static int cmd_trace_trim(int argc, char **argv)
 		case 'o': o.out = optarg; break;
 		case 's': o.scenario_path = optarg; break;
 		case 'N': o.cache = false; break;
+		case 'f': o.base_path = optarg; break;
 		case 'F':
 			memset(&plan, 0, sizeof(plan));
 			if (fault_plan_fail_nth(&plan, optarg))
@@ -786,8 +788,18 @@ static int cmd_trace_trim(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	o.scn = &scn;
+	if (o.base_path) {
+		if (fault_plan_load(o.base_path, &base, err, sizeof(err))) {
+			fputs(err, stderr);
+			fault_plan_free(&base);
+			scenario_free(&scn);
+			return EXIT_INPUT;
+		}
+		o.base = &base;
+	}
 	o.progress = isatty(fileno(stdout)) ? stderr : NULL;
 	rc = trim_run(&o, &r, err, sizeof(err));
+	fault_plan_free(&base);
 	scenario_free(&scn);
 	if (rc) {
 		fprintf(stderr, "gpuiso: %s\n", err[0] ? err : strerror(-rc));

@@ -144,7 +144,8 @@ static void broken_json(struct json *j, const char *key, uint32_t broken)
 	json_arr_end(j);
 }
 
-void finding_json(struct json *j, const struct finding *f, bool with_nth, const char *reproduce)
+void finding_json(struct json *j, const struct finding *f, bool with_nth, const char *reproduce,
+		  const struct finding_trim *trim, const char *full)
 {
 	char sig[17];
 
@@ -170,7 +171,16 @@ void finding_json(struct json *j, const struct finding *f, bool with_nth, const 
 		json_obj_end(j);
 	}
 	json_str(j, "reproduce", reproduce);
-	json_null(j, "trimmed");
+	if (trim) {
+		json_obj_begin(j, "trimmed");
+		json_str(j, "trace", trim->trace);
+		json_u64(j, "events", trim->events);
+		json_u64(j, "of", trim->of);
+		json_str(j, "reproduce_whole", full);
+		json_obj_end(j);
+	} else {
+		json_null(j, "trimmed");
+	}
 	json_obj_end(j);
 }
 

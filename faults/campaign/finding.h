@@ -46,6 +46,12 @@ struct finding {
 	size_t first;         /* the caller's index of the run with the smallest nth */
 };
 
+/* A finding's trimmed reproducer (replay/trim.h), checked to reproduce it. */
+struct finding_trim {
+	char trace[4096];     /* the trimmed trace's folder */
+	uint64_t events, of;  /* its events, and the trace's */
+};
+
 struct finding_set {
 	struct finding *v;
 	size_t n, cap;
@@ -81,9 +87,13 @@ const char *finding_blame_name(enum finding_blame b);
  * @j: the writer.
  * @f: the finding.
  * @with_nth: write its range of hits (a sweep's).
- * @reproduce: the command that reproduces it, or NULL.
+ * @reproduce: the command that reproduces it (on the trimmed trace when
+ *             there is one), or NULL.
+ * @trim: its trimmed trace, or NULL (none).
+ * @full: with @trim: the command on the whole trace.
  */
-void finding_json(struct json *j, const struct finding *f, bool with_nth, const char *reproduce);
+void finding_json(struct json *j, const struct finding *f, bool with_nth, const char *reproduce,
+		  const struct finding_trim *trim, const char *full);
 
 /**
  * finding_verdict_json() - a run's verdict as keys of the current object:

@@ -44,6 +44,7 @@
 #include "common/host.h"
 #include "common/clock.h"
 #include "common/json.h"
+#include "common/path.h"
 #include "common/shell.h"
 #include "core/scenario.h"
 #include "common/digest.h"
@@ -52,6 +53,7 @@
 #include "faults/campaign/pool.h"
 #include "faults/campaign/sweep.h"
 #include "replay/replay.h"
+#include "replay/trim.h"
 #include "replay/verdict.h"
 
 enum sweep_outcome {
@@ -107,6 +109,15 @@ struct sweep_failure {
 	struct verdict verdict;
 };
 
+/* How a finding is reproduced: on its trimmed trace when it could be trimmed. */
+struct sweep_repro {
+	char *cmd;        /* the command (on the trimmed trace, checked), or NULL (out of memory) */
+	char *whole;      /* the command on the whole trace */
+	bool trimmed;
+	struct finding_trim trim;
+	char why[4608];   /* not trimmed: why */
+};
+
 /* One run: the hit it fails and, once it has ended, how. */
 struct sweep_run {
 	enum fp_point point;
@@ -123,6 +134,7 @@ struct sweep {
 	const struct sweep_opts *o;
 	char *trace, *scenario;  /* absolute paths, for reproducers that work from any folder */
 	char *faults;            /* ... and the base plan's, or NULL */
+	char *out;               /* ... and the output folder's (trimmed traces go below it) */
 	struct scenario scn;
 	struct fault_plan base;  /* every run's rules and pressure (--faults; none armed without) */
 	bool selected[FP_NPOINTS];
@@ -130,6 +142,7 @@ struct sweep {
 	struct sweep_hit *where[FP_NPOINTS];          /* ... and where each hit was */
 	struct fp_ctx *count_fp;                      /* the counting pass's (its hook reads it) */
 	struct finding_set findings;
+	struct sweep_repro *repro;                    /* per finding */
 	uint64_t outcomes[FP_NPOINTS][SWEEP_NOUTCOMES];
 	enum sweep_outcome baseline;                  /* of the run where nothing fails */
 	struct sweep_failure *failures;
@@ -832,14 +845,22 @@ static void summary_fill(struct json *j, const void *ctx)
 		json_obj_end(j);
 	}
 	json_obj_end(j);
+	/* what was not tested, and what would test it */
+	json_arr_begin(j, "unreached");
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		if (!s->selected[p] || s->hits[p])
+			continue;
+		json_obj_begin(j, NULL);
+		json_str(j, "point", fp_point_name(p));
+		json_str(j, "hint", fp_point_reach(p));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_arr_begin(j, "findings");
 	for (size_t i = 0; i < s->findings.n; i++) {
-		const struct finding *fd = &s->findings.v[i];
-		char *repro = NULL;
+		const struct sweep_repro *r = &s->repro[i];
 
-		reproducer(s, &s->failures[fd->first], &repro);
-		finding_json(j, fd, true, repro);
-		free(repro);
+		finding_json(j, &s->findings.v[i], true, r->cmd, r->trimmed ? &r->trim : NULL, r->whole);
 	}
 	json_arr_end(j);
 	json_arr_begin(j, "failures");
@@ -888,6 +909,17 @@ static int findings_build(struct sweep *s)
 	return 0;
 }
 
+/* The selected points no run reached, with what would reach them, after @head. */
+static void unreached_text(const struct sweep *s, FILE *f, const char *head)
+{
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		if (!s->selected[p] || s->hits[p])
+			continue;
+		fprintf(f, "%s  %s: reached by %s\n", head, fp_point_name(p), fp_point_reach(p));
+		head = "";
+	}
+}
+
 /*
  * OUT/summary.txt: the findings first, one line each with its runs and its
  * reproducer, then every failing run with what it found first.
@@ -899,15 +931,20 @@ static void summary_text(const struct sweep *s, FILE *f)
 		s->findings.n == 1 ? "" : "s");
 	for (size_t i = 0; i < s->findings.n; i++) {
 		const struct finding *fd = &s->findings.v[i];
-		char *repro = NULL;
+		const struct sweep_repro *r = &s->repro[i];
 
-		reproducer(s, &s->failures[fd->first], &repro);
 		fprintf(f, "\n%zu. %s\n   blame: %s; %llu run%s, nth %llu..%llu\n   reproduce: %s\n",
 			i + 1, fd->title, finding_blame_name(fd->blame), (unsigned long long)fd->runs,
 			fd->runs == 1 ? "" : "s", (unsigned long long)fd->nth_min,
-			(unsigned long long)fd->nth_max, repro ? repro : "(out of memory)");
-		free(repro);
+			(unsigned long long)fd->nth_max, r->cmd ? r->cmd : "(out of memory)");
+		if (r->trimmed)
+			fprintf(f, "   (a trimmed trace: %llu of the trace's %llu events; on the whole "
+				"trace: %s)\n", (unsigned long long)r->trim.events,
+				(unsigned long long)r->trim.of, r->whole ? r->whole : "(out of memory)");
+		else
+			fprintf(f, "   (the whole trace: %s)\n", r->why);
 	}
+	unreached_text(s, f, "\nnot reached, so not tested:\n");
 	if (s->nfailures)
 		fputs("\nruns not recovered (point:nth, outcome, injected at event (operation, site), first finding):\n", f);
 	for (size_t i = 0; i < s->nfailures; i++) {
@@ -927,6 +964,103 @@ static void summary_text(const struct sweep *s, FILE *f)
 	}
 }
 
+/* Most telling first: gpuiso's own bugs, then the driver's, then the faults'; more runs first. */
+static int cmp_finding(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	static const int rank[] = { [FINDING_BLAME_MODEL] = 0, [FINDING_BLAME_DRIVER] = 1,
+				    [FINDING_BLAME_FAULT] = 2 };
+
+	if (rank[x->blame] != rank[y->blame])
+		return rank[x->blame] - rank[y->blame];
+	if (x->runs != y->runs)
+		return x->runs > y->runs ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/*
+ * Trim the trace to the smallest that reproduces finding @i's first run
+ * (its smallest nth), into OUT/findings/SIGNATURE/trace; trim_run()
+ * checks it reproduces from disk before it says so.
+ */
+static void finding_trim(struct sweep *s, size_t i)
+{
+	const struct finding *fd = &s->findings.v[i];
+	const struct sweep_failure *f = &s->failures[fd->first];
+	struct sweep_repro *r = &s->repro[i];
+	struct trim_opts to = {
+		.trace = s->trace, .scn = &s->scn, .scenario_path = s->scenario,
+		.covers = s->o->covers, .cache = !s->uncacheable,
+		.base = s->faults ? &s->base : NULL, .base_path = s->faults,
+		.fail = true, .point = f->point, .nth = f->nth,
+	};
+	struct trim_result tr;
+	size_t len;
+	FILE *m;
+	int rc;
+
+	if (!f->has_verdict) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: its run %s",
+			 f->outcome == SWEEP_HUNG ? "hung" : "crashed, or said nothing");
+		return;
+	}
+	if ((size_t)snprintf(r->trim.trace, sizeof(r->trim.trace), "%s/findings/%016llx/trace",
+			     s->out, (unsigned long long)fd->signature) >= sizeof(r->trim.trace) ||
+	    (rc = path_mkdir_parent(r->trim.trace))) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: cannot make the folder of %s",
+			 r->trim.trace);
+		return;
+	}
+	to.out = r->trim.trace;
+	rc = trim_run(&to, &tr, r->why, sizeof(r->why));
+	if (rc) {
+		if (s->o->progress)
+			fprintf(s->o->progress, "sweep: finding %zu not trimmed: %s\n", i + 1, r->why);
+		return;
+	}
+	m = open_memstream(&r->cmd, &len);
+	if (!m)
+		return;
+	rc = trim_reproducer(&to, &tr, m);
+	if (fclose(m) || rc) {
+		free(r->cmd);
+		r->cmd = NULL;
+		return;
+	}
+	r->trimmed = true;
+	r->trim.events = tr.kept;
+	r->trim.of = tr.events;
+}
+
+/* Each finding's reproducer: on the whole trace, then trimmed (OUT/findings, made anew). */
+static int findings_reproduce(struct sweep *s)
+{
+	char dir[4096];
+	int rc;
+
+	s->repro = calloc(s->findings.n ? s->findings.n : 1, sizeof(*s->repro));
+	if (!s->repro)
+		return -ENOMEM;
+	snprintf(dir, sizeof(dir), "%s/findings", s->out);
+	rc = path_remove_tree(dir);
+	if (rc) {
+		snprintf(s->err, s->errlen, "sweep: %s: cannot remove the last findings: %s", dir,
+			 strerror(-rc));
+		return rc;
+	}
+	for (size_t i = 0; i < s->findings.n; i++) {
+		struct sweep_repro *r = &s->repro[i];
+
+		reproducer(s, &s->failures[s->findings.v[i].first], &r->whole);
+		finding_trim(s, i);
+		if (!r->trimmed) {
+			free(r->cmd);
+			r->cmd = r->whole ? strdup(r->whole) : NULL;
+		}
+	}
+	return 0;
+}
+
 static int summary_write(struct sweep *s)
 {
 	char path[4096], *text = NULL;
@@ -938,6 +1072,10 @@ static int summary_write(struct sweep *s)
 	if (s->nfailures)
 		qsort(s->failures, s->nfailures, sizeof(*s->failures), cmp_failure);
 	rc = findings_build(s);
+	if (!rc && s->findings.n)
+		qsort(s->findings.v, s->findings.n, sizeof(*s->findings.v), cmp_finding);
+	if (!rc)
+		rc = findings_reproduce(s);
 	if (rc)
 		return rc;
 	if ((size_t)snprintf(path, sizeof(path), "%s/summary.json", s->o->out) >= sizeof(path)) {
@@ -1032,6 +1170,8 @@ static int sweep_prepare(struct sweep *s)
 		rc = abs_path(s, o->scenario, &s->scenario);
 	if (!rc && o->faults)
 		rc = abs_path(s, o->faults, &s->faults);
+	if (!rc)
+		rc = abs_path(s, o->out, &s->out);
 	if (rc)
 		return rc;
 	/* before any fork: every child shares its beats */
@@ -1064,6 +1204,7 @@ static void report_findings(const struct sweep *s, FILE *f)
 			finding_blame_name(fd->blame), (unsigned long long)fd->runs,
 			fd->runs == 1 ? "" : "s");
 	}
+	unreached_text(s, f, "not reached, so not tested:\n");
 }
 
 int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, size_t errlen)
@@ -1107,6 +1248,11 @@ int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, siz
 	if (!rc && o->report)
 		report_findings(&s, o->report);
 free_failures:
+	for (size_t i = 0; s.repro && i < s.findings.n; i++) {
+		free(s.repro[i].cmd);
+		free(s.repro[i].whole);
+	}
+	free(s.repro);
 	finding_set_free(&s.findings);
 	for (int p = 0; p < FP_NPOINTS; p++)
 		free(s.where[p]);
@@ -1117,6 +1263,7 @@ free_failures:
 free_scenario:
 	pool_fini(&s.pool);
 	free(s.faults);
+	free(s.out);
 	free(s.scenario);
 	free(s.trace);
 	fault_plan_free(&s.base);
