@@ -152,6 +152,13 @@ int range_remove(struct range_alloc *ra, uint64_t base, uint64_t size)
 	return range_remove_at(ra, i - 1, base, size);
 }
 
+bool range_contains(const struct range_alloc *ra, uint64_t base, uint64_t size)
+{
+	size_t i = range_upper(ra, base);
+
+	return size && base + size > base && i && ext_end(&ra->ext[i - 1]) >= base + size;
+}
+
 uint64_t range_largest(const struct range_alloc *ra)
 {
 	uint64_t best = 0;

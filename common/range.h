@@ -83,6 +83,16 @@ int range_remove(struct range_alloc *ra, uint64_t base, uint64_t size);
 int range_remove_at(struct range_alloc *ra, size_t i, uint64_t base, uint64_t size);
 
 /**
+ * range_contains() - whether [@base, @base + @size) lies inside one extent.
+ * @ra: the allocator.
+ * @base: start.
+ * @size: bytes (> 0).
+ *
+ * Return: true or false.
+ */
+bool range_contains(const struct range_alloc *ra, uint64_t base, uint64_t size);
+
+/**
  * range_largest() - the size of the largest free extent.
  * @ra: the allocator.
  *

@@ -93,6 +93,7 @@ void core_destroy(struct core *core)
 		range_fini(&a->iova);
 		range_fini(&a->vram);
 		idmap_free(&a->idmap);
+		phys_runs_free(&a->held);
 	}
 	free(core->adapters);
 	handle_table_free(&core->ht);

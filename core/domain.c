@@ -155,9 +155,20 @@ void dom_unmap(struct core *c, struct adapter *a, const struct pages *pg, struct
 		return;
 	m->mapped = false;
 	if (fp_should_fail(c->fp, FP_IOMMU_UNMAP)) {
-		/* The entries stay: teardown will find them (MAPPING_LEAK). */
+		/*
+		 * The entries stay, and nothing short of destroying the domain
+		 * clears them: teardown will find them (MAPPING_LEAK). Until
+		 * then the device can still reach these frames, so they must
+		 * not be reused whoever frees them (docs/model.md, "An unmap
+		 * the IOMMU refuses").
+		 */
 		log_info("%s: injected unmap failure leaves %#llx bytes mapped", a->cfg->name,
 			 (unsigned long long)bytes);
+		for (size_t r = 0; r < pg->runs.n; r++)
+			if (physmem_hold(c->pm, runs[r].pa, runs[r].npages) ||
+			    phys_runs_add(&a->held, runs[r].pa, runs[r].npages))
+				internal_error(c, "%s: out of memory holding frames a refused unmap left "
+					       "mapped", a->cfg->name);
 		return;
 	}
 	if (m->logical) {

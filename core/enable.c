@@ -120,4 +120,11 @@ void dom_teardown(struct core *c, struct adapter *a)
 	a->domain = CORE_NO_DOMAIN;
 	a->mappings = false;
 	idmap_free(&a->idmap);
+	/* no device reaches the frames of refused unmaps any more: those freed go back */
+	for (size_t i = 0; i < a->held.n; i++) {
+		const struct phys_run *run = &phys_runs_array(&a->held)[i];
+
+		physmem_unhold(c->pm, run->pa, run->npages);
+	}
+	phys_runs_free(&a->held);
 }

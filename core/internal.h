@@ -169,6 +169,7 @@ struct adapter {
 	uint64_t logical_limit;
 	struct range_alloc iova;     /* MODE_LOGICAL: free logical addresses */
 	struct idmap idmap;          /* MODE_PHYSICAL: mapped page refcounts */
+	struct phys_runs held;       /* frames whose unmap the IOMMU refused: held until the domain goes */
 	uint64_t mapped_bytes;       /* bytes mapped in the domain right now */
 
 	/* exclusive access */

@@ -49,6 +49,8 @@ int physmem_init(struct physmem *pm, const struct physmem_config *cfg)
 	pm->highest_pa = top - 1;
 
 	range_init(&pm->frames);
+	range_init(&pm->held);
+	range_init(&pm->withheld);
 	for (size_t i = 0; i < pm->nram; i++) {
 		err = range_add(&pm->frames, pm->ram[i].base, pm->ram[i].size);
 		if (err)
@@ -75,6 +77,8 @@ void physmem_fini(struct physmem *pm)
 {
 	sparse_fini(&pm->bytes);
 	range_fini(&pm->frames);
+	range_fini(&pm->held);
+	range_fini(&pm->withheld);
 	free(pm->ram);
 	*pm = (struct physmem){ 0 };
 }
@@ -153,8 +157,38 @@ static bool physmem_put_run(struct physmem *pm, pa_t pa, uint64_t bytes)
 	return true;
 }
 
-/* Give back a run of frames (page by page if the run is refused). */
+/* A held frame is freed: it stays out of circulation (false: it is not held). */
+static bool physmem_withhold(struct physmem *pm, pa_t pa)
+{
+	if (!range_contains(&pm->held, pa, GPUISO_PAGE_SIZE))
+		return false;
+	/* out of memory to note it: the frame is lost to the pool, never reused */
+	range_add(&pm->withheld, pa, GPUISO_PAGE_SIZE);
+	return true;
+}
+
+static void physmem_put_free(struct physmem *pm, pa_t pa, uint64_t npages);
+
+/* Give back a run of frames: the held ones are withheld, the others join the pool. */
 static void physmem_put_pages(struct physmem *pm, pa_t pa, uint64_t npages)
+{
+	if (pm->held.n) {
+		uint64_t from = 0; /* the first frame of the stretch of frames not held */
+
+		for (uint64_t j = 0; j <= npages; j++) {
+			if (j < npages && !physmem_withhold(pm, pa + j * GPUISO_PAGE_SIZE))
+				continue;
+			if (j > from)
+				physmem_put_free(pm, pa + from * GPUISO_PAGE_SIZE, j - from);
+			from = j + 1;
+		}
+		return;
+	}
+	physmem_put_free(pm, pa, npages);
+}
+
+/* Give back a run of frames none of which is held (page by page if the run is refused). */
+static void physmem_put_free(struct physmem *pm, pa_t pa, uint64_t npages)
 {
 	/* Part of a refused run is free already (a double free): return the rest. */
 	if (!physmem_put_run(pm, pa, npages * GPUISO_PAGE_SIZE) && npages > 1) {
@@ -361,6 +395,32 @@ void physmem_free_run(struct physmem *pm, pa_t pa, uint64_t npages)
 		physmem_put_pages(pm, pa, npages);
 }
 
+int physmem_hold(struct physmem *pm, pa_t pa, uint64_t npages)
+{
+	for (uint64_t j = 0; j < npages; j++) {
+		pa_t page = pa + j * GPUISO_PAGE_SIZE;
+
+		/* held twice (a page shared by two mappings): once is enough */
+		if (!range_contains(&pm->held, page, GPUISO_PAGE_SIZE) &&
+		    range_add(&pm->held, page, GPUISO_PAGE_SIZE))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void physmem_unhold(struct physmem *pm, pa_t pa, uint64_t npages)
+{
+	for (uint64_t j = 0; j < npages; j++) {
+		pa_t page = pa + j * GPUISO_PAGE_SIZE;
+
+		if (range_remove(&pm->held, page, GPUISO_PAGE_SIZE))
+			continue;
+		if (!range_remove(&pm->withheld, page, GPUISO_PAGE_SIZE))
+			physmem_put_run(pm, page, GPUISO_PAGE_SIZE);
+	}
+	pm->usage.resident = pm->bytes.resident;
+}
+
 void physmem_set_pressure(struct physmem *pm, const struct physmem_pressure *p)
 {
 	pm->pressure = *p;
@@ -396,5 +456,7 @@ uint64_t physmem_digest(const struct physmem *pm, uint64_t h)
 			pm->pressure.lockable_available, pm->pressure.max_contiguous,
 			pm->usage.committed, pm->usage.locked, pm->usage.allocated);
 	h = range_digest(&pm->frames, h);
+	h = range_digest(&pm->held, h);
+	h = range_digest(&pm->withheld, h);
 	return sparse_state_digest(&pm->bytes, h);
 }

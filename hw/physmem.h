@@ -49,6 +49,8 @@ struct physmem {
 	struct range_extent *ram;        /* copy of the OS memory map, sorted */
 	size_t nram;
 	struct range_alloc frames;       /* free page frames */
+	struct range_alloc held;         /* frames a device may still reach (physmem_hold()) */
+	struct range_alloc withheld;     /* held frames freed since: out of circulation */
 	struct sparse_mem bytes;         /* content, addressed by pa */
 	uint64_t highest_pa;             /* last byte of RAM (inclusive) */
 	uint64_t commit_limit, lockable_limit;
@@ -193,6 +195,27 @@ void physmem_free(struct physmem *pm, const pa_t *pages, uint64_t npages);
  * @npages: how many.
  */
 void physmem_free_run(struct physmem *pm, pa_t pa, uint64_t npages);
+
+/**
+ * physmem_hold() - keep frames out of circulation while a device may still
+ * reach them (an IOMMU refused to unmap them): freed, they are withheld
+ * instead of joining the free pool, until physmem_unhold().
+ * @pm: the memory.
+ * @pa: the first frame.
+ * @npages: frames.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int physmem_hold(struct physmem *pm, pa_t pa, uint64_t npages);
+
+/**
+ * physmem_unhold() - no device can reach these frames any more: those freed
+ * while held join the free pool now.
+ * @pm: the memory.
+ * @pa: the first frame.
+ * @npages: frames.
+ */
+void physmem_unhold(struct physmem *pm, pa_t pa, uint64_t npages);
 
 /**
  * physmem_set_pressure() - change what is available (see struct physmem_pressure).

@@ -38,3 +38,47 @@ Test(domain, a_reference_count_below_zero_is_a_loud_internal_error)
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	fx_fini(&fx);
 }
+
+/*
+ * An unmap the IOMMU refuses leaves the device able to reach the frames:
+ * freed, they must not be given to anyone else until the domain is gone.
+ */
+Test(domain, frames_a_refused_unmap_left_mapped_are_not_reused_until_teardown)
+{
+	struct fp_ctx fp = { 0 };
+	const struct physmem *pm;
+	core_handle_t mdl, again;
+	struct hobj *o;
+	uint64_t free0;
+	pa_t pa;
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx_start(&fx);
+	core_set_faults(fx.core, &fp);
+	pm = core_physmem(fx.core);
+	free0 = pm->frames.free_bytes;
+	cr_assert_eq(core_alloc_mdl(fx.core, 0, 4096, &mdl), 0);
+	o = handle_peek(fx.core, mdl);
+	cr_assert_not_null(o);
+	pa = pages_pa(&o->pg, 0);
+	fp_arm(&fp, FP_IOMMU_UNMAP, &(struct fp_rule){ .nth = 1 });
+	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
+	/* not back in the pool: held, withheld */
+	cr_assert_eq(pm->frames.free_bytes, free0 - 4096);
+	cr_assert(range_contains(&pm->withheld, pa, 4096));
+	cr_assert_not(range_contains(&pm->frames, pa, 4096));
+	/* the next allocation of the same size gets another frame */
+	cr_assert_eq(core_alloc_mdl(fx.core, 0, 4096, &again), 0);
+	o = handle_peek(fx.core, again);
+	cr_assert_not_null(o);
+	cr_assert_neq(pages_pa(&o->pg, 0), pa, "a frame the device still reaches was reused");
+	cr_assert_eq(core_free_mdl(fx.core, 0, again), 0);
+	/* the domain goes at teardown, reported, and the frame with it */
+	core_stop(fx.core);
+	cr_assert_eq(fx_violations(&fx, CORE_V_MAPPING_LEAK), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(pm->held.n, 0);
+	cr_assert_eq(pm->withheld.n, 0);
+	cr_assert(range_contains(&pm->frames, pa, 4096), "the frame never went back");
+	fx_fini(&fx);
+}
