@@ -89,6 +89,13 @@ static const char *const outcome_names[SWEEP_NOUTCOMES] = {
 /* Blocks from this size up get their own mapping (glibc's initial default, kept fixed). */
 #define SWEEP_MMAP_THRESHOLD (128 * 1024)
 
+/*
+ * Replays one finding's trimming may spend: a trim that needs more writes
+ * the smallest trace it found so far (checked all the same), so a sweep
+ * is never held up for long by its findings.
+ */
+#define SWEEP_TRIM_REPLAYS 1000
+
 /* At most this long between progress lines (a sweep can take hours). */
 #define SWEEP_PROGRESS_S 5.0
 
@@ -992,7 +999,7 @@ static void finding_trim(struct sweep *s, size_t i)
 		.trace = s->trace, .scn = &s->scn, .scenario_path = s->scenario,
 		.covers = s->o->covers, .cache = !s->uncacheable,
 		.base = s->faults ? &s->base : NULL, .base_path = s->faults,
-		.fail = true, .point = f->point, .nth = f->nth,
+		.fail = true, .point = f->point, .nth = f->nth, .max_replays = SWEEP_TRIM_REPLAYS,
 	};
 	struct trim_result tr;
 	size_t len;
@@ -1012,6 +1019,11 @@ static void finding_trim(struct sweep *s, size_t i)
 		return;
 	}
 	to.out = r->trim.trace;
+	if (s->o->progress) {
+		fprintf(s->o->progress, "sweep: trimming the reproducer of finding %zu/%zu: %s\n", i + 1,
+			s->findings.n, fd->title);
+		fflush(s->o->progress);
+	}
 	rc = trim_run(&to, &tr, r->why, sizeof(r->why));
 	if (rc) {
 		if (s->o->progress)
