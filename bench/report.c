@@ -7,11 +7,9 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench/results.h"
 #include "common/host.h"
 #include "common/json.h"
-#include "code.h"
-#include "config.h"
-#include "version.h"
 
 void bench_add(struct bench_report *r, const char *name, double value, const char *unit,
 	       const char *note)
@@ -48,9 +46,7 @@ static void fill(struct json *j, const void *ctx)
 	json_obj_begin(j, NULL);
 	json_str(j, "schema", "gpuiso-bench/1");
 	json_str(j, "host", host_name(host, sizeof(host)));
-	json_str(j, "git_rev", GPUISO_GIT_REV);
-	json_str(j, "code", GPUISO_CODE_ID);
-	json_str(j, "build", GPUISO_BUILD);
+	results_build_json(j);
 	json_str(j, "suite", r->suite);
 	json_obj_begin(j, "metrics");
 	for (size_t i = 0; i < r->n; i++) {

@@ -56,6 +56,13 @@ int results_add_violation(struct results *r, const struct violation_result *v)
 	return 0;
 }
 
+void results_build_json(struct json *j)
+{
+	json_str(j, "git_rev", GPUISO_GIT_REV);
+	json_str(j, "code", GPUISO_CODE_ID);
+	json_str(j, "build", GPUISO_BUILD);
+}
+
 static void power_paths(struct json *j, const char *key, const struct power_paths *p)
 {
 	json_obj_begin(j, key);
@@ -88,9 +95,7 @@ static void write_doc(const struct results *r, struct json *j)
 	json_obj_begin(j, "run");
 	json_str(j, "id", run->id);
 	json_str(j, "started", run->started);
-	json_str(j, "git_rev", GPUISO_GIT_REV);
-	json_str(j, "code", GPUISO_CODE_ID);
-	json_str(j, "build", GPUISO_BUILD);
+	results_build_json(j);
 	json_str(j, "host", run->host);
 	json_str(j, "backend", run->backend);
 	json_str(j, "trace", run->trace);

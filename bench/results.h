@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "bench/hist.h"
+#include "common/json.h"
 #include "common/digest_path.h"
 
 /*
@@ -126,6 +127,14 @@ void results_fini(struct results *r);
  * Return: 0, -ENOMEM.
  */
 int results_add_violation(struct results *r, const struct violation_result *v);
+
+/**
+ * results_build_json() - which build wrote a file, as keys of the current
+ * object: "git_rev", "code" (the source tree) and "build" (how it was built);
+ * the results store tells runs of the same code apart by them.
+ * @j: the writer.
+ */
+void results_build_json(struct json *j);
 
 /**
  * results_write_json() - write gpuiso-results/1 to @path atomically (or to

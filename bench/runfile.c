@@ -829,6 +829,8 @@ static void fill(struct reader *rd, struct fy_node *root, const struct schema *s
 		bench_metrics(rd, root);
 		break;
 	case RUN_CAMPAIGN:
+		rec->git_rev = dup_or_oom(rd, str_at(root, "git_rev"));
+		code_of(rd, root);
 		rec->campaign = dup_or_oom(rd, str_at(root, "name"));
 		rec->host = dup_or_oom(rd, str_at(root, "host"));
 		campaign_metrics(rd, root);
@@ -836,6 +838,8 @@ static void fill(struct reader *rd, struct fy_node *root, const struct schema *s
 		findings_of(rd, root, false);
 		break;
 	case RUN_SWEEP:
+		rec->git_rev = dup_or_oom(rd, str_at(root, "git_rev"));
+		code_of(rd, root);
 		rec->trace = dup_or_oom(rd, str_at(root, "trace"));
 		rec->scenario = dup_or_oom(rd, str_at(root, "scenario"));
 		rec->host = dup_or_oom(rd, str_at(root, "host"));

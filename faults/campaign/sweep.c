@@ -829,6 +829,7 @@ static void summary_fill(struct json *j, const void *ctx)
 
 	json_obj_begin(j, NULL);
 	json_str(j, "schema", "gpuiso-sweep/1");
+	results_build_json(j);
 	json_str(j, "trace", s->trace);
 	json_str(j, "scenario", s->scenario);
 	json_str(j, "faults", s->faults);
