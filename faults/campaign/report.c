@@ -247,7 +247,9 @@ static int collect_outcomes(struct summary *s)
 		struct camp_outcome *oc = &s->oc[i];
 
 		if (!campaign_outcome_read(c, j, oc) || oc->key != j->key) {
-			*oc = (struct camp_outcome){ .failed = true };
+			/* nothing was recorded, by this gpuiso or an older one */
+			*oc = (struct camp_outcome){ .failed = true, .has_verdict = CAMP_UNKNOWN,
+						     .injected = { .known = CAMP_UNKNOWN } };
 			snprintf(oc->reason, sizeof(oc->reason), "no outcome recorded");
 		}
 		if (oc->failed) {
