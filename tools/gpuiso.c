@@ -428,7 +428,7 @@ static int cmd_campaign_run(int argc, char **argv)
 	       t.failed);
 	if (t.hung)
 		printf(" (%u hung)", t.hung);
-	printf("; %s/summary.json\n", o.out);
+	printf(", %u finding%s; %s/summary.json\n", t.findings, t.findings == 1 ? "" : "s", o.out);
 	return t.failed ? EXIT_FINDINGS : EXIT_OK;
 }
 

@@ -27,6 +27,7 @@ struct campaign_opts {
 struct campaign_totals {
 	unsigned int runs, passed, failed, resumed;
 	unsigned int hung; /* of the failed: killed for making no progress or running out of time */
+	unsigned int findings; /* the failed runs grouped by what broke (summary.json "findings") */
 };
 
 /**

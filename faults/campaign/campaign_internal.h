@@ -20,9 +20,11 @@
 
 #include "campaign.h"
 #include "core/scenario.h"
+#include "faults/faults.h"
 #include "faults/campaign/pool.h"
 #include "faults/plan.h"
 #include "replay/replay.h"
+#include "replay/verdict.h"
 
 #define CAMPAIGN_NAME_LEN 64      /* a run's name, a trace's folder name in run ids */
 #define CAMPAIGN_ID_LEN 200       /* <run>-<trace>-s<seed>[-r<rep>] */
@@ -56,6 +58,23 @@ struct camp_job {
 	bool resumed;
 };
 
+/* What an outcome record says of a run's verdict, or of where it injected first. */
+enum camp_known {
+	CAMP_NOT_RECORDED = 0, /* nothing: the record was written by a gpuiso before these lines */
+	CAMP_UNKNOWN,          /* the run ended without saying (crashed, hung, or not replayed) */
+	CAMP_KNOWN,            /* recorded */
+};
+
+/* Where a run's first failure was injected (struct fp_injection, as recorded). */
+struct camp_injection {
+	enum camp_known known;
+	bool any;             /* known: a failure was injected, and the rest says where */
+	enum fp_point point;
+	uint64_t nth, event, ts;
+	char op[48];          /* its operation, or "" (at start) */
+	char site[64];        /* the function of the model that asked, or "" */
+};
+
 /* The outcome record DIR/runs/<id>.outcome: written when a run ends. */
 struct camp_outcome {
 	uint64_t key;
@@ -64,6 +83,9 @@ struct camp_outcome {
 	bool failed;
 	bool hung;         /* failed: it made no progress, or ran out of time, and was killed */
 	char reason[CAMPAIGN_REASON_LEN];
+	enum camp_known has_verdict; /* CAMP_KNOWN: @verdict is the run's (it replayed to the end) */
+	struct verdict verdict;
+	struct camp_injection injected;
 };
 
 struct campaign {
@@ -164,12 +186,14 @@ int campaign_faults_write(const struct campaign *c, const struct camp_job *j, ch
 			  size_t errlen);
 
 /**
- * campaign_outcome_write() - write the outcome record DIR/runs/ID.outcome.
+ * campaign_outcome_write() - write the outcome record DIR/runs/ID.outcome:
+ * the five lines an older gpuiso wrote too, then the run's verdict (unless
+ * it is CAMP_NOT_RECORDED) and where it injected first (likewise).
  * @c: the campaign.
  * @j: the run.
- * @oc: its outcome.
+ * @oc: its outcome (its reason on one line: campaign_one_line()).
  *
- * Return: 0, -EOVERFLOW, or the negative errno of writing it.
+ * Return: 0, -ENOMEM, or the negative errno of writing it.
  */
 int campaign_outcome_write(const struct campaign *c, const struct camp_job *j,
 			   const struct camp_outcome *oc);
@@ -178,7 +202,9 @@ int campaign_outcome_write(const struct campaign *c, const struct camp_job *j,
  * campaign_outcome_read() - read the outcome record DIR/runs/ID.outcome.
  * @c: the campaign.
  * @j: the run.
- * @oc: out: the outcome (its key is the record's: compare it with @j's).
+ * @oc: out: the outcome (its key is the record's: compare it with @j's);
+ *      an older gpuiso's record has neither verdict nor injection
+ *      (CAMP_NOT_RECORDED).
  *
  * Return: true, or false when it is missing or not an outcome record.
  */

@@ -83,6 +83,8 @@ static void finding_init(struct finding *f, const struct finding_run *r, const c
 	if (r->point)
 		snprintf(f->title, sizeof(f->title), "%s %s %s \u2192 %s", r->point,
 			 r->op ? "during" : "at", where, what);
+	else if (r->unrecorded)
+		snprintf(f->title, sizeof(f->title), "injection not recorded \u2192 %s", what);
 	else
 		snprintf(f->title, sizeof(f->title), "no fault injected \u2192 %s", what);
 	f->blame = blame_of(r);
@@ -102,8 +104,11 @@ int finding_add(struct finding_set *set, const struct finding_run *r, uint64_t n
 	struct finding *f = NULL;
 
 	what_of(r, what, sizeof(what));
-	snprintf(key, sizeof(key), "%s|%s|%s|%s", r->point ? r->point : "-", r->op ? r->op : "start",
-		 r->outcome, what);
+	if (r->unrecorded)
+		snprintf(key, sizeof(key), "?|?|%s|%s", r->outcome, what);
+	else
+		snprintf(key, sizeof(key), "%s|%s|%s|%s", r->point ? r->point : "-",
+			 r->op ? r->op : "start", r->outcome, what);
 	sig = digest_fnv1a_str(DIGEST_FNV_BASIS, key);
 	for (size_t i = 0; i < set->n && !f; i++)
 		if (set->v[i].signature == sig && !strcmp(set->v[i].key, key))
@@ -122,6 +127,19 @@ int finding_add(struct finding_set *set, const struct finding_run *r, uint64_t n
 	if (nth > f->nth_max)
 		f->nth_max = nth;
 	return 0;
+}
+
+int finding_cmp(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	static const int rank[] = { [FINDING_BLAME_MODEL] = 0, [FINDING_BLAME_DRIVER] = 1,
+				    [FINDING_BLAME_FAULT] = 2 };
+
+	if (rank[x->blame] != rank[y->blame])
+		return rank[x->blame] - rank[y->blame];
+	if (x->runs != y->runs)
+		return x->runs > y->runs ? -1 : 1;
+	return strcmp(x->key, y->key);
 }
 
 void finding_set_free(struct finding_set *set)

@@ -2,6 +2,7 @@
 #ifndef GPUISO_FAULTS_FINDING_H
 #define GPUISO_FAULTS_FINDING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,7 @@ enum finding_blame {
 struct finding_run {
 	const char *point;   /* the injected point, or NULL (none was injected) */
 	const char *op;      /* the operation it was injected in ("teardown"), or NULL (at start) */
+	bool unrecorded;     /* whether and where it was injected is not known (point, op NULL) */
 	const char *outcome; /* "reset", "violation", "crash", "hung", "failed" */
 	const struct verdict *verdict; /* what it found, or NULL (it crashed, hung, or said nothing) */
 };
@@ -67,6 +69,17 @@ struct finding_set {
  * Return: 0 or -ENOMEM.
  */
 int finding_add(struct finding_set *set, const struct finding_run *r, uint64_t nth, size_t run);
+
+/**
+ * finding_cmp() - qsort() order of findings, most telling first: gpuiso's
+ * own bugs, then the driver's, then the faults'; then more runs first;
+ * then by key, so that the order does not depend on the order of the runs.
+ * @a: a struct finding.
+ * @b: another.
+ *
+ * Return: < 0 when @a comes first, > 0 when @b does, 0 for the same key.
+ */
+int finding_cmp(const void *a, const void *b);
 
 /**
  * finding_set_free() - free the findings.

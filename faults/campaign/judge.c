@@ -68,6 +68,22 @@ void campaign_judge(const struct campaign *c, const struct results *res, struct 
 	oc->failed = oc->reason[0] != '\0';
 }
 
+/* Where the run's first failure was injected, from its injection context. */
+static void injection_of(const struct fp_ctx *fp, struct camp_injection *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->known = CAMP_KNOWN;
+	in->any = fp->ninjections > 0;
+	if (!in->any)
+		return;
+	in->point = fp->first.point;
+	in->nth = fp->first.nth;
+	in->event = fp->first.event;
+	in->ts = fp->first.ts;
+	snprintf(in->op, sizeof(in->op), "%s", fp->first.op ? fp->first.op : "");
+	snprintf(in->site, sizeof(in->site), "%s", fp->first.site ? fp->first.site : "");
+}
+
 /* Each event the run begins is progress its parent sees. */
 static void run_event(const struct replay_engine *e, uint64_t index, void *arg)
 {
@@ -79,12 +95,13 @@ static void run_event(const struct replay_engine *e, uint64_t index, void *arg)
 int campaign_child_run(const struct campaign *c, const struct camp_job *j,
 		       struct watch_beat *beat)
 {
-	struct camp_outcome oc = { .key = j->key };
+	struct camp_outcome oc = { .key = j->key, .has_verdict = CAMP_UNKNOWN };
 	struct fault_plan plan = c->runs[j->run].plan;
 	char json[CAMPAIGN_RUN_PATH_LEN], faults[CAMPAIGN_RUN_PATH_LEN];
 	struct replay_opts ro = { .scn = &c->scn, .cache = true, .faults = &plan, .seed = j->seed,
 				  .covers = c->covers, .before_event = run_event,
 				  .before_event_arg = beat };
+	struct fp_ctx fp;
 	struct replay_report *rep;
 	struct results res;
 	bool replayed;
@@ -93,6 +110,9 @@ int campaign_child_run(const struct campaign *c, const struct camp_job *j,
 	watch_beat(beat); /* it has started */
 	/* the campaign's seed replaces every rule's, as `gpuiso replay --seed` does */
 	fault_plan_seed(&plan, j->seed);
+	/* armed here rather than by the replay, so that where it injected can be read back */
+	fault_plan_arm(&plan, &fp);
+	ro.fp = &fp;
 	if (campaign_job_path(c, j, ".json", json, sizeof(json)) ||
 	    campaign_job_path(c, j, ".faults.yaml", faults, sizeof(faults)))
 		return ENAMETOOLONG;
@@ -104,6 +124,7 @@ int campaign_child_run(const struct campaign *c, const struct camp_job *j,
 		return ENOMEM;
 	replayed = !replay_run(&ro, &res, rep);
 	watch_beat(beat); /* the replay has ended; the results follow */
+	injection_of(&fp, &oc.injected);
 	if (!replayed) {
 		/* the trace could not be replayed: a failed run, with no results */
 		oc.failed = true;
@@ -115,8 +136,11 @@ int campaign_child_run(const struct campaign *c, const struct camp_job *j,
 		if (!rc)
 			rc = digest_path(json, &oc.results);
 		oc.has_results = !rc;
-		if (!rc)
+		if (!rc) {
 			campaign_judge(c, &res, &oc);
+			verdict_of(&res, &oc.verdict);
+			oc.has_verdict = CAMP_KNOWN;
+		}
 	}
 	campaign_one_line(oc.reason);
 	results_fini(&res);
@@ -143,7 +167,9 @@ void campaign_judge_end(const struct campaign *c, const struct pool *p, size_t i
 {
 	const struct pool_slot *s = &p->slots[i];
 	const struct camp_job *j = &c->jobs[s->job];
-	struct camp_outcome oc = { .key = j->key, .failed = true };
+	/* a child that did not record its outcome did not say what it found, nor where it injected */
+	struct camp_outcome oc = { .key = j->key, .failed = true, .has_verdict = CAMP_UNKNOWN,
+				   .injected = { .known = CAMP_UNKNOWN } };
 
 	if (s->killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
 		/* what it may have written meanwhile is not its outcome */

@@ -4,7 +4,8 @@
  * ID.faults.yaml, its faults and pressure as a file of their own with the
  * command that reproduces it, and ID.outcome, how it ended. Every file is
  * written atomically: a record is either whole or missing, which is what
- * makes a killed campaign resumable.
+ * makes a killed campaign resumable. A record is line based: five lines an
+ * older gpuiso wrote too, then the verdict and where the run injected first.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -116,37 +117,227 @@ out:
 	return rc;
 }
 
+/* "verdict OUTCOME TOTAL BROKEN", then a "finding" line for each kept; or "verdict none". */
+static void verdict_lines(FILE *f, const struct camp_outcome *oc)
+{
+	const struct verdict *v = &oc->verdict;
+	char detail[sizeof(v->findings[0].detail)], code[sizeof(v->findings[0].code)];
+	const char *sep = "";
+
+	if (oc->has_verdict == CAMP_UNKNOWN)
+		fputs("verdict none\n", f);
+	if (oc->has_verdict != CAMP_KNOWN)
+		return;
+	fprintf(f, "verdict %s %llu ", verdict_outcome_name(v->outcome),
+		(unsigned long long)v->nfindings);
+	for (unsigned int i = 0; verdict_invariant_name(i); i++)
+		if (v->broken & (1u << i)) {
+			fprintf(f, "%s%s", sep, verdict_invariant_name(i));
+			sep = ",";
+		}
+	fprintf(f, "%s\n", *sep ? "" : "-");
+	for (uint32_t i = 0; i < v->kept; i++) {
+		const struct violation_result *x = &v->findings[i];
+
+		/* the detail goes last, the rest of its line: it may hold anything but a line break */
+		snprintf(code, sizeof(code), "%s", x->code);
+		snprintf(detail, sizeof(detail), "%s", x->detail);
+		campaign_one_line(code);
+		campaign_one_line(detail);
+		fprintf(f, "finding %s %llu %llu %s %s %s\n", code, (unsigned long long)x->event,
+			(unsigned long long)x->ts_ns, x->at_teardown ? "teardown" : "during",
+			x->by_os ? "os" : "driver", detail);
+	}
+}
+
+/* "injected POINT NTH EVENT TS OP SITE" ("-": none), "injected none" or "injected unknown". */
+static void injection_line(FILE *f, const struct camp_injection *in)
+{
+	if (in->known == CAMP_UNKNOWN)
+		fputs("injected unknown\n", f);
+	else if (in->known == CAMP_KNOWN && !in->any)
+		fputs("injected none\n", f);
+	else if (in->known == CAMP_KNOWN)
+		fprintf(f, "injected %s %llu %llu %llu %s %s\n", fp_point_name(in->point),
+			(unsigned long long)in->nth, (unsigned long long)in->event,
+			(unsigned long long)in->ts, in->op[0] ? in->op : "-",
+			in->site[0] ? in->site : "-");
+}
+
 int campaign_outcome_write(const struct campaign *c, const struct camp_job *j,
 			 const struct camp_outcome *oc)
 {
-	char path[CAMPAIGN_RUN_PATH_LEN], text[CAMPAIGN_REASON_LEN + 256];
-	int n, rc = campaign_job_path(c, j, ".outcome", path, sizeof(path));
+	char path[CAMPAIGN_RUN_PATH_LEN], *text = NULL;
+	size_t len;
+	FILE *f;
+	int rc = campaign_job_path(c, j, ".outcome", path, sizeof(path));
 
 	if (rc)
 		return rc;
-	n = snprintf(text, sizeof(text), "%s\nkey %016llx\nresults %s%016llx\noutcome %s\nreason %s\n",
-		     CAMPAIGN_OUTCOME_SCHEMA, (unsigned long long)oc->key, oc->has_results ? "" : "none ",
-		     (unsigned long long)oc->results,
-		     oc->hung ? "hung" : oc->failed ? "failed" : "passed", oc->reason);
-	if (n < 0 || (size_t)n >= sizeof(text))
-		return -EOVERFLOW;
-	return atomic_file_write(path, text, (size_t)n);
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	/* the first five lines are all an older gpuiso wrote, and reads */
+	fprintf(f, "%s\nkey %016llx\nresults %s%016llx\noutcome %s\nreason %s\n",
+		CAMPAIGN_OUTCOME_SCHEMA, (unsigned long long)oc->key, oc->has_results ? "" : "none ",
+		(unsigned long long)oc->results,
+		oc->hung ? "hung" : oc->failed ? "failed" : "passed", oc->reason);
+	verdict_lines(f, oc);
+	injection_line(f, &oc->injected);
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	rc = atomic_file_write(path, text, len);
+	free(text);
+	return rc;
+}
+
+/* One line of an outcome record, without its line break: 1, 0 at the end, -1 for a cut line. */
+static int record_line(FILE *f, char *line, size_t len)
+{
+	size_t l;
+
+	if (!fgets(line, (int)len, f))
+		return 0;
+	l = strlen(line);
+	if (!l || line[l - 1] != '\n')
+		return -1;
+	line[l - 1] = '\0';
+	return 1;
 }
 
 /* One "name value" line of an outcome record; false when it is not that. */
 static bool outcome_line(FILE *f, const char *name, char *val, size_t len)
 {
 	char line[CAMPAIGN_REASON_LEN + 64];
-	size_t n = strlen(name), l;
+	size_t n = strlen(name);
 
-	if (!fgets(line, sizeof(line), f) || strncmp(line, name, n) || line[n] != ' ')
+	if (record_line(f, line, sizeof(line)) != 1 || strncmp(line, name, n) || line[n] != ' ')
 		return false;
-	l = strlen(line);
-	if (!l || line[l - 1] != '\n')
-		return false;
-	line[l - 1] = '\0';
 	snprintf(val, len, "%s", line + n + 1);
 	return true;
+}
+
+/* The bits of verdict.broken named by "-" or "no_leaks,forward_progress". */
+static bool broken_parse(char *list, uint32_t *broken)
+{
+	char *save = NULL;
+
+	*broken = 0;
+	if (!strcmp(list, "-"))
+		return true;
+	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		unsigned int i = 0;
+
+		while (verdict_invariant_name(i) && strcmp(verdict_invariant_name(i), name))
+			i++;
+		if (!verdict_invariant_name(i))
+			return false;
+		*broken |= 1u << i;
+	}
+	return true;
+}
+
+/* "verdict OUTCOME TOTAL BROKEN" or "verdict none". */
+static bool verdict_parse(const char *val, struct camp_outcome *oc)
+{
+	char outcome[16], broken[256];
+	unsigned long long total;
+	int n = -1, o = 0;
+
+	if (!strcmp(val, "none")) {
+		oc->has_verdict = CAMP_UNKNOWN;
+		return true;
+	}
+	if (sscanf(val, "%15s %llu %255s%n", outcome, &total, broken, &n) != 3 || val[n])
+		return false;
+	while (o < VERDICT_NOUTCOMES && strcmp(verdict_outcome_name(o), outcome))
+		o++;
+	if (o == VERDICT_NOUTCOMES || !broken_parse(broken, &oc->verdict.broken))
+		return false;
+	oc->verdict.outcome = o;
+	oc->verdict.nfindings = total;
+	oc->has_verdict = CAMP_KNOWN;
+	return true;
+}
+
+/* "finding CODE EVENT TS during|teardown os|driver DETAIL", after its verdict. */
+static bool finding_parse(const char *val, struct camp_outcome *oc)
+{
+	struct verdict *v = &oc->verdict;
+	struct violation_result *x = &v->findings[v->kept];
+	char where[16], party[16];
+	unsigned long long event, ts;
+	int n = -1;
+
+	if (oc->has_verdict != CAMP_KNOWN || v->kept == VERDICT_MAX_FINDINGS ||
+	    sscanf(val, "%31s %llu %llu %15s %15s%n", x->code, &event, &ts, where, party, &n) != 5 ||
+	    (val[n] && val[n] != ' '))
+		return false;
+	if ((strcmp(where, "during") && strcmp(where, "teardown")) ||
+	    (strcmp(party, "os") && strcmp(party, "driver")))
+		return false;
+	x->event = event;
+	x->ts_ns = ts;
+	x->at_teardown = !strcmp(where, "teardown");
+	x->by_os = !strcmp(party, "os");
+	snprintf(x->detail, sizeof(x->detail), "%s", val[n] ? val + n + 1 : "");
+	v->kept++;
+	return true;
+}
+
+/* "injected POINT NTH EVENT TS OP SITE", "injected none" or "injected unknown". */
+static bool injection_parse(const char *val, struct camp_injection *in)
+{
+	char point[32];
+	unsigned long long nth, event, ts;
+	int p, n = -1;
+
+	memset(in, 0, sizeof(*in));
+	in->known = CAMP_KNOWN;
+	if (!strcmp(val, "none"))
+		return true;
+	if (!strcmp(val, "unknown")) {
+		in->known = CAMP_UNKNOWN;
+		return true;
+	}
+	if (sscanf(val, "%31s %llu %llu %llu %47s %63s%n", point, &nth, &event, &ts, in->op,
+		   in->site, &n) != 6 || val[n] || (p = fp_point_lookup(point)) < 0)
+		return false;
+	in->any = true;
+	in->point = p;
+	in->nth = nth;
+	in->event = event;
+	in->ts = ts;
+	if (!strcmp(in->op, "-"))
+		in->op[0] = '\0';
+	if (!strcmp(in->site, "-"))
+		in->site[0] = '\0';
+	return true;
+}
+
+/*
+ * The lines after the reason: the verdict and its findings, and where the
+ * first failure was injected. A record without them is an older gpuiso's:
+ * neither is recorded. A line this version does not know is left alone.
+ */
+static bool optional_lines(FILE *f, struct camp_outcome *oc)
+{
+	char line[CAMPAIGN_REASON_LEN + 64];
+	bool ok = true;
+	int got;
+
+	while (ok && (got = record_line(f, line, sizeof(line))) == 1) {
+		if (!strncmp(line, "verdict ", 8))
+			ok = verdict_parse(line + 8, oc);
+		else if (!strncmp(line, "finding ", 8))
+			ok = finding_parse(line + 8, oc);
+		else if (!strncmp(line, "injected ", 9))
+			ok = injection_parse(line + 9, &oc->injected);
+	}
+	/* a line cut short is a record cut short */
+	return ok && !got;
 }
 
 /* Read DIR/runs/ID.outcome; false when it is missing or not one. */
@@ -165,7 +356,7 @@ bool campaign_outcome_read(const struct campaign *c, const struct camp_job *j,
 	     outcome_line(f, "key", key, sizeof(key)) &&
 	     outcome_line(f, "results", results, sizeof(results)) &&
 	     outcome_line(f, "outcome", what, sizeof(what)) &&
-	     outcome_line(f, "reason", oc->reason, sizeof(oc->reason));
+	     outcome_line(f, "reason", oc->reason, sizeof(oc->reason)) && optional_lines(f, oc);
 	fclose(f);
 	if (!ok || sscanf(key, "%llx", &v) != 1)
 		return false;

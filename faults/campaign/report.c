@@ -2,7 +2,8 @@
 /*
  * What a campaign tells its user: a progress line as each run ends, and at
  * the end DIR/summary.json and DIR/summary.txt, rebuilt from the outcome
- * records of every run (record.c), with the command that reproduces each
+ * records of every run (record.c): its failed runs grouped into findings
+ * (finding.h), then every run, with the command that reproduces each
  * failed one.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "common/host.h"
 #include "common/json.h"
 #include "faults/campaign/campaign_internal.h"
+#include "faults/campaign/finding.h"
 
 void campaign_progress_line(struct camp_progress *pg, const struct campaign *c,
 			    const struct camp_job *j, const struct camp_outcome *oc)
@@ -41,7 +43,26 @@ struct summary {
 	struct camp_outcome *oc;  /* per run */
 	char **reproduce;    /* per run: the command, for failed runs */
 	unsigned int passed, failed, hung;
+	struct finding_set findings; /* of the failed runs, in finding_cmp() order */
 };
+
+/* Where run @i injected first, as the keys "injected" and "injected_known". */
+static void injected_json(struct json *j, const struct camp_injection *in)
+{
+	if (in->known == CAMP_KNOWN && in->any) {
+		json_obj_begin(j, "injected");
+		json_str(j, "point", fp_point_name(in->point));
+		json_u64(j, "nth", in->nth);
+		json_u64(j, "event", in->event);
+		json_u64(j, "ts_ns", in->ts);
+		json_str(j, "operation", in->op[0] ? in->op : NULL);
+		json_str(j, "site", in->site[0] ? in->site : NULL);
+		json_obj_end(j);
+	} else {
+		json_null(j, "injected");
+	}
+	json_bool(j, "injected_known", in->known == CAMP_KNOWN);
+}
 
 static void fill_failure(struct json *j, const struct summary *s, size_t i)
 {
@@ -55,6 +76,10 @@ static void fill_failure(struct json *j, const struct summary *s, size_t i)
 	json_str(j, "outcome", s->oc[i].hung ? "hung" : "failed");
 	json_str(j, "reason", s->oc[i].reason);
 	json_str(j, "reproduce", s->reproduce[i]);
+	injected_json(j, &s->oc[i].injected);
+	json_bool(j, "verdict_recorded", s->oc[i].has_verdict != CAMP_NOT_RECORDED);
+	if (s->oc[i].has_verdict == CAMP_KNOWN)
+		finding_verdict_json(j, &s->oc[i].verdict);
 	json_str(j, "id", job->id);
 	json_str(j, "trace", c->traces[job->trace].path);
 	json_u64(j, "rep", job->rep);
@@ -91,6 +116,14 @@ static void fill_summary(struct json *j, const void *ctx)
 		if (c->required[i])
 			json_str(j, NULL, campaign_invariants[i]);
 	json_arr_end(j);
+	/* trimmed: null: a campaign's probability draws shift as events are removed */
+	json_arr_begin(j, "findings");
+	for (size_t i = 0; i < s->findings.n; i++) {
+		const struct finding *f = &s->findings.v[i];
+
+		finding_json(j, f, false, s->reproduce[f->first], NULL, NULL);
+	}
+	json_arr_end(j);
 	json_arr_begin(j, "failures");
 	for (size_t i = 0; i < c->njobs; i++)
 		if (s->oc[i].failed)
@@ -122,9 +155,23 @@ static void table_rows(const struct summary *s, FILE *f)
 		if (c->reps > 1)
 			fprintf(f, "%-5u  ", j->rep);
 		if (s->oc[i].failed)
-			fprintf(f, "%-7s  %s\n", s->oc[i].hung ? "hung" : "failed", s->oc[i].reason);
+			fprintf(f, "%-7s  %s%s\n", s->oc[i].hung ? "hung" : "failed", s->oc[i].reason,
+				s->oc[i].has_verdict == CAMP_NOT_RECORDED ?
+				"; verdict not recorded (an older gpuiso ran it)" : "");
 		else
 			fputs("passed\n", f);
+	}
+}
+
+/* The findings, each with its blame, its runs and the command that reproduces its first. */
+static void findings_text(const struct summary *s, FILE *f)
+{
+	for (size_t i = 0; i < s->findings.n; i++) {
+		const struct finding *fd = &s->findings.v[i];
+
+		fprintf(f, "%zu. %s\n   blame: %s; %llu run%s\n   reproduce: %s\n\n", i + 1,
+			fd->title, finding_blame_name(fd->blame), (unsigned long long)fd->runs,
+			fd->runs == 1 ? "" : "s", s->reproduce[fd->first]);
 	}
 }
 
@@ -142,7 +189,8 @@ static int write_table(const struct summary *s, const char *path)
 		s->passed, s->failed);
 	if (s->hung)
 		fprintf(f, " (%u hung)", s->hung);
-	fputs("\n\n", f);
+	fprintf(f, ", %zu finding%s\n\n", s->findings.n, s->findings.n == 1 ? "" : "s");
+	findings_text(s, f);
 	table_rows(s, f);
 	if (s->failed)
 		fputs("\nreproduce:\n", f);
@@ -158,6 +206,38 @@ static int write_table(const struct summary *s, const char *path)
 	return rc;
 }
 
+/*
+ * Group the failed runs into findings: by where each injected first and
+ * what it found (a run whose record does not say where is grouped as
+ * such), in finding_cmp() order; a finding's first run is its first in
+ * the campaign's order.
+ */
+static int findings_build(struct summary *s)
+{
+	for (size_t i = 0; i < s->c->njobs; i++) {
+		const struct camp_outcome *oc = &s->oc[i];
+		const struct camp_injection *in = &oc->injected;
+		bool at = in->known == CAMP_KNOWN && in->any;
+		const struct finding_run r = {
+			.point = at ? fp_point_name(in->point) : NULL,
+			.op = at && in->op[0] ? in->op : NULL,
+			.unrecorded = in->known != CAMP_KNOWN,
+			.outcome = oc->hung ? "hung" : "failed",
+			.verdict = oc->has_verdict == CAMP_KNOWN ? &oc->verdict : NULL,
+		};
+		int rc;
+
+		if (!oc->failed)
+			continue;
+		rc = finding_add(&s->findings, &r, 0, i);
+		if (rc)
+			return rc;
+	}
+	if (s->findings.n)
+		qsort(s->findings.v, s->findings.n, sizeof(*s->findings.v), finding_cmp);
+	return 0;
+}
+
 static int collect_outcomes(struct summary *s)
 {
 	const struct campaign *c = s->c;
@@ -167,7 +247,9 @@ static int collect_outcomes(struct summary *s)
 		struct camp_outcome *oc = &s->oc[i];
 
 		if (!campaign_outcome_read(c, j, oc) || oc->key != j->key) {
-			*oc = (struct camp_outcome){ .failed = true };
+			/* nothing was recorded, by this gpuiso or an older one */
+			*oc = (struct camp_outcome){ .failed = true, .has_verdict = CAMP_UNKNOWN,
+						     .injected = { .known = CAMP_UNKNOWN } };
 			snprintf(oc->reason, sizeof(oc->reason), "no outcome recorded");
 		}
 		if (oc->failed) {
@@ -196,9 +278,12 @@ int campaign_summary_write(const struct campaign *c, struct campaign_totals *t, 
 	if (!s.oc || !s.reproduce)
 		goto free_summary;
 	rc = collect_outcomes(&s);
+	if (!rc)
+		rc = findings_build(&s);
 	if (rc)
 		goto free_summary;
 	t->runs = (unsigned int)c->njobs;
+	t->findings = (unsigned int)s.findings.n;
 	t->passed = s.passed;
 	t->failed = s.failed;
 	t->hung = s.hung;
@@ -211,6 +296,7 @@ int campaign_summary_write(const struct campaign *c, struct campaign_totals *t, 
 	if (rc)
 		snprintf(err, errlen, "campaign: %s: cannot write: %s", path, strerror(-rc));
 free_summary:
+	finding_set_free(&s.findings);
 	for (size_t i = 0; s.reproduce && i < c->njobs; i++)
 		free(s.reproduce[i]);
 	free(s.reproduce);

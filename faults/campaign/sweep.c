@@ -972,20 +972,6 @@ static void summary_text(const struct sweep *s, FILE *f)
 	}
 }
 
-/* Most telling first: gpuiso's own bugs, then the driver's, then the faults'; more runs first. */
-static int cmp_finding(const void *a, const void *b)
-{
-	const struct finding *x = a, *y = b;
-	static const int rank[] = { [FINDING_BLAME_MODEL] = 0, [FINDING_BLAME_DRIVER] = 1,
-				    [FINDING_BLAME_FAULT] = 2 };
-
-	if (rank[x->blame] != rank[y->blame])
-		return rank[x->blame] - rank[y->blame];
-	if (x->runs != y->runs)
-		return x->runs > y->runs ? -1 : 1;
-	return strcmp(x->key, y->key);
-}
-
 /*
  * Trim the trace to the smallest that reproduces finding @i's first run
  * (its smallest nth), into OUT/findings/SIGNATURE/trace; trim_run()
@@ -1086,7 +1072,7 @@ static int summary_write(struct sweep *s)
 		qsort(s->failures, s->nfailures, sizeof(*s->failures), cmp_failure);
 	rc = findings_build(s);
 	if (!rc && s->findings.n)
-		qsort(s->findings.v, s->findings.n, sizeof(*s->findings.v), cmp_finding);
+		qsort(s->findings.v, s->findings.n, sizeof(*s->findings.v), finding_cmp);
 	if (!rc)
 		rc = findings_reproduce(s);
 	if (rc)

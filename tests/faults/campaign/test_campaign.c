@@ -517,11 +517,198 @@ Test(campaign, trace_covers_decides_whether_leftovers_fail_a_run)
 				    "(id 1 created by alloc_mdl at 1000 ns: "), "%s", v);
 		get(doc, "failures.0.reproduce", repro, sizeof(repro));
 		cr_assert(strstr(repro, " --trace-covers life"), "%s", repro);
+		/* no fault was injected, and the record says so */
+		get(doc, "failures.0.injected", v, sizeof(v));
+		cr_assert_str_eq(v, "null");
+		get(doc, "failures.0.injected_known", v, sizeof(v));
+		cr_assert_str_eq(v, "true");
+		get(doc, "findings.0.title", v, sizeof(v));
+		cr_assert_str_eq(v, "no fault injected \u2192 HANDLE_LEAK at teardown");
 		free(doc);
 		with_bin(again, sizeof(again), repro, " 2>&1");
 		cr_assert_eq(sh(again, text, sizeof(text)), 1, "%s\n%s", again, text);
 		cr_assert(strstr(text, "left live by the trace: 2 objects, leaked"), "%s", text);
 	}
+}
+
+/* ---- why each run failed, and findings ----------------------------------------- */
+
+/*
+ * Three seeds of a run that fails every unmap (seeds do not change an nth
+ * rule: the three runs break the same way) and one that passes: the
+ * three are one finding, each failure says where it injected and what it
+ * found.
+ */
+Test(campaign, runs_that_fail_the_same_way_are_one_finding)
+{
+	char trace[PATH_MAX], body[2 * PATH_MAX + 512], err[4096], key[64], v[1024], ts[64];
+	char cmd[CMD_LEN], file[PATH_MAX], out[PATH_MAX], text[8192], path[PATH_MAX];
+	struct campaign_totals t;
+	char *doc, *res;
+
+	gen_trace("power-cycle", 300);
+	at(trace, sizeof(trace), "power-cycle");
+	snprintf(body, sizeof(body),
+		 "  traces: [%s]\n  scenario: " SCENARIO_FMT "\n  seeds: [1, 2, 3]\n"
+		 "  runs:\n"
+		 "    - {name: pin-fails, faults: [{point: fbsave/pin, probability: 1}]}\n"
+		 "    - {name: unmaps-fail, faults: [{point: iommu/unmap, nth: 1, every: 1}]}\n",
+		 trace, SCENARIO_ARG);
+	write_campaign("same.yaml", body);
+	cr_assert_eq(run_lib("same.yaml", "out", 2, NULL, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.failed, 3);
+	cr_assert_eq(t.findings, 1);
+
+	doc = summary_of("out");
+	expect_totals(doc, "6", "3", "3");
+	get(doc, "findings.0.title", v, sizeof(v));
+	cr_assert_str_eq(v, "iommu/unmap during free_mdl \u2192 MAPPING_LEAK at teardown");
+	get(doc, "findings.0.blame", v, sizeof(v));
+	cr_assert_str_eq(v, "fault");
+	get(doc, "findings.0.runs", v, sizeof(v));
+	cr_assert_str_eq(v, "3");
+	get(doc, "findings.0.outcome", v, sizeof(v));
+	cr_assert_str_eq(v, "failed");
+	get(doc, "findings.0.trimmed", v, sizeof(v));
+	cr_assert_str_eq(v, "null");
+	get(doc, "findings.0.reproduce", v, sizeof(v));
+	cr_assert(strstr(v, "/runs/unmaps-fail-power-cycle-s1.faults.yaml --seed 1"), "%s", v);
+	cr_assert_not(jsonq_get(doc, "findings.0.nth", v, sizeof(v)), "a campaign has no hits");
+	cr_assert_not(jsonq_get(doc, "findings.1", v, sizeof(v)), "%s", doc);
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(key, sizeof(key), "failures.%d.injected.point", i);
+		get(doc, key, v, sizeof(v));
+		cr_assert_str_eq(v, "iommu/unmap");
+		snprintf(key, sizeof(key), "failures.%d.injected.nth", i);
+		get(doc, key, v, sizeof(v));
+		cr_assert_str_eq(v, "1");
+		snprintf(key, sizeof(key), "failures.%d.injected.operation", i);
+		get(doc, key, v, sizeof(v));
+		cr_assert_str_eq(v, "free_mdl");
+		snprintf(key, sizeof(key), "failures.%d.injected.site", i);
+		get(doc, key, v, sizeof(v));
+		cr_assert_str_eq(v, "dom_unmap");
+		snprintf(key, sizeof(key), "failures.%d.injected.ts_ns", i);
+		get(doc, key, v, sizeof(v));
+		cr_assert_gt(strtoull(v, NULL, 10), 0, "%s", v);
+		snprintf(key, sizeof(key), "failures.%d.verdict_recorded", i);
+		get(doc, key, v, sizeof(v));
+		cr_assert_str_eq(v, "true");
+		snprintf(key, sizeof(key), "failures.%d.findings.0.code", i);
+		get(doc, key, v, sizeof(v));
+		cr_assert_str_eq(v, "MAPPING_LEAK");
+		snprintf(key, sizeof(key), "failures.%d.invariants_broken.0", i);
+		get(doc, key, v, sizeof(v));
+		cr_assert_str_eq(v, "no_stale_mappings");
+	}
+	/* the finding's time is the run's own: the results JSON says the same */
+	get(doc, "failures.0.findings.0.ts_ns", ts, sizeof(ts));
+	get(doc, "failures.0.findings_total", v, sizeof(v));
+	cr_assert_str_eq(v, "1");
+	at(path, sizeof(path), "out/runs/unmaps-fail-power-cycle-s1.json");
+	res = slurp(path);
+	cr_assert(res && jsonq_valid(res));
+	get(res, "faults.violations.0.ts_ns", v, sizeof(v));
+	cr_assert_str_eq(ts, v);
+	free(res);
+	free(doc);
+
+	/* the text has the finding first, and the command says how many */
+	at(path, sizeof(path), "out/summary.txt");
+	doc = slurp(path);
+	cr_assert_not_null(doc);
+	cr_assert(strstr(doc, "3 failed, 1 finding\n\n1. iommu/unmap during free_mdl \u2192 "
+			 "MAPPING_LEAK at teardown\n   blame: fault; 3 runs\n   reproduce: gpuiso replay "),
+		  "%s", doc);
+	cr_assert_lt(strstr(doc, "1. iommu/unmap"), strstr(doc, "run "), "%s", doc);
+	free(doc);
+	at(file, sizeof(file), "same.yaml");
+	at(out, sizeof(out), "again");
+	snprintf(cmd, sizeof(cmd), "%s campaign run %s -o %s 2>&1", bin(), file, out);
+	cr_assert_eq(sh(cmd, text, sizeof(text)), 1, "%s", text);
+	cr_assert(strstr(text, "6 runs (0 resumed), 3 passed, 3 failed, 1 finding; "), "%s", text);
+}
+
+/* The outcome record of work_dir()/@rel as the previous gpuiso wrote it: its first five lines. */
+static void record_of_old(const char *rel)
+{
+	char path[PATH_MAX], key[64], results[64], what[16], reason[1024], text[2048];
+	FILE *f;
+
+	at(path, sizeof(path), rel);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	cr_assert(fgets(text, sizeof(text), f) && !strcmp(text, "gpuiso-campaign-run/1\n"), "%s", text);
+	cr_assert(fgets(key, sizeof(key), f) && fgets(results, sizeof(results), f) &&
+		  fgets(what, sizeof(what), f) && fgets(reason, sizeof(reason), f));
+	cr_assert(fgets(text, sizeof(text), f) && !strncmp(text, "verdict ", 8),
+		  "the record has no verdict: %s", text);
+	fclose(f);
+	snprintf(text, sizeof(text), "gpuiso-campaign-run/1\n%s%s%s%s", key, results, what, reason);
+	write_text(path, text);
+}
+
+/*
+ * A campaign whose records were written before they kept verdicts still
+ * resumes, and its summary says what is not recorded instead of making it
+ * up: no verdict, no injection, and a finding that says so.
+ */
+Test(campaign, records_without_a_verdict_still_resume)
+{
+	char err[4096], v[1024], path[PATH_MAX];
+	struct campaign_totals t;
+	char *doc, *lines = NULL;
+	size_t len = 0;
+	FILE *progress;
+
+	gen_trace("power-cycle", 300);
+	two_run_campaign("old.yaml", "[3]");
+	cr_assert_eq(run_lib("old.yaml", "out", 1, NULL, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.failed, 1);
+	doc = summary_of("out");
+	get(doc, "findings.0.title", v, sizeof(v));
+	cr_assert(!strncmp(v, "iommu/unmap during ", 19), "%s", v);
+	free(doc);
+
+	record_of_old("out/runs/unmap-fails-power-cycle-s3.outcome");
+	record_of_old("out/runs/pin-fails-power-cycle-s3.outcome");
+	progress = open_memstream(&lines, &len);
+	cr_assert_not_null(progress);
+	cr_assert_eq(run_lib("old.yaml", "out", 1, progress, &t, err, sizeof(err)), 0, "%s", err);
+	fclose(progress);
+	cr_assert_eq(t.resumed, 2, "%s", lines);
+	cr_assert_eq(t.failed, 1);
+	cr_assert_eq(t.findings, 1);
+	cr_assert(strstr(lines, "unmap-fails power-cycle s3: failed (resumed) (invariant "
+				"no_stale_mappings broken"), "%s", lines);
+	free(lines);
+
+	doc = summary_of("out");
+	get(doc, "failures.0.verdict_recorded", v, sizeof(v));
+	cr_assert_str_eq(v, "false");
+	get(doc, "failures.0.injected_known", v, sizeof(v));
+	cr_assert_str_eq(v, "false");
+	get(doc, "failures.0.injected", v, sizeof(v));
+	cr_assert_str_eq(v, "null");
+	cr_assert_not(jsonq_get(doc, "failures.0.findings", v, sizeof(v)), "%s", doc);
+	cr_assert_not(jsonq_get(doc, "failures.0.invariants_broken", v, sizeof(v)), "%s", doc);
+	get(doc, "failures.0.reason", v, sizeof(v));
+	cr_assert(strstr(v, "MAPPING_LEAK"), "the reason is kept: %s", v);
+	get(doc, "findings.0.title", v, sizeof(v));
+	cr_assert_str_eq(v, "injection not recorded \u2192 failed");
+	get(doc, "findings.0.point", v, sizeof(v));
+	cr_assert_str_eq(v, "null");
+	get(doc, "findings.0.code", v, sizeof(v));
+	cr_assert_str_eq(v, "null");
+	get(doc, "findings.0.runs", v, sizeof(v));
+	cr_assert_str_eq(v, "1");
+	free(doc);
+	at(path, sizeof(path), "out/summary.txt");
+	doc = slurp(path);
+	cr_assert(doc && strstr(doc, "; verdict not recorded (an older gpuiso ran it)\n"), "%s",
+		  doc ? doc : "(none)");
+	free(doc);
 }
 
 /* The failures of a summary, without the paths that name its folder. */
@@ -714,6 +901,16 @@ static void the_long_run_dies(unsigned int big_events, const char *limits, const
 	cr_assert_str_eq(v, "null");
 	get(doc, "failures.0.reproduce", v, sizeof(v));
 	cr_assert(strstr(v, "--seed 1"), "%s", v);
+	/* it died without saying where it injected or what it found */
+	get(doc, "failures.0.injected_known", v, sizeof(v));
+	cr_assert_str_eq(v, "false");
+	get(doc, "failures.0.verdict_recorded", v, sizeof(v));
+	cr_assert_str_eq(v, "true");
+	cr_assert_not(jsonq_get(doc, "failures.0.findings", v, sizeof(v)), "%s", doc);
+	get(doc, "findings.0.blame", v, sizeof(v));
+	cr_assert_str_eq(v, "model");
+	get(doc, "findings.0.runs", v, sizeof(v));
+	cr_assert_str_eq(v, "1");
 	free(doc);
 	at(path, sizeof(path), "out/runs/plain-small-s1.json");
 	cr_assert(exists(path));
@@ -836,12 +1033,17 @@ Test(campaign, a_run_that_stops_moving_is_killed_as_hung)
 	cr_assert_str_eq(v, "null");
 	get(doc, "failures.0.reproduce", v, sizeof(v));
 	cr_assert(strstr(v, "gpuiso replay ") && strstr(v, "--seed 1"), "%s", v);
+	get(doc, "findings.0.title", v, sizeof(v));
+	cr_assert_str_eq(v, "injection not recorded \u2192 hung");
+	get(doc, "findings.0.outcome", v, sizeof(v));
+	cr_assert_str_eq(v, "hung");
 	free(doc);
 	at(path, sizeof(path), "out/runs/plain-small-s1.json");
 	cr_assert(exists(path));
 	at(path, sizeof(path), "out/runs/plain-big-s1.outcome");
 	doc = slurp(path);
-	cr_assert(doc && strstr(doc, "\noutcome hung\n"), "%s", doc ? doc : "(none)");
+	cr_assert(doc && strstr(doc, "\noutcome hung\n") &&
+		  strstr(doc, "\nverdict none\ninjected unknown\n"), "%s", doc ? doc : "(none)");
 	free(doc);
 	at(path, sizeof(path), "out.log");
 	doc = slurp(path);
