@@ -98,6 +98,7 @@ static void fill_summary(struct json *j, const void *ctx)
 
 	json_obj_begin(j, NULL);
 	json_str(j, "schema", "gpuiso-campaign/1");
+	results_build_json(j);
 	json_str(j, "name", c->name);
 	json_str(j, "host", host_name(host, sizeof(host)));
 	json_obj_begin(j, "inputs");

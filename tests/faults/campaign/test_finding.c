@@ -18,6 +18,15 @@ static struct verdict violated(const char *code, bool by_os, bool at_teardown, u
 	return v;
 }
 
+/* One run into @set, which must take it. */
+static void add(struct finding_set *set, const char *point, const char *op, const char *outcome,
+		const struct verdict *v, uint64_t nth, size_t run)
+{
+	const struct finding_run r = { .point = point, .op = op, .outcome = outcome, .verdict = v };
+
+	cr_assert_eq(finding_add(set, &r, nth, run), 0);
+}
+
 static uint32_t bit(const char *invariant)
 {
 	for (unsigned int i = 0; verdict_invariant_name(i); i++)
@@ -36,12 +45,9 @@ Test(finding, runs_that_broke_the_same_way_are_one_finding)
 
 	leak_elsewhere.findings[0].event = 12345; /* where and how often do not count */
 	leak_elsewhere.nfindings = 3;
-	cr_assert_eq(finding_add(&set, &(struct finding_run){ "iommu/unmap", "free_mdl", "violation",
-							       &leak }, 7, 0), 0);
-	cr_assert_eq(finding_add(&set, &(struct finding_run){ "iommu/unmap", "free_mdl", "violation",
-							       &leak_elsewhere }, 3, 1), 0);
-	cr_assert_eq(finding_add(&set, &(struct finding_run){ "iommu/unmap", "free_mdl", "violation",
-							       &leak }, 9, 2), 0);
+	add(&set, "iommu/unmap", "free_mdl", "violation", &leak, 7, 0);
+	add(&set, "iommu/unmap", "free_mdl", "violation", &leak_elsewhere, 3, 1);
+	add(&set, "iommu/unmap", "free_mdl", "violation", &leak, 9, 2);
 	cr_assert_eq(set.n, 1);
 	f = &set.v[0];
 	cr_assert_eq(f->runs, 3);
@@ -63,11 +69,11 @@ Test(finding, another_operation_code_or_place_is_another_finding)
 	struct verdict handle = violated("BAD_HANDLE", false, false, 0);
 	struct finding_set set = { 0 };
 
-	finding_add(&set, &(struct finding_run){ "iommu/unmap", "free_mdl", "violation", &leak }, 1, 0);
-	finding_add(&set, &(struct finding_run){ "iommu/unmap", "power", "violation", &leak }, 2, 1);
-	finding_add(&set, &(struct finding_run){ "iommu/unmap", "free_mdl", "violation", &leak_live }, 3, 2);
-	finding_add(&set, &(struct finding_run){ "iommu/map", "free_mdl", "violation", &leak }, 4, 3);
-	finding_add(&set, &(struct finding_run){ "iommu/unmap", "free_mdl", "violation", &handle }, 5, 4);
+	add(&set, "iommu/unmap", "free_mdl", "violation", &leak, 1, 0);
+	add(&set, "iommu/unmap", "power", "violation", &leak, 2, 1);
+	add(&set, "iommu/unmap", "free_mdl", "violation", &leak_live, 3, 2);
+	add(&set, "iommu/map", "free_mdl", "violation", &leak, 4, 3);
+	add(&set, "iommu/unmap", "free_mdl", "violation", &handle, 5, 4);
 	cr_assert_eq(set.n, 5);
 	for (size_t i = 0; i < set.n; i++)
 		for (size_t k = i + 1; k < set.n; k++)
@@ -84,13 +90,13 @@ Test(finding, blame_says_who_broke_it)
 	struct verdict stuck = { .outcome = VERDICT_VIOLATION, .broken = bit("forward_progress") };
 	struct finding_set set = { 0 };
 
-	finding_add(&set, &(struct finding_run){ "mem/lock", "map_mdl", "violation", &driver }, 1, 0);
-	finding_add(&set, &(struct finding_run){ "iommu/unmap", "dma", "violation", &os }, 1, 1);
-	finding_add(&set, &(struct finding_run){ NULL, NULL, "failed", &os }, 0, 2);
-	finding_add(&set, &(struct finding_run){ "gpu/copy", "power", "violation", &unsound }, 1, 3);
-	finding_add(&set, &(struct finding_run){ "gpu/copy", "power", "reset", &reset }, 1, 4);
-	finding_add(&set, &(struct finding_run){ "gpu/copy", "power", "crash", NULL }, 1, 5);
-	finding_add(&set, &(struct finding_run){ "gpu/copy", "power", "violation", &stuck }, 2, 6);
+	add(&set, "mem/lock", "map_mdl", "violation", &driver, 1, 0);
+	add(&set, "iommu/unmap", "dma", "violation", &os, 1, 1);
+	add(&set, NULL, NULL, "failed", &os, 0, 2);
+	add(&set, "gpu/copy", "power", "violation", &unsound, 1, 3);
+	add(&set, "gpu/copy", "power", "reset", &reset, 1, 4);
+	add(&set, "gpu/copy", "power", "crash", NULL, 1, 5);
+	add(&set, "gpu/copy", "power", "violation", &stuck, 2, 6);
 	cr_assert_eq(set.n, 7);
 	cr_assert_eq(set.v[0].blame, FINDING_BLAME_DRIVER, "a driver's rule broken while recovering");
 	cr_assert_eq(set.v[1].blame, FINDING_BLAME_FAULT);
@@ -112,7 +118,7 @@ Test(finding, a_failure_before_the_first_event_is_at_start)
 	struct verdict leak = violated("MAPPING_LEAK", true, true, 0);
 	struct finding_set set = { 0 };
 
-	finding_add(&set, &(struct finding_run){ "adapter/enable", NULL, "violation", &leak }, 1, 0);
+	add(&set, "adapter/enable", NULL, "violation", &leak, 1, 0);
 	cr_assert_str_eq(set.v[0].title, "adapter/enable at start \u2192 MAPPING_LEAK at teardown");
 	finding_set_free(&set);
 }
