@@ -496,3 +496,82 @@ Test(measure, a_damaged_store_is_bad_input_named_by_every_reader)
 		cr_assert(strstr(r.err, db) && strstr(r.err, "corrupt"), "reader %d: %s", reader, r.err);
 	}
 }
+
+/* @name in the test's folder holding @text. */
+static const char *text_file(const char *name, const char *text)
+{
+	const char *path = tpath(name);
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+	return path;
+}
+
+/* Night @night of campaign c.yaml into the store, as revision r<night>. */
+static void night(const char *db, int night)
+{
+	char out[32], summary[48], rev[8], date[32];
+	struct run r;
+
+	snprintf(out, sizeof(out), "night%d", night);
+	snprintf(summary, sizeof(summary), "night%d/summary.json", night);
+	snprintf(rev, sizeof(rev), "r%d", night);
+	snprintf(date, sizeof(date), "2026-11-0%dT00:00:00Z", night);
+	RUN(&r, "campaign", "run", tpath("c.yaml"), "-o", tpath(out));
+	cr_assert_eq(r.status, 1, "the campaign fails a run every night: %s%s", r.out, r.err);
+	cr_assert(strstr(r.out, ", 1 finding;"), "%s", r.out);
+	RUN(&r, "store", "add", db, tpath(summary), "--rev", rev, "--date", date);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+}
+
+/*
+ * Real campaigns, nightly: the same campaign twice finds nothing new the
+ * second night; the scenario changed (a driver that now reports DMA
+ * remapping, and still calls the WDDM 2.4 callbacks) gives a new finding
+ * at that revision, and the old one is gone.
+ */
+Test(measure, a_campaign_night_after_night_says_new_only_when_it_is)
+{
+	char scenario[8192], *s;
+	size_t n;
+	DB_PATH(db);
+	struct run r;
+	FILE *f;
+
+	RUN(&r, "trace", "gen", "--profile", "power-cycle", "--events", "300", "--seed", "1", "-o",
+	    tpath("pc"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	f = fopen("traces/scenarios/default.yaml", "r");
+	cr_assert_not_null(f, "run from the source root");
+	n = fread(scenario, 1, sizeof(scenario) - 1, f);
+	fclose(f);
+	scenario[n] = '\0';
+	text_file("s.yaml", scenario);
+	text_file("c.yaml", "campaign:\n  name: nights\n  traces: [pc]\n  scenario: s.yaml\n"
+			    "  runs:\n    - name: unmap-fails\n"
+			    "      faults: [{point: iommu/unmap, nth: 1}]\n");
+	night(db, 1);
+	night(db, 2);
+	RUN(&r, "store", "findings", db);
+	cr_assert(strstr(r.out, "revision r2: 1 finding: 0 new, 1 known, 0 gone\n"
+				"    known  "), "%s", r.out);
+	cr_assert(strstr(r.out, "MAPPING_LEAK at teardown  (since r1)"), "%s", r.out);
+	/* the driver now reports DXGK_IOMMU_CAPS: its WDDM 2.4 callbacks are refused */
+	s = strstr(scenario, "wddm: \"2.9\"");
+	cr_assert_not_null(s);
+	memcpy(s, "wddm: \"3.0\"", 11);
+	s = strstr(scenario, "iommu_linear_remap: false");
+	cr_assert_not_null(s);
+	memcpy(s, "iommu_linear_remap: true ", 25);
+	text_file("s.yaml", scenario);
+	night(db, 3);
+	RUN(&r, "store", "findings", db);
+	cr_assert(strstr(r.out, "revision r3: 1 finding: 1 new, 0 known, 1 gone\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "    new    "), "%s", r.out);
+	cr_assert(strstr(r.out, "driver  1 run  iommu/unmap during fence_destroy \u2192 DEPRECATED_CALLBACK\n"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "    gone   "), "%s", r.out);
+	cr_assert(strstr(r.out, "MAPPING_LEAK at teardown  (last in r2)"), "%s", r.out);
+}
