@@ -167,30 +167,22 @@ static void injection_line(FILE *f, const struct camp_injection *in)
 int campaign_outcome_write(const struct campaign *c, const struct camp_job *j,
 			 const struct camp_outcome *oc)
 {
-	char path[CAMPAIGN_RUN_PATH_LEN], *text = NULL;
-	size_t len;
-	FILE *f;
+	char path[CAMPAIGN_RUN_PATH_LEN];
+	struct atomic_file af;
 	int rc = campaign_job_path(c, j, ".outcome", path, sizeof(path));
 
+	if (!rc)
+		rc = atomic_file_open(&af, path);
 	if (rc)
 		return rc;
-	f = open_memstream(&text, &len);
-	if (!f)
-		return -ENOMEM;
 	/* the first five lines are all an older gpuiso wrote, and reads */
-	fprintf(f, "%s\nkey %016llx\nresults %s%016llx\noutcome %s\nreason %s\n",
+	fprintf(af.f, "%s\nkey %016llx\nresults %s%016llx\noutcome %s\nreason %s\n",
 		CAMPAIGN_OUTCOME_SCHEMA, (unsigned long long)oc->key, oc->has_results ? "" : "none ",
 		(unsigned long long)oc->results,
 		oc->hung ? "hung" : oc->failed ? "failed" : "passed", oc->reason);
-	verdict_lines(f, oc);
-	injection_line(f, &oc->injected);
-	if (fclose(f)) {
-		free(text);
-		return -ENOMEM;
-	}
-	rc = atomic_file_write(path, text, len);
-	free(text);
-	return rc;
+	verdict_lines(af.f, oc);
+	injection_line(af.f, &oc->injected);
+	return atomic_file_commit(&af);
 }
 
 /* One line of an outcome record, without its line break: 1, 0 at the end, -1 for a cut line. */

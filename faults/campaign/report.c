@@ -178,14 +178,13 @@ static void findings_text(const struct summary *s, FILE *f)
 
 static int write_table(const struct summary *s, const char *path)
 {
-	char *text = NULL;
-	size_t len;
+	struct atomic_file af;
 	FILE *f;
-	int rc;
+	int rc = atomic_file_open(&af, path);
 
-	f = open_memstream(&text, &len);
-	if (!f)
-		return -ENOMEM;
+	if (rc)
+		return rc;
+	f = af.f;
 	fprintf(f, "campaign %s: %zu runs, %u passed, %u failed", s->c->name, s->c->njobs,
 		s->passed, s->failed);
 	if (s->hung)
@@ -198,13 +197,7 @@ static int write_table(const struct summary *s, const char *path)
 	for (size_t i = 0; i < s->c->njobs; i++)
 		if (s->oc[i].failed)
 			fprintf(f, "  %s\n", s->reproduce[i]);
-	if (fclose(f)) {
-		free(text);
-		return -ENOMEM;
-	}
-	rc = atomic_file_write(path, text, len);
-	free(text);
-	return rc;
+	return atomic_file_commit(&af);
 }
 
 /*

@@ -1062,9 +1062,8 @@ static int findings_reproduce(struct sweep *s)
 
 static int summary_write(struct sweep *s)
 {
-	char path[4096], *text = NULL;
-	size_t len;
-	FILE *f;
+	struct atomic_file af;
+	char path[4096];
 	int rc;
 
 	/* runs end in any order: sort so both modes write the same file */
@@ -1084,12 +1083,11 @@ static int summary_write(struct sweep *s)
 	rc = json_write_file(path, summary_fill, s);
 	if (!rc) {
 		snprintf(path, sizeof(path), "%s/summary.txt", s->o->out);
-		f = open_memstream(&text, &len);
-		if (!f)
-			return -ENOMEM;
-		summary_text(s, f);
-		rc = fclose(f) ? -ENOMEM : atomic_file_write(path, text, len);
-		free(text);
+		rc = atomic_file_open(&af, path);
+		if (!rc) {
+			summary_text(s, af.f);
+			rc = atomic_file_commit(&af);
+		}
 	}
 	if (rc)
 		snprintf(s->err, s->errlen, "sweep: writing %s: %s", path, strerror(-rc));
