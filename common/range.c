@@ -159,6 +159,18 @@ bool range_contains(const struct range_alloc *ra, uint64_t base, uint64_t size)
 	return size && base + size > base && i && ext_end(&ra->ext[i - 1]) >= base + size;
 }
 
+const struct range_extent *range_first_overlap(const struct range_alloc *ra, uint64_t base,
+					       uint64_t size)
+{
+	uint64_t end = base + size < base ? UINT64_MAX : base + size;
+	size_t i = range_upper(ra, base);
+
+	/* the extent starting at or before base, if it reaches past it; else the next */
+	if (i && ext_end(&ra->ext[i - 1]) > base)
+		i--;
+	return size && i < ra->n && ra->ext[i].base < end ? &ra->ext[i] : NULL;
+}
+
 uint64_t range_largest(const struct range_alloc *ra)
 {
 	uint64_t best = 0;

@@ -93,6 +93,17 @@ int range_remove_at(struct range_alloc *ra, size_t i, uint64_t base, uint64_t si
 bool range_contains(const struct range_alloc *ra, uint64_t base, uint64_t size);
 
 /**
+ * range_first_overlap() - the first extent that overlaps [@base, @base + @size).
+ * @ra: the allocator.
+ * @base: start.
+ * @size: bytes.
+ *
+ * Return: the extent (valid until @ra changes), or NULL when none does.
+ */
+const struct range_extent *range_first_overlap(const struct range_alloc *ra, uint64_t base,
+					       uint64_t size);
+
+/**
  * range_largest() - the size of the largest free extent.
  * @ra: the allocator.
  *

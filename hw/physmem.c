@@ -157,34 +157,25 @@ static bool physmem_put_run(struct physmem *pm, pa_t pa, uint64_t bytes)
 	return true;
 }
 
-/* A held frame is freed: it stays out of circulation (false: it is not held). */
-static bool physmem_withhold(struct physmem *pm, pa_t pa)
-{
-	if (!range_contains(&pm->held, pa, GPUISO_PAGE_SIZE))
-		return false;
-	/* out of memory to note it: the frame is lost to the pool, never reused */
-	range_add(&pm->withheld, pa, GPUISO_PAGE_SIZE);
-	return true;
-}
-
 static void physmem_put_free(struct physmem *pm, pa_t pa, uint64_t npages);
 
 /* Give back a run of frames: the held ones are withheld, the others join the pool. */
 static void physmem_put_pages(struct physmem *pm, pa_t pa, uint64_t npages)
 {
-	if (pm->held.n) {
-		uint64_t from = 0; /* the first frame of the stretch of frames not held */
+	uint64_t end = pa + npages * GPUISO_PAGE_SIZE;
+	const struct range_extent *h;
 
-		for (uint64_t j = 0; j <= npages; j++) {
-			if (j < npages && !physmem_withhold(pm, pa + j * GPUISO_PAGE_SIZE))
-				continue;
-			if (j > from)
-				physmem_put_free(pm, pa + from * GPUISO_PAGE_SIZE, j - from);
-			from = j + 1;
-		}
-		return;
+	while (pa < end && (h = range_first_overlap(&pm->held, pa, end - pa))) {
+		uint64_t from = GPUISO_MAX(h->base, pa), to = GPUISO_MIN(h->base + h->size, end);
+
+		if (from > pa)
+			physmem_put_free(pm, pa, (from - pa) / GPUISO_PAGE_SIZE);
+		/* out of memory to note them (or freed twice): lost to the pool, never reused */
+		range_add(&pm->withheld, from, to - from);
+		pa = to;
 	}
-	physmem_put_free(pm, pa, npages);
+	if (pa < end)
+		physmem_put_free(pm, pa, (end - pa) / GPUISO_PAGE_SIZE);
 }
 
 /* Give back a run of frames none of which is held (page by page if the run is refused). */
@@ -397,28 +388,38 @@ void physmem_free_run(struct physmem *pm, pa_t pa, uint64_t npages)
 
 int physmem_hold(struct physmem *pm, pa_t pa, uint64_t npages)
 {
-	for (uint64_t j = 0; j < npages; j++) {
-		pa_t page = pa + j * GPUISO_PAGE_SIZE;
+	uint64_t end = pa + npages * GPUISO_PAGE_SIZE;
+	const struct range_extent *h;
 
-		/* held twice (a page shared by two mappings): once is enough */
-		if (!range_contains(&pm->held, page, GPUISO_PAGE_SIZE) &&
-		    range_add(&pm->held, page, GPUISO_PAGE_SIZE))
+	/* what is held already (a page shared by two mappings) is held once */
+	while (pa < end && (h = range_first_overlap(&pm->held, pa, end - pa))) {
+		if (h->base > pa && range_add(&pm->held, pa, h->base - pa))
 			return -ENOMEM;
+		h = range_first_overlap(&pm->held, pa, end - pa); /* the add may have moved it */
+		pa = GPUISO_MIN(h->base + h->size, end);
 	}
-	return 0;
+	return pa < end ? range_add(&pm->held, pa, end - pa) : 0;
 }
 
 void physmem_unhold(struct physmem *pm, pa_t pa, uint64_t npages)
 {
-	for (uint64_t j = 0; j < npages; j++) {
-		pa_t page = pa + j * GPUISO_PAGE_SIZE;
+	uint64_t end = pa + npages * GPUISO_PAGE_SIZE;
+	const struct range_extent *h;
 
-		if (range_remove(&pm->held, page, GPUISO_PAGE_SIZE))
-			continue;
-		if (!range_remove(&pm->withheld, page, GPUISO_PAGE_SIZE))
-			physmem_put_run(pm, page, GPUISO_PAGE_SIZE);
+	while ((h = range_first_overlap(&pm->held, pa, end - pa))) {
+		uint64_t from = GPUISO_MAX(h->base, pa), to = GPUISO_MIN(h->base + h->size, end);
+
+		if (range_remove(&pm->held, from, to - from))
+			break; /* cannot be: the stretch is inside the extent */
 	}
-	pm->usage.resident = pm->bytes.resident;
+	/* those freed meanwhile join the pool now */
+	while ((h = range_first_overlap(&pm->withheld, pa, end - pa))) {
+		uint64_t from = GPUISO_MAX(h->base, pa), to = GPUISO_MIN(h->base + h->size, end);
+
+		if (range_remove(&pm->withheld, from, to - from))
+			break;
+		physmem_put_free(pm, from, (to - from) / GPUISO_PAGE_SIZE);
+	}
 }
 
 void physmem_set_pressure(struct physmem *pm, const struct physmem_pressure *p)

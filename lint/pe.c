@@ -131,7 +131,7 @@ static int pe_map(struct pe_ctx *c, uint64_t rva, uint32_t len, uint64_t *off, u
 static int pe_name(struct pe_ctx *c, uint64_t rva, const char **name, const char *where,
 		   const char *what)
 {
-	uint64_t off, avail, len;
+	uint64_t off = 0, avail = 0, len; /* set by pe_map() when it returns 0 */
 	const char *s;
 	int rc = pe_map(c, rva, 1, &off, &avail, where, what);
 

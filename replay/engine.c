@@ -200,8 +200,9 @@ int engine_state_digest(const struct replay_engine *e, uint64_t *digest)
 void engine_findings(const struct replay_engine *e, bool *violation, bool *reset, uint64_t *found)
 {
 	const struct core_power_record *recs;
-	const struct core_violation *v;
+	const struct core_violation *v, *internal;
 	uint64_t h = DIGEST_FNV_BASIS;
+	bool stuck = false;
 	size_t n;
 
 	v = core_violations(e->core, &n);
@@ -214,10 +215,11 @@ void engine_findings(const struct replay_engine *e, bool *violation, bool *reset
 	recs = core_power_records(e->core, &n);
 	for (size_t i = 0; i < n; i++) {
 		*reset |= recs[i].path == PATH_RESET;
-		*violation |= !recs[i].completed && recs[i].path != PATH_RESET;
-		h = DIGEST_FOLD(h, recs[i].event, recs[i].path, recs[i].completed, recs[i].verified);
+		stuck |= !recs[i].completed && recs[i].path != PATH_RESET;
 	}
-	*found = h;
+	*violation |= stuck;
+	/* of the power records a verdict holds only these two; and whether the model stayed sound */
+	*found = DIGEST_FOLD(h, stuck, *reset, core_internal_errors(e->core, &internal) != 0);
 }
 
 size_t engine_live(const struct replay_engine *e)

@@ -146,8 +146,8 @@ int engine_state_digest(const struct replay_engine *e, uint64_t *digest);
  * engine_findings() - what the run has found so far, before the end-of-run
  * checks: a violation (or a power transition neither completed nor
  * cancelled), transitions cancelled with an adapter reset, and a digest
- * of every violation and power transition recorded so far: two runs with
- * the same digest have found exactly the same so far.
+ * of every violation recorded so far and of those two: two runs with the
+ * same digest would have the same verdict (verdict_of()) if both ended now.
  * @e: the engine.
  * @violation: out.
  * @reset: out.

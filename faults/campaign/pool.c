@@ -89,7 +89,8 @@ pid_t pool_fork(struct pool *p, size_t i, size_t job, const char *name, int tie_
 		for (size_t k = 0; k < p->n; k++)
 			if (p->slots[k].pid)
 				close(p->slots[k].fd);
-		p->slots[i] = (struct pool_slot){ .fd = fds[1], .job = job };
+		/* its write end (pool_send()); nothing more is written here: a copy is a page */
+		p->slots[i].fd = fds[1];
 		return 0;
 	}
 	close(fds[1]);

@@ -191,10 +191,14 @@ static enum sweep_outcome classify(const struct verdict *v)
 	return (enum sweep_outcome)v->outcome;
 }
 
-/* A child hands its verdict to the parent, then leaves with its status (_exit: see child_exit()). */
+/*
+ * A child hands its verdict to the parent, then leaves with its status
+ * (_exit: see child_exit()). A run that recovered says nothing: its status
+ * says all the parent keeps of it.
+ */
 static void child_leave(struct sweep *s, const struct verdict *v, int status)
 {
-	if (v && pool_send(&s->pool, s->slot, v, sizeof(*v)))
+	if (v->outcome != VERDICT_RECOVERED && pool_send(&s->pool, s->slot, v, sizeof(*v)))
 		_exit(SWEEP_EXIT_ERROR);
 	_exit(status);
 }

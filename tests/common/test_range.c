@@ -157,3 +157,21 @@ Test(range, many_holes_then_refill)
 	cr_assert_eq(ra.n, 1);
 	cr_assert_eq(range_largest(&ra), 1024 * 0x1000);
 }
+
+Test(range, first_overlap_and_contains)
+{
+	cr_assert_eq(range_add(&ra, 0x1000, 0x1000), 0);
+	cr_assert_eq(range_add(&ra, 0x4000, 0x2000), 0);
+	check_invariants();
+	cr_assert_null(range_first_overlap(&ra, 0, 0x1000), "touching is not overlapping");
+	cr_assert_null(range_first_overlap(&ra, 0x2000, 0x2000));
+	cr_assert_eq(range_first_overlap(&ra, 0x1800, 0x100)->base, 0x1000, "inside one");
+	cr_assert_eq(range_first_overlap(&ra, 0x0, 0x10000)->base, 0x1000, "the first of two");
+	cr_assert_eq(range_first_overlap(&ra, 0x1fff, 0x4000)->base, 0x1000, "its last byte");
+	cr_assert_eq(range_first_overlap(&ra, 0x2000, 0x2001)->base, 0x4000, "the next one's first");
+	cr_assert_null(range_first_overlap(&ra, 0x1000, 0), "nothing overlaps nothing");
+	cr_assert(range_contains(&ra, 0x4000, 0x2000));
+	cr_assert(range_contains(&ra, 0x4800, 0x800));
+	cr_assert_not(range_contains(&ra, 0x1000, 0x2000), "across a gap");
+	cr_assert_not(range_contains(&ra, 0x3000, 0x1000));
+}

@@ -254,3 +254,35 @@ Test(physmem, large_scattered_allocs_take_aligned_2m_blocks_first)
 	cr_assert_eq(pm.frames.free_bytes, 128 * MiB);
 	free(pages);
 }
+
+/* Frames a device may still reach: freed, withheld from the pool until unheld. */
+Test(physmem, held_frames_are_withheld_until_unheld)
+{
+	const uint64_t pg = GPUISO_PAGE_SIZE, all = pm.frames.free_bytes;
+	struct phys_runs runs;
+	pa_t pa;
+
+	cr_assert_eq(physmem_alloc_runs(&pm, 8, true, &runs), 0);
+	cr_assert_eq(runs.n, 1);
+	pa = phys_runs_array(&runs)[0].pa;
+	phys_runs_free(&runs);
+	cr_assert_eq(pm.frames.free_bytes, all - 8 * pg);
+	/* hold pages 2-5 (2-3 twice: shared pages are held once) */
+	cr_assert_eq(physmem_hold(&pm, pa + 2 * pg, 2), 0);
+	cr_assert_eq(physmem_hold(&pm, pa + 2 * pg, 4), 0);
+	cr_assert_eq(pm.held.free_bytes, 4 * pg);
+	/* free all eight: four join the pool, four are withheld */
+	physmem_free_run(&pm, pa, 8);
+	cr_assert_eq(pm.frames.free_bytes, all - 4 * pg);
+	cr_assert(range_contains(&pm.withheld, pa + 2 * pg, 4 * pg));
+	cr_assert_not(range_contains(&pm.frames, pa + 2 * pg, pg));
+	cr_assert(range_contains(&pm.frames, pa, 2 * pg));
+	cr_assert(range_contains(&pm.frames, pa + 6 * pg, 2 * pg));
+	/* unheld in two steps: each stretch freed meanwhile joins the pool */
+	physmem_unhold(&pm, pa + 2 * pg, 1);
+	cr_assert_eq(pm.frames.free_bytes, all - 3 * pg);
+	physmem_unhold(&pm, pa, 8);
+	cr_assert_eq(pm.frames.free_bytes, all);
+	cr_assert_eq(pm.held.n, 0);
+	cr_assert_eq(pm.withheld.n, 0);
+}
