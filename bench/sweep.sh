@@ -3,7 +3,9 @@
 #
 # bench/sweep.sh - how fast a fail-nth sweep runs: forking at each hit
 # (gpuiso sweep) against rerunning the whole trace per hit (--from-scratch,
-# the iommufd fail-nth selftest's way), both measured here, on one machine.
+# the iommufd fail-nth selftest's way), and the full fork sweep against a
+# build from before the triage work (issue 23), all measured here, on one
+# machine.
 #
 #   bench/sweep.sh OUT.json
 #
@@ -11,17 +13,36 @@
 # cache, and counts the hits of every injection point. When the from-scratch
 # baseline over every point would take more than BASELINE_MAX_S seconds
 # (hits x one replay / JOBS), both modes run over the points of POINTS only
-# (and the output says so), and the full fork sweep runs alone for at most
-# FULL_BUDGET_S seconds: its time is measured if it finishes, else estimated
-# from the subset's seconds per run.
+# (and the output says so). Their summaries (summary.json, summary.txt) must
+# be the same once each output folder's path is replaced by OUT.
+#
+# Then the full fork sweep over every point runs ROUNDS times, each run into
+# its own folder, alternating with the same sweep by the BEFORE binary
+# (before, now, before, now, ...): the figures are the medians, and their
+# ratio now/before (target <= 1.10; printed, never failed: figures are judged
+# by people, docs/benchmarks.md). BEFORE is a gpuiso binary; when unset,
+# BEFORE_REV is built once (release, in a temporary git worktree of this
+# tree's repository) and kept in BEFORE_CACHE/before-HASH. Without BEFORE and
+# without BEFORE_REV in the tree's git history (a tarball), the comparison is
+# skipped. A run still going after FULL_BUDGET_S seconds ends the rounds: then
+# there is no comparison, and when no run of this build finished, the full
+# sweep's time is estimated from the subset's seconds per run.
 #
 # Environment: GPUISO (default: build/gpuiso), EVENTS (10000), SCENARIO
 # (traces/scenarios/lda-chain.yaml), JOBS (2), POINTS ('fbsave/*'),
-# BASELINE_MAX_S (120), FULL_BUDGET_S (120).
+# BASELINE_MAX_S (120), FULL_BUDGET_S (120 per run), ROUNDS (3), BEFORE
+# (unset), BEFORE_REV (975619f, the last commit before issue 23),
+# BEFORE_CACHE ($XDG_CACHE_HOME/gpuiso-bench, or ~/.cache/gpuiso-bench),
+# BUILD_JOBS (meson compile -j; default: ninja's).
 #
 # Writes bench JSON (gpuiso-bench/1): sweep.fork_s, sweep.from_scratch_s (s),
-# sweep.runs_per_s (ops/s, fork mode), sweep.speedup (ratio), and
-# sweep.full_fork_s or sweep.full_fork_estimate_s (s).
+# sweep.runs_per_s (ops/s, fork mode), sweep.speedup (ratio), sweep.full_fork_s
+# or sweep.full_fork_estimate_s (s), and with the comparison
+# sweep.full_fork_before_s (s) and sweep.full_fork_vs_before (ratio).
+#
+# Exit codes: 0 measured (whatever the figures), 1 the two modes disagree,
+# 2 usage, 3 environment problem (gpuiso not built, BEFORE not executable,
+# BEFORE_REV failed to build, a sweep failed).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,22 +53,90 @@ jobs=${JOBS:-2}
 points=${POINTS:-fbsave/*}
 baseline_max=${BASELINE_MAX_S:-120}
 full_budget=${FULL_BUDGET_S:-120}
+rounds=${ROUNDS:-3}
+before=${BEFORE:-}
+before_rev=${BEFORE_REV:-975619f}
+before_cache=${BEFORE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpuiso-bench}
+build_jobs=${BUILD_JOBS:-}
+target=1.10  # the full fork sweep now over before (issue 23)
 
 if [ $# -ne 1 ]; then
 	echo "usage: bench/sweep.sh OUT.json" >&2
 	exit 2
 fi
+if ! [[ $rounds =~ ^[0-9]+$ ]] || [ "$((10#$rounds))" -lt 1 ]; then
+	echo "bench/sweep.sh: ROUNDS takes a whole number from 1, not '$rounds'" >&2
+	exit 2
+fi
+rounds=$((10#$rounds))
 out_json=$1
 [ -x "$gpuiso" ] || { echo "bench/sweep.sh: $gpuiso: not built" >&2; exit 3; }
+if [ -n "$before" ] && [ ! -x "$before" ]; then
+	echo "bench/sweep.sh: BEFORE=$before: not an executable" >&2
+	exit 3
+fi
 
 tmp=$(mktemp -d /tmp/gpuiso-bench-sweep-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-# a private cache: the first replay fills it, every later run reads it
+before_src=""  # the temporary worktree BEFORE_REV builds in, while it exists
+count_pid=""   # script(1) running the sweep that counts hits, while it runs
+cleanup() {
+	local pid
+	if [ -n "$count_pid" ] && kill -0 "$count_pid" 2>/dev/null; then
+		pid=$(pgrep -P "$count_pid" || true)
+		[ -z "$pid" ] || kill -TERM -- "-$pid" 2>/dev/null || true
+	fi
+	if [ -n "$before_src" ]; then
+		git -C "$root" worktree remove --force "$before_src" >/dev/null 2>&1 || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# a private cache: the first replay fills it, every later run reads it (the
+# BEFORE build's cache stays where the user keeps it: before_cache above)
 export XDG_CACHE_HOME=$tmp/cache
 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# build_before HASH DIR: BEFORE_REV built in a temporary worktree, its gpuiso
+# copied to DIR/gpuiso. Release, as make bench but without LTO and without
+# -Werror: gcc 12 at -O3 warns (maybe-uninitialized) in lint/pe.c, at that
+# revision as at later ones, and warnings are not what is measured here.
+build_before() {
+	local hash=$1 dir=$2 src=$tmp/before-src bld=$tmp/before-build log=$tmp/before-build.log
+	echo "before: building $before_rev (${hash:0:12}), release, once: kept as $dir/gpuiso"
+	before_src=$src
+	if ! git -C "$root" worktree add --detach "$src" "$hash" >"$log" 2>&1 ||
+		! meson setup "$bld" "$src" --buildtype=release -Dtests=disabled -Dwerror=false \
+			>>"$log" 2>&1 ||
+		! meson compile -C "$bld" ${build_jobs:+-j "$build_jobs"} gpuiso >>"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		echo "bench/sweep.sh: building $before_rev failed (above); BEFORE=path/to/gpuiso" \
+			"names a build instead" >&2
+		exit 3
+	fi
+	mkdir -p "$dir"
+	cp "$bld/gpuiso" "$dir/gpuiso.$$"
+	mv -f "$dir/gpuiso.$$" "$dir/gpuiso"
+	git -C "$root" worktree remove --force "$src" >/dev/null 2>&1 || true
+	before_src=""
+}
+
+# build_of BIN NAME: replays the trace with BIN (which warms the cache for it)
+# and echoes how BIN was built, as its results JSON says
+build_of() {
+	"$1" replay "$tmp/trace" --scenario "$scenario" --json "$tmp/$2-build.json" \
+		>/dev/null 2>&1 || true
+	sed -n 's/^ *"build": "\(.*\)",*$/\1/p' "$tmp/$2-build.json" 2>/dev/null | head -n 1 |
+		grep . || echo unknown
+}
 
 # run_sweep NAME ARGS...: a sweep into $tmp/NAME, its wall time in $wall
 run_sweep() {
@@ -67,6 +156,49 @@ run_sweep() {
 	echo "  $name: $runs runs in $wall s wall"
 }
 
+# full_run NAME BIN: the full fork sweep (every point) by BIN into $tmp/NAME,
+# its wall time in $wall; fails when it was still going after FULL_BUDGET_S
+full_run() {
+	local name=$1 bin=$2 t0 rc=0
+	t0=$(now)
+	timeout "$full_budget" "$bin" sweep "$tmp/trace" --scenario "$scenario" -o "$tmp/$name" \
+		--jobs "$jobs" >"$tmp/$name.log" 2>&1 || rc=$?
+	wall=$(secs "$t0" "$(now)")
+	[ "$rc" -ne 124 ] || return 1
+	if [ "$rc" -gt 1 ]; then
+		cat "$tmp/$name.log" >&2
+		exit 3
+	fi
+}
+
+# work_of NAME: what the sweep into $tmp/NAME did (hits, runs, outcomes), not its time
+work_of() { sed -n 's/^sweep: \([^(]*\) (.*/\1/p' "$tmp/$1.log"; }
+
+# normalised DIR FILE: DIR/FILE with DIR's path, wherever it stands whole, as OUT
+normalised() {
+	local esc
+	esc=$(printf '%s' "$1" | sed 's/[][\.*^$#]/\\&/g')
+	sed "s#$esc\\([/\"[:space:]]\\|\$\\)#OUT\\1#g" "$1/$2"
+}
+
+# The binary compared with: BEFORE, else BEFORE_REV built (or cached), else none.
+no_compare=""
+if [ -n "$before" ]; then
+	before_what="BEFORE=$before"
+elif hash=$(git -C "$root" rev-parse --verify -q "$before_rev^{commit}" 2>/dev/null); then
+	before_what="$before_rev (${hash:0:12})"
+	if [ -x "$before_cache/before-${hash:0:12}/gpuiso" ]; then
+		echo "before: $before_what, built already: $before_cache/before-${hash:0:12}/gpuiso"
+	else
+		build_before "$hash" "$before_cache/before-${hash:0:12}"
+	fi
+	before=$before_cache/before-${hash:0:12}/gpuiso
+else
+	before_what=""
+	no_compare="no BEFORE, and $before_rev is not in this tree's git history"
+	echo "before: $no_compare (no git checkout, or a shallow one): the comparison is skipped"
+fi
+
 echo "trace: power-cycle, $events events, seed 1; scenario $(basename "$scenario"); --jobs $jobs"
 "$gpuiso" trace gen --profile power-cycle --events "$events" --seed 1 -o "$tmp/trace" >/dev/null
 "$gpuiso" replay "$tmp/trace" --scenario "$scenario" >/dev/null  # fills the cache
@@ -74,6 +206,19 @@ t0=$(now)
 "$gpuiso" replay "$tmp/trace" --scenario "$scenario" >/dev/null
 one_run=$(secs "$t0" "$(now)")
 echo "one replay (from the cache): $one_run s"
+
+notes=""
+if [ -n "$before" ]; then
+	now_build=$(build_of "$gpuiso" now)
+	before_build=$(build_of "$before" before)
+	echo "now: $gpuiso, build $now_build"
+	echo "before: $before_what, build $before_build"
+	if [ "$now_build" != "$before_build" ]; then
+		echo "bench/sweep.sh: warning: the two binaries are built differently: the ratio" \
+			"measures the builds as well as the code" >&2
+		notes="builds differ: now $now_build, before $before_build"
+	fi
+fi
 
 # Hits of every point: the sweep prints them before its first run, on a
 # terminal only (hence script(1)); stop it there.
@@ -83,7 +228,9 @@ if command -v script >/dev/null; then
 		"$tmp/count.log" >/dev/null 2>&1 &
 	count_pid=$!
 	for _ in $(seq 1 $((${one_run%.*} * 20 + 600))); do
-		hits=$(sed -n 's/^sweep: \([0-9]*\) runs to do.*/\1/p' "$tmp/count.log" | tr -d '\r')
+		# script(1) may not have made its log yet
+		hits=$(sed -n 's/^sweep: \([0-9]*\) runs to do.*/\1/p' "$tmp/count.log" 2>/dev/null |
+			tr -d '\r' || true)
 		[ -n "$hits" ] && break
 		kill -0 "$count_pid" 2>/dev/null || break
 		sleep 0.1
@@ -92,7 +239,7 @@ if command -v script >/dev/null; then
 	sweep_pid=$(pgrep -P "$count_pid" || true)
 	[ -n "$sweep_pid" ] && kill -TERM -- "-$sweep_pid" 2>/dev/null || true
 	wait "$count_pid" 2>/dev/null || true
-	tr -d '\r' <"$tmp/count.log" | sed -n 's/^sweep: \([a-z_]*\/[a-z_]*\): \([0-9]*\) hits/  \1 \2/p'
+	[ ! -f "$tmp/count.log" ] || tr -d '\r' <"$tmp/count.log" | sed -n 's/^sweep: \([a-z_]*\/[a-z_]*\): \([0-9]*\) hits/  \1 \2/p'
 fi
 if [ -n "$hits" ]; then
 	baseline_est=$(calc "$hits * $one_run / $jobs")
@@ -102,14 +249,13 @@ else
 	echo "every point: hit count unknown (no script(1)); timing a subset"
 fi
 
-notes=""
 if awk "BEGIN { exit !($baseline_est <= $baseline_max) }"; then
 	scope="every point"
 	sel=()
 else
 	scope="--points '$points'"
 	sel=(--points "$points")
-	notes="baseline over $points only: over every point it would take about $baseline_est s"
+	notes="${notes:+$notes; }baseline over $points only: over every point it would take about $baseline_est s"
 	echo "the baseline would take more than $baseline_max s: both modes run over $scope only"
 fi
 
@@ -120,37 +266,93 @@ fork_runs=$runs
 echo "from scratch ($scope):"
 run_sweep scratch "${sel[@]}" --from-scratch
 scratch_s=$wall
-if ! cmp -s "$tmp/fork/summary.json" "$tmp/scratch/summary.json"; then
-	echo "bench/sweep.sh: the two modes disagree:" >&2
-	diff "$tmp/fork/summary.json" "$tmp/scratch/summary.json" >&2 || true
-	exit 1
-fi
+# the summaries name each sweep's own folder (trimmed traces under OUT/findings/)
+for f in summary.json summary.txt; do
+	if ! diff <(normalised "$tmp/fork" "$f") <(normalised "$tmp/scratch" "$f") >"$tmp/$f.diff"; then
+		echo "bench/sweep.sh: the two modes disagree ($f, each folder's path as OUT):" >&2
+		head -n 40 "$tmp/$f.diff" >&2
+		exit 1
+	fi
+done
 rate=$(calc "$fork_runs / $fork_s")
 scratch_rate=$(calc "$fork_runs / $scratch_s")
 speedup=$(calc "$scratch_s / $fork_s")
 echo "runs/s: fork $rate, from scratch $scratch_rate; speedup $speedup (same summaries)"
 
-full_metric=""
-if [ ${#sel[@]} -gt 0 ]; then
-	echo "fork at each hit, every point, alone (at most $full_budget s):"
-	t0=$(now)
-	rc=0
-	timeout "$full_budget" "$gpuiso" sweep "$tmp/trace" --scenario "$scenario" -o "$tmp/full" \
-		--jobs "$jobs" >"$tmp/full.log" 2>&1 || rc=$?
-	full_s=$(secs "$t0" "$(now)")
-	if [ "$rc" -le 1 ]; then
-		echo "  full: $(sed -n 's/^sweep: //p' "$tmp/full.log")"
-		echo "  full: $full_s s wall"
-		full_metric="\"sweep.full_fork_s\": {\"value\": $full_s, \"unit\": \"s\"}"
-	elif [ -n "$hits" ] && [ "$fork_runs" -gt 0 ]; then
-		full_est=$(calc "$hits * $fork_s / $fork_runs")
-		echo "  full: not done after $full_budget s; at the subset's $(calc "$fork_s / $fork_runs") s/run" \
-			"its $hits runs would take about $full_est s"
-		full_metric="\"sweep.full_fork_estimate_s\": {\"value\": $full_est, \"unit\": \"s\"}"
-		notes="$notes; full fork sweep estimated from the subset's seconds per run"
-	else
-		echo "  full: not done after $full_budget s"
+# The full fork sweep, ROUNDS times, alternating with BEFORE's when there is one.
+rounds_word=rounds
+[ "$rounds" -ne 1 ] || rounds_word=round
+echo "fork at each hit, every point, $rounds $rounds_word${before:+, alternating with before}" \
+	"(at most $full_budget s a run):"
+now_s=()
+before_s=()
+stopped=""
+for r in $(seq 1 "$rounds"); do
+	line="  round $r:"
+	if [ -n "$before" ]; then
+		if ! full_run "full-before-$r" "$before"; then
+			stopped="before's run of round $r was still going after $full_budget s"
+			break
+		fi
+		before_s+=("$wall")
+		line="$line before $wall s,"
 	fi
+	if ! full_run "full-now-$r" "$gpuiso"; then
+		stopped="this build's run of round $r was still going after $full_budget s"
+		break
+	fi
+	now_s+=("$wall")
+	line="$line now $wall s"
+	[ -z "$before" ] || line="$line, now/before $(calc "$wall / ${before_s[-1]}")"
+	echo "$line"
+	if [ "$r" -eq 1 ]; then
+		echo "  now: $(sed -n 's/^sweep: //p' "$tmp/full-now-1.log")"
+		if [ -n "$before" ]; then
+			echo "  before: $(sed -n 's/^sweep: //p' "$tmp/full-before-1.log")"
+			if [ "$(work_of full-now-1)" != "$(work_of full-before-1)" ]; then
+				echo "bench/sweep.sh: warning: before and now did not do the same runs" \
+					"(above)" >&2
+				notes="${notes:+$notes; }before and now did not do the same runs"
+			fi
+		fi
+	fi
+done
+[ -z "$stopped" ] || echo "  stopped: $stopped"
+
+metrics=(
+	"\"sweep.fork_s\": {\"value\": $fork_s, \"unit\": \"s\"}"
+	"\"sweep.from_scratch_s\": {\"value\": $scratch_s, \"unit\": \"s\"}"
+	"\"sweep.runs_per_s\": {\"value\": $rate, \"unit\": \"ops/s\"}"
+	"\"sweep.speedup\": {\"value\": $speedup, \"unit\": \"ratio\"}"
+)
+if [ ${#now_s[@]} -gt 0 ]; then
+	full_s=$(median "${now_s[@]}")
+	metrics+=("\"sweep.full_fork_s\": {\"value\": $full_s, \"unit\": \"s\"}")
+	notes="${notes:+$notes; }full fork sweep rounds (s): now ${now_s[*]}"
+	[ ${#before_s[@]} -eq 0 ] || notes="$notes, before ${before_s[*]} ($before_what)"
+	if [ -n "$before" ] && [ -z "$stopped" ]; then
+		before_med=$(median "${before_s[@]}")
+		ratio=$(calc "$full_s / $before_med")
+		verdict=""
+		! awk "BEGIN { exit !($ratio > $target) }" || verdict=": ABOVE TARGET"
+		echo "full fork sweep: now $full_s s, before $before_med s (medians of $rounds" \
+			"alternating rounds): ratio $ratio (target <= $target)$verdict"
+		metrics+=("\"sweep.full_fork_before_s\": {\"value\": $before_med, \"unit\": \"s\"}"
+			"\"sweep.full_fork_vs_before\": {\"value\": $ratio, \"unit\": \"ratio\"}")
+	else
+		echo "full fork sweep: now $full_s s (median of ${#now_s[@]} of $rounds $rounds_word); no comparison:" \
+			"${stopped:-$no_compare}"
+		notes="$notes; no comparison: ${stopped:-$no_compare}"
+	fi
+elif [ -n "$hits" ] && [ "$fork_runs" -gt 0 ]; then
+	full_est=$(calc "$hits * $fork_s / $fork_runs")
+	echo "full fork sweep: no run of this build done ($stopped); at the fork mode's" \
+		"$(calc "$fork_s / $fork_runs") s/run its $hits runs would take about $full_est s;" \
+		"no comparison"
+	metrics+=("\"sweep.full_fork_estimate_s\": {\"value\": $full_est, \"unit\": \"s\"}")
+	notes="${notes:+$notes; }full fork sweep estimated from the subset's seconds per run"
+else
+	echo "full fork sweep: no run of this build done ($stopped); no comparison"
 fi
 
 git_rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -162,11 +364,11 @@ git_rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	echo "  \"suite\": \"sweep\","
 	echo "  \"notes\": \"$events-event power-cycle trace, $(basename "$scenario"), --jobs $jobs; $scope${notes:+; $notes}\","
 	echo "  \"metrics\": {"
-	echo "    \"sweep.fork_s\": {\"value\": $fork_s, \"unit\": \"s\"},"
-	echo "    \"sweep.from_scratch_s\": {\"value\": $scratch_s, \"unit\": \"s\"},"
-	echo "    \"sweep.runs_per_s\": {\"value\": $rate, \"unit\": \"ops/s\"},"
-	echo "    \"sweep.speedup\": {\"value\": $speedup, \"unit\": \"ratio\"}${full_metric:+,}"
-	[ -n "$full_metric" ] && echo "    $full_metric"
+	for i in "${!metrics[@]}"; do
+		sep=","
+		[ "$i" -lt $((${#metrics[@]} - 1)) ] || sep=""
+		echo "    ${metrics[$i]}$sep"
+	done
 	echo "  }"
 	echo "}"
 } >"$out_json.tmp"
