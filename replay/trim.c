@@ -165,6 +165,8 @@ static int trim_replay(struct trim *t, bool *repro)
 	t->hits_at = 0;
 	t->injected = 0;
 	t->replays++;
+	if (o->beat)
+		o->beat(o->beat_arg);
 	rc = replay_run_events(&ro, t->cand, t->ncand, &res, rep);
 	*repro = false;
 	if (rc && (t->counting || rep->failure != REPLAY_BAD_INPUT)) {
@@ -433,6 +435,8 @@ static int trim_check(struct trim *t)
 				at = i;
 	}
 	t->replays++;
+	if (o->beat)
+		o->beat(o->beat_arg);
 	rc = replay_run(&ro, &res, rep);
 	if (rc) {
 		rc = trim_fail(t, -EPROTO, "trim: the trimmed trace %s does not replay from disk: %s",

@@ -43,6 +43,8 @@ struct trim_opts {
 	FILE *progress;               /* progress lines, or NULL */
 	uint64_t max_replays;         /* at most this many replays to trim (the check from
 				       * disk is one more); 0: TRIM_MAX_REPLAYS */
+	void (*beat)(void *arg);      /* called as each replay starts (a watchdog's), or NULL */
+	void *beat_arg;
 };
 
 struct trim_result {

@@ -976,63 +976,140 @@ static void summary_text(const struct sweep *s, FILE *f)
 	}
 }
 
-/*
- * Trim the trace to the smallest that reproduces finding @i's first run
- * (its smallest nth), into OUT/findings/SIGNATURE/trace; trim_run()
- * checks it reproduces from disk before it says so.
- */
-static void finding_trim(struct sweep *s, size_t i)
+/* What a trimming child tells the sweep (pool_send()). */
+struct sweep_trimmed {
+	int rc;              /* trim_run()'s */
+	uint64_t kept, events, nth;
+	char why[1024];      /* rc != 0: why */
+};
+
+/* Finding @i's trimming: from its first run (the smallest nth), into OUT/findings/SIGNATURE/trace. */
+static void trim_opts_fill(const struct sweep *s, size_t i, struct trim_opts *to)
 {
-	const struct finding *fd = &s->findings.v[i];
-	const struct sweep_failure *f = &s->failures[fd->first];
-	struct sweep_repro *r = &s->repro[i];
-	struct trim_opts to = {
+	const struct sweep_failure *f = &s->failures[s->findings.v[i].first];
+
+	*to = (struct trim_opts){
 		.trace = s->trace, .scn = &s->scn, .scenario_path = s->scenario,
 		.covers = s->o->covers, .cache = !s->uncacheable,
 		.base = s->faults ? &s->base : NULL, .base_path = s->faults,
 		.fail = true, .point = f->point, .nth = f->nth, .max_replays = SWEEP_TRIM_REPLAYS,
+		.out = s->repro[i].trim.trace,
 	};
-	struct trim_result tr;
-	size_t len;
-	FILE *m;
-	int rc;
+}
 
-	if (!f->has_verdict) {
-		snprintf(r->why, sizeof(r->why), "not trimmed: its run %s",
-			 f->outcome == SWEEP_HUNG ? "hung" : "crashed, or said nothing");
+/* A trimming child's beat, once per replay: it is moving. */
+static void trim_beat(void *arg)
+{
+	watch_beat(arg);
+}
+
+/* In the child of slot @slot: trim finding @i, tell the parent how it went, and leave. */
+static void trim_child(struct sweep *s, size_t slot, size_t i)
+{
+	struct sweep_trimmed m = { 0 };
+	struct trim_result tr;
+	struct trim_opts to;
+
+	trim_opts_fill(s, i, &to);
+	to.beat = trim_beat;
+	to.beat_arg = pool_beat(&s->pool, slot);
+	m.rc = trim_run(&to, &tr, m.why, sizeof(m.why));
+	m.kept = tr.kept;
+	m.events = tr.events;
+	m.nth = tr.nth;
+	_exit(pool_send(&s->pool, slot, &m, sizeof(m)) ? SWEEP_EXIT_ERROR : 0);
+}
+
+/* The child trimming finding p->slots[i].job ended with @status: its reproducer, checked, or why not. */
+static void trim_done(void *arg, const struct pool *p, size_t slot, int status)
+{
+	struct sweep *s = arg;
+	size_t i = p->slots[slot].job;
+	struct sweep_repro *r = &s->repro[i];
+	struct sweep_trimmed m;
+	struct trim_result tr;
+	struct trim_opts to;
+	size_t len;
+	FILE *f;
+
+	if (p->slots[slot].killed) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: trimming %s, killed",
+			 p->slots[slot].killed == WATCH_OVERTIME ? "ran out of time" : "made no progress");
 		return;
 	}
-	if ((size_t)snprintf(r->trim.trace, sizeof(r->trim.trace), "%s/findings/%016llx/trace",
-			     s->out, (unsigned long long)fd->signature) >= sizeof(r->trim.trace) ||
-	    (rc = path_mkdir_parent(r->trim.trace))) {
-		snprintf(r->why, sizeof(r->why), "not trimmed: cannot make the folder of %s",
-			 r->trim.trace);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || p->slots[slot].msglen != sizeof(m)) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: trimming crashed (%s %d)",
+			 WIFSIGNALED(status) ? "signal" : "exit", WIFSIGNALED(status) ?
+			 WTERMSIG(status) : WEXITSTATUS(status));
 		return;
 	}
-	to.out = r->trim.trace;
-	if (s->o->progress) {
-		fprintf(s->o->progress, "sweep: trimming the reproducer of finding %zu/%zu: %s\n", i + 1,
-			s->findings.n, fd->title);
-		fflush(s->o->progress);
-	}
-	rc = trim_run(&to, &tr, r->why, sizeof(r->why));
-	if (rc) {
+	memcpy(&m, p->slots[slot].msg, sizeof(m));
+	if (m.rc) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: %s", m.why);
 		if (s->o->progress)
-			fprintf(s->o->progress, "sweep: finding %zu not trimmed: %s\n", i + 1, r->why);
+			fprintf(s->o->progress, "sweep: finding %zu not trimmed: %s\n", i + 1, m.why);
 		return;
 	}
-	m = open_memstream(&r->cmd, &len);
-	if (!m)
+	trim_opts_fill(s, i, &to);
+	tr = (struct trim_result){ .kept = m.kept, .events = m.events, .nth = m.nth };
+	f = open_memstream(&r->cmd, &len);
+	if (!f)
 		return;
-	rc = trim_reproducer(&to, &tr, m);
-	if (fclose(m) || rc) {
+	if (trim_reproducer(&to, &tr, f) | fclose(f)) {
 		free(r->cmd);
 		r->cmd = NULL;
 		return;
 	}
 	r->trimmed = true;
-	r->trim.events = tr.kept;
-	r->trim.of = tr.events;
+	r->trim.events = m.kept;
+	r->trim.of = m.events;
+}
+
+/*
+ * Start trimming finding @i in a child of its own (a trim that crashes or
+ * hangs costs its finding's trimmed trace, not the sweep). trim_run()
+ * checks the trimmed trace reproduces from disk before it says so.
+ * Return: 0, or a negative errno of waiting or forking.
+ */
+static int finding_trim(struct sweep *s, size_t i)
+{
+	const struct finding *fd = &s->findings.v[i];
+	const struct sweep_failure *f = &s->failures[fd->first];
+	struct sweep_repro *r = &s->repro[i];
+	size_t slot = 0;
+	pid_t pid;
+	int rc;
+
+	if (!f->has_verdict) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: its run %s",
+			 f->outcome == SWEEP_HUNG ? "hung" : "crashed, or said nothing");
+		return 0;
+	}
+	if ((size_t)snprintf(r->trim.trace, sizeof(r->trim.trace), "%s/findings/%016llx/trace",
+			     s->out, (unsigned long long)fd->signature) >= sizeof(r->trim.trace) ||
+	    path_mkdir_parent(r->trim.trace)) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: cannot make the folder of %s",
+			 r->trim.trace);
+		return 0;
+	}
+	if (s->o->progress) {
+		fprintf(s->o->progress, "sweep: trimming the reproducer of finding %zu/%zu: %s\n", i + 1,
+			s->findings.n, fd->title);
+		fflush(s->o->progress);
+	}
+	while (s->pool.running == s->pool.n)
+		if ((rc = pool_wait(&s->pool, trim_done, s)))
+			return rc;
+	while (s->pool.slots[slot].pid)
+		slot++;
+	pid = pool_fork(&s->pool, slot, i, "sweep-trim", SWEEP_EXIT_ERROR);
+	if (pid < 0) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: fork: %s", strerror((int)-pid));
+		return 0;
+	}
+	if (!pid)
+		trim_child(s, slot, i); /* does not return */
+	return 0;
 }
 
 /* Each finding's reproducer: on the whole trace, then trimmed (OUT/findings, made anew). */
@@ -1051,17 +1128,24 @@ static int findings_reproduce(struct sweep *s)
 			 strerror(-rc));
 		return rc;
 	}
+	for (size_t i = 0; i < s->findings.n && !rc; i++) {
+		reproducer(s, &s->failures[s->findings.v[i].first], &s->repro[i].whole);
+		rc = finding_trim(s, i);
+	}
+	while (s->pool.running && !rc)
+		rc = pool_wait(&s->pool, trim_done, s);
+	pool_kill_all(&s->pool);
 	for (size_t i = 0; i < s->findings.n; i++) {
 		struct sweep_repro *r = &s->repro[i];
 
-		reproducer(s, &s->failures[s->findings.v[i].first], &r->whole);
-		finding_trim(s, i);
 		if (!r->trimmed) {
 			free(r->cmd);
 			r->cmd = r->whole ? strdup(r->whole) : NULL;
 		}
 	}
-	return 0;
+	if (rc)
+		snprintf(s->err, s->errlen, "sweep: waiting for the trimming: %s", strerror(-rc));
+	return rc;
 }
 
 static int summary_write(struct sweep *s)
