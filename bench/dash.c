@@ -916,7 +916,7 @@ static void badge(FILE *f, enum finding_state state)
 }
 
 /* One finding: its state, what it is, who is to blame, how many runs, how to reproduce it. */
-static void finding_row(const struct site *st, FILE *f, const struct finding *fd, bool sweep)
+static void finding_row(const struct site *st, FILE *f, const struct judged_finding *fd, bool sweep)
 {
 	const struct run_finding *r = &fd->f;
 

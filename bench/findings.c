@@ -26,7 +26,7 @@ static char *dup_opt(const char *s, bool *oom)
 	return d;
 }
 
-static void finding_clear(struct finding *f)
+static void finding_clear(struct judged_finding *f)
 {
 	struct run_finding *r = &f->f;
 
@@ -49,13 +49,13 @@ static void finding_clear(struct finding *f)
 static int finding_add(struct findings_run *run, const struct run_finding *src,
 		       enum finding_state state)
 {
-	struct finding *f;
+	struct judged_finding *f;
 	bool oom = false;
 
 	if (array_reserve(&run->f, &run->cap, run->n, sizeof(*run->f)))
 		return -ENOMEM;
 	f = &run->f[run->n++];
-	*f = (struct finding){ .state = state };
+	*f = (struct judged_finding){ .state = state };
 	f->f = *src;
 	f->f.signature = dup_opt(src->signature, &oom);
 	f->f.key = dup_opt(src->key, &oom);
@@ -120,7 +120,7 @@ static bool has_signature(const struct findings_run *run, const char *signature)
 }
 
 /* Say @f was seen first (known) or last (gone) at @at. */
-static int since(struct finding *f, const struct findings_run *at)
+static int since(struct judged_finding *f, const struct findings_run *at)
 {
 	bool oom = false;
 
@@ -132,9 +132,12 @@ static int since(struct finding *f, const struct findings_run *at)
 /* The new findings first, then the known ones, each in the summary's order. */
 static int order_by_state(struct findings_run *run)
 {
-	struct finding *sorted = malloc((run->n + 1) * sizeof(*sorted));
+	struct judged_finding *sorted;
 	size_t k = 0;
 
+	if (!run->n)
+		return 0;
+	sorted = malloc(run->n * sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
 	for (int st = FINDING_NEW; st <= FINDING_GONE; st++)
@@ -160,7 +163,7 @@ static int judge_series(struct findings *fs, size_t first, size_t end)
 		if (!run->recorded)
 			continue;
 		for (size_t i = 0; !rc && i < own; i++) {
-			struct finding *f = &run->f[i];
+			struct judged_finding *f = &run->f[i];
 			uint64_t *at = u64map_get(&seen, sig_key(f->f.signature));
 
 			if (at) {
@@ -174,7 +177,7 @@ static int judge_series(struct findings *fs, size_t first, size_t end)
 		}
 		/* gone: what the run before had (a run that said nothing: nothing is gone) */
 		for (size_t i = 0; !rc && prev && prev->recorded && i < prev->n; i++) {
-			const struct finding *g = &prev->f[i];
+			const struct judged_finding *g = &prev->f[i];
 
 			if (g->state == FINDING_GONE || has_signature(run, g->f.signature))
 				continue;

@@ -27,7 +27,7 @@
 
 enum finding_state { FINDING_NEW, FINDING_KNOWN, FINDING_GONE };
 
-struct finding {
+struct judged_finding {
 	struct run_finding f;     /* its own copy */
 	enum finding_state state;
 	char *since_rev, *since_date; /* known: the series' first run that had it; gone: the
@@ -40,7 +40,7 @@ struct findings_run {
 	char *series;             /* its benchmark ("campaign name=nightly host=ci1") */
 	char *rev, *date;         /* rev NULL when unknown */
 	bool recorded;            /* its summary lists findings (else nothing is known) */
-	struct finding *f;        /* the new ones, the known ones, then the gone ones, each
+	struct judged_finding *f;        /* the new ones, the known ones, then the gone ones, each
 				   * in the summary's order */
 	size_t n, cap;
 	size_t nnew, nknown, ngone;

@@ -187,7 +187,8 @@ static int units_settle(struct units_walk *w, size_t n, struct trim_units *u)
 			w->needs[k++] = nd;
 	}
 	free(number);
-	qsort(w->needs, k, sizeof(*w->needs), units_need_cmp);
+	if (k)
+		qsort(w->needs, k, sizeof(*w->needs), units_need_cmp);
 	u->nneeds = 0;
 	for (size_t i = 0; i < k; i++)
 		if (!u->nneeds || units_need_cmp(&w->needs[i], &w->needs[u->nneeds - 1]))

@@ -246,7 +246,7 @@ static void findings_print_run(const struct findings_run *run)
 	printf("%zu finding%s: %zu new, %zu known, %zu gone\n", run->nnew + run->nknown,
 	       run->nnew + run->nknown == 1 ? "" : "s", run->nnew, run->nknown, run->ngone);
 	for (size_t i = 0; i < run->n; i++) {
-		const struct finding *f = &run->f[i];
+		const struct judged_finding *f = &run->f[i];
 
 		printf("    %-5s  %s  %-6s  %lld run%s", finding_state_name(f->state), f->f.signature,
 		       f->f.blame, f->f.runs, f->f.runs == 1 ? "" : "s");

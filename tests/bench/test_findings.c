@@ -86,7 +86,7 @@ static char *states(const struct findings_run *run)
 
 	out[0] = '\0';
 	for (size_t i = 0; i < run->n; i++) {
-		const struct finding *f = &run->f[i];
+		const struct judged_finding *f = &run->f[i];
 
 		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s:%.4s", i ? " " : "",
 					finding_state_name(f->state), f->f.signature);

@@ -163,8 +163,8 @@ Test(record, a_malformed_or_cut_line_is_no_record)
 		"verdict violation 1 no_leaks,nonsense\n",       /* no such invariant */
 		"finding X 1 2 during os detail\n",              /* before its verdict */
 		"verdict violation 1 -\nfinding X 1 2 sometime os d\n",
-		"verdict violation 1 -\nfinding X 1 2 during os d\nfinding X 1 2 during os d\n"
-		"finding X 1 2 during os d\nfinding X 1 2 during os d\nfinding X 1 2 during os d\n",
+		("verdict violation 1 -\nfinding X 1 2 during os d\nfinding X 1 2 during os d\n"
+		 "finding X 1 2 during os d\nfinding X 1 2 during os d\nfinding X 1 2 during os d\n"),
 		"injected nowhere/at-all 1 2 3 - -\n",           /* no such point */
 		"injected iommu/map 1 2 3 op\n",                 /* no site */
 		"injected iommu/map 1 2 3 op site extra\n",
