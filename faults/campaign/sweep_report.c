@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A sweep's report, once every run has ended and been booked (sweep.c).
+ * The failing runs, sorted so that both modes write the same files, are
+ * grouped into findings (finding.h). Each finding's first run (its
+ * smallest nth) is trimmed to a reproducer on a trace of its own
+ * (OUT/findings/SIGNATURE/trace, replay/trim.h), each in a child of the
+ * pool, so that a trim that crashes or hangs costs that finding's trimmed
+ * trace and not the sweep; a finding that could not be trimmed is
+ * reproduced on the whole trace. Then OUT/summary.json (gpuiso-sweep/1),
+ * OUT/summary.txt, and the command's lines: a line per finding and the
+ * points no run reached.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/atomic_file.h"
+#include "common/host.h"
+#include "common/json.h"
+#include "common/path.h"
+#include "common/shell.h"
+#include "faults/campaign/finding.h"
+#include "faults/campaign/pool.h"
+#include "faults/campaign/sweep_internal.h"
+#include "replay/replay.h"
+#include "replay/trim.h"
+#include "replay/verdict.h"
+
+const char *const sweep_outcome_names[SWEEP_NOUTCOMES] = {
+	[SWEEP_RECOVERED] = "recovered",
+	[SWEEP_RESET] = "reset",
+	[SWEEP_VIOLATION] = "violation",
+	[SWEEP_CRASH] = "crash",
+	[SWEEP_HUNG] = "hung",
+};
+
+/*
+ * Replays one finding's trimming may spend: a trim that needs more writes
+ * the smallest trace it found so far (checked all the same), so a sweep
+ * is never held up for long by its findings.
+ */
+#define SWEEP_TRIM_REPLAYS 1000
+
+static int cmp_failure(const void *a, const void *b)
+{
+	const struct sweep_failure *x = a, *y = b;
+
+	if (x->point != y->point)
+		return x->point < y->point ? -1 : 1;
+	return x->nth < y->nth ? -1 : x->nth > y->nth;
+}
+
+/* The command that reproduces @f, in *@out (malloc'ed): 0 or -ENOMEM. */
+static int reproducer(const struct sweep *s, const struct sweep_failure *f, char **out)
+{
+	size_t len;
+	FILE *m = open_memstream(out, &len);
+	int rc;
+
+	if (!m)
+		return -ENOMEM;
+	fputs("gpuiso replay ", m);
+	rc = shell_word(m, s->trace);
+	if (s->scenario) {
+		fputs(" --scenario ", m);
+		rc = shell_word(m, s->scenario) ?: rc;
+	}
+	if (s->faults) {
+		fputs(" --faults ", m);
+		rc = shell_word(m, s->faults) ?: rc;
+	}
+	fprintf(m, "%s --fail-nth %s:%llu", s->o->covers == COVERS_LIFE ? " --trace-covers life" : "",
+		fp_point_name(f->point), (unsigned long long)f->nth);
+	if (fclose(m) || rc) {
+		free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void summary_fill(struct json *j, const void *ctx)
+{
+	const struct sweep *s = ctx;
+	char host[256];
+
+	json_obj_begin(j, NULL);
+	json_str(j, "schema", "gpuiso-sweep/1");
+	results_build_json(j);
+	json_str(j, "trace", s->trace);
+	json_str(j, "scenario", s->scenario);
+	json_str(j, "faults", s->faults);
+	json_str(j, "trace_covers", trace_covers_name(s->o->covers));
+	json_str(j, "host", host_name(host, sizeof(host)));
+	json_obj_begin(j, "inputs");
+	json_input(j, s->trace);
+	json_input(j, s->scenario);
+	if (s->faults)
+		json_input(j, s->faults);
+	json_obj_end(j);
+	json_str(j, "baseline", sweep_outcome_names[s->baseline]);
+	json_obj_begin(j, "points");
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		if (!s->selected[p])
+			continue;
+		json_obj_begin(j, fp_point_name(p));
+		json_u64(j, "hits", s->hits[p]);
+		for (int oc = 0; oc < SWEEP_NOUTCOMES; oc++)
+			json_u64(j, sweep_outcome_names[oc], s->outcomes[p][oc]);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+	/* what was not tested, and what would test it */
+	json_arr_begin(j, "unreached");
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		if (!s->selected[p] || s->hits[p])
+			continue;
+		json_obj_begin(j, NULL);
+		json_str(j, "point", fp_point_name(p));
+		json_str(j, "hint", fp_point_reach(p));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_arr_begin(j, "findings");
+	for (size_t i = 0; i < s->findings.n; i++) {
+		const struct sweep_repro *r = &s->repro[i];
+
+		finding_json(j, &s->findings.v[i], true, r->cmd, r->trimmed ? &r->trim : NULL, r->whole);
+	}
+	json_arr_end(j);
+	json_arr_begin(j, "failures");
+	for (size_t i = 0; i < s->nfailures; i++) {
+		const struct sweep_failure *f = &s->failures[i];
+		const struct sweep_hit *w = &s->where[f->point][f->nth - 1];
+		char *repro = NULL;
+
+		reproducer(s, f, &repro); /* out of memory: null, not a command cut short */
+		json_obj_begin(j, NULL);
+		json_str(j, "point", fp_point_name(f->point));
+		json_u64(j, "nth", f->nth);
+		json_str(j, "outcome", sweep_outcome_names[f->outcome]);
+		json_str(j, "reproduce", repro);
+		json_obj_begin(j, "injected");
+		json_u64(j, "event", w->event);
+		json_u64(j, "ts_ns", w->ts);
+		json_str(j, "operation", w->op);
+		json_str(j, "site", w->site);
+		json_obj_end(j);
+		if (f->has_verdict)
+			finding_verdict_json(j, &f->verdict);
+		json_obj_end(j);
+		free(repro);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+/* Group the failures (sorted) into findings: the first run of each is its smallest nth. */
+static int findings_build(struct sweep *s)
+{
+	for (size_t i = 0; i < s->nfailures; i++) {
+		const struct sweep_failure *f = &s->failures[i];
+		const struct finding_run r = {
+			.point = fp_point_name(f->point),
+			.op = s->where[f->point][f->nth - 1].op,
+			.outcome = sweep_outcome_names[f->outcome],
+			.verdict = f->has_verdict ? &f->verdict : NULL,
+		};
+		int rc = finding_add(&s->findings, &r, f->nth, i);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The selected points no run reached, with what would reach them, after @head. */
+static void unreached_text(const struct sweep *s, FILE *f, const char *head)
+{
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		if (!s->selected[p] || s->hits[p])
+			continue;
+		fprintf(f, "%s  %s: reached by %s\n", head, fp_point_name(p), fp_point_reach(p));
+		head = "";
+	}
+}
+
+/*
+ * OUT/summary.txt: the findings first, one line each with its runs and its
+ * reproducer, then every failing run with what it found first.
+ */
+static void summary_text(const struct sweep *s, FILE *f)
+{
+	fprintf(f, "sweep of %s: %llu runs, %zu not recovered, %zu finding%s\n", s->trace,
+		(unsigned long long)s->ended, s->nfailures, s->findings.n,
+		s->findings.n == 1 ? "" : "s");
+	for (size_t i = 0; i < s->findings.n; i++) {
+		const struct finding *fd = &s->findings.v[i];
+		const struct sweep_repro *r = &s->repro[i];
+
+		fprintf(f, "\n%zu. %s\n   blame: %s; %llu run%s, nth %llu..%llu\n   reproduce: %s\n",
+			i + 1, fd->title, finding_blame_name(fd->blame), (unsigned long long)fd->runs,
+			fd->runs == 1 ? "" : "s", (unsigned long long)fd->nth_min,
+			(unsigned long long)fd->nth_max, r->cmd ? r->cmd : "(out of memory)");
+		if (r->trimmed)
+			fprintf(f, "   (a trimmed trace: %llu of the trace's %llu events; on the whole "
+				"trace: %s)\n", (unsigned long long)r->trim.events,
+				(unsigned long long)r->trim.of, r->whole ? r->whole : "(out of memory)");
+		else
+			fprintf(f, "   (the whole trace: %s)\n", r->why);
+	}
+	unreached_text(s, f, "\nnot reached, so not tested:\n");
+	if (s->nfailures)
+		fputs("\nruns not recovered (point:nth, outcome, injected at event (operation, site), first finding):\n", f);
+	for (size_t i = 0; i < s->nfailures; i++) {
+		const struct sweep_failure *fl = &s->failures[i];
+		const struct sweep_hit *w = &s->where[fl->point][fl->nth - 1];
+
+		fprintf(f, "%s:%llu  %s  event %llu at %llu ns (%s, %s)", fp_point_name(fl->point),
+			(unsigned long long)fl->nth, sweep_outcome_names[fl->outcome],
+			(unsigned long long)w->event, (unsigned long long)w->ts, w->op ? w->op : "start",
+			w->site ? w->site : "?");
+		if (fl->has_verdict && fl->verdict.kept)
+			fprintf(f, "  %s at event %llu%s: %s", fl->verdict.findings[0].code,
+				(unsigned long long)fl->verdict.findings[0].event,
+				fl->verdict.findings[0].at_teardown ? " (teardown)" : "",
+				fl->verdict.findings[0].detail);
+		fputc('\n', f);
+	}
+}
+
+/* What a trimming child tells the sweep (pool_send()). */
+struct sweep_trimmed {
+	int rc;              /* trim_run()'s */
+	uint64_t kept, events, nth;
+	char why[1024];      /* rc != 0: why */
+};
+
+/* Finding @i's trimming: from its first run (the smallest nth), into OUT/findings/SIGNATURE/trace. */
+static void trim_opts_fill(const struct sweep *s, size_t i, struct trim_opts *to)
+{
+	const struct sweep_failure *f = &s->failures[s->findings.v[i].first];
+
+	*to = (struct trim_opts){
+		.trace = s->trace, .scn = &s->scn, .scenario_path = s->scenario,
+		.covers = s->o->covers, .cache = !s->uncacheable,
+		.base = s->faults ? &s->base : NULL, .base_path = s->faults,
+		.fail = true, .point = f->point, .nth = f->nth, .max_replays = SWEEP_TRIM_REPLAYS,
+		.out = s->repro[i].trim.trace,
+	};
+}
+
+/* A trimming child's beat, once per replay: it is moving. */
+static void trim_beat(void *arg)
+{
+	watch_beat(arg);
+}
+
+/* In the child of slot @slot: trim finding @i, tell the parent how it went, and leave. */
+static void trim_child(struct sweep *s, size_t slot, size_t i)
+{
+	struct sweep_trimmed m = { 0 };
+	struct trim_result tr;
+	struct trim_opts to;
+
+	trim_opts_fill(s, i, &to);
+	to.beat = trim_beat;
+	to.beat_arg = pool_beat(&s->pool, slot);
+	m.rc = trim_run(&to, &tr, m.why, sizeof(m.why));
+	m.kept = tr.kept;
+	m.events = tr.events;
+	m.nth = tr.nth;
+	_exit(pool_send(&s->pool, slot, &m, sizeof(m)) ? SWEEP_EXIT_ERROR : 0);
+}
+
+/* The child trimming finding p->slots[i].job ended with @status: its reproducer, checked, or why not. */
+static void trim_done(void *arg, const struct pool *p, size_t slot, int status)
+{
+	struct sweep *s = arg;
+	size_t i = p->slots[slot].job;
+	struct sweep_repro *r = &s->repro[i];
+	struct sweep_trimmed m;
+	struct trim_result tr;
+	struct trim_opts to;
+	size_t len;
+	FILE *f;
+
+	if (p->slots[slot].killed) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: trimming %s, killed",
+			 p->slots[slot].killed == WATCH_OVERTIME ? "ran out of time" : "made no progress");
+		return;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || p->slots[slot].msglen != sizeof(m)) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: trimming crashed (%s %d)",
+			 WIFSIGNALED(status) ? "signal" : "exit", WIFSIGNALED(status) ?
+			 WTERMSIG(status) : WEXITSTATUS(status));
+		return;
+	}
+	memcpy(&m, p->slots[slot].msg, sizeof(m));
+	if (m.rc) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: %s", m.why);
+		if (s->o->progress)
+			fprintf(s->o->progress, "sweep: finding %zu not trimmed: %s\n", i + 1, m.why);
+		return;
+	}
+	trim_opts_fill(s, i, &to);
+	tr = (struct trim_result){ .kept = m.kept, .events = m.events, .nth = m.nth };
+	f = open_memstream(&r->cmd, &len);
+	if (!f)
+		return;
+	if (trim_reproducer(&to, &tr, f) | fclose(f)) {
+		free(r->cmd);
+		r->cmd = NULL;
+		return;
+	}
+	r->trimmed = true;
+	r->trim.events = m.kept;
+	r->trim.of = m.events;
+}
+
+/*
+ * Start trimming finding @i in a child of its own (a trim that crashes or
+ * hangs costs its finding's trimmed trace, not the sweep). trim_run()
+ * checks the trimmed trace reproduces from disk before it says so.
+ * Return: 0, or a negative errno of waiting or forking.
+ */
+static int finding_trim(struct sweep *s, size_t i)
+{
+	const struct finding *fd = &s->findings.v[i];
+	const struct sweep_failure *f = &s->failures[fd->first];
+	struct sweep_repro *r = &s->repro[i];
+	size_t slot = 0;
+	pid_t pid;
+	int rc;
+
+	if (!f->has_verdict) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: its run %s",
+			 f->outcome == SWEEP_HUNG ? "hung" : "crashed, or said nothing");
+		return 0;
+	}
+	if ((size_t)snprintf(r->trim.trace, sizeof(r->trim.trace), "%s/findings/%016llx/trace",
+			     s->out, (unsigned long long)fd->signature) >= sizeof(r->trim.trace) ||
+	    path_mkdir_parent(r->trim.trace)) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: cannot make the folder of %s",
+			 r->trim.trace);
+		return 0;
+	}
+	if (s->o->progress) {
+		fprintf(s->o->progress, "sweep: trimming the reproducer of finding %zu/%zu: %s\n", i + 1,
+			s->findings.n, fd->title);
+		fflush(s->o->progress);
+	}
+	while (s->pool.running == s->pool.n)
+		if ((rc = pool_wait(&s->pool, trim_done, s)))
+			return rc;
+	while (s->pool.slots[slot].pid)
+		slot++;
+	pid = pool_fork(&s->pool, slot, i, "sweep-trim", SWEEP_EXIT_ERROR);
+	if (pid < 0) {
+		snprintf(r->why, sizeof(r->why), "not trimmed: fork: %s", strerror((int)-pid));
+		return 0;
+	}
+	if (!pid)
+		trim_child(s, slot, i); /* does not return */
+	return 0;
+}
+
+/* Each finding's reproducer: on the whole trace, then trimmed (OUT/findings, made anew). */
+static int findings_reproduce(struct sweep *s)
+{
+	char dir[4096];
+	int rc;
+
+	s->repro = calloc(s->findings.n ? s->findings.n : 1, sizeof(*s->repro));
+	if (!s->repro)
+		return -ENOMEM;
+	snprintf(dir, sizeof(dir), "%s/findings", s->out);
+	rc = path_remove_tree(dir);
+	if (rc) {
+		snprintf(s->err, s->errlen, "sweep: %s: cannot remove the last findings: %s", dir,
+			 strerror(-rc));
+		return rc;
+	}
+	for (size_t i = 0; i < s->findings.n && !rc; i++) {
+		reproducer(s, &s->failures[s->findings.v[i].first], &s->repro[i].whole);
+		rc = finding_trim(s, i);
+	}
+	while (s->pool.running && !rc)
+		rc = pool_wait(&s->pool, trim_done, s);
+	pool_kill_all(&s->pool);
+	for (size_t i = 0; i < s->findings.n; i++) {
+		struct sweep_repro *r = &s->repro[i];
+
+		if (!r->trimmed) {
+			free(r->cmd);
+			r->cmd = r->whole ? strdup(r->whole) : NULL;
+		}
+	}
+	if (rc)
+		snprintf(s->err, s->errlen, "sweep: waiting for the trimming: %s", strerror(-rc));
+	return rc;
+}
+
+int sweep_summary_write(struct sweep *s)
+{
+	struct atomic_file af;
+	char path[4096];
+	int rc;
+
+	/* runs end in any order: sort so both modes write the same file */
+	if (s->nfailures)
+		qsort(s->failures, s->nfailures, sizeof(*s->failures), cmp_failure);
+	rc = findings_build(s);
+	if (!rc && s->findings.n)
+		qsort(s->findings.v, s->findings.n, sizeof(*s->findings.v), finding_cmp);
+	if (!rc)
+		rc = findings_reproduce(s);
+	if (rc)
+		return rc;
+	if ((size_t)snprintf(path, sizeof(path), "%s/summary.json", s->o->out) >= sizeof(path)) {
+		snprintf(s->err, s->errlen, "sweep: output folder name too long");
+		return -EINVAL;
+	}
+	rc = json_write_file(path, summary_fill, s);
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/summary.txt", s->o->out);
+		rc = atomic_file_open(&af, path);
+		if (!rc) {
+			summary_text(s, af.f);
+			rc = atomic_file_commit(&af);
+		}
+	}
+	if (rc)
+		snprintf(s->err, s->errlen, "sweep: writing %s: %s", path, strerror(-rc));
+	return rc;
+}
+
+void sweep_report_findings(const struct sweep *s, FILE *f)
+{
+	for (size_t i = 0; i < s->findings.n; i++) {
+		const struct finding *fd = &s->findings.v[i];
+
+		fprintf(f, "finding %zu: %s [%s; %llu run%s]\n", i + 1, fd->title,
+			finding_blame_name(fd->blame), (unsigned long long)fd->runs,
+			fd->runs == 1 ? "" : "s");
+	}
+	unreached_text(s, f, "not reached, so not tested:\n");
+}
