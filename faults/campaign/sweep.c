@@ -270,7 +270,8 @@ static int failure_add(struct sweep *s, uint32_t run, enum sweep_outcome oc, con
 {
 	struct sweep_failure *f;
 
-	if (array_reserve(&s->failures, &s->failures_cap, s->nfailures, sizeof(*s->failures)))
+	/* in memory fork() does not copy: the parent forks at each hit, with them all */
+	if (array_reserve_shared(&s->failures, &s->failures_cap, s->nfailures, sizeof(*s->failures)))
 		return -ENOMEM;
 	f = &s->failures[s->nfailures++];
 	*f = (struct sweep_failure){ .point = s->runs[run].point, .nth = s->runs[run].nth,
@@ -529,17 +530,13 @@ static bool count_observe(void *arg, enum fp_point p, uint64_t hit)
 {
 	struct sweep *s = arg;
 	const struct fp_ctx *fp = s->count_fp;
-	struct sweep_hit *w;
 
 	if (s->error)
 		return false;
-	if (!(hit & (hit - 1))) { /* at 1, 2, 4, 8...: room for twice as many */
-		w = realloc(s->where[p], 2 * hit * sizeof(*w));
-		if (!w) {
-			s->error = -ENOMEM;
-			return false;
-		}
-		s->where[p] = w;
+	/* out of the memory every fork copies: the forking parent keeps it all along */
+	if (array_reserve_shared(&s->where[p], &s->where_cap[p], hit - 1, sizeof(*s->where[p]))) {
+		s->error = -ENOMEM;
+		return false;
 	}
 	s->where[p][hit - 1] = (struct sweep_hit){ .event = fp->event, .ts = fp->ts, .op = fp->op,
 						   .site = fp->site };
@@ -820,10 +817,10 @@ free_failures:
 	free(s.repro);
 	finding_set_free(&s.findings);
 	for (int p = 0; p < FP_NPOINTS; p++)
-		free(s.where[p]);
+		array_free_shared(s.where[p], s.where_cap[p], sizeof(*s.where[p]));
 	meet_table_fini(&s.meet);
 	free(s.runs);
-	free(s.failures);
+	array_free_shared(s.failures, s.failures_cap, sizeof(*s.failures));
 	free(s.digests);
 free_scenario:
 	pool_fini(&s.pool);

@@ -95,14 +95,15 @@ struct sweep {
 	struct fault_plan base;  /* every run's rules and pressure (--faults; none armed without) */
 	bool selected[FP_NPOINTS];
 	uint64_t hits[FP_NPOINTS];                    /* from the counting pass */
-	struct sweep_hit *where[FP_NPOINTS];          /* ... and where each hit was */
+	struct sweep_hit *where[FP_NPOINTS];          /* ... and where each hit was (shared: */
+	size_t where_cap[FP_NPOINTS];                 /*  array_reserve_shared()) */
 	struct fp_ctx *count_fp;                      /* the counting pass's (its hook reads it) */
 	struct finding_set findings;
 	struct sweep_repro *repro;                    /* per finding */
 	uint64_t outcomes[FP_NPOINTS][SWEEP_NOUTCOMES];
 	enum sweep_outcome baseline;                  /* of the run where nothing fails */
 	struct sweep_failure *failures;
-	size_t nfailures, failures_cap;
+	size_t nfailures, failures_cap;               /* failures: array_reserve_shared() */
 	struct pool pool;                             /* o->jobs slots; a slot's job is its run */
 	struct watch_beat *beat;                      /* a child: its slot's */
 	struct sweep_run *runs;                       /* total of them, in the order spawned */
