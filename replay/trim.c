@@ -13,10 +13,10 @@
 
 #include "common/clock.h"
 #include "common/digest.h"
-#include "common/shell.h"
 #include "common/u64map.h"
 #include "faults/plan.h"
 #include "replay/ctf.h"
+#include "replay/command.h"
 #include "replay/trim.h"
 #include "replay/trim_internal.h"
 
@@ -543,19 +543,10 @@ free_trim:
 
 int trim_reproducer(const struct trim_opts *o, const struct trim_result *r, FILE *f)
 {
-	char nth[96];
-	int rc;
+	const struct replay_command c = {
+		.trace = o->out, .scenario = o->scenario_path, .faults = o->base_path,
+		.covers = o->covers, .fail = o->fail, .point = o->point, .nth = r->nth,
+	};
 
-	rc = fputs("gpuiso replay ", f) < 0 ? -EIO : shell_word(f, o->out);
-	if (!rc && o->scenario_path)
-		rc = fputs(" --scenario ", f) < 0 ? -EIO : shell_word(f, o->scenario_path);
-	if (!rc && o->base_path)
-		rc = fputs(" --faults ", f) < 0 ? -EIO : shell_word(f, o->base_path);
-	if (!rc && o->fail) {
-		snprintf(nth, sizeof(nth), "%s:%llu", fp_point_name(o->point), (unsigned long long)r->nth);
-		rc = fputs(" --fail-nth ", f) < 0 ? -EIO : shell_word(f, nth);
-	}
-	if (!rc && o->covers == COVERS_LIFE)
-		rc = fputs(" --trace-covers life", f) < 0 ? -EIO : 0;
-	return rc;
+	return replay_command_write(f, &c);
 }

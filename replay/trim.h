@@ -85,8 +85,8 @@ int trim_run(const struct trim_opts *o, struct trim_result *r, char *err, size_t
 
 /**
  * trim_reproducer() - the command that replays the trimmed trace as it
- * breaks: "gpuiso replay OUT [--scenario S] [--faults BASE] [--fail-nth POINT:N']
- * [--trace-covers life]", each path one shell word (shell_word()).
+ * breaks: "gpuiso replay OUT [--scenario S] [--faults BASE] [--trace-covers life]
+ * [--fail-nth POINT:N']" (replay_command_write()).
  * @o: the trim's options.
  * @r: its result.
  * @f: where to write it (no newline).

@@ -14,8 +14,8 @@
 
 #include "common/atomic_file.h"
 #include "common/digest_path.h"
-#include "common/shell.h"
 #include "faults/campaign/campaign_internal.h"
+#include "replay/command.h"
 
 int campaign_job_path(const struct campaign *c, const struct camp_job *j, const char *suffix,
 		    char *buf, size_t len)
@@ -29,32 +29,13 @@ int campaign_job_path(const struct campaign *c, const struct camp_job *j, const 
 int campaign_reproduce_cmd(const struct campaign *c, const struct camp_job *j, char **out)
 {
 	char faults[CAMPAIGN_RUN_PATH_LEN];
-	size_t len;
-	FILE *f;
 	int rc = campaign_job_path(c, j, ".faults.yaml", faults, sizeof(faults));
 
 	if (rc)
 		return rc;
-	f = open_memstream(out, &len);
-	if (!f)
-		return -ENOMEM;
-	fputs("gpuiso replay ", f);
-	shell_word(f, c->traces[j->trace].path);
-	if (c->has_scenario) {
-		fputs(" --scenario ", f);
-		shell_word(f, c->scenario);
-	}
-	fputs(" --faults ", f);
-	shell_word(f, faults);
-	fprintf(f, " --seed %llu", (unsigned long long)j->seed);
-	if (c->covers != COVERS_WINDOW)
-		fprintf(f, " --trace-covers %s", trace_covers_name(c->covers));
-	if (fclose(f)) {
-		free(*out);
-		*out = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	return replay_command(&(struct replay_command){
+		.trace = c->traces[j->trace].path, .scenario = c->has_scenario ? c->scenario : NULL,
+		.faults = faults, .seeded = true, .seed = j->seed, .covers = c->covers }, out);
 }
 
 /* Keep @s on one line: records and comments are line based. */

@@ -21,10 +21,10 @@
 #include "common/host.h"
 #include "common/json.h"
 #include "common/path.h"
-#include "common/shell.h"
 #include "faults/campaign/finding.h"
 #include "faults/campaign/pool.h"
 #include "faults/campaign/sweep_internal.h"
+#include "replay/command.h"
 #include "replay/replay.h"
 #include "replay/trim.h"
 #include "replay/verdict.h"
@@ -56,30 +56,12 @@ static int cmp_failure(const void *a, const void *b)
 /* The command that reproduces @f, in *@out (malloc'ed): 0 or -ENOMEM. */
 static int reproducer(const struct sweep *s, const struct sweep_failure *f, char **out)
 {
-	size_t len;
-	FILE *m = open_memstream(out, &len);
-	int rc;
+	const struct replay_command c = {
+		.trace = s->trace, .scenario = s->scenario, .faults = s->faults,
+		.covers = s->o->covers, .fail = true, .point = f->point, .nth = f->nth,
+	};
 
-	if (!m)
-		return -ENOMEM;
-	fputs("gpuiso replay ", m);
-	rc = shell_word(m, s->trace);
-	if (s->scenario) {
-		fputs(" --scenario ", m);
-		rc = shell_word(m, s->scenario) ?: rc;
-	}
-	if (s->faults) {
-		fputs(" --faults ", m);
-		rc = shell_word(m, s->faults) ?: rc;
-	}
-	fprintf(m, "%s --fail-nth %s:%llu", s->o->covers == COVERS_LIFE ? " --trace-covers life" : "",
-		fp_point_name(f->point), (unsigned long long)f->nth);
-	if (fclose(m) || rc) {
-		free(*out);
-		*out = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	return replay_command(&c, out);
 }
 
 static void summary_fill(struct json *j, const void *ctx)
