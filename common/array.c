@@ -7,24 +7,30 @@
 
 #include "array.h"
 
-int array_reserve(void *arrp, size_t *cap, size_t n, size_t elem)
+/* realloc() in the way array_grow() asks: NULL when it cannot. */
+static void *grow_heap(void *arr, size_t old, size_t bytes)
 {
-	void *arr, *grown;
-	size_t want;
-
-	if (n < *cap)
-		return 0;
-	memcpy(&arr, arrp, sizeof(arr));
-	want = *cap ? *cap * 2 : 16;
-	grown = realloc(arr, want * elem);
-	if (!grown)
-		return -ENOMEM;
-	memcpy(arrp, &grown, sizeof(grown));
-	*cap = want;
-	return 0;
+	(void)old;
+	return realloc(arr, bytes);
 }
 
-int array_reserve_shared(void *arrp, size_t *cap, size_t n, size_t elem)
+/* A new shared mapping, not mremap(): a shared one's object keeps its first size. */
+static void *grow_shared(void *arr, size_t old, size_t bytes)
+{
+	void *grown = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (grown == MAP_FAILED)
+		return NULL;
+	if (arr) {
+		memcpy(grown, arr, old);
+		munmap(arr, old);
+	}
+	return grown;
+}
+
+/* Room for one more element: the capacity doubles, from 16, through @grow. */
+static int array_grow(void *arrp, size_t *cap, size_t n, size_t elem,
+		      void *(*grow)(void *arr, size_t old, size_t bytes))
 {
 	void *arr, *grown;
 	size_t want;
@@ -35,17 +41,22 @@ int array_reserve_shared(void *arrp, size_t *cap, size_t n, size_t elem)
 	want = *cap ? *cap * 2 : 16;
 	if (want > SIZE_MAX / elem)
 		return -ENOMEM;
-	/* a new mapping, not mremap(): a shared one's object keeps its first size */
-	grown = mmap(NULL, want * elem, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (grown == MAP_FAILED)
+	grown = grow(arr, *cap * elem, want * elem);
+	if (!grown)
 		return -ENOMEM;
-	if (arr) {
-		memcpy(grown, arr, *cap * elem);
-		munmap(arr, *cap * elem);
-	}
 	memcpy(arrp, &grown, sizeof(grown));
 	*cap = want;
 	return 0;
+}
+
+int array_reserve(void *arrp, size_t *cap, size_t n, size_t elem)
+{
+	return array_grow(arrp, cap, n, elem, grow_heap);
+}
+
+int array_reserve_shared(void *arrp, size_t *cap, size_t n, size_t elem)
+{
+	return array_grow(arrp, cap, n, elem, grow_shared);
 }
 
 void array_free_shared(void *arr, size_t cap, size_t elem)
