@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -61,4 +62,33 @@ int path_remove_tree(const char *dir)
 	if (rc < 0)
 		return errno == ENOENT ? 0 : -errno;
 	return -rc;
+}
+
+int path_bytes(const char *path, uint64_t *bytes)
+{
+	char child[PATH_MAX];
+	struct dirent *d;
+	struct stat st;
+	int rc = 0;
+	DIR *dp;
+
+	if (lstat(path, &st))
+		return -errno;
+	if (S_ISREG(st.st_mode))
+		*bytes += (uint64_t)st.st_size;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	dp = opendir(path);
+	if (!dp)
+		return -errno;
+	while (!rc && (d = readdir(dp))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(child, sizeof(child), "%s/%s", path, d->d_name) >= sizeof(child))
+			rc = -ENAMETOOLONG;
+		else
+			rc = path_bytes(child, bytes);
+	}
+	closedir(dp);
+	return rc;
 }

@@ -2,6 +2,8 @@
 #ifndef GPUISO_COMMON_PATH_H
 #define GPUISO_COMMON_PATH_H
 
+#include <stdint.h>
+
 /**
  * path_mkdir_p() - make a folder and every missing folder above it, as
  * "mkdir -p" does (mode 0755 before the umask); folders that exist are fine.
@@ -28,5 +30,15 @@ int path_mkdir_parent(const char *path);
  * Return: 0, or the negative errno of the first removal that failed.
  */
 int path_remove_tree(const char *dir);
+
+/**
+ * path_bytes() - add the size of a file, or of every regular file below a
+ * folder (symbolic links not followed), to *@bytes.
+ * @path: a file or a folder.
+ * @bytes: in and out: the running total.
+ *
+ * Return: 0, or the negative errno of the first stat() or opendir() that failed.
+ */
+int path_bytes(const char *path, uint64_t *bytes);
 
 #endif

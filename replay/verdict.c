@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A run's verdict (verdict.h): its outcome and first findings. */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "replay/replay.h"
@@ -54,4 +56,110 @@ bool verdict_same(const struct verdict *a, const struct verdict *b)
 		return false;
 	return !a->kept || (!strcmp(a->findings[0].code, b->findings[0].code) &&
 			    a->findings[0].at_teardown == b->findings[0].at_teardown);
+}
+
+/* A copy of @s on one line (line breaks become spaces): lines are what the text form reads. */
+static void one_line(char *dst, size_t len, const char *s)
+{
+	snprintf(dst, len, "%s", s);
+	for (; *dst; dst++)
+		if (*dst == '\n' || *dst == '\r')
+			*dst = ' ';
+}
+
+void verdict_lines_write(FILE *f, const struct verdict *v)
+{
+	char detail[sizeof(v->findings[0].detail)], code[sizeof(v->findings[0].code)];
+	const char *sep = "";
+
+	fprintf(f, "verdict %s %llu ", verdict_outcome_name(v->outcome),
+		(unsigned long long)v->nfindings);
+	for (unsigned int i = 0; verdict_invariant_name(i); i++)
+		if (v->broken & (1u << i)) {
+			fprintf(f, "%s%s", sep, verdict_invariant_name(i));
+			sep = ",";
+		}
+	fprintf(f, "%s\n", *sep ? "" : "-");
+	for (uint32_t i = 0; i < v->kept; i++) {
+		const struct violation_result *x = &v->findings[i];
+
+		/* the detail goes last, the rest of its line: it may hold anything but a line break */
+		one_line(code, sizeof(code), x->code);
+		one_line(detail, sizeof(detail), x->detail);
+		fprintf(f, "finding %s %llu %llu %s %s %s\n", code, (unsigned long long)x->event,
+			(unsigned long long)x->ts_ns, x->at_teardown ? "teardown" : "during",
+			x->by_os ? "os" : "driver", detail);
+	}
+}
+
+/* The bits of verdict.broken named by "-" or "no_leaks,forward_progress". */
+static bool broken_parse(char *list, uint32_t *broken)
+{
+	char *save = NULL;
+
+	*broken = 0;
+	if (!strcmp(list, "-"))
+		return true;
+	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		unsigned int i = 0;
+
+		while (verdict_invariant_name(i) && strcmp(verdict_invariant_name(i), name))
+			i++;
+		if (!verdict_invariant_name(i))
+			return false;
+		*broken |= 1u << i;
+	}
+	return true;
+}
+
+/* "OUTCOME TOTAL BROKEN", after "verdict ". */
+static int verdict_parse(const char *val, struct verdict *v)
+{
+	char outcome[16], broken[256];
+	unsigned long long total;
+	int n = -1, o = 0;
+
+	if (sscanf(val, "%15s %llu %255s%n", outcome, &total, broken, &n) != 3 || val[n])
+		return -EINVAL;
+	while (o < VERDICT_NOUTCOMES && strcmp(verdict_outcomes[o], outcome))
+		o++;
+	memset(v, 0, sizeof(*v));
+	if (o == VERDICT_NOUTCOMES || !broken_parse(broken, &v->broken))
+		return -EINVAL;
+	v->outcome = o;
+	v->nfindings = total;
+	return 1;
+}
+
+/* "CODE EVENT TS during|teardown os|driver DETAIL", after "finding ". */
+static int finding_parse(const char *val, struct verdict *v)
+{
+	struct violation_result *x = &v->findings[v->kept];
+	char where[16], party[16];
+	unsigned long long event, ts;
+	int n = -1;
+
+	if (v->kept == VERDICT_MAX_FINDINGS ||
+	    sscanf(val, "%31s %llu %llu %15s %15s%n", x->code, &event, &ts, where, party, &n) != 5 ||
+	    (val[n] && val[n] != ' '))
+		return -EINVAL;
+	if ((strcmp(where, "during") && strcmp(where, "teardown")) ||
+	    (strcmp(party, "os") && strcmp(party, "driver")))
+		return -EINVAL;
+	x->event = event;
+	x->ts_ns = ts;
+	x->at_teardown = !strcmp(where, "teardown");
+	x->by_os = !strcmp(party, "os");
+	snprintf(x->detail, sizeof(x->detail), "%s", val[n] ? val + n + 1 : "");
+	v->kept++;
+	return 1;
+}
+
+int verdict_line_read(const char *line, struct verdict *v)
+{
+	if (!strncmp(line, "verdict ", 8))
+		return verdict_parse(line + 8, v);
+	if (!strncmp(line, "finding ", 8))
+		return finding_parse(line + 8, v);
+	return 0;
 }

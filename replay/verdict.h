@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bench/results.h"
 
@@ -64,5 +65,27 @@ const char *verdict_invariant_name(unsigned int i);
  * Return: true or false.
  */
 bool verdict_same(const struct verdict *a, const struct verdict *b);
+
+/**
+ * verdict_lines_write() - write @v as text lines: "verdict OUTCOME TOTAL
+ * BROKEN" (BROKEN: the invariants, comma separated, or "-"), then a line
+ * "finding CODE EVENT TS during|teardown os|driver DETAIL" for each kept
+ * violation. Line breaks in a code or detail become spaces.
+ * @f: where to write them.
+ * @v: the verdict.
+ */
+void verdict_lines_write(FILE *f, const struct verdict *v);
+
+/**
+ * verdict_line_read() - read one line verdict_lines_write() wrote (without
+ * its line break) into @v: a "verdict" line starts it over, each "finding"
+ * line adds a kept violation to it.
+ * @line: the line.
+ * @v: in and out: the verdict read so far.
+ *
+ * Return: 1 read, 0 not a verdict line (neither word starts it), -EINVAL
+ * malformed (or a finding before its verdict, or one too many).
+ */
+int verdict_line_read(const char *line, struct verdict *v);
 
 #endif

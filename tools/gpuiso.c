@@ -362,9 +362,28 @@ out:
 
 static const char campaign_usage[] =
 	"gpuiso campaign run FILE.yaml -o DIR [--jobs N] [--run-timeout SECONDS]\n"
-	"                    [--stall-timeout SECONDS] [-v]\n"
+	"                    [--stall-timeout SECONDS] [--shard I/N] [-v]\n"
 	"  a run still going after --run-timeout (default: no limit), or making no progress\n"
-	"  for --stall-timeout (default: 60), is killed and fails as hung";
+	"  for --stall-timeout (default: 60), is killed and fails as hung;\n"
+	"  --shard  part I (from 0) of N of the runs, into DIR with the other parts; no\n"
+	"           summary: gpuiso merge DIR writes it once every part is done (docs/slurm.md)";
+
+/* --shard I/N. */
+static int parse_shard(const char *arg, const char *usage, struct shard *sh)
+{
+	if (shard_parse(arg, sh))
+		return usage_error(usage, "--shard takes I/N, 0 <= I < N <= 100000, not '%s'", arg);
+	return 0;
+}
+
+static void campaign_totals_print(const struct campaign_totals *t, const char *out)
+{
+	printf("campaign: %u runs (%u resumed), %u passed, %u failed", t->runs, t->resumed,
+	       t->passed, t->failed);
+	if (t->hung)
+		printf(" (%u hung)", t->hung);
+	printf(", %u finding%s; %s/summary.json\n", t->findings, t->findings == 1 ? "" : "s", out);
+}
 
 /* --run-timeout and --stall-timeout SECONDS: 1 s to a day. */
 static int parse_timeout(const char *name, const char *arg, const char *usage, unsigned int *out)
@@ -385,8 +404,8 @@ static int cmd_campaign_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
 		{ "run-timeout", required_argument, NULL, 'T' },
-		{ "stall-timeout", required_argument, NULL, 'S' }, { "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "stall-timeout", required_argument, NULL, 'S' }, { "shard", required_argument, NULL, 'I' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	struct campaign_opts o = { .jobs = 1 };
 	struct campaign_totals t = { 0 };
@@ -408,6 +427,9 @@ static int cmd_campaign_run(int argc, char **argv)
 			if ((rc = parse_timeout("stall-timeout", optarg, campaign_usage,
 						&o.stall_timeout_s)))
 				return rc;
+		} else if (opt == 'I') {
+			if ((rc = parse_shard(optarg, campaign_usage, &o.shard)))
+				return rc;
 		} else if (common_opt(opt, campaign_usage, &rc)) {
 			return rc;
 		}
@@ -424,25 +446,43 @@ static int cmd_campaign_run(int argc, char **argv)
 			fputc('\n', stderr);
 		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
 	}
-	printf("campaign: %u runs (%u resumed), %u passed, %u failed", t.runs, t.resumed, t.passed,
-	       t.failed);
-	if (t.hung)
-		printf(" (%u hung)", t.hung);
-	printf(", %u finding%s; %s/summary.json\n", t.findings, t.findings == 1 ? "" : "s", o.out);
+	if (o.shard.count) {
+		/* the findings are the merge's to judge */
+		printf("campaign: shard %u/%u: %u runs (%u resumed); once every shard is done: "
+		       "gpuiso merge %s\n", o.shard.index, o.shard.count, t.shard_runs, t.resumed, o.out);
+		return EXIT_OK;
+	}
+	campaign_totals_print(&t, o.out);
 	return t.failed ? EXIT_FINDINGS : EXIT_OK;
 }
 
 static const char sweep_usage[] =
 	"gpuiso sweep DIR [--scenario FILE] [--faults BASE.yaml] [--points GLOB] -o OUT [--jobs N]\n"
 	"                 [--from-scratch] [--run-timeout SECONDS] [--stall-timeout SECONDS]\n"
-	"                 [--trace-covers window|life] [-v]\n"
+	"                 [--trace-covers window|life] [--shard I/N] [-v]\n"
 	"  fails each hit of each point in turn, one run each, and groups the runs that do not\n"
 	"  recover into findings (OUT/summary.txt, OUT/summary.json);\n"
 	"  --faults       a base plan every run replays under (e.g. every pin fails): the points\n"
 	"                 it arms are not swept, the paths it opens are;\n"
 	"  a run still going after --run-timeout (default: no limit), or making no progress\n"
 	"  for --stall-timeout (default: 60), is killed and counts as hung;\n"
-	"  --trace-covers as for replay: with life, what the trace leaves live is leaked";
+	"  --trace-covers as for replay: with life, what the trace leaves live is leaked;\n"
+	"  --shard        part I (from 0) of N of the runs, into OUT with the other parts, and\n"
+	"                 resumed when run again; no summary: gpuiso merge OUT writes it once\n"
+	"                 every part is done (docs/slurm.md)";
+
+static void sweep_totals_print(const struct sweep_totals *t, const char *out)
+{
+	printf("sweep: %llu hits, %llu runs: %llu recovered, %llu reset, %llu violation, %llu crash, "
+	       "%llu hung (%.2f s; %llu stopped where they met the unfailed run, %llu where they met "
+	       "an earlier run); %zu finding%s: %s/summary.txt\n",
+	       (unsigned long long)t->hits, (unsigned long long)t->runs,
+	       (unsigned long long)t->recovered, (unsigned long long)t->reset,
+	       (unsigned long long)t->violation, (unsigned long long)t->crash,
+	       (unsigned long long)t->hung, t->seconds,
+	       (unsigned long long)t->met, (unsigned long long)t->followed, t->findings,
+	       t->findings == 1 ? "" : "s", out);
+}
 
 static int cmd_sweep(int argc, char **argv)
 {
@@ -452,8 +492,8 @@ static int cmd_sweep(int argc, char **argv)
 		{ "faults", required_argument, NULL, 'f' },
 		{ "from-scratch", no_argument, NULL, 'F' }, { "run-timeout", required_argument, NULL, 'T' },
 		{ "stall-timeout", required_argument, NULL, 'S' },
-		{ "trace-covers", required_argument, NULL, 'L' }, { "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "trace-covers", required_argument, NULL, 'L' }, { "shard", required_argument, NULL, 'I' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	enum trace_covers covers;
 	struct sweep_opts o = { .jobs = 1 };
@@ -488,6 +528,10 @@ static int cmd_sweep(int argc, char **argv)
 			if ((rc = parse_timeout("stall-timeout", optarg, sweep_usage, &o.stall_timeout_s)))
 				return rc;
 			break;
+		case 'I':
+			if ((rc = parse_shard(optarg, sweep_usage, &o.shard)))
+				return rc;
+			break;
 		default:
 			if (common_opt(opt, sweep_usage, &rc))
 				return rc;
@@ -506,16 +550,81 @@ static int cmd_sweep(int argc, char **argv)
 			fputc('\n', stderr);
 		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
 	}
-	printf("sweep: %llu hits, %llu runs: %llu recovered, %llu reset, %llu violation, %llu crash, "
-	       "%llu hung (%.2f s; %llu stopped where they met the unfailed run, %llu where they met "
-	       "an earlier run); %zu finding%s: %s/summary.txt\n",
-	       (unsigned long long)t.hits, (unsigned long long)t.runs,
-	       (unsigned long long)t.recovered, (unsigned long long)t.reset,
-	       (unsigned long long)t.violation, (unsigned long long)t.crash,
-	       (unsigned long long)t.hung, t.seconds,
-	       (unsigned long long)t.met, (unsigned long long)t.followed, t.findings,
-	       t.findings == 1 ? "" : "s", o.out);
+	if (o.shard.count) {
+		/* the findings are the merge's to judge */
+		printf("sweep: shard %u/%u: %llu runs (%llu booked before; %llu run now in %.2f s); once "
+		       "every shard is done: gpuiso merge %s\n", o.shard.index, o.shard.count,
+		       (unsigned long long)t.shard_runs, (unsigned long long)t.resumed,
+		       (unsigned long long)t.runs, t.seconds, o.out);
+		return EXIT_OK;
+	}
+	sweep_totals_print(&t, o.out);
 	return t.violation || t.crash || t.hung ? EXIT_FINDINGS : EXIT_OK;
+}
+
+/* Say @err (on lines of its own) and return @code. */
+static int report_error(const char *err, int code)
+{
+	fputs(err, stderr);
+	if (!*err || err[strlen(err) - 1] != '\n')
+		fputc('\n', stderr);
+	return code;
+}
+
+static const char merge_usage[] =
+	"gpuiso merge OUT [--jobs N] [-v]\n"
+	"  the summary of a sweep or campaign run in shards (--shard I/N) into OUT, as one\n"
+	"  run of all of it writes it: OUT/summary.json, OUT/summary.txt (and a sweep's\n"
+	"  trimmed reproducers, --jobs at a time). When a shard's runs are missing, it says\n"
+	"  which (all of them in OUT/shards/missing) and writes no summary (docs/slurm.md).\n"
+	"  exit: 0 merged, 1 merged with findings or runs missing, 2 bad input, 3 environment";
+
+static int cmd_merge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "jobs", required_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	struct campaign_totals ct;
+	struct sweep_totals st;
+	struct shard_header h;
+	char err[8192] = "";
+	bool findings;
+	FILE *progress;
+	uint64_t jobs = 1;
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hvj:", opts, NULL)) != -1) {
+		if (opt == 'j') {
+			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)
+				return usage_error(merge_usage, "--jobs takes 1 to 256, not '%s'", optarg);
+		} else if (common_opt(opt, merge_usage, &rc)) {
+			return rc;
+		}
+	}
+	if (optind + 1 != argc)
+		return usage_error(merge_usage, "%s", "one output folder, please");
+	rc = shard_find(argv[optind], &h, err, sizeof(err));
+	if (rc)
+		return report_error(err, rc == -EINVAL || rc == -ENOENT ? EXIT_INPUT : EXIT_ENV);
+	progress = isatty(fileno(stdout)) ? stderr : NULL;
+	if (!strcmp(h.kind, "sweep")) {
+		rc = sweep_merge(argv[optind], &h, (unsigned int)jobs, progress, stdout, &st, err,
+				 sizeof(err));
+		if (!rc)
+			sweep_totals_print(&st, argv[optind]);
+		findings = st.violation || st.crash || st.hung;
+	} else {
+		rc = campaign_merge(argv[optind], &h, &ct, err, sizeof(err));
+		if (!rc)
+			campaign_totals_print(&ct, argv[optind]);
+		findings = ct.failed;
+	}
+	shard_header_free(&h);
+	/* runs missing: nothing merged, and the user is told which */
+	if (rc)
+		return report_error(err, rc == -ENODATA ? EXIT_FINDINGS :
+					 rc == -EINVAL ? EXIT_INPUT : EXIT_ENV);
+	return findings ? EXIT_FINDINGS : EXIT_OK;
 }
 
 static const char faults_usage[] = "gpuiso faults list";
@@ -870,6 +979,7 @@ static const struct command commands[] = {
 	{ "faults list", cmd_faults_list, faults_usage, "the injection points and what a failure at each means" },
 	{ "campaign run", cmd_campaign_run, campaign_usage, "run (or resume) a fault-injection campaign" },
 	{ "sweep", cmd_sweep, sweep_usage, "fail every injection-point hit of a trace, one at a time" },
+	{ "merge", cmd_merge, merge_usage, "the summary of a sweep or campaign run in shards" },
 	{ "bench", cmd_bench, bench_usage, "micro and replay benchmarks (bench JSON with --json)" },
 	{ "store add", cmd_store_add, store_add_usage, "add run files to a results store (SQLite)" },
 	{ "store list", cmd_store_list, store_list_usage, "the runs in a results store" },

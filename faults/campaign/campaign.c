@@ -67,7 +67,7 @@ static void reap(void *arg, const struct pool *p, size_t i, int status)
 /* The next run to start at or after @from, or njobs. */
 static size_t next_job(const struct campaign *c, size_t from)
 {
-	while (from < c->njobs && c->jobs[from].resumed)
+	while (from < c->njobs && (c->jobs[from].resumed || c->jobs[from].other))
 		from++;
 	return from;
 }
@@ -138,10 +138,14 @@ static int prepare_runs(struct campaign *c, struct campaign_totals *t,
 	for (size_t i = 0; i < c->njobs; i++) {
 		struct camp_job *j = &c->jobs[i];
 		struct camp_outcome oc;
-		int rc = campaign_faults_write(c, j, err, errlen);
+		int rc;
 
+		if (j->other)
+			continue;
+		rc = campaign_faults_write(c, j, err, errlen);
 		if (rc)
 			return rc;
+		t->shard_runs++;
 		j->resumed = campaign_job_finished(c, j);
 		if (!j->resumed)
 			continue;
@@ -170,12 +174,19 @@ int campaign_run(const struct campaign_opts *o, struct campaign_totals *t, char 
 	c->run_timeout_s = o->run_timeout_s;
 	c->stall_timeout_s = o->stall_timeout_s;
 	rc = prepare_output(c, o->out, err, errlen);
+	if (!rc && o->shard.count)
+		rc = campaign_shard_begin(c, o->file, &o->shard, err, errlen);
+	for (size_t i = 0; i < c->njobs; i++)
+		pg.total += !c->jobs[i].other;
 	if (!rc)
 		rc = prepare_runs(c, t, &pg, err, errlen);
 	if (!rc)
 		rc = run_pool(c, o->jobs ? o->jobs : 1, &pg, err, errlen);
-	if (!rc)
+	/* a shard's runs are summed up by the merge, with every other shard's */
+	if (!rc && !o->shard.count)
 		rc = campaign_summary_write(c, t, err, errlen);
+	if (!o->shard.count)
+		t->shard_runs = 0;
 free_campaign:
 	campaign_free(c);
 	return rc;

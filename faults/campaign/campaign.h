@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "common/types.h"
+#include "faults/campaign/shard.h"
 
 /*
  * Fault-injection campaigns (docs/campaign-format.md): traces x seeds x runs
@@ -21,6 +22,11 @@ struct campaign_opts {
 	unsigned int run_timeout_s;
 	/* a run that makes no progress for this long is killed and fails as hung; 0: 60 s */
 	unsigned int stall_timeout_s;
+	/*
+	 * a part of the runs only, for gpuiso merge to report (no summary;
+	 * OUT/shards/I-of-N says what campaign it is part of); count 0: all
+	 */
+	struct shard shard;
 	FILE *progress;    /* progress lines (a terminal), or NULL */
 };
 
@@ -28,6 +34,7 @@ struct campaign_totals {
 	unsigned int runs, passed, failed, resumed;
 	unsigned int hung; /* of the failed: killed for making no progress or running out of time */
 	unsigned int findings; /* the failed runs grouped by what broke (summary.json "findings") */
+	unsigned int shard_runs; /* a shard: its runs (and no summary: the rest is 0 but resumed) */
 };
 
 /**
@@ -55,5 +62,23 @@ int campaign_run(const struct campaign_opts *o, struct campaign_totals *t, char 
  * one, -ENOMEM.
  */
 int campaign_check(const char *file, char *err, size_t errlen);
+
+/**
+ * campaign_merge() - merge the shards of a campaign in OUT: when every run
+ * of the campaign @h names has its outcome recorded, write the summary a
+ * campaign run of all of them would have written.
+ * @out: the output folder.
+ * @h: the header of one of its shards (shard_find()).
+ * @t: out: totals, as campaign_run() gives them.
+ * @err: out: what went wrong; for missing runs, a line per shard that has
+ *       them, saying which (all of them in OUT/shards/missing).
+ * @errlen: size of @err.
+ *
+ * Return: 0, -ENODATA (runs are missing: nothing written but the list),
+ * -EINVAL (the campaign file is malformed, or changed since the shards
+ * ran), other negative errno.
+ */
+int campaign_merge(const char *out, const struct shard_header *h, struct campaign_totals *t,
+		   char *err, size_t errlen);
 
 #endif

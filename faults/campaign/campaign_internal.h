@@ -10,6 +10,7 @@
  *   record.c         a run's files in DIR/runs: faults file, outcome record
  *   judge.c          a run's outcome: from its results, or from how it ended
  *   report.c         progress lines, summary.json and summary.txt
+ *   campaign_shard.c a shard's part of the runs; campaign_merge()
  *   campaign.c       campaign_run(): the above, with the process pool (pool.h)
  */
 
@@ -56,6 +57,7 @@ struct camp_job {
 	char id[CAMPAIGN_ID_LEN];
 	uint64_t key;   /* what defines the run: a finished one is resumed only if it matches */
 	bool resumed;
+	bool other;     /* another shard's run */
 };
 
 /* What an outcome record says of a run's verdict, or of where it injected first. */
@@ -116,6 +118,7 @@ struct campaign {
 struct camp_progress {
 	FILE *f;     /* or NULL: none are written */
 	size_t done;
+	size_t total; /* the runs to count to: all, or a shard's */
 };
 
 /* ---- campaign_file.c ---------------------------------------------------- */
@@ -287,5 +290,22 @@ int campaign_summary_write(const struct campaign *c, struct campaign_totals *t, 
  * @oc: out: failed and reason (the rest is left as it is).
  */
 void campaign_judge(const struct campaign *c, const struct results *res, struct camp_outcome *oc);
+
+/* ---- campaign_shard.c --------------------------------------------------- */
+
+/**
+ * campaign_shard_begin() - mark the runs that are not shard @sh's, and write
+ * OUT/shards/I-of-N, which names the campaign for the merge. A summary of
+ * an earlier run is removed: the merge writes the next one.
+ * @c: the campaign, its output folder made.
+ * @file: its file, as campaign_load() was given it.
+ * @sh: the shard.
+ * @err: out: what went wrong.
+ * @errlen: size of @err.
+ *
+ * Return: 0, or a negative errno.
+ */
+int campaign_shard_begin(struct campaign *c, const char *file, const struct shard *sh, char *err,
+			 size_t errlen);
 
 #endif

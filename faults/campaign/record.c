@@ -98,37 +98,13 @@ out:
 	return rc;
 }
 
-/* "verdict OUTCOME TOTAL BROKEN", then a "finding" line for each kept; or "verdict none". */
+/* The verdict's lines (verdict_lines_write()), "verdict none" when it is unknown, or nothing. */
 static void verdict_lines(FILE *f, const struct camp_outcome *oc)
 {
-	const struct verdict *v = &oc->verdict;
-	char detail[sizeof(v->findings[0].detail)], code[sizeof(v->findings[0].code)];
-	const char *sep = "";
-
 	if (oc->has_verdict == CAMP_UNKNOWN)
 		fputs("verdict none\n", f);
-	if (oc->has_verdict != CAMP_KNOWN)
-		return;
-	fprintf(f, "verdict %s %llu ", verdict_outcome_name(v->outcome),
-		(unsigned long long)v->nfindings);
-	for (unsigned int i = 0; verdict_invariant_name(i); i++)
-		if (v->broken & (1u << i)) {
-			fprintf(f, "%s%s", sep, verdict_invariant_name(i));
-			sep = ",";
-		}
-	fprintf(f, "%s\n", *sep ? "" : "-");
-	for (uint32_t i = 0; i < v->kept; i++) {
-		const struct violation_result *x = &v->findings[i];
-
-		/* the detail goes last, the rest of its line: it may hold anything but a line break */
-		snprintf(code, sizeof(code), "%s", x->code);
-		snprintf(detail, sizeof(detail), "%s", x->detail);
-		campaign_one_line(code);
-		campaign_one_line(detail);
-		fprintf(f, "finding %s %llu %llu %s %s %s\n", code, (unsigned long long)x->event,
-			(unsigned long long)x->ts_ns, x->at_teardown ? "teardown" : "during",
-			x->by_os ? "os" : "driver", detail);
-	}
+	if (oc->has_verdict == CAMP_KNOWN)
+		verdict_lines_write(f, &oc->verdict);
 }
 
 /* "injected POINT NTH EVENT TS OP SITE" ("-": none), "injected none" or "injected unknown". */
@@ -192,74 +168,6 @@ static bool outcome_line(FILE *f, const char *name, char *val, size_t len)
 	return true;
 }
 
-/* The bits of verdict.broken named by "-" or "no_leaks,forward_progress". */
-static bool broken_parse(char *list, uint32_t *broken)
-{
-	char *save = NULL;
-
-	*broken = 0;
-	if (!strcmp(list, "-"))
-		return true;
-	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		unsigned int i = 0;
-
-		while (verdict_invariant_name(i) && strcmp(verdict_invariant_name(i), name))
-			i++;
-		if (!verdict_invariant_name(i))
-			return false;
-		*broken |= 1u << i;
-	}
-	return true;
-}
-
-/* "verdict OUTCOME TOTAL BROKEN" or "verdict none". */
-static bool verdict_parse(const char *val, struct camp_outcome *oc)
-{
-	char outcome[16], broken[256];
-	unsigned long long total;
-	int n = -1, o = 0;
-
-	if (!strcmp(val, "none")) {
-		oc->has_verdict = CAMP_UNKNOWN;
-		return true;
-	}
-	if (sscanf(val, "%15s %llu %255s%n", outcome, &total, broken, &n) != 3 || val[n])
-		return false;
-	while (o < VERDICT_NOUTCOMES && strcmp(verdict_outcome_name(o), outcome))
-		o++;
-	if (o == VERDICT_NOUTCOMES || !broken_parse(broken, &oc->verdict.broken))
-		return false;
-	oc->verdict.outcome = o;
-	oc->verdict.nfindings = total;
-	oc->has_verdict = CAMP_KNOWN;
-	return true;
-}
-
-/* "finding CODE EVENT TS during|teardown os|driver DETAIL", after its verdict. */
-static bool finding_parse(const char *val, struct camp_outcome *oc)
-{
-	struct verdict *v = &oc->verdict;
-	struct violation_result *x = &v->findings[v->kept];
-	char where[16], party[16];
-	unsigned long long event, ts;
-	int n = -1;
-
-	if (oc->has_verdict != CAMP_KNOWN || v->kept == VERDICT_MAX_FINDINGS ||
-	    sscanf(val, "%31s %llu %llu %15s %15s%n", x->code, &event, &ts, where, party, &n) != 5 ||
-	    (val[n] && val[n] != ' '))
-		return false;
-	if ((strcmp(where, "during") && strcmp(where, "teardown")) ||
-	    (strcmp(party, "os") && strcmp(party, "driver")))
-		return false;
-	x->event = event;
-	x->ts_ns = ts;
-	x->at_teardown = !strcmp(where, "teardown");
-	x->by_os = !strcmp(party, "os");
-	snprintf(x->detail, sizeof(x->detail), "%s", val[n] ? val + n + 1 : "");
-	v->kept++;
-	return true;
-}
-
 /* "injected POINT NTH EVENT TS OP SITE", "injected none" or "injected unknown". */
 static bool injection_parse(const char *val, struct camp_injection *in)
 {
@@ -302,12 +210,17 @@ static bool optional_lines(FILE *f, struct camp_outcome *oc)
 	int got;
 
 	while (ok && (got = record_line(f, line, sizeof(line))) == 1) {
-		if (!strncmp(line, "verdict ", 8))
-			ok = verdict_parse(line + 8, oc);
-		else if (!strncmp(line, "finding ", 8))
-			ok = finding_parse(line + 8, oc);
-		else if (!strncmp(line, "injected ", 9))
+		if (!strcmp(line, "verdict none")) {
+			oc->has_verdict = CAMP_UNKNOWN;
+		} else if (!strncmp(line, "injected ", 9)) {
 			ok = injection_parse(line + 9, &oc->injected);
+		} else if (!strncmp(line, "verdict ", 8) ||
+			   (!strncmp(line, "finding ", 8) && oc->has_verdict == CAMP_KNOWN)) {
+			ok = verdict_line_read(line, &oc->verdict) == 1;
+			oc->has_verdict = CAMP_KNOWN;
+		} else if (!strncmp(line, "finding ", 8)) {
+			ok = false; /* a finding of no verdict */
+		}
 	}
 	/* a line cut short is a record cut short */
 	return ok && !got;

@@ -23,7 +23,7 @@ void campaign_progress_line(struct camp_progress *pg, const struct campaign *c,
 	pg->done++;
 	if (!pg->f)
 		return;
-	fprintf(pg->f, "[%zu/%zu] %s %s s%llu", pg->done, c->njobs, c->runs[j->run].name,
+	fprintf(pg->f, "[%zu/%zu] %s %s s%llu", pg->done, pg->total, c->runs[j->run].name,
 		c->traces[j->trace].base, (unsigned long long)j->seed);
 	if (c->reps > 1)
 		fprintf(pg->f, " r%u", j->rep);

@@ -142,6 +142,7 @@ static void record_state(const struct replay_engine *e, uint64_t index, void *ar
 	uint64_t digest, *d;
 
 	(void)index;
+	s->nevents++;
 	if (!s->digests)
 		return;
 	if (engine_state_digest(e, &digest)) {
@@ -309,26 +310,26 @@ static void progress(struct sweep *s)
 	if (s->ended < s->next_progress && now < s->next_progress_s)
 		return;
 	fprintf(s->o->progress, "sweep: %llu/%llu runs in %.0f s: %llu not recovered\n",
-		(unsigned long long)s->ended, (unsigned long long)s->total, now - s->t0,
+		(unsigned long long)s->ended, (unsigned long long)s->todo, now - s->t0,
 		(unsigned long long)s->nfailures);
 	fflush(s->o->progress);
-	s->next_progress = s->ended + (s->total + 19) / 20;
+	s->next_progress = s->ended + (s->todo + 19) / 20;
 	s->next_progress_s = now + SWEEP_PROGRESS_S;
 }
 
-/* Count run @r's outcome @oc, and list it with what it found (@v, or NULL) if it is a failure. */
-static void book(struct sweep *s, uint32_t r, enum sweep_outcome oc, const struct verdict *v)
+void sweep_book(struct sweep *s, uint32_t r, enum sweep_outcome oc, const struct verdict *v)
 {
 	struct sweep_run *run = &s->runs[r];
-	int rc;
+	int rc = 0;
 
 	run->outcome = oc;
 	s->outcomes[run->point][oc]++;
-	if (oc != SWEEP_RECOVERED) {
+	if (oc != SWEEP_RECOVERED)
 		rc = failure_add(s, r, oc, v);
-		if (rc && !s->error)
-			s->error = rc;
-	}
+	if (!rc && s->journal >= 0)
+		rc = sweep_shard_add(s, r, oc, v);
+	if (rc && !s->error)
+		s->error = rc;
 }
 
 /* The verdict the child of slot @i sent, into *@v: false when it sent none (or not one). */
@@ -360,7 +361,7 @@ static void child_done(void *arg, const struct pool *p, size_t i, int status)
 	run->ended = true;
 	s->ended++;
 	if (p->slots[i].killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
-		book(s, r, SWEEP_HUNG, NULL);
+		sweep_book(s, r, SWEEP_HUNG, NULL);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == SWEEP_EXIT_FOLLOWS) {
 		run->follows = true;
 		s->followed++;
@@ -369,7 +370,7 @@ static void child_done(void *arg, const struct pool *p, size_t i, int status)
 		/* a verdict that says otherwise than the status is not this run's */
 		if (v && (oc >= SWEEP_CRASH || classify(v) != oc))
 			v = NULL;
-		book(s, r, oc, v);
+		sweep_book(s, r, oc, v);
 		s->met += met;
 	}
 	progress(s);
@@ -432,19 +433,11 @@ static int spawn_run(struct sweep *s, uint32_t run)
 	return 0;
 }
 
-/* Fork the next run, which fails hit @nth of @p. Return: as spawn_run(). */
-static int spawn(struct sweep *s, enum fp_point p, uint64_t nth)
+/* Fork run @run. Return: as spawn_run(). */
+static int spawn(struct sweep *s, uint32_t run)
 {
-	uint32_t run = (uint32_t)s->spawned;
-	int rc;
+	int rc = spawn_run(s, run);
 
-	if (s->spawned == s->total) {
-		snprintf(s->err, s->errlen, "sweep: %s hit more often than counted: "
-			 "the replay is not deterministic", fp_point_name(p));
-		return -EPROTO;
-	}
-	s->runs[run] = (struct sweep_run){ .point = p, .nth = nth };
-	rc = spawn_run(s, run);
 	if (rc >= 0)
 		s->spawned++;
 	return rc;
@@ -478,7 +471,7 @@ static int book_followers(struct sweep *s)
 	uint64_t again = 0;
 	int rc = 0, wrc;
 
-	for (uint64_t r = 0; r < s->spawned; r++) {
+	for (uint64_t r = 0; r < s->total; r++) {
 		uint32_t first = (uint32_t)r;
 		uint64_t links = 0;
 		bool known;
@@ -486,8 +479,8 @@ static int book_followers(struct sweep *s)
 		if (!s->runs[r].follows)
 			continue;
 		do {
-			known = meet_followed(&s->meet, first, &first) && first < s->spawned &&
-				s->runs[first].ended && links++ < s->spawned;
+			known = meet_followed(&s->meet, first, &first) && first < s->total &&
+				s->runs[first].ended && links++ < s->total;
 		} while (known && s->runs[first].follows);
 		if (!known) {
 			snprintf(s->err, s->errlen, "sweep: %s:%llu stopped to follow a run that is not known",
@@ -505,13 +498,14 @@ static int book_followers(struct sweep *s)
 			/* the same so far, and the same from there on: its verdict is the other's */
 			if (led && led->has_verdict)
 				v = led->verdict; /* booking may move the failures */
-			book(s, (uint32_t)r, s->runs[first].outcome, led && led->has_verdict ? &v : NULL);
+			sweep_book(s, (uint32_t)r, s->runs[first].outcome,
+				   led && led->has_verdict ? &v : NULL);
 		}
 	}
 	if (again && s->o->progress)
 		fprintf(s->o->progress, "sweep: %llu runs met a run that crashed or hung: "
 			"running them again from the start\n", (unsigned long long)again);
-	for (uint64_t r = 0; r < s->spawned && !rc && !s->error; r++) {
+	for (uint64_t r = 0; r < s->total && !rc && !s->error; r++) {
 		if (!s->runs[r].again)
 			continue;
 		s->runs[r] = (struct sweep_run){ .point = s->runs[r].point, .nth = s->runs[r].nth };
@@ -540,6 +534,12 @@ static bool count_observe(void *arg, enum fp_point p, uint64_t hit)
 	}
 	s->where[p][hit - 1] = (struct sweep_hit){ .event = fp->event, .ts = fp->ts, .op = fp->op,
 						   .site = fp->site };
+	/* a run per hit, in the order the replay hits them (the order a fork pass forks them) */
+	if (array_reserve(&s->runs, &s->runs_cap, s->total, sizeof(*s->runs))) {
+		s->error = -ENOMEM;
+		return false;
+	}
+	s->runs[s->total++] = (struct sweep_run){ .point = p, .nth = hit };
 	return false;
 }
 
@@ -549,10 +549,21 @@ static bool fork_observe(void *arg, enum fp_point p, uint64_t hit)
 	struct sweep *s = arg;
 	int rc;
 
+	uint64_t run = s->seen++;
+
 	/* a child fails exactly one hit; an earlier error stops forking */
 	if (s->in_child || s->error)
 		return false;
-	rc = spawn(s, p, hit);
+	if (run == s->total || s->runs[run].point != p || s->runs[run].nth != hit) {
+		snprintf(s->err, s->errlen, "sweep: hit %llu of %s is not where the counting pass "
+			 "had it: the replay is not deterministic", (unsigned long long)hit,
+			 fp_point_name(p));
+		s->error = -EPROTO;
+		return false;
+	}
+	if (s->runs[run].skip)
+		return false;
+	rc = spawn(s, (uint32_t)run);
 	if (rc < 0)
 		s->error = rc;
 	return rc == 1;
@@ -579,7 +590,8 @@ static int count_pass(struct sweep *s)
 
 	fp_observe(s, &fp, count_observe, s);
 	s->count_fp = &fp;
-	s->digests = s->o->from_scratch ? NULL : malloc(4096 * sizeof(*s->digests));
+	/* a merge forks no run: it needs no digests */
+	s->digests = s->o->from_scratch || s->merging ? NULL : malloc(4096 * sizeof(*s->digests));
 	rc = sweep_replay(s, &fp, record_state, &s->baseline);
 	s->count_fp = NULL;
 	if (!rc && s->error)
@@ -595,31 +607,22 @@ static int count_pass(struct sweep *s)
 		if (!s->selected[p])
 			continue;
 		s->hits[p] = fp.hits[p];
-		s->total += fp.hits[p];
-		if (s->o->progress && fp.hits[p])
+		if (s->o->progress && fp.hits[p] && !s->merging)
 			fprintf(s->o->progress, "sweep: %s: %llu hits\n", fp_point_name(p),
 				(unsigned long long)fp.hits[p]);
 	}
-	s->runs = calloc(s->total ? s->total : 1, sizeof(*s->runs));
-	if (!s->runs)
-		return -ENOMEM;
-	s->next_progress = (s->total + 19) / 20;
-	s->next_progress_s = now_s() + SWEEP_PROGRESS_S;
+	s->todo = s->total;
 	/*
 	 * Forking needs the cache: a child forked while the parent decodes CTF
 	 * and fills the cache would finish and commit that cache file as well.
 	 */
 	s->forking = !s->o->from_scratch && s->cached;
 	s->uncacheable = !s->cached;
-	if (s->uncacheable) /* once, progress or not: the counting replay said why */
+	if (s->uncacheable && !s->merging) /* once, progress or not: the counting replay said why */
 		fprintf(s->o->progress ? s->o->progress : stderr,
 			"sweep: the replay cache could not be written: every run decodes the CTF%s\n",
 			s->o->from_scratch ? "" : ", from scratch instead of forking");
-	if (!s->o->progress)
-		return 0;
-	fprintf(s->o->progress, "sweep: %llu runs to do (%s)\n", (unsigned long long)s->total,
-		s->forking ? "forking at each hit" : "from scratch");
-	if (s->baseline != SWEEP_RECOVERED)
+	if (s->o->progress && s->baseline != SWEEP_RECOVERED && !s->merging)
 		fprintf(s->o->progress, "sweep: with no failure injected the run ends in %s already\n",
 			sweep_outcome_names[s->baseline]);
 	return 0;
@@ -637,7 +640,7 @@ static int fork_pass(struct sweep *s)
 
 		while (s->ndigests >> checks)
 			checks++;
-		rc = meet_table_init(&s->meet, s->total, s->total * (checks + 1));
+		rc = meet_table_init(&s->meet, s->total, s->todo * (checks + 1));
 		if (rc)
 			return rc;
 	}
@@ -660,14 +663,14 @@ static int scratch_pass(struct sweep *s)
 {
 	int rc;
 
-	for (int p = 0; p < FP_NPOINTS; p++) {
-		for (uint64_t n = 1; n <= s->hits[p] && !s->error; n++) {
-			rc = spawn(s, (enum fp_point)p, n);
-			if (rc < 0)
-				return rc;
-			if (rc)
-				scratch_replay(s, s->run);
-		}
+	for (uint64_t r = 0; r < s->total && !s->error; r++) {
+		if (s->runs[r].skip)
+			continue;
+		rc = spawn(s, (uint32_t)r);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			scratch_replay(s, s->run);
 	}
 	return 0;
 }
@@ -722,7 +725,7 @@ static int sweep_prepare(struct sweep *s)
 			 o->faults ? " the base plan leaves unarmed" : "");
 		return -EINVAL;
 	}
-	/* where the summary goes, before the runs rather than after them */
+	/* where the summary (or the shard's journal) goes, before the runs rather than after them */
 	rc = 0;
 	if (mkdir(o->out, 0777) && errno != EEXIST)
 		rc = -errno;
@@ -753,8 +756,23 @@ static int sweep_prepare(struct sweep *s)
 	return pool_init(&s->pool, o->jobs, o->stall_timeout_s, o->run_timeout_s);
 }
 
-static void totals_fill(const struct sweep *s, struct sweep_totals *t)
+void sweep_init(struct sweep *s, const struct sweep_opts *o, char *err, size_t errlen)
 {
+	*s = (struct sweep){ .o = o, .err = err, .errlen = errlen, .t0 = now_s(), .journal = -1 };
+	if (errlen)
+		*err = '\0';
+}
+
+int sweep_plan(struct sweep *s)
+{
+	int rc = sweep_prepare(s);
+
+	return rc ? rc : count_pass(s);
+}
+
+void sweep_totals_fill(const struct sweep *s, struct sweep_totals *t)
+{
+	memset(t, 0, sizeof(*t));
 	for (int p = 0; p < FP_NPOINTS; p++) {
 		t->hits += s->hits[p];
 		t->recovered += s->outcomes[p][SWEEP_RECOVERED];
@@ -767,16 +785,63 @@ static void totals_fill(const struct sweep *s, struct sweep_totals *t)
 	t->met = s->met;
 	t->followed = s->followed;
 	t->findings = s->findings.n;
+	t->shard_runs = s->o->shard.count ? s->todo + s->resumed : 0;
+	t->resumed = s->resumed;
+	t->seconds = now_s() - s->t0;
+}
+
+void sweep_free(struct sweep *s)
+{
+	if (s->journal >= 0)
+		close(s->journal);
+	for (size_t i = 0; s->repro && i < s->findings.n; i++) {
+		free(s->repro[i].cmd);
+		free(s->repro[i].whole);
+	}
+	free(s->repro);
+	finding_set_free(&s->findings);
+	for (int p = 0; p < FP_NPOINTS; p++)
+		array_free_shared(s->where[p], s->where_cap[p], sizeof(*s->where[p]));
+	meet_table_fini(&s->meet);
+	free(s->runs);
+	array_free_shared(s->failures, s->failures_cap, sizeof(*s->failures));
+	free(s->digests);
+	pool_fini(&s->pool);
+	free(s->faults);
+	free(s->out);
+	free(s->scenario);
+	free(s->trace);
+	fault_plan_free(&s->base);
+	scenario_free(&s->scn);
+}
+
+/* The runs (this shard's not yet booked), each in a child; every one booked. */
+static int run_all(struct sweep *s)
+{
+	int rc, wrc;
+
+	if (s->o->progress)
+		fprintf(s->o->progress, "sweep: %llu runs to do (%s)\n", (unsigned long long)s->todo,
+			s->forking ? "forking at each hit" : "from scratch");
+	s->next_progress = (s->todo + 19) / 20;
+	s->next_progress_s = now_s() + SWEEP_PROGRESS_S;
+	rc = s->forking ? fork_pass(s) : scratch_pass(s);
+	/* whatever happened, no child is left behind */
+	wrc = reap_all(s);
+	if (!rc)
+		rc = s->error ? s->error : wrc;
+	if (!rc)
+		rc = book_followers(s);
+	return rc;
 }
 
 int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, size_t errlen)
 {
-	struct sweep s = { .o = o, .err = err, .errlen = errlen, .t0 = now_s() };
-	int rc, wrc;
+	struct sweep s;
+	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if (errlen)
-		*err = '\0';
+	sweep_init(&s, o, err, errlen);
 	/*
 	 * Every fork copies the page-table entry of each resident page, and
 	 * the parent forks at each hit. glibc raises its mmap threshold when a
@@ -786,49 +851,18 @@ int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, siz
 	 * free and present only where touched (half the parent's pages here).
 	 */
 	mallopt(M_MMAP_THRESHOLD, SWEEP_MMAP_THRESHOLD);
-	rc = sweep_prepare(&s);
-	if (rc)
-		goto free_scenario;
-	rc = count_pass(&s);
-	if (rc)
-		goto free_scenario;
-	rc = s.forking ? fork_pass(&s) : scratch_pass(&s);
-	/* whatever happened, no child is left behind */
-	wrc = reap_all(&s);
+	rc = sweep_plan(&s);
+	if (!rc && o->shard.count)
+		rc = sweep_shard_begin(&s);
 	if (!rc)
-		rc = s.error ? s.error : wrc;
+		rc = run_all(&s);
 	if (!rc)
-		rc = book_followers(&s);
-	if (rc) {
-		if (!*err)
-			snprintf(err, errlen, "sweep: %s", strerror(-rc));
-		goto free_failures;
-	}
-	rc = sweep_summary_write(&s);
-	totals_fill(&s, t);
-	t->seconds = now_s() - s.t0;
-	if (!rc && o->report)
+		rc = o->shard.count ? sweep_shard_end(&s) : sweep_summary_write(&s);
+	if (rc && !*err)
+		snprintf(err, errlen, "sweep: %s", strerror(-rc));
+	sweep_totals_fill(&s, t);
+	if (!rc && o->report && !o->shard.count)
 		sweep_report_findings(&s, o->report);
-free_failures:
-	for (size_t i = 0; s.repro && i < s.findings.n; i++) {
-		free(s.repro[i].cmd);
-		free(s.repro[i].whole);
-	}
-	free(s.repro);
-	finding_set_free(&s.findings);
-	for (int p = 0; p < FP_NPOINTS; p++)
-		array_free_shared(s.where[p], s.where_cap[p], sizeof(*s.where[p]));
-	meet_table_fini(&s.meet);
-	free(s.runs);
-	array_free_shared(s.failures, s.failures_cap, sizeof(*s.failures));
-	free(s.digests);
-free_scenario:
-	pool_fini(&s.pool);
-	free(s.faults);
-	free(s.out);
-	free(s.scenario);
-	free(s.trace);
-	fault_plan_free(&s.base);
-	scenario_free(&s.scn);
+	sweep_free(&s);
 	return rc;
 }

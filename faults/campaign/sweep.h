@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "common/types.h"
+#include "faults/campaign/shard.h"
 #include "replay/replay.h"
 
 /*
@@ -25,6 +26,12 @@ struct sweep_opts {
 	unsigned int run_timeout_s;
 	/* a run that makes no progress for this long is killed (hung); 0: 60 s */
 	unsigned int stall_timeout_s;
+	/*
+	 * a part of the runs only, booked in OUT/shards/I-of-N (resumed when
+	 * it is there), for gpuiso merge to report; count 0: all of them,
+	 * reported at the end
+	 */
+	struct shard shard;
 	FILE *progress;        /* progress lines, or NULL */
 	FILE *report;          /* the findings at the end, a line each, or NULL */
 };
@@ -34,6 +41,8 @@ struct sweep_totals {
 	uint64_t met;      /* forked runs that stopped where they met the unfailed run */
 	uint64_t followed; /* ... where they met an earlier forked run (and took its outcome) */
 	size_t findings;   /* failing runs grouped by what broke (OUT/summary.txt) */
+	uint64_t shard_runs; /* a shard: its runs (runs: those it ran this time) ... */
+	uint64_t resumed;    /* ... and those an earlier invocation had booked */
 	double seconds;
 };
 
@@ -47,5 +56,26 @@ struct sweep_totals {
  * Return: 0, -EINVAL (bad input: @err says where), other negative errno.
  */
 int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, size_t errlen);
+
+/**
+ * sweep_merge() - merge the shards of a sweep in OUT (every OUT/shards/I-of-N
+ * of the work @h describes) into the OUT/summary.json and OUT/summary.txt a
+ * sweep of all runs would have written, findings and reproducers included.
+ * @out: the output folder.
+ * @h: the header of one of its shards (shard_find()).
+ * @jobs: children trimming the findings' reproducers at once (>= 1).
+ * @progress: progress lines, or NULL.
+ * @report: the findings, a line each, or NULL.
+ * @t: out: totals, as sweep_run() gives them.
+ * @err: out: what went wrong; for missing runs, a line per shard that has
+ *       them, saying which (all of them in OUT/shards/missing).
+ * @errlen: size of @err.
+ *
+ * Return: 0, -ENODATA (runs are missing: nothing written but the list),
+ * -EINVAL (the shards do not describe the same work as their inputs do
+ * now, or cannot be read), other negative errno.
+ */
+int sweep_merge(const char *out, const struct shard_header *h, unsigned int jobs, FILE *progress,
+		FILE *report, struct sweep_totals *t, char *err, size_t errlen);
 
 #endif

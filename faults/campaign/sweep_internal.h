@@ -10,7 +10,10 @@
  *                   summary.txt and the command's finding lines
  *   sweep.c         sweep_run(): the counting pass, the runs (forked at each
  *                   hit or from scratch) in the pool, their outcomes booked;
- *                   then the report
+ *                   then the report, or the shard's journal
+ *   sweep_shard.c   a shard's part of the runs and its journal
+ *                   (OUT/shards/I-of-N); sweep_merge(): the report from
+ *                   every shard's journal
  */
 
 #include <stdbool.h>
@@ -82,6 +85,7 @@ struct sweep_run {
 	bool ended;
 	bool follows;   /* it stopped where another run had been: that run's outcome is its own */
 	bool again;     /* ... one that crashed: it runs again, from the start */
+	bool skip;      /* another shard's, or booked in this shard's journal already */
 	uint32_t failure; /* 1 + its index in sweep.failures, or 0 */
 };
 
@@ -106,8 +110,13 @@ struct sweep {
 	size_t nfailures, failures_cap;               /* failures: array_reserve_shared() */
 	struct pool pool;                             /* o->jobs slots; a slot's job is its run */
 	struct watch_beat *beat;                      /* a child: its slot's */
-	struct sweep_run *runs;                       /* total of them, in the order spawned */
-	uint64_t ended, spawned, total;               /* runs reaped, forked, to do */
+	struct sweep_run *runs;   /* total of them, in the order the replay hits them */
+	size_t runs_cap;
+	uint64_t ended, spawned, total;               /* runs reaped, forked, in all */
+	uint64_t todo;     /* runs this invocation does (total, or its shard's not yet booked) */
+	uint64_t resumed;  /* its shard's runs an earlier invocation booked */
+	uint64_t seen;     /* hits the fork pass has reached */
+	uint64_t nevents;  /* the trace's events (the counting pass) */
 	uint64_t met;      /* runs that stopped where they met the unfailed run */
 	uint64_t followed; /* ... where they met an earlier run */
 	uint64_t *digests;    /* the unfailed run's state before each event, or NULL */
@@ -124,10 +133,94 @@ struct sweep {
 	bool uncacheable; /* the counting replay could not write it: the runs do without */
 	bool forking;   /* fork at each hit (else rerun from scratch) */
 	bool in_child;  /* this process is a child: hits pass, nothing forks */
+	bool merging;   /* sweep_merge(): runs come from the shards' journals */
+	int journal;    /* a shard: its journal, open for appending; or -1 */
+	uint64_t work;  /* what defines the work, as the shards' headers say it */
 	int error;      /* the first fork/wait error (negative errno), or 0 */
 	char *err;
 	size_t errlen;
 };
+
+/* ---- sweep.c ---------------------------------------------------------------- */
+
+/**
+ * sweep_init() - an empty sweep, ready for sweep_plan().
+ * @s: the sweep.
+ * @o: its options (must outlive it).
+ * @err: where what goes wrong is said.
+ * @errlen: size of @err.
+ */
+void sweep_init(struct sweep *s, const struct sweep_opts *o, char *err, size_t errlen);
+
+/**
+ * sweep_plan() - check the options, load the inputs and run the counting
+ * pass: every run (hit) the sweep has, in the order the replay hits them.
+ * @s: the sweep, from sweep_init().
+ *
+ * Return: 0, -EINVAL (bad input: @s->err says where), other negative errno.
+ */
+int sweep_plan(struct sweep *s);
+
+/**
+ * sweep_book() - count run @r's outcome, and list it as a failure (with
+ * what it found) when it did not recover; a shard also adds it to its
+ * journal.
+ * @s: the sweep.
+ * @r: the run.
+ * @oc: its outcome.
+ * @v: its verdict, or NULL when it said none (it crashed or hung).
+ */
+void sweep_book(struct sweep *s, uint32_t r, enum sweep_outcome oc, const struct verdict *v);
+
+/**
+ * sweep_totals_fill() - the totals of what has been booked.
+ * @s: the sweep.
+ * @t: out: its totals.
+ */
+void sweep_totals_fill(const struct sweep *s, struct sweep_totals *t);
+
+/**
+ * sweep_free() - free what a sweep holds; no child is left.
+ * @s: the sweep, from sweep_init().
+ */
+void sweep_free(struct sweep *s);
+
+/* ---- sweep_shard.c ---------------------------------------------------------- */
+
+/**
+ * sweep_shard_begin() - after the counting pass: the runs that are not this
+ * shard's are skipped, and so are those its journal (OUT/shards/I-of-N)
+ * has booked already when it is of the same work; the journal is made anew
+ * otherwise, and kept open (and locked) for sweep_shard_add().
+ * @s: the sweep, its options naming a shard.
+ *
+ * Return: 0, -EBUSY (another process runs this shard), other negative errno
+ * (@s->err says what).
+ */
+int sweep_shard_begin(struct sweep *s);
+
+/**
+ * sweep_shard_add() - append run @r's record to the shard's journal: one
+ * write, so that a shard killed at any time leaves whole records behind
+ * (and at most a cut one at the end, dropped when it resumes).
+ * @s: the sweep.
+ * @r: the run.
+ * @oc: its outcome.
+ * @v: its verdict, or NULL.
+ *
+ * Return: 0, or a negative errno.
+ */
+int sweep_shard_add(struct sweep *s, uint32_t r, enum sweep_outcome oc, const struct verdict *v);
+
+/**
+ * sweep_shard_end() - flush the journal to its file system and close it.
+ * @s: the sweep.
+ *
+ * Return: 0, or a negative errno (@s->err says what).
+ */
+int sweep_shard_end(struct sweep *s);
+
+/* ---- sweep_report.c --------------------------------------------------------- */
 
 /**
  * sweep_summary_write() - sort the failures, group them into findings, trim

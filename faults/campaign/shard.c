@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/* Shards (shard.h): the split of runs into parts, and the header of a shard's file. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "faults/campaign/shard.h"
+
+int shard_parse(const char *arg, struct shard *sh)
+{
+	unsigned long long i, n;
+	int end = -1;
+
+	if (!arg || sscanf(arg, "%llu/%llu%n", &i, &n, &end) != 2 || arg[end] || arg[0] < '0' ||
+	    arg[0] > '9' || !n || n > SHARD_MAX || i >= n)
+		return -EINVAL;
+	sh->index = (uint32_t)i;
+	sh->count = (uint32_t)n;
+	return 0;
+}
+
+void shard_split(const uint64_t *cost, size_t n, uint32_t count, uint32_t *owner)
+{
+	unsigned __int128 total = 0, before = 0;
+	bool equal;
+
+	for (size_t i = 0; i < n; i++)
+		total += cost[i];
+	equal = !total;
+	if (equal)
+		total = n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = equal ? 1 : cost[i];
+		/* the part its midpoint falls in: (before + c/2) / total of the way */
+		unsigned __int128 part = (2 * before + c) * count / (2 * total);
+
+		owner[i] = part < count ? (uint32_t)part : count - 1;
+		before += c;
+	}
+}
+
+int shard_path(const char *out, const struct shard *sh, char *buf, size_t len)
+{
+	if ((size_t)snprintf(buf, len, "%s/shards/%u-of-%u", out, sh->index, sh->count) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int shard_field_add(struct shard_header *h, const char *name, const char *value)
+{
+	struct shard_field *f;
+
+	if (!value)
+		return 0;
+	if (h->nfields == SHARD_MAX_FIELDS || strlen(name) >= sizeof(f->name) ||
+	    strpbrk(value, "\r\n"))
+		return -EINVAL;
+	f = &h->fields[h->nfields];
+	f->value = strdup(value);
+	if (!f->value)
+		return -ENOMEM;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	h->nfields++;
+	return 0;
+}
+
+const char *shard_field(const struct shard_header *h, const char *name)
+{
+	for (size_t i = 0; i < h->nfields; i++)
+		if (!strcmp(h->fields[i].name, name))
+			return h->fields[i].value;
+	return NULL;
+}
+
+void shard_header_write(FILE *f, const struct shard_header *h)
+{
+	fprintf(f, "%s\nkind %s\nwork %016llx\nshard %u %u\n", SHARD_SCHEMA, h->kind,
+		(unsigned long long)h->work, h->sh.index, h->sh.count);
+	for (size_t i = 0; i < h->nfields; i++)
+		fprintf(f, "%s %s\n", h->fields[i].name, h->fields[i].value);
+	fputs(".\n", f);
+}
+
+/* One line without its line break: 1, 0 at the end, -EINVAL for a line cut short. */
+static int header_line(FILE *f, char **line, size_t *cap)
+{
+	ssize_t n = getline(line, cap, f);
+
+	if (n < 0)
+		return 0;
+	if (!n || (*line)[n - 1] != '\n')
+		return -EINVAL;
+	(*line)[n - 1] = '\0';
+	return 1;
+}
+
+int shard_header_read(FILE *f, struct shard_header *h)
+{
+	unsigned long long work;
+	char *line = NULL, *sp;
+	size_t cap = 0;
+	int n = -1, rc;
+
+	memset(h, 0, sizeof(*h));
+	rc = header_line(f, &line, &cap);
+	if (rc != 1 || strcmp(line, SHARD_SCHEMA))
+		goto bad;
+	if (header_line(f, &line, &cap) != 1 || sscanf(line, "kind %15s%n", h->kind, &n) != 1 ||
+	    line[n])
+		goto bad;
+	if (header_line(f, &line, &cap) != 1 || sscanf(line, "work %llx%n", &work, &n) != 1 ||
+	    line[n])
+		goto bad;
+	h->work = work;
+	if (header_line(f, &line, &cap) != 1 ||
+	    sscanf(line, "shard %u %u%n", &h->sh.index, &h->sh.count, &n) != 2 || line[n] ||
+	    h->sh.index >= h->sh.count)
+		goto bad;
+	while ((rc = header_line(f, &line, &cap)) == 1 && strcmp(line, ".")) {
+		sp = strchr(line, ' ');
+		if (!sp)
+			goto bad;
+		*sp = '\0';
+		rc = shard_field_add(h, line, sp + 1);
+		if (rc)
+			goto bad;
+	}
+	if (rc != 1)
+		goto bad;
+	free(line);
+	return 0;
+bad:
+	free(line);
+	shard_header_free(h);
+	return rc == -ENOMEM ? rc : -EINVAL;
+}
+
+void shard_header_free(struct shard_header *h)
+{
+	for (size_t i = 0; i < h->nfields; i++)
+		free(h->fields[i].value);
+	h->nfields = 0;
+}
+
+int shard_summary_remove(const char *out)
+{
+	static const char *const names[] = { "summary.json", "summary.txt" };
+	char path[4096];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", out, names[i]) >= sizeof(path))
+			return -ENAMETOOLONG;
+		if (unlink(path) && errno != ENOENT)
+			return -errno;
+	}
+	return 0;
+}
+
+/* The header of @dir/@name into @h: 0, or a negative errno. */
+static int header_load(const char *dir, const char *name, struct shard_header *h)
+{
+	char path[4096];
+	FILE *f;
+	int rc;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	rc = shard_header_read(f, h);
+	fclose(f);
+	return rc;
+}
+
+int shard_find(const char *out, struct shard_header *h, char *err, size_t errlen)
+{
+	uint32_t count = 0, first = UINT32_MAX;
+	struct shard_header got;
+	char dir[4096];
+	struct dirent *d;
+	DIR *dp;
+	int rc;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/shards", out) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	dp = opendir(dir);
+	if (!dp) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s: no shards to merge here", dir, strerror(-rc));
+		return rc == -ENOTDIR ? -EINVAL : rc;
+	}
+	while ((d = readdir(dp))) {
+		unsigned int i, n;
+		int end = -1;
+
+		if (sscanf(d->d_name, "%u-of-%u%n", &i, &n, &end) != 2 || d->d_name[end] || i >= n)
+			continue;
+		if (count && n != count) {
+			snprintf(err, errlen, "%s: shards of %u parts and of %u parts: remove the "
+				 "files of the split you do not want", dir, count, n);
+			closedir(dp);
+			if (first != UINT32_MAX)
+				shard_header_free(h);
+			return -EINVAL;
+		}
+		count = n;
+		/* the lowest index whose header reads speaks for the work */
+		if (i < first && !header_load(dir, d->d_name, &got)) {
+			if (first != UINT32_MAX)
+				shard_header_free(h);
+			*h = got;
+			first = i;
+		}
+	}
+	closedir(dp);
+	if (!count) {
+		snprintf(err, errlen, "%s: no shard files (I-of-N): nothing to merge", dir);
+		return -ENOENT;
+	}
+	if (first == UINT32_MAX) {
+		snprintf(err, errlen, "%s: no shard file has a header that reads", dir);
+		return -EINVAL;
+	}
+	return 0;
+}

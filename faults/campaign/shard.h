@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef GPUISO_FAULTS_SHARD_H
+#define GPUISO_FAULTS_SHARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * Shards: a sweep's or a campaign's runs split into N parts that run apart
+ * (a Slurm job array: docs/slurm.md), each into the same output folder,
+ * then merged (gpuiso merge). The split is a pure function of the runs'
+ * expected costs and N, so every shard and the merge compute the same one.
+ *
+ * Each shard leaves OUT/shards/I-of-N: a header saying what work it is part
+ * of (below), then, for a sweep, a record per run (sweep_shard.c); a
+ * campaign's records are its runs' outcome files.
+ */
+
+#define SHARD_MAX 100000   /* N at most */
+#define SHARD_SCHEMA "gpuiso-shard/1"
+#define SHARD_MAX_FIELDS 16
+
+struct shard {
+	uint32_t index, count; /* count 0: not sharded */
+};
+
+/* A "name value" line of a header: what the merge needs to know of the work. */
+struct shard_field {
+	char name[24];
+	char *value; /* malloc'ed */
+};
+
+/* The header of OUT/shards/I-of-N. */
+struct shard_header {
+	char kind[16];      /* "sweep" or "campaign" */
+	uint64_t work;      /* what defines the work: shards of different work do not merge */
+	struct shard sh;
+	struct shard_field fields[SHARD_MAX_FIELDS];
+	size_t nfields;
+};
+
+/**
+ * shard_parse() - read "I/N" (0 <= I < N <= SHARD_MAX).
+ * @arg: the text.
+ * @sh: out: the shard.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int shard_parse(const char *arg, struct shard *sh);
+
+/**
+ * shard_split() - split runs into @count contiguous parts of about equal
+ * expected cost: run i goes to the part its cost's midpoint falls in, so
+ * every run is in exactly one part, whatever @count.
+ * @cost: each run's expected cost, in the runs' order (all 0: equal costs).
+ * @n: how many runs.
+ * @count: how many parts (>= 1).
+ * @owner: out: each run's part, from 0.
+ */
+void shard_split(const uint64_t *cost, size_t n, uint32_t count, uint32_t *owner);
+
+/**
+ * shard_path() - OUT/shards/I-of-N.
+ * @out: the output folder.
+ * @sh: the shard.
+ * @buf: out: the path.
+ * @len: size of @buf.
+ *
+ * Return: 0 or -ENAMETOOLONG.
+ */
+int shard_path(const char *out, const struct shard *sh, char *buf, size_t len);
+
+/**
+ * shard_field_add() - add a field to a header (its value copied).
+ * @h: the header.
+ * @name: the field's name (one word).
+ * @value: its value, or NULL for none (the field is left out).
+ *
+ * Return: 0, -EINVAL (a line break in @value, or too many fields), -ENOMEM.
+ */
+int shard_field_add(struct shard_header *h, const char *name, const char *value);
+
+/**
+ * shard_field() - the value of a header's field.
+ * @h: the header.
+ * @name: the field's name.
+ *
+ * Return: its value, or NULL when the header has none.
+ */
+const char *shard_field(const struct shard_header *h, const char *name);
+
+/**
+ * shard_header_write() - write a header: the schema, kind, work and shard
+ * lines, the fields, then a line "." that ends it.
+ * @f: where.
+ * @h: the header.
+ */
+void shard_header_write(FILE *f, const struct shard_header *h);
+
+/**
+ * shard_header_read() - read a header shard_header_write() wrote, up to and
+ * including its "." line.
+ * @f: the file, at its start.
+ * @h: out: the header (shard_header_free() it when this returns 0).
+ *
+ * Return: 0, -EINVAL (not a shard file, or cut short), -ENOMEM.
+ */
+int shard_header_read(FILE *f, struct shard_header *h);
+
+/**
+ * shard_header_free() - free a header's field values.
+ * @h: the header.
+ */
+void shard_header_free(struct shard_header *h);
+
+/**
+ * shard_summary_remove() - remove OUT/summary.json and OUT/summary.txt: a
+ * summary written before the shards' runs changed is not theirs (the
+ * merge writes the next one).
+ * @out: the output folder.
+ *
+ * Return: 0, or the negative errno of a removal that failed (missing ones are fine).
+ */
+int shard_summary_remove(const char *out);
+
+/**
+ * shard_find() - the shard files of an output folder: the first one (by
+ * index) whose header reads, and how many parts it says there are.
+ * @out: the output folder.
+ * @h: out: that shard's header (shard_header_free() it when this returns 0).
+ * @err: out: why there is none.
+ * @errlen: size of @err.
+ *
+ * Return: 0, -ENOENT (no shard file), -EINVAL (shard files of different
+ * N, or none that reads), other negative errno.
+ */
+int shard_find(const char *out, struct shard_header *h, char *err, size_t errlen);
+
+#endif

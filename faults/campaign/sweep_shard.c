@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A sweep in shards (shard.h; docs/slurm.md). Every shard runs the counting
+ * pass, so each knows every run, in the order the replay hits them; the
+ * runs are split into contiguous parts of equal expected cost
+ * (shard_split()), and a shard forks (or runs from scratch) its part only.
+ * Runs next to each other often end in the same state, and a forked run
+ * stops where it meets an earlier run of its own shard (meet.h): contiguous
+ * parts keep most of those meetings.
+ *
+ * A shard books each run as it ends in its journal, OUT/shards/I-of-N: the
+ * header (what the work is: its inputs, options, the gpuiso that ran it and
+ * what the counting pass found), then a record per run:
+ *
+ *   run RUN POINT NTH OUTCOME
+ *   verdict ... / finding ...   (verdict_lines_write(), when it said one)
+ *   end RUN
+ *
+ * A shard started again keeps the records of the same work and runs the
+ * rest; a record cut short by a kill is dropped. sweep_merge() runs the
+ * counting pass once more, books every shard's records and writes the
+ * report a sweep of all runs writes; runs no shard booked are listed,
+ * shard by shard, and nothing is merged.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "code.h"
+#include "common/digest.h"
+#include "common/digest_path.h"
+#include "common/path.h"
+#include "faults/campaign/shard.h"
+#include "faults/campaign/sweep_internal.h"
+#include "replay/verdict.h"
+
+/*
+ * A forked run's expected cost, in replayed events: on the 10,000-event
+ * power-cycle trace a forked run took about 1 ms of CPU (fork, a few
+ * events, exit) and the replay 1.2 us an event (docs/slurm.md, "Figures").
+ */
+#define SWEEP_FORK_COST 800
+
+/* The most missing runs a shard's line names (OUT/shards/missing has them all). */
+#define SWEEP_MISSING_SHOWN 8
+
+/* What defines the sweep, as the header's fields say it (a merge reads them back). */
+static int header_fields(const struct sweep *s, struct shard_header *h)
+{
+	const struct sweep_opts *o = s->o;
+	char run_timeout[16], stall_timeout[16];
+	int rc;
+
+	snprintf(run_timeout, sizeof(run_timeout), "%u", o->run_timeout_s);
+	snprintf(stall_timeout, sizeof(stall_timeout), "%u", o->stall_timeout_s);
+	snprintf(h->kind, sizeof(h->kind), "sweep");
+	rc = shard_field_add(h, "trace", s->trace);
+	if (!rc)
+		rc = shard_field_add(h, "scenario", s->scenario);
+	if (!rc)
+		rc = shard_field_add(h, "faults", s->faults);
+	if (!rc)
+		rc = shard_field_add(h, "points", o->points);
+	if (!rc)
+		rc = shard_field_add(h, "trace-covers", trace_covers_name(o->covers));
+	if (!rc)
+		rc = shard_field_add(h, "mode", o->from_scratch ? "from-scratch" : "fork");
+	if (!rc)
+		rc = shard_field_add(h, "run-timeout", run_timeout);
+	if (!rc)
+		rc = shard_field_add(h, "stall-timeout", stall_timeout);
+	return rc;
+}
+
+/*
+ * The work's key: the header's fields, the gpuiso that runs it, its
+ * inputs' content, and what the counting pass found. Shards of the same
+ * key ran the same runs the same way.
+ */
+static int work_of(const struct sweep *s, const struct shard_header *h, uint64_t *work)
+{
+	uint64_t w = digest_fnv1a_str(DIGEST_FNV_BASIS, GPUISO_CODE_ID);
+	const char *inputs[] = { s->trace, s->scenario, s->faults };
+	int rc;
+
+	for (size_t i = 0; i < h->nfields; i++)
+		w = digest_fnv1a_str(digest_fnv1a_str(w, h->fields[i].name), h->fields[i].value);
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		if (!inputs[i])
+			continue;
+		rc = digest_path(inputs[i], &w);
+		if (rc)
+			return rc;
+	}
+	w = DIGEST_FOLD(w, s->total, s->nevents, s->baseline);
+	*work = digest_fold(w, s->hits, FP_NPOINTS);
+	return 0;
+}
+
+/*
+ * Each run's shard. A forked run costs a fork and the events it replays:
+ * one that may stop where it meets the unfailed run (it may when that run
+ * recovered) is taken to stop soon; one that may not replays the rest of
+ * the trace. A run from scratch replays the whole trace: they all cost the
+ * same.
+ */
+static int owners_of(const struct sweep *s, uint32_t count, uint32_t **owner)
+{
+	uint64_t *cost = calloc(s->total ? s->total : 1, sizeof(*cost));
+
+	*owner = calloc(s->total ? s->total : 1, sizeof(**owner));
+	if (!cost || !*owner) {
+		free(cost);
+		free(*owner);
+		*owner = NULL;
+		return -ENOMEM;
+	}
+	for (uint64_t r = 0; r < s->total && !s->o->from_scratch; r++) {
+		const struct sweep_run *run = &s->runs[r];
+		uint64_t event = s->where[run->point][run->nth - 1].event;
+
+		cost[r] = SWEEP_FORK_COST;
+		/* the merge compares no states: what it knows is whether the shards could */
+		if (s->baseline != SWEEP_RECOVERED)
+			cost[r] += s->nevents > event ? s->nevents - event : 0;
+	}
+	shard_split(cost, s->total, count, *owner);
+	free(cost);
+	return 0;
+}
+
+static int header_of(struct sweep *s, const struct shard *sh, struct shard_header *h)
+{
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	h->sh = *sh;
+	rc = header_fields(s, h);
+	if (!rc)
+		rc = work_of(s, h, &h->work);
+	if (rc)
+		shard_header_free(h);
+	s->work = h->work;
+	return rc;
+}
+
+/* One line without its line break: 1, 0 at the end, -1 for a line cut short. */
+static int journal_line(FILE *f, char **line, size_t *cap)
+{
+	ssize_t n = getline(line, cap, f);
+
+	if (n < 0)
+		return 0;
+	if (!n || (*line)[n - 1] != '\n')
+		return -1;
+	(*line)[n - 1] = '\0';
+	return 1;
+}
+
+/*
+ * Read the records after a journal's header, up to the first that is cut
+ * short or not of this sweep's runs: each is booked (@book), or its run
+ * skipped as done. *@good: the offset after the last whole record.
+ * Return: how many were read, or -EPROTO (a run booked twice, differently).
+ */
+static int64_t journal_records(struct sweep *s, FILE *f, bool book, off_t *good)
+{
+	unsigned long long run, nth, end;
+	char point[32], outcome[16], *line = NULL;
+	int64_t nrecords = 0;
+	size_t cap = 0;
+	int n = -1, p, oc;
+
+	*good = ftello(f);
+	while (journal_line(f, &line, &cap) == 1) {
+		struct verdict v = { 0 };
+		bool has_verdict = false;
+		int got = 0;
+
+		if (sscanf(line, "run %llu %31s %llu %15s%n", &run, point, &nth, outcome, &n) != 4 ||
+		    line[n] || run >= s->total || (p = fp_point_lookup(point)) < 0 ||
+		    s->runs[run].point != (enum fp_point)p || s->runs[run].nth != nth)
+			break;
+		for (oc = 0; oc < SWEEP_NOUTCOMES && strcmp(sweep_outcome_names[oc], outcome); oc++)
+			;
+		if (oc == SWEEP_NOUTCOMES)
+			break;
+		while ((got = journal_line(f, &line, &cap)) == 1 &&
+		       verdict_line_read(line, &v) == 1)
+			has_verdict = true;
+		if (got != 1 || sscanf(line, "end %llu%n", &end, &n) != 1 || line[n] || end != run)
+			break;
+		*good = ftello(f);
+		nrecords++;
+		if (s->runs[run].ended) {
+			/* the same run twice (a shard run twice at once): the same outcome, or not deterministic */
+			if (s->runs[run].outcome != (enum sweep_outcome)oc) {
+				free(line);
+				snprintf(s->err, s->errlen, "sweep: %s:%llu was booked as %s and as %s: the "
+					 "replay is not deterministic", point, nth,
+					 sweep_outcome_names[s->runs[run].outcome], outcome);
+				return -EPROTO;
+			}
+			continue;
+		}
+		s->runs[run].ended = true;
+		if (book) {
+			sweep_book(s, (uint32_t)run, (enum sweep_outcome)oc, has_verdict ? &v : NULL);
+			s->ended++;
+		} else {
+			s->runs[run].outcome = (enum sweep_outcome)oc;
+		}
+	}
+	free(line);
+	return nrecords;
+}
+
+/* The header of the journal at @f, when it is of this work and shard @sh. */
+static bool journal_ours(FILE *f, const struct shard_header *ours)
+{
+	struct shard_header h;
+	bool same;
+
+	if (shard_header_read(f, &h))
+		return false;
+	same = !strcmp(h.kind, ours->kind) && h.work == ours->work &&
+	       h.sh.index == ours->sh.index && h.sh.count == ours->sh.count;
+	shard_header_free(&h);
+	return same;
+}
+
+/* Write all of @len bytes at @buf to @fd. */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Make the journal anew: its header alone. */
+static int journal_start(int fd, const struct shard_header *h)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int rc;
+
+	if (!f)
+		return -ENOMEM;
+	shard_header_write(f, h);
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	rc = ftruncate(fd, 0) ? -errno : write_all(fd, text, len);
+	free(text);
+	return rc;
+}
+
+/*
+ * Open (or make) the shard's journal, locked: keep the records of the same
+ * work and mark their runs done; drop a record cut short at its end.
+ */
+static int journal_open(struct sweep *s, const char *path, const struct shard_header *h)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), rc = 0;
+	off_t good = 0;
+	int64_t n = 0;
+	FILE *f;
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		goto close_fd;
+	}
+	f = fdopen(dup(fd), "r");
+	if (!f) {
+		rc = -errno;
+		goto close_fd;
+	}
+	if (journal_ours(f, h))
+		n = journal_records(s, f, false, &good);
+	fclose(f);
+	if (n < 0) {
+		rc = (int)n;
+		goto close_fd;
+	}
+	if (n || good) {
+		s->resumed = (uint64_t)n;
+		rc = ftruncate(fd, good) || lseek(fd, good, SEEK_SET) < 0 ? -errno : 0;
+	} else {
+		rc = journal_start(fd, h);
+	}
+	if (!rc) {
+		s->journal = fd;
+		return 0;
+	}
+close_fd:
+	close(fd);
+	return rc;
+}
+
+int sweep_shard_begin(struct sweep *s)
+{
+	const struct shard *sh = &s->o->shard;
+	struct shard_header h;
+	uint32_t *owner = NULL;
+	char path[4096];
+	int rc;
+
+	rc = header_of(s, sh, &h);
+	if (rc) {
+		snprintf(s->err, s->errlen, "sweep: reading the inputs again: %s", strerror(-rc));
+		return rc;
+	}
+	rc = owners_of(s, sh->count, &owner);
+	if (!rc)
+		rc = shard_path(s->out, sh, path, sizeof(path));
+	if (!rc)
+		rc = path_mkdir_parent(path) ?: shard_summary_remove(s->out);
+	if (!rc) {
+		rc = journal_open(s, path, &h);
+		if (rc == -EBUSY)
+			snprintf(s->err, s->errlen, "sweep: %s: shard %u/%u is being run by another "
+				 "process already", path, sh->index, sh->count);
+	}
+	if (rc && !*s->err)
+		snprintf(s->err, s->errlen, "sweep: %s: %s", path, strerror(-rc));
+	s->todo = 0;
+	for (uint64_t r = 0; !rc && r < s->total; r++) {
+		struct sweep_run *run = &s->runs[r];
+
+		/* booked before: done, as far as this invocation goes */
+		run->skip = owner[r] != sh->index || run->ended;
+		run->ended = false;
+		s->todo += !run->skip;
+	}
+	if (!rc && s->o->progress)
+		fprintf(s->o->progress, "sweep: shard %u/%u: %llu of the %llu runs, %llu booked before\n",
+			sh->index, sh->count, (unsigned long long)(s->todo + s->resumed),
+			(unsigned long long)s->total, (unsigned long long)s->resumed);
+	free(owner);
+	shard_header_free(&h);
+	return rc;
+}
+
+int sweep_shard_add(struct sweep *s, uint32_t r, enum sweep_outcome oc, const struct verdict *v)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int rc;
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "run %u %s %llu %s\n", r, fp_point_name(s->runs[r].point),
+		(unsigned long long)s->runs[r].nth, sweep_outcome_names[oc]);
+	if (v)
+		verdict_lines_write(f, v);
+	fprintf(f, "end %u\n", r);
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	rc = write_all(s->journal, text, len);
+	free(text);
+	if (rc)
+		snprintf(s->err, s->errlen, "sweep: writing the shard's journal: %s", strerror(-rc));
+	return rc;
+}
+
+int sweep_shard_end(struct sweep *s)
+{
+	int rc = fsync(s->journal) ? -errno : 0;
+
+	if (close(s->journal) && !rc)
+		rc = -errno;
+	s->journal = -1;
+	if (rc)
+		snprintf(s->err, s->errlen, "sweep: writing the shard's journal: %s", strerror(-rc));
+	return rc;
+}
+
+/* ---- the merge -------------------------------------------------------------- */
+
+/* Book the records of shard @sh's journal; false when it has none of this work. */
+static int merge_journal(struct sweep *s, const struct shard_header *ours, bool *read)
+{
+	char path[4096];
+	int64_t n;
+	off_t good;
+	FILE *f;
+
+	*read = false;
+	if (shard_path(s->out, &ours->sh, path, sizeof(path)) || !(f = fopen(path, "r")))
+		return 0;
+	if (journal_ours(f, ours)) {
+		*read = true;
+		n = journal_records(s, f, true, &good);
+		fclose(f);
+		return n < 0 ? (int)n : s->error;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* "POINT:A-B" ranges of the missing runs of shard @k, into @f; how many runs. */
+static uint64_t missing_ranges(const struct sweep *s, const uint32_t *owner, uint32_t k,
+			       FILE *f, size_t shown)
+{
+	uint64_t missing = 0;
+	size_t ranges = 0;
+
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		uint64_t from = 0, to = 0;
+
+		for (uint64_t r = 0; r <= s->total; r++) {
+			const struct sweep_run *run = r < s->total ? &s->runs[r] : NULL;
+			bool gone = run && owner[r] == k && run->point == (enum fp_point)p && !run->ended;
+
+			if (gone && from && run->nth == to + 1) {
+				to = run->nth;
+			} else if (gone || r == s->total) {
+				if (from && ranges++ < shown)
+					fprintf(f, "%s%s:%llu", ranges > 1 ? ", " : "", fp_point_name(p),
+						(unsigned long long)from);
+				if (from && to != from && ranges <= shown)
+					fprintf(f, "-%llu", (unsigned long long)to);
+				from = to = gone ? run->nth : 0;
+			}
+			missing += gone;
+		}
+	}
+	if (ranges > shown)
+		fprintf(f, ", ... (%zu ranges)", ranges);
+	return missing;
+}
+
+/*
+ * The runs no shard booked: a line per shard in @s->err, every range in
+ * OUT/shards/missing. Return: -ENODATA.
+ */
+static int merge_missing(struct sweep *s, uint32_t count, const bool *read)
+{
+	char path[4096], *line = NULL;
+	size_t len = 0, at = 0;
+	uint32_t *owner = NULL;
+	FILE *all, *f;
+	int rc = owners_of(s, count, &owner);
+
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/shards/missing", s->out);
+	all = fopen(path, "w");
+	for (uint32_t k = 0; k < count; k++) {
+		uint64_t of = 0, missing;
+
+		for (uint64_t r = 0; r < s->total; r++)
+			of += owner[r] == k;
+		f = open_memstream(&line, &len);
+		if (!f)
+			break;
+		missing = missing_ranges(s, owner, k, f, SWEEP_MISSING_SHOWN);
+		fclose(f);
+		if (missing) {
+			at += (size_t)snprintf(s->err + at, at < s->errlen ? s->errlen - at : 0,
+					       "merge: shard %u/%u: %llu of its %llu runs missing%s: %s\n",
+					       k, count, (unsigned long long)missing,
+					       (unsigned long long)of,
+					       read[k] ? "" : " (no journal of this work)", line);
+			if (all) {
+				fprintf(all, "shard %u/%u: ", k, count);
+				missing_ranges(s, owner, k, all, SIZE_MAX);
+				fputc('\n', all);
+			}
+		}
+		free(line);
+		line = NULL;
+	}
+	if (all && !fclose(all) && at < s->errlen)
+		at += (size_t)snprintf(s->err + at, s->errlen - at, "merge: every missing run: %s\n",
+				       path);
+	if (shard_summary_remove(s->out) && at < s->errlen)
+		snprintf(s->err + at, s->errlen - at, "merge: %s/summary.json: cannot remove it\n",
+			 s->out);
+	free(owner);
+	return -ENODATA;
+}
+
+/* The options the shards ran with, from @h's fields. */
+static int merge_opts(const char *out, const struct shard_header *h, struct sweep_opts *o,
+		      char *err, size_t errlen)
+{
+	const char *covers = shard_field(h, "trace-covers"), *mode = shard_field(h, "mode");
+	const char *run = shard_field(h, "run-timeout"), *stall = shard_field(h, "stall-timeout");
+
+	o->trace = shard_field(h, "trace");
+	o->scenario = shard_field(h, "scenario");
+	o->faults = shard_field(h, "faults");
+	o->points = shard_field(h, "points");
+	o->out = out;
+	if (!o->trace || !covers || trace_covers_parse(covers, &o->covers) || !mode ||
+	    (strcmp(mode, "fork") && strcmp(mode, "from-scratch")) || !run || !stall ||
+	    sscanf(run, "%u", &o->run_timeout_s) != 1 || sscanf(stall, "%u", &o->stall_timeout_s) != 1) {
+		snprintf(err, errlen, "merge: %s/shards: a sweep shard's header lacks its options", out);
+		return -EINVAL;
+	}
+	o->from_scratch = !strcmp(mode, "from-scratch");
+	return 0;
+}
+
+int sweep_merge(const char *out, const struct shard_header *h, unsigned int jobs, FILE *progress,
+		FILE *report, struct sweep_totals *t, char *err, size_t errlen)
+{
+	struct sweep_opts o = { .jobs = jobs, .progress = progress, .report = report };
+	struct shard_header ours = { 0 };
+	uint32_t count = h->sh.count;
+	struct sweep s;
+	bool *read = NULL;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	rc = merge_opts(out, h, &o, err, errlen);
+	if (rc)
+		return rc;
+	sweep_init(&s, &o, err, errlen);
+	s.merging = true;
+	rc = sweep_plan(&s);
+	if (!rc)
+		rc = header_of(&s, &h->sh, &ours);
+	if (rc)
+		goto free_sweep;
+	if (ours.work != h->work) {
+		snprintf(err, errlen, "merge: %s: the shards' work differs from what their inputs "
+			 "give now (an input changed, or another gpuiso ran them): run them again",
+			 out);
+		rc = -EINVAL;
+		goto free_sweep;
+	}
+	read = calloc(count, sizeof(*read));
+	rc = read ? 0 : -ENOMEM;
+	for (uint32_t k = 0; !rc && k < count; k++) {
+		ours.sh.index = k;
+		rc = merge_journal(&s, &ours, &read[k]);
+	}
+	if (!rc && s.ended != s.total)
+		rc = merge_missing(&s, count, read);
+	if (!rc)
+		rc = sweep_summary_write(&s);
+	sweep_totals_fill(&s, t);
+	if (!rc && report)
+		sweep_report_findings(&s, report);
+free_sweep:
+	if (rc && rc != -ENODATA && !*err)
+		snprintf(err, errlen, "merge: %s", strerror(-rc));
+	free(read);
+	shard_header_free(&ours);
+	sweep_free(&s);
+	return rc;
+}
