@@ -308,7 +308,8 @@ static int journal_start(int fd, const struct shard_header *h)
 		free(text);
 		return -ENOMEM;
 	}
-	rc = ftruncate(fd, 0) ? -errno : write_all(fd, text, len);
+	/* from its start: reading it moved the offset this descriptor shares */
+	rc = ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET) < 0 ? -errno : write_all(fd, text, len);
 	free(text);
 	return rc;
 }
