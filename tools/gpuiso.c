@@ -552,10 +552,12 @@ static int cmd_sweep(int argc, char **argv)
 	}
 	if (o.shard.count) {
 		/* the findings are the merge's to judge */
-		printf("sweep: shard %u/%u: %llu runs (%llu booked before; %llu run now in %.2f s); once "
-		       "every shard is done: gpuiso merge %s\n", o.shard.index, o.shard.count,
+		printf("sweep: shard %u/%u: %llu runs (%llu booked before; %llu run now in %.2f s, %llu "
+		       "stopped where they met the unfailed run, %llu where they met an earlier run); "
+		       "once every shard is done: gpuiso merge %s\n", o.shard.index, o.shard.count,
 		       (unsigned long long)t.shard_runs, (unsigned long long)t.resumed,
-		       (unsigned long long)t.runs, t.seconds, o.out);
+		       (unsigned long long)t.runs, t.seconds, (unsigned long long)t.met,
+		       (unsigned long long)t.followed, o.out);
 		return EXIT_OK;
 	}
 	sweep_totals_print(&t, o.out);

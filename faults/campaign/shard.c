@@ -120,7 +120,7 @@ int shard_header_read(FILE *f, struct shard_header *h)
 		goto bad;
 	while ((rc = header_line(f, &line, &cap)) == 1 && strcmp(line, ".")) {
 		sp = strchr(line, ' ');
-		if (!sp)
+		if (!sp || sp == line)
 			goto bad;
 		*sp = '\0';
 		rc = shard_field_add(h, line, sp + 1);

@@ -6,12 +6,26 @@
 
 #include "common/types.h"
 #include "faults/campaign/shard.h"
+#include "faults/faults.h"
 #include "replay/replay.h"
+#include "replay/verdict.h"
 
 /*
  * Fail-nth sweeps: count every hit of every injection point a trace
  * reaches, then fail each hit in turn and classify the outcome.
  */
+
+enum sweep_outcome {
+	SWEEP_RECOVERED = 0,
+	SWEEP_RESET = 1,
+	SWEEP_VIOLATION = 2,
+	SWEEP_CRASH = 3,
+	SWEEP_HUNG = 4,   /* killed by the parent: no progress, or past --run-timeout */
+	SWEEP_NOUTCOMES
+};
+
+/* The outcomes' names, as summary.json and summary.txt write them (sweep_report.c). */
+extern const char *const sweep_outcome_names[SWEEP_NOUTCOMES];
 
 struct sweep_opts {
 	const char *trace;
@@ -77,5 +91,31 @@ int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, siz
  */
 int sweep_merge(const char *out, const struct shard_header *h, unsigned int jobs, FILE *progress,
 		FILE *report, struct sweep_totals *t, char *err, size_t errlen);
+
+/* One run's record in a shard's journal (sweep_journal_read()). */
+struct sweep_record {
+	uint64_t run;         /* its index among the sweep's runs, in the order the replay hits them */
+	enum fp_point point;
+	uint64_t nth;
+	enum sweep_outcome outcome;
+	bool has_verdict;     /* it said what it found (not after a crash or a hang) */
+	struct verdict verdict;
+};
+
+/**
+ * sweep_journal_records() - read the records of a shard's journal
+ * (OUT/shards/I-of-N of a sweep), after its header (shard_header_read()),
+ * up to the first one that is cut short or malformed: a shard killed while
+ * writing leaves one at the end.
+ * @f: the journal, just after its header.
+ * @each: called with each whole record; a non-zero return stops the
+ *        reading and is returned.
+ * @arg: passed to @each.
+ * @good: out: the offset just after the last whole record (or the header).
+ *
+ * Return: 0, or what @each returned.
+ */
+int sweep_journal_records(FILE *f, int (*each)(void *arg, const struct sweep_record *r), void *arg,
+			  off_t *good);
 
 #endif

@@ -30,17 +30,6 @@
 #include "faults/campaign/sweep.h"
 #include "replay/verdict.h"
 
-enum sweep_outcome {
-	SWEEP_RECOVERED = 0,
-	SWEEP_RESET = 1,
-	SWEEP_VIOLATION = 2,
-	SWEEP_CRASH = 3,
-	SWEEP_HUNG = 4,   /* killed by the parent: no progress, or past --run-timeout */
-	SWEEP_NOUTCOMES
-};
-
-/* The outcomes' names, as summary.json and summary.txt write them (sweep_report.c). */
-extern const char *const sweep_outcome_names[SWEEP_NOUTCOMES];
 
 /*
  * A child's exit status is SWEEP_EXIT_BASE + its outcome: far from the small

@@ -38,11 +38,15 @@
 #include "replay/verdict.h"
 
 /*
- * A forked run's expected cost, in replayed events: on the 10,000-event
- * power-cycle trace a forked run took about 1 ms of CPU (fork, a few
- * events, exit) and the replay 1.2 us an event (docs/slurm.md, "Figures").
+ * A forked run's expected cost, in replayed events (docs/slurm.md,
+ * "Figures"). On the 10,000-event power-cycle trace the replay takes about
+ * 1.2 us an event, and 4 shards of equal counts took CPU in proportion to
+ * about 0.66 ms a run (fork, exit and the first checks) plus 1/16 of the
+ * events left after its hit: most runs meet the unfailed run within a few
+ * events, the few that never do replay the rest of the trace.
  */
-#define SWEEP_FORK_COST 800
+#define SWEEP_FORK_COST 550
+#define SWEEP_REST_SHARE 16
 
 /* The most missing runs a shard's line names (OUT/shards/missing has them all). */
 #define SWEEP_MISSING_SHOWN 8
@@ -103,9 +107,9 @@ static int work_of(const struct sweep *s, const struct shard_header *h, uint64_t
 /*
  * Each run's shard. A forked run costs a fork and the events it replays:
  * one that may stop where it meets the unfailed run (it may when that run
- * recovered) is taken to stop soon; one that may not replays the rest of
- * the trace. A run from scratch replays the whole trace: they all cost the
- * same.
+ * recovered) is taken to replay a share of the events left; one that may
+ * not replays all of them. A run from scratch replays the whole trace:
+ * they all cost the same.
  */
 static int owners_of(const struct sweep *s, uint32_t count, uint32_t **owner)
 {
@@ -122,10 +126,11 @@ static int owners_of(const struct sweep *s, uint32_t count, uint32_t **owner)
 		const struct sweep_run *run = &s->runs[r];
 		uint64_t event = s->where[run->point][run->nth - 1].event;
 
-		cost[r] = SWEEP_FORK_COST;
+		uint64_t rest = s->nevents > event ? s->nevents - event : 0;
+
 		/* the merge compares no states: what it knows is whether the shards could */
-		if (s->baseline != SWEEP_RECOVERED)
-			cost[r] += s->nevents > event ? s->nevents - event : 0;
+		cost[r] = SWEEP_FORK_COST +
+			  (s->baseline == SWEEP_RECOVERED ? rest / SWEEP_REST_SHARE : rest);
 	}
 	shard_split(cost, s->total, count, *owner);
 	free(cost);
@@ -160,76 +165,116 @@ static int journal_line(FILE *f, char **line, size_t *cap)
 	return 1;
 }
 
-/*
- * Read the records after a journal's header, up to the first that is cut
- * short or not of this sweep's runs: each is booked (@book), or its run
- * skipped as done. *@good: the offset after the last whole record.
- * Return: how many were read, or -EPROTO (a run booked twice, differently).
- */
-static int64_t journal_records(struct sweep *s, FILE *f, bool book, off_t *good)
+/* "run RUN POINT NTH OUTCOME" into @r. */
+static bool run_line(const char *line, struct sweep_record *r)
 {
-	unsigned long long run, nth, end;
-	char point[32], outcome[16], *line = NULL;
-	int64_t nrecords = 0;
-	size_t cap = 0;
+	unsigned long long run, nth;
+	char point[32], outcome[16];
 	int n = -1, p, oc;
 
-	*good = ftello(f);
-	while (journal_line(f, &line, &cap) == 1) {
-		struct verdict v = { 0 };
-		bool has_verdict = false;
-		int got = 0;
-
-		if (sscanf(line, "run %llu %31s %llu %15s%n", &run, point, &nth, outcome, &n) != 4 ||
-		    line[n] || run >= s->total || (p = fp_point_lookup(point)) < 0 ||
-		    s->runs[run].point != (enum fp_point)p || s->runs[run].nth != nth)
-			break;
-		for (oc = 0; oc < SWEEP_NOUTCOMES && strcmp(sweep_outcome_names[oc], outcome); oc++)
-			;
-		if (oc == SWEEP_NOUTCOMES)
-			break;
-		while ((got = journal_line(f, &line, &cap)) == 1 &&
-		       verdict_line_read(line, &v) == 1)
-			has_verdict = true;
-		if (got != 1 || sscanf(line, "end %llu%n", &end, &n) != 1 || line[n] || end != run)
-			break;
-		*good = ftello(f);
-		nrecords++;
-		if (s->runs[run].ended) {
-			/* the same run twice (a shard run twice at once): the same outcome, or not deterministic */
-			if (s->runs[run].outcome != (enum sweep_outcome)oc) {
-				free(line);
-				snprintf(s->err, s->errlen, "sweep: %s:%llu was booked as %s and as %s: the "
-					 "replay is not deterministic", point, nth,
-					 sweep_outcome_names[s->runs[run].outcome], outcome);
-				return -EPROTO;
-			}
-			continue;
-		}
-		s->runs[run].ended = true;
-		if (book) {
-			sweep_book(s, (uint32_t)run, (enum sweep_outcome)oc, has_verdict ? &v : NULL);
-			s->ended++;
-		} else {
-			s->runs[run].outcome = (enum sweep_outcome)oc;
-		}
-	}
-	free(line);
-	return nrecords;
+	if (sscanf(line, "run %llu %31s %llu %15s%n", &run, point, &nth, outcome, &n) != 4 ||
+	    line[n] || (p = fp_point_lookup(point)) < 0 || !nth)
+		return false;
+	for (oc = 0; oc < SWEEP_NOUTCOMES && strcmp(sweep_outcome_names[oc], outcome); oc++)
+		;
+	*r = (struct sweep_record){ .run = run, .point = (enum fp_point)p, .nth = nth,
+				    .outcome = (enum sweep_outcome)oc };
+	return oc < SWEEP_NOUTCOMES;
 }
 
-/* The header of the journal at @f, when it is of this work and shard @sh. */
-static bool journal_ours(FILE *f, const struct shard_header *ours)
+int sweep_journal_records(FILE *f, int (*each)(void *arg, const struct sweep_record *r), void *arg,
+			  off_t *good)
 {
-	struct shard_header h;
-	bool same;
+	unsigned long long end;
+	struct sweep_record r;
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 0, got, n = -1;
 
-	if (shard_header_read(f, &h))
-		return false;
-	same = !strcmp(h.kind, ours->kind) && h.work == ours->work &&
-	       h.sh.index == ours->sh.index && h.sh.count == ours->sh.count;
+	*good = ftello(f);
+	while (!rc && journal_line(f, &line, &cap) == 1 && run_line(line, &r)) {
+		while ((got = journal_line(f, &line, &cap)) == 1 &&
+		       verdict_line_read(line, &r.verdict) == 1)
+			r.has_verdict = true;
+		/* a verdict says the outcome it ends in: one that says another is not this run's */
+		if (got != 1 || sscanf(line, "end %llu%n", &end, &n) != 1 || line[n] || end != r.run ||
+		    (r.has_verdict && (r.outcome >= SWEEP_CRASH ||
+				       (int)r.verdict.outcome != (int)r.outcome)))
+			break;
+		*good = ftello(f);
+		rc = each(arg, &r);
+	}
+	free(line);
+	return rc;
+}
+
+/* What reading a journal into a sweep needs. */
+struct journal_reading {
+	struct sweep *s;
+	bool book;         /* book each run (a merge), or only mark it done (a shard resuming) */
+	uint64_t records;
+};
+
+/*
+ * One record of a journal of this work: its run is booked, or marked done.
+ * Return: 0, -EPROTO (not one of this sweep's runs, or one booked twice
+ * with another outcome: @s->err says which).
+ */
+static int journal_record(void *arg, const struct sweep_record *r)
+{
+	struct journal_reading *jr = arg;
+	struct sweep *s = jr->s;
+	struct sweep_run *run = r->run < s->total ? &s->runs[r->run] : NULL;
+
+	if (!run || run->point != r->point || run->nth != r->nth) {
+		snprintf(s->err, s->errlen, "sweep: the journal's run %llu (%s:%llu) is not this "
+			 "sweep's", (unsigned long long)r->run, fp_point_name(r->point),
+			 (unsigned long long)r->nth);
+		return -EPROTO;
+	}
+	jr->records++;
+	if (run->ended) {
+		/* the same run twice (a shard run twice at once): the same outcome, or not deterministic */
+		if (run->outcome == r->outcome)
+			return 0;
+		snprintf(s->err, s->errlen, "sweep: %s:%llu was booked as %s and as %s: the replay is "
+			 "not deterministic", fp_point_name(r->point), (unsigned long long)r->nth,
+			 sweep_outcome_names[run->outcome], sweep_outcome_names[r->outcome]);
+		return -EPROTO;
+	}
+	run->ended = true;
+	run->outcome = r->outcome;
+	if (jr->book) {
+		sweep_book(s, (uint32_t)r->run, r->outcome, r->has_verdict ? &r->verdict : NULL);
+		s->ended++;
+	}
+	return s->error;
+}
+
+/*
+ * Read the journal at @f into @s when its header is @ours (the same work
+ * and shard): *@read says whether it was. *@good: as sweep_journal_records().
+ * Return: the records read (>= 0), or a negative errno.
+ */
+static int64_t journal_load(struct sweep *s, FILE *f, const struct shard_header *ours, bool book,
+			    bool *read, off_t *good)
+{
+	struct journal_reading jr = { .s = s, .book = book };
+	struct shard_header h;
+	int rc;
+
+	*read = false;
+	*good = 0;
+	/* a header of other work (or none): nothing of it is read */
+	rc = shard_header_read(f, &h);
+	if (rc)
+		return rc == -ENOMEM ? rc : 0;
+	*read = !strcmp(h.kind, ours->kind) && h.work == ours->work &&
+		h.sh.index == ours->sh.index && h.sh.count == ours->sh.count;
 	shard_header_free(&h);
-	return same;
+	if (*read)
+		rc = sweep_journal_records(f, journal_record, &jr, good);
+	return rc ? rc : (int64_t)jr.records;
 }
 
 /* Write all of @len bytes at @buf to @fd. */
@@ -263,7 +308,8 @@ static int journal_start(int fd, const struct shard_header *h)
 		free(text);
 		return -ENOMEM;
 	}
-	rc = ftruncate(fd, 0) ? -errno : write_all(fd, text, len);
+	/* from its start: reading it moved the offset this descriptor shares */
+	rc = ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET) < 0 ? -errno : write_all(fd, text, len);
 	free(text);
 	return rc;
 }
@@ -276,7 +322,8 @@ static int journal_open(struct sweep *s, const char *path, const struct shard_he
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), rc = 0;
 	off_t good = 0;
-	int64_t n = 0;
+	bool ours;
+	int64_t n;
 	FILE *f;
 
 	if (fd < 0)
@@ -290,14 +337,13 @@ static int journal_open(struct sweep *s, const char *path, const struct shard_he
 		rc = -errno;
 		goto close_fd;
 	}
-	if (journal_ours(f, h))
-		n = journal_records(s, f, false, &good);
+	n = journal_load(s, f, h, false, &ours, &good);
 	fclose(f);
 	if (n < 0) {
 		rc = (int)n;
 		goto close_fd;
 	}
-	if (n || good) {
+	if (ours) {
 		s->resumed = (uint64_t)n;
 		rc = ftruncate(fd, good) || lseek(fd, good, SEEK_SET) < 0 ? -errno : 0;
 	} else {
@@ -395,7 +441,7 @@ int sweep_shard_end(struct sweep *s)
 
 /* ---- the merge -------------------------------------------------------------- */
 
-/* Book the records of shard @sh's journal; false when it has none of this work. */
+/* Book the records of shard @ours->sh's journal, when it is of this work (*@read). */
 static int merge_journal(struct sweep *s, const struct shard_header *ours, bool *read)
 {
 	char path[4096];
@@ -406,14 +452,9 @@ static int merge_journal(struct sweep *s, const struct shard_header *ours, bool 
 	*read = false;
 	if (shard_path(s->out, &ours->sh, path, sizeof(path)) || !(f = fopen(path, "r")))
 		return 0;
-	if (journal_ours(f, ours)) {
-		*read = true;
-		n = journal_records(s, f, true, &good);
-		fclose(f);
-		return n < 0 ? (int)n : s->error;
-	}
+	n = journal_load(s, f, ours, true, read, &good);
 	fclose(f);
-	return 0;
+	return n < 0 ? (int)n : 0;
 }
 
 /* "POINT:A-B" ranges of the missing runs of shard @k, into @f; how many runs. */

@@ -1095,6 +1095,11 @@ Test(sweep, a_missing_shard_is_listed_and_a_resumed_one_completes_the_merge)
 	cr_assert_eq(merge(out, &t, err, sizeof(err)), -ENODATA, "merged: %s", err);
 	cr_assert_not_null(strstr(err, "merge: shard 1/3: "), "%s", err);
 	cr_assert_neq(stat(summary, &st), 0, "the summary of other work was left");
+	/* ... and is made anew, whole, when the shard of this work runs again */
+	t = sweep_shard(trace, scn, NULL, false, out, 1, 3);
+	cr_assert_eq(t.resumed, 0);
+	cr_assert_eq(merge(out, &t, err, sizeof(err)), 0, "%s", err);
+	same_summaries(out, ref);
 	free(summary);
 	free(journal);
 	free(out);
