@@ -24,9 +24,12 @@ run: build
 	./$(BUILD)/gpuiso replay traces/power-cycle --scenario traces/scenarios/lda-chain.yaml \
 		--faults traces/faults/quick-start.yaml --json $(BUILD)/quick-start.json || [ $$? -eq 1 ]
 
-# Every test, then the VFIO backend against real VFIO in a QEMU guest (scripts/vm-test).
+# Every test, then sharded sweeps and campaigns on a one-node Slurm cluster
+# (scripts/slurm-test), then the VFIO backend against real VFIO in a QEMU
+# guest (scripts/vm-test).
 check: build
 	@scripts/run-tests $(BUILD)
+	@scripts/slurm-test $(BUILD)
 	@scripts/vm-test $(BUILD)
 
 # Every test again under ASan+UBSan, built with clang (the default build uses gcc).
