@@ -471,17 +471,19 @@ static const char sweep_usage[] =
 	"                 resumed when run again; no summary: gpuiso merge OUT writes it once\n"
 	"                 every part is done (docs/slurm.md)";
 
-static void sweep_totals_print(const struct sweep_totals *t, const char *out)
+/* The totals of a sweep; @ran: how long its runs took, and how many met others (a merge ran none). */
+static void sweep_totals_print(const struct sweep_totals *t, const char *out, bool ran)
 {
 	printf("sweep: %llu hits, %llu runs: %llu recovered, %llu reset, %llu violation, %llu crash, "
-	       "%llu hung (%.2f s; %llu stopped where they met the unfailed run, %llu where they met "
-	       "an earlier run); %zu finding%s: %s/summary.txt\n",
-	       (unsigned long long)t->hits, (unsigned long long)t->runs,
+	       "%llu hung", (unsigned long long)t->hits, (unsigned long long)t->runs,
 	       (unsigned long long)t->recovered, (unsigned long long)t->reset,
 	       (unsigned long long)t->violation, (unsigned long long)t->crash,
-	       (unsigned long long)t->hung, t->seconds,
-	       (unsigned long long)t->met, (unsigned long long)t->followed, t->findings,
-	       t->findings == 1 ? "" : "s", out);
+	       (unsigned long long)t->hung);
+	if (ran)
+		printf(" (%.2f s; %llu stopped where they met the unfailed run, %llu where they met "
+		       "an earlier run)", t->seconds, (unsigned long long)t->met,
+		       (unsigned long long)t->followed);
+	printf("; %zu finding%s: %s/summary.txt\n", t->findings, t->findings == 1 ? "" : "s", out);
 }
 
 static int cmd_sweep(int argc, char **argv)
@@ -560,7 +562,7 @@ static int cmd_sweep(int argc, char **argv)
 		       (unsigned long long)t.followed, o.out);
 		return EXIT_OK;
 	}
-	sweep_totals_print(&t, o.out);
+	sweep_totals_print(&t, o.out, true);
 	return t.violation || t.crash || t.hung ? EXIT_FINDINGS : EXIT_OK;
 }
 
@@ -613,7 +615,7 @@ static int cmd_merge(int argc, char **argv)
 		rc = sweep_merge(argv[optind], &h, (unsigned int)jobs, progress, stdout, &st, err,
 				 sizeof(err));
 		if (!rc)
-			sweep_totals_print(&st, argv[optind]);
+			sweep_totals_print(&st, argv[optind], false);
 		findings = st.violation || st.crash || st.hung;
 	} else {
 		rc = campaign_merge(argv[optind], &h, &ct, err, sizeof(err));
