@@ -34,6 +34,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$root/bench/lib.sh"
 gpuiso=${GPUISO:-$root/build/gpuiso}
 events=${EVENTS:-10000}
 scenario=${SCENARIO:-$root/traces/scenarios/lda-chain.yaml}
@@ -50,11 +52,6 @@ out_json=$1
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
-		END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # Run a command; its wall and CPU seconds in $wall and $cpu, its output in
 # $tmp/log; its exit status (its output shown when above 1: not findings).
@@ -127,22 +124,4 @@ for n in "${splits[@]}"; do
 		  "\"shards.n$n.merge_s\": {\"value\": $ms, \"unit\": \"s\"}"
 		  "\"shards.n$n.met_earlier\": {\"value\": ${met[$n]}, \"unit\": \"runs\"}")
 done
-git_rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-{
-	echo "{"
-	echo "  \"schema\": \"gpuiso-bench/1\","
-	echo "  \"host\": \"$(hostname)\","
-	echo "  \"git_rev\": \"$git_rev\","
-	echo "  \"suite\": \"shards\","
-	echo "  \"notes\": \"$events-event power-cycle trace, $(basename "$scenario"), --jobs $jobs a process; shards one after the other; medians of $rounds alternating rounds\","
-	echo "  \"metrics\": {"
-	for i in "${!metrics[@]}"; do
-		sep=","
-		[ "$i" -lt $((${#metrics[@]} - 1)) ] || sep=""
-		echo "    ${metrics[$i]}$sep"
-	done
-	echo "  }"
-	echo "}"
-} >"$out_json.tmp"
-mv "$out_json.tmp" "$out_json"
-echo "wrote $out_json"
+bench_json "$out_json" shards "$events-event power-cycle trace, $(basename "$scenario"), --jobs $jobs a process; shards one after the other; medians of $rounds alternating rounds" "${metrics[@]}"

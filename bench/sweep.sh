@@ -46,6 +46,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$root/bench/lib.sh"
 gpuiso=${GPUISO:-$root/build/gpuiso}
 events=${EVENTS:-10000}
 scenario=${SCENARIO:-$root/traces/scenarios/lda-chain.yaml}
@@ -99,11 +101,6 @@ export XDG_CACHE_HOME=$tmp/cache
 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
-calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
-		END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # build_before HASH DIR: BEFORE_REV built in a temporary worktree, its gpuiso
 # copied to DIR/gpuiso. Release, as make bench but without LTO and without
@@ -355,22 +352,4 @@ else
 	echo "full fork sweep: no run of this build done ($stopped); no comparison"
 fi
 
-git_rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-{
-	echo "{"
-	echo "  \"schema\": \"gpuiso-bench/1\","
-	echo "  \"host\": \"$(hostname)\","
-	echo "  \"git_rev\": \"$git_rev\","
-	echo "  \"suite\": \"sweep\","
-	echo "  \"notes\": \"$events-event power-cycle trace, $(basename "$scenario"), --jobs $jobs; $scope${notes:+; $notes}\","
-	echo "  \"metrics\": {"
-	for i in "${!metrics[@]}"; do
-		sep=","
-		[ "$i" -lt $((${#metrics[@]} - 1)) ] || sep=""
-		echo "    ${metrics[$i]}$sep"
-	done
-	echo "  }"
-	echo "}"
-} >"$out_json.tmp"
-mv "$out_json.tmp" "$out_json"
-echo "wrote $out_json"
+bench_json "$out_json" sweep "$events-event power-cycle trace, $(basename "$scenario"), --jobs $jobs; $scope${notes:+; $notes}" "${metrics[@]}"

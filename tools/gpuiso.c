@@ -360,6 +360,15 @@ out:
 	return rc;
 }
 
+/* Say @err (on lines of its own) and return @code. */
+static int report_error(const char *err, int code)
+{
+	fputs(err, stderr);
+	if (!*err || err[strlen(err) - 1] != '\n')
+		fputc('\n', stderr);
+	return code;
+}
+
 static const char campaign_usage[] =
 	"gpuiso campaign run FILE.yaml -o DIR [--jobs N] [--run-timeout SECONDS]\n"
 	"                    [--stall-timeout SECONDS] [--shard I/N] [-v]\n"
@@ -440,12 +449,8 @@ static int cmd_campaign_run(int argc, char **argv)
 	o.file = argv[optind];
 	o.progress = isatty(fileno(stdout)) ? stderr : NULL;
 	rc = campaign_run(&o, &t, err, sizeof(err));
-	if (rc) {
-		fputs(err, stderr);
-		if (!*err || err[strlen(err) - 1] != '\n')
-			fputc('\n', stderr);
-		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
-	}
+	if (rc)
+		return report_error(err, rc == -EINVAL ? EXIT_INPUT : EXIT_ENV);
 	if (o.shard.count) {
 		/* the findings are the merge's to judge */
 		printf("campaign: shard %u/%u: %u runs (%u resumed); once every shard is done: "
@@ -546,12 +551,8 @@ static int cmd_sweep(int argc, char **argv)
 	o.progress = isatty(fileno(stdout)) ? stderr : NULL;
 	o.report = stdout;
 	rc = sweep_run(&o, &t, err, sizeof(err));
-	if (rc) {
-		fputs(err, stderr);
-		if (!*err || err[strlen(err) - 1] != '\n')
-			fputc('\n', stderr);
-		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
-	}
+	if (rc)
+		return report_error(err, rc == -EINVAL ? EXIT_INPUT : EXIT_ENV);
 	if (o.shard.count) {
 		/* the findings are the merge's to judge */
 		printf("sweep: shard %u/%u: %llu runs (%llu booked before; %llu run now in %.2f s, %llu "
@@ -564,15 +565,6 @@ static int cmd_sweep(int argc, char **argv)
 	}
 	sweep_totals_print(&t, o.out, true);
 	return t.violation || t.crash || t.hung ? EXIT_FINDINGS : EXIT_OK;
-}
-
-/* Say @err (on lines of its own) and return @code. */
-static int report_error(const char *err, int code)
-{
-	fputs(err, stderr);
-	if (!*err || err[strlen(err) - 1] != '\n')
-		fputc('\n', stderr);
-	return code;
 }
 
 static const char merge_usage[] =

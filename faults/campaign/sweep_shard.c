@@ -293,25 +293,41 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/* A text for the journal, written whole with one write() (journal_text_write()). */
+struct journal_text {
+	FILE *f;
+	char *text;
+	size_t len;
+};
+
+static int journal_text_begin(struct journal_text *t)
+{
+	*t = (struct journal_text){ 0 };
+	t->f = open_memstream(&t->text, &t->len);
+	return t->f ? 0 : -ENOMEM;
+}
+
+/* Write the text at @fd's offset, and free it. */
+static int journal_text_write(struct journal_text *t, int fd)
+{
+	int rc = fclose(t->f) ? -ENOMEM : write_all(fd, t->text, t->len);
+
+	free(t->text);
+	return rc;
+}
+
 /* Make the journal anew: its header alone. */
 static int journal_start(int fd, const struct shard_header *h)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	int rc;
+	struct journal_text t;
 
-	if (!f)
-		return -ENOMEM;
-	shard_header_write(f, h);
-	if (fclose(f)) {
-		free(text);
-		return -ENOMEM;
-	}
 	/* from its start: reading it moved the offset this descriptor shares */
-	rc = ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET) < 0 ? -errno : write_all(fd, text, len);
-	free(text);
-	return rc;
+	if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	if (journal_text_begin(&t))
+		return -ENOMEM;
+	shard_header_write(t.f, h);
+	return journal_text_write(&t, fd);
 }
 
 /*
@@ -404,24 +420,17 @@ int sweep_shard_begin(struct sweep *s)
 
 int sweep_shard_add(struct sweep *s, uint32_t r, enum sweep_outcome oc, const struct verdict *v)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	int rc;
+	struct journal_text t;
+	int rc = journal_text_begin(&t);
 
-	if (!f)
-		return -ENOMEM;
-	fprintf(f, "run %u %s %llu %s\n", r, fp_point_name(s->runs[r].point),
+	if (rc)
+		return rc;
+	fprintf(t.f, "run %u %s %llu %s\n", r, fp_point_name(s->runs[r].point),
 		(unsigned long long)s->runs[r].nth, sweep_outcome_names[oc]);
 	if (v)
-		verdict_lines_write(f, v);
-	fprintf(f, "end %u\n", r);
-	if (fclose(f)) {
-		free(text);
-		return -ENOMEM;
-	}
-	rc = write_all(s->journal, text, len);
-	free(text);
+		verdict_lines_write(t.f, v);
+	fprintf(t.f, "end %u\n", r);
+	rc = journal_text_write(&t, s->journal);
 	if (rc)
 		snprintf(s->err, s->errlen, "sweep: writing the shard's journal: %s", strerror(-rc));
 	return rc;
