@@ -145,7 +145,6 @@ static int prepare_runs(struct campaign *c, struct campaign_totals *t,
 		rc = campaign_faults_write(c, j, err, errlen);
 		if (rc)
 			return rc;
-		t->shard_runs++;
 		j->resumed = campaign_job_finished(c, j);
 		if (!j->resumed)
 			continue;
@@ -185,8 +184,8 @@ int campaign_run(const struct campaign_opts *o, struct campaign_totals *t, char 
 	/* a shard's runs are summed up by the merge, with every other shard's */
 	if (!rc && !o->shard.count)
 		rc = campaign_summary_write(c, t, err, errlen);
-	if (!o->shard.count)
-		t->shard_runs = 0;
+	if (o->shard.count)
+		t->shard_runs = (unsigned int)pg.total;
 free_campaign:
 	campaign_free(c);
 	return rc;

@@ -547,9 +547,8 @@ static bool count_observe(void *arg, enum fp_point p, uint64_t hit)
 static bool fork_observe(void *arg, enum fp_point p, uint64_t hit)
 {
 	struct sweep *s = arg;
-	int rc;
-
 	uint64_t run = s->seen++;
+	int rc;
 
 	/* a child fails exactly one hit; an earlier error stops forking */
 	if (s->in_child || s->error)
