@@ -125,7 +125,6 @@ static int owners_of(const struct sweep *s, uint32_t count, uint32_t **owner)
 	for (uint64_t r = 0; r < s->total && !s->o->from_scratch; r++) {
 		const struct sweep_run *run = &s->runs[r];
 		uint64_t event = s->where[run->point][run->nth - 1].event;
-
 		uint64_t rest = s->nevents > event ? s->nevents - event : 0;
 
 		/* the merge compares no states: what it knows is whether the shards could */
@@ -336,7 +335,7 @@ static int journal_start(int fd, const struct shard_header *h)
  */
 static int journal_open(struct sweep *s, const char *path, const struct shard_header *h)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), rc = 0;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), rfd, rc = 0;
 	off_t good = 0;
 	bool ours;
 	int64_t n;
@@ -348,9 +347,13 @@ static int journal_open(struct sweep *s, const char *path, const struct shard_he
 		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		goto close_fd;
 	}
-	f = fdopen(dup(fd), "r");
+	/* read through a descriptor of its own: fclose() closes it, not @fd */
+	rfd = dup(fd);
+	f = rfd < 0 ? NULL : fdopen(rfd, "r");
 	if (!f) {
 		rc = -errno;
+		if (rfd >= 0)
+			close(rfd);
 		goto close_fd;
 	}
 	n = journal_load(s, f, h, false, &ours, &good);
@@ -379,7 +382,7 @@ int sweep_shard_begin(struct sweep *s)
 	const struct shard *sh = &s->o->shard;
 	struct shard_header h;
 	uint32_t *owner = NULL;
-	char path[4096];
+	char path[4096] = "";
 	int rc;
 
 	rc = header_of(s, sh, &h);
