@@ -147,7 +147,7 @@ int campaign_merge(const char *out, const struct shard_header *h, struct campaig
 	const char *file = shard_field(h, "campaign");
 	struct campaign *c = calloc(1, sizeof(*c));
 	uint32_t *owner = NULL;
-	bool *done = NULL;
+	bool *done = NULL, all_done = true;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
@@ -176,13 +176,12 @@ int campaign_merge(const char *out, const struct shard_header *h, struct campaig
 	rc = done ? owners_of(c, h->sh.count, &owner, err, errlen) : -ENOMEM;
 	if (rc)
 		goto free_campaign;
-	rc = 0;
 	for (size_t i = 0; i < c->njobs; i++) {
 		done[i] = campaign_job_finished(c, &c->jobs[i]);
-		rc |= !done[i];
+		all_done &= done[i];
 	}
-	rc = rc ? merge_missing(c, done, owner, h->sh.count, err, errlen)
-		: campaign_summary_write(c, t, err, errlen);
+	rc = all_done ? campaign_summary_write(c, t, err, errlen)
+		      : merge_missing(c, done, owner, h->sh.count, err, errlen);
 free_campaign:
 	free(owner);
 	free(done);
