@@ -19,9 +19,6 @@
 #include "faults/campaign/campaign_internal.h"
 #include "faults/campaign/shard.h"
 
-/* The most missing runs a shard's line names (OUT/shards/missing has them all). */
-#define CAMPAIGN_MISSING_SHOWN 8
-
 /* What defines the campaign's work: its runs and what defines each. */
 static uint64_t work_of(const struct campaign *c)
 {
@@ -104,41 +101,37 @@ int campaign_shard_begin(struct campaign *c, const char *file, const struct shar
 static int merge_missing(const struct campaign *c, const bool *done, const uint32_t *owner,
 			 uint32_t count, char *err, size_t errlen)
 {
-	char path[PATH_MAX + 32], *ids = NULL;
-	size_t at = 0, len = 0;
-	FILE *all, *f;
+	FILE *all = shard_missing_begin(c->out), *f;
+	char *ids = NULL;
+	size_t len = 0;
 
-	snprintf(path, sizeof(path), "%s/shards/missing", c->out);
-	all = fopen(path, "w");
 	for (uint32_t k = 0; k < count; k++) {
+		const struct shard sh = { k, count };
 		size_t missing = 0, of = 0;
 
 		f = open_memstream(&ids, &len);
 		if (!f)
 			break;
 		for (size_t i = 0; i < c->njobs; i++) {
-			if (owner[i] != k || (of++, done[i]))
+			if (owner[i] != k)
+				continue;
+			of++;
+			if (done[i])
 				continue;
 			if (all)
 				fprintf(all, "shard %u/%u: %s\n", k, count, c->jobs[i].id);
-			if (missing++ < CAMPAIGN_MISSING_SHOWN)
+			if (missing++ < SHARD_MISSING_SHOWN)
 				fprintf(f, "%s%s", missing > 1 ? ", " : "", c->jobs[i].id);
 		}
-		if (missing > CAMPAIGN_MISSING_SHOWN)
+		if (missing > SHARD_MISSING_SHOWN)
 			fputs(", ...", f);
 		fclose(f);
-		if (missing && at < errlen)
-			at += (size_t)snprintf(err + at, errlen - at,
-					       "merge: shard %u/%u: %zu of its %zu runs missing: %s\n", k,
-					       count, missing, of, ids);
+		if (missing)
+			shard_missing_say(err, errlen, &sh, missing, of, "", ids);
 		free(ids);
 		ids = NULL;
 	}
-	if (all && !fclose(all) && at < errlen)
-		at += (size_t)snprintf(err + at, errlen - at, "merge: every missing run: %s\n", path);
-	if (shard_summary_remove(c->out) && at < errlen)
-		snprintf(err + at, errlen - at, "merge: %s/summary.json: cannot remove it\n", c->out);
-	return -ENODATA;
+	return shard_missing_end(all, c->out, err, errlen);
 }
 
 int campaign_merge(const char *out, const struct shard_header *h, struct campaign_totals *t,

@@ -2,6 +2,7 @@
 /* Shards (shard.h): the split of runs into parts, and the header of a shard's file. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,8 +84,7 @@ void shard_header_write(FILE *f, const struct shard_header *h)
 	fputs(".\n", f);
 }
 
-/* One line without its line break: 1, 0 at the end, -EINVAL for a line cut short. */
-static int header_line(FILE *f, char **line, size_t *cap)
+int shard_line(FILE *f, char **line, size_t *cap)
 {
 	ssize_t n = getline(line, cap, f);
 
@@ -104,21 +104,21 @@ int shard_header_read(FILE *f, struct shard_header *h)
 	int n = -1, rc;
 
 	memset(h, 0, sizeof(*h));
-	rc = header_line(f, &line, &cap);
+	rc = shard_line(f, &line, &cap);
 	if (rc != 1 || strcmp(line, SHARD_SCHEMA))
 		goto bad;
-	if (header_line(f, &line, &cap) != 1 || sscanf(line, "kind %15s%n", h->kind, &n) != 1 ||
+	if (shard_line(f, &line, &cap) != 1 || sscanf(line, "kind %15s%n", h->kind, &n) != 1 ||
 	    line[n])
 		goto bad;
-	if (header_line(f, &line, &cap) != 1 || sscanf(line, "work %llx%n", &work, &n) != 1 ||
+	if (shard_line(f, &line, &cap) != 1 || sscanf(line, "work %llx%n", &work, &n) != 1 ||
 	    line[n])
 		goto bad;
 	h->work = work;
-	if (header_line(f, &line, &cap) != 1 ||
+	if (shard_line(f, &line, &cap) != 1 ||
 	    sscanf(line, "shard %u %u%n", &h->sh.index, &h->sh.count, &n) != 2 || line[n] ||
 	    h->sh.index >= h->sh.count)
 		goto bad;
-	while ((rc = header_line(f, &line, &cap)) == 1 && strcmp(line, ".")) {
+	while ((rc = shard_line(f, &line, &cap)) == 1 && strcmp(line, ".")) {
 		sp = strchr(line, ' ');
 		if (!sp || sp == line)
 			goto bad;
@@ -156,6 +156,50 @@ int shard_summary_remove(const char *out)
 			return -errno;
 	}
 	return 0;
+}
+
+/* Append to the string @err what @fmt says. */
+static void __attribute__((format(printf, 3, 4)))
+say(char *err, size_t errlen, const char *fmt, ...)
+{
+	size_t at = strnlen(err, errlen);
+	va_list ap;
+
+	if (at + 1 >= errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err + at, errlen - at, fmt, ap);
+	va_end(ap);
+}
+
+static int missing_path(const char *out, char *buf, size_t len)
+{
+	return (size_t)snprintf(buf, len, "%s/shards/missing", out) >= len ? -ENAMETOOLONG : 0;
+}
+
+FILE *shard_missing_begin(const char *out)
+{
+	char path[4096];
+
+	return missing_path(out, path, sizeof(path)) ? NULL : fopen(path, "w");
+}
+
+void shard_missing_say(char *err, size_t errlen, const struct shard *sh, uint64_t missing,
+		       uint64_t of, const char *note, const char *which)
+{
+	say(err, errlen, "merge: shard %u/%u: %llu of its %llu runs missing%s: %s\n", sh->index,
+	    sh->count, (unsigned long long)missing, (unsigned long long)of, note, which);
+}
+
+int shard_missing_end(FILE *all, const char *out, char *err, size_t errlen)
+{
+	char path[4096];
+
+	if (all && !fclose(all) && !missing_path(out, path, sizeof(path)))
+		say(err, errlen, "merge: every missing run: %s\n", path);
+	if (shard_summary_remove(out))
+		say(err, errlen, "merge: %s/summary.json: cannot remove it\n", out);
+	return -ENODATA;
 }
 
 /* The header of @dir/@name into @h: 0, or a negative errno. */

@@ -21,6 +21,7 @@
 #define SHARD_MAX 100000   /* N at most */
 #define SHARD_SCHEMA "gpuiso-shard/1"
 #define SHARD_MAX_FIELDS 16
+#define SHARD_MISSING_SHOWN 8  /* the most missing runs a merge's line names */
 
 struct shard {
 	uint32_t index, count; /* count 0: not sharded */
@@ -124,6 +125,52 @@ void shard_header_free(struct shard_header *h);
  * Return: 0, or the negative errno of a removal that failed (missing ones are fine).
  */
 int shard_summary_remove(const char *out);
+
+/**
+ * shard_line() - read one line of a shard's file, without its line break.
+ * @f: the file.
+ * @line: in and out: the line's buffer (getline()'s; free() it after).
+ * @cap: in and out: its size.
+ *
+ * Return: 1, 0 at the end of the file, -EINVAL for a line cut short.
+ */
+int shard_line(FILE *f, char **line, size_t *cap);
+
+/**
+ * shard_missing_begin() - start the list of every missing run, OUT/shards/missing.
+ * @out: the output folder.
+ *
+ * Return: the file to write the list to, or NULL when it cannot be made
+ * (the merge's lines then say what they can without it).
+ */
+FILE *shard_missing_begin(const char *out);
+
+/**
+ * shard_missing_say() - add a merge's line on a shard's missing runs to @err:
+ * "merge: shard I/N: M of its K runs missing[NOTE]: WHICH".
+ * @err: the lines so far (a string).
+ * @errlen: size of @err.
+ * @sh: the shard.
+ * @missing: how many of its runs are missing ...
+ * @of: ... of how many.
+ * @note: said after "missing" (" (...)"), or "".
+ * @which: the first few missing runs (SHARD_MISSING_SHOWN at most).
+ */
+void shard_missing_say(char *err, size_t errlen, const struct shard *sh, uint64_t missing,
+		       uint64_t of, const char *note, const char *which);
+
+/**
+ * shard_missing_end() - close the list shard_missing_begin() started, say
+ * where it is after @err's lines, and remove a summary of before
+ * (shard_summary_remove()): nothing was merged.
+ * @all: the list, or NULL.
+ * @out: the output folder.
+ * @err: the lines so far (a string).
+ * @errlen: size of @err.
+ *
+ * Return: -ENODATA.
+ */
+int shard_missing_end(FILE *all, const char *out, char *err, size_t errlen);
 
 /**
  * shard_find() - the shard files of an output folder: the first one (by

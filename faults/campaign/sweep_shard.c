@@ -48,9 +48,6 @@
 #define SWEEP_FORK_COST 550
 #define SWEEP_REST_SHARE 16
 
-/* The most missing runs a shard's line names (OUT/shards/missing has them all). */
-#define SWEEP_MISSING_SHOWN 8
-
 /* What defines the sweep, as the header's fields say it (a merge reads them back). */
 static int header_fields(const struct sweep *s, struct shard_header *h)
 {
@@ -151,19 +148,6 @@ static int header_of(struct sweep *s, const struct shard *sh, struct shard_heade
 	return rc;
 }
 
-/* One line without its line break: 1, 0 at the end, -1 for a line cut short. */
-static int journal_line(FILE *f, char **line, size_t *cap)
-{
-	ssize_t n = getline(line, cap, f);
-
-	if (n < 0)
-		return 0;
-	if (!n || (*line)[n - 1] != '\n')
-		return -1;
-	(*line)[n - 1] = '\0';
-	return 1;
-}
-
 /* "run RUN POINT NTH OUTCOME" into @r. */
 static bool run_line(const char *line, struct sweep_record *r)
 {
@@ -191,8 +175,8 @@ int sweep_journal_records(FILE *f, int (*each)(void *arg, const struct sweep_rec
 	int rc = 0, got, n = -1;
 
 	*good = ftello(f);
-	while (!rc && journal_line(f, &line, &cap) == 1 && run_line(line, &r)) {
-		while ((got = journal_line(f, &line, &cap)) == 1 &&
+	while (!rc && shard_line(f, &line, &cap) == 1 && run_line(line, &r)) {
+		while ((got = shard_line(f, &line, &cap)) == 1 &&
 		       verdict_line_read(line, &r.verdict) == 1)
 			r.has_verdict = true;
 		/* a verdict says the outcome it ends in: one that says another is not this run's */
@@ -507,17 +491,17 @@ static uint64_t missing_ranges(const struct sweep *s, const uint32_t *owner, uin
  */
 static int merge_missing(struct sweep *s, uint32_t count, const bool *read)
 {
-	char path[4096], *line = NULL;
-	size_t len = 0, at = 0;
 	uint32_t *owner = NULL;
+	char *line = NULL;
+	size_t len = 0;
 	FILE *all, *f;
 	int rc = owners_of(s, count, &owner);
 
 	if (rc)
 		return rc;
-	snprintf(path, sizeof(path), "%s/shards/missing", s->out);
-	all = fopen(path, "w");
+	all = shard_missing_begin(s->out);
 	for (uint32_t k = 0; k < count; k++) {
+		const struct shard sh = { k, count };
 		uint64_t of = 0, missing;
 
 		for (uint64_t r = 0; r < s->total; r++)
@@ -525,14 +509,11 @@ static int merge_missing(struct sweep *s, uint32_t count, const bool *read)
 		f = open_memstream(&line, &len);
 		if (!f)
 			break;
-		missing = missing_ranges(s, owner, k, f, SWEEP_MISSING_SHOWN);
+		missing = missing_ranges(s, owner, k, f, SHARD_MISSING_SHOWN);
 		fclose(f);
 		if (missing) {
-			at += (size_t)snprintf(s->err + at, at < s->errlen ? s->errlen - at : 0,
-					       "merge: shard %u/%u: %llu of its %llu runs missing%s: %s\n",
-					       k, count, (unsigned long long)missing,
-					       (unsigned long long)of,
-					       read[k] ? "" : " (no journal of this work)", line);
+			shard_missing_say(s->err, s->errlen, &sh, missing, of,
+					  read[k] ? "" : " (no journal of this work)", line);
 			if (all) {
 				fprintf(all, "shard %u/%u: ", k, count);
 				missing_ranges(s, owner, k, all, SIZE_MAX);
@@ -542,14 +523,8 @@ static int merge_missing(struct sweep *s, uint32_t count, const bool *read)
 		free(line);
 		line = NULL;
 	}
-	if (all && !fclose(all) && at < s->errlen)
-		at += (size_t)snprintf(s->err + at, s->errlen - at, "merge: every missing run: %s\n",
-				       path);
-	if (shard_summary_remove(s->out) && at < s->errlen)
-		snprintf(s->err + at, s->errlen - at, "merge: %s/summary.json: cannot remove it\n",
-			 s->out);
 	free(owner);
-	return -ENODATA;
+	return shard_missing_end(all, s->out, s->err, s->errlen);
 }
 
 /* The options the shards ran with, from @h's fields. */
