@@ -44,6 +44,7 @@ struct yaml_doc {
 	size_t nerr;
 	size_t cap;
 	bool oom;
+	int env_err;              /* a failure not the file's (-ECHILD), or 0 */
 };
 
 /* ---- errors ------------------------------------------------------------ */
@@ -263,8 +264,18 @@ static void take_parse_errors(struct yaml_doc *d)
 
 /* The most a file gpuiso parses may hold: scenarios, plans, maps and run files are far smaller. */
 #define YAML_MAX_BYTES (256u << 20)
-/* How long the trial parse of a file may take before it is taken for hung. */
-#define YAML_TRIAL_MS 10000
+/*
+ * The trial parse's pace (trial_parse()): the CPU time it may use, 10 s and
+ * 1 s more for every 128 KiB (libfyaml parses 5 MiB or more in a second of
+ * CPU time here: a 50 MB file takes about 10 s of the 400 s it may; but a
+ * mapping's keys cost it time that grows with the square of their count,
+ * and 50,000 keys in one mapping take it many minutes), and the seconds it
+ * may neither run nor move on.
+ */
+#define YAML_CPU_S 10
+#define YAML_CPU_BYTES_PER_S (128u << 10)
+#define YAML_STUCK_S 30
+#define YAML_POLL_MS 250
 
 /* The whole file, NUL-terminated, in *@text; 0, or -ENOENT / -EINVAL / -ENOMEM (reported). */
 static int read_file(struct yaml_doc *d, char **text, size_t *len)
@@ -377,7 +388,7 @@ static void send_output(struct fy_diag *diag, void *user, const char *buf, size_
 		_exit(0); /* the parent has gone: nothing to tell */
 }
 
-/* The child's side of trial_parse(): parse, saying every error on @fd. */
+/* The child's side of trial_parse(): parse as this process will, saying every error on @fd. */
 static void __attribute__((noreturn)) trial_child(int fd, const char *text, size_t len,
 						  unsigned int flags)
 {
@@ -397,22 +408,49 @@ static void __attribute__((noreturn)) trial_child(int fd, const char *text, size
 	_exit(0); /* the write end closes: the parent's wait ends */
 }
 
+/* Where the trial child's last error said it was, in @said; false when it said none. */
+static bool trial_last_error(char *said, int *line, int *col, const char **msg, int *msglen)
+{
+	const char *pos = NULL;
+	int at = 0;
+
+	/* its last error, "<memory-…>:LINE:COL: error: MESSAGE", says where it was */
+	for (const char *l = said; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n'))
+		if (!strncmp(l, "<memory", 7) && strstr(l, ">:"))
+			pos = strstr(l, ">:"); /* the last error's own line: its name ends at its first ">:" */
+	if (!pos || sscanf(pos, ">:%d:%d: error: %n", line, col, &at) != 2 || !at)
+		return false;
+	*msg = pos + at;
+	*msglen = (int)strcspn(pos + at, "\n");
+	return true;
+}
+
 /*
- * Parse @text once in a child process first, under a time limit: libfyaml
- * 0.7.12 crashes on some few bytes of valid UTF-8 ("? a:\t?"), and a parse
- * must not take gpuiso with it. Return: 0 when the child finished (this
- * process then parses it and hears its errors, if any), -EINVAL when it
- * died or hung (reported where its last error said, when it said one).
+ * Parse @text once in a child process first: libfyaml 0.7.12 crashes on
+ * some few bytes of valid UTF-8 ("? a:\t?") and loops for ever on others,
+ * and a parse must not take gpuiso with it. The child parses exactly as
+ * this process will (the same call on the same bytes: libfyaml's crashes
+ * depend on how it is handed the text). It is watched by its pace
+ * (child.h), never by the clock: one that has used more CPU time than any
+ * parse of a file that size takes loops on the file, however busy the
+ * machine; one that neither runs nor moves on for YAML_STUCK_S is blocked
+ * on something that is not the file.
+ *
+ * Return: 0 when the child finished (this process then parses it and hears
+ * its errors, if any), -EINVAL when it died or looped on the file (reported
+ * where its last error said, when it said one), -ECHILD when it was stuck
+ * or killed by someone else (reported: not the file's doing).
  */
 static int trial_parse(struct yaml_doc *d, const char *text, size_t len, unsigned int flags)
 {
 	struct pollfd pfd = { .events = POLLIN };
-	char said[4096], why[64];
+	unsigned int cpu_s = YAML_CPU_S + (unsigned int)(len / YAML_CPU_BYTES_PER_S);
+	enum child_pace_verdict v = CHILD_MOVING;
+	struct child_pace pace;
+	char said[4096], why[160];
 	size_t nsaid = 0;
-	int fds[2], status, line = 0, col = 0, at = 0;
-	int64_t deadline = (int64_t)(clock_mono_ns() / 1000000) + YAML_TRIAL_MS;
-	const char *pos;
-	ssize_t n = 1;
+	int fds[2], status, line = 0, col = 0, msglen = 0;
+	const char *msg;
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC))
@@ -427,45 +465,67 @@ static int trial_parse(struct yaml_doc *d, const char *text, size_t len, unsigne
 		close(fds[0]);
 		return 0;
 	}
-	/* what it says, until it ends (the pipe's end) or the time is up */
+	/* what it says, until it ends (the pipe's end), or its pace says it will not */
 	pfd.fd = fds[0];
-	for (int64_t left = YAML_TRIAL_MS; left > 0; left = deadline - clock_mono_ns() / 1000000) {
-		int ready = poll(&pfd, 1, (int)left);
+	child_pace_start(&pace, pid);
+	for (;;) {
+		uint64_t before = clock_mono_ns();
+		int ready = poll(&pfd, 1, YAML_POLL_MS);
+		ssize_t n;
 
-		if (ready < 0 && errno == EINTR)
-			continue;
-		if (ready <= 0)
-			break;
-		n = read(fds[0], said + nsaid, sizeof(said) - 1 - nsaid);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			n = 0; /* the end: the child is done */
+		if (ready < 0 && errno != EINTR) {
+			/* cannot wait for it: the parse is this process's, as without a child */
+			kill(pid, SIGKILL);
+			close(fds[0]);
+			child_reap(pid, NULL);
+			return 0;
+		}
+		if (ready > 0) {
+			n = read(fds[0], said + nsaid, sizeof(said) - 1 - nsaid);
+			if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+				break; /* the end: the child is done */
+			if (n > 0)
+				nsaid += (size_t)n;
+			if (nsaid == sizeof(said) - 1)
+				nsaid = 0; /* only the last errors matter */
+		}
+		/* its progress cannot be seen from here: it is judged by its CPU time alone */
+		v = child_pace_check(&pace, 0, clock_mono_ns() - before, cpu_s, YAML_STUCK_S);
+		if (v != CHILD_MOVING) {
+			kill(pid, SIGKILL);
 			break;
 		}
-		nsaid += (size_t)n;
-		if (nsaid == sizeof(said) - 1)
-			nsaid = 0; /* only the last errors matter */
 	}
-	if (n)
-		kill(pid, SIGKILL); /* still going: hung */
 	close(fds[0]);
 	status = child_reap(pid, NULL);
-	if (WIFEXITED(status) && !WEXITSTATUS(status))
+	said[nsaid] = '\0';
+	if (v == CHILD_MOVING && WIFEXITED(status) && !WEXITSTATUS(status))
 		return 0;
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-		snprintf(why, sizeof(why), "did not finish within %d s", YAML_TRIAL_MS / 1000);
+	if (v == CHILD_STUCK || (v == CHILD_MOVING && WIFSIGNALED(status) &&
+				 WTERMSIG(status) == SIGKILL)) {
+		char line_text[512];
+
+		/* not the file's doing: a process blocked (stopped, deadlocked), or killed from outside */
+		if (v == CHILD_STUCK)
+			child_pace_say(&pace, v, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "was killed from outside (SIGKILL: out of memory?)");
+		snprintf(line_text, sizeof(line_text),
+			 "%s: error: the process that parses it first (yaml-trial, pid %d) %s: not the file's doing\n",
+			 d->path, (int)pid, why);
+		err_add(d, 0, 0, line_text);
+		d->env_err = -ECHILD;
+		return -ECHILD;
+	}
+	if (v == CHILD_SPINNING)
+		snprintf(why, sizeof(why),
+			 "did not finish in %u s of CPU time, the most a file of %zu bytes is given",
+			 cpu_s, len);
 	else
 		child_died_of(status, why, sizeof(why));
-	/* its last error, "<memory-…>:LINE:COL: error: MESSAGE", says where it was */
-	said[nsaid] = '\0';
-	pos = NULL;
-	for (const char *l = said; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n'))
-		if (!strncmp(l, "<memory", 7) && strstr(l, ">:"))
-			pos = strstr(l, ">:"); /* the last error's own line: its name ends at its first ">:" */
-	if (pos && sscanf(pos, ">:%d:%d: error: %n", &line, &col, &at) == 2 && at)
+	if (trial_last_error(said, &line, &col, &msg, &msglen))
 		err_pos(d, line, col, "%.*s; then the YAML parser (libfyaml) %s: not YAML it can read",
-			(int)strcspn(pos + at, "\n"), pos + at, why);
+			msglen, msg, why);
 	else
 		err_pos(d, 1, 1, "the YAML parser (libfyaml) %s on this file: not YAML it can read",
 			why);
@@ -567,7 +627,7 @@ int yaml_close(struct yaml_doc *d, char *err, size_t errlen)
 		err[0] = '\0';
 	if (!d)
 		return 0;
-	ret = d->oom ? -ENOMEM : d->nerr ? -EINVAL : 0;
+	ret = d->oom ? -ENOMEM : d->env_err ? d->env_err : d->nerr ? -EINVAL : 0;
 	err_flush(d, err, errlen);
 	/* The document holds a reference to the diag it was built with: it goes first. */
 	if (d->fyd)

@@ -2,6 +2,7 @@
 #ifndef GPUISO_COMMON_YAML_H
 #define GPUISO_COMMON_YAML_H
 
+#include <errno.h>
 #include <libfyaml.h>
 #include <stdarg.h>
 
@@ -31,10 +32,16 @@ struct yaml_field {
  * @path: the file.
  * @out: out: the document; yaml_close() it in every case but -ENOMEM.
  *
+ * The file is parsed in a child process first (libfyaml crashes and loops
+ * on some inputs), watched by its pace, not by the clock: a large file or a
+ * busy machine is never taken for a bad file.
+ *
  * Return: 0, -ENOENT (cannot open: the document holds "PATH: error: cannot
  * open: REASON", close it to get it), -EINVAL (syntax errors, duplicate keys
- * among them: the document holds them, close it to get them), -ENOMEM (*out
- * is NULL).
+ * among them, or a file the parser crashes or loops on: the document holds
+ * them, close it to get them), -ECHILD (the child that parses it first was
+ * stuck or killed from outside: not the file's doing, an environment
+ * problem; the document says so), -ENOMEM (*out is NULL).
  */
 int yaml_open(const char *path, struct yaml_doc **out);
 
@@ -55,6 +62,18 @@ int yaml_open_json(const char *path, struct yaml_doc **out);
  */
 int yaml_open_json_text(const char *name, const char *text, struct yaml_doc **out);
 
+/**
+ * yaml_error_is_environment() - whether a reader's error is not the file's fault.
+ * @rc: a negative errno of yaml_open(), yaml_close() or a reader built on them.
+ *
+ * Return: true for -ENOMEM and -ECHILD (an environment problem, exit 3),
+ * false for what the file is to blame for (exit 2).
+ */
+static inline bool yaml_error_is_environment(int rc)
+{
+	return rc == -ENOMEM || rc == -ECHILD;
+}
+
 /** yaml_root() - the top node, or NULL for an empty file. @d: the document. */
 struct fy_node *yaml_root(struct yaml_doc *d);
 
@@ -67,7 +86,8 @@ const char *yaml_path(const struct yaml_doc *d);
  * @err: out: the error lines, sorted by position (NUL terminated; may be NULL).
  * @errlen: size of @err.
  *
- * Return: 0 when nothing was reported, -EINVAL when errors were, -ENOMEM.
+ * Return: 0 when nothing was reported, -EINVAL when errors were, -ECHILD
+ * when yaml_open() said so (whatever else was reported), -ENOMEM.
  */
 int yaml_close(struct yaml_doc *d, char *err, size_t errlen);
 

@@ -672,7 +672,7 @@ int scenario_load(const char *path, struct scenario *scn, char *errbuf, size_t e
 		parse_root(d, yaml_root(d), scn);
 	report = yaml_close(d, errbuf, errlen);
 	/* A file that cannot be opened is -ENOENT, whatever else its report says. */
-	return ret == -ENOENT ? ret : report;
+	return ret == -ENOENT || yaml_error_is_environment(ret) ? ret : report;
 }
 
 int scenario_defaults(struct scenario *scn)

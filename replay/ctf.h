@@ -62,7 +62,8 @@ struct ctf_stats {
 
 /* How long, and how big, the decoder may go; 0: the default. */
 struct ctf_limits {
-	unsigned int idle_s;  /* seconds without decoding anything (CTF_IDLE_S) */
+	unsigned int idle_s;  /* seconds of its CPU time without decoding anything, and seconds
+			       * it may neither run nor decode anything (CTF_IDLE_S) */
 	uint64_t anon_bytes;  /* anonymous memory, the heap and the like (CTF_ANON_BYTES) */
 };
 

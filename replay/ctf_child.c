@@ -25,10 +25,15 @@
  * Babeltrace2's own words on the way down (assertions, preconditions) come
  * through its stderr, a second pipe, of which the last lines are kept.
  *
- * While waiting for the child, this process watches it: a child that says
- * nothing for a while (every 4096 events read it says where it is) or whose
- * anonymous memory grows past a limit is killed, and that is the answer too.
- * Only the time this process spends waiting for it counts as silence.
+ * While waiting for the child, this process watches it by its pace
+ * (common/child.h), never by the clock: a child that uses its CPU limit
+ * without saying anything (every 4096 events read it says where it is)
+ * loops on the trace, and one whose anonymous memory grows past a limit
+ * swells on it: it is killed, and that is the answer too (bad input). One
+ * that neither runs nor says anything for as long is blocked on something
+ * that is not the trace (a lock inherited at fork(), a stop): killed, and
+ * said to be an environment problem. Only the time this process spends
+ * waiting for it counts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -313,10 +318,11 @@ struct decoder {
 	size_t cap, head, tail;   /* unread bytes: buf[head..tail) */
 	uint64_t received;        /* bytes read from it in all */
 	uint64_t index, ts;       /* the last event received */
-	uint64_t silent_ns;       /* waited for the child since it last said something */
+	struct child_pace pace;   /* its CPU time and progress (what it sent) */
 	uint64_t checked_ns;      /* when its memory was last looked at */
 	uint64_t anon_base;       /* this process's anonymous memory when it forked the child */
-	char killed[96];          /* why this process killed it, if it did */
+	char killed[192];         /* why this process killed it, if it did */
+	bool stuck;               /* killed for neither running nor moving on: not the trace's doing */
 
 	bool ended;               /* its 'X' came */
 	int rc;                   /* what it or a callback ended the read with */
@@ -569,15 +575,25 @@ static uint64_t anon_bytes(pid_t pid)
 	return (uint64_t)kib * 1024;
 }
 
-/* Kill a child that has been silent too long or grown too big. Return: whether it was. */
-static bool watch(struct decoder *d, uint64_t now)
+/*
+ * Kill a child that used its CPU time without decoding anything, that
+ * neither ran nor decoded anything (child.h), or that grew too big, after
+ * this process waited @waited_ns for it. Return: whether it was.
+ */
+static bool watch(struct decoder *d, uint64_t now, uint64_t waited_ns)
 {
-	char size[24];
+	enum child_pace_verdict v = child_pace_check(&d->pace, d->received, waited_ns,
+						     d->lim.idle_s, d->lim.idle_s);
+	char size[24], why[160];
 	uint64_t anon;
 
-	if (d->silent_ns >= (uint64_t)d->lim.idle_s * 1000000000ull) {
-		snprintf(d->killed, sizeof(d->killed), "went %u s without decoding anything (killed)",
-			 d->lim.idle_s);
+	if (v == CHILD_SPINNING) {
+		snprintf(d->killed, sizeof(d->killed),
+			 "used %u s of CPU time without decoding anything (killed)", d->lim.idle_s);
+	} else if (v == CHILD_STUCK) {
+		d->stuck = true;
+		snprintf(d->killed, sizeof(d->killed), "%s (killed)",
+			 child_pace_say(&d->pace, v, why, sizeof(why)));
 	} else if (now - d->checked_ns >= CHILD_POLL_MS * 1000000ull) {
 		d->checked_ns = now;
 		/* (what it shares with this process since the fork counts as its own) */
@@ -646,7 +662,7 @@ static int listen_to(struct decoder *d)
 {
 	struct pollfd pfd[2] = { { .fd = d->in, .events = POLLIN },
 				 { .fd = d->said, .events = POLLIN } };
-	uint64_t before = clock_mono_ns(), now;
+	uint64_t before = clock_mono_ns(), now, waited = 0;
 	ssize_t n;
 	int rc = make_room(d);
 
@@ -664,15 +680,14 @@ static int listen_to(struct decoder *d)
 		if (n > 0) {
 			d->tail += (size_t)n;
 			d->received += (uint64_t)n;
-			d->silent_ns = 0;
 		}
 	}
 	/* only time spent waiting for it counts: not this process's own (a paced replay's) */
 	now = clock_mono_ns();
 	/* at most two polls' worth at a time: a whole process stopped (^Z) is no silence */
 	if (!(rc > 0 && pfd[0].revents))
-		d->silent_ns += GPUISO_MIN(now - before, 2 * CHILD_POLL_MS * 1000000ull);
-	return watch(d, now) ? -ETIMEDOUT : 0;
+		waited = GPUISO_MIN(now - before, 2 * CHILD_POLL_MS * 1000000ull);
+	return watch(d, now, waited) ? -ETIMEDOUT : 0;
 }
 
 /*
@@ -715,7 +730,7 @@ static void last_words(struct decoder *d, char *out, size_t len)
 /* The child ended without its 'X': say how, and where it was. */
 static int died(struct decoder *d, int status)
 {
-	char how[128], words[512], where[1200];
+	char how[200], words[512], where[1200];
 	const char *slash = strrchr(d->stream, '/');
 
 	if (d->killed[0])
@@ -723,6 +738,12 @@ static int died(struct decoder *d, int status)
 	else
 		child_died_of(status, how, sizeof(how));
 	last_words(d, words, sizeof(words));
+	if (d->stuck) {
+		/* blocked on something that is not the trace (a lock, a stop), or given no time */
+		dec_err(d, "%s: the CTF decoder %s after event %" PRIu64 ": not the trace's doing",
+			d->path, d->killed, d->st->events ? d->st->events - 1 : 0);
+		return -ECHILD;
+	}
 	if (!d->killed[0] && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
 		/* not sent by this process: the OOM killer, or someone's kill -9 */
 		dec_err(d, "%s: the CTF decoder was killed from outside (SIGKILL: out of memory?)"
@@ -869,6 +890,7 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
 	if (rc)
 		goto free_buf;
 	d.checked_ns = clock_mono_ns();
+	child_pace_start(&d.pace, d.pid);
 	do {
 		if (getpid() != d.owner) {
 			/* forked from the reader while it reads: the decoder is not this one's */

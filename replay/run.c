@@ -13,6 +13,7 @@
 #include "common/digest_path.h"
 #include "common/host.h"
 #include "common/log.h"
+#include "common/yaml.h"
 #include "replay.h"
 #include "replay/cache.h"
 #include "replay/ctf.h"
@@ -283,7 +284,7 @@ static int run_model(const struct replay_opts *o, struct run *r,
 	if (source == feed && o->nmaps) {
 		rc = import_map_load(o->maps, o->nmaps, &r->map, rep->error, sizeof(rep->error));
 		if (rc) {
-			rep->failure = rc == -ENOMEM ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
+			rep->failure = yaml_error_is_environment(rc) ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
 			goto destroy_engine;
 		}
 	}
@@ -372,14 +373,14 @@ int replay_read(const struct replay_opts *o, struct replay_events *evs, struct r
 	if (o->nmaps) {
 		rc = import_map_load(o->maps, o->nmaps, &r.map, rep->error, sizeof(rep->error));
 		if (rc) {
-			rep->failure = rc == -ENOMEM ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
+			rep->failure = yaml_error_is_environment(rc) ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
 			return rc;
 		}
 	}
 	rc = feed(o, &r);
 	import_map_free(r.map);
 	if (rc && rep->failure == REPLAY_OK) {
-		rep->failure = rc == -ENOMEM ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
+		rep->failure = yaml_error_is_environment(rc) ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
 		if (!rep->error[0])
 			snprintf(rep->error, sizeof(rep->error), "%s", strerror(-rc));
 	}

@@ -8,6 +8,7 @@
 #if GPUISO_HAVE_TRACING
 
 #define LTTNG_UST_COMPAT_API_VERSION 1
+#include "common/child.h"
 #include "replay/tp.h"
 #include "replay/trace.h"
 
@@ -209,6 +210,25 @@ void trace_violation(const struct core_violation *v)
 {
 	if (lttng_ust_tracepoint_enabled(gpuiso, violation))
 		emit_violation(v);
+}
+
+/* Whether any tracepoint of gpuiso's is enabled: this process is being recorded. */
+static bool trace_recording(void)
+{
+	for (size_t k = 0; k < WL_NKINDS; k++)
+		if (wl_tp[k] && CMM_LOAD_SHARED(wl_tp[k]->state))
+			return true;
+	return lttng_ust_tracepoint_enabled(gpuiso, op) ||
+	       lttng_ust_tracepoint_enabled(gpuiso, dma_fault) ||
+	       lttng_ust_tracepoint_enabled(gpuiso, fault_injected) ||
+	       lttng_ust_tracepoint_enabled(gpuiso, power) ||
+	       lttng_ust_tracepoint_enabled(gpuiso, violation);
+}
+
+/* A forked child is started as a traced process of its own only while recording (child.h). */
+static void __attribute__((constructor)) trace_tell_fork(void)
+{
+	child_fork_set_traced(trace_recording);
 }
 
 #else

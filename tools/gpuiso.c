@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "common/log.h"
 #include "common/units.h"
+#include "common/yaml.h"
 #include "config.h"
 #include "version.h"
 #include "core/core.h"
@@ -79,7 +80,7 @@ static int cmd_scenario_explain(int argc, char **argv)
 		if (!*err || err[strlen(err) - 1] != '\n')
 			fputc('\n', stderr);
 		scenario_free(&scn);
-		return EXIT_INPUT;
+		return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
 	}
 	/* the model explained on the backend the scenario names, or why not */
 	rc = scenario_backend_open(&scn, NULL, &be, err, sizeof(err));
@@ -302,19 +303,21 @@ static int cmd_replay(int argc, char **argv)
 		return usage_error(replay_usage, "%s", "--repeat writes a folder of results: --json DIR, not -");
 	o.backend = backend;
 	o.trace = argv[optind];
-	if (load_scenario(o.scenario_path, &scn)) {
+	rc = load_scenario(o.scenario_path, &scn);
+	if (rc) {
 		scenario_free(&scn);
-		return EXIT_INPUT;
+		return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
 	}
 	o.scn = &scn;
 	if (o.faults_path) {
 		char err[4096] = "";
 
-		if (fault_plan_load(o.faults_path, &plan, err, sizeof(err))) {
+		rc = fault_plan_load(o.faults_path, &plan, err, sizeof(err));
+		if (rc) {
 			fputs(err, stderr);
 			fault_plan_free(&plan);
 			scenario_free(&scn);
-			return EXIT_INPUT;
+			return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
 		}
 		o.faults = &plan;
 	}
@@ -888,17 +891,19 @@ static int cmd_trace_trim(int argc, char **argv)
 		return usage_error(trim_usage, "%s", !o.out ? "-o OUT is required" :
 				   optind < argc ? "one trace folder, please" : "missing the trace folder");
 	o.trace = argv[optind];
-	if (load_scenario(o.scenario_path, &scn)) {
+	rc = load_scenario(o.scenario_path, &scn);
+	if (rc) {
 		scenario_free(&scn);
-		return EXIT_INPUT;
+		return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
 	}
 	o.scn = &scn;
 	if (o.base_path) {
-		if (fault_plan_load(o.base_path, &base, err, sizeof(err))) {
+		rc = fault_plan_load(o.base_path, &base, err, sizeof(err));
+		if (rc) {
 			fputs(err, stderr);
 			fault_plan_free(&base);
 			scenario_free(&scn);
-			return EXIT_INPUT;
+			return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
 		}
 		o.base = &base;
 	}

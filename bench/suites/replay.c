@@ -79,7 +79,7 @@ static int spawn(char *const *argv, const char *out, double *seconds, double *cp
 	double t0 = now_s();
 	pid_t self = getpid();
 	int status;
-	pid_t pid = fork();
+	pid_t pid = child_fork_plain();
 
 	if (pid < 0)
 		return -errno;

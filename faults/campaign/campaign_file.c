@@ -170,7 +170,10 @@ static void parse_scenario(struct yaml_doc *d, const struct yaml_field *f, struc
 		return;
 	}
 	c->has_scenario = true;
-	if (scenario_load(c->scenario, &c->scn, c->scn_err, sizeof(c->scn_err)))
+	c->scn_rc = scenario_load(c->scenario, &c->scn, c->scn_err, sizeof(c->scn_err));
+	if (yaml_error_is_environment(c->scn_rc))
+		yaml_field_error(d, f, "cannot read '%s' (why follows)", s);
+	else if (c->scn_rc)
 		yaml_field_error(d, f, "'%s' is not a valid scenario (its errors follow)", s);
 	else if (digest_path(c->scenario, &c->scenario_hash))
 		yaml_field_error(d, f, "cannot read '%s'", s);
@@ -538,7 +541,9 @@ int campaign_load(const char *file, struct campaign *c, char *err, size_t errlen
 	append_errors(err, errlen, c->scn_err);
 	if (!rc && !c->has_scenario)
 		rc = scenario_defaults(&c->scn);
-	return rc == -ENOMEM ? rc : rc ? -EINVAL : 0;
+	if (yaml_error_is_environment(c->scn_rc))
+		return c->scn_rc;
+	return yaml_error_is_environment(rc) ? rc : rc ? -EINVAL : 0;
 }
 
 void campaign_free(struct campaign *c)

@@ -110,6 +110,7 @@ struct campaign {
 	size_t njobs;
 	char out[PATH_MAX];      /* the output folder, absolute */
 	char scn_err[4096];      /* the scenario's own errors, shown after the campaign's */
+	int scn_rc;              /* scenario_load()'s return */
 	unsigned int run_timeout_s;   /* campaign_opts.run_timeout_s */
 	unsigned int stall_timeout_s; /* campaign_opts.stall_timeout_s (0: WATCH_STALL_S) */
 };

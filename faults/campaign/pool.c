@@ -72,7 +72,7 @@ pid_t pool_fork(struct pool *p, size_t i, size_t job, const char *name, int tie_
 	/* a child would write out what the parent has buffered once more */
 	fflush(NULL);
 	watch_start(&p->watch, i);
-	pid = fork();
+	pid = child_fork_plain();
 	if (pid < 0) {
 		int rc = -errno;
 

@@ -3,14 +3,19 @@
  * child_tie(): a tied child is killed when its parent dies, even when its
  * parent had died already when it asked; it carries the name it was given.
  *
+ * child_pace_check() judges a child by its CPU time and progress.
+ *
  * The test process makes itself a child subreaper, so that a grandchild
  * whose parent dies becomes its child, and how it ended can be waited for.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -123,4 +128,120 @@ Test(child, ends_within_waits_for_the_end_and_no_longer)
 	status = child_reap(pid, &peak);
 	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status %#x", status);
 	cr_assert_gt(peak, 0);
+}
+
+/*
+ * child_pace_check(): a child is judged by its own CPU time and its
+ * progress, never by how long its parent waited while it could not run.
+ */
+
+/* Check @pid every 50 ms, as its parent would while waiting, until a verdict or @max_ms. */
+static enum child_pace_verdict pace_until(struct child_pace *p, const _Atomic uint64_t *mark,
+					  unsigned int spin_s, unsigned int stuck_s,
+					  unsigned int max_ms)
+{
+	enum child_pace_verdict v = CHILD_MOVING;
+
+	for (unsigned int ms = 0; ms < max_ms && v == CHILD_MOVING; ms += 50) {
+		usleep(50 * 1000);
+		v = child_pace_check(p, mark ? atomic_load(mark) : 0, 50 * 1000000ull, spin_s,
+				     stuck_s);
+	}
+	return v;
+}
+
+static _Atomic uint64_t *shared_counter(void)
+{
+	_Atomic uint64_t *c = mmap(NULL, sizeof(*c), PROT_READ | PROT_WRITE,
+				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	cr_assert_neq(c, MAP_FAILED);
+	atomic_store(c, 0);
+	return c;
+}
+
+/* A child that burns CPU time without moving on spins: its input's doing. */
+Test(child, a_child_burning_cpu_without_progress_spins)
+{
+	struct child_pace p;
+	char why[160];
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid)
+		for (;;)
+			;
+	child_pace_start(&p, pid);
+	cr_assert_eq(pace_until(&p, NULL, 1, 1, 20000), CHILD_SPINNING);
+	cr_assert(strstr(child_pace_say(&p, CHILD_SPINNING, why, sizeof(why)),
+			 "s of CPU time without moving on"), "%s", why);
+	kill(pid, SIGKILL);
+	child_reap(pid, NULL);
+}
+
+/* One that burns as much, but moves on, is moving for as long as it does. */
+Test(child, a_child_that_moves_on_is_never_judged)
+{
+	_Atomic uint64_t *mark = shared_counter();
+	struct child_pace p;
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid)
+		for (uint64_t i = 0;; i++)
+			if (!(i % 1000000))
+				atomic_fetch_add(mark, 1);
+	child_pace_start(&p, pid);
+	cr_assert_eq(pace_until(&p, mark, 1, 1, 3000), CHILD_MOVING);
+	kill(pid, SIGKILL);
+	child_reap(pid, NULL);
+	munmap(mark, sizeof(*mark));
+}
+
+/*
+ * One that neither runs nor moves on (stopped here; deadlocked, in the
+ * case this is for) is stuck: not its input's doing. It never spins.
+ */
+Test(child, a_child_that_neither_runs_nor_moves_is_stuck)
+{
+	struct child_pace p;
+	char why[160];
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		pause();
+		_exit(0);
+	}
+	child_pace_start(&p, pid);
+	cr_assert_eq(pace_until(&p, NULL, 1, 1, 20000), CHILD_STUCK);
+	child_pace_say(&p, CHILD_STUCK, why, sizeof(why));
+	cr_assert(strstr(why, "neither ran nor moved on for 1 s (state S"), "%s", why);
+	kill(pid, SIGSTOP);
+	child_pace_start(&p, pid);
+	cr_assert_eq(pace_until(&p, NULL, 1, 1, 20000), CHILD_STUCK);
+	cr_assert(strstr(child_pace_say(&p, CHILD_STUCK, why, sizeof(why)), "(state T"), "%s",
+		  why);
+	kill(pid, SIGKILL);
+	child_reap(pid, NULL);
+}
+
+/* Waiting the parent did not do (it was busy elsewhere) does not count towards stuck. */
+Test(child, only_time_waited_for_it_counts)
+{
+	struct child_pace p;
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		pause();
+		_exit(0);
+	}
+	child_pace_start(&p, pid);
+	for (int i = 0; i < 40; i++) {
+		usleep(50 * 1000);
+		cr_assert_eq(child_pace_check(&p, 0, 0, 1, 1), CHILD_MOVING);
+	}
+	kill(pid, SIGKILL);
+	child_reap(pid, NULL);
 }
