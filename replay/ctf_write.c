@@ -53,6 +53,7 @@ struct cw_run {
 	char msg[256];       /* what it was */
 	uint64_t events;     /* events pulled so far */
 	uint64_t last_ts;
+	struct ctf_loss lost; /* the losses so far, added up */
 	uint64_t hash[2];    /* content hash of the events: the trace UUID */
 };
 
@@ -301,6 +302,16 @@ static int cw_pull(struct cw_iter *it)
 			(unsigned long long)run->events);
 		return -EINVAL;
 	}
+	if (it->loss.events > CTF_LOST_EVENTS_MAX - run->lost.events ||
+	    it->loss.packets > CTF_LOST_PACKETS_MAX - run->lost.packets) {
+		cw_fail(run, -EINVAL, "event %llu: the losses add up to more than a CTF trace "
+			"carries (%llu events, %llu packets)", (unsigned long long)run->events,
+			(unsigned long long)CTF_LOST_EVENTS_MAX,
+			(unsigned long long)CTF_LOST_PACKETS_MAX);
+		return -EINVAL;
+	}
+	run->lost.events += it->loss.events;
+	run->lost.packets += it->loss.packets;
 	if (run->lossy) { /* a lossless trace's UUID stays what it always was */
 		cw_hash_word(run, it->loss.events);
 		cw_hash_word(run, it->loss.packets);
@@ -310,6 +321,12 @@ static int cw_pull(struct cw_iter *it)
 	if (it->ev.kind >= WL_NKINDS) {
 		cw_fail(run, -EINVAL, "event %llu: unknown kind %u", (unsigned long long)run->events,
 			it->ev.kind);
+		return -EINVAL;
+	}
+	if (it->ev.ts > CTF_TS_MAX) {
+		cw_fail(run, -EINVAL, "event %llu: timestamp %llu past the largest a CTF trace "
+			"carries (%llu ns)", (unsigned long long)run->events,
+			(unsigned long long)it->ev.ts, (unsigned long long)CTF_TS_MAX);
 		return -EINVAL;
 	}
 	if (run->events && it->ev.ts < run->last_ts) {
