@@ -351,6 +351,32 @@ Test(cli, a_trace_without_events_says_so)
 }
 
 /*
+ * A stream file with bytes that yields no event is damaged, not empty: its
+ * event header declares an array of 4e9 bytes, on which babeltrace2 gives
+ * up without failing the read (babeltrace2 DIR prints nothing, exit 0).
+ */
+Test(cli, a_damaged_stream_that_yields_no_event_is_not_an_empty_trace)
+{
+	char cmd[1024];
+	struct run r;
+
+	RUN(&r, "trace", "gen", "--profile", "desktop", "--events", "50", "-o", tpath("huge"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(cmd, sizeof(cmd), "sed -i 's/} timestamp;$/} timestamp;\\n\\t\\tinteger "
+		 "{ size = 8; align = 8; } pad[4000000000];/' %s/metadata", tpath("huge"));
+	cr_assert_eq(system(cmd), 0);
+	RUN(&r, "replay", tpath("huge"));
+	cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "huge: corrupt trace before the first event: babeltrace2 gave up "
+			 "on stream file "), "%s", r.err);
+	cr_assert(strstr(r.err, "huge/stream at packet 0 (byte 0 of "), "%s", r.err);
+	cr_assert_null(strstr(r.out, "EMPTY"), "%s", r.out);
+	RUN(&r, "trace", "info", tpath("huge"));
+	cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "huge/stream at packet 0 (byte 0 of "), "%s", r.err);
+}
+
+/*
  * A full file system under trace gen: an environment error, not a crash (in
  * a mount namespace). The failed writer's graph is left unfreed on purpose
  * (replay/ctf_write.c): leak checking is off for that one run.
