@@ -136,8 +136,9 @@ typedef int (*wl_next_fn)(void *ctx, struct wl_event *e);
  * @errlen: size of @err.
  *
  * Return: 0, -EEXIST (@dir not empty), -EINVAL (an event a CTF trace
- * cannot carry), -ENOMEM, -EIO, -ENOSPC, or what creating @dir or @next
- * returned.
+ * cannot carry), -ENOMEM, -EIO, the errno of making @dir (-EROFS,
+ * -EACCES, ...) or of growing its files (-ENOSPC, -EFBIG, -EDQUOT), or
+ * @next's error.
  */
 int ctf_write(const char *dir, wl_next_fn next, void *ctx, char *err, size_t errlen);
 
