@@ -2,7 +2,8 @@
 /*
  * Text traces: text_load(), as `gpuiso trace make FILE` calls it. An input
  * that loads must be a trace make can write: events in time order, kinds of
- * the catalogue, losses in order and not empty, WL_AFTER_LOSS exactly on
+ * the catalogue, timestamps and losses a CTF trace carries (replay/ctf.h),
+ * losses in order and not empty, WL_AFTER_LOSS exactly on
  * the events after the first loss; and its events printed as dump prints
  * them must load again as the same trace. One that does not load must say
  * why, each line naming the file.
@@ -16,17 +17,28 @@
 
 static void fuzz_text_check(const struct text_trace *t)
 {
+	struct ctf_loss sum = { 0 };
+
 	for (size_t i = 0; i < t->n; i++) {
 		bool after = t->nloss && t->loss[0].before <= i;
 
 		if (t->ev[i].kind >= WL_NKINDS || (i && t->ev[i].ts < t->ev[i - 1].ts) ||
-		    !!(t->ev[i].flags & WL_AFTER_LOSS) != after)
+		    t->ev[i].ts > CTF_TS_MAX || !!(t->ev[i].flags & WL_AFTER_LOSS) != after)
 			abort();
 	}
-	for (size_t i = 0; i < t->nloss; i++)
+	for (size_t i = 0; i < t->nloss; i++) {
+		const struct ctf_loss *l = &t->loss[i].loss;
+
 		if (t->loss[i].before > t->n || (i && t->loss[i].before <= t->loss[i - 1].before) ||
-		    (!t->loss[i].loss.events && !t->loss[i].loss.packets))
+		    (!l->events && !l->packets))
 			abort();
+		/* what a CTF trace carries, added up over the trace */
+		if (l->events > CTF_LOST_EVENTS_MAX - sum.events ||
+		    l->packets > CTF_LOST_PACKETS_MAX - sum.packets)
+			abort();
+		sum.events += l->events;
+		sum.packets += l->packets;
+	}
 }
 
 /* @t as dump prints it, read again: the same events and losses. */

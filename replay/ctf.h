@@ -24,6 +24,20 @@
 
 #define CTF_MAX_FIELDS 8
 
+/*
+ * What a CTF trace carries so that babeltrace2 reads it back (more aborts
+ * it, or is lost): a clock value becomes signed 64-bit nanoseconds from the
+ * clock's origin, INT64_MAX itself refused (a 1 GHz clock of origin 0, as
+ * ctf_write() writes: the timestamp in ns); a packet's count of the events
+ * discarded so far, and its sequence number (which counts the packets lost
+ * and those written), mean "unknown" when all ones. Losses add up over the
+ * whole trace; half the sequence numbers' range is left to the packets
+ * written.
+ */
+#define CTF_TS_MAX ((uint64_t)INT64_MAX - 1)
+#define CTF_LOST_EVENTS_MAX (UINT64_MAX - 1)
+#define CTF_LOST_PACKETS_MAX ((uint64_t)INT64_MAX)
+
 /* What the caller wants of one event class. */
 struct ctf_binding {
 	int tag;          /* the caller's number for the class; < 0: skip its events */
@@ -117,12 +131,15 @@ typedef int (*wl_next_fn)(void *ctx, struct wl_event *e);
 /**
  * ctf_write() - write workload events as a CTF trace into @dir (created).
  * @dir: output folder; must not exist or be empty.
- * @next: the event producer; timestamps must not decrease.
+ * @next: the event producer; timestamps must not decrease, nor pass CTF_TS_MAX.
  * @ctx: passed to @next.
  * @err: out: what went wrong.
  * @errlen: size of @err.
  *
- * Return: 0, -EEXIST (@dir not empty), -EINVAL, -ENOMEM, -EIO, or @next's error.
+ * Return: 0, -EEXIST (@dir not empty), -EINVAL (an event a CTF trace
+ * cannot carry), -ENOMEM, -EIO, the errno of making @dir (-EROFS,
+ * -EACCES, ...) or of growing its files (-ENOSPC, -EFBIG, -EDQUOT), or
+ * @next's error.
  */
 int ctf_write(const char *dir, wl_next_fn next, void *ctx, char *err, size_t errlen);
 
@@ -146,7 +163,9 @@ typedef int (*wl_lossy_next_fn)(void *ctx, struct wl_event *e, struct ctf_loss *
  * it before the event it came before (a new packet begins there), and an
  * empty packet at the end carries a loss after the last event.
  * @dir: output folder; must not exist or be empty.
- * @next: the event producer; timestamps must not decrease.
+ * @next: the event producer; timestamps must not decrease, nor pass
+ *        CTF_TS_MAX; the losses add up to at most CTF_LOST_EVENTS_MAX
+ *        events and CTF_LOST_PACKETS_MAX packets.
  * @ctx: passed to @next.
  * @err: out: what went wrong.
  * @errlen: size of @err.

@@ -300,8 +300,9 @@ static void quoted_stream_file(const char *text, char *stream, size_t slen)
  * names what actually failed, the others only relay it) into
  * @msg, and reports which source component (-1 if none) and which stream
  * file ("" if none) the causes name. Releases the error.
+ * Return: whether there was one.
  */
-static void take_bt_error(char *msg, size_t len, int *src, char *stream, size_t slen)
+static bool take_bt_error(char *msg, size_t len, int *src, char *stream, size_t slen)
 {
 	const bt_error *e = bt_current_thread_take_error();
 	uint64_t count;
@@ -311,7 +312,7 @@ static void take_bt_error(char *msg, size_t len, int *src, char *stream, size_t 
 	stream[0] = '\0';
 	snprintf(msg, len, "babeltrace2 failed without saying why");
 	if (!e)
-		return;
+		return false;
 	count = bt_error_get_cause_count(e);
 	/* Cause 0 is the first appended: the root; the later ones relay it upwards. */
 	for (uint64_t i = 0; i < count; i++) {
@@ -352,6 +353,7 @@ static void take_bt_error(char *msg, size_t len, int *src, char *stream, size_t 
 		}
 	}
 	bt_error_release(e);
+	return true;
 }
 
 /*
@@ -512,6 +514,42 @@ static int index_fits(const char *dir, const char *name, char *why, size_t len)
 	}
 	fclose(f);
 	return rc;
+}
+
+/*
+ * Where packet @k of the stream file @path begins: byte 0 for the first,
+ * else as its LTTng packet index (index/NAME.idx) says (src.ctf.fs alone
+ * knows the packets' sizes otherwise). Return: whether it is known.
+ */
+static bool packet_offset(const char *path, uint64_t k, uint64_t *at)
+{
+	enum { HEADER = 16, ENTRY_MIN = 8 };
+	const char *slash = strrchr(path, '/');
+	unsigned char h[HEADER];
+	char p[PATH_MAX];
+	uint64_t entry;
+	bool known = false;
+	FILE *f;
+
+	*at = 0;
+	if (!k)
+		return true;
+	if (!slash || (size_t)snprintf(p, sizeof(p), "%.*s/index/%s.idx", (int)(slash - path),
+				       path, slash + 1) >= sizeof(p))
+		return false;
+	f = fopen(p, "rb");
+	if (!f)
+		return false;
+	if (fread(h, 1, HEADER, f) == HEADER && load_be64(h) >> 32 == 0xc1f1dcc1) {
+		entry = load_be64(h + 8) & 0xffffffff;
+		known = entry >= ENTRY_MIN && k <= (UINT64_MAX - HEADER) / entry &&
+			!fseeko(f, (off_t)(HEADER + k * entry), SEEK_SET) &&
+			fread(h, 1, 8, f) == 8;
+		if (known)
+			*at = load_be64(h);
+	}
+	fclose(f);
+	return known;
 }
 
 /* Every stream file's index, as index_fits() checks one. */
@@ -1080,6 +1118,55 @@ static int run_error(struct reader *r, bt_graph_run_status st)
 	return -EINVAL;
 }
 
+/*
+ * The run ended well, yet babeltrace2 may have given up on a stream: src.ctf.fs
+ * 2.0 ends a stream whose packet it cannot decode ("Cannot handle state:
+ * state=DSCOPE_EVENT_HEADER_CONTINUE") as if it had ended there, and only
+ * the error it leaves behind says so. Such a stream is damaged, not short
+ * or empty: say where, as a packet of the stream and the byte it begins at.
+ * Return: 0, or -EINVAL with the error said.
+ */
+static int gave_up(struct reader *r)
+{
+	char why[512], stream[256], where[128], packet[128] = "";
+	const char *name = NULL;
+	uint64_t at, k = 0;
+	struct stat sb;
+	int which;
+
+	if (!take_bt_error(why, sizeof(why), &which, stream, sizeof(stream)))
+		return 0;
+	/* the stream the error names, else the only one, and the last packet begun in it */
+	for (size_t i = 0; i < r->nstreams; i++) {
+		const char *s = bt_stream_get_name(r->streams[i].stream);
+
+		if (s && (stream[0] ? !strcmp(s, stream) : r->nstreams == 1)) {
+			name = s;
+			k = r->streams[i].packets ? r->streams[i].packets - 1 : 0;
+		}
+	}
+	if (name) {
+		bool known = packet_offset(name, k, &at);
+		size_t n = (size_t)snprintf(packet, sizeof(packet), " at packet %" PRIu64, k);
+
+		if (known && !stat(name, &sb))
+			snprintf(packet + n, sizeof(packet) - n, " (byte %" PRIu64 " of %lld)", at,
+				 (long long)sb.st_size);
+		else if (known)
+			snprintf(packet + n, sizeof(packet) - n, " (byte %" PRIu64 ")", at);
+	}
+	if (r->st->events)
+		snprintf(where, sizeof(where), "after event %" PRIu64 " at %" PRIu64 " ns",
+			 r->st->events - 1, r->st->last_ts);
+	else
+		snprintf(where, sizeof(where), "before the first event");
+	set_err(r->err, r->errlen, "%s: corrupt trace %s: babeltrace2 gave up on stream file "
+		"%s%s and went on as if it ended there: %s",
+		which >= 0 && (unsigned int)which < r->folders->n ? r->folders->v[which] : r->path,
+		where, name ? name : stream[0] ? stream : "(unnamed)", packet, why);
+	return -EINVAL;
+}
+
 int ctf_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf_mark_fn mark,
 	       void *ctx, struct ctf_stats *st, char *err, size_t errlen)
 {
@@ -1128,6 +1215,8 @@ int ctf_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf_ma
 		bt_current_thread_clear_error();
 	} else if (rs != BT_GRAPH_RUN_STATUS_OK) {
 		ret = run_error(&r, rs);
+	} else {
+		ret = gave_up(&r);
 	}
 put_graph:
 	bt_graph_put_ref(graph);

@@ -7,14 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define LOG_PREFIX "ctf_write"
+#include "common/array.h"
 #include "common/digest.h"
 #include "common/log.h"
+#include "common/path.h"
 #include "replay/ctf.h"
+#include "replay/ctf_decode.h"
 
 /*
  * CTF writing. Debian's libbabeltrace2 has no CTF writer API, so the trace is
@@ -38,6 +40,9 @@
  * enough that a reader seeking by packet index stays cheap. */
 #define CW_PACKET_EVENTS 4096
 
+/* More than sink.ctf.fs grows a file by at once (8 pages): to learn why it could not. */
+#define CW_PROBE_BYTES (1 << 20)
+
 /* The clock's fixed UUID: all gpuiso-generated traces share one synthetic clock. */
 static const uint8_t cw_clock_uuid[16] = {
 	0x67, 0x70, 0x75, 0x69, 0x73, 0x6f, 0x4c, 0x6b,
@@ -53,6 +58,7 @@ struct cw_run {
 	char msg[256];       /* what it was */
 	uint64_t events;     /* events pulled so far */
 	uint64_t last_ts;
+	struct ctf_loss lost; /* the losses so far, added up */
 	uint64_t hash[2];    /* content hash of the events: the trace UUID */
 };
 
@@ -301,6 +307,16 @@ static int cw_pull(struct cw_iter *it)
 			(unsigned long long)run->events);
 		return -EINVAL;
 	}
+	if (it->loss.events > CTF_LOST_EVENTS_MAX - run->lost.events ||
+	    it->loss.packets > CTF_LOST_PACKETS_MAX - run->lost.packets) {
+		cw_fail(run, -EINVAL, "event %llu: the losses add up to more than a CTF trace "
+			"carries (%llu events, %llu packets)", (unsigned long long)run->events,
+			(unsigned long long)CTF_LOST_EVENTS_MAX,
+			(unsigned long long)CTF_LOST_PACKETS_MAX);
+		return -EINVAL;
+	}
+	run->lost.events += it->loss.events;
+	run->lost.packets += it->loss.packets;
 	if (run->lossy) { /* a lossless trace's UUID stays what it always was */
 		cw_hash_word(run, it->loss.events);
 		cw_hash_word(run, it->loss.packets);
@@ -310,6 +326,12 @@ static int cw_pull(struct cw_iter *it)
 	if (it->ev.kind >= WL_NKINDS) {
 		cw_fail(run, -EINVAL, "event %llu: unknown kind %u", (unsigned long long)run->events,
 			it->ev.kind);
+		return -EINVAL;
+	}
+	if (it->ev.ts > CTF_TS_MAX) {
+		cw_fail(run, -EINVAL, "event %llu: timestamp %llu past the largest a CTF trace "
+			"carries (%llu ns)", (unsigned long long)run->events,
+			(unsigned long long)it->ev.ts, (unsigned long long)CTF_TS_MAX);
 		return -EINVAL;
 	}
 	if (run->events && it->ev.ts < run->last_ts) {
@@ -512,8 +534,11 @@ static void cw_take_bt_error(char *err, size_t errlen, const char *what)
 		return;
 	for (uint64_t i = bt_error_get_cause_count(e); i-- > 0 && n < errlen;) {
 		const bt_error_cause *c = bt_error_borrow_cause_by_index(e, i);
+		char cause[512];
 
-		n += (size_t)snprintf(err + n, errlen - n, ": %s [%s]", bt_error_cause_get_message(c),
+		/* (without its addresses, which mean something in a debugger only) */
+		ctf_clean_cause(bt_error_cause_get_message(c), cause, sizeof(cause));
+		n += (size_t)snprintf(err + n, errlen - n, ": %s [%s]", cause,
 				      bt_error_cause_get_module_name(c));
 	}
 	bt_error_release(e);
@@ -540,6 +565,51 @@ static bt_component_class_source *cw_class_create(void)
 put_iter_class:
 	bt_message_iterator_class_put_ref(ic);
 	return cls;
+}
+
+/*
+ * sink.ctf.fs only logs why a write failed: the errno of growing a file by
+ * its next packet (ENOSPC, EFBIG past a file size limit, EDQUOT). Grow the
+ * files it wrote as it does, by more than a packet, for that errno.
+ * Return: it, negative, or 0 when they grow.
+ */
+static int cw_why_not_written(const char *dir)
+{
+	static const char *const files[] = { "stream", "metadata" };
+	char path[4096];
+	struct stat st;
+	int fd, rc = 0;
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && !rc; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!fstat(fd, &st))
+			rc = -posix_fallocate(fd, st.st_size, CW_PROBE_BYTES);
+		close(fd);
+	}
+	return rc;
+}
+
+/*
+ * The graphs of failed writes. babeltrace2 2.0's sink.ctf.fs frees a
+ * stream's mapping twice when it is finalized after a failed write (its
+ * serializer unmaps it when growing the file fails, and again at the
+ * end), so such a graph is never put: it is held here, reachable, until
+ * the process ends, rather than dropped with everything in it (our source
+ * component's data and its iterator's among them). About 150 KB each; a
+ * write fails for the machine's reasons only.
+ */
+static struct cw_kept {
+	bt_graph **v;
+	size_t n, cap;
+} cw_kept;
+
+static void cw_keep_failed(bt_graph *graph)
+{
+	if (!array_reserve(&cw_kept.v, &cw_kept.cap, cw_kept.n + 1, sizeof(*cw_kept.v)))
+		cw_kept.v[cw_kept.n++] = graph;
 }
 
 /* Build source -> sink.ctf.fs and run it. Return: 0, or a negative errno with @err set. */
@@ -589,7 +659,8 @@ static int cw_run_graph(const char *dir, struct cw_run *run, char *err, size_t e
 		cw_take_bt_error(err, errlen, "cannot add the source component");
 		goto put_params;
 	}
-	if (bt_graph_add_sink_component(graph, sink_cls, "sink", params, BT_LOGGING_LEVEL_WARNING,
+	/* (silent: what it would log, the write's failure says, once, in gpuiso's words) */
+	if (bt_graph_add_sink_component(graph, sink_cls, "sink", params, BT_LOGGING_LEVEL_NONE,
 					&sink)) {
 		cw_take_bt_error(err, errlen, "cannot add sink.ctf.fs");
 		rc = -EIO;
@@ -612,25 +683,15 @@ static int cw_run_graph(const char *dir, struct cw_run *run, char *err, size_t e
 		snprintf(err, errlen, "%s", run->msg);
 		rc = run->rc;
 	} else {
-		struct statvfs fs;
-
-		/*
-		 * sink.ctf.fs only logs why (ENOSPC as it grew a packet): a file
-		 * system with less room than a few packets left is the usual one.
-		 */
-		if (!statvfs(dir, &fs) && (uint64_t)fs.f_bavail * fs.f_frsize < (1u << 20)) {
+		rc = cw_why_not_written(dir);
+		if (rc) {
 			bt_current_thread_clear_error();
-			snprintf(err, errlen, "writing the trace failed: %s", strerror(ENOSPC));
-			rc = -ENOSPC;
+			snprintf(err, errlen, "writing the trace failed: %s", strerror(-rc));
 		} else {
 			cw_take_bt_error(err, errlen, "writing the trace failed");
 			rc = st == BT_GRAPH_RUN_STATUS_MEMORY_ERROR ? -ENOMEM : -EIO;
 		}
-		/*
-		 * babeltrace2 2.0's sink.ctf.fs frees a stream twice when it is
-		 * finalized after a failed write: the graph is left to the
-		 * process's end, its memory lost, rather than the process.
-		 */
+		cw_keep_failed(graph);
 		graph = NULL;
 	}
 put_params:
@@ -687,6 +748,30 @@ static int cw_prepare_dir(const char *dir, bool *existed, char *err, size_t errl
 		return rc;
 	}
 	*existed = true;
+	return 0;
+}
+
+/*
+ * Whether @dir can be made (a read-only or full file system, a folder we
+ * may not write): made, with its parents, and removed again for sink.ctf.fs
+ * to make, so that a failure is said here, in our words, rather than by
+ * the sink as it starts. @existed: cw_prepare_dir() removed it, empty.
+ */
+static int cw_try_dir(const char *dir, bool existed, char *err, size_t errlen)
+{
+	int rc = path_mkdir_p(dir);
+
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot create the folder: %s", dir, strerror(-rc));
+		if (existed)
+			mkdir(dir, 0777);
+		return rc;
+	}
+	if (rmdir(dir)) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot make the folder anew: %s", dir, strerror(-rc));
+		return rc;
+	}
 	return 0;
 }
 
@@ -902,6 +987,9 @@ static int cw_write(const char *dir, bool have_next, struct cw_run *run, char *e
 		return -EINVAL;
 	}
 	rc = cw_prepare_dir(dir, &existed, err, errlen);
+	if (rc)
+		return rc;
+	rc = cw_try_dir(dir, existed, err, errlen);
 	if (rc)
 		return rc;
 	rc = cw_run_graph(dir, run, err, errlen);

@@ -137,6 +137,7 @@ struct text_parser {
 	uint64_t line;
 	bool lost_before;        /* a loss line came before the next event */
 	struct ctf_loss pending; /* its counts */
+	struct ctf_loss lost;    /* every loss so far, added up (CTF_LOST_*_MAX at most) */
 	uint64_t last_ts;        /* of the last event, and its line */
 	uint64_t last_ts_line;
 };
@@ -304,10 +305,20 @@ static int text_loss_line(struct text_parser *p, char *line, size_t at, size_t e
 			   "a loss of nothing: give events=N and/or packets=N, one of them above 0");
 		return 0;
 	}
-	if (p->pending.events + v[0] < v[0] || p->pending.packets + v[1] < v[1]) {
-		text_error(p, tk[0].col, "the losses before one event add up to more than 2^64 - 1");
+	if (v[0] > CTF_LOST_EVENTS_MAX - p->lost.events) {
+		text_error(p, seen[0], "the trace's losses add up to more than %llu events "
+			   "(2^64 - 2), the most a CTF trace carries",
+			   (unsigned long long)CTF_LOST_EVENTS_MAX);
 		return 0;
 	}
+	if (v[1] > CTF_LOST_PACKETS_MAX - p->lost.packets) {
+		text_error(p, seen[1], "the trace's losses add up to more than %llu packets "
+			   "(2^63 - 1), the most a CTF trace carries",
+			   (unsigned long long)CTF_LOST_PACKETS_MAX);
+		return 0;
+	}
+	p->lost.events += v[0];
+	p->lost.packets += v[1];
 	p->pending.events += v[0];
 	p->pending.packets += v[1];
 	p->lost_before = true;
@@ -354,6 +365,12 @@ static int text_event_line(struct text_parser *p, int kind, char *line, size_t a
 				text_error(p, tk[i].value_col,
 					   "ts=%.40s: not a timestamp (ns, decimal or 0x hex, below 2^64)",
 					   tk[i].value);
+				return 0;
+			}
+			if (v > CTF_TS_MAX) {
+				text_error(p, tk[i].value_col, "ts=%.40s: past the largest timestamp "
+					   "a CTF trace carries, %llu ns (2^63 - 2)", tk[i].value,
+					   (unsigned long long)CTF_TS_MAX);
 				return 0;
 			}
 			e.ts = v;

@@ -694,7 +694,9 @@ static int cmd_trace_gen(int argc, char **argv)
 	rc = ctf_write(dir, gen_next, g, err, sizeof(err));
 	gen_destroy(g);
 	if (rc) {
-		fprintf(stderr, "gpuiso: trace gen: %s: %s\n", dir, err[0] ? err : strerror(-rc));
+		/* (the writer's messages mostly begin with the folder already) */
+		fprintf(stderr, "gpuiso: trace gen: %s%s%s\n", strncmp(err, dir, strlen(dir)) ? dir : "",
+			strncmp(err, dir, strlen(dir)) ? ": " : "", err[0] ? err : strerror(-rc));
 		return rc == -EEXIST || rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
 	}
 	return EXIT_OK;

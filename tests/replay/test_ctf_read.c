@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "replay/ctf.h"
+#include "replay/gen.h"
 #include "replay/info.h"
 #include "tests/common/jsonq.h"
 
@@ -105,6 +106,23 @@ static void write_file(const char *path, const void *data, size_t len)
 	cr_assert_not_null(f, "%s", path);
 	cr_assert_eq(fwrite(data, 1, len, f), len);
 	fclose(f);
+}
+
+/* The bytes of the file @path (malloc'd), and how many in *@len. */
+static uint8_t *slurp_file(const char *path, size_t *len)
+{
+	struct stat sb;
+	uint8_t *data;
+	FILE *f = fopen(path, "rb");
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fstat(fileno(f), &sb), 0);
+	*len = (size_t)sb.st_size;
+	data = malloc(*len ? *len : 1);
+	cr_assert_not_null(data);
+	cr_assert_eq(fread(data, 1, *len, f), *len);
+	fclose(f);
+	return data;
 }
 
 /* ---- a counting reader: one tag per name, optional fields per name ---- */
@@ -1192,5 +1210,98 @@ Test(ctf_read, a_decoder_skipping_every_event_is_not_silent, .timeout = 120)
 	cr_assert_eq(ctf_read(dir, skip_bind, no_event, NULL, &lim, &st, err, sizeof(err)), 0,
 		     "%s", err);
 	cr_assert_eq(st.events, 10 * 1024 * 1024);
+	rm_tree(dir);
+}
+
+/* Before the first event, one packet lost: ctf_write_lossy() writes an empty packet first. */
+static int lost_first(void *ctx, struct wl_event *e, struct ctf_loss *loss)
+{
+	int *left = ctx;
+
+	if (!*left)
+		return 0;
+	*e = (struct wl_event){ .ts = 40 - 10 * (uint64_t)*left, .kind = WL_FENCE_CREATE,
+				.v = { [WL_ID] = (uint64_t)*left } };
+	if (*left == 3)
+		loss->packets = 1;
+	(*left)--;
+	return 1;
+}
+
+/*
+ * An event header that declares an array of 4e9 bytes: babeltrace2 gives up
+ * on the stream at its first event and ends the run as if the stream had
+ * ended there, with its error left behind. The stream file has bytes and
+ * yields no event: damaged, not empty, and said where.
+ */
+Test(ctf_read, a_stream_babeltrace2_gives_up_on_is_damaged_not_empty)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 64], want[PATH_MAX + 64], err[1024];
+	struct stat sb;
+	struct gen *g;
+	int left = 3;
+
+	tmpdir(dir, sizeof(dir));
+	cr_assert_eq(gen_create("desktop", 20, 1, &g), 0);
+	snprintf(p, sizeof(p), "%s/t", dir);
+	cr_assert_eq(ctf_write(p, gen_next, g, err, sizeof(err)), 0, "%s", err);
+	gen_destroy(g);
+	snprintf(p, sizeof(p), "%s/t/metadata", dir);
+	edit_file(p, "} timestamp;\n\t} align(8);",
+		  "} timestamp;\n\t\tinteger { size = 8; align = 8; } pad[4000000000];\n\t} align(8);");
+	snprintf(p, sizeof(p), "%s/t", dir);
+	cr_assert_eq(read_bad(p, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "/t: corrupt trace before the first event: "), "%s", err);
+	snprintf(p, sizeof(p), "%s/t/stream", dir);
+	cr_assert_eq(stat(p, &sb), 0);
+	snprintf(want, sizeof(want), "/t/stream at packet 0 (byte 0 of %lld) and went on as if it "
+		 "ended there: ", (long long)sb.st_size);
+	cr_assert_not_null(strstr(err, want), "%s", err);
+	cr_assert_not_null(strstr(err, "DSCOPE_EVENT_HEADER"), "babeltrace2's words: %s", err);
+	cr_assert_null(strstr(err, "addr=0x"), "debugger noise left in: %s", err);
+
+	/* an empty packet first, then the one it gives up on */
+	snprintf(p, sizeof(p), "%s/l", dir);
+	cr_assert_eq(ctf_write_lossy(p, lost_first, &left, err, sizeof(err)), 0, "%s", err);
+	snprintf(p, sizeof(p), "%s/l/metadata", dir);
+	edit_file(p, "} timestamp;\n\t} align(8);",
+		  "} timestamp;\n\t\tinteger { size = 8; align = 8; } pad[4000000000];\n\t} align(8);");
+	snprintf(p, sizeof(p), "%s/l", dir);
+	cr_assert_eq(read_bad(p, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "/l/stream at packet 1 and went on"), "%s", err);
+
+	/* where packet 1 begins, as an LTTng packet index says */
+	{
+		uint8_t *data, idx[16 + 2 * 56] = { 0xc1, 0xf1, 0xdc, 0xc1, 0, 0, 0, 1, 0, 0, 0, 0,
+						    0, 0, 0, 56 };
+		uint8_t *second;
+		size_t len;
+
+		snprintf(p, sizeof(p), "%s/l/stream", dir);
+		data = slurp_file(p, &len);
+		/* each packet begins with the same magic and trace UUID */
+		second = memmem(data + 1, len - 1, data, 20);
+		cr_assert_not_null(second);
+		for (int e = 0; e < 2; e++) {
+			uint64_t at = e ? (uint64_t)(second - data) : 0;
+			uint64_t bits = 8 * (e ? len - at : (uint64_t)(second - data));
+
+			for (int b = 0; b < 8; b++) {
+				idx[16 + 56 * e + b] = (uint8_t)(at >> (56 - 8 * b));
+				idx[16 + 56 * e + 8 + b] = (uint8_t)(bits >> (56 - 8 * b));
+				idx[16 + 56 * e + 16 + b] = (uint8_t)(bits >> (56 - 8 * b));
+			}
+		}
+		snprintf(p, sizeof(p), "%s/l/index", dir);
+		cr_assert_eq(mkdir(p, 0755), 0);
+		snprintf(p, sizeof(p), "%s/l/index/stream.idx", dir);
+		write_file(p, idx, sizeof(idx));
+		snprintf(p, sizeof(p), "%s/l", dir);
+		cr_assert_eq(read_bad(p, err, sizeof(err)), -EINVAL);
+		snprintf(want, sizeof(want), "/l/stream at packet 1 (byte %zu of %zu) and went on",
+			 (size_t)(second - data), len);
+		cr_assert_not_null(strstr(err, want), "%s", err);
+		free(data);
+	}
 	rm_tree(dir);
 }

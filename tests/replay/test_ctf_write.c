@@ -460,3 +460,57 @@ Test(ctf_write, lossy_writer_edge_cases)
 	cr_assert_eq(st.discarded, 9);
 	cr_assert_eq(ctf_write_lossy(sub("v"), NULL, &l, err, sizeof(err)), -EINVAL);
 }
+
+/*
+ * The limits of what a CTF trace carries (CTF_TS_MAX, CTF_LOST_*_MAX):
+ * at them, the trace reads back; past them, it is refused before anything
+ * is left, rather than written for every later read to abort on.
+ */
+Test(ctf_write, what_a_ctf_trace_cannot_carry_is_refused)
+{
+	const struct wl_event at_max[] = {
+		{ .ts = 0, .kind = WL_FENCE_CREATE, .v = { [WL_ID] = 1 } },
+		{ .ts = CTF_TS_MAX, .kind = WL_FENCE_DESTROY, .v = { [WL_ID] = 1 } },
+	};
+	const struct wl_event past[] = {
+		{ .ts = 0, .kind = WL_FENCE_CREATE, .v = { [WL_ID] = 1 } },
+		{ .ts = CTF_TS_MAX + 1, .kind = WL_FENCE_DESTROY, .v = { [WL_ID] = 1 } },
+	};
+	const struct ctf_loss most[] = { { 1, 1 }, { CTF_LOST_EVENTS_MAX - 1, CTF_LOST_PACKETS_MAX - 1 } };
+	const struct ctf_loss events[] = { { 1, 0 }, { CTF_LOST_EVENTS_MAX, 0 } };
+	const struct ctf_loss packets[] = { { 0, 1 }, { 0, CTF_LOST_PACKETS_MAX } };
+	struct script s = { .ev = at_max, .n = 2 };
+	struct lossy l = { .ev = at_max, .loss = most, .n = 2 };
+	struct ctf_stats st = { 0 };
+	struct seen seen = { .st = &st };
+	char err[512] = "";
+
+	cr_assert_eq(ctf_write(sub("at"), script_next, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ctf_read(sub("at"), seen_bind, seen_event, &seen, NULL, &st, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_eq(seen.n, 2);
+	cr_assert_eq(st.last_ts, CTF_TS_MAX);
+	s = (struct script){ .ev = past, .n = 2 };
+	cr_assert_eq(ctf_write(sub("past"), script_next, &s, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "event 1: timestamp 9223372036854775807 past the largest"),
+			   "%s", err);
+	cr_assert_neq(access(sub("past"), F_OK), 0, "a trace no reader takes was left");
+
+	cr_assert_eq(ctf_write_lossy(sub("most"), lossy_next, &l, err, sizeof(err)), 0, "%s", err);
+	seen.n = 0;
+	cr_assert_eq(ctf_read(sub("most"), seen_bind, seen_event, &seen, NULL, &st, err,
+			      sizeof(err)), 0, "%s", err);
+	cr_assert_eq(seen.n, 2);
+	cr_assert_eq(st.discarded, CTF_LOST_EVENTS_MAX);
+	cr_assert_eq(st.lost_packets, CTF_LOST_PACKETS_MAX);
+	l = (struct lossy){ .ev = at_max, .loss = events, .n = 2 };
+	cr_assert_eq(ctf_write_lossy(sub("events"), lossy_next, &l, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "event 1: the losses add up to more than"), "%s", err);
+	cr_assert_neq(access(sub("events"), F_OK), 0);
+	l = (struct lossy){ .ev = at_max, .loss = packets, .n = 2 };
+	cr_assert_eq(ctf_write_lossy(sub("packets"), lossy_next, &l, err, sizeof(err)), -EINVAL);
+	cr_assert_neq(access(sub("packets"), F_OK), 0);
+	l = (struct lossy){ .tail = { UINT64_MAX, 0 } };
+	cr_assert_eq(ctf_write_lossy(sub("tail"), lossy_next, &l, err, sizeof(err)), -EINVAL);
+	cr_assert_neq(access(sub("tail"), F_OK), 0);
+}

@@ -409,7 +409,7 @@ Test(text, every_error_names_file_line_col)
 		{ "lost events=0 packets=0\n", "t.txt:1:6: error: ", "a loss of nothing" },
 		{ "lost bytes=3\n", "t.txt:1:6: error: ", "lost has no field 'bytes' (its fields: events, packets)" },
 		{ "lost events=1 events=2\n", "t.txt:1:15: error: ", "'events' given twice" },
-		{ "lost events=18446744073709551615\nlost events=1\n", "t.txt:2:6: error: ", "more than 2^64 - 1" },
+		{ "lost events=18446744073709551614\nlost events=1\n", "t.txt:2:6: error: ", "more than 18446744073709551614 events (2^64 - 2)" },
 	};
 	char err[4096];
 
@@ -422,6 +422,103 @@ Test(text, every_error_names_file_line_col)
 		cr_assert(strstr(err, bad[i].what), "%zu: %s", i, err);
 		cr_assert_null(strchr(err, '\n'), "%zu: one error, one line: %s", i, err);
 		text_trace_free(&t);
+	}
+}
+
+/* The text of one event, @v in every field, and its newline; appended to @text at *@n. */
+static void put_event(char *text, size_t len, size_t *n, uint32_t kind, uint64_t ts, uint64_t v)
+{
+	struct wl_event e = { .ts = ts, .kind = kind };
+	int w;
+
+	for (int s = 0; s < WL_NSLOTS; s++)
+		e.v[s] = v;
+	w = text_format_event(&e, text + *n, len - *n);
+	cr_assert_gt(w, 0);
+	*n += (size_t)w;
+	*n += (size_t)snprintf(text + *n, len - *n, "\n");
+}
+
+/*
+ * The limit values of every field, of ts and of the losses: those a CTF
+ * trace carries come back from it as they were; past them, the text is
+ * refused at the line and column of the value, and nothing is written.
+ */
+Test(text, every_field_at_its_limits)
+{
+	char text[16384], line[256], err[4096] = "", *again;
+	struct text_trace t;
+	size_t n = 0;
+
+	n += (size_t)snprintf(text, sizeof(text), "# gpuiso workload trace, text form "
+			      "(docs/trace-events.md, \"The text form\"); back to CTF: gpuiso trace "
+			      "make FILE -o DIR\n");
+	for (uint32_t k = 0; k < WL_NKINDS; k++)
+		put_event(text, sizeof(text), &n, k, 0, 0);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "lost events=1 packets=1\n");
+	for (uint32_t k = 0; k < WL_NKINDS; k++)
+		put_event(text, sizeof(text), &n, k, CTF_TS_MAX, UINT64_MAX);
+	/* the losses of the trace add up to the most it carries */
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "lost events=%llu packets=%llu\n",
+			      (unsigned long long)CTF_LOST_EVENTS_MAX - 1,
+			      (unsigned long long)CTF_LOST_PACKETS_MAX - 1);
+	cr_assert_eq(parse(text, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.n, 2 * WL_NKINDS);
+	cr_assert_eq(text_write_ctf(&t, sub("limits"), err, sizeof(err)), 0, "%s", err);
+	text_trace_free(&t);
+	again = dump(sub("limits"), NULL, 0);
+	cr_assert_str_eq(again, text);
+	free(again);
+
+	/* one past: ts, the losses' sums; every field of every kind past 2^64 - 1 */
+	static const struct {
+		const char *text, *where, *what;
+	} past[] = {
+		{ "fence_create ts=9223372036854775807 adapter=0 id=1\n", "t.txt:1:17: error: ",
+		  "ts=9223372036854775807: past the largest timestamp a CTF trace carries, "
+		  "9223372036854775806 ns (2^63 - 2)" },
+		{ "fence_create ts=18446744073709551615 adapter=0 id=1\n", "t.txt:1:17: error: ",
+		  "past the largest timestamp" },
+		{ "lost events=18446744073709551615\n", "t.txt:1:6: error: ",
+		  "the trace's losses add up to more than 18446744073709551614 events (2^64 - 2)" },
+		{ "lost events=1\nfence_create ts=1 adapter=0 id=1\nlost events=18446744073709551614\n",
+		  "t.txt:3:6: error: ", "more than 18446744073709551614 events" },
+		{ "lost packets=9223372036854775808\n", "t.txt:1:6: error: ",
+		  "the trace's losses add up to more than 9223372036854775807 packets (2^63 - 1)" },
+		{ "lost packets=9223372036854775807\nfence_create ts=1 adapter=0 id=1\nlost events=2 packets=1\n",
+		  "t.txt:3:15: error: ", "more than 9223372036854775807 packets" },
+	};
+	for (size_t i = 0; i < sizeof(past) / sizeof(past[0]); i++) {
+		err[0] = '\0';
+		cr_assert_eq(parse(past[i].text, &t, err, sizeof(err)), -EINVAL, "%zu", i);
+		cr_assert_eq(strncmp(err, past[i].where, strlen(past[i].where)), 0, "%zu: %s", i, err);
+		cr_assert(strstr(err, past[i].what), "%zu: %s", i, err);
+		cr_assert_null(strchr(err, '\n'), "%zu: %s", i, err);
+		text_trace_free(&t);
+	}
+	for (uint32_t k = 0; k < WL_NKINDS; k++) {
+		const struct wl_desc *d = &wl_catalogue[k];
+
+		for (unsigned int f = 0; f < d->nfields; f++) {
+			char where[64];
+			size_t col = 0;
+
+			n = (size_t)snprintf(line, sizeof(line), "%s ts=1", d->name);
+			for (unsigned int g = 0; g < d->nfields; g++) {
+				n += (size_t)snprintf(line + n, sizeof(line) - n, " %s=",
+						      d->fields[g].name);
+				if (g == f)
+					col = n + 1;
+				n += (size_t)snprintf(line + n, sizeof(line) - n, "%s",
+						      g == f ? "18446744073709551616" : "1");
+			}
+			snprintf(line + n, sizeof(line) - n, "\n");
+			snprintf(where, sizeof(where), "t.txt:1:%zu: error: %s=18446744073709551616: "
+				 "out of range", col, d->fields[f].name);
+			cr_assert_eq(parse(line, &t, err, sizeof(err)), -EINVAL, "%s", line);
+			cr_assert_eq(strncmp(err, where, strlen(where)), 0, "%s: %s", line, err);
+			text_trace_free(&t);
+		}
 	}
 }
 

@@ -2,10 +2,12 @@
 /* The gpuiso command as a user runs it: exit codes, --help, errors that say where. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -351,9 +353,35 @@ Test(cli, a_trace_without_events_says_so)
 }
 
 /*
+ * A stream file with bytes that yields no event is damaged, not empty: its
+ * event header declares an array of 4e9 bytes, on which babeltrace2 gives
+ * up without failing the read (babeltrace2 DIR prints nothing, exit 0).
+ */
+Test(cli, a_damaged_stream_that_yields_no_event_is_not_an_empty_trace)
+{
+	char cmd[1024];
+	struct run r;
+
+	RUN(&r, "trace", "gen", "--profile", "desktop", "--events", "50", "-o", tpath("huge"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(cmd, sizeof(cmd), "sed -i 's/} timestamp;$/} timestamp;\\n\\t\\tinteger "
+		 "{ size = 8; align = 8; } pad[4000000000];/' %s/metadata", tpath("huge"));
+	cr_assert_eq(system(cmd), 0);
+	RUN(&r, "replay", tpath("huge"));
+	cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "huge: corrupt trace before the first event: babeltrace2 gave up "
+			 "on stream file "), "%s", r.err);
+	cr_assert(strstr(r.err, "huge/stream at packet 0 (byte 0 of "), "%s", r.err);
+	cr_assert_null(strstr(r.out, "EMPTY"), "%s", r.out);
+	RUN(&r, "trace", "info", tpath("huge"));
+	cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.err, "huge/stream at packet 0 (byte 0 of "), "%s", r.err);
+}
+
+/*
  * A full file system under trace gen: an environment error, not a crash (in
- * a mount namespace). The failed writer's graph is left unfreed on purpose
- * (replay/ctf_write.c): leak checking is off for that one run.
+ * a mount namespace), and nothing leaked (replay/ctf_write.c keeps the
+ * failed writer's graph, which babeltrace2 2.0 cannot free).
  */
 Test(cli, trace_gen_on_a_full_file_system_says_so)
 {
@@ -366,7 +394,7 @@ Test(cli, trace_gen_on_a_full_file_system_says_so)
 	snprintf(rc, sizeof(rc), "%s", tpath("rc"));
 	snprintf(cmd, sizeof(cmd),
 		 "mkdir -p %s && unshare -m sh -c 'mount -t tmpfs -o size=300k tmpfs %s && "
-		 "ASAN_OPTIONS=detect_leaks=0 \"%s\" trace gen --profile desktop --events 20000 "
+		 "\"%s\" trace gen --profile desktop --events 20000 "
 		 "-o %s/t 2>%s; echo $? > %s'",
 		 small, small, getenv("GPUISO_BIN"), small, err, rc);
 	status = system(cmd);
@@ -382,6 +410,108 @@ Test(cli, trace_gen_on_a_full_file_system_says_so)
 	buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
 	fclose(f);
 	cr_assert(strstr(buf, "No space left on device"), "%s", buf);
+}
+
+/* How many lines @text has (its last one ended or not). */
+static size_t lines_of(const char *text)
+{
+	size_t n = 0;
+
+	for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
+		n++;
+	return n;
+}
+
+/*
+ * trace gen and trace make past a file size limit (RLIMIT_FSIZE, as a full
+ * disk, for root as for anyone): the reason, once, exit 3, no folder left,
+ * and nothing leaked (under ASan the leak checker would end it otherwise:
+ * the failed writer's graph, with its source's data and iterator, used to
+ * be dropped).
+ */
+Test(cli, trace_gen_and_make_past_a_file_size_limit_say_why_and_free_everything)
+{
+	char text[256], dir[256];
+	struct rlimit lim;
+	struct run r;
+	FILE *f;
+
+	snprintf(text, sizeof(text), "%s", tpath("many.txt"));
+	f = fopen(text, "w");
+	cr_assert_not_null(f);
+	for (int i = 1; i <= 20000; i++)
+		fprintf(f, "fence_create ts=%d adapter=0 id=%d\n", i, i);
+	cr_assert_eq(fclose(f), 0);
+	/* this test's process and the commands it starts: a write past 256 KiB fails with EFBIG */
+	cr_assert_neq(signal(SIGXFSZ, SIG_IGN), SIG_ERR);
+	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &lim), 0);
+	lim.rlim_cur = 256 << 10;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+
+	snprintf(dir, sizeof(dir), "%s", tpath("big-gen"));
+	RUN(&r, "trace", "gen", "--profile", "desktop", "--events", "20000", "-o", dir);
+	cr_assert_eq(r.status, 3, "%s", r.err);
+	cr_assert(strstr(r.err, "gpuiso: trace gen: ") == r.err &&
+		  strstr(r.err, "big-gen: writing the trace failed: File too large"), "%s", r.err);
+	cr_assert_eq(lines_of(r.err), 1, "one message: %s", r.err);
+	cr_assert_neq(access(dir, F_OK), 0, "a partial trace was left");
+
+	snprintf(dir, sizeof(dir), "%s", tpath("big-make"));
+	RUN(&r, "trace", "make", text, "-o", dir);
+	cr_assert_eq(r.status, 3, "%s", r.err);
+	cr_assert(strstr(r.err, "gpuiso: trace make: ") == r.err &&
+		  strstr(r.err, "big-make: writing the trace failed: File too large"), "%s", r.err);
+	cr_assert_eq(lines_of(r.err), 1, "one message: %s", r.err);
+	cr_assert_neq(access(dir, F_OK), 0, "a partial trace was left");
+}
+
+/*
+ * trace gen and trace make into a folder that cannot be written: gpuiso's
+ * one message, exit 3, no babeltrace2 log line before it. A read-only file
+ * system in a mount namespace for root (who may write any folder), a
+ * folder of mode 0555 for anyone else.
+ */
+Test(cli, trace_gen_and_make_into_a_read_only_folder_say_so_once)
+{
+	static const char *const cmds[][2] = {
+		{ "trace gen", "--profile desktop --events 100" },
+		{ "trace make", "tests/data/text/unmap-after-free.txt" },
+	};
+	char ro[256], errf[256], rcf[256], cmd[4096], buf[4096];
+
+	snprintf(ro, sizeof(ro), "%s", tpath("ro"));
+	snprintf(errf, sizeof(errf), "%s", tpath("ro-err"));
+	snprintf(rcf, sizeof(rcf), "%s", tpath("ro-rc"));
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char want[512];
+		FILE *f;
+		int status;
+
+		if (!geteuid())
+			snprintf(cmd, sizeof(cmd), "mkdir -p %s && unshare -m sh -c 'mount -t tmpfs -o "
+				 "ro,size=64k tmpfs %s && cd \"%s\" && \"%s\" %s %s -o %s/x 2>%s; "
+				 "echo $? > %s'", ro, ro, getenv("GPUISO_SOURCE_ROOT"),
+				 getenv("GPUISO_BIN"), cmds[i][0], cmds[i][1], ro, errf, rcf);
+		else
+			snprintf(cmd, sizeof(cmd), "mkdir -p %s && chmod 555 %s && cd \"%s\" && "
+				 "\"%s\" %s %s -o %s/x 2>%s; echo $? > %s; chmod 755 %s", ro, ro,
+				 getenv("GPUISO_SOURCE_ROOT"), getenv("GPUISO_BIN"), cmds[i][0],
+				 cmds[i][1], ro, errf, rcf, ro);
+		status = system(cmd);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: %d", cmd, status);
+		f = fopen(rcf, "r");
+		cr_assert_not_null(f);
+		cr_assert(fgets(buf, sizeof(buf), f));
+		fclose(f);
+		cr_assert_eq(atoi(buf), 3, "%s: exit status %s", cmds[i][0], buf);
+		f = fopen(errf, "r");
+		cr_assert_not_null(f);
+		buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+		fclose(f);
+		snprintf(want, sizeof(want), "gpuiso: %s: %s/x: cannot create the folder: %s\n",
+			 cmds[i][0], ro, geteuid() ? "Permission denied" : "Read-only file system");
+		cr_assert_str_eq(buf, want, "%s", cmds[i][0]);
+	}
 }
 
 Test(cli, a_cache_that_cannot_be_written_is_said_and_the_replay_goes_on)

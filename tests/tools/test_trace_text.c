@@ -256,6 +256,9 @@ Test(trace_text, errors_say_file_line_col_and_write_nothing)
 		{ "fence_create ts=1 adapter=0 id=1 id=1\n", ":1:34: error: 'id' given twice" },
 		{ "fence_create ts=2 adapter=0 id=1\nfence_destroy ts=1 adapter=0 id=1\n", ":2:18: error: ts=1 is before" },
 		{ "fence_create ts=1 adapter=0 id=1 ;\n", ":1:34: error: ';' is not NAME=VALUE" },
+		/* what a CTF trace cannot carry, which every later read would abort on */
+		{ "fence_create ts=18446744073709551615 adapter=0 id=1\n", ":1:17: error: ts=18446744073709551615: past the largest timestamp" },
+		{ "fence_create ts=1 adapter=0 id=1\nlost events=18446744073709551615\n", ":2:6: error: the trace's losses add up to more than" },
 	};
 	const char *txt = tpath("bad.txt"), *out = tpath("out");
 	char t[256], o[256];
