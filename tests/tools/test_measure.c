@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "run_gpuiso.h"
+#include "tests/common/jsonq.h"
 
 static char tdir[64];
 
@@ -574,4 +575,88 @@ Test(measure, a_campaign_night_after_night_says_new_only_when_it_is)
 		  "%s", r.out);
 	cr_assert(strstr(r.out, "    gone   "), "%s", r.out);
 	cr_assert(strstr(r.out, "MAPPING_LEAK at teardown  (last in r2)"), "%s", r.out);
+}
+
+/* The whole of @path, NUL-terminated (free() it). */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	char buf[4096];
+	size_t n;
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_not_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(f);
+	fclose(out);
+	return text;
+}
+
+/*
+ * Paths are bytes, JSON is UTF-8: the results, trace information and sweep
+ * summary of a trace whose folder's name is not UTF-8 are JSON, the store
+ * takes them, and keeps the path as it was: two paths that differ only in
+ * such a byte stay two.
+ */
+Test(measure, paths_that_are_not_utf8_are_json_and_stored_as_they_are)
+{
+	static const char *const byte[] = { "\xff", "\xfe" };
+	DB_PATH(db);
+	char name[32], json[32], trace[2][256], *doc;
+	sqlite3_stmt *st;
+	struct run r;
+	sqlite3 *h;
+	int n = 0;
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "tr%s\xfe", byte[i]);
+		snprintf(trace[i], sizeof(trace[i]), "%s", tpath(name));
+		RUN(&r, "trace", "gen", "--profile", "remap", "--events", "100", "-o", trace[i]);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		snprintf(json, sizeof(json), "results-%d.json", i);
+		RUN(&r, "replay", trace[i], "--json", tpath(json));
+		cr_assert_lt(r.status, 2, "%s", r.err);
+		doc = slurp(tpath(json));
+		cr_assert(jsonq_valid(doc), "replay --json: not JSON: %s", doc);
+		cr_assert(strstr(doc, i ? "tr\\udcfe\\udcfe" : "tr\\udcff\\udcfe"), "%s", doc);
+		free(doc);
+	}
+	RUN(&r, "trace", "info", trace[0], "--json");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(jsonq_valid(r.out), "trace info --json: not JSON: %s", r.out);
+	RUN(&r, "sweep", trace[0], "--scenario", "traces/scenarios/lda-chain.yaml", "--points",
+	    "domain/*", "-o", tpath("sweep\xff"));
+	cr_assert_lt(r.status, 2, "%s", r.err);
+	doc = slurp(tpath("sweep\xff/summary.json"));
+	cr_assert(jsonq_valid(doc), "summary.json: not JSON: %s", doc);
+	free(doc);
+
+	RUN(&r, "store", "add", db, tpath("results-0.json"), tpath("results-1.json"),
+	    tpath("sweep\xff/summary.json"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "3 runs added"), "%s", r.out);
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, "SELECT trace, inputs FROM runs ORDER BY id", -1, &st, NULL),
+		     SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		const char *inputs = (const char *)sqlite3_column_text(st, 1);
+
+		cr_assert_str_eq(t, trace[n % 2 ? 1 : 0], "run %d", n);
+		cr_assert(inputs && !strncmp(inputs, t, strlen(t)) && inputs[strlen(t)] == '=',
+			  "run %d: %s", n, inputs);
+		n++;
+	}
+	sqlite3_finalize(st);
+	cr_assert_eq(sqlite3_prepare_v2(h, "SELECT count(DISTINCT benchmark) FROM runs", -1, &st, NULL),
+		     SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_eq(sqlite3_column_int(st, 0), 3);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	cr_assert_eq(n, 3);
 }
