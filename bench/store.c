@@ -7,16 +7,27 @@
 #include <time.h>
 #include <unistd.h>
 
+#define LOG_PREFIX "store"
+
 #include "common/array.h"
+#include "common/log.h"
 #include "store.h"
 
 /* PRAGMA application_id of a gpuiso store: "gpui". */
 #define STORE_APP_ID 0x67707569
 
+/* A stored run whose JSON an upgrade could not read: why, and that it was kept out. */
+struct store_unread {
+	long long id;
+	char why[256]; /* the first error the reader said */
+};
+
 struct store {
 	sqlite3 *db;
 	char *path;
 	char err[512]; /* what the last failed read said (store_error()) */
+	struct store_unread *unread; /* the runs the upgrade under way could not read */
+	size_t nunread, unreadcap;
 };
 
 static int fill_identities(struct store *s);
@@ -95,7 +106,9 @@ static const struct migration {
 /* The errno for an SQLite result code, and a message that says which file. */
 static int db_error(struct store *s, int rc, const char *what, char *err, size_t errlen)
 {
-	const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+	/* the connection's own message, unless a later call of it succeeded ("not an error") */
+	const char *msg = s->db && (sqlite3_extended_errcode(s->db) & 0xff) == (rc & 0xff)
+				  ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
 
 	if (err != s->err) /* kept for store_error() too */
 		db_error(s, rc, what, s->err, sizeof(s->err));
@@ -141,6 +154,35 @@ static int pragma_int(struct store *s, const char *sql, int *out)
 }
 
 /*
+ * Read the stored JSON of run @id, for an upgrade step: 0, or -EINVAL when it
+ * does not read (the run is noted, said once the upgrade is done), -ENOMEM.
+ */
+static int read_stored(struct store *s, long long id, const char *json, struct run_record *rec)
+{
+	char name[64], err[512];
+	struct store_unread *u;
+	size_t i;
+	int rc;
+
+	snprintf(name, sizeof(name), "run %lld", id);
+	rc = json ? runfile_parse(name, json, rec, err, sizeof(err)) : -EINVAL;
+	if (rc != -EINVAL && rc != -EPROTO)
+		return rc;
+	if (!json)
+		snprintf(err, sizeof(err), "%s: no JSON", name);
+	for (i = 0; i < s->nunread && s->unread[i].id != id; i++)
+		;
+	if (i == s->nunread) {
+		if (array_reserve(&s->unread, &s->unreadcap, s->nunread, sizeof(*s->unread)))
+			return -ENOMEM;
+		u = &s->unread[s->nunread++];
+		u->id = id;
+		snprintf(u->why, sizeof(u->why), "%.*s", (int)strcspn(err, "\n"), err);
+	}
+	return -EINVAL;
+}
+
+/*
  * Step 2 -> 3: the benchmark and inputs of every stored run, from its JSON
  * (a run whose JSON no longer reads is a benchmark of its own: its kind).
  */
@@ -155,17 +197,22 @@ static int fill_identities(struct store *s)
 					"UPDATE runs SET benchmark = ?, inputs = ?, code = ? WHERE id = ?",
 					-1, &set, NULL);
 	while (!rc && (rc = sqlite3_step(get)) == SQLITE_ROW) {
+		long long id = sqlite3_column_int64(get, 0);
 		const char *kind = (const char *)sqlite3_column_text(get, 1);
 		const char *json = (const char *)sqlite3_column_text(get, 2);
 		struct run_record rec;
-		char err[512];
-		bool read = json && !runfile_parse("stored run", json, &rec, err, sizeof(err));
+		int got = read_stored(s, id, json, &rec);
+		bool read = !got;
 
+		if (got == -ENOMEM) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
 		sqlite3_reset(set);
 		sqlite3_bind_text(set, 1, read ? rec.benchmark : kind, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(set, 2, read ? rec.inputs : NULL, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(set, 3, read ? rec.code : NULL, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(set, 4, sqlite3_column_int64(get, 0));
+		sqlite3_bind_int64(set, 4, id);
 		if (read)
 			runfile_free(&rec);
 		rc = sqlite3_step(set);
@@ -268,14 +315,19 @@ static int fill_findings(struct store *s)
 	if (!rc)
 		rc = findings_prepare(s, &fs);
 	while (!rc && (rc = sqlite3_step(get)) == SQLITE_ROW) {
+		long long id = sqlite3_column_int64(get, 0);
 		const char *json = (const char *)sqlite3_column_text(get, 1);
 		struct run_record rec;
-		char err[512];
+		int got = read_stored(s, id, json, &rec);
 
-		if (!json || runfile_parse("stored run", json, &rec, err, sizeof(err)))
-			continue;
-		rc = put_findings(&fs, sqlite3_column_int64(get, 0), &rec);
-		runfile_free(&rec);
+		if (got == -ENOMEM)
+			rc = SQLITE_NOMEM;
+		else if (got)
+			rc = SQLITE_OK; /* noted: no findings of it are known */
+		else
+			rc = put_findings(&fs, id, &rec);
+		if (!got)
+			runfile_free(&rec);
 	}
 	if (rc == SQLITE_DONE)
 		rc = SQLITE_OK;
@@ -309,6 +361,13 @@ static int schema_check(struct store *s, int version, int app, int tables, bool 
 		snprintf(err, errlen, "%s: not a gpuiso store (an empty file)", s->path);
 		return -EINVAL;
 	}
+	if (!version && tables) {
+		snprintf(err, errlen,
+			 "%s: a damaged gpuiso store: it holds tables, but its schema version (PRAGMA "
+			 "user_version) is 0, which only an empty store has: it was reset",
+			 s->path);
+		return -EINVAL;
+	}
 	if (version < 0) {
 		snprintf(err, errlen, "%s: not a gpuiso store: schema version %d, which no gpuiso writes",
 			 s->path, version);
@@ -331,6 +390,7 @@ static int schema_check(struct store *s, int version, int app, int tables, bool 
 static int migrate(struct store *s, bool create, char *err, size_t errlen)
 {
 	int version, app, tables, rc;
+	const char *what;
 	char sql[64];
 
 	rc = schema_state(s, &version, &app, &tables);
@@ -339,9 +399,10 @@ static int migrate(struct store *s, bool create, char *err, size_t errlen)
 	rc = schema_check(s, version, app, tables, create, err, errlen);
 	if (rc || version == STORE_SCHEMA_VERSION)
 		return rc;
+	what = version ? "schema upgrade" : "create";
 	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc)
-		return db_error(s, rc, "schema upgrade", err, errlen);
+		return db_error(s, rc, what, err, errlen);
 	rc = schema_state(s, &version, &app, &tables);
 	if (rc) {
 		rc = db_error(s, rc, "open", err, errlen);
@@ -350,12 +411,13 @@ static int migrate(struct store *s, bool create, char *err, size_t errlen)
 	rc = schema_check(s, version, app, tables, create, err, errlen);
 	if (rc)
 		goto rollback;
+	s->nunread = 0;
 	for (int v = version; v < STORE_SCHEMA_VERSION; v++) {
 		rc = sqlite3_exec(s->db, migrations[v].sql, NULL, NULL, NULL);
 		if (!rc && migrations[v].fill)
 			rc = migrations[v].fill(s);
 		if (rc) {
-			rc = db_error(s, rc, "schema upgrade", err, errlen);
+			rc = db_error(s, rc, what, err, errlen);
 			goto rollback;
 		}
 	}
@@ -368,9 +430,14 @@ static int migrate(struct store *s, bool create, char *err, size_t errlen)
 	if (!rc)
 		rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	if (rc) {
-		rc = db_error(s, rc, "schema upgrade", err, errlen);
+		rc = db_error(s, rc, what, err, errlen);
 		goto rollback;
 	}
+	/* done: the runs it could not read are said, each once */
+	for (size_t i = 0; i < s->nunread; i++)
+		log_warn("%s: schema upgrade from version %d: run %lld kept out of it: its stored JSON "
+			 "does not read (%s); the run and its metrics are kept as they were",
+			 s->path, version, s->unread[i].id, s->unread[i].why);
 	return 0;
 rollback:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -416,6 +483,7 @@ int store_open(const char *path, bool create, struct store **out, char *err, siz
 	return 0;
 close_db:
 	sqlite3_close(s->db);
+	free(s->unread);
 	free(s->path);
 free_store:
 	free(s);
@@ -437,6 +505,7 @@ void store_close(struct store *s)
 	if (!s)
 		return;
 	sqlite3_close(s->db);
+	free(s->unread);
 	free(s->path);
 	free(s);
 }

@@ -660,3 +660,58 @@ Test(measure, paths_that_are_not_utf8_are_json_and_stored_as_they_are)
 	sqlite3_close(h);
 	cr_assert_eq(n, 3);
 }
+
+/*
+ * A store of an earlier gpuiso (schema version 2) with one byte of a
+ * sweep's stored JSON changed (tests/data/stores/): whichever reader opens
+ * it first upgrades it whole, says which run it kept out and why, and
+ * reads it; SQLite's "not an error" is never the message.
+ */
+Test(measure, a_damaged_run_of_an_old_store_is_kept_out_and_said)
+{
+	DB_PATH(db);
+	char cmd[1024];
+	struct run r;
+
+	for (int reader = 0; reader < 3; reader++) {
+		snprintf(cmd, sizeof(cmd), "cp '%s/tests/data/stores/v2-damaged-sweep.sqlite' %s",
+			 getenv("GPUISO_SOURCE_ROOT"), db);
+		cr_assert_eq(system(cmd), 0);
+		if (reader == 0)
+			RUN(&r, "store", "list", db);
+		else if (reader == 1)
+			RUN(&r, "changes", db);
+		else
+			RUN(&r, "dash", db, "-o", tpath("site"));
+		cr_assert_eq(r.status, 0, "reader %d: %s", reader, r.err);
+		cr_assert(strstr(r.err, db) && strstr(r.err, "run 3 kept out") &&
+			  strstr(r.err, "stored JSON does not read (run 3:8:13: error:"),
+			  "reader %d: %s", reader, r.err);
+		cr_assert_null(strstr(r.err, "not an error"), "reader %d: %s", reader, r.err);
+	}
+	/* the upgrade is done once: said once */
+	RUN(&r, "store", "list", db);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_eq(r.err, "");
+	cr_assert(strstr(r.out, "traces/desktop") && strstr(r.out, "traces/power-cycle") &&
+		  strstr(r.out, "sweep "), "every run is kept: %s", r.out);
+}
+
+/* A store whose schema version was reset under its tables is a damaged store: bad input, untouched. */
+Test(measure, a_reset_schema_version_is_a_damaged_store)
+{
+	DB_PATH(db);
+	struct run r;
+
+	RUN(&r, "store", "add", db, results_file("a.json", "r1", 1, 1000));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	store_sql(db, "PRAGMA user_version = 0");
+	RUN(&r, "store", "list", db);
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cr_assert(strstr(r.err, db) && strstr(r.err, "damaged"), "%s", r.err);
+	cr_assert_null(strstr(r.err, "already exists"), "%s", r.err);
+	RUN(&r, "store", "add", db, results_file("b.json", "r2", 2, 1000));
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	store_sql(db, "PRAGMA user_version = 4");
+	cr_assert_eq(stored_runs(db), 1);
+}
