@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,6 +112,7 @@ static int db_error(struct store *s, int rc, const char *what, char *err, size_t
 	/* the connection's own message, unless a later call of it succeeded ("not an error") */
 	const char *msg = s->db && (sqlite3_extended_errcode(s->db) & 0xff) == (rc & 0xff)
 				  ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+	int sys = s->db ? sqlite3_system_errno(s->db) : 0;
 
 	if (err != s->err) /* kept for store_error() too */
 		db_error(s, rc, what, s->err, sizeof(s->err));
@@ -128,8 +132,10 @@ static int db_error(struct store *s, int rc, const char *what, char *err, size_t
 		snprintf(err, errlen, "%s: %s: out of memory", s->path, what);
 		return -ENOMEM;
 	case SQLITE_CANTOPEN:
-		snprintf(err, errlen, "%s: %s: cannot open (%s)", s->path, what, msg);
-		return -ENOENT;
+		snprintf(err, errlen, "%s: %s: cannot open (%s%s%s)", s->path, what, msg,
+			 sys ? ": " : "", sys ? strerror(sys) : "");
+		/* a folder named as a store is the user's; a file it cannot have, the machine's */
+		return sys == EISDIR || sys == ENOTDIR ? -EINVAL : -EIO;
 	default:
 		snprintf(err, errlen, "%s: %s: %s", s->path, what, msg);
 		return -EIO;
@@ -444,10 +450,68 @@ rollback:
 	return rc;
 }
 
+/* Open @file into @s->db as every store is opened: 0, or a negative errno said in @err. */
+static int open_db(struct store *s, const char *file, int flags, char *err, size_t errlen)
+{
+	int rc = sqlite3_open_v2(file, &s->db, flags, NULL);
+
+	if (rc)
+		return db_error(s, rc, "open", err, errlen);
+	sqlite3_busy_timeout(s->db, 5000);
+	sqlite3_extended_result_codes(s->db, 1);
+	rc = sqlite3_exec(s->db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", NULL, NULL,
+			  NULL);
+	return rc ? db_error(s, rc, "open", err, errlen) : 0;
+}
+
+/*
+ * Make the store @s->path, which does not exist, whole or not at all: its
+ * schema is written into PATH.PID.tmp, which then takes the path by link(),
+ * so no one sees a store half made; where another writer made the store in
+ * the meantime, theirs is kept. A full disk or a folder that cannot be
+ * written leaves nothing behind. Return: 0, or a negative errno said in @err.
+ */
+static int make_store(struct store *s, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 32], journal[PATH_MAX + 48];
+	int fd, rc;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", s->path, (int)getpid()) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "%s: create: %s", s->path, strerror(ENAMETOOLONG));
+		return -EINVAL;
+	}
+	snprintf(journal, sizeof(journal), "%s-journal", tmp);
+	unlink(tmp); /* a temporary of an earlier process of this PID is nobody's */
+	unlink(journal);
+	/* made here, not by SQLite, whose message would not say why not */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int why = errno;
+
+		snprintf(err, errlen, "%s: create: %s", s->path, strerror(why));
+		return why == ENOTDIR ? -EINVAL : -EIO; /* a file named as a folder is the user's */
+	}
+	close(fd);
+	rc = open_db(s, tmp, SQLITE_OPEN_READWRITE, err, errlen);
+	if (!rc)
+		rc = migrate(s, true, err, errlen);
+	sqlite3_close(s->db);
+	s->db = NULL;
+	if (!rc && link(tmp, s->path) && errno != EEXIST) {
+		int why = errno;
+
+		snprintf(err, errlen, "%s: create: %s", s->path, strerror(why));
+		rc = -EIO;
+	}
+	unlink(tmp);
+	unlink(journal);
+	return rc;
+}
+
 int store_open(const char *path, bool create, struct store **out, char *err, size_t errlen)
 {
 	struct store *s;
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	struct stat st;
 	int rc;
 
 	*out = NULL;
@@ -463,26 +527,22 @@ int store_open(const char *path, bool create, struct store **out, char *err, siz
 		rc = -ENOMEM;
 		goto free_store;
 	}
-	rc = sqlite3_open_v2(path, &s->db, flags, NULL);
-	if (rc) {
-		rc = db_error(s, rc, "open", err, errlen);
-		goto close_db;
+	if (create && lstat(path, &st) && errno == ENOENT) {
+		rc = make_store(s, err, errlen);
+		if (rc)
+			goto free_path;
 	}
-	sqlite3_busy_timeout(s->db, 5000);
-	sqlite3_extended_result_codes(s->db, 1);
-	rc = sqlite3_exec(s->db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", NULL, NULL,
-			  NULL);
-	if (rc) {
-		rc = db_error(s, rc, "open", err, errlen);
-		goto close_db;
-	}
-	rc = migrate(s, create, err, errlen);
+	/* an empty file (or a link to none) is made a store in place, as before */
+	rc = open_db(s, path, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), err, errlen);
+	if (!rc)
+		rc = migrate(s, create, err, errlen);
 	if (rc)
 		goto close_db;
 	*out = s;
 	return 0;
 close_db:
 	sqlite3_close(s->db);
+free_path:
 	free(s->unread);
 	free(s->path);
 free_store:

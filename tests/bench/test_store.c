@@ -579,3 +579,21 @@ Test(store, a_reset_schema_version_is_a_damaged_store)
 	exec_sql(db, "PRAGMA user_version = 4");
 	cr_assert_eq(runs_in(db), 1);
 }
+
+/* A store is made whole where it is made, or not at all. */
+Test(store, a_new_store_leaves_nothing_else_and_none_where_it_cannot_be)
+{
+	char err[256], path[192], cmd[256];
+	struct store *s;
+
+	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), 0, "%s", err);
+	store_close(s);
+	snprintf(cmd, sizeof(cmd), "test \"$(ls -A %s)\" = runs.sqlite", dir);
+	cr_assert_eq(system(cmd), 0, "no temporary left beside the store");
+	cr_assert_eq(user_version(db), STORE_SCHEMA_VERSION);
+	snprintf(path, sizeof(path), "%s/no/such/folder.sqlite", dir);
+	cr_assert_eq(store_open(path, true, &s, err, sizeof(err)), -EIO);
+	cr_assert(strstr(err, path) && strstr(err, "No such file"), "%s", err);
+	cr_assert_eq(store_open(dir, true, &s, err, sizeof(err)), -EINVAL, "a folder is no store");
+	cr_assert_neq(access(path, F_OK), 0);
+}

@@ -715,3 +715,51 @@ Test(measure, a_reset_schema_version_is_a_damaged_store)
 	store_sql(db, "PRAGMA user_version = 4");
 	cr_assert_eq(stored_runs(db), 1);
 }
+
+/* The first line of @path, or "" (static). */
+static const char *first_line(const char *path)
+{
+	static char line[1024];
+	FILE *f = fopen(path, "r");
+
+	line[0] = '\0';
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		fclose(f);
+	}
+	line[strcspn(line, "\n")] = '\0';
+	return line;
+}
+
+/*
+ * store add where the store cannot be made (a read-only folder, a full
+ * disk; in a mount namespace): the machine's trouble, exit 3, and no store
+ * left behind half made (an empty file, "not a gpuiso store" ever after).
+ */
+Test(measure, a_store_that_cannot_be_made_is_the_environment_and_leaves_nothing)
+{
+	char cmd[4096], small[256];
+	int status;
+
+	snprintf(small, sizeof(small), "%s", tpath("small"));
+	results_file("a.json", "r1", 1, 1000);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s && unshare -m sh -c 'mount -t tmpfs -o size=256k tmpfs %s && "
+		 "mkdir %s/ro && mount -t tmpfs -o ro,size=64k tmpfs %s/ro && "
+		 "\"%s\" store add %s/ro/runs.sqlite %s 2>%s; echo $? >%s; "
+		 "dd if=/dev/zero of=%s/fill bs=4k 2>/dev/null; "
+		 "\"%s\" store add %s/runs.sqlite %s 2>%s; echo $? >%s; "
+		 "echo $(ls -A %s) / $(ls -A %s/ro) >%s'",
+		 small, small, small, small, getenv("GPUISO_BIN"), small, tpath("a.json"),
+		 tpath("ro.err"), tpath("ro.rc"), small, getenv("GPUISO_BIN"), small, tpath("a.json"),
+		 tpath("full.err"), tpath("full.rc"), small, small, tpath("ls"));
+	status = system(cmd);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unshare/mount: %d", status);
+	cr_assert_str_eq(first_line(tpath("ro.rc")), "3", "%s", first_line(tpath("ro.err")));
+	cr_assert(strstr(first_line(tpath("ro.err")), "Read-only file system"), "%s",
+		  first_line(tpath("ro.err")));
+	cr_assert_str_eq(first_line(tpath("full.rc")), "3", "%s", first_line(tpath("full.err")));
+	cr_assert(strstr(first_line(tpath("full.err")), "full"), "%s", first_line(tpath("full.err")));
+	cr_assert_str_eq(first_line(tpath("ls")), "fill ro /", "nothing left behind");
+}
