@@ -26,6 +26,7 @@ struct bench_report {
 	size_t n;
 	FILE *progress; /* where to say what is being measured, or NULL */
 	const char *suite; /* its name, for the JSON */
+	const char *notes; /* what the figures were measured on, for the JSON, or NULL */
 };
 
 /**

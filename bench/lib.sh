@@ -14,28 +14,13 @@ median() {
 }
 
 # bench_json OUT SUITE NOTES METRIC...: write bench JSON to OUT (whole, or
-# not at all), each METRIC a '"name": {"value": V, "unit": "U"}' member;
-# the revision is that of the tree ROOT names
+# not at all), each METRIC NAME=VALUE:UNIT, by gpuiso's own JSON writer
+# (gpuiso bench --metric: text such as NOTES is escaped as all JSON gpuiso
+# writes); the revision, code and build are those of $gpuiso, the binary
+# measured
 bench_json() {
-	local out=$1 suite=$2 notes=$3 git_rev i sep
+	local out=$1 suite=$2 notes=$3
 	shift 3
-	git_rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-	{
-		echo "{"
-		echo "  \"schema\": \"gpuiso-bench/1\","
-		echo "  \"host\": \"$(hostname)\","
-		echo "  \"git_rev\": \"$git_rev\","
-		echo "  \"suite\": \"$suite\","
-		echo "  \"notes\": \"$notes\","
-		echo "  \"metrics\": {"
-		for ((i = 1; i <= $#; i++)); do
-			sep=","
-			[ "$i" -lt $# ] || sep=""
-			echo "    ${!i}$sep"
-		done
-		echo "  }"
-		echo "}"
-	} >"$out.tmp"
-	mv "$out.tmp" "$out"
+	"$gpuiso" bench --suite "$suite" --notes "$notes" "${@/#/--metric=}" --json "$out"
 	echo "wrote $out"
 }

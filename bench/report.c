@@ -48,6 +48,8 @@ static void fill(struct json *j, const void *ctx)
 	json_str(j, "host", host_name(host, sizeof(host)));
 	results_build_json(j);
 	json_str(j, "suite", r->suite);
+	if (r->notes)
+		json_str(j, "notes", r->notes);
 	json_obj_begin(j, "metrics");
 	for (size_t i = 0; i < r->n; i++) {
 		json_obj_begin(j, r->m[i].name);

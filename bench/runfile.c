@@ -69,22 +69,30 @@ static struct fy_node *lookup(struct fy_node *map, const char *key)
 	return map && fy_node_is_mapping(map) ? fy_node_mapping_lookup_by_string(map, key, -1) : NULL;
 }
 
+/*
+ * The text of scalar @n, or NULL: a string's bytes as they were before
+ * they were written (common/json.h: a path that is not UTF-8 reads back as
+ * the same bytes).
+ */
+static const char *scalar(struct reader *rd, struct fy_node *n)
+{
+	return yaml_text(rd->doc, n);
+}
+
 /* A string field of @map, or NULL (absent, null or not a string). */
-static const char *str_at(struct fy_node *map, const char *key)
+static const char *str_at(struct reader *rd, struct fy_node *map, const char *key)
 {
 	struct fy_node *n = lookup(map, key);
 
 	if (!n || !fy_node_is_scalar(n) || fy_node_get_style(n) == FYNS_PLAIN)
 		return NULL;
-	return fy_node_get_scalar0(n);
+	return scalar(rd, n);
 }
 
 /* The text of any scalar field of @map (a number's digits too), or NULL. */
-static const char *text_at(struct fy_node *map, const char *key)
+static const char *text_at(struct reader *rd, struct fy_node *map, const char *key)
 {
-	struct fy_node *n = lookup(map, key);
-
-	return n && fy_node_is_scalar(n) ? fy_node_get_scalar0(n) : NULL;
+	return scalar(rd, lookup(map, key));
 }
 
 static void add_metric(struct reader *rd, const char *name, double value, const char *unit)
@@ -177,7 +185,7 @@ static void flatten(struct reader *rd, struct fy_node *n, const char *prefix)
 		struct fy_node_pair *p;
 
 		while ((p = fy_node_mapping_iterate(n, &it)) != NULL) {
-			const char *key = fy_node_get_scalar0(fy_node_pair_key(p));
+			const char *key = scalar(rd, fy_node_pair_key(p));
 
 			if (!key)
 				continue;
@@ -199,9 +207,9 @@ static void bench_metrics(struct reader *rd, struct fy_node *root)
 		return;
 	}
 	while ((p = fy_node_mapping_iterate(metrics, &it)) != NULL) {
-		const char *name = fy_node_get_scalar0(fy_node_pair_key(p));
+		const char *name = scalar(rd, fy_node_pair_key(p));
 		struct fy_node *m = fy_node_pair_value(p);
-		const char *unit = str_at(m, "unit");
+		const char *unit = str_at(rd, m, "unit");
 		double v;
 		bool boolean;
 
@@ -264,16 +272,16 @@ static void failures_of(struct reader *rd, struct fy_node *root, bool sweep)
 	}
 	while ((item = fy_node_sequence_iterate(fails, &it)) != NULL) {
 		struct run_failure *f = &rec->failures[rec->nfailures++];
-		const char *point = text_at(item, "point"), *nth = text_at(item, "nth");
+		const char *point = text_at(rd, item, "point"), *nth = text_at(rd, item, "nth");
 
 		if (sweep && asprintf(&f->what, "%s #%s", point ? point : "", nth ? nth : "") < 0) {
 			f->what = NULL;
 			rd->oom = true;
 		} else if (!sweep) {
-			f->what = dup_or_oom(rd, text_at(item, "id") ?: text_at(item, "run"));
+			f->what = dup_or_oom(rd, text_at(rd, item, "id") ?: text_at(rd, item, "run"));
 		}
-		f->why = dup_or_oom(rd, text_at(item, sweep ? "outcome" : "reason"));
-		f->reproduce = dup_or_oom(rd, text_at(item, "reproduce"));
+		f->why = dup_or_oom(rd, text_at(rd, item, sweep ? "outcome" : "reason"));
+		f->reproduce = dup_or_oom(rd, text_at(rd, item, "reproduce"));
 	}
 }
 
@@ -300,7 +308,7 @@ struct finding_reader {
 static void finding_str(struct finding_reader *fr, const char *key, bool nullable, char **out)
 {
 	struct fy_node *n = lookup(fr->item, key);
-	const char *s = str_at(fr->item, key);
+	const char *s = str_at(fr->rd, fr->item, key);
 
 	*out = NULL;
 	if (nullable && is_null(n))
@@ -378,7 +386,7 @@ static void finding_invariants(struct finding_reader *fr, struct run_finding *f)
 	}
 	for (int i = 0; (n = fy_node_sequence_iterate(inv, &it)) != NULL; i++) {
 		const char *name = n && fy_node_is_scalar(n) && fy_node_get_style(n) != FYNS_PLAIN
-					   ? fy_node_get_scalar0(n) : NULL;
+					   ? scalar(fr->rd, n) : NULL;
 
 		if (!name || !*name || strpbrk(name, ", \n")) {
 			yaml_error(fr->rd->doc, n, inv, "%s.invariants[%d]: expected an invariant's name",
@@ -419,7 +427,7 @@ static void finding_nth(struct finding_reader *fr, struct run_finding *f)
 static void finding_trimmed(struct finding_reader *fr, struct run_finding *f)
 {
 	struct fy_node *t = lookup(fr->item, "trimmed");
-	const char *trace = str_at(t, "trace");
+	const char *trace = str_at(fr->rd, t, "trace");
 	char name[48];
 
 	if (!t || is_null(t))
@@ -506,14 +514,14 @@ static bool finding_of(struct finding_reader *fr, struct run_finding *f, bool sw
  * The index in the file of the first finding of @list with @signature (the
  * record leaves refused ones out).
  */
-static int first_with(struct fy_node *list, const char *signature)
+static int first_with(struct reader *rd, struct fy_node *list, const char *signature)
 {
 	struct fy_node *item;
 	void *it = NULL;
 	int i = 0;
 
 	while ((item = fy_node_sequence_iterate(list, &it)) != NULL) {
-		const char *sig = str_at(item, "signature");
+		const char *sig = str_at(rd, item, "signature");
 
 		if (sig && !strcmp(sig, signature))
 			return i;
@@ -566,7 +574,7 @@ static void findings_of(struct reader *rd, struct fy_node *root, bool sweep)
 		if (k < rec->nfindings) {
 			yaml_error(rd->doc, lookup(item, "signature"), item,
 				   "%s.signature: %s is findings[%d]'s too: a summary lists a finding once",
-				   fr.name, f->signature, first_with(list, f->signature));
+				   fr.name, f->signature, first_with(rd, list, f->signature));
 			finding_free(f);
 			*f = (struct run_finding){ 0 };
 			continue;
@@ -579,7 +587,7 @@ static void findings_of(struct reader *rd, struct fy_node *root, bool sweep)
 static int schema_of(struct reader *rd, struct fy_node *root, const struct schema **out)
 {
 	struct fy_node *n = lookup(root, "schema");
-	const char *s = str_at(root, "schema");
+	const char *s = str_at(rd, root, "schema");
 
 	if (!s) {
 		yaml_error(rd->doc, n, root,
@@ -647,6 +655,7 @@ static char *mtime_iso(const char *path, long *nsec)
 
 /* What the benchmark was run with, as " KEY=VALUE" words appended to the identity. */
 struct identity {
+	struct reader *rd;
 	FILE *f;
 	char *text;
 	size_t len;
@@ -665,7 +674,7 @@ static void identity_word(struct identity *id, const char *key, const char *valu
  */
 static void covers_word(struct identity *id, struct fy_node *node)
 {
-	const char *covers = str_at(node, "trace_covers");
+	const char *covers = str_at(id->rd, node, "trace_covers");
 
 	if (covers && strcmp(covers, "window"))
 		identity_word(id, "covers", covers);
@@ -678,15 +687,15 @@ static void results_identity(struct identity *id, struct fy_node *run)
 	const char *seed_text = seed && fy_node_is_scalar(seed) ? fy_node_get_scalar0(seed) : NULL;
 	void *it = NULL;
 
-	identity_word(id, "trace", str_at(run, "trace"));
-	identity_word(id, "scenario", str_at(run, "scenario"));
-	identity_word(id, "backend", str_at(run, "backend"));
-	identity_word(id, "faults", str_at(run, "faults"));
+	identity_word(id, "trace", str_at(id->rd, run, "trace"));
+	identity_word(id, "scenario", str_at(id->rd, run, "scenario"));
+	identity_word(id, "backend", str_at(id->rd, run, "backend"));
+	identity_word(id, "faults", str_at(id->rd, run, "faults"));
 	/* the seed draws the faults: without a plan it changes nothing */
-	if (str_at(run, "faults") || (seed_text && strcmp(seed_text, "0")))
+	if (str_at(id->rd, run, "faults") || (seed_text && strcmp(seed_text, "0")))
 		identity_word(id, "seed", seed_text);
 	while (maps && fy_node_is_sequence(maps) && (m = fy_node_sequence_iterate(maps, &it)))
-		identity_word(id, "map", fy_node_is_scalar(m) ? fy_node_get_scalar0(m) : NULL);
+		identity_word(id, "map", scalar(id->rd, m));
 	covers_word(id, run);
 }
 
@@ -696,7 +705,7 @@ static void results_identity(struct identity *id, struct fy_node *run)
  */
 static void identify(struct reader *rd, struct fy_node *root, enum run_kind kind)
 {
-	struct identity id = { 0 };
+	struct identity id = { .rd = rd };
 	struct fy_node *run = lookup(root, "run");
 
 	id.f = open_memstream(&id.text, &id.len);
@@ -710,14 +719,14 @@ static void identify(struct reader *rd, struct fy_node *root, enum run_kind kind
 		results_identity(&id, run);
 		break;
 	case RUN_BENCH:
-		identity_word(&id, "suite", str_at(root, "suite"));
+		identity_word(&id, "suite", str_at(rd, root, "suite"));
 		break;
 	case RUN_CAMPAIGN:
-		identity_word(&id, "name", str_at(root, "name"));
+		identity_word(&id, "name", str_at(rd, root, "name"));
 		break;
 	case RUN_SWEEP:
-		identity_word(&id, "trace", str_at(root, "trace"));
-		identity_word(&id, "scenario", str_at(root, "scenario"));
+		identity_word(&id, "trace", str_at(rd, root, "trace"));
+		identity_word(&id, "scenario", str_at(rd, root, "scenario"));
 		covers_word(&id, root);
 		break;
 	}
@@ -754,9 +763,9 @@ static void input_digests(struct reader *rd, struct fy_node *inputs)
 		return;
 	}
 	while ((p = fy_node_mapping_iterate(inputs, &it)) != NULL) {
-		const char *path = fy_node_get_scalar0(fy_node_pair_key(p));
+		const char *path = scalar(rd, fy_node_pair_key(p));
 		struct fy_node *v = fy_node_pair_value(p);
-		const char *digest = v && fy_node_is_scalar(v) ? fy_node_get_scalar0(v) : NULL;
+		const char *digest = scalar(rd, v);
 
 		if (!path || !digest || strchr(path, '\n') || strchr(digest, '\n')) {
 			yaml_error(rd->doc, v, inputs, "inputs: expected {PATH: DIGEST} of strings");
@@ -778,7 +787,7 @@ static void input_digests(struct reader *rd, struct fy_node *inputs)
  */
 static void code_of(struct reader *rd, struct fy_node *map)
 {
-	const char *code = str_at(map, "code"), *build = str_at(map, "build");
+	const char *code = str_at(rd, map, "code"), *build = str_at(rd, map, "build");
 
 	if (!code || !strcmp(code, "unknown"))
 		return;
@@ -800,50 +809,50 @@ static void fill(struct reader *rd, struct fy_node *root, const struct schema *s
 	rec->kind = sc->kind;
 	switch (sc->kind) {
 	case RUN_RESULTS:
-		if (!str_at(run, "id") || !str_at(run, "started")) {
+		if (!str_at(rd, run, "id") || !str_at(rd, run, "started")) {
 			yaml_error(rd->doc, run, root, "run: expected an object with \"id\" and \"started\"");
 			return;
 		}
-		snprintf(key, sizeof(key), "results/%s", str_at(run, "id"));
+		snprintf(key, sizeof(key), "results/%s", str_at(rd, run, "id"));
 		rec->key = dup_or_oom(rd, key);
-		if (!runfile_date_ok(str_at(run, "started"))) {
+		if (!runfile_date_ok(str_at(rd, run, "started"))) {
 			yaml_error(rd->doc, lookup(run, "started"), run,
 				   "run.started: expected a UTC time as YYYY-MM-DDTHH:MM:SSZ");
 			return;
 		}
-		rec->date = dup_or_oom(rd, str_at(run, "started"));
-		rec->git_rev = dup_or_oom(rd, str_at(run, "git_rev"));
-		rec->host = dup_or_oom(rd, str_at(run, "host"));
-		rec->backend = dup_or_oom(rd, str_at(run, "backend"));
-		rec->trace = dup_or_oom(rd, str_at(run, "trace"));
-		rec->scenario = dup_or_oom(rd, str_at(run, "scenario"));
+		rec->date = dup_or_oom(rd, str_at(rd, run, "started"));
+		rec->git_rev = dup_or_oom(rd, str_at(rd, run, "git_rev"));
+		rec->host = dup_or_oom(rd, str_at(rd, run, "host"));
+		rec->backend = dup_or_oom(rd, str_at(rd, run, "backend"));
+		rec->trace = dup_or_oom(rd, str_at(rd, run, "trace"));
+		rec->scenario = dup_or_oom(rd, str_at(rd, run, "scenario"));
 		input_digests(rd, lookup(run, "inputs"));
 		code_of(rd, run);
 		identify(rd, root, sc->kind);
 		results_metrics(rd, root);
 		return;
 	case RUN_BENCH:
-		rec->git_rev = dup_or_oom(rd, str_at(root, "git_rev"));
-		rec->host = dup_or_oom(rd, str_at(root, "host"));
+		rec->git_rev = dup_or_oom(rd, str_at(rd, root, "git_rev"));
+		rec->host = dup_or_oom(rd, str_at(rd, root, "host"));
 		code_of(rd, root);
 		bench_metrics(rd, root);
 		break;
 	case RUN_CAMPAIGN:
-		rec->git_rev = dup_or_oom(rd, str_at(root, "git_rev"));
+		rec->git_rev = dup_or_oom(rd, str_at(rd, root, "git_rev"));
 		code_of(rd, root);
-		rec->campaign = dup_or_oom(rd, str_at(root, "name"));
-		rec->host = dup_or_oom(rd, str_at(root, "host"));
+		rec->campaign = dup_or_oom(rd, str_at(rd, root, "name"));
+		rec->host = dup_or_oom(rd, str_at(rd, root, "host"));
 		campaign_metrics(rd, root);
 		failures_of(rd, root, false);
 		findings_of(rd, root, false);
 		break;
 	case RUN_SWEEP:
-		rec->git_rev = dup_or_oom(rd, str_at(root, "git_rev"));
+		rec->git_rev = dup_or_oom(rd, str_at(rd, root, "git_rev"));
 		code_of(rd, root);
-		rec->trace = dup_or_oom(rd, str_at(root, "trace"));
-		rec->scenario = dup_or_oom(rd, str_at(root, "scenario"));
-		rec->host = dup_or_oom(rd, str_at(root, "host"));
-		rec->baseline = dup_or_oom(rd, str_at(root, "baseline"));
+		rec->trace = dup_or_oom(rd, str_at(rd, root, "trace"));
+		rec->scenario = dup_or_oom(rd, str_at(rd, root, "scenario"));
+		rec->host = dup_or_oom(rd, str_at(rd, root, "host"));
+		rec->baseline = dup_or_oom(rd, str_at(rd, root, "baseline"));
 		sweep_metrics(rd, root);
 		failures_of(rd, root, true);
 		findings_of(rd, root, true);

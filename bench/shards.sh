@@ -105,9 +105,9 @@ done
 
 one_med=$(median "${one_s[@]}")
 one_cpu_med=$(median "${one_cpu[@]}")
-metrics=("\"shards.one_s\": {\"value\": $one_med, \"unit\": \"s\"}"
-	 "\"shards.one_cpu_s\": {\"value\": $one_cpu_med, \"unit\": \"s\"}"
-	 "\"shards.one_met_earlier\": {\"value\": $one_met, \"unit\": \"runs\"}")
+metrics=("shards.one_s=$one_med:s"
+	 "shards.one_cpu_s=$one_cpu_med:s"
+	 "shards.one_met_earlier=$one_met:runs")
 echo "one process: $one_med s wall, $one_cpu_med s CPU; $one_met runs met an earlier run (medians of $rounds rounds)"
 for n in "${splits[@]}"; do
 	# shellcheck disable=SC2086 # word splitting intended: the rounds' figures
@@ -116,12 +116,12 @@ for n in "${splits[@]}"; do
 	b=$(median ${balance[$n]}) ms=$(median ${merge_s[$n]})
 	ratio=$(calc "$c / $one_cpu_med")
 	echo "$n shards: $c s CPU in all ($ratio of one process), longest shard $w s wall and $mc s CPU (balance $b), merge $ms s; ${met[$n]} runs met an earlier run"
-	metrics+=("\"shards.n$n.cpu_s\": {\"value\": $c, \"unit\": \"s\"}"
-		  "\"shards.n$n.cpu_vs_one\": {\"value\": $ratio, \"unit\": \"ratio\"}"
-		  "\"shards.n$n.max_shard_s\": {\"value\": $w, \"unit\": \"s\"}"
-		  "\"shards.n$n.max_shard_cpu_s\": {\"value\": $mc, \"unit\": \"s\"}"
-		  "\"shards.n$n.balance\": {\"value\": $b, \"unit\": \"ratio\"}"
-		  "\"shards.n$n.merge_s\": {\"value\": $ms, \"unit\": \"s\"}"
-		  "\"shards.n$n.met_earlier\": {\"value\": ${met[$n]}, \"unit\": \"runs\"}")
+	metrics+=("shards.n$n.cpu_s=$c:s"
+		  "shards.n$n.cpu_vs_one=$ratio:ratio"
+		  "shards.n$n.max_shard_s=$w:s"
+		  "shards.n$n.max_shard_cpu_s=$mc:s"
+		  "shards.n$n.balance=$b:ratio"
+		  "shards.n$n.merge_s=$ms:s"
+		  "shards.n$n.met_earlier=${met[$n]}:runs")
 done
 bench_json "$out_json" shards "$events-event power-cycle trace, $(basename "$scenario"), --jobs $jobs a process; shards one after the other; medians of $rounds alternating rounds" "${metrics[@]}"

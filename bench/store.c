@@ -1,22 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#define LOG_PREFIX "store"
+
 #include "common/array.h"
+#include "common/log.h"
 #include "store.h"
 
 /* PRAGMA application_id of a gpuiso store: "gpui". */
 #define STORE_APP_ID 0x67707569
 
+/* A stored run whose JSON an upgrade could not read: why, and that it was kept out. */
+struct store_unread {
+	long long id;
+	char why[256]; /* the first error the reader said */
+};
+
 struct store {
 	sqlite3 *db;
 	char *path;
 	char err[512]; /* what the last failed read said (store_error()) */
+	struct store_unread *unread; /* the runs the upgrade under way could not read */
+	size_t nunread, unreadcap;
 };
 
 static int fill_identities(struct store *s);
@@ -95,7 +109,10 @@ static const struct migration {
 /* The errno for an SQLite result code, and a message that says which file. */
 static int db_error(struct store *s, int rc, const char *what, char *err, size_t errlen)
 {
-	const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+	/* the connection's own message, unless a later call of it succeeded ("not an error") */
+	const char *msg = s->db && (sqlite3_extended_errcode(s->db) & 0xff) == (rc & 0xff)
+				  ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+	int sys = s->db ? sqlite3_system_errno(s->db) : 0;
 
 	if (err != s->err) /* kept for store_error() too */
 		db_error(s, rc, what, s->err, sizeof(s->err));
@@ -115,8 +132,10 @@ static int db_error(struct store *s, int rc, const char *what, char *err, size_t
 		snprintf(err, errlen, "%s: %s: out of memory", s->path, what);
 		return -ENOMEM;
 	case SQLITE_CANTOPEN:
-		snprintf(err, errlen, "%s: %s: cannot open (%s)", s->path, what, msg);
-		return -ENOENT;
+		snprintf(err, errlen, "%s: %s: cannot open (%s%s%s)", s->path, what, msg,
+			 sys ? ": " : "", sys ? strerror(sys) : "");
+		/* a folder named as a store is the user's; a file it cannot have, the machine's */
+		return sys == EISDIR || sys == ENOTDIR ? -EINVAL : -EIO;
 	default:
 		snprintf(err, errlen, "%s: %s: %s", s->path, what, msg);
 		return -EIO;
@@ -141,6 +160,35 @@ static int pragma_int(struct store *s, const char *sql, int *out)
 }
 
 /*
+ * Read the stored JSON of run @id, for an upgrade step: 0, or -EINVAL when it
+ * does not read (the run is noted, said once the upgrade is done), -ENOMEM.
+ */
+static int read_stored(struct store *s, long long id, const char *json, struct run_record *rec)
+{
+	char name[64], err[512];
+	struct store_unread *u;
+	size_t i;
+	int rc;
+
+	snprintf(name, sizeof(name), "run %lld", id);
+	rc = json ? runfile_parse(name, json, rec, err, sizeof(err)) : -EINVAL;
+	if (rc != -EINVAL && rc != -EPROTO)
+		return rc;
+	if (!json)
+		snprintf(err, sizeof(err), "%s: no JSON", name);
+	for (i = 0; i < s->nunread && s->unread[i].id != id; i++)
+		;
+	if (i == s->nunread) {
+		if (array_reserve(&s->unread, &s->unreadcap, s->nunread, sizeof(*s->unread)))
+			return -ENOMEM;
+		u = &s->unread[s->nunread++];
+		u->id = id;
+		snprintf(u->why, sizeof(u->why), "%.*s", (int)strcspn(err, "\n"), err);
+	}
+	return -EINVAL;
+}
+
+/*
  * Step 2 -> 3: the benchmark and inputs of every stored run, from its JSON
  * (a run whose JSON no longer reads is a benchmark of its own: its kind).
  */
@@ -155,17 +203,22 @@ static int fill_identities(struct store *s)
 					"UPDATE runs SET benchmark = ?, inputs = ?, code = ? WHERE id = ?",
 					-1, &set, NULL);
 	while (!rc && (rc = sqlite3_step(get)) == SQLITE_ROW) {
+		long long id = sqlite3_column_int64(get, 0);
 		const char *kind = (const char *)sqlite3_column_text(get, 1);
 		const char *json = (const char *)sqlite3_column_text(get, 2);
 		struct run_record rec;
-		char err[512];
-		bool read = json && !runfile_parse("stored run", json, &rec, err, sizeof(err));
+		int got = read_stored(s, id, json, &rec);
+		bool read = !got;
 
+		if (got == -ENOMEM) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
 		sqlite3_reset(set);
 		sqlite3_bind_text(set, 1, read ? rec.benchmark : kind, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(set, 2, read ? rec.inputs : NULL, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(set, 3, read ? rec.code : NULL, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(set, 4, sqlite3_column_int64(get, 0));
+		sqlite3_bind_int64(set, 4, id);
 		if (read)
 			runfile_free(&rec);
 		rc = sqlite3_step(set);
@@ -268,14 +321,19 @@ static int fill_findings(struct store *s)
 	if (!rc)
 		rc = findings_prepare(s, &fs);
 	while (!rc && (rc = sqlite3_step(get)) == SQLITE_ROW) {
+		long long id = sqlite3_column_int64(get, 0);
 		const char *json = (const char *)sqlite3_column_text(get, 1);
 		struct run_record rec;
-		char err[512];
+		int got = read_stored(s, id, json, &rec);
 
-		if (!json || runfile_parse("stored run", json, &rec, err, sizeof(err)))
-			continue;
-		rc = put_findings(&fs, sqlite3_column_int64(get, 0), &rec);
-		runfile_free(&rec);
+		if (got == -ENOMEM)
+			rc = SQLITE_NOMEM;
+		else if (got)
+			rc = SQLITE_OK; /* noted: no findings of it are known */
+		else
+			rc = put_findings(&fs, id, &rec);
+		if (!got)
+			runfile_free(&rec);
 	}
 	if (rc == SQLITE_DONE)
 		rc = SQLITE_OK;
@@ -309,6 +367,13 @@ static int schema_check(struct store *s, int version, int app, int tables, bool 
 		snprintf(err, errlen, "%s: not a gpuiso store (an empty file)", s->path);
 		return -EINVAL;
 	}
+	if (!version && tables) {
+		snprintf(err, errlen,
+			 "%s: a damaged gpuiso store: it holds tables, but its schema version (PRAGMA "
+			 "user_version) is 0, which only an empty store has: it was reset",
+			 s->path);
+		return -EINVAL;
+	}
 	if (version < 0) {
 		snprintf(err, errlen, "%s: not a gpuiso store: schema version %d, which no gpuiso writes",
 			 s->path, version);
@@ -331,6 +396,7 @@ static int schema_check(struct store *s, int version, int app, int tables, bool 
 static int migrate(struct store *s, bool create, char *err, size_t errlen)
 {
 	int version, app, tables, rc;
+	const char *what;
 	char sql[64];
 
 	rc = schema_state(s, &version, &app, &tables);
@@ -339,9 +405,10 @@ static int migrate(struct store *s, bool create, char *err, size_t errlen)
 	rc = schema_check(s, version, app, tables, create, err, errlen);
 	if (rc || version == STORE_SCHEMA_VERSION)
 		return rc;
+	what = version ? "schema upgrade" : "create";
 	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc)
-		return db_error(s, rc, "schema upgrade", err, errlen);
+		return db_error(s, rc, what, err, errlen);
 	rc = schema_state(s, &version, &app, &tables);
 	if (rc) {
 		rc = db_error(s, rc, "open", err, errlen);
@@ -350,12 +417,13 @@ static int migrate(struct store *s, bool create, char *err, size_t errlen)
 	rc = schema_check(s, version, app, tables, create, err, errlen);
 	if (rc)
 		goto rollback;
+	s->nunread = 0;
 	for (int v = version; v < STORE_SCHEMA_VERSION; v++) {
 		rc = sqlite3_exec(s->db, migrations[v].sql, NULL, NULL, NULL);
 		if (!rc && migrations[v].fill)
 			rc = migrations[v].fill(s);
 		if (rc) {
-			rc = db_error(s, rc, "schema upgrade", err, errlen);
+			rc = db_error(s, rc, what, err, errlen);
 			goto rollback;
 		}
 	}
@@ -368,19 +436,82 @@ static int migrate(struct store *s, bool create, char *err, size_t errlen)
 	if (!rc)
 		rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	if (rc) {
-		rc = db_error(s, rc, "schema upgrade", err, errlen);
+		rc = db_error(s, rc, what, err, errlen);
 		goto rollback;
 	}
+	/* done: the runs it could not read are said, each once */
+	for (size_t i = 0; i < s->nunread; i++)
+		log_warn("%s: schema upgrade from version %d: run %lld kept out of it: its stored JSON "
+			 "does not read (%s); the run and its metrics are kept as they were",
+			 s->path, version, s->unread[i].id, s->unread[i].why);
 	return 0;
 rollback:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
 
+/* Open @file into @s->db as every store is opened: 0, or a negative errno said in @err. */
+static int open_db(struct store *s, const char *file, int flags, char *err, size_t errlen)
+{
+	int rc = sqlite3_open_v2(file, &s->db, flags, NULL);
+
+	if (rc)
+		return db_error(s, rc, "open", err, errlen);
+	sqlite3_busy_timeout(s->db, 5000);
+	sqlite3_extended_result_codes(s->db, 1);
+	rc = sqlite3_exec(s->db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", NULL, NULL,
+			  NULL);
+	return rc ? db_error(s, rc, "open", err, errlen) : 0;
+}
+
+/*
+ * Make the store @s->path, which does not exist, whole or not at all: its
+ * schema is written into PATH.PID.tmp, which then takes the path by link(),
+ * so no one sees a store half made; where another writer made the store in
+ * the meantime, theirs is kept. A full disk or a folder that cannot be
+ * written leaves nothing behind. Return: 0, or a negative errno said in @err.
+ */
+static int make_store(struct store *s, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 32], journal[PATH_MAX + 48];
+	int fd, rc;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", s->path, (int)getpid()) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "%s: create: %s", s->path, strerror(ENAMETOOLONG));
+		return -EINVAL;
+	}
+	snprintf(journal, sizeof(journal), "%s-journal", tmp);
+	unlink(tmp); /* a temporary of an earlier process of this PID is nobody's */
+	unlink(journal);
+	/* made here, not by SQLite, whose message would not say why not */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int why = errno;
+
+		snprintf(err, errlen, "%s: create: %s", s->path, strerror(why));
+		return why == ENOTDIR ? -EINVAL : -EIO; /* a file named as a folder is the user's */
+	}
+	close(fd);
+	rc = open_db(s, tmp, SQLITE_OPEN_READWRITE, err, errlen);
+	if (!rc)
+		rc = migrate(s, true, err, errlen);
+	sqlite3_close(s->db);
+	s->db = NULL;
+	if (!rc && link(tmp, s->path) && errno != EEXIST) {
+		int why = errno;
+
+		snprintf(err, errlen, "%s: create: %s", s->path, strerror(why));
+		rc = -EIO;
+	}
+	unlink(tmp);
+	unlink(journal);
+	return rc;
+}
+
 int store_open(const char *path, bool create, struct store **out, char *err, size_t errlen)
 {
 	struct store *s;
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	struct stat st;
 	int rc;
 
 	*out = NULL;
@@ -396,26 +527,23 @@ int store_open(const char *path, bool create, struct store **out, char *err, siz
 		rc = -ENOMEM;
 		goto free_store;
 	}
-	rc = sqlite3_open_v2(path, &s->db, flags, NULL);
-	if (rc) {
-		rc = db_error(s, rc, "open", err, errlen);
-		goto close_db;
+	if (create && lstat(path, &st) && errno == ENOENT) {
+		rc = make_store(s, err, errlen);
+		if (rc)
+			goto free_path;
 	}
-	sqlite3_busy_timeout(s->db, 5000);
-	sqlite3_extended_result_codes(s->db, 1);
-	rc = sqlite3_exec(s->db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL", NULL, NULL,
-			  NULL);
-	if (rc) {
-		rc = db_error(s, rc, "open", err, errlen);
-		goto close_db;
-	}
-	rc = migrate(s, create, err, errlen);
+	/* an empty file (or a link to none) is made a store in place, as before */
+	rc = open_db(s, path, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), err, errlen);
+	if (!rc)
+		rc = migrate(s, create, err, errlen);
 	if (rc)
 		goto close_db;
 	*out = s;
 	return 0;
 close_db:
 	sqlite3_close(s->db);
+free_path:
+	free(s->unread);
 	free(s->path);
 free_store:
 	free(s);
@@ -437,6 +565,7 @@ void store_close(struct store *s)
 	if (!s)
 		return;
 	sqlite3_close(s->db);
+	free(s->unread);
 	free(s->path);
 	free(s);
 }

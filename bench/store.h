@@ -30,9 +30,15 @@ struct store;
  * @err: out: why not.
  * @errlen: size of @err.
  *
+ * A store made anew (@create) is made whole or not at all: nothing is left
+ * at @path when it cannot be. Runs whose stored JSON an upgrade of the
+ * schema cannot read are kept as they are and said on stderr, by id.
+ *
  * Return: 0; -ENOENT (missing and not @create), -EPROTO (its schema is
- * newer than this gpuiso), -EINVAL (not a gpuiso store, or corrupt),
- * -EBUSY (locked by another writer for longer than the wait), -EIO, -ENOMEM.
+ * newer than this gpuiso), -EINVAL (not a gpuiso store, or corrupt or
+ * damaged; a folder), -EBUSY (locked by another writer for longer than the
+ * wait), -EIO (the machine's trouble: a full disk, a file or folder that
+ * cannot be opened, written or made, an I/O error), -ENOMEM.
  */
 int store_open(const char *path, bool create, struct store **out, char *err, size_t errlen);
 

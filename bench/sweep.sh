@@ -317,14 +317,14 @@ done
 [ -z "$stopped" ] || echo "  stopped: $stopped"
 
 metrics=(
-	"\"sweep.fork_s\": {\"value\": $fork_s, \"unit\": \"s\"}"
-	"\"sweep.from_scratch_s\": {\"value\": $scratch_s, \"unit\": \"s\"}"
-	"\"sweep.runs_per_s\": {\"value\": $rate, \"unit\": \"ops/s\"}"
-	"\"sweep.speedup\": {\"value\": $speedup, \"unit\": \"ratio\"}"
+	"sweep.fork_s=$fork_s:s"
+	"sweep.from_scratch_s=$scratch_s:s"
+	"sweep.runs_per_s=$rate:ops/s"
+	"sweep.speedup=$speedup:ratio"
 )
 if [ ${#now_s[@]} -gt 0 ]; then
 	full_s=$(median "${now_s[@]}")
-	metrics+=("\"sweep.full_fork_s\": {\"value\": $full_s, \"unit\": \"s\"}")
+	metrics+=("sweep.full_fork_s=$full_s:s")
 	notes="${notes:+$notes; }full fork sweep rounds (s): now ${now_s[*]}"
 	[ ${#before_s[@]} -eq 0 ] || notes="$notes, before ${before_s[*]} ($before_what)"
 	if [ -n "$before" ] && [ -z "$stopped" ]; then
@@ -334,8 +334,8 @@ if [ ${#now_s[@]} -gt 0 ]; then
 		! awk "BEGIN { exit !($ratio > $target) }" || verdict=": ABOVE TARGET"
 		echo "full fork sweep: now $full_s s, before $before_med s (medians of $rounds" \
 			"alternating rounds): ratio $ratio (target <= $target)$verdict"
-		metrics+=("\"sweep.full_fork_before_s\": {\"value\": $before_med, \"unit\": \"s\"}"
-			"\"sweep.full_fork_vs_before\": {\"value\": $ratio, \"unit\": \"ratio\"}")
+		metrics+=("sweep.full_fork_before_s=$before_med:s"
+			"sweep.full_fork_vs_before=$ratio:ratio")
 	else
 		echo "full fork sweep: now $full_s s (median of ${#now_s[@]} of $rounds $rounds_word); no comparison:" \
 			"${stopped:-$no_compare}"
@@ -346,7 +346,7 @@ elif [ -n "$hits" ] && [ "$fork_runs" -gt 0 ]; then
 	echo "full fork sweep: no run of this build done ($stopped); at the fork mode's" \
 		"$(calc "$fork_s / $fork_runs") s/run its $hits runs would take about $full_est s;" \
 		"no comparison"
-	metrics+=("\"sweep.full_fork_estimate_s\": {\"value\": $full_est, \"unit\": \"s\"}")
+	metrics+=("sweep.full_fork_estimate_s=$full_est:s")
 	notes="${notes:+$notes; }full fork sweep estimated from the subset's seconds per run"
 else
 	echo "full fork sweep: no run of this build done ($stopped); no comparison"

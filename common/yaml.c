@@ -23,6 +23,7 @@
 #include "array.h"
 #include "child.h"
 #include "clock.h"
+#include "json.h"
 #include "types.h"
 #include "units.h"
 
@@ -40,6 +41,15 @@ struct yaml_doc {
 	struct fy_diag *diag;     /* the parser's: outlives the document built with it */
 	struct fy_document *fyd;  /* NULL when the file could not be read or parsed */
 	struct fy_node *root;     /* NULL for an empty file */
+	/*
+	 * JSON with bytes escaped as not UTF-8 (json.h): libfyaml parses
+	 * @masked, a copy of the text with those escapes masked, and
+	 * yaml_text() decodes strings again from @source, the text as it is.
+	 */
+	char *masked;
+	const char *source;       /* NULL when nothing was masked */
+	char **texts;             /* what yaml_text() gave back */
+	size_t ntexts, textcap;
 	struct yaml_err *errs;
 	size_t nerr;
 	size_t cap;
@@ -334,24 +344,6 @@ static int read_file(struct yaml_doc *d, char **text, size_t *len)
 
 /* ---- hostile input ----------------------------------------------------- */
 
-/* The length of the UTF-8 sequence at @p (of @n bytes left), or 0 when it is none. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	size_t len = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : p[0] >= 0xe0 && p[0] < 0xf0 ? 3
-		   : p[0] >= 0xf0 && p[0] < 0xf5 ? 4 : 0;
-
-	if (!len || len > n)
-		return 0;
-	for (size_t k = 1; k < len; k++)
-		if ((p[k] & 0xc0) != 0x80)
-			return 0;
-	/* no overlong forms, surrogates or code points past U+10FFFF */
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return len;
-}
-
 /*
  * What libfyaml cannot be given: a NUL byte, or bytes that are not UTF-8
  * (YAML and JSON are text in UTF-8; libfyaml 0.7.12 loops for ever on a
@@ -363,7 +355,7 @@ static int check_text(struct yaml_doc *d, const char *text, size_t len)
 	int line = 1, col = 1;
 
 	for (size_t i = 0, n; i < len; i += n, col++) {
-		n = p[i] ? utf8_len(p + i, len - i) : 0;
+		n = p[i] ? json_utf8_len(p + i, len - i) : 0;
 		if (!n && p[i]) {
 			err_pos(d, line, col, "not UTF-8 text (byte 0x%02x, offset %zu)", p[i], i);
 			return -EINVAL;
@@ -532,6 +524,29 @@ static int trial_parse(struct yaml_doc *d, const char *text, size_t len, unsigne
 	return -EINVAL;
 }
 
+/*
+ * JSON whose strings hold bytes escaped as not UTF-8 (json.h), which
+ * libfyaml refuses (lone surrogates): @d->masked is @text with those escapes
+ * masked, of the same length (positions in messages stay right), and
+ * @d->source the text as it is. Return: 0 or -ENOMEM.
+ */
+static int mask_byte_escapes(struct yaml_doc *d, const char *text, size_t len)
+{
+	if (!strstr(text, "\\ud") && !strstr(text, "\\uD"))
+		return 0;
+	d->masked = malloc(len + 1);
+	if (!d->masked)
+		return -ENOMEM;
+	memcpy(d->masked, text, len + 1);
+	if (!json_mask_byte_escapes(d->masked)) {
+		free(d->masked);
+		d->masked = NULL;
+		return 0;
+	}
+	d->source = text;
+	return 0;
+}
+
 /* Parse @path, or @text (named @path in messages; it must outlive the document) when given. */
 static int doc_open(const char *path, const char *text, unsigned int json_mode,
 		    struct yaml_doc **out)
@@ -561,7 +576,16 @@ static int doc_open(const char *path, const char *text, unsigned int json_mode,
 		if (ret)
 			goto publish;
 	}
-	ret = check_text(d, text, len) ?: trial_parse(d, text, len, json_mode);
+	ret = check_text(d, text, len);
+	if (ret)
+		goto publish;
+	if (json_mode == FYPCF_JSON_FORCE) {
+		ret = mask_byte_escapes(d, text, len);
+		if (ret)
+			goto free_path;
+		text = d->masked ? d->masked : text;
+	}
+	ret = trial_parse(d, text, len, json_mode);
 	if (ret)
 		goto publish;
 	d->diag = diag_collecting();
@@ -587,6 +611,7 @@ publish:
 	*out = d;
 	return ret;
 free_path:
+	free(d->masked);
 	free(d->text);
 	free(d->path);
 free_doc:
@@ -614,6 +639,42 @@ struct fy_node *yaml_root(struct yaml_doc *d)
 	return d->root;
 }
 
+const char *yaml_text(struct yaml_doc *d, struct fy_node *n)
+{
+	const struct fy_mark *start, *end;
+	struct fy_token *t;
+	const char *s;
+	char *bytes;
+
+	if (!n || !fy_node_is_scalar(n))
+		return NULL;
+	s = fy_node_get_scalar0(n);
+	/* a masked escape reads as U+FFFD: only such strings are decoded again */
+	if (!s || !d->source || fy_node_get_style(n) != FYNS_DOUBLE_QUOTED ||
+	    !strstr(s, "\xef\xbf\xbd"))
+		return s;
+	t = fy_node_get_scalar_token(n);
+	start = t ? fy_token_start_mark(t) : NULL;
+	end = t ? fy_token_end_mark(t) : NULL;
+	if (!start || !end || end->input_pos < start->input_pos)
+		return s;
+	if (array_reserve(&d->texts, &d->textcap, d->ntexts, sizeof(*d->texts))) {
+		d->oom = true;
+		return NULL;
+	}
+	switch (json_unescape(d->source + start->input_pos, end->input_pos - start->input_pos,
+			      &bytes)) {
+	case 0:
+		d->texts[d->ntexts++] = bytes;
+		return bytes;
+	case -ENOMEM:
+		d->oom = true;
+		return NULL;
+	default:
+		return s; /* not as JSON writes it: as libfyaml read it */
+	}
+}
+
 const char *yaml_path(const struct yaml_doc *d)
 {
 	return d->path;
@@ -634,6 +695,10 @@ int yaml_close(struct yaml_doc *d, char *err, size_t errlen)
 		fy_document_destroy(d->fyd);
 	if (d->diag)
 		fy_diag_destroy(d->diag);
+	for (size_t i = 0; i < d->ntexts; i++)
+		free(d->texts[i]);
+	free(d->texts);
+	free(d->masked);
 	free(d->text);
 	free(d->path);
 	free(d);
@@ -679,7 +744,7 @@ const char *yaml_str(struct yaml_doc *d, const struct yaml_field *f, const char 
 				 node_kind(f->val));
 		return NULL;
 	}
-	s = fy_node_get_scalar0(f->val);
+	s = yaml_text(d, f->val);
 	if (!s) {
 		d->oom = true;
 		return NULL;

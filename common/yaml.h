@@ -77,6 +77,18 @@ static inline bool yaml_error_is_environment(int rc)
 /** yaml_root() - the top node, or NULL for an empty file. @d: the document. */
 struct fy_node *yaml_root(struct yaml_doc *d);
 
+/**
+ * yaml_text() - the text of a scalar: fy_node_get_scalar0(), but in a JSON
+ * document, a string's bytes that its writer escaped as not UTF-8
+ * (common/json.h) are those bytes again, as json_unescape() gives them.
+ * @d: the document.
+ * @n: the node, or NULL.
+ *
+ * Return: the text (valid while the document lives), or NULL when @n is not
+ * a scalar, or when out of memory (yaml_close() says so).
+ */
+const char *yaml_text(struct yaml_doc *d, struct fy_node *n);
+
 /** yaml_path() - the file's name as given. @d: the document. */
 const char *yaml_path(const struct yaml_doc *d);
 

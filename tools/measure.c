@@ -157,7 +157,7 @@ int cmd_store_add(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "gpuiso: store add: %s\n", err);
 		runfile_set_free(&fs);
-		return rc == -ENOMEM ? EXIT_ENV : EXIT_INPUT;
+		return exit_for(rc);
 	}
 	printf("%zu run%s added, %zu already stored\n", added, added == 1 ? "" : "s", fs.n - added);
 	runfile_set_free(&fs);

@@ -138,6 +138,49 @@ Test(runfile, identity_inputs_and_code)
 	cr_assert(strstr(err, "bad.json:2:") && strstr(err, "inputs"), "%s", err);
 }
 
+/*
+ * Paths that are not UTF-8, as gpuiso writes them (common/json.h: each such
+ * byte as \udcXX), read back as the same bytes: tags, benchmark, inputs,
+ * maps; two paths that differ only there are two benchmarks; and what goes
+ * wrong after such an escape is still said at its own column.
+ */
+Test(runfile, paths_that_are_not_utf8_read_back_as_their_bytes)
+{
+	static const char text[] =
+		"{\"schema\": \"gpuiso-results/1\",\n"
+		" \"run\": {\"id\": \"r-3\", \"started\": \"2026-11-01T00:00:00Z\", \"host\": \"h\",\n"
+		"         \"backend\": \"sim\", \"trace\": \"/t/tr\\udc%s\", \"scenario\": \"s\\u00e9.yaml\",\n"
+		"         \"maps\": [\"m\\udcff.yaml\"],\n"
+		"         \"inputs\": {\"/t/tr\\udc%s\": \"9c743eef1261380f\"}},\n"
+		" \"ops\": {}}\n";
+	struct run_record r, again;
+	char doc[1024], err[512];
+
+	snprintf(doc, sizeof(doc), text, "ff", "ff");
+	cr_assert_eq(runfile_read(file_with("ff.json", doc), &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(r.trace, "/t/tr\xff");
+	cr_assert_str_eq(r.scenario, "s\xc3\xa9.yaml");
+	cr_assert_str_eq(r.benchmark,
+			 "results trace=/t/tr\xff scenario=s\xc3\xa9.yaml backend=sim map=m\xff.yaml host=h");
+	cr_assert_str_eq(r.inputs, "/t/tr\xff=9c743eef1261380f\n");
+	/* the store keeps the text and reads it again */
+	cr_assert_eq(runfile_parse("stored run", r.json, &again, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(again.benchmark, r.benchmark);
+	runfile_free(&again);
+	snprintf(doc, sizeof(doc), text, "fe", "fe");
+	cr_assert_eq(runfile_read(file_with("fe.json", doc), &again, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(again.trace, "/t/tr\xfe");
+	cr_assert_str_neq(again.benchmark, r.benchmark);
+	runfile_free(&again);
+	runfile_free(&r);
+
+	/* an error after an escape is at its column, as if the escape were any other */
+	snprintf(doc, sizeof(doc),
+		 "{\"schema\": \"gpuiso-campaign/1\", \"name\": \"n\\udcff\", \"inputs\": {\"p\\udcfe\": [1]}}");
+	cr_assert_eq(runfile_read(file_with("bad.json", doc), &r, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "bad.json:1:74:") && strstr(err, "inputs"), "%s", err);
+}
+
 Test(runfile, bench_campaign_and_sweep_files)
 {
 	struct run_record r;

@@ -485,3 +485,115 @@ Test(store, a_version_3_store_gets_the_findings_of_its_campaigns)
 	store_close(s);
 	cr_assert(strstr(rows, "2:2:00000000000000ff") && !strstr(strstr(rows, "2:2:0000") + 1, "2:2:0000"));
 }
+
+/*
+ * tests/data/stores/v2-damaged-sweep.sqlite copied to @to: a version-2 store
+ * as gpuiso wrote it, one byte of run 3's JSON (a sweep) changed; with
+ * @mended, that byte put back.
+ */
+static void v2_fixture(const char *to, bool mended)
+{
+	const char *root = getenv("GPUISO_SOURCE_ROOT");
+	char from[512], buf[256 * 1024], *at;
+	size_t len;
+	FILE *f;
+
+	cr_assert_not_null(root, "GPUISO_SOURCE_ROOT must be set");
+	snprintf(from, sizeof(from), "%s/tests/data/stores/v2-damaged-sweep.sqlite", root);
+	f = fopen(from, "rb");
+	cr_assert_not_null(f, "%s", from);
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	cr_assert(len > 0 && len < sizeof(buf));
+	at = memmem(buf, len, "\"hits\"; 3", 9);
+	cr_assert_not_null(at, "the damaged byte");
+	if (mended)
+		at[6] = ':';
+	f = fopen(to, "wb");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(buf, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* "ID KIND BENCHMARK METRICS" a line per run. */
+static int list_run(const struct store_run *r, void *ctx)
+{
+	size_t used = strlen(ctx);
+
+	snprintf((char *)ctx + used, 2048 - used, "%lld %s %s %lld\n", r->id, r->kind, r->benchmark,
+		 r->nmetrics);
+	return 0;
+}
+
+#define V2_RUNS_READ                                                                   \
+	"1 results results trace=traces/desktop backend=sim host=vm 234\n"             \
+	"2 results results trace=traces/power-cycle backend=sim host=vm 248\n"
+
+/*
+ * A store of an earlier gpuiso with one run whose stored JSON no longer
+ * reads: the upgrade carries every run over, the damaged one a benchmark
+ * of its kind alone with its metrics, and is done (it used to end in
+ * "schema upgrade: not an error").
+ */
+Test(store, a_version_2_store_with_a_damaged_run_is_upgraded_whole)
+{
+	char err[256], runs[2048] = "";
+	struct store *s;
+
+	v2_fixture(db, false);
+	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_runs(s, list_run, runs), 0);
+	store_close(s);
+	cr_assert_str_eq(runs, V2_RUNS_READ "3 sweep sweep 6\n");
+	cr_assert_eq(user_version(db), STORE_SCHEMA_VERSION);
+
+	/* the same store undamaged: the sweep is of its trace and scenario */
+	v2_fixture(db, true);
+	runs[0] = '\0';
+	cr_assert_eq(store_open(db, false, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_runs(s, list_run, runs), 0);
+	store_close(s);
+	cr_assert_str_eq(runs, V2_RUNS_READ
+			 "3 sweep sweep trace=/tmp/gpuiso-v2/traces/power-cycle "
+			 "scenario=/tmp/gpuiso-v2/traces/scenarios/lda-chain.yaml 6\n");
+}
+
+/* Tables without a schema version: a store whose user_version was reset, damaged, refused untouched. */
+Test(store, a_reset_schema_version_is_a_damaged_store)
+{
+	struct run_record r = record("k", "r1", "2026-11-01T00:00:00Z", 1);
+	char err[256];
+	struct store *s;
+	size_t added;
+
+	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(store_add(s, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
+	store_close(s);
+	exec_sql(db, "PRAGMA user_version = 0");
+	for (int create = 0; create < 2; create++) {
+		cr_assert_eq(store_open(db, create, &s, err, sizeof(err)), -EINVAL, "%s", err);
+		cr_assert(strstr(err, db) && strstr(err, "damaged") && strstr(err, "user_version"),
+			  "%s", err);
+	}
+	cr_assert_eq(user_version(db), 0, "untouched");
+	exec_sql(db, "PRAGMA user_version = 4");
+	cr_assert_eq(runs_in(db), 1);
+}
+
+/* A store is made whole where it is made, or not at all. */
+Test(store, a_new_store_leaves_nothing_else_and_none_where_it_cannot_be)
+{
+	char err[256], path[192], cmd[256];
+	struct store *s;
+
+	cr_assert_eq(store_open(db, true, &s, err, sizeof(err)), 0, "%s", err);
+	store_close(s);
+	snprintf(cmd, sizeof(cmd), "test \"$(ls -A %s)\" = runs.sqlite", dir);
+	cr_assert_eq(system(cmd), 0, "no temporary left beside the store");
+	cr_assert_eq(user_version(db), STORE_SCHEMA_VERSION);
+	snprintf(path, sizeof(path), "%s/no/such/folder.sqlite", dir);
+	cr_assert_eq(store_open(path, true, &s, err, sizeof(err)), -EIO);
+	cr_assert(strstr(err, path) && strstr(err, "No such file"), "%s", err);
+	cr_assert_eq(store_open(dir, true, &s, err, sizeof(err)), -EINVAL, "a folder is no store");
+	cr_assert_neq(access(path, F_OK), 0);
+}

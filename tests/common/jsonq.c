@@ -17,6 +17,27 @@ static const char *ws(const char *p)
 
 static const char *value(const char *p);
 
+/*
+ * The end of the UTF-8 character at @p (a byte of 0x80 or more), or NULL:
+ * JSON is UTF-8 (RFC 8259, 8.1), and a document with other bytes is none.
+ */
+static const char *utf8(const char *p)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	int len = u[0] >= 0xc2 && u[0] < 0xe0 ? 2 : u[0] >= 0xe0 && u[0] < 0xf0 ? 3
+		: u[0] >= 0xf0 && u[0] < 0xf5 ? 4 : 0;
+
+	if (!len)
+		return NULL;
+	for (int i = 1; i < len; i++)
+		if ((u[i] & 0xc0) != 0x80)
+			return NULL;
+	if ((u[0] == 0xe0 && u[1] < 0xa0) || (u[0] == 0xed && u[1] >= 0xa0) ||
+	    (u[0] == 0xf0 && u[1] < 0x90) || (u[0] == 0xf4 && u[1] >= 0x90))
+		return NULL; /* overlong, a surrogate, past U+10FFFF */
+	return p + len;
+}
+
 static const char *string(const char *p)
 {
 	if (*p++ != '"')
@@ -34,6 +55,11 @@ static const char *string(const char *p)
 			} else if (!strchr("\"\\/bfnrt", *p)) {
 				return NULL;
 			}
+		} else if ((unsigned char)*p >= 0x80) {
+			p = utf8(p);
+			if (!p)
+				return NULL;
+			continue;
 		}
 		p++;
 	}

@@ -7,7 +7,7 @@
 
 /*
  * Test-only JSON checking: jsonq_valid() parses a whole document strictly
- * (RFC 8259 grammar); jsonq_get() finds the value at a dotted path such as
+ * (RFC 8259 grammar, in UTF-8); jsonq_get() finds the value at a dotted path such as
  * "adapters.1.physical.0.domain" and copies its text ("null", "true", a
  * number, or a string without quotes) into @out.
  */

@@ -144,3 +144,103 @@ Test(json, two_writers_of_one_path_do_not_collide)
 	}
 	expect_file(file);
 }
+
+/* @s as json_str() writes it, quotes and all (free() it). */
+static char *written(const char *s)
+{
+	struct json j;
+	char *doc = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&doc, &len);
+
+	cr_assert_not_null(f);
+	json_init(&j, f);
+	json_str(&j, NULL, s);
+	cr_assert_eq(json_end(&j), 0);
+	fclose(f);
+	return doc;
+}
+
+/* Whether @s is all UTF-8. */
+static bool all_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t left = strlen(s), n; left; p += n, left -= n)
+		if (!(n = json_utf8_len(p, left)))
+			return false;
+	return true;
+}
+
+/*
+ * Paths are bytes: what is not UTF-8 is written as escapes that keep the
+ * document UTF-8, and reading the string gives the same bytes back.
+ */
+Test(json, bytes_that_are_not_utf8_are_escaped_and_read_back)
+{
+	static const char *const paths[] = {
+		"/tmp/tr\xff\xfe",            /* the issue's */
+		"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", /* valid UTF-8: as it is */
+		"cut\xc3",                    /* a sequence cut short at the end */
+		"cut\xe2\x82x",               /* and before another character */
+		"over\xc0\xaf",               /* an overlong '/' */
+		"surr\xed\xa0\x80",           /* an encoded surrogate */
+		"big\xf4\x90\x80\x80",        /* past U+10FFFF */
+		"esc\xed\xb3\xbf",            /* the UTF-8 form of U+DCFF itself */
+		"\x80\x9f\"\\\n\t\x01",       /* stray continuation bytes, then what JSON escapes */
+	};
+	char *doc, *back;
+
+	doc = written(paths[0]);
+	cr_assert_str_eq(doc, "\"/tmp/tr\\udcff\\udcfe\"\n");
+	free(doc);
+	doc = written(paths[1]);
+	cr_assert_str_eq(doc, "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"\n");
+	free(doc);
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		doc = written(paths[i]);
+		cr_assert(all_utf8(doc), "path %zu: %s", i, doc);
+		/* between the quotes, before the newline */
+		cr_assert_eq(json_unescape(doc + 1, strlen(doc) - 3, &back), 0, "path %zu: %s", i, doc);
+		cr_assert_str_eq(back, paths[i], "path %zu: %s", i, doc);
+		free(back);
+		free(doc);
+	}
+}
+
+/* Escapes of other writers are read as JSON says; what JSON does not allow is refused. */
+Test(json, unescape_reads_json_and_refuses_what_is_not)
+{
+	static const struct {
+		const char *in, *out;
+	} good[] = {
+		{ "a\\/b\\b\\f\\r", "a/b\b\f\r" },
+		{ "\\u00e9\\u20AC", "\xc3\xa9\xe2\x82\xac" },
+		{ "\\ud83d\\ude00", "\xf0\x9f\x98\x80" }, /* a surrogate pair: one character */
+		{ "\\udcff\\udc80", "\xff\x80" },
+	};
+	static const char *const bad[] = {
+		"\\x41", "\\u12", "\\ud83d", "\\ud83dx", "\\udc7f", "\\ude00", "a\"b", "tab\there", "end\\",
+	};
+	char *back;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		cr_assert_eq(json_unescape(good[i].in, strlen(good[i].in), &back), 0, "%s", good[i].in);
+		cr_assert_str_eq(back, good[i].out, "%s", good[i].in);
+		free(back);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		back = (char *)"untouched";
+		cr_assert_eq(json_unescape(bad[i], strlen(bad[i]), &back), -EINVAL, "%s", bad[i]);
+		cr_assert_null(back, "%s", bad[i]);
+	}
+}
+
+/* Masking keeps every position and touches only the escapes of bytes. */
+Test(json, masking_keeps_positions_and_pairs)
+{
+	char text[] = "{\"a\\udcff\": \"\\\\udcff \\ud83d\\udc80 \\uDC80 \\udc7f\"}";
+
+	cr_assert_eq(json_mask_byte_escapes(text), 2);
+	cr_assert_str_eq(text, "{\"a\\ufffd\": \"\\\\udcff \\ud83d\\udc80 \\ufffd \\udc7f\"}");
+}

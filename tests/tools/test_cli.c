@@ -545,6 +545,44 @@ Test(cli, an_output_that_cannot_be_written_is_said_first)
 	cr_assert_eq(r.status, 2, "%s", r.err);
 }
 
+/*
+ * Figures measured outside gpuiso (bench/sweep.sh, bench/shards.sh) become
+ * bench JSON by gpuiso's own writer: notes holding a path that is not UTF-8
+ * or a quote are JSON still; a figure it cannot take is bad input.
+ */
+Test(cli, bench_records_figures_measured_outside_as_bench_json)
+{
+	static const char *const bad[] = { "a=1", "=1:s", "a=:s", "a=1x:s", "a=inf:s", "a=1:" };
+	char value[128];
+	struct run r;
+
+	RUN(&r, "bench", "--suite", "sweep", "--notes", "on /t/\xff\"q\"", "--metric",
+	    "sweep.fork_s=1.5:s", "--metric", "sweep.runs_per_s=2e3:ops/s", "--json", "-");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(jsonq_valid(r.out), "%s", r.out);
+	cr_assert(jsonq_get(r.out, "notes", value, sizeof(value)));
+	cr_assert_str_eq(value, "on /t/\\udcff\\\"q\\\"");
+	cr_assert(jsonq_get(r.out, "suite", value, sizeof(value)));
+	cr_assert_str_eq(value, "sweep");
+	cr_assert(strstr(r.out, "\"sweep.fork_s\": {\n      \"value\": 1.5,\n      \"unit\": \"s\""),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "\"sweep.runs_per_s\": {\n      \"value\": 2000,\n"
+				"      \"unit\": \"ops/s\""), "%s", r.out);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		RUN(&r, "bench", "--suite", "sweep", "--metric", bad[i], "--json", "-");
+		cr_assert_eq(r.status, 2, "%s: %s", bad[i], r.err);
+		cr_assert(strstr(r.err, bad[i]), "%s: %s", bad[i], r.err);
+	}
+	RUN(&r, "bench", "--suite", "a b", "--metric", "a=1:s", "--json", "-");
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	RUN(&r, "bench", "--suite", "sweep", "--metric", "a=1:s");
+	cr_assert_eq(r.status, 2, "no --json: %s", r.err);
+	RUN(&r, "bench", "--metric", "a=1:s", "--json", "-");
+	cr_assert_eq(r.status, 2, "no --suite: %s", r.err);
+	RUN(&r, "bench", "--suite", "sweep", "--metric", "a=1:s", "--json", "/nonexistent/b.json");
+	cr_assert_eq(r.status, 3, "%s", r.err);
+}
+
 Test(cli, output_that_cannot_be_written_is_an_environment_error)
 {
 	char cmd[4096];

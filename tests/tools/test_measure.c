@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "run_gpuiso.h"
+#include "tests/common/jsonq.h"
 
 static char tdir[64];
 
@@ -574,4 +575,191 @@ Test(measure, a_campaign_night_after_night_says_new_only_when_it_is)
 		  "%s", r.out);
 	cr_assert(strstr(r.out, "    gone   "), "%s", r.out);
 	cr_assert(strstr(r.out, "MAPPING_LEAK at teardown  (last in r2)"), "%s", r.out);
+}
+
+/* The whole of @path, NUL-terminated (free() it). */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	char buf[4096];
+	size_t n;
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_not_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(f);
+	fclose(out);
+	return text;
+}
+
+/*
+ * Paths are bytes, JSON is UTF-8: the results, trace information and sweep
+ * summary of a trace whose folder's name is not UTF-8 are JSON, the store
+ * takes them, and keeps the path as it was: two paths that differ only in
+ * such a byte stay two.
+ */
+Test(measure, paths_that_are_not_utf8_are_json_and_stored_as_they_are)
+{
+	static const char *const byte[] = { "\xff", "\xfe" };
+	DB_PATH(db);
+	char name[32], json[32], trace[2][256], *doc;
+	sqlite3_stmt *st;
+	struct run r;
+	sqlite3 *h;
+	int n = 0;
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "tr%s\xfe", byte[i]);
+		snprintf(trace[i], sizeof(trace[i]), "%s", tpath(name));
+		RUN(&r, "trace", "gen", "--profile", "remap", "--events", "100", "-o", trace[i]);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		snprintf(json, sizeof(json), "results-%d.json", i);
+		RUN(&r, "replay", trace[i], "--json", tpath(json));
+		cr_assert_lt(r.status, 2, "%s", r.err);
+		doc = slurp(tpath(json));
+		cr_assert(jsonq_valid(doc), "replay --json: not JSON: %s", doc);
+		cr_assert(strstr(doc, i ? "tr\\udcfe\\udcfe" : "tr\\udcff\\udcfe"), "%s", doc);
+		free(doc);
+	}
+	RUN(&r, "trace", "info", trace[0], "--json");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(jsonq_valid(r.out), "trace info --json: not JSON: %s", r.out);
+	RUN(&r, "sweep", trace[0], "--scenario", "traces/scenarios/lda-chain.yaml", "--points",
+	    "domain/*", "-o", tpath("sweep\xff"));
+	cr_assert_lt(r.status, 2, "%s", r.err);
+	doc = slurp(tpath("sweep\xff/summary.json"));
+	cr_assert(jsonq_valid(doc), "summary.json: not JSON: %s", doc);
+	free(doc);
+
+	RUN(&r, "store", "add", db, tpath("results-0.json"), tpath("results-1.json"),
+	    tpath("sweep\xff/summary.json"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "3 runs added"), "%s", r.out);
+	cr_assert_eq(sqlite3_open(db, &h), SQLITE_OK);
+	cr_assert_eq(sqlite3_prepare_v2(h, "SELECT trace, inputs FROM runs ORDER BY id", -1, &st, NULL),
+		     SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		const char *inputs = (const char *)sqlite3_column_text(st, 1);
+
+		cr_assert_str_eq(t, trace[n % 2 ? 1 : 0], "run %d", n);
+		cr_assert(inputs && !strncmp(inputs, t, strlen(t)) && inputs[strlen(t)] == '=',
+			  "run %d: %s", n, inputs);
+		n++;
+	}
+	sqlite3_finalize(st);
+	cr_assert_eq(sqlite3_prepare_v2(h, "SELECT count(DISTINCT benchmark) FROM runs", -1, &st, NULL),
+		     SQLITE_OK);
+	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+	cr_assert_eq(sqlite3_column_int(st, 0), 3);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	cr_assert_eq(n, 3);
+}
+
+/*
+ * A store of an earlier gpuiso (schema version 2) with one byte of a
+ * sweep's stored JSON changed (tests/data/stores/): whichever reader opens
+ * it first upgrades it whole, says which run it kept out and why, and
+ * reads it; SQLite's "not an error" is never the message.
+ */
+Test(measure, a_damaged_run_of_an_old_store_is_kept_out_and_said)
+{
+	DB_PATH(db);
+	char cmd[1024];
+	struct run r;
+
+	for (int reader = 0; reader < 3; reader++) {
+		snprintf(cmd, sizeof(cmd), "cp '%s/tests/data/stores/v2-damaged-sweep.sqlite' %s",
+			 getenv("GPUISO_SOURCE_ROOT"), db);
+		cr_assert_eq(system(cmd), 0);
+		if (reader == 0)
+			RUN(&r, "store", "list", db);
+		else if (reader == 1)
+			RUN(&r, "changes", db);
+		else
+			RUN(&r, "dash", db, "-o", tpath("site"));
+		cr_assert_eq(r.status, 0, "reader %d: %s", reader, r.err);
+		cr_assert(strstr(r.err, db) && strstr(r.err, "run 3 kept out") &&
+			  strstr(r.err, "stored JSON does not read (run 3:8:13: error:"),
+			  "reader %d: %s", reader, r.err);
+		cr_assert_null(strstr(r.err, "not an error"), "reader %d: %s", reader, r.err);
+	}
+	/* the upgrade is done once: said once */
+	RUN(&r, "store", "list", db);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_eq(r.err, "");
+	cr_assert(strstr(r.out, "traces/desktop") && strstr(r.out, "traces/power-cycle") &&
+		  strstr(r.out, "sweep "), "every run is kept: %s", r.out);
+}
+
+/* A store whose schema version was reset under its tables is a damaged store: bad input, untouched. */
+Test(measure, a_reset_schema_version_is_a_damaged_store)
+{
+	DB_PATH(db);
+	struct run r;
+
+	RUN(&r, "store", "add", db, results_file("a.json", "r1", 1, 1000));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	store_sql(db, "PRAGMA user_version = 0");
+	RUN(&r, "store", "list", db);
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cr_assert(strstr(r.err, db) && strstr(r.err, "damaged"), "%s", r.err);
+	cr_assert_null(strstr(r.err, "already exists"), "%s", r.err);
+	RUN(&r, "store", "add", db, results_file("b.json", "r2", 2, 1000));
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	store_sql(db, "PRAGMA user_version = 4");
+	cr_assert_eq(stored_runs(db), 1);
+}
+
+/* The first line of @path, or "" (static). */
+static const char *first_line(const char *path)
+{
+	static char line[1024];
+	FILE *f = fopen(path, "r");
+
+	line[0] = '\0';
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		fclose(f);
+	}
+	line[strcspn(line, "\n")] = '\0';
+	return line;
+}
+
+/*
+ * store add where the store cannot be made (a read-only folder, a full
+ * disk; in a mount namespace): the machine's trouble, exit 3, and no store
+ * left behind half made (an empty file, "not a gpuiso store" ever after).
+ */
+Test(measure, a_store_that_cannot_be_made_is_the_environment_and_leaves_nothing)
+{
+	char cmd[4096], small[256];
+	int status;
+
+	snprintf(small, sizeof(small), "%s", tpath("small"));
+	results_file("a.json", "r1", 1, 1000);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s && unshare -m sh -c 'mount -t tmpfs -o size=256k tmpfs %s && "
+		 "mkdir %s/ro && mount -t tmpfs -o ro,size=64k tmpfs %s/ro && "
+		 "\"%s\" store add %s/ro/runs.sqlite %s 2>%s; echo $? >%s; "
+		 "dd if=/dev/zero of=%s/fill bs=4k 2>/dev/null; "
+		 "\"%s\" store add %s/runs.sqlite %s 2>%s; echo $? >%s; "
+		 "echo $(ls -A %s) / $(ls -A %s/ro) >%s'",
+		 small, small, small, small, getenv("GPUISO_BIN"), small, tpath("a.json"),
+		 tpath("ro.err"), tpath("ro.rc"), small, getenv("GPUISO_BIN"), small, tpath("a.json"),
+		 tpath("full.err"), tpath("full.rc"), small, small, tpath("ls"));
+	status = system(cmd);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unshare/mount: %d", status);
+	cr_assert_str_eq(first_line(tpath("ro.rc")), "3", "%s", first_line(tpath("ro.err")));
+	cr_assert(strstr(first_line(tpath("ro.err")), "Read-only file system"), "%s",
+		  first_line(tpath("ro.err")));
+	cr_assert_str_eq(first_line(tpath("full.rc")), "3", "%s", first_line(tpath("full.err")));
+	cr_assert(strstr(first_line(tpath("full.err")), "full"), "%s", first_line(tpath("full.err")));
+	cr_assert_str_eq(first_line(tpath("ls")), "fill ro /", "nothing left behind");
 }

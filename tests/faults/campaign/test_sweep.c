@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/json.h"
 #include "core/scenario.h"
 #include "faults/campaign/shard.h"
 #include "faults/campaign/sweep.h"
@@ -249,17 +250,14 @@ static size_t check_summary(const char *doc, const char *glob, const uint64_t hi
 	return n;
 }
 
-/* jsonq_get() gives a string's JSON text: undo the escapes of \\ and \" in place. */
-static void json_unescape(char *s)
+/* jsonq_get() gives a string's JSON text: undo its escapes in place. */
+static void text_unescape(char *s)
 {
-	char *o = s;
+	char *bytes;
 
-	for (; *s; s++) {
-		if (*s == '\\' && (s[1] == '\\' || s[1] == '"'))
-			s++;
-		*o++ = *s;
-	}
-	*o = '\0';
+	cr_assert_eq(json_unescape(s, strlen(s), &bytes), 0, "%s", s);
+	strcpy(s, bytes); /* never longer than its escapes */
+	free(bytes);
 }
 
 /* Run a failure's reproducer with GPUISO_BIN; it must end as the sweep said. */
@@ -277,7 +275,7 @@ static void check_reproducer(const char *doc, size_t i)
 	cr_assert(jsonq_get(doc, path, outcome, sizeof(outcome)));
 	snprintf(path, sizeof(path), "failures.%zu.reproduce", i);
 	cr_assert(jsonq_get(doc, path, repro, sizeof(repro)));
-	json_unescape(repro);
+	text_unescape(repro);
 	snprintf(cmd, sizeof(cmd), "%s%s 2>&1", bin, repro + strlen("gpuiso"));
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
@@ -835,7 +833,7 @@ Test(sweep, failing_runs_are_findings_with_trimmed_reproducers)
 		bool said;
 		int rc;
 
-		json_unescape(title);
+		text_unescape(title);
 		snprintf(path, sizeof(path), "findings.%zu.outcome", i);
 		cr_assert(jsonq_get(doc, path, outcome, sizeof(outcome)));
 		snprintf(path, sizeof(path), "findings.%zu.code", i);
@@ -848,7 +846,7 @@ Test(sweep, failing_runs_are_findings_with_trimmed_reproducers)
 		/* the title names what broke: the code, or the reset */
 		if (!strcmp(outcome, "violation")) {
 			cr_assert_neq(strcmp(code, "null"), 0, "%s: no code", title);
-			json_unescape(code);
+			text_unescape(code);
 			cr_assert(strstr(title, code), "%s does not name %s", title, code);
 		} else {
 			cr_assert_str_eq(outcome, "reset", "%s", title);
@@ -863,8 +861,8 @@ Test(sweep, failing_runs_are_findings_with_trimmed_reproducers)
 		cr_assert_leq(events * 100, of, "%s: %llu events kept", title, (unsigned long long)events);
 		snprintf(path, sizeof(path), "findings.%zu.reproduce", i);
 		cr_assert(jsonq_get(doc, path, repro, sizeof(repro)));
-		json_unescape(repro);
-		json_unescape(trimmed);
+		text_unescape(repro);
+		text_unescape(trimmed);
 		cr_assert(strstr(repro, trimmed), "%s does not replay %s", repro, trimmed);
 		rc = run_reproducer(repro, !strcmp(outcome, "violation") ? code : "1 reset", &said);
 		cr_assert_eq(rc, !strcmp(outcome, "violation") ? 1 : 0, "%s: exit %d", repro, rc);
@@ -919,13 +917,13 @@ Test(sweep, a_base_plan_reaches_the_chunked_save_and_its_resets)
 			   jsonq_get(doc, val, repro, sizeof(repro)); i++) {
 		char path[64];
 
-		json_unescape(repro);
+		text_unescape(repro);
 		if (strncmp(repro, "fbsave/map_chunk during power", 29) || !strstr(repro, "adapter reset"))
 			continue;
 		found = true;
 		snprintf(path, sizeof(path), "findings.%zu.reproduce", i);
 		cr_assert(jsonq_get(doc, path, repro, sizeof(repro)));
-		json_unescape(repro);
+		text_unescape(repro);
 		cr_assert(strstr(repro, " --faults "), "%s", repro);
 		cr_assert_eq(run_reproducer(repro, "1 reset", &said), 0, "%s", repro);
 		cr_assert(said, "%s: no reset", repro);
