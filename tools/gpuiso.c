@@ -380,7 +380,13 @@ static const char campaign_usage[] =
 /* --shard I/N. */
 static int parse_shard(const char *arg, const char *usage, struct shard *sh)
 {
-	if (shard_parse(arg, sh))
+	int rc = shard_parse(arg, sh);
+
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "gpuiso: --shard: %s\n", strerror(-rc));
+		return EXIT_ENV;
+	}
+	if (rc)
 		return usage_error(usage, "--shard takes I/N, 0 <= I < N <= 100000, not '%s'", arg);
 	return 0;
 }

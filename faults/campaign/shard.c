@@ -7,15 +7,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/units.h"
 #include "faults/campaign/shard.h"
 
 int shard_parse(const char *arg, struct shard *sh)
 {
-	unsigned long long i, n;
-	int end = -1;
+	const char *slash = arg ? strchr(arg, '/') : NULL;
+	uint64_t i, n;
+	char *left;
+	int rc;
 
-	if (!arg || sscanf(arg, "%llu/%llu%n", &i, &n, &end) != 2 || arg[end] || arg[0] < '0' ||
-	    arg[0] > '9' || !n || n > SHARD_MAX || i >= n)
+	if (!slash)
+		return -EINVAL;
+	/* each side a whole number (parse_u64()): no space, no sign, nothing else */
+	left = strndup(arg, (size_t)(slash - arg));
+	if (!left)
+		return -ENOMEM;
+	rc = parse_u64(left, &i) || parse_u64(slash + 1, &n) ? -EINVAL : 0;
+	free(left);
+	if (rc || !n || n > SHARD_MAX || i >= n)
 		return -EINVAL;
 	sh->index = (uint32_t)i;
 	sh->count = (uint32_t)n;

@@ -43,11 +43,12 @@ struct shard_header {
 };
 
 /**
- * shard_parse() - read "I/N" (0 <= I < N <= SHARD_MAX).
+ * shard_parse() - read "I/N" (0 <= I < N <= SHARD_MAX), each a whole
+ * number as parse_u64() reads it: no space, no sign, nothing after.
  * @arg: the text.
  * @sh: out: the shard.
  *
- * Return: 0, or -EINVAL.
+ * Return: 0, -EINVAL, -ENOMEM.
  */
 int shard_parse(const char *arg, struct shard *sh);
 

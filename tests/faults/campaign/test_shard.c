@@ -17,7 +17,9 @@
 Test(shard, parse_takes_i_of_n_and_nothing_else)
 {
 	static const char *const bad[] = { "", "1", "4/4", "-1/4", "1/0", "1/4x", " 1/4", "1/-4",
-					   "0/100001", "a/b", "1//4" };
+					   "0/100001", "a/b", "1//4", "0/ 2", "0/+2", "0/\t2",
+					   "0 /2", "+0/2", "0/2 ", "0/2/3", "/2", "0/",
+					   "0/18446744073709551617", "18446744073709551616/2" };
 	struct shard sh;
 
 	cr_assert_eq(shard_parse("0/1", &sh), 0);
@@ -25,6 +27,9 @@ Test(shard, parse_takes_i_of_n_and_nothing_else)
 	cr_assert_eq(shard_parse("3/4", &sh), 0);
 	cr_assert(sh.index == 3 && sh.count == 4);
 	cr_assert_eq(shard_parse("99999/100000", &sh), 0);
+	/* whole numbers as everywhere else: leading zeros are decimal, 0x is hex */
+	cr_assert_eq(shard_parse("007/0x10", &sh), 0);
+	cr_assert(sh.index == 7 && sh.count == 16);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_assert_eq(shard_parse(bad[i], &sh), -EINVAL, "'%s' was taken", bad[i]);
 }
