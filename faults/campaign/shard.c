@@ -106,27 +106,40 @@ int shard_line(FILE *f, char **line, size_t *cap)
 	return 1;
 }
 
+bool shard_line_as_written(const char *line, const char *fmt, ...)
+{
+	char again[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(again, sizeof(again), fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < sizeof(again) && !strcmp(line, again);
+}
+
 int shard_header_read(FILE *f, struct shard_header *h)
 {
 	unsigned long long work;
 	char *line = NULL, *sp;
 	size_t cap = 0;
-	int n = -1, rc;
+	int rc;
 
 	memset(h, 0, sizeof(*h));
 	rc = shard_line(f, &line, &cap);
 	if (rc != 1 || strcmp(line, SHARD_SCHEMA))
 		goto bad;
-	if (shard_line(f, &line, &cap) != 1 || sscanf(line, "kind %15s%n", h->kind, &n) != 1 ||
-	    line[n])
+	if (shard_line(f, &line, &cap) != 1 || sscanf(line, "kind %15s", h->kind) != 1 ||
+	    !shard_line_as_written(line, "kind %s", h->kind))
 		goto bad;
-	if (shard_line(f, &line, &cap) != 1 || sscanf(line, "work %llx%n", &work, &n) != 1 ||
-	    line[n])
+	if (shard_line(f, &line, &cap) != 1 || sscanf(line, "work %llx", &work) != 1 ||
+	    !shard_line_as_written(line, "work %016llx", work))
 		goto bad;
 	h->work = work;
 	if (shard_line(f, &line, &cap) != 1 ||
-	    sscanf(line, "shard %u %u%n", &h->sh.index, &h->sh.count, &n) != 2 || line[n] ||
-	    h->sh.index >= h->sh.count)
+	    sscanf(line, "shard %u %u", &h->sh.index, &h->sh.count) != 2 ||
+	    !shard_line_as_written(line, "shard %u %u", h->sh.index, h->sh.count) ||
+	    h->sh.index >= h->sh.count || h->sh.count > SHARD_MAX)
 		goto bad;
 	while ((rc = shard_line(f, &line, &cap)) == 1 && strcmp(line, ".")) {
 		sp = strchr(line, ' ');
@@ -229,6 +242,14 @@ static int header_load(const char *dir, const char *name, struct shard_header *h
 	return rc;
 }
 
+/* "I-of-N", exactly as shard_path() names it (0 <= I < N <= SHARD_MAX), into @sh. */
+static bool name_parse(const char *name, struct shard *sh)
+{
+	return sscanf(name, "%u-of-%u", &sh->index, &sh->count) == 2 &&
+	       shard_line_as_written(name, "%u-of-%u", sh->index, sh->count) &&
+	       sh->index < sh->count && sh->count <= SHARD_MAX;
+}
+
 int shard_find(const char *out, struct shard_header *h, char *err, size_t errlen)
 {
 	uint32_t count = 0, first = UINT32_MAX;
@@ -247,26 +268,25 @@ int shard_find(const char *out, struct shard_header *h, char *err, size_t errlen
 		return rc == -ENOTDIR ? -EINVAL : rc;
 	}
 	while ((d = readdir(dp))) {
-		unsigned int i, n;
-		int end = -1;
+		struct shard sh;
 
-		if (sscanf(d->d_name, "%u-of-%u%n", &i, &n, &end) != 2 || d->d_name[end] || i >= n)
+		if (!name_parse(d->d_name, &sh))
 			continue;
-		if (count && n != count) {
+		if (count && sh.count != count) {
 			snprintf(err, errlen, "%s: shards of %u parts and of %u parts: remove the "
-				 "files of the split you do not want", dir, count, n);
+				 "files of the split you do not want", dir, count, sh.count);
 			closedir(dp);
 			if (first != UINT32_MAX)
 				shard_header_free(h);
 			return -EINVAL;
 		}
-		count = n;
+		count = sh.count;
 		/* the lowest index whose header reads speaks for the work */
-		if (i < first && !header_load(dir, d->d_name, &got)) {
+		if (sh.index < first && !header_load(dir, d->d_name, &got)) {
 			if (first != UINT32_MAX)
 				shard_header_free(h);
 			*h = got;
-			first = i;
+			first = sh.index;
 		}
 	}
 	closedir(dp);

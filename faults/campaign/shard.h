@@ -103,7 +103,9 @@ void shard_header_write(FILE *f, const struct shard_header *h);
 
 /**
  * shard_header_read() - read a header shard_header_write() wrote, up to and
- * including its "." line.
+ * including its "." line. Its lines must be as that writes them: no other
+ * spacing, sign, leading zero or case in their numbers, and a shard of a
+ * split of at most SHARD_MAX parts.
  * @f: the file, at its start.
  * @h: out: the header (shard_header_free() it when this returns 0).
  *
@@ -136,6 +138,20 @@ int shard_summary_remove(const char *out);
  * Return: 1, 0 at the end of the file, -EINVAL for a line cut short.
  */
 int shard_line(FILE *f, char **line, size_t *cap);
+
+/**
+ * shard_line_as_written() - whether a line of a shard's file is exactly
+ * what its writer prints with @fmt of the values sscanf() read from it:
+ * sscanf() takes other spacing, a sign, leading zeros and numbers that
+ * overflow, none of which a shard's file holds.
+ * @line: the line, without its line break.
+ * @fmt: the writer's printf format.
+ * @...: the values read.
+ *
+ * Return: true when it is (a line of 127 characters at most).
+ */
+bool shard_line_as_written(const char *line, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /**
  * shard_missing_begin() - start the list of every missing run, OUT/shards/missing.

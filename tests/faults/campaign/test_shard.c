@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "faults/campaign/shard.h"
+#include "faults/campaign/sweep.h"
 
 Test(shard, parse_takes_i_of_n_and_nothing_else)
 {
@@ -179,4 +180,114 @@ Test(shard, find_reads_the_lowest_shard_and_refuses_a_mix_of_splits)
 	cr_assert_not_null(strstr(err, "of 4 parts and of 2 parts"), "%s", err);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+Test(shard, header_lines_read_only_as_written)
+{
+	/* each one line away from a good header; sscanf() took them all */
+	static const char *const bad[] = {
+		"kind  sweep\nwork 0000000000000007\nshard 0 2\n.\n",
+		"kind sweep \nwork 0000000000000007\nshard 0 2\n.\n",
+		"kind sweep\nwork 7\nshard 0 2\n.\n",
+		"kind sweep\nwork 0x00000000000007\nshard 0 2\n.\n",
+		"kind sweep\nwork 000000000000000A\nshard 0 2\n.\n",
+		"kind sweep\nwork  000000000000007\nshard 0 2\n.\n",
+		"kind sweep\nwork 10000000000000007\nshard 0 2\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 0 +2\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 0  2\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard +0 2\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 00 2\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 0 -1\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 0 4294967298\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 0 100001\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard\t0 2\n.\n",
+	};
+	struct shard_header h;
+	char text[256];
+	FILE *f;
+
+	for (size_t i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
+		/* the last: the good one */
+		snprintf(text, sizeof(text), SHARD_SCHEMA "\n%s",
+			 i < sizeof(bad) / sizeof(bad[0]) ? bad[i] :
+			 "kind sweep\nwork 0000000000000007\nshard 0 2\n.\n");
+		f = fmemopen(text, strlen(text), "r");
+		cr_assert_not_null(f);
+		if (i < sizeof(bad) / sizeof(bad[0])) {
+			cr_assert_eq(shard_header_read(f, &h), -EINVAL, "read:\n%s", text);
+		} else {
+			cr_assert_eq(shard_header_read(f, &h), 0, "%s", text);
+			cr_assert(h.work == 7 && h.sh.index == 0 && h.sh.count == 2);
+			shard_header_free(&h);
+		}
+		fclose(f);
+	}
+}
+
+Test(shard, find_takes_only_names_as_shard_path_makes_them)
+{
+	char dir[] = "/tmp/gpuiso-shard-XXXXXX", path[512], err[512] = "", cmd[600];
+	struct shard_header h;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/shards", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	/* sscanf("%u-of-%u") took them all */
+	shard_file(dir, "00-of-2", "sweep", 0, 2);
+	shard_file(dir, "+0-of-2", "sweep", 0, 2);
+	shard_file(dir, " 0-of-2", "sweep", 0, 2);
+	shard_file(dir, "0-of- 2", "sweep", 0, 2);
+	shard_file(dir, "0-of-+2", "sweep", 0, 2);
+	shard_file(dir, "0-of-200000", "sweep", 0, 2);
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), -ENOENT, "%s", err);
+	shard_file(dir, "1-of-2", "sweep", 1, 2);
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), 0, "%s", err);
+	cr_assert(h.sh.index == 1 && h.sh.count == 2);
+	shard_header_free(&h);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static int count_record(void *arg, const struct sweep_record *r)
+{
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+Test(shard, journal_records_read_only_as_written)
+{
+	/* a whole record, then each one changed as sscanf() would have taken it */
+	static const char *const bad[] = {
+		"run +0 iommu/map 1 recovered\nend 0\n",
+		"run 0 iommu/map  1 recovered\nend 0\n",
+		"run  0 iommu/map 1 recovered\nend 0\n",
+		"run 0 iommu/map 01 recovered\nend 0\n",
+		"run 0 iommu/map +1 recovered\nend 0\n",
+		"run 0 iommu/map 1 recovered \nend 0\n",
+		"run 0 iommu/map 1\trecovered\nend 0\n",
+		"run 0 iommu/map 1 recovered\nend +0\n",
+		"run 0 iommu/map 1 recovered\nend 00\n",
+		"run 0 iommu/map 1 recovered\nend  0\n",
+		"run 18446744073709551616 iommu/map 1 recovered\nend 18446744073709551615\n",
+		"run 0 iommu/map 18446744073709551616 recovered\nend 0\n",
+	};
+	char text[256];
+
+	for (size_t i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *rec = i < sizeof(bad) / sizeof(bad[0]) ? bad[i] :
+				  "run 0 iommu/map 1 recovered\nend 0\n";
+		size_t n = 0;
+		off_t good = -1;
+		FILE *f;
+
+		snprintf(text, sizeof(text), "%s", rec);
+		f = fmemopen(text, strlen(text), "r");
+		cr_assert_not_null(f);
+		cr_assert_eq(sweep_journal_records(f, count_record, &n, &good), 0);
+		fclose(f);
+		if (i < sizeof(bad) / sizeof(bad[0]))
+			cr_assert(n == 0 && good == 0, "read %zu records of:\n%s", n, rec);
+		else
+			cr_assert(n == 1 && good == (off_t)strlen(rec), "%zu records", n);
+	}
 }
