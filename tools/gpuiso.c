@@ -579,7 +579,10 @@ static const char merge_usage[] =
 	"  run of all of it writes it: OUT/summary.json, OUT/summary.txt (and a sweep's\n"
 	"  trimmed reproducers, --jobs at a time). When a shard's runs are missing, it says\n"
 	"  which (all of them in OUT/shards/missing) and writes no summary (docs/slurm.md).\n"
-	"  exit: 0 merged, 1 merged with findings or runs missing, 2 bad input, 3 environment";
+	"  Shard files of more than one work (other options or inputs, another sweep's or\n"
+	"  campaign's) are refused: it names each work and its files, and merges nothing.\n"
+	"  exit: 0 merged, 1 merged with findings or runs missing, 2 bad input (shard files of\n"
+	"  other work among them), 3 environment";
 
 static int cmd_merge(int argc, char **argv)
 {

@@ -250,14 +250,192 @@ static bool name_parse(const char *name, struct shard *sh)
 	       sh->index < sh->count && sh->count <= SHARD_MAX;
 }
 
+/* A shard file of a folder: its name, and what its header says. */
+struct shard_file {
+	struct shard name;
+	struct shard said;     /* the shard its header says */
+	uint32_t work;         /* the work it is of; UINT32_MAX: no header that reads */
+};
+
+/* A work the shard files of a folder are of. */
+struct shard_work {
+	struct shard_header h; /* of the first file of this work */
+	size_t files;          /* how many are of it */
+};
+
+/* What shard_find() found: the files, by index once sorted, and their works. */
+struct shard_scan {
+	struct shard_file *files;
+	size_t nfiles, cap;
+	struct shard_work *works;
+	size_t nworks, works_cap;
+};
+
+static void scan_free(struct shard_scan *sc)
+{
+	for (size_t i = 0; i < sc->nworks; i++)
+		shard_header_free(&sc->works[i].h);
+	free(sc->works);
+	free(sc->files);
+}
+
+static int file_cmp(const void *a, const void *b)
+{
+	const struct shard_file *x = a, *y = b;
+
+	return x->name.index < y->name.index ? -1 : x->name.index > y->name.index;
+}
+
+/* Grow the array at *@p of *@cap elements of @size to hold @n + 1. Return: 0, -ENOMEM. */
+static int room_for(void **p, size_t *cap, size_t n, size_t size)
+{
+	size_t more = *cap ? 2 * *cap : 16;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	q = realloc(*p, more * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = more;
+	return 0;
+}
+
+/* Add a file named for @sh to @sc. Return: 0, -ENOMEM. */
+static int scan_add(struct shard_scan *sc, const struct shard *sh)
+{
+	if (room_for((void **)&sc->files, &sc->cap, sc->nfiles, sizeof(*sc->files)))
+		return -ENOMEM;
+	sc->files[sc->nfiles++] = (struct shard_file){ .name = *sh, .work = UINT32_MAX };
+	return 0;
+}
+
+/*
+ * Read each file's header into the work it is of (a new one when no work
+ * before has its kind and digest). Return: 0, -ENOMEM.
+ */
+static int scan_headers(struct shard_scan *sc, const char *dir)
+{
+	char name[32];
+
+	for (size_t i = 0; i < sc->nfiles; i++) {
+		struct shard_file *file = &sc->files[i];
+		struct shard_header h;
+		size_t w;
+		int rc;
+
+		snprintf(name, sizeof(name), "%u-of-%u", file->name.index, file->name.count);
+		rc = header_load(dir, name, &h);
+		if (rc == -ENOMEM)
+			return rc;
+		/* none that reads: a shard that never got so far, whose runs are missing */
+		if (rc)
+			continue;
+		file->said = h.sh;
+		for (w = 0; w < sc->nworks; w++)
+			if (sc->works[w].h.work == h.work && !strcmp(sc->works[w].h.kind, h.kind))
+				break;
+		if (w < sc->nworks) {
+			shard_header_free(&h);
+		} else if (room_for((void **)&sc->works, &sc->works_cap, sc->nworks,
+				    sizeof(*sc->works))) {
+			shard_header_free(&h);
+			return -ENOMEM;
+		} else {
+			sc->works[sc->nworks++] = (struct shard_work){ .h = h };
+		}
+		sc->works[w].files++;
+		file->work = (uint32_t)w;
+	}
+	return 0;
+}
+
+/* Whether @file's header is another shard's. */
+static bool misplaced(const struct shard_file *file)
+{
+	return file->work != UINT32_MAX && (file->said.index != file->name.index ||
+					    file->said.count != file->name.count);
+}
+
+/* "sweep work 0123...: trace /t, points fbsave/pin, ...": what a header says the work is. */
+static void work_say(char *err, size_t errlen, const struct shard_header *h)
+{
+	say(err, errlen, "%s work %016llx", h->kind, (unsigned long long)h->work);
+	for (size_t i = 0; i < h->nfields; i++)
+		say(err, errlen, "%s %s %s", i ? "," : ":", h->fields[i].name, h->fields[i].value);
+}
+
+/*
+ * Name every file whose header is another shard's, and, when the files are
+ * of more than one work, each work and its files, into @err. Return: -EINVAL.
+ */
+static int scan_refuse(const struct shard_scan *sc, const char *dir, char *err, size_t errlen)
+{
+	size_t most = 0, shown;
+	bool tie = false;
+
+	*err = '\0';
+	for (size_t i = 0; i < sc->nfiles; i++) {
+		const struct shard *name = &sc->files[i].name, *said = &sc->files[i].said;
+
+		if (misplaced(&sc->files[i]))
+			say(err, errlen, "merge: %s/%u-of-%u: the journal of shard %u/%u, not of shard "
+			    "%u/%u (copied or renamed?): nothing merged; run shard %u/%u again (its "
+			    "file is made anew) or remove the file\n", dir, name->index, name->count,
+			    said->index, said->count, name->index, name->count, name->index,
+			    name->count);
+	}
+	if (sc->nworks < 2)
+		return -EINVAL;
+	/* the work of most files, if one has more than every other */
+	for (size_t w = 1; w < sc->nworks; w++)
+		if (sc->works[w].files > sc->works[most].files)
+			most = w;
+	for (size_t w = 0; w < sc->nworks; w++)
+		tie |= w != most && sc->works[w].files == sc->works[most].files;
+	if (tie)
+		most = SIZE_MAX;
+	say(err, errlen, "merge: %s: shard files of %zu different works: nothing merged\n", dir,
+	    sc->nworks);
+	for (size_t w = 0; w < sc->nworks; w++) {
+		say(err, errlen, "  ");
+		shown = 0;
+		for (size_t i = 0; i < sc->nfiles; i++) {
+			if (sc->files[i].work != w)
+				continue;
+			if (shown++ < SHARD_MISSING_SHOWN)
+				say(err, errlen, "%s%s/%u-of-%u", shown > 1 ? ", " : "", dir,
+				    sc->files[i].name.index, sc->files[i].name.count);
+		}
+		if (shown > SHARD_MISSING_SHOWN)
+			say(err, errlen, ", ... (%zu files)", shown);
+		say(err, errlen, "%s: ", w == most ? " (most of them)" :
+					 most != SIZE_MAX ? " (other work)" : "");
+		work_say(err, errlen, &sc->works[w].h);
+		say(err, errlen, "\n");
+	}
+	if (most != SIZE_MAX)
+		say(err, errlen, "merge: run each shard of other work again with the options of the "
+		    "work of most of them (its file is made anew), or remove its file; then merge "
+		    "again\n");
+	else
+		say(err, errlen, "merge: run the shards of the work you do not want again with the "
+		    "options of the one you want (their files are made anew), or remove their files; "
+		    "then merge again\n");
+	return -EINVAL;
+}
+
 int shard_find(const char *out, struct shard_header *h, char *err, size_t errlen)
 {
-	uint32_t count = 0, first = UINT32_MAX;
-	struct shard_header got;
+	struct shard_scan sc = { 0 };
+	uint32_t count = 0;
 	char dir[4096];
 	struct dirent *d;
+	struct shard sh;
+	bool refuse = false;
 	DIR *dp;
-	int rc;
+	int rc = 0;
 
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/shards", out) >= sizeof(dir))
 		return -ENAMETOOLONG;
@@ -267,36 +445,48 @@ int shard_find(const char *out, struct shard_header *h, char *err, size_t errlen
 		snprintf(err, errlen, "%s: %s: no shards to merge here", dir, strerror(-rc));
 		return rc == -ENOTDIR ? -EINVAL : rc;
 	}
-	while ((d = readdir(dp))) {
-		struct shard sh;
-
+	while (!rc && (errno = 0, d = readdir(dp))) {
 		if (!name_parse(d->d_name, &sh))
 			continue;
 		if (count && sh.count != count) {
 			snprintf(err, errlen, "%s: shards of %u parts and of %u parts: remove the "
 				 "files of the split you do not want", dir, count, sh.count);
-			closedir(dp);
-			if (first != UINT32_MAX)
-				shard_header_free(h);
-			return -EINVAL;
+			rc = -EINVAL;
+			break;
 		}
 		count = sh.count;
-		/* the lowest index whose header reads speaks for the work */
-		if (sh.index < first && !header_load(dir, d->d_name, &got)) {
-			if (first != UINT32_MAX)
-				shard_header_free(h);
-			*h = got;
-			first = sh.index;
-		}
+		rc = scan_add(&sc, &sh);
 	}
+	if (!rc && errno)
+		rc = -errno;
 	closedir(dp);
+	if (rc)
+		goto free_scan;
 	if (!count) {
 		snprintf(err, errlen, "%s: no shard files (I-of-N): nothing to merge", dir);
-		return -ENOENT;
+		rc = -ENOENT;
+		goto free_scan;
 	}
-	if (first == UINT32_MAX) {
+	/* by index: the lowest whose header reads speaks for the work */
+	qsort(sc.files, sc.nfiles, sizeof(*sc.files), file_cmp);
+	rc = scan_headers(&sc, dir);
+	if (rc)
+		goto free_scan;
+	for (size_t i = 0; i < sc.nfiles; i++)
+		refuse |= misplaced(&sc.files[i]);
+	if (refuse || sc.nworks > 1) {
+		/* another work's journal taken on would report this work's shards as missing */
+		rc = scan_refuse(&sc, dir, err, errlen);
+	} else if (!sc.nworks) {
 		snprintf(err, errlen, "%s: no shard file has a header that reads", dir);
-		return -EINVAL;
+		rc = -EINVAL;
+	} else {
+		*h = sc.works[0].h;
+		sc.works[0].h.nfields = 0; /* now the caller's */
 	}
-	return 0;
+free_scan:
+	if (rc && rc != -EINVAL && rc != -ENOENT && !*err)
+		snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
+	scan_free(&sc);
+	return rc;
 }

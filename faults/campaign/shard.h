@@ -190,15 +190,20 @@ void shard_missing_say(char *err, size_t errlen, const struct shard *sh, uint64_
 int shard_missing_end(FILE *all, const char *out, char *err, size_t errlen);
 
 /**
- * shard_find() - the shard files of an output folder: the first one (by
- * index) whose header reads, and how many parts it says there are.
+ * shard_find() - the shard files of an output folder (named I-of-N, as
+ * shard_path() names them): the header of the first one (by index) whose
+ * header reads, once every header that reads was found to be of the same
+ * work (kind and digest) and of the shard its file is named for. A file
+ * whose header does not read is a shard whose runs are missing.
  * @out: the output folder.
  * @h: out: that shard's header (shard_header_free() it when this returns 0).
- * @err: out: why there is none.
+ * @err: out: why there is none: for files of other work, each work (its
+ *       header's fields) and its files, and which has the most.
  * @errlen: size of @err.
  *
  * Return: 0, -ENOENT (no shard file), -EINVAL (shard files of different
- * N, or none that reads), other negative errno.
+ * N, of more than one work, a file holding another shard's header, or
+ * none that reads), other negative errno.
  */
 int shard_find(const char *out, struct shard_header *h, char *err, size_t errlen);
 

@@ -141,18 +141,49 @@ Test(shard, header_reads_back_and_a_cut_one_does_not)
 	shard_header_free(&h);
 }
 
-static void shard_file(const char *dir, const char *name, const char *kind, uint32_t i, uint32_t n)
+/* @dir/shards/@name: the header of shard @i/@n of work @work, with a field "trace @trace". */
+static void work_file(const char *dir, const char *name, const char *kind, uint32_t i, uint32_t n,
+		      uint64_t work, const char *trace)
 {
-	struct shard_header h = { .sh = { i, n }, .work = 7 };
+	struct shard_header h = { .sh = { i, n }, .work = work };
 	char path[512];
 	FILE *f;
 
 	snprintf(h.kind, sizeof(h.kind), "%s", kind);
+	cr_assert_eq(shard_field_add(&h, "trace", trace), 0);
 	snprintf(path, sizeof(path), "%s/shards/%s", dir, name);
 	f = fopen(path, "w");
 	cr_assert_not_null(f, "%s", path);
 	shard_header_write(f, &h);
 	cr_assert_eq(fclose(f), 0);
+	shard_header_free(&h);
+}
+
+static void shard_file(const char *dir, const char *name, const char *kind, uint32_t i, uint32_t n)
+{
+	work_file(dir, name, kind, i, n, 7, NULL);
+}
+
+/* @dir/shards/@name holding @text. */
+static void text_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/shards/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* A fresh @dir/shards, empty. */
+static void shards_anew(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/shards && mkdir %s/shards", dir, dir);
+	cr_assert_eq(system(cmd), 0);
 }
 
 Test(shard, find_reads_the_lowest_shard_and_refuses_a_mix_of_splits)
@@ -244,6 +275,66 @@ Test(shard, find_takes_only_names_as_shard_path_makes_them)
 	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), 0, "%s", err);
 	cr_assert(h.sh.index == 1 && h.sh.count == 2);
 	shard_header_free(&h);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(shard, find_names_a_foreign_journal_and_what_work_it_is_of)
+{
+	char dir[] = "/tmp/gpuiso-shard-XXXXXX", path[512], err[4096] = "", cmd[600];
+	struct shard_header h;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/shards", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+
+	/* shard 0's file is another sweep's: not taken on, named with its work */
+	work_file(dir, "0-of-2", "sweep", 0, 2, 9, "/the/other/trace");
+	work_file(dir, "1-of-2", "sweep", 1, 2, 7, "/this/trace");
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), -EINVAL, "taken on");
+	cr_assert(strstr(err, "shard files of 2 different works: nothing merged"), "%s", err);
+	cr_assert(strstr(err, "/shards/0-of-2: sweep work 0000000000000009: trace /the/other/trace"),
+		  "%s", err);
+	cr_assert(strstr(err, "/shards/1-of-2: sweep work 0000000000000007: trace /this/trace"),
+		  "%s", err);
+	cr_assert_null(strstr(err, "(most of them)"), "one of two is no majority: %s", err);
+
+	/* one of three: the one of other work, and the work of most */
+	shards_anew(dir);
+	work_file(dir, "0-of-3", "sweep", 0, 3, 7, "/this/trace");
+	work_file(dir, "1-of-3", "sweep", 1, 3, 9, "/the/other/trace");
+	work_file(dir, "2-of-3", "sweep", 2, 3, 7, "/this/trace");
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), -EINVAL, "taken on");
+	cr_assert(strstr(err, "/shards/1-of-3 (other work): sweep work 0000000000000009: trace "
+			      "/the/other/trace"), "%s", err);
+	cr_assert(strstr(err, "/shards/0-of-3, ") && strstr(err, "/shards/2-of-3 (most of them): "
+							      "sweep work 0000000000000007"),
+		  "%s", err);
+	cr_assert(strstr(err, "run each shard of other work again"), "%s", err);
+
+	/* the same digest of another kind is other work */
+	shards_anew(dir);
+	work_file(dir, "0-of-2", "campaign", 0, 2, 7, NULL);
+	work_file(dir, "1-of-2", "sweep", 1, 2, 7, "/this/trace");
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), -EINVAL, "taken on");
+	cr_assert(strstr(err, "/shards/0-of-2: campaign work 0000000000000007\n"), "%s", err);
+
+	/* a file holding another shard's header (copied, renamed) */
+	shards_anew(dir);
+	work_file(dir, "0-of-2", "sweep", 1, 2, 7, "/this/trace");
+	work_file(dir, "1-of-2", "sweep", 1, 2, 7, "/this/trace");
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), -EINVAL, "taken on");
+	cr_assert(strstr(err, "/shards/0-of-2: the journal of shard 1/2, not of shard 0/2"), "%s",
+		  err);
+
+	/* a header that does not read is a shard whose runs are missing, not other work */
+	shards_anew(dir);
+	text_file(dir, "0-of-2", "");
+	work_file(dir, "1-of-2", "sweep", 1, 2, 7, "/this/trace");
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), 0, "%s", err);
+	cr_assert(h.sh.index == 1 && h.work == 7);
+	shard_header_free(&h);
+
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
 }
