@@ -137,12 +137,19 @@ static bool number_of(struct fy_node *n, double *v, bool *boolean)
 
 bool runfile_date_ok(const char *s)
 {
+	static const char form[] = "dddd-dd-ddTdd:dd:dd"; /* d: a digit */
 	struct tm tm = { 0 };
-	const char *end = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+	const char *end;
+	size_t i;
 
-	if (!end || strlen(s) < 19) /* four-digit year, two-digit fields */
+	/* the form first: strptime() skips white space and takes one-digit fields */
+	for (i = 0; s && form[i]; i++)
+		if (form[i] == 'd' ? s[i] < '0' || s[i] > '9' : s[i] != form[i])
+			return false;
+	end = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
+	if (end != s + i)
 		return false;
-	if (*end == '.')
+	if (*end == '.' && end[1] >= '0' && end[1] <= '9')
 		for (end++; *end >= '0' && *end <= '9'; end++)
 			;
 	return !strcmp(end, "Z");

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Strict number and size parsing for input files. strtoull() is not used:
- * it skips leading white space, accepts a sign and wraps negative numbers,
- * all of which would turn typos in a scenario into silently wrong values.
+ * Strict number and size parsing for input files and options. strtoull()
+ * is not used: it skips leading white space, accepts a sign and wraps
+ * negative numbers, all of which would turn typos in a scenario into
+ * silently wrong values. strtod() reads a decimal only once its form was
+ * checked.
  */
 #include "units.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int hexval(char c)
@@ -78,6 +82,40 @@ int parse_u64(const char *s, uint64_t *out)
 		return -EINVAL;
 	if (ret)
 		return ret;
+	*out = v;
+	return 0;
+}
+
+/* The count of decimal digits at the start of @s. */
+static size_t decimal_digits(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n;
+}
+
+int parse_decimal(const char *s, double *out)
+{
+	size_t whole, frac = 0;
+	double v;
+	char *end;
+
+	if (!s || !out)
+		return -EINVAL;
+	/* the form first: strtod() would take a sign, white space, hex, an exponent, "inf" */
+	whole = decimal_digits(s);
+	if (whole && s[whole] == '.')
+		frac = decimal_digits(s + whole + 1);
+	if (!whole || (s[whole] == '.' && !frac) || s[whole + (frac ? frac + 1 : 0)])
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end)
+		return -EINVAL;
+	if (!isfinite(v))
+		return -ERANGE;
 	*out = v;
 	return 0;
 }

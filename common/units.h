@@ -14,6 +14,18 @@
 int parse_u64(const char *s, uint64_t *out);
 
 /**
+ * parse_decimal() - parse a whole unsigned decimal number: digits, then
+ * optionally a point and more digits ("20", "0.05", "2.5").
+ * @s: the text; all of it must be the number (no sign, no white space, no
+ * exponent, no hex, nothing after it).
+ * @out: out: the value.
+ *
+ * Return: 0, -EINVAL for malformed text, -ERANGE when the value is too
+ * large for a double.
+ */
+int parse_decimal(const char *s, double *out);
+
+/**
  * parse_size() - parse a byte count: "64GiB", "4KiB", "2MiB", "1TiB",
  * "512B", "0x1000" or "4096".
  * @s: the text.

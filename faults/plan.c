@@ -7,22 +7,27 @@
 #include "common/units.h"
 #include "plan.h"
 
-/* "0.25", "1", "1.0" or "25%": a chance, in millionths. */
-static bool parse_probability(const char *s, uint32_t *ppm)
+/*
+ * "0.25", "1", "1.0" or "25%" (decimals: parse_decimal()): a chance, in
+ * millionths. Return: 0, -EINVAL, -ENOMEM.
+ */
+static int parse_probability(const char *s, uint32_t *ppm)
 {
-	char *end;
-	double v = strtod(s, &end);
+	size_t len = strlen(s);
+	bool pct = len && s[len - 1] == '%';
+	char *num = strndup(s, len - pct);
+	double v;
+	int rc = num ? parse_decimal(num, &v) : -ENOMEM;
 
-	if (end == s)
-		return false;
-	if (*end == '%') {
+	free(num);
+	if (rc)
+		return rc == -ENOMEM ? rc : -EINVAL;
+	if (pct)
 		v /= 100.0;
-		end++;
-	}
-	if (*end || !(v >= 0.0 && v <= 1.0)) /* NaN is in no range */
-		return false;
+	if (v > 1.0)
+		return -EINVAL;
 	*ppm = (uint32_t)(v * 1e6 + 0.5);
-	return true;
+	return 0;
 }
 
 /* [from, to] of a window: a sequence of two integers. */
@@ -75,9 +80,15 @@ static void parse_rule(struct yaml_doc *d, struct fy_node *node, const char *nam
 		yaml_error(d, node, NULL, "%s: give either probability, or nth and/or every", name);
 		return;
 	}
-	if (f[PROB].val && (s = yaml_str(d, &f[PROB], "a probability")) &&
-	    !parse_probability(s, &rule.probability_ppm))
-		yaml_field_error(d, &f[PROB], "'%s' is not a probability (0 to 1, or a percent)", s);
+	if (f[PROB].val && (s = yaml_str(d, &f[PROB], "a probability"))) {
+		int rc = parse_probability(s, &rule.probability_ppm);
+
+		if (rc == -ENOMEM)
+			yaml_nomem(d);
+		else if (rc)
+			yaml_field_error(d, &f[PROB], "'%s' is not a probability (0 to 1, or a percent)",
+					 s);
+	}
 	if (f[NTH].val)
 		yaml_u64(d, &f[NTH], &rule.nth);
 	if (f[EVERY].val)
@@ -131,12 +142,14 @@ static void pressure_value(struct yaml_doc *d, const struct yaml_field *f,
 	n = strlen(s);
 	pv->set = true;
 	if (n && s[n - 1] == '%') {
-		char num[32];
+		char *num = strndup(s, n - 1);
 
-		snprintf(num, sizeof(num), "%.*s", (int)(n - 1), s);
 		pv->percent = true;
-		if (parse_u64(num, &pv->v) || pv->v > 100)
+		if (!num)
+			yaml_nomem(d);
+		else if (parse_u64(num, &pv->v) || pv->v > 100)
 			yaml_field_error(d, f, "'%s' is not a percent from 0%% to 100%%", s);
+		free(num);
 	} else if (parse_size(s, &pv->v)) {
 		yaml_field_error(d, f, "'%s' is not a size or a percent", s);
 	}

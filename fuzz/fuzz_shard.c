@@ -3,10 +3,11 @@
  * Shard files: shard_header_read(), then for a sweep's journal
  * sweep_journal_records(), what `gpuiso merge OUT` and a shard started
  * again read of OUT/shards/I-of-N. A header that reads must say a shard
- * of its split and carry fields with names and no line break; each record
- * must name a point, a hit from 1 and an outcome, and a verdict only with
- * an outcome a verdict can say; reading ends where the file does or
- * before.
+ * of its split and carry fields with names and no line break, and be
+ * exactly what shard_header_write() writes of it (no other spacing, sign
+ * or leading zero was taken); each record must name a point, a hit from 1
+ * and an outcome, and a verdict only with an outcome a verdict can say;
+ * reading ends where the file does or before.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,26 @@ static int fuzz_record(void *arg, const struct sweep_record *r)
 	return 0;
 }
 
+/* Whether the @len bytes at @data are what shard_header_write() writes of @h. */
+static bool as_written(const struct shard_header *h, const uint8_t *data, size_t len)
+{
+	char *text = NULL;
+	size_t n = 0;
+	bool same;
+	FILE *f = open_memstream(&text, &n);
+
+	if (!f)
+		return true; /* out of memory: nothing to compare */
+	shard_header_write(f, h);
+	if (fclose(f)) {
+		free(text);
+		return true;
+	}
+	same = n == len && !memcmp(text, data, n);
+	free(text);
+	return same;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct shard_header h;
@@ -46,6 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < h.nfields; i++)
 			if (!h.fields[i].name[0] || strpbrk(h.fields[i].value, "\r\n"))
 				abort();
+		if (h.sh.count > SHARD_MAX || !as_written(&h, data, (size_t)ftello(f)))
+			abort();
 		if (!strcmp(h.kind, "sweep") &&
 		    (sweep_journal_records(f, fuzz_record, &records, &good) || good < 0 ||
 		     (size_t)good > size))

@@ -447,7 +447,13 @@ static const char campaign_usage[] =
 /* --shard I/N. */
 static int parse_shard(const char *arg, const char *usage, struct shard *sh)
 {
-	if (shard_parse(arg, sh))
+	int rc = shard_parse(arg, sh);
+
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "gpuiso: --shard: %s\n", strerror(-rc));
+		return EXIT_ENV;
+	}
+	if (rc)
 		return usage_error(usage, "--shard takes I/N, 0 <= I < N <= 100000, not '%s'", arg);
 	return 0;
 }
@@ -640,7 +646,10 @@ static const char merge_usage[] =
 	"  run of all of it writes it: OUT/summary.json, OUT/summary.txt (and a sweep's\n"
 	"  trimmed reproducers, --jobs at a time). When a shard's runs are missing, it says\n"
 	"  which (all of them in OUT/shards/missing) and writes no summary (docs/slurm.md).\n"
-	"  exit: 0 merged, 1 merged with findings or runs missing, 2 bad input, 3 environment";
+	"  Shard files of more than one work (other options or inputs, another sweep's or\n"
+	"  campaign's) are refused: it names each work and its files, and merges nothing.\n"
+	"  exit: 0 merged, 1 merged with findings or runs missing, 2 bad input (shard files of\n"
+	"  other work among them), 3 environment";
 
 static int cmd_merge(int argc, char **argv)
 {

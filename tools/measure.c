@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "bench/changes.h"
 #include "bench/compare.h"
 #include "common/array.h"
+#include "common/units.h"
 #include "bench/dash.h"
 #include "bench/findings.h"
 #include "bench/history.h"
@@ -26,26 +26,25 @@ static int exit_for(int rc)
 	return rc == -ENOMEM || rc == -EIO ? EXIT_ENV : EXIT_INPUT;
 }
 
-static int parse_double(const char *s, double *out)
-{
-	char *end;
-
-	*out = strtod(s, &end);
-	return end != s && !*end && isfinite(*out) ? 0 : -EINVAL;
-}
-
-/* A significance level: 0 < P < 1. */
+/* A significance level: 0 < P < 1, a decimal (parse_decimal()). */
 static int parse_alpha(const char *s, double *out)
 {
-	return parse_double(s, out) || *out <= 0 || *out >= 1 ? -EINVAL : 0;
+	double v;
+
+	if (parse_decimal(s, &v) || v <= 0 || v >= 1)
+		return -EINVAL;
+	*out = v;
+	return 0;
 }
 
-/* A percentage, as a fraction. */
+/* A percentage, a decimal (parse_decimal()), as a fraction. */
 static int parse_pct(const char *s, double *out)
 {
-	if (parse_double(s, out) || *out < 0)
+	double v;
+
+	if (parse_decimal(s, &v))
 		return -EINVAL;
-	*out /= 100;
+	*out = v / 100;
 	return 0;
 }
 

@@ -7,15 +7,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/units.h"
 #include "faults/campaign/shard.h"
 
 int shard_parse(const char *arg, struct shard *sh)
 {
-	unsigned long long i, n;
-	int end = -1;
+	const char *slash = arg ? strchr(arg, '/') : NULL;
+	uint64_t i, n;
+	char *left;
+	int rc;
 
-	if (!arg || sscanf(arg, "%llu/%llu%n", &i, &n, &end) != 2 || arg[end] || arg[0] < '0' ||
-	    arg[0] > '9' || !n || n > SHARD_MAX || i >= n)
+	if (!slash)
+		return -EINVAL;
+	/* each side a whole number (parse_u64()): no space, no sign, nothing else */
+	left = strndup(arg, (size_t)(slash - arg));
+	if (!left)
+		return -ENOMEM;
+	rc = parse_u64(left, &i) || parse_u64(slash + 1, &n) ? -EINVAL : 0;
+	free(left);
+	if (rc || !n || n > SHARD_MAX || i >= n)
 		return -EINVAL;
 	sh->index = (uint32_t)i;
 	sh->count = (uint32_t)n;
@@ -96,27 +106,40 @@ int shard_line(FILE *f, char **line, size_t *cap)
 	return 1;
 }
 
+bool shard_line_as_written(const char *line, const char *fmt, ...)
+{
+	char again[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(again, sizeof(again), fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < sizeof(again) && !strcmp(line, again);
+}
+
 int shard_header_read(FILE *f, struct shard_header *h)
 {
 	unsigned long long work;
 	char *line = NULL, *sp;
 	size_t cap = 0;
-	int n = -1, rc;
+	int rc;
 
 	memset(h, 0, sizeof(*h));
 	rc = shard_line(f, &line, &cap);
 	if (rc != 1 || strcmp(line, SHARD_SCHEMA))
 		goto bad;
-	if (shard_line(f, &line, &cap) != 1 || sscanf(line, "kind %15s%n", h->kind, &n) != 1 ||
-	    line[n])
+	if (shard_line(f, &line, &cap) != 1 || sscanf(line, "kind %15s", h->kind) != 1 ||
+	    !shard_line_as_written(line, "kind %s", h->kind))
 		goto bad;
-	if (shard_line(f, &line, &cap) != 1 || sscanf(line, "work %llx%n", &work, &n) != 1 ||
-	    line[n])
+	if (shard_line(f, &line, &cap) != 1 || sscanf(line, "work %llx", &work) != 1 ||
+	    !shard_line_as_written(line, "work %016llx", work))
 		goto bad;
 	h->work = work;
 	if (shard_line(f, &line, &cap) != 1 ||
-	    sscanf(line, "shard %u %u%n", &h->sh.index, &h->sh.count, &n) != 2 || line[n] ||
-	    h->sh.index >= h->sh.count)
+	    sscanf(line, "shard %u %u", &h->sh.index, &h->sh.count) != 2 ||
+	    !shard_line_as_written(line, "shard %u %u", h->sh.index, h->sh.count) ||
+	    h->sh.index >= h->sh.count || h->sh.count > SHARD_MAX)
 		goto bad;
 	while ((rc = shard_line(f, &line, &cap)) == 1 && strcmp(line, ".")) {
 		sp = strchr(line, ' ');
@@ -219,14 +242,200 @@ static int header_load(const char *dir, const char *name, struct shard_header *h
 	return rc;
 }
 
+/* "I-of-N", exactly as shard_path() names it (0 <= I < N <= SHARD_MAX), into @sh. */
+static bool name_parse(const char *name, struct shard *sh)
+{
+	return sscanf(name, "%u-of-%u", &sh->index, &sh->count) == 2 &&
+	       shard_line_as_written(name, "%u-of-%u", sh->index, sh->count) &&
+	       sh->index < sh->count && sh->count <= SHARD_MAX;
+}
+
+/* A shard file of a folder: its name, and what its header says. */
+struct shard_file {
+	struct shard name;
+	struct shard said;     /* the shard its header says */
+	uint32_t work;         /* the work it is of; UINT32_MAX: no header that reads */
+};
+
+/* A work the shard files of a folder are of. */
+struct shard_work {
+	struct shard_header h; /* of the first file of this work */
+	size_t files;          /* how many are of it */
+};
+
+/* What shard_find() found: the files, by index once sorted, and their works. */
+struct shard_scan {
+	struct shard_file *files;
+	size_t nfiles, cap;
+	struct shard_work *works;
+	size_t nworks, works_cap;
+};
+
+static void scan_free(struct shard_scan *sc)
+{
+	for (size_t i = 0; i < sc->nworks; i++)
+		shard_header_free(&sc->works[i].h);
+	free(sc->works);
+	free(sc->files);
+}
+
+static int file_cmp(const void *a, const void *b)
+{
+	const struct shard_file *x = a, *y = b;
+
+	return x->name.index < y->name.index ? -1 : x->name.index > y->name.index;
+}
+
+/* Grow the array at *@p of *@cap elements of @size to hold @n + 1. Return: 0, -ENOMEM. */
+static int room_for(void **p, size_t *cap, size_t n, size_t size)
+{
+	size_t more = *cap ? 2 * *cap : 16;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	q = realloc(*p, more * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = more;
+	return 0;
+}
+
+/* Add a file named for @sh to @sc. Return: 0, -ENOMEM. */
+static int scan_add(struct shard_scan *sc, const struct shard *sh)
+{
+	if (room_for((void **)&sc->files, &sc->cap, sc->nfiles, sizeof(*sc->files)))
+		return -ENOMEM;
+	sc->files[sc->nfiles++] = (struct shard_file){ .name = *sh, .work = UINT32_MAX };
+	return 0;
+}
+
+/*
+ * Read each file's header into the work it is of (a new one when no work
+ * before has its kind and digest). Return: 0, -ENOMEM.
+ */
+static int scan_headers(struct shard_scan *sc, const char *dir)
+{
+	char name[32];
+
+	for (size_t i = 0; i < sc->nfiles; i++) {
+		struct shard_file *file = &sc->files[i];
+		struct shard_header h;
+		size_t w;
+		int rc;
+
+		snprintf(name, sizeof(name), "%u-of-%u", file->name.index, file->name.count);
+		rc = header_load(dir, name, &h);
+		if (rc == -ENOMEM)
+			return rc;
+		/* none that reads: a shard that never got so far, whose runs are missing */
+		if (rc)
+			continue;
+		file->said = h.sh;
+		for (w = 0; w < sc->nworks; w++)
+			if (sc->works[w].h.work == h.work && !strcmp(sc->works[w].h.kind, h.kind))
+				break;
+		if (w < sc->nworks) {
+			shard_header_free(&h);
+		} else if (room_for((void **)&sc->works, &sc->works_cap, sc->nworks,
+				    sizeof(*sc->works))) {
+			shard_header_free(&h);
+			return -ENOMEM;
+		} else {
+			sc->works[sc->nworks++] = (struct shard_work){ .h = h };
+		}
+		sc->works[w].files++;
+		file->work = (uint32_t)w;
+	}
+	return 0;
+}
+
+/* Whether @file's header is another shard's. */
+static bool misplaced(const struct shard_file *file)
+{
+	return file->work != UINT32_MAX && (file->said.index != file->name.index ||
+					    file->said.count != file->name.count);
+}
+
+/* "sweep work 0123...: trace /t, points fbsave/pin, ...": what a header says the work is. */
+static void work_say(char *err, size_t errlen, const struct shard_header *h)
+{
+	say(err, errlen, "%s work %016llx", h->kind, (unsigned long long)h->work);
+	for (size_t i = 0; i < h->nfields; i++)
+		say(err, errlen, "%s %s %s", i ? "," : ":", h->fields[i].name, h->fields[i].value);
+}
+
+/*
+ * Name every file whose header is another shard's, and, when the files are
+ * of more than one work, each work and its files, into @err. Return: -EINVAL.
+ */
+static int scan_refuse(const struct shard_scan *sc, const char *dir, char *err, size_t errlen)
+{
+	size_t most = 0, shown;
+	bool tie = false;
+
+	*err = '\0';
+	for (size_t i = 0; i < sc->nfiles; i++) {
+		const struct shard *name = &sc->files[i].name, *said = &sc->files[i].said;
+
+		if (misplaced(&sc->files[i]))
+			say(err, errlen, "merge: %s/%u-of-%u: the journal of shard %u/%u, not of shard "
+			    "%u/%u (copied or renamed?): nothing merged; run shard %u/%u again (its "
+			    "file is made anew) or remove the file\n", dir, name->index, name->count,
+			    said->index, said->count, name->index, name->count, name->index,
+			    name->count);
+	}
+	if (sc->nworks < 2)
+		return -EINVAL;
+	/* the work of most files, if one has more than every other */
+	for (size_t w = 1; w < sc->nworks; w++)
+		if (sc->works[w].files > sc->works[most].files)
+			most = w;
+	for (size_t w = 0; w < sc->nworks; w++)
+		tie |= w != most && sc->works[w].files == sc->works[most].files;
+	if (tie)
+		most = SIZE_MAX;
+	say(err, errlen, "merge: %s: shard files of %zu different works: nothing merged\n", dir,
+	    sc->nworks);
+	for (size_t w = 0; w < sc->nworks; w++) {
+		say(err, errlen, "  ");
+		shown = 0;
+		for (size_t i = 0; i < sc->nfiles; i++) {
+			if (sc->files[i].work != w)
+				continue;
+			if (shown++ < SHARD_MISSING_SHOWN)
+				say(err, errlen, "%s%s/%u-of-%u", shown > 1 ? ", " : "", dir,
+				    sc->files[i].name.index, sc->files[i].name.count);
+		}
+		if (shown > SHARD_MISSING_SHOWN)
+			say(err, errlen, ", ... (%zu files)", shown);
+		say(err, errlen, "%s: ", w == most ? " (most of them)" :
+					 most != SIZE_MAX ? " (other work)" : "");
+		work_say(err, errlen, &sc->works[w].h);
+		say(err, errlen, "\n");
+	}
+	if (most != SIZE_MAX)
+		say(err, errlen, "merge: run each shard of other work again with the options of the "
+		    "work of most of them (its file is made anew), or remove its file; then merge "
+		    "again\n");
+	else
+		say(err, errlen, "merge: run the shards of the work you do not want again with the "
+		    "options of the one you want (their files are made anew), or remove their files; "
+		    "then merge again\n");
+	return -EINVAL;
+}
+
 int shard_find(const char *out, struct shard_header *h, char *err, size_t errlen)
 {
-	uint32_t count = 0, first = UINT32_MAX;
-	struct shard_header got;
+	struct shard_scan sc = { 0 };
+	uint32_t count = 0;
 	char dir[4096];
 	struct dirent *d;
+	struct shard sh;
+	bool refuse = false;
 	DIR *dp;
-	int rc;
+	int rc = 0;
 
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/shards", out) >= sizeof(dir))
 		return -ENAMETOOLONG;
@@ -236,37 +445,48 @@ int shard_find(const char *out, struct shard_header *h, char *err, size_t errlen
 		snprintf(err, errlen, "%s: %s: no shards to merge here", dir, strerror(-rc));
 		return rc == -ENOTDIR ? -EINVAL : rc;
 	}
-	while ((d = readdir(dp))) {
-		unsigned int i, n;
-		int end = -1;
-
-		if (sscanf(d->d_name, "%u-of-%u%n", &i, &n, &end) != 2 || d->d_name[end] || i >= n)
+	while (!rc && (errno = 0, d = readdir(dp))) {
+		if (!name_parse(d->d_name, &sh))
 			continue;
-		if (count && n != count) {
+		if (count && sh.count != count) {
 			snprintf(err, errlen, "%s: shards of %u parts and of %u parts: remove the "
-				 "files of the split you do not want", dir, count, n);
-			closedir(dp);
-			if (first != UINT32_MAX)
-				shard_header_free(h);
-			return -EINVAL;
+				 "files of the split you do not want", dir, count, sh.count);
+			rc = -EINVAL;
+			break;
 		}
-		count = n;
-		/* the lowest index whose header reads speaks for the work */
-		if (i < first && !header_load(dir, d->d_name, &got)) {
-			if (first != UINT32_MAX)
-				shard_header_free(h);
-			*h = got;
-			first = i;
-		}
+		count = sh.count;
+		rc = scan_add(&sc, &sh);
 	}
+	if (!rc && errno)
+		rc = -errno;
 	closedir(dp);
+	if (rc)
+		goto free_scan;
 	if (!count) {
 		snprintf(err, errlen, "%s: no shard files (I-of-N): nothing to merge", dir);
-		return -ENOENT;
+		rc = -ENOENT;
+		goto free_scan;
 	}
-	if (first == UINT32_MAX) {
+	/* by index: the lowest whose header reads speaks for the work */
+	qsort(sc.files, sc.nfiles, sizeof(*sc.files), file_cmp);
+	rc = scan_headers(&sc, dir);
+	if (rc)
+		goto free_scan;
+	for (size_t i = 0; i < sc.nfiles; i++)
+		refuse |= misplaced(&sc.files[i]);
+	if (refuse || sc.nworks > 1) {
+		/* another work's journal taken on would report this work's shards as missing */
+		rc = scan_refuse(&sc, dir, err, errlen);
+	} else if (!sc.nworks) {
 		snprintf(err, errlen, "%s: no shard file has a header that reads", dir);
-		return -EINVAL;
+		rc = -EINVAL;
+	} else {
+		*h = sc.works[0].h;
+		sc.works[0].h.nfields = 0; /* now the caller's */
 	}
-	return 0;
+free_scan:
+	if (rc && rc != -EINVAL && rc != -ENOENT && !*err)
+		snprintf(err, errlen, "%s: %s", dir, strerror(-rc));
+	scan_free(&sc);
+	return rc;
 }

@@ -43,11 +43,12 @@ struct shard_header {
 };
 
 /**
- * shard_parse() - read "I/N" (0 <= I < N <= SHARD_MAX).
+ * shard_parse() - read "I/N" (0 <= I < N <= SHARD_MAX), each a whole
+ * number as parse_u64() reads it: no space, no sign, nothing after.
  * @arg: the text.
  * @sh: out: the shard.
  *
- * Return: 0, or -EINVAL.
+ * Return: 0, -EINVAL, -ENOMEM.
  */
 int shard_parse(const char *arg, struct shard *sh);
 
@@ -102,7 +103,9 @@ void shard_header_write(FILE *f, const struct shard_header *h);
 
 /**
  * shard_header_read() - read a header shard_header_write() wrote, up to and
- * including its "." line.
+ * including its "." line. Its lines must be as that writes them: no other
+ * spacing, sign, leading zero or case in their numbers, and a shard of a
+ * split of at most SHARD_MAX parts.
  * @f: the file, at its start.
  * @h: out: the header (shard_header_free() it when this returns 0).
  *
@@ -135,6 +138,20 @@ int shard_summary_remove(const char *out);
  * Return: 1, 0 at the end of the file, -EINVAL for a line cut short.
  */
 int shard_line(FILE *f, char **line, size_t *cap);
+
+/**
+ * shard_line_as_written() - whether a line of a shard's file is exactly
+ * what its writer prints with @fmt of the values sscanf() read from it:
+ * sscanf() takes other spacing, a sign, leading zeros and numbers that
+ * overflow, none of which a shard's file holds.
+ * @line: the line, without its line break.
+ * @fmt: the writer's printf format.
+ * @...: the values read.
+ *
+ * Return: true when it is (a line of 127 characters at most).
+ */
+bool shard_line_as_written(const char *line, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /**
  * shard_missing_begin() - start the list of every missing run, OUT/shards/missing.
@@ -173,15 +190,20 @@ void shard_missing_say(char *err, size_t errlen, const struct shard *sh, uint64_
 int shard_missing_end(FILE *all, const char *out, char *err, size_t errlen);
 
 /**
- * shard_find() - the shard files of an output folder: the first one (by
- * index) whose header reads, and how many parts it says there are.
+ * shard_find() - the shard files of an output folder (named I-of-N, as
+ * shard_path() names them): the header of the first one (by index) whose
+ * header reads, once every header that reads was found to be of the same
+ * work (kind and digest) and of the shard its file is named for. A file
+ * whose header does not read is a shard whose runs are missing.
  * @out: the output folder.
  * @h: out: that shard's header (shard_header_free() it when this returns 0).
- * @err: out: why there is none.
+ * @err: out: why there is none: for files of other work, each work (its
+ *       header's fields) and its files, and which has the most.
  * @errlen: size of @err.
  *
  * Return: 0, -ENOENT (no shard file), -EINVAL (shard files of different
- * N, or none that reads), other negative errno.
+ * N, of more than one work, a file holding another shard's header, or
+ * none that reads), other negative errno.
  */
 int shard_find(const char *out, struct shard_header *h, char *err, size_t errlen);
 

@@ -33,6 +33,7 @@
 #include "common/digest.h"
 #include "common/digest_path.h"
 #include "common/path.h"
+#include "common/units.h"
 #include "faults/campaign/shard.h"
 #include "faults/campaign/sweep_internal.h"
 #include "replay/verdict.h"
@@ -153,10 +154,11 @@ static bool run_line(const char *line, struct sweep_record *r)
 {
 	unsigned long long run, nth;
 	char point[32], outcome[16];
-	int n = -1, p, oc;
+	int p, oc;
 
-	if (sscanf(line, "run %llu %31s %llu %15s%n", &run, point, &nth, outcome, &n) != 4 ||
-	    line[n] || (p = fp_point_lookup(point)) < 0 || !nth)
+	if (sscanf(line, "run %llu %31s %llu %15s", &run, point, &nth, outcome) != 4 ||
+	    !shard_line_as_written(line, "run %llu %s %llu %s", run, point, nth, outcome) ||
+	    (p = fp_point_lookup(point)) < 0 || !nth)
 		return false;
 	for (oc = 0; oc < SWEEP_NOUTCOMES && strcmp(sweep_outcome_names[oc], outcome); oc++)
 		;
@@ -172,7 +174,7 @@ int sweep_journal_records(FILE *f, int (*each)(void *arg, const struct sweep_rec
 	struct sweep_record r;
 	char *line = NULL;
 	size_t cap = 0;
-	int rc = 0, got, n = -1;
+	int rc = 0, got;
 
 	*good = ftello(f);
 	while (!rc && shard_line(f, &line, &cap) == 1 && run_line(line, &r)) {
@@ -180,7 +182,8 @@ int sweep_journal_records(FILE *f, int (*each)(void *arg, const struct sweep_rec
 		       verdict_line_read(line, &r.verdict) == 1)
 			r.has_verdict = true;
 		/* a verdict says the outcome it ends in: one that says another is not this run's */
-		if (got != 1 || sscanf(line, "end %llu%n", &end, &n) != 1 || line[n] || end != r.run ||
+		if (got != 1 || sscanf(line, "end %llu", &end) != 1 ||
+		    !shard_line_as_written(line, "end %llu", end) || end != r.run ||
 		    (r.has_verdict && (r.outcome >= SWEEP_CRASH ||
 				       (int)r.verdict.outcome != (int)r.outcome)))
 			break;
@@ -533,18 +536,23 @@ static int merge_opts(const char *out, const struct shard_header *h, struct swee
 {
 	const char *covers = shard_field(h, "trace-covers"), *mode = shard_field(h, "mode");
 	const char *run = shard_field(h, "run-timeout"), *stall = shard_field(h, "stall-timeout");
+	uint64_t run_s, stall_s;
 
 	o->trace = shard_field(h, "trace");
 	o->scenario = shard_field(h, "scenario");
 	o->faults = shard_field(h, "faults");
 	o->points = shard_field(h, "points");
 	o->out = out;
+	/* the timeouts as the shards' options took them: 0 (none) or a second to a day */
 	if (!o->trace || !covers || trace_covers_parse(covers, &o->covers) || !mode ||
 	    (strcmp(mode, "fork") && strcmp(mode, "from-scratch")) || !run || !stall ||
-	    sscanf(run, "%u", &o->run_timeout_s) != 1 || sscanf(stall, "%u", &o->stall_timeout_s) != 1) {
+	    parse_u64(run, &run_s) || run_s > 86400 || parse_u64(stall, &stall_s) ||
+	    stall_s > 86400) {
 		snprintf(err, errlen, "merge: %s/shards: a sweep shard's header lacks its options", out);
 		return -EINVAL;
 	}
+	o->run_timeout_s = (unsigned int)run_s;
+	o->stall_timeout_s = (unsigned int)stall_s;
 	o->from_scratch = !strcmp(mode, "from-scratch");
 	return 0;
 }

@@ -289,6 +289,15 @@ Test(runfile, bad_files_say_why_and_where)
 	cr_assert_not(runfile_date_ok("yesterday"));
 	cr_assert_not(runfile_date_ok("2026-11-01"));
 	cr_assert_not(runfile_date_ok("2026-11-01T00:00:00+01:00"));
+	/* two digits a field, four for the year, nothing before or between */
+	static const char *const bad[] = {
+		" 2026-11-01T00:00:00Z", "2026-1-01T00:00:00Z ", "2026-11-01T 0:00:00Z",
+		"2026-11-01T00:00:00 Z", "+2026-11-01T00:00:00Z", "2026-11-01T00:00:00.Z",
+		"2026-11-01t00:00:00Z", "2026-11-01T00:00:00Zx", "02026-11-01T00:00:00Z",
+		"2026-11-01T00:00:60.5.5Z", "2026-11-01T24:00:00Z", "2026-11-01T00:0:000Z",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_not(runfile_date_ok(bad[i]), "'%s' was taken", bad[i]);
 }
 
 /* The key of @path after setting its modification time to @sec + @nsec. */

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
+#include <string.h>
 
 #include "common/units.h"
 
@@ -22,6 +23,22 @@ static void u64_bad(const char *s, int err)
 
 	cr_expect(eq(int, parse_u64(s, &v), err), "parse_u64(\"%s\")", s);
 	cr_expect(eq(u64, v, SENTINEL), "parse_u64(\"%s\") wrote on error", s);
+}
+
+static void decimal_ok(const char *s, double want)
+{
+	double v = -1;
+
+	cr_expect(eq(int, parse_decimal(s, &v), 0), "parse_decimal(\"%s\")", s);
+	cr_expect(eq(dbl, v, want), "parse_decimal(\"%s\")", s);
+}
+
+static void decimal_bad(const char *s, int err)
+{
+	double v = -1;
+
+	cr_expect(eq(int, parse_decimal(s, &v), err), "parse_decimal(\"%s\")", s);
+	cr_expect(eq(dbl, v, -1), "parse_decimal(\"%s\") wrote on error", s);
 }
 
 static void size_ok(const char *s, uint64_t want)
@@ -76,6 +93,34 @@ Test(units, u64_malformed)
 	u64_bad("4KiB", -EINVAL); /* units are for sizes only */
 	u64_bad("99999999999999999999999z", -EINVAL); /* garbage wins over overflow */
 	cr_expect(eq(int, parse_u64(NULL, &(uint64_t){ 0 }), -EINVAL));
+}
+
+Test(units, decimal_digits_and_a_fraction)
+{
+	decimal_ok("0", 0);
+	decimal_ok("20", 20);
+	decimal_ok("007", 7);
+	decimal_ok("0.05", 0.05);
+	decimal_ok("2.5", 2.5);
+	decimal_ok("100.000", 100);
+	decimal_ok("0.000000000000000000000000000000000000000000000000001", 1e-51);
+}
+
+Test(units, decimal_malformed_and_too_large)
+{
+	static const char *const bad[] = {
+		"", " 1", "1 ", "\t1", "1\n", "0. 5", "0 .5", "+1", "-1", "-0", "+0.5", "1e3", "5e-2",
+		"1E3", "0x1", "0x1p3", "inf", "nan", "infinity", ".5", "5.", ".", "1.2.3", "1,5",
+		"1_000", "20%", "1a",
+	};
+	char huge[400];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		decimal_bad(bad[i], -EINVAL);
+	memset(huge, '9', sizeof(huge) - 1);
+	huge[sizeof(huge) - 1] = '\0';
+	decimal_bad(huge, -ERANGE);
+	cr_expect(eq(int, parse_decimal(NULL, &(double){ 0 }), -EINVAL));
 }
 
 Test(units, size_units)

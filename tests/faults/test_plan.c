@@ -111,6 +111,63 @@ Test(plan, malformed_files_say_where)
 	expect_error("nonsense: 1\n", ":1:1: error:");
 }
 
+/* The probability of rule @prob: its millionths, or -1 when refused. */
+static long probability_of(const char *prob)
+{
+	struct fault_plan plan;
+	char text[512], err[1024] = "";
+	long ppm;
+
+	snprintf(text, sizeof(text), "faults:\n  - point: fbsave/pin\n    probability: %s\n", prob);
+	if (load(text, &plan, err, sizeof(err))) {
+		cr_assert(strstr(err, "is not a probability"), "%s: %s", prob, err);
+		fault_plan_free(&plan);
+		return -1;
+	}
+	ppm = plan.rule[FP_FBSAVE_PIN].probability_ppm;
+	fault_plan_free(&plan);
+	return ppm;
+}
+
+Test(plan, a_probability_is_a_decimal_or_a_percent_and_nothing_else)
+{
+	/* quoted, so YAML keeps the spaces; what strtod() took before */
+	static const char *const bad[] = {
+		"\" 0.5\"", "\"0.5 \"", "\"0. 5\"", "+0.5", "\"-0\"", "5e-1", "0x0.8p0", "0x1",
+		"\"0.5 %\"", "\" 50%\"", "+50%", "50%%", "\"%\"", "\"\"", ".5", "1.", "1,0", "0.5x",
+		"infinity", "1.0000001",
+	};
+	char pct[80];
+
+	cr_assert_eq(probability_of("0.25"), 250000);
+	cr_assert_eq(probability_of("1"), 1000000);
+	cr_assert_eq(probability_of("1.0"), 1000000);
+	cr_assert_eq(probability_of("0"), 0);
+	cr_assert_eq(probability_of("25%"), 250000);
+	cr_assert_eq(probability_of("12.5%"), 125000);
+	/* a long one is read whole, not cut */
+	snprintf(pct, sizeof(pct), "%s25%%", "00000000000000000000000000000000000000000000000000000000000");
+	cr_assert_eq(probability_of(pct), 250000);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_eq(probability_of(bad[i]), -1, "probability %s was taken", bad[i]);
+}
+
+Test(plan, a_long_percent_of_pressure_is_read_whole)
+{
+	struct fault_plan plan;
+	char text[512], err[1024] = "";
+
+	/* leading zeros are decimal: 50%, not what the first 31 characters say */
+	snprintf(text, sizeof(text), "pressure:\n  - at: {event: 1}\n    commit_available: %s50%%\n",
+		 "000000000000000000000000000000000000000000");
+	cr_assert_eq(load(text, &plan, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(plan.steps[0].commit.v, 50);
+	fault_plan_free(&plan);
+	expect_error("pressure:\n  - at: {event: 1}\n    commit_available: \" 50%\"\n",
+		     "is not a percent");
+	expect_error("pressure:\n  - at: {event: 1}\n    commit_available: +50%\n", ":3:23: error:");
+}
+
 Test(plan, missing_file_is_enoent_with_a_message)
 {
 	struct fault_plan plan;

@@ -1184,6 +1184,41 @@ Test(campaign, shards_merge_into_the_summary_of_one_run)
 	cr_assert(strstr(err, "changed since its shards ran"), "%s", err);
 }
 
+/*
+ * Shard 0's file is another campaign's (copied in): the merge names it and
+ * the campaign it is of, and refuses, rather than take that campaign's
+ * runs for this folder's and call them missing.
+ */
+Test(campaign, a_foreign_shard_file_is_named_and_not_taken_on)
+{
+	char err[4096], from[PATH_MAX], to[PATH_MAX], other[PATH_MAX], summary[PATH_MAX];
+	struct campaign_totals t;
+
+	gen_trace("power-cycle", 300);
+	two_run_campaign("this.yaml", "[1]");
+	two_run_campaign("that.yaml", "[7]");
+	run_shard("this.yaml", "out", 0, 2);
+	run_shard("this.yaml", "out", 1, 2);
+	run_shard("that.yaml", "other", 0, 2);
+	at(from, sizeof(from), "other/shards/0-of-2");
+	at(to, sizeof(to), "out/shards/0-of-2");
+	cr_assert_eq(rename(from, to), 0);
+	at(other, sizeof(other), "that.yaml");
+
+	cr_assert_eq(merge_lib("out", &t, err, sizeof(err)), -EINVAL, "merged: %s", err);
+	cr_assert(strstr(err, "shard files of 2 different works"), "%s", err);
+	cr_assert(strstr(err, "/shards/0-of-2: campaign work ") && strstr(err, other), "%s", err);
+	cr_assert(strstr(err, "/shards/1-of-2: campaign work ") && strstr(err, "this.yaml"), "%s",
+		  err);
+	cr_assert_null(strstr(err, "missing"), "%s", err);
+	at(summary, sizeof(summary), "out/summary.json");
+	cr_assert(!exists(summary), "a summary of either campaign was written");
+	/* the shard of this campaign run again rewrites its file: the merge is whole */
+	run_shard("this.yaml", "out", 0, 2);
+	cr_assert_eq(merge_lib("out", &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert(exists(summary));
+}
+
 Test(campaign, a_shard_exits_0_and_the_merge_judges)
 {
 	char file[PATH_MAX], out[PATH_MAX], cmd[CMD_LEN], log[8192];

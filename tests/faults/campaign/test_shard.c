@@ -13,11 +13,14 @@
 #include <sys/stat.h>
 
 #include "faults/campaign/shard.h"
+#include "faults/campaign/sweep.h"
 
 Test(shard, parse_takes_i_of_n_and_nothing_else)
 {
 	static const char *const bad[] = { "", "1", "4/4", "-1/4", "1/0", "1/4x", " 1/4", "1/-4",
-					   "0/100001", "a/b", "1//4" };
+					   "0/100001", "a/b", "1//4", "0/ 2", "0/+2", "0/\t2",
+					   "0 /2", "+0/2", "0/2 ", "0/2/3", "/2", "0/",
+					   "0/18446744073709551617", "18446744073709551616/2" };
 	struct shard sh;
 
 	cr_assert_eq(shard_parse("0/1", &sh), 0);
@@ -25,6 +28,9 @@ Test(shard, parse_takes_i_of_n_and_nothing_else)
 	cr_assert_eq(shard_parse("3/4", &sh), 0);
 	cr_assert(sh.index == 3 && sh.count == 4);
 	cr_assert_eq(shard_parse("99999/100000", &sh), 0);
+	/* whole numbers as everywhere else: leading zeros are decimal, 0x is hex */
+	cr_assert_eq(shard_parse("007/0x10", &sh), 0);
+	cr_assert(sh.index == 7 && sh.count == 16);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_assert_eq(shard_parse(bad[i], &sh), -EINVAL, "'%s' was taken", bad[i]);
 }
@@ -135,18 +141,49 @@ Test(shard, header_reads_back_and_a_cut_one_does_not)
 	shard_header_free(&h);
 }
 
-static void shard_file(const char *dir, const char *name, const char *kind, uint32_t i, uint32_t n)
+/* @dir/shards/@name: the header of shard @i/@n of work @work, with a field "trace @trace". */
+static void work_file(const char *dir, const char *name, const char *kind, uint32_t i, uint32_t n,
+		      uint64_t work, const char *trace)
 {
-	struct shard_header h = { .sh = { i, n }, .work = 7 };
+	struct shard_header h = { .sh = { i, n }, .work = work };
 	char path[512];
 	FILE *f;
 
 	snprintf(h.kind, sizeof(h.kind), "%s", kind);
+	cr_assert_eq(shard_field_add(&h, "trace", trace), 0);
 	snprintf(path, sizeof(path), "%s/shards/%s", dir, name);
 	f = fopen(path, "w");
 	cr_assert_not_null(f, "%s", path);
 	shard_header_write(f, &h);
 	cr_assert_eq(fclose(f), 0);
+	shard_header_free(&h);
+}
+
+static void shard_file(const char *dir, const char *name, const char *kind, uint32_t i, uint32_t n)
+{
+	work_file(dir, name, kind, i, n, 7, NULL);
+}
+
+/* @dir/shards/@name holding @text. */
+static void text_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/shards/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* A fresh @dir/shards, empty. */
+static void shards_anew(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/shards && mkdir %s/shards", dir, dir);
+	cr_assert_eq(system(cmd), 0);
 }
 
 Test(shard, find_reads_the_lowest_shard_and_refuses_a_mix_of_splits)
@@ -174,4 +211,174 @@ Test(shard, find_reads_the_lowest_shard_and_refuses_a_mix_of_splits)
 	cr_assert_not_null(strstr(err, "of 4 parts and of 2 parts"), "%s", err);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);
+}
+
+Test(shard, header_lines_read_only_as_written)
+{
+	/* each one line away from a good header; sscanf() took them all */
+	static const char *const bad[] = {
+		"kind  sweep\nwork 0000000000000007\nshard 0 2\n.\n",
+		"kind sweep \nwork 0000000000000007\nshard 0 2\n.\n",
+		"kind sweep\nwork 7\nshard 0 2\n.\n",
+		"kind sweep\nwork 0x00000000000007\nshard 0 2\n.\n",
+		"kind sweep\nwork 000000000000000A\nshard 0 2\n.\n",
+		"kind sweep\nwork  000000000000007\nshard 0 2\n.\n",
+		"kind sweep\nwork 10000000000000007\nshard 0 2\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 0 +2\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 0  2\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard +0 2\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 00 2\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 0 -1\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 0 4294967298\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard 0 100001\n.\n",
+		"kind sweep\nwork 0000000000000007\nshard\t0 2\n.\n",
+	};
+	struct shard_header h;
+	char text[256];
+	FILE *f;
+
+	for (size_t i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
+		/* the last: the good one */
+		snprintf(text, sizeof(text), SHARD_SCHEMA "\n%s",
+			 i < sizeof(bad) / sizeof(bad[0]) ? bad[i] :
+			 "kind sweep\nwork 0000000000000007\nshard 0 2\n.\n");
+		f = fmemopen(text, strlen(text), "r");
+		cr_assert_not_null(f);
+		if (i < sizeof(bad) / sizeof(bad[0])) {
+			cr_assert_eq(shard_header_read(f, &h), -EINVAL, "read:\n%s", text);
+		} else {
+			cr_assert_eq(shard_header_read(f, &h), 0, "%s", text);
+			cr_assert(h.work == 7 && h.sh.index == 0 && h.sh.count == 2);
+			shard_header_free(&h);
+		}
+		fclose(f);
+	}
+}
+
+Test(shard, find_takes_only_names_as_shard_path_makes_them)
+{
+	char dir[] = "/tmp/gpuiso-shard-XXXXXX", path[512], err[512] = "", cmd[600];
+	struct shard_header h;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/shards", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	/* sscanf("%u-of-%u") took them all */
+	shard_file(dir, "00-of-2", "sweep", 0, 2);
+	shard_file(dir, "+0-of-2", "sweep", 0, 2);
+	shard_file(dir, " 0-of-2", "sweep", 0, 2);
+	shard_file(dir, "0-of- 2", "sweep", 0, 2);
+	shard_file(dir, "0-of-+2", "sweep", 0, 2);
+	shard_file(dir, "0-of-200000", "sweep", 0, 2);
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), -ENOENT, "%s", err);
+	shard_file(dir, "1-of-2", "sweep", 1, 2);
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), 0, "%s", err);
+	cr_assert(h.sh.index == 1 && h.sh.count == 2);
+	shard_header_free(&h);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+Test(shard, find_names_a_foreign_journal_and_what_work_it_is_of)
+{
+	char dir[] = "/tmp/gpuiso-shard-XXXXXX", path[512], err[4096] = "", cmd[600];
+	struct shard_header h;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/shards", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+
+	/* shard 0's file is another sweep's: not taken on, named with its work */
+	work_file(dir, "0-of-2", "sweep", 0, 2, 9, "/the/other/trace");
+	work_file(dir, "1-of-2", "sweep", 1, 2, 7, "/this/trace");
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), -EINVAL, "taken on");
+	cr_assert(strstr(err, "shard files of 2 different works: nothing merged"), "%s", err);
+	cr_assert(strstr(err, "/shards/0-of-2: sweep work 0000000000000009: trace /the/other/trace"),
+		  "%s", err);
+	cr_assert(strstr(err, "/shards/1-of-2: sweep work 0000000000000007: trace /this/trace"),
+		  "%s", err);
+	cr_assert_null(strstr(err, "(most of them)"), "one of two is no majority: %s", err);
+
+	/* one of three: the one of other work, and the work of most */
+	shards_anew(dir);
+	work_file(dir, "0-of-3", "sweep", 0, 3, 7, "/this/trace");
+	work_file(dir, "1-of-3", "sweep", 1, 3, 9, "/the/other/trace");
+	work_file(dir, "2-of-3", "sweep", 2, 3, 7, "/this/trace");
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), -EINVAL, "taken on");
+	cr_assert(strstr(err, "/shards/1-of-3 (other work): sweep work 0000000000000009: trace "
+			      "/the/other/trace"), "%s", err);
+	cr_assert(strstr(err, "/shards/0-of-3, ") && strstr(err, "/shards/2-of-3 (most of them): "
+							      "sweep work 0000000000000007"),
+		  "%s", err);
+	cr_assert(strstr(err, "run each shard of other work again"), "%s", err);
+
+	/* the same digest of another kind is other work */
+	shards_anew(dir);
+	work_file(dir, "0-of-2", "campaign", 0, 2, 7, NULL);
+	work_file(dir, "1-of-2", "sweep", 1, 2, 7, "/this/trace");
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), -EINVAL, "taken on");
+	cr_assert(strstr(err, "/shards/0-of-2: campaign work 0000000000000007\n"), "%s", err);
+
+	/* a file holding another shard's header (copied, renamed) */
+	shards_anew(dir);
+	work_file(dir, "0-of-2", "sweep", 1, 2, 7, "/this/trace");
+	work_file(dir, "1-of-2", "sweep", 1, 2, 7, "/this/trace");
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), -EINVAL, "taken on");
+	cr_assert(strstr(err, "/shards/0-of-2: the journal of shard 1/2, not of shard 0/2"), "%s",
+		  err);
+
+	/* a header that does not read is a shard whose runs are missing, not other work */
+	shards_anew(dir);
+	text_file(dir, "0-of-2", "");
+	work_file(dir, "1-of-2", "sweep", 1, 2, 7, "/this/trace");
+	cr_assert_eq(shard_find(dir, &h, err, sizeof(err)), 0, "%s", err);
+	cr_assert(h.sh.index == 1 && h.work == 7);
+	shard_header_free(&h);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static int count_record(void *arg, const struct sweep_record *r)
+{
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+Test(shard, journal_records_read_only_as_written)
+{
+	/* a whole record, then each one changed as sscanf() would have taken it */
+	static const char *const bad[] = {
+		"run +0 iommu/map 1 recovered\nend 0\n",
+		"run 0 iommu/map  1 recovered\nend 0\n",
+		"run  0 iommu/map 1 recovered\nend 0\n",
+		"run 0 iommu/map 01 recovered\nend 0\n",
+		"run 0 iommu/map +1 recovered\nend 0\n",
+		"run 0 iommu/map 1 recovered \nend 0\n",
+		"run 0 iommu/map 1\trecovered\nend 0\n",
+		"run 0 iommu/map 1 recovered\nend +0\n",
+		"run 0 iommu/map 1 recovered\nend 00\n",
+		"run 0 iommu/map 1 recovered\nend  0\n",
+		"run 18446744073709551616 iommu/map 1 recovered\nend 18446744073709551615\n",
+		"run 0 iommu/map 18446744073709551616 recovered\nend 0\n",
+	};
+	char text[256];
+
+	for (size_t i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *rec = i < sizeof(bad) / sizeof(bad[0]) ? bad[i] :
+				  "run 0 iommu/map 1 recovered\nend 0\n";
+		size_t n = 0;
+		off_t good = -1;
+		FILE *f;
+
+		snprintf(text, sizeof(text), "%s", rec);
+		f = fmemopen(text, strlen(text), "r");
+		cr_assert_not_null(f);
+		cr_assert_eq(sweep_journal_records(f, count_record, &n, &good), 0);
+		fclose(f);
+		if (i < sizeof(bad) / sizeof(bad[0]))
+			cr_assert(n == 0 && good == 0, "read %zu records of:\n%s", n, rec);
+		else
+			cr_assert(n == 1 && good == (off_t)strlen(rec), "%zu records", n);
+	}
 }

@@ -1088,10 +1088,12 @@ Test(sweep, a_missing_shard_is_listed_and_a_resumed_one_completes_the_merge)
 	cr_assert_eq(merge(out, &t, err, sizeof(err)), 0, "%s", err);
 	same_summaries(out, ref);
 
-	/* a journal of other work (a shard run with other points) is not this work's */
+	/* a journal of other work (a shard run with other points) is named, not merged */
 	sweep_shard(trace, scn, "fbsave/*", false, out, 1, 3);
-	cr_assert_eq(merge(out, &t, err, sizeof(err)), -ENODATA, "merged: %s", err);
-	cr_assert_not_null(strstr(err, "merge: shard 1/3: "), "%s", err);
+	cr_assert_eq(merge(out, &t, err, sizeof(err)), -EINVAL, "merged: %s", err);
+	cr_assert_not_null(strstr(err, "/shards/1-of-3 (other work): sweep work "), "%s", err);
+	cr_assert_not_null(strstr(err, "points fbsave/*"), "%s", err);
+	cr_assert_not_null(strstr(err, "/shards/2-of-3 (most of them): sweep work "), "%s", err);
 	cr_assert_neq(stat(summary, &st), 0, "the summary of other work was left");
 	/* ... and is made anew, whole, when the shard of this work runs again */
 	t = sweep_shard(trace, scn, NULL, false, out, 1, 3);
@@ -1100,6 +1102,59 @@ Test(sweep, a_missing_shard_is_listed_and_a_resumed_one_completes_the_merge)
 	same_summaries(out, ref);
 	free(summary);
 	free(journal);
+	free(out);
+	free(ref);
+	free(scn);
+	free(trace);
+}
+
+/*
+ * Shard 0's journal is another sweep's (of other points, into another
+ * folder, copied in): the merge names it and the work it is of, and
+ * refuses, rather than merge that sweep and call this one's shard 1
+ * missing; the shard run again as it should be completes the merge.
+ */
+Test(sweep, a_foreign_journal_is_named_and_not_taken_on)
+{
+	char *trace = trace_gen("pc100", 100, 3), *scn = scenario_write("tiny.yaml", "64KiB");
+	char *ref = path_in_tmp("one"), *out = path_in_tmp("shards"), *other = path_in_tmp("other");
+	char *from = NULL, *to = NULL, *summary = NULL, *log, err[4096];
+	struct sweep_totals one, t;
+	struct stat st;
+	int status;
+
+	free(sweep(trace, scn, "iommu/*", false, ref, &one));
+	sweep_shard(trace, scn, "iommu/*", false, out, 0, 2);
+	sweep_shard(trace, scn, "iommu/*", false, out, 1, 2);
+	sweep_shard(trace, scn, "fbsave/*", false, other, 0, 2);
+	cr_assert(asprintf(&from, "%s/shards/0-of-2", other) > 0);
+	cr_assert(asprintf(&to, "%s/shards/0-of-2", out) > 0);
+	cr_assert_eq(rename(from, to), 0);
+
+	cr_assert_eq(merge(out, &t, err, sizeof(err)), -EINVAL, "merged: %s", err);
+	cr_assert_null(strstr(err, "missing"), "%s", err);
+	cr_assert(strstr(err, "/shards/0-of-2: sweep work ") && strstr(err, "points fbsave/*"), "%s",
+		  err);
+	cr_assert(strstr(err, "/shards/1-of-2: sweep work ") && strstr(err, "points iommu/*"), "%s",
+		  err);
+	cr_assert(strstr(err, trace), "the trace is not named: %s", err);
+	cr_assert(asprintf(&summary, "%s/summary.json", out) > 0);
+	cr_assert_neq(stat(summary, &st), 0, "a summary of either work was written");
+	/* the command: bad input, said */
+	status = GPUISO(&log, "merge", out);
+	cr_assert_eq(status, 2, "exit %d: %s", status, log);
+	cr_assert(strstr(log, "0-of-2: sweep work ") && strstr(log, "points fbsave/*"), "%s", log);
+	free(log);
+
+	/* shard 0 of this sweep run again: its journal is made anew, and the merge is whole */
+	t = sweep_shard(trace, scn, "iommu/*", false, out, 0, 2);
+	cr_assert_eq(t.resumed, 0);
+	cr_assert_eq(merge(out, &t, err, sizeof(err)), 0, "%s", err);
+	same_summaries(out, ref);
+	free(summary);
+	free(to);
+	free(from);
+	free(other);
 	free(out);
 	free(ref);
 	free(scn);
