@@ -15,6 +15,7 @@
 
 #include "common/digest.h"
 #include "common/digest_path.h"
+#include "common/u64map.h"
 #include "common/yaml.h"
 #include "faults/campaign/campaign_internal.h"
 
@@ -184,6 +185,8 @@ static void parse_seeds(struct yaml_doc *d, const struct yaml_field *f, struct c
 	char name[YAML_NAME_LEN];
 	struct yaml_field item;
 	struct fy_node *node;
+	struct u64map seen = { 0 }; /* the seeds so far but UINT64_MAX, which it cannot hold */
+	bool seen_max = false;
 	size_t index = 0;
 	void *it = NULL;
 	int n = count_items(d, f, "seed");
@@ -197,18 +200,24 @@ static void parse_seeds(struct yaml_doc *d, const struct yaml_field *f, struct c
 	}
 	while ((node = yaml_items(d, f, &it, &index, name)) && c->nseeds < (size_t)n) {
 		uint64_t seed;
-		bool dup = false;
 
 		item_field(&item, node, name);
 		if (!yaml_u64(d, &item, &seed))
 			continue;
-		for (size_t i = 0; i < c->nseeds; i++)
-			dup |= c->seeds[i] == seed;
-		if (dup)
+		/* (a campaign may list millions: each is looked for in constant time) */
+		if (seed == UINT64_MAX ? seen_max : !!u64map_get(&seen, seed)) {
 			yaml_field_error(d, &item, "seed %llu is listed twice", (unsigned long long)seed);
-		else
-			c->seeds[c->nseeds++] = seed;
+			continue;
+		}
+		if (seed == UINT64_MAX) {
+			seen_max = true;
+		} else if (u64map_put(&seen, seed, 0)) {
+			yaml_nomem(d);
+			break;
+		}
+		c->seeds[c->nseeds++] = seed;
 	}
+	u64map_fini(&seen);
 }
 
 static void parse_reps(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c)

@@ -160,6 +160,19 @@ static _Atomic uint64_t *shared_counter(void)
 	return c;
 }
 
+/* A child that waits for ever (for a signal). */
+static pid_t waiting_child(void)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
 /* A child that burns CPU time without moving on spins: its input's doing. */
 Test(child, a_child_burning_cpu_without_progress_spins)
 {
@@ -206,13 +219,8 @@ Test(child, a_child_that_neither_runs_nor_moves_is_stuck)
 {
 	struct child_pace p;
 	char why[160];
-	pid_t pid = fork();
+	pid_t pid = waiting_child();
 
-	cr_assert_geq(pid, 0);
-	if (!pid) {
-		pause();
-		_exit(0);
-	}
 	child_pace_start(&p, pid);
 	cr_assert_eq(pace_until(&p, NULL, 1, 1, 20000), CHILD_STUCK);
 	child_pace_say(&p, CHILD_STUCK, why, sizeof(why));
@@ -230,13 +238,8 @@ Test(child, a_child_that_neither_runs_nor_moves_is_stuck)
 Test(child, only_time_waited_for_it_counts)
 {
 	struct child_pace p;
-	pid_t pid = fork();
+	pid_t pid = waiting_child();
 
-	cr_assert_geq(pid, 0);
-	if (!pid) {
-		pause();
-		_exit(0);
-	}
 	child_pace_start(&p, pid);
 	for (int i = 0; i < 40; i++) {
 		usleep(50 * 1000);

@@ -341,6 +341,40 @@ Test(campaign, check_reads_the_file_and_runs_nothing)
 	cr_assert(strstr(err, "bad.yaml:2:12: error: campaign.traces[0]"), "%s", err);
 }
 
+/*
+ * A seed listed twice is said at each repeat, the largest seed too; a
+ * campaign of as many seeds as it may run reads at the pace of its file
+ * (the check for repeats was quadratic: 6.5 million seeds, which are too
+ * many runs, never got as far as being told so).
+ */
+Test(campaign, seeds_listed_twice_are_said_and_many_seeds_read, .timeout = 120)
+{
+	char file[PATH_MAX], err[8192], *body;
+	FILE *m;
+	size_t len;
+
+	write_campaign("twice.yaml", "  traces: [../../traces/power-cycle]\n"
+		       "  seeds: [1, 18446744073709551615, 2, 1, 18446744073709551615]\n"
+		       "  runs: [{name: a}]\n");
+	at(file, sizeof(file), "twice.yaml");
+	cr_assert_eq(campaign_check(file, err, sizeof(err)), -EINVAL, "%s", err);
+	cr_assert(strstr(err, "twice.yaml:3:39: error: campaign.seeds[3]: seed 1 is listed twice"),
+		  "%s", err);
+	cr_assert(strstr(err, "campaign.seeds[4]: seed 18446744073709551615 is listed twice"),
+		  "%s", err);
+	m = open_memstream(&body, &len);
+	cr_assert_not_null(m);
+	fprintf(m, "  traces: [%s/traces/power-cycle]\n  seeds: [", getenv("GPUISO_SOURCE_ROOT"));
+	for (unsigned int i = 1; i <= 100000; i++)
+		fprintf(m, "%s%u", i > 1 ? ", " : "", i);
+	fprintf(m, "]\n  runs: [{name: a}]\n");
+	cr_assert_eq(fclose(m), 0);
+	write_campaign("many.yaml", body);
+	free(body);
+	at(file, sizeof(file), "many.yaml");
+	cr_assert_eq(campaign_check(file, err, sizeof(err)), 0, "%s", err);
+}
+
 /* ---- good ones ---------------------------------------------------------------- */
 
 Test(campaign, passing_campaign)
