@@ -481,8 +481,14 @@ static int trial_parse(struct yaml_doc *d, const char *text, size_t len, unsigne
 			if (nsaid == sizeof(said) - 1)
 				nsaid = 0; /* only the last errors matter */
 		}
-		/* its progress cannot be seen from here: it is judged by its CPU time alone */
-		v = child_pace_check(&pace, 0, clock_mono_ns() - before, cpu_s, YAML_STUCK_S);
+		/*
+		 * Its progress cannot be seen from here: it is judged by its CPU
+		 * time alone. At most two polls' worth of waiting count at a
+		 * time: a whole process stopped (^Z) is not a stuck child.
+		 */
+		v = child_pace_check(&pace, 0,
+				     GPUISO_MIN(clock_mono_ns() - before, 2 * YAML_POLL_MS * 1000000ull),
+				     cpu_s, YAML_STUCK_S);
 		if (v != CHILD_MOVING) {
 			kill(pid, SIGKILL);
 			break;
