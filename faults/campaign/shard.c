@@ -100,7 +100,8 @@ int shard_line(FILE *f, char **line, size_t *cap)
 
 	if (n < 0)
 		return 0;
-	if (!n || (*line)[n - 1] != '\n')
+	/* gpuiso writes no NUL byte: a line holding one would read as less than it is */
+	if (!n || (*line)[n - 1] != '\n' || strlen(*line) != (size_t)n)
 		return -EINVAL;
 	(*line)[n - 1] = '\0';
 	return 1;

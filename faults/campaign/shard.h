@@ -135,7 +135,8 @@ int shard_summary_remove(const char *out);
  * @line: in and out: the line's buffer (getline()'s; free() it after).
  * @cap: in and out: its size.
  *
- * Return: 1, 0 at the end of the file, -EINVAL for a line cut short.
+ * Return: 1, 0 at the end of the file, -EINVAL for a line cut short or
+ * holding a NUL byte (which gpuiso never writes).
  */
 int shard_line(FILE *f, char **line, size_t *cap);
 
