@@ -35,6 +35,12 @@
 #include "replay/text.h"
 #include "replay/trim.h"
 
+/* The exit code of a failed load of a user's file: the machine's trouble is never bad input. */
+static int load_exit(int rc)
+{
+	return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
+}
+
 static const char version_usage[] = "gpuiso version";
 
 static int cmd_version(int argc, char **argv)
@@ -83,7 +89,7 @@ static int cmd_scenario_explain(int argc, char **argv)
 		if (!*err || err[strlen(err) - 1] != '\n')
 			fputc('\n', stderr);
 		scenario_free(&scn);
-		return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
+		return load_exit(rc);
 	}
 	/* the model explained on the backend the scenario names, or why not */
 	rc = scenario_backend_open(&scn, NULL, &be, err, sizeof(err));
@@ -370,7 +376,7 @@ static int cmd_replay(int argc, char **argv)
 	rc = load_scenario(o.scenario_path, &scn);
 	if (rc) {
 		scenario_free(&scn);
-		return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
+		return load_exit(rc);
 	}
 	o.scn = &scn;
 	if (o.faults_path) {
@@ -381,7 +387,7 @@ static int cmd_replay(int argc, char **argv)
 			fputs(err, stderr);
 			fault_plan_free(&plan);
 			scenario_free(&scn);
-			return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
+			return load_exit(rc);
 		}
 		o.faults = &plan;
 	}
@@ -969,7 +975,7 @@ static int cmd_trace_trim(int argc, char **argv)
 	rc = load_scenario(o.scenario_path, &scn);
 	if (rc) {
 		scenario_free(&scn);
-		return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
+		return load_exit(rc);
 	}
 	o.scn = &scn;
 	if (o.base_path) {
@@ -978,7 +984,7 @@ static int cmd_trace_trim(int argc, char **argv)
 			fputs(err, stderr);
 			fault_plan_free(&base);
 			scenario_free(&scn);
-			return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
+			return load_exit(rc);
 		}
 		o.base = &base;
 	}
