@@ -53,6 +53,7 @@
 #include "common/types.h"
 #include "common/units.h"
 #include "replay/ctf_decode.h"
+#include "replay/ftrace.h"
 
 #define CHILD_OUT_BUF (64 * 1024)       /* the child's writes */
 #define CHILD_PIPE_BYTES (1024 * 1024)  /* asked of the pipe: fewer wake-ups */
@@ -63,6 +64,26 @@
 #define CHILD_END_MS 5000               /* for a child that is done to be gone */
 
 enum flag { F_PRESENT = 1, F_STR = 2, F_NEGATIVE = 4 };
+
+/* The decoders, by the trace's format; what this process says of them. */
+struct trace_decoder {
+	int (*decode)(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf_mark_fn mark,
+		      void *ctx, struct ctf_stats *st, char *err, size_t errlen);
+	const char *name;     /* "the NAME decoder" */
+	const char *library;  /* what decodes */
+	const char *trace;    /* "cannot open TRACE" */
+	const char *packet;   /* "in or after PACKET K of STREAM" */
+};
+
+static const struct trace_decoder ctf_decoder = {
+	.decode = ctf_decode, .name = "CTF", .library = "babeltrace2", .trace = "CTF trace",
+	.packet = "packet",
+};
+
+static const struct trace_decoder ftrace_decoder = {
+	.decode = ftrace_decode, .name = "trace.dat", .library = "libtracecmd",
+	.trace = "trace.dat", .packet = "page",
+};
 
 /* ---- the child's side ---- */
 
@@ -279,7 +300,8 @@ static void feeder_mark(void *ctx, enum ctf_mark mark, const char *name, uint64_
 }
 
 /* The child: decode, then say how it ended. Never returns. */
-static void __attribute__((noreturn)) feed(const char *path, int out, int ask)
+static void __attribute__((noreturn)) feed(const struct trace_decoder *dec, const char *path,
+					   int out, int ask)
 {
 	struct ctf_stats st = { 0 };
 	struct feeder *f = calloc(1, sizeof(*f));
@@ -289,7 +311,7 @@ static void __attribute__((noreturn)) feed(const char *path, int out, int ask)
 	if (!f)
 		_exit(1);
 	*f = (struct feeder){ .out = out, .ask = ask, .st = &st };
-	rc = ctf_decode(path, feeder_bind, feeder_event, feeder_mark, f, &st, err, sizeof(err));
+	rc = dec->decode(path, feeder_bind, feeder_event, feeder_mark, f, &st, err, sizeof(err));
 	if (f->why[0])
 		snprintf(err, sizeof(err), "%s: %s", path, f->why);
 	put_stats(f);
@@ -303,6 +325,7 @@ static void __attribute__((noreturn)) feed(const char *path, int out, int ask)
 /* ---- this process's side ---- */
 
 struct decoder {
+	const struct trace_decoder *dec;
 	const char *path;
 	ctf_bind_fn bind;
 	ctf_event_fn on_event;
@@ -740,14 +763,15 @@ static int died(struct decoder *d, int status)
 	last_words(d, words, sizeof(words));
 	if (d->stuck) {
 		/* blocked on something that is not the trace (a lock, a stop), or given no time */
-		dec_err(d, "%s: the CTF decoder %s after event %" PRIu64 ": not the trace's doing",
-			d->path, d->killed, d->st->events ? d->st->events - 1 : 0);
+		dec_err(d, "%s: the %s decoder %s after event %" PRIu64 ": not the trace's doing",
+			d->path, d->dec->name, d->killed, d->st->events ? d->st->events - 1 : 0);
 		return -ECHILD;
 	}
 	if (!d->killed[0] && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
 		/* not sent by this process: the OOM killer, or someone's kill -9 */
-		dec_err(d, "%s: the CTF decoder was killed from outside (SIGKILL: out of memory?)"
-			" after event %" PRIu64, d->path, d->st->events ? d->st->events - 1 : 0);
+		dec_err(d, "%s: the %s decoder was killed from outside (SIGKILL: out of memory?)"
+			" after event %" PRIu64, d->path, d->dec->name,
+			d->st->events ? d->st->events - 1 : 0);
 		return -ECHILD;
 	}
 	/* every trace folder is opened before the first packet: the packet's stream says which */
@@ -761,14 +785,15 @@ static int died(struct decoder *d, int status)
 	}
 	if (!d->folder[0]) {
 		/* before it looked at the trace (loading babeltrace2's plugins): not the trace's doing */
-		dec_err(d, "%s: the CTF decoder %s before it opened the trace%s%s", d->path, how,
-			words[0] ? ": " : "", words);
+		dec_err(d, "%s: the %s decoder %s before it opened the trace%s%s", d->path,
+			d->dec->name, how, words[0] ? ": " : "", words);
 		return -ECHILD;
 	}
 	if (!d->stream[0] && !d->st->events) {
 		/* src.ctf.fs reads the metadata and indexes every stream file when opened */
-		dec_err(d, "%s: cannot open CTF trace: babeltrace2 %s on it%s%s",
-			d->folder[0] ? d->folder : d->path, how, words[0] ? ": " : "", words);
+		dec_err(d, "%s: cannot open %s: %s %s on it%s%s",
+			d->folder[0] ? d->folder : d->path, d->dec->trace, d->dec->library, how,
+			words[0] ? ": " : "", words);
 		return -EINVAL;
 	}
 	if (d->st->events)
@@ -779,9 +804,9 @@ static int died(struct decoder *d, int status)
 	/* the decoder reads ahead of what it delivers: its death may come later */
 	if (d->stream[0])
 		snprintf(where + strlen(where), sizeof(where) - strlen(where),
-			 ", in or after packet %" PRIu64 " of %s", d->packet, d->stream);
-	dec_err(d, "%s: corrupt trace %s: babeltrace2 %s%s%s", d->folder[0] ? d->folder : d->path,
-		where, how, words[0] ? ": " : "", words);
+			 ", in or after %s %" PRIu64 " of %s", d->dec->packet, d->packet, d->stream);
+	dec_err(d, "%s: corrupt trace %s: %s %s%s%s", d->folder[0] ? d->folder : d->path,
+		where, d->dec->library, how, words[0] ? ": " : "", words);
 	return -EINVAL;
 }
 
@@ -831,13 +856,13 @@ static int start_child(struct decoder *d)
 	fcntl(data[1], F_SETPIPE_SZ, CHILD_PIPE_BYTES); /* (the default is fine too) */
 	d->owner = getpid();
 	d->anon_base = anon_bytes(d->owner);
-	d->pid = child_fork("ctf-decode");
+	d->pid = child_fork(d->dec == &ftrace_decoder ? "ftrace-decode" : "ctf-decode");
 	if (d->pid == 0) {
 		close(data[0]);
 		close(said[0]);
 		close(ask[0]);
 		dup2(said[1], STDERR_FILENO);
-		feed(d->path, data[1], ask[1]);
+		feed(d->dec, d->path, data[1], ask[1]);
 	}
 	rc = d->pid < 0 ? -errno : 0;
 	close(data[1]);
@@ -862,7 +887,7 @@ close_data:
 fail:
 	if (!rc)
 		rc = -errno;
-	dec_err(d, "%s: cannot start the CTF decoder: %s", d->path, strerror(-rc));
+	dec_err(d, "%s: cannot start the %s decoder: %s", d->path, d->dec->name, strerror(-rc));
 	return -ECHILD;
 }
 
@@ -871,7 +896,7 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
 {
 	struct ctf_stats own;
 	struct decoder d = {
-		.path = path, .bind = bind, .on_event = on_event, .ctx = ctx,
+		.dec = ftrace_file_is(path) ? &ftrace_decoder : &ctf_decoder, .path = path, .bind = bind, .on_event = on_event, .ctx = ctx,
 		.st = st ? st : &own, .err = err, .errlen = errlen, .cap = 256 * 1024,
 		.lim = { .idle_s = lim && lim->idle_s ? lim->idle_s : CTF_IDLE_S,
 			 .anon_bytes = lim && lim->anon_bytes ? lim->anon_bytes : CTF_ANON_BYTES },

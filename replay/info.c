@@ -8,6 +8,7 @@
 #include "common/array.h"
 #include "common/json.h"
 #include "replay/ctf.h"
+#include "replay/ftrace.h"
 #include "replay/info.h"
 
 struct name_count {
@@ -67,8 +68,8 @@ static char *fmt_secs(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static int print_json(const char *path, const struct ctf_stats *st, const struct info_ctx *ic,
-		      FILE *out)
+static int print_json(const char *path, const struct ctf_stats *st,
+		      const struct ftrace_layout *lay, const struct info_ctx *ic, FILE *out)
 {
 	struct json j;
 
@@ -76,6 +77,12 @@ static int print_json(const char *path, const struct ctf_stats *st, const struct
 	json_obj_begin(&j, NULL);
 	json_str(&j, "schema", "gpuiso-trace-info/1");
 	json_str(&j, "path", path);
+	json_str(&j, "format", lay ? "trace.dat" : "ctf");
+	if (lay) {
+		json_u64(&j, "file_version", lay->version);
+		json_str(&j, "compression", lay->compression);
+		json_u64(&j, "cpus", lay->cpus);
+	}
 	json_u64(&j, "traces", st->traces);
 	json_u64(&j, "events", st->events);
 	json_u64(&j, "discarded", st->discarded);
@@ -95,14 +102,18 @@ static int print_json(const char *path, const struct ctf_stats *st, const struct
 	return json_end(&j);
 }
 
-static int print_text(const char *path, const struct ctf_stats *st, const struct info_ctx *ic,
-		      FILE *out)
+static int print_text(const char *path, const struct ctf_stats *st,
+		      const struct ftrace_layout *lay, const struct info_ctx *ic, FILE *out)
 {
 	char a[48], b[48];
 	int w = 10;
 
 	fprintf(out, "trace:      %s\n", path);
-	fprintf(out, "folders:    %u\n", st->traces);
+	if (lay)
+		fprintf(out, "format:     trace.dat version %u (compression: %s), %u CPUs, "
+			"%u-byte pages\n", lay->version, lay->compression, lay->cpus, lay->page_size);
+	else
+		fprintf(out, "folders:    %u\n", st->traces);
 	fprintf(out, "events:     %" PRIu64 "\n", st->events);
 	fprintf(out, "discarded:  %" PRIu64 "%s\n", st->discarded,
 		st->discarded || st->lost_packets ? " (trace is incomplete)" : "");
@@ -132,15 +143,21 @@ static int print_text(const char *path, const struct ctf_stats *st, const struct
 int trace_info(const char *path, bool json, FILE *out, char *err, size_t errlen)
 {
 	struct info_ctx ic = { 0 };
+	struct ftrace_layout lay;
+	bool dat = ftrace_file_is(path);
 	struct ctf_stats st;
 	int ret;
 
+	ret = dat ? ftrace_file_check(path, &lay, err, errlen) : 0;
+	if (ret)
+		return ret == -ENOMEM ? ret : -EINVAL;
 	ret = ctf_read(path, info_bind, info_event, &ic, NULL, &st, err, errlen);
 	if (ret)
 		goto free_names;
 	if (ic.n) /* (no classes: no array either) */
 		qsort(ic.v, ic.n, sizeof(*ic.v), by_name);
-	ret = json ? print_json(path, &st, &ic, out) : print_text(path, &st, &ic, out);
+	ret = json ? print_json(path, &st, dat ? &lay : NULL, &ic, out)
+		   : print_text(path, &st, dat ? &lay : NULL, &ic, out);
 	if (ret)
 		snprintf(err, errlen, "%s: cannot write the summary: %s", path, strerror(-ret));
 free_names:

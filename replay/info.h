@@ -7,18 +7,21 @@
 #include "common/types.h"
 
 /**
- * trace_info() - summarise the CTF trace(s) below @path (`gpuiso trace info`).
- * @path: a trace folder or any folder above trace folders (see ctf_read()).
+ * trace_info() - summarise the trace(s) at @path (`gpuiso trace info`).
+ * @path: a CTF trace folder, any folder above trace folders, or a trace.dat
+ *        (see ctf_read()).
  * @json: print a gpuiso-trace-info/1 document instead of text.
  * @out: where the summary goes; nothing is printed when reading fails.
  * @err: out: on failure, one line saying what and where.
  * @errlen: size of @err.
  *
- * Prints the number of trace folders, of events and of discarded events
+ * Prints the number of trace folders (for a trace.dat: its file version,
+ * compression, CPUs and page size), of events and of discarded events
  * ("trace is incomplete" when there are any), the first and last timestamps
  * (ns from the clock's origin) and the span between them, and the event
  * counts per event name, sorted by name. JSON:
- * {"schema":"gpuiso-trace-info/1","path","traces","events","discarded","lost_packets",
+ * {"schema":"gpuiso-trace-info/1","path","format" ("ctf" or "trace.dat"; a trace.dat
+ * adds "file_version","compression","cpus"),"traces","events","discarded","lost_packets",
  * "first_ts","last_ts","by_name":{NAME:count}}.
  *
  * Return: 0, what ctf_read() returns on failure, -ENOMEM, or -EIO when

@@ -243,10 +243,11 @@ static int load_scenario(const char *path, struct scenario *scn)
 }
 
 static const char replay_usage[] =
-	"gpuiso replay DIR [--scenario FILE] [--faults FILE] [--seed S] [--fail-nth POINT:N]\n"
+	"gpuiso replay TRACE [--scenario FILE] [--faults FILE] [--seed S] [--fail-nth POINT:N]\n"
 	"                  [--backend sim|vfio:BDF[,iommu=type1|iommufd]] [--pace asap|trace] [--json OUT]\n"
 	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [--repeat N]\n"
 	"                  [--trace-covers window|life] [-v]\n"
+	"  TRACE          a CTF folder (or a folder above several), or an ftrace trace.dat\n"
 	"  --scenario     the system and adapters (default: the built-in default.yaml)\n"
 	"  --faults       a fault plan; --fail-nth fails one point's Nth hit (gpuiso faults list)\n"
 	"  --pace         asap, or each event at its trace time (latency from the intended time)\n"
@@ -367,8 +368,8 @@ static int cmd_replay(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc)
-		return usage_error(replay_usage, "%s", optind < argc ? "one trace folder, please" :
-				   "missing the trace folder");
+		return usage_error(replay_usage, "%s", optind < argc ? "one trace, please" :
+				   "missing the trace (a CTF folder or a trace.dat)");
 	if (repeats > 1 && json && !strcmp(json, "-"))
 		return usage_error(replay_usage, "%s", "--repeat writes a folder of results: --json DIR, not -");
 	o.backend = backend;
@@ -541,7 +542,7 @@ static int cmd_campaign_run(int argc, char **argv)
 }
 
 static const char sweep_usage[] =
-	"gpuiso sweep DIR [--scenario FILE] [--faults BASE.yaml] [--points GLOB] -o OUT [--jobs N]\n"
+	"gpuiso sweep TRACE [--scenario FILE] [--faults BASE.yaml] [--points GLOB] -o OUT [--jobs N]\n"
 	"                 [--from-scratch] [--run-timeout SECONDS] [--stall-timeout SECONDS]\n"
 	"                 [--trace-covers window|life] [--shard I/N] [-v]\n"
 	"  fails each hit of each point in turn, one run each, and groups the runs that do not\n"
@@ -625,7 +626,7 @@ static int cmd_sweep(int argc, char **argv)
 	}
 	if (optind + 1 != argc || !o.out)
 		return usage_error(sweep_usage, "%s", !o.out ? "-o OUT is required" :
-				   "one trace folder, please");
+				   "one trace, please");
 	o.trace = argv[optind];
 	o.progress = isatty(fileno(stdout)) ? stderr : NULL;
 	o.report = stdout;
@@ -781,7 +782,9 @@ static int cmd_trace_gen(int argc, char **argv)
 	return EXIT_OK;
 }
 
-static const char info_usage[] = "gpuiso trace info DIR [--json] [-v]";
+static const char info_usage[] =
+	"gpuiso trace info TRACE [--json] [-v]\n"
+	"  TRACE  a CTF folder (or a folder above several), or an ftrace trace.dat";
 
 static int cmd_trace_info(int argc, char **argv)
 {
@@ -799,7 +802,7 @@ static int cmd_trace_info(int argc, char **argv)
 			return rc;
 	}
 	if (optind + 1 != argc)
-		return usage_error(info_usage, "%s", "one trace folder, please");
+		return usage_error(info_usage, "%s", "one trace, please");
 	rc = trace_info(argv[optind], json, stdout, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpuiso: trace info: %s\n", err[0] ? err : strerror(-rc));
@@ -809,7 +812,7 @@ static int cmd_trace_info(int argc, char **argv)
 }
 
 static const char dump_usage[] =
-	"gpuiso trace dump DIR [--map FILE.yaml]... [-o FILE] [-v]\n"
+	"gpuiso trace dump TRACE [--map FILE.yaml]... [-o FILE] [-v]\n"
 	"  the workload events of a trace as text, one line each, read as replay reads them\n"
 	"  (through import maps for another tool's trace):\n"
 	"    alloc_create ts=1000 adapter=0 id=7 bytes=65536 segment=system flags=0x1\n"
@@ -844,8 +847,8 @@ static int cmd_trace_dump(int argc, char **argv)
 		}
 	}
 	if (optind + 1 != argc)
-		return usage_error(dump_usage, "%s", optind < argc ? "one trace folder, please" :
-				   "missing the trace folder");
+		return usage_error(dump_usage, "%s", optind < argc ? "one trace, please" :
+				   "missing the trace (a CTF folder or a trace.dat)");
 	rc = text_dump_file(argv[optind], maps, nmaps, out, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpuiso: trace dump: %s\n", err[0] ? err : strerror(-rc));
@@ -970,7 +973,7 @@ static int cmd_trace_trim(int argc, char **argv)
 	}
 	if (optind + 1 != argc || !o.out)
 		return usage_error(trim_usage, "%s", !o.out ? "-o OUT is required" :
-				   optind < argc ? "one trace folder, please" : "missing the trace folder");
+				   optind < argc ? "one trace, please" : "missing the trace (a CTF folder or a trace.dat)");
 	o.trace = argv[optind];
 	rc = load_scenario(o.scenario_path, &scn);
 	if (rc) {
