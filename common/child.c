@@ -23,6 +23,12 @@ extern void lttng_ust_before_fork(sigset_t *save_sigset) __attribute__((weak));
 extern void lttng_ust_after_fork_parent(sigset_t *restore_sigset) __attribute__((weak));
 extern void lttng_ust_after_fork_child(sigset_t *restore_sigset) __attribute__((weak));
 
+/*
+ * A sanitizer's callback at a report (libFuzzer's writes the input as a
+ * finding of its own): weak, there exactly when a sanitizer runtime is.
+ */
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
 /* How a parser or decoder dies; a sanitizer's handlers of them stay out of the child. */
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 
@@ -89,6 +95,9 @@ pid_t child_fork(const char *name)
 	setrlimit(RLIMIT_CORE, &no_core);
 	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
 		signal(fatal_signals[i], SIG_DFL);
+	/* a library's error the sanitizer reports in the child (an allocation too big) is its death */
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(NULL);
 	return 0;
 }
 

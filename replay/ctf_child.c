@@ -73,6 +73,7 @@ struct trace_decoder {
 	const char *library;  /* what decodes */
 	const char *trace;    /* "cannot open TRACE" */
 	const char *packet;   /* "in or after PACKET K of STREAM" */
+	bool says_why;        /* the library's last words on stderr explain a refusal */
 };
 
 static const struct trace_decoder ctf_decoder = {
@@ -82,7 +83,7 @@ static const struct trace_decoder ctf_decoder = {
 
 static const struct trace_decoder ftrace_decoder = {
 	.decode = ftrace_decode, .name = "trace.dat", .library = "libtracecmd",
-	.trace = "trace.dat", .packet = "page",
+	.trace = "trace.dat", .packet = "page", .says_why = true,
 };
 
 /* ---- the child's side ---- */
@@ -829,6 +830,14 @@ static int end_child(struct decoder *d, int rc)
 	status = child_reap(d->pid, &d->st->decoder_peak_rss);
 	while (d->said >= 0) /* its last words, to the end (it is gone: no wait) */
 		hear_said(d);
+	if (d->ended && d->rc == -EINVAL && d->dec->says_why && d->err && d->errlen) {
+		char words[512];
+		size_t at = strlen(d->err);
+
+		last_words(d, words, sizeof(words));
+		if (words[0] && at + 1 < d->errlen)
+			snprintf(d->err + at, d->errlen - at, " (%s: %s)", d->dec->library, words);
+	}
 	if (d->ended)
 		return d->rc;
 	if (rc == 1 || d->killed[0])

@@ -179,6 +179,10 @@ static bool field_bytes(struct fdec *d, const struct tep_record *rec, const stru
 {
 	unsigned int off = (unsigned int)f->offset, size = (unsigned int)f->size;
 
+	/* a fixed array the record ends inside holds what is there (ftrace:kernel_stack's) */
+	if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) == TEP_FIELD_IS_ARRAY &&
+	    off <= (unsigned int)rec->size && (uint64_t)off + size > (unsigned int)rec->size)
+		size = (unsigned int)rec->size - off;
 	if ((uint64_t)off + size > (unsigned int)rec->size)
 		return false;
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
@@ -362,11 +366,10 @@ int ftrace_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf
 		return rc;
 	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!h) {
-		rc = errno == ENOMEM ? -ENOMEM : -EINVAL;
-		fdec_err(&d, "%s: libtracecmd cannot read this trace.dat (version %u, %s)%s", path,
-			 lay.version, lay.compression,
-			 rc == -ENOMEM ? ": out of memory" : "");
-		return rc;
+		/* (its errno says little: a damaged size makes it allocate too much; its words follow) */
+		fdec_err(&d, "%s: libtracecmd cannot read this trace.dat (version %u, compression: "
+			 "%s)", path, lay.version, lay.compression);
+		return -EINVAL;
 	}
 	st->traces = 1;
 	d.tep = tracecmd_get_tep(h);

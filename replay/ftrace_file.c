@@ -283,17 +283,13 @@ static int walk_option(struct walk *w, unsigned int id, uint64_t len, uint64_t *
 		w->at = end;
 		return 0;
 	}
-	if ((fixed[id] && len != fixed[id]) ||
-	    ((id == OPT_DATE || id == OPT_TRACECLOCK || id == OPT_UNAME || id == OPT_OFFSET ||
-	      id == OPT_VERSION) && (len == 0 || data[len - 1] != '\0')))
-		return walk_fail(w, at, "option %u (%s) holds %" PRIu64 " bytes%s: the file was "
-				 "written by another tool's copy of the trace.dat format, whose "
+	if (fixed[id] && len != fixed[id])
+		return walk_fail(w, at, "option %u (%s) holds %" PRIu64 " bytes, not %u: the file "
+				 "was written by another tool's copy of the trace.dat format, whose "
 				 "option %u is not libtracecmd's %s, and would be misread. The events "
 				 "are not lost: the tool that wrote the file can export them (as CTF, "
 				 "or as a trace.dat of trace-cmd 3), which gpuiso reads", id,
-				 option_names[id], len,
-				 fixed[id] ? "" : " without the string's NUL at its end",
-				 id, option_names[id]);
+				 option_names[id], len, fixed[id], id, option_names[id]);
 	if (id == OPT_BUFFER)
 		return walk_buffer(w, end) ?: ((w->at = end), 0);
 	w->at = end;
