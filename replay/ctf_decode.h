@@ -38,6 +38,28 @@ typedef void (*ctf_mark_fn)(void *ctx, enum ctf_mark mark, const char *name, uin
 int ctf_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf_mark_fn mark,
 	       void *ctx, struct ctf_stats *st, char *err, size_t errlen);
 
+/* What a bound field name reads of its payload member. */
+enum ctf_sel {
+	CTF_SEL_WHOLE, /* "NAME": the member itself (an integer or a string) */
+	CTF_SEL_ELEM,  /* "NAME[I]": element I of an array of integers */
+	CTF_SEL_COUNT, /* "NAME.count": its number of elements */
+	CTF_SEL_SUM,   /* "NAME.sum": the sum of its elements (modulo 2^64) */
+};
+
+/**
+ * ctf_name_parse() - split a bound field name into its member and what is read of it.
+ * @name: "NAME", "NAME[I]", "NAME.count" or "NAME.sum".
+ * @base: out: NAME.
+ * @len: size of @base.
+ * @index: out: I, for CTF_SEL_ELEM.
+ *
+ * Both decoders take array fields this way (docs/trace-events.md).
+ *
+ * Return: the selection; CTF_SEL_WHOLE (with @name whole as @base) for any
+ * other form, and for a NAME too long for @base (then @base is "").
+ */
+enum ctf_sel ctf_name_parse(const char *name, char *base, size_t len, uint32_t *index);
+
 /**
  * ctf_clean_cause() - one of babeltrace2's messages, for a user.
  * @in: "what: key=value, key=value" as babeltrace2 words its errors.

@@ -36,7 +36,7 @@
 /* A component name; sources are "ctf-fs-N" with N the trace folder's index. */
 #define SRC_NAME_FMT "ctf-fs-%u"
 
-enum fkind { FK_NONE, FK_UINT, FK_SINT, FK_STR };
+enum fkind { FK_NONE, FK_UINT, FK_SINT, FK_STR, FK_ARRAY };
 
 /* One event class as the caller bound it, resolved to member indices. */
 struct cls_info {
@@ -46,6 +46,8 @@ struct cls_info {
 	bool has_clock;             /* its stream class has a default clock */
 	uint64_t idx[CTF_MAX_FIELDS];
 	uint8_t kind[CTF_MAX_FIELDS]; /* enum fkind; FK_NONE: never present */
+	uint8_t sel[CTF_MAX_FIELDS];  /* FK_ARRAY: enum ctf_sel */
+	uint32_t elem[CTF_MAX_FIELDS]; /* CTF_SEL_ELEM: the element */
 };
 
 struct folders {
@@ -646,6 +648,48 @@ static enum fkind kind_of(const bt_field_class *fc)
 	return FK_NONE;
 }
 
+enum ctf_sel ctf_name_parse(const char *name, char *base, size_t len, uint32_t *index)
+{
+	const char *br = strchr(name, '['), *dot = strrchr(name, '.');
+	enum ctf_sel sel = CTF_SEL_WHOLE;
+	size_t n = strlen(name);
+	char *end;
+
+	if (br) {
+		unsigned long long i = strtoull(br + 1, &end, 10);
+
+		if (end != br + 1 && br[1] >= '0' && br[1] <= '9' && !strcmp(end, "]") &&
+		    i <= UINT32_MAX) {
+			sel = CTF_SEL_ELEM;
+			*index = (uint32_t)i;
+			n = (size_t)(br - name);
+		}
+	} else if (dot && (!strcmp(dot, ".count") || !strcmp(dot, ".sum"))) {
+		sel = dot[1] == 'c' ? CTF_SEL_COUNT : CTF_SEL_SUM;
+		n = (size_t)(dot - name);
+	}
+	if (n >= len) {
+		if (len)
+			base[0] = '\0';
+		return CTF_SEL_WHOLE;
+	}
+	memcpy(base, name, n);
+	base[n] = '\0';
+	return sel;
+}
+
+/* An array (static or dynamic) of integers: what CTF_SEL_ELEM and the others read. */
+static bool is_int_array(const bt_field_class *fc)
+{
+	bt_field_class_type t = bt_field_class_get_type(fc);
+	enum fkind k;
+
+	if (!bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY))
+		return false;
+	k = kind_of(bt_field_class_array_borrow_element_field_class_const(fc));
+	return k == FK_UINT || k == FK_SINT;
+}
+
 static bool class_has_clock(const bt_event_class *ec)
 {
 	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
@@ -680,17 +724,28 @@ static int cls_bind(struct reader *r, const bt_event_class *ec, struct cls_info 
 	if (payload && bt_field_class_get_type(payload) == BT_FIELD_CLASS_TYPE_STRUCTURE)
 		nmemb = bt_field_class_structure_get_member_count(payload);
 	for (unsigned int f = 0; f < ci->n; f++) {
+		char base[256];
+		uint32_t elem = 0;
+		enum ctf_sel sel = ctf_name_parse(b.names[f] ? b.names[f] : "", base, sizeof(base),
+						  &elem);
+
 		ci->kind[f] = FK_NONE;
-		for (uint64_t m = 0; b.names[f] && m < nmemb; m++) {
+		for (uint64_t m = 0; base[0] && m < nmemb; m++) {
 			const bt_field_class_structure_member *mb =
 				bt_field_class_structure_borrow_member_by_index_const(payload, m);
+			const bt_field_class *fc;
 
-			if (strcmp(bt_field_class_structure_member_get_name(mb), b.names[f]) == 0) {
-				ci->idx[f] = m;
-				ci->kind[f] = (uint8_t)kind_of(
-					bt_field_class_structure_member_borrow_field_class_const(mb));
-				break;
-			}
+			if (strcmp(bt_field_class_structure_member_get_name(mb), base) != 0)
+				continue;
+			fc = bt_field_class_structure_member_borrow_field_class_const(mb);
+			ci->idx[f] = m;
+			if (sel == CTF_SEL_WHOLE)
+				ci->kind[f] = (uint8_t)kind_of(fc);
+			else if (is_int_array(fc))
+				ci->kind[f] = FK_ARRAY;
+			ci->sel[f] = (uint8_t)sel;
+			ci->elem[f] = elem;
+			break;
 		}
 	}
 	ci->ec = ec;
@@ -719,6 +774,33 @@ static uint64_t event_ts(const bt_message *msg)
 	}
 	/* Before the origin cannot be shown as an unsigned time; such clocks are unheard of. */
 	return ns < 0 ? 0 : (uint64_t)ns;
+}
+
+/* An array's element, count or sum into @v (an element past its end: absent). */
+static void array_value(const bt_field *fld, enum ctf_sel sel, uint32_t elem, struct ctf_value *v)
+{
+	uint64_t n = bt_field_array_get_length(fld);
+
+	if (sel == CTF_SEL_COUNT) {
+		v->u = n;
+		return;
+	}
+	for (uint64_t i = sel == CTF_SEL_ELEM ? elem : 0; i < n; i++) {
+		const bt_field *e = bt_field_array_borrow_element_field_by_index_const(fld, i);
+		uint64_t x = kind_of(bt_field_borrow_class_const(e)) == FK_SINT
+				     ? (uint64_t)bt_field_integer_signed_get_value(e)
+				     : bt_field_integer_unsigned_get_value(e);
+
+		if (sel == CTF_SEL_ELEM) {
+			v->u = x;
+			v->negative = kind_of(bt_field_borrow_class_const(e)) == FK_SINT &&
+				      (int64_t)x < 0;
+			return;
+		}
+		v->u += x;
+	}
+	if (sel == CTF_SEL_ELEM)
+		v->present = false;
 }
 
 static int on_event_msg(struct reader *r, const bt_message *msg)
@@ -790,6 +872,9 @@ static int on_event_msg(struct reader *r, const bt_message *msg)
 			v->negative = i < 0;
 			break;
 		}
+		case FK_ARRAY:
+			array_value(fld, ci->sel[f], ci->elem[f], v);
+			break;
 		default:
 			v->is_str = true;
 			v->s = bt_field_string_get_value(fld);

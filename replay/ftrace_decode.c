@@ -102,49 +102,33 @@ static bool is_char_array(const struct tep_format_field *f)
 	       ((f->flags & TEP_FIELD_IS_ARRAY) && strstr(f->type, "char") && elem_size(f) <= 1);
 }
 
-/* "NAME", "NAME[I]", "NAME.count", "NAME.sum": what @want reads of @ev. */
+/* "NAME", "NAME[I]", "NAME.count", "NAME.sum" (ctf_name_parse()): what @want reads of @ev. */
 static struct fsel resolve(struct tep_event *ev, const char *want)
 {
-	char base[128];
-	const char *br = strchr(want, '['), *dot = strrchr(want, '.');
-	size_t n = br ? (size_t)(br - want) : dot ? (size_t)(dot - want) : strlen(want);
+	static const enum fsel_kind of_sel[] = {
+		[CTF_SEL_ELEM] = FS_ELEM, [CTF_SEL_COUNT] = FS_COUNT, [CTF_SEL_SUM] = FS_SUM,
+	};
 	struct fsel s = { .kind = FS_NONE };
-	char *end;
+	uint32_t i = 0;
+	char base[128];
+	enum ctf_sel sel = ctf_name_parse(want, base, sizeof(base), &i);
+	unsigned int es;
 
-	if (n >= sizeof(base))
-		return s;
-	memcpy(base, want, n);
-	base[n] = '\0';
-	s.f = tep_find_any_field(ev, base);
+	s.f = base[0] ? tep_find_any_field(ev, base) : NULL;
 	if (!s.f)
 		return s;
-	if (!br && !dot) {
+	if (sel == CTF_SEL_WHOLE) {
 		if (is_char_array(s.f))
 			s.kind = FS_STR;
 		else if (!(s.f->flags & TEP_FIELD_IS_ARRAY) && s.f->size >= 1 && s.f->size <= 8)
 			s.kind = FS_INT;
 		return s;
 	}
-	if (!(s.f->flags & TEP_FIELD_IS_ARRAY) || is_char_array(s.f))
+	es = elem_size(s.f);
+	if (!(s.f->flags & TEP_FIELD_IS_ARRAY) || is_char_array(s.f) || es == 0 || es > 8)
 		return s;
-	{
-		unsigned int es = elem_size(s.f);
-
-		if (es == 0 || es > 8)
-			return s;
-	}
-	if (br) {
-		unsigned long long i = strtoull(br + 1, &end, 10);
-
-		if (end == br + 1 || strcmp(end, "]") || i > UINT32_MAX)
-			return s;
-		s.kind = FS_ELEM;
-		s.i = (unsigned int)i;
-	} else if (!strcmp(dot, ".count")) {
-		s.kind = FS_COUNT;
-	} else if (!strcmp(dot, ".sum")) {
-		s.kind = FS_SUM;
-	}
+	s.kind = of_sel[sel];
+	s.i = i;
 	return s;
 }
 
