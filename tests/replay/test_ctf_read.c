@@ -1305,3 +1305,92 @@ Test(ctf_read, a_stream_babeltrace2_gives_up_on_is_damaged_not_empty)
 	}
 	rm_tree(dir);
 }
+
+/* ---- array fields: NAME[I], NAME.count, NAME.sum (as a trace.dat's) ---- */
+
+struct arrays_seen {
+	struct ctf_value v[2][CTF_MAX_FIELDS];
+	unsigned int n;
+};
+
+static int arrays_bind(void *ctx, const char *name, struct ctf_binding *b)
+{
+	static const char *const fields[] = { "a[0]", "a[2]", "a[3]", "a.count", "a.sum",
+					      "s[0]", "s.sum", "s.count" };
+
+	b->tag = 0;
+	b->n = CTF_MAX_FIELDS;
+	memcpy(b->names, fields, sizeof(fields));
+	return 0;
+}
+
+static int arrays_event(void *ctx, int tag, uint64_t index, uint64_t ts,
+			const struct ctf_value *values)
+{
+	struct arrays_seen *s = ctx;
+
+	cr_assert_lt(s->n, 2);
+	memcpy(s->v[s->n++], values, sizeof(s->v[0]));
+	return 0;
+}
+
+Test(ctf_read, array_fields_by_element_count_and_sum)
+{
+	static const char meta[] =
+		"/* CTF 1.8 */\n"
+		"typealias integer { size = 32; align = 32; signed = false; } := uint32_t;\n"
+		"typealias integer { size = 64; align = 64; signed = false; } := uint64_t;\n"
+		"typealias integer { size = 64; align = 64; signed = true; } := int64_t;\n"
+		"trace { major = 1; minor = 8; byte_order = le;\n"
+		"  packet.header := struct { uint32_t magic; uint32_t stream_id; }; };\n"
+		"stream { id = 0;\n"
+		"  packet.context := struct { uint64_t content_size; uint64_t packet_size; };\n"
+		"  event.header := struct { uint32_t id; }; };\n"
+		"event { name = \"t:arr\"; id = 0; stream_id = 0;\n"
+		"  fields := struct { uint64_t a[3]; uint32_t n; int64_t s[n]; }; };\n";
+	static const int64_t s1[] = { -5, 7 };
+	struct arrays_seen seen = { 0 };
+	char dir[PATH_MAX], p[PATH_MAX + 32], err[512];
+	struct pkt pk = { .o = 0 };
+	struct ctf_stats st;
+	size_t content_at;
+	const struct ctf_value *e;
+
+	tmpdir(dir, sizeof(dir));
+	snprintf(p, sizeof(p), "%s/metadata", dir);
+	write_file(p, meta, sizeof(meta) - 1);
+	memset(pk.b, 0, sizeof(pk.b));
+	put_le(&pk, 0xC1FC1FC1, 4);
+	put_le(&pk, 0, 4);
+	content_at = pk.o;
+	put_le(&pk, 0, 8);
+	put_le(&pk, sizeof(pk.b) * 8, 8);
+	for (int k = 0; k < 2; k++) { /* {1,2,3} with s {-5,7}; {10,20,30} with s empty */
+		put_le(&pk, 0, 4);
+		for (int i = 1; i <= 3; i++)
+			put_le(&pk, (uint64_t)(k ? 10 * i : i), 8);
+		put_le(&pk, k ? 0 : 2, 4);
+		pk.o = (pk.o + 7) / 8 * 8; /* the sequence is aligned, even when empty */
+		for (int i = 0; !k && i < 2; i++)
+			put_le(&pk, (uint64_t)s1[i], 8);
+	}
+	for (size_t i = 0; i < 8; i++)
+		pk.b[content_at + i] = (uint8_t)((pk.o * 8) >> (8 * i));
+	snprintf(p, sizeof(p), "%s/stream_0", dir);
+	write_file(p, pk.b, sizeof(pk.b));
+
+	cr_assert_eq(ctf_read(dir, arrays_bind, arrays_event, &seen, NULL, &st, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(seen.n, 2);
+	e = seen.v[0];
+	cr_assert(e[0].present && e[0].u == 1 && e[1].present && e[1].u == 3);
+	cr_assert(!e[2].present, "a[3] of a 3-element array");
+	cr_assert(e[3].present && e[3].u == 3 && e[4].present && e[4].u == 6);
+	cr_assert(e[5].present && e[5].negative && (int64_t)e[5].u == -5);
+	cr_assert(e[6].present && e[6].u == 2 && e[7].present && e[7].u == 2);
+	e = seen.v[1];
+	cr_assert(e[0].u == 10 && e[1].u == 30 && e[4].u == 60);
+	cr_assert(!e[5].present, "s[0] of an empty sequence");
+	cr_assert(e[6].present && e[6].u == 0 && e[7].present && e[7].u == 0);
+	rm_tree(dir);
+}
