@@ -72,15 +72,34 @@ static int field_index(struct rule *r, const char *name)
 	return r->names[r->nnames] ? (int)r->nnames++ : -ENOMEM;
 }
 
+static bool is_name_char(char c)
+{
+	return c == '_' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+/*
+ * A payload field's name: letters, digits, '_' and '.', not starting with a
+ * digit ("size", "lengths.sum"), optionally ending in an element index
+ * "[I]" ("dma_addrs[0]"): I in decimal, without leading zeros, as the
+ * readers spell an array's elements (docs/import-maps.md).
+ */
 static bool is_name(const char *s)
 {
-	if (!*s)
+	const char *p = s, *index;
+
+	if (!*s || (*s >= '0' && *s <= '9'))
 		return false;
-	for (; *s; s++)
-		if (!(*s == '_' || *s == '.' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9')))
-			return false;
-	return true;
+	while (*p && is_name_char(*p))
+		p++;
+	if (!*p)
+		return true;
+	if (*p != '[' || p == s)
+		return false;
+	for (index = ++p; *p >= '0' && *p <= '9'; p++)
+		;
+	return p > index && p - index <= 9 && !(p - index > 1 && *index == '0') && p[0] == ']' &&
+	       !p[1];
 }
 
 /* A payload field's name, as `key`, `ref` and `where` give them: its index. */
@@ -89,7 +108,7 @@ static int field_name_index(struct yaml_doc *d, struct rule *r, const struct yam
 {
 	int i;
 
-	if (!is_name(s) || (s[0] >= '0' && s[0] <= '9')) {
+	if (!is_name(s)) {
 		yaml_field_error(d, f, "'%s' is not a payload field name", s);
 		return -EINVAL;
 	}
@@ -107,7 +126,7 @@ static int parse_operand(struct rule *r, const char *s, struct operand *o)
 		o->field = -1;
 		return 0;
 	}
-	if (!is_name(s) || (s[0] >= '0' && s[0] <= '9'))
+	if (!is_name(s))
 		return -EINVAL;
 	o->field = field_index(r, s);
 	return o->field < 0 ? o->field : 0;

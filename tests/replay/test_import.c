@@ -140,3 +140,85 @@ Test(import, an_event_without_a_field_the_rule_reads_is_not_used)
 	cr_assert_eq(translate(m, "a", none, none, &n), IMPORT_IGNORED);
 	import_map_free(m);
 }
+
+/* A payload field's value for feed(): an integer, or a string when @s is set. */
+struct fv {
+	const char *name;
+	uint64_t u;
+	const char *s;
+};
+
+/*
+ * Bind @event and translate one event of it whose fields have the values
+ * @fv names (a field @fv lacks is absent), at @ts.
+ */
+static enum import_outcome feed_at(struct import_map *m, const char *event, uint64_t ts,
+				   const struct fv *fv, size_t nfv, struct wl_event *out, size_t *n)
+{
+	struct ctf_value vals[CTF_MAX_FIELDS] = { { 0 } };
+	struct ctf_binding b;
+
+	cr_assert_eq(import_bind(m, event, &b), 0);
+	cr_assert_geq(b.tag, 0, "no rule takes %s", event);
+	for (unsigned int i = 0; i < b.n; i++)
+		for (size_t j = 0; j < nfv; j++)
+			if (!strcmp(b.names[i], fv[j].name))
+				vals[i] = (struct ctf_value){ .present = true, .is_str = fv[j].s != NULL,
+							      .u = fv[j].u, .s = fv[j].s };
+	return import_event(m, b.tag, ts, vals, out, n);
+}
+
+#define IV(field, value) { .name = (field), .u = (value) }
+#define SV(field, text) { .name = (field), .s = (text) }
+
+#define FEED(m, event, out, n, ...)                                                        \
+	feed_at(m, event, 1000, (const struct fv[]){ __VA_ARGS__ },                        \
+		sizeof((const struct fv[]){ __VA_ARGS__ }) / sizeof(struct fv), out, n)
+
+Test(import, an_array_element_and_its_count_and_sum_are_field_names)
+{
+	static const char *const bad[] = { "a[", "a[]", "a[01]", "[0]", "a[0]b", "a[x]", "a[-1]",
+					   "a[0][1]", "a[1234567890]", "0a" };
+	struct import_map *m;
+	struct wl_event out[2];
+	char err[1024], yaml[256];
+	size_t n;
+
+	cr_assert_eq(load("rules:\n"
+			  "  - event: sg\n"
+			  "    op: alloc_mdl\n"
+			  "    key: dma_addrs[0]\n"
+			  "    where: {phys_addrs.count: 2}\n"
+			  "    fields: {bytes: lengths.sum}\n"
+			  "  - event: sg1\n"
+			  "    op: alloc_mdl\n"
+			  "    key: addrs[10]\n"
+			  "    fields: {bytes: \"lengths[1] * 4096\"}\n"
+			  "  - {event: unmap, op: free_mdl, key: \"dma_addrs[0]\"}\n",
+			  &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(FEED(m, "sg", out, &n, IV("dma_addrs[0]", 0xf000), IV("phys_addrs.count", 2),
+			  IV("lengths.sum", 12288)), IMPORT_USED);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(out[0].kind, WL_ALLOC_MDL);
+	cr_assert_eq(out[0].v[WL_BYTES], 12288);
+	/* a filter on the count: another count is not this rule's */
+	cr_assert_eq(FEED(m, "sg", out, &n, IV("dma_addrs[0]", 0xe000), IV("phys_addrs.count", 3),
+			  IV("lengths.sum", 4096)), IMPORT_IGNORED);
+	/* an element past the end is absent: the key is missing */
+	cr_assert_eq(FEED(m, "sg1", out, &n, IV("lengths[1]", 2)), IMPORT_UNMATCHED);
+	cr_assert_eq(FEED(m, "sg1", out, &n, IV("addrs[10]", 7), IV("lengths[1]", 2)), IMPORT_USED);
+	cr_assert_eq(out[0].v[WL_BYTES], 8192);
+	cr_assert_eq(FEED(m, "unmap", out, &n, IV("dma_addrs[0]", 0xf000)), IMPORT_USED);
+	cr_assert_eq(out[0].kind, WL_FREE_MDL);
+	import_map_free(m);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(yaml, sizeof(yaml), "rules:\n  - {event: a, op: free_mdl, key: \"%s\"}\n", bad[i]);
+		cr_assert_eq(load(yaml, &m, err, sizeof(err)), -EINVAL, "%s", bad[i]);
+		cr_assert(strstr(err, "is not a payload field name"), "%s: %s", bad[i], err);
+		snprintf(yaml, sizeof(yaml),
+			 "rules:\n  - {event: a, op: alloc_mdl, key: p, fields: {bytes: \"%s * 2\"}}\n", bad[i]);
+		cr_assert_eq(load(yaml, &m, err, sizeof(err)), -EINVAL, "%s", bad[i]);
+		cr_assert(strstr(err, "is not a value"), "%s: %s", bad[i], err);
+	}
+}
