@@ -44,13 +44,36 @@ struct rule {
 	char *names[CTF_MAX_FIELDS]; /* payload fields the rule reads */
 	unsigned int nnames;
 	char at[256];                /* "FILE:LINE:COL (rules[N])", for warnings */
+	size_t file;                 /* which of the map files, from 0 */
 	bool bound;                  /* some event class of the trace took the rule */
 	unsigned int warned;         /* a bit per name: said once that events lack it */
+};
+
+/* A rule of a group, and where each field it reads is in the group's binding. */
+struct member {
+	size_t rule;
+	unsigned char at[CTF_MAX_FIELDS];
+};
+
+/*
+ * The rules of one map file that name one event class, in their order: an
+ * event of the class goes to the first whose filter it passes. The first
+ * file naming a class owns it; a later file's group of it takes nothing.
+ */
+struct group {
+	const char *event;                 /* the class (a rule's string) */
+	size_t file;
+	struct member *members;
+	size_t nmembers, members_cap;
+	const char *names[CTF_MAX_FIELDS]; /* the fields its rules read (theirs) */
+	unsigned int nnames;
 };
 
 struct import_map {
 	struct rule *rules;
 	size_t nrules, rules_cap;
+	struct group *groups;        /* in the order the rules first name them */
+	size_t ngroups, groups_cap;
 	uint64_t adapter;            /* default adapter */
 	uint64_t memory_base;        /* what pressure rules subtract from */
 	/* while translating */
@@ -344,7 +367,53 @@ static void load_where(struct yaml_doc *d, struct rule *r, const char *name, str
 	}
 }
 
-static void load_file(struct yaml_doc *d, struct import_map *m)
+/* Rule @ri (just loaded from @node) joins the group of each class it names. */
+static void group_rule(struct yaml_doc *d, struct import_map *m, size_t ri, struct fy_node *node)
+{
+	struct rule *r = &m->rules[ri];
+
+	for (size_t e = 0; e < r->nevents; e++) {
+		struct group *g = NULL;
+		struct member *mb;
+
+		for (size_t i = 0; i < m->ngroups && !g; i++)
+			if (m->groups[i].file == r->file && !strcmp(m->groups[i].event, r->events[e]))
+				g = &m->groups[i];
+		if (!g) {
+			if (array_reserve(&m->groups, &m->groups_cap, m->ngroups, sizeof(*m->groups))) {
+				yaml_nomem(d);
+				return;
+			}
+			g = &m->groups[m->ngroups++];
+			*g = (struct group){ .event = r->events[e], .file = r->file };
+		}
+		if (g->nmembers && g->members[g->nmembers - 1].rule == ri)
+			continue; /* the rule names the class twice */
+		if (array_reserve(&g->members, &g->members_cap, g->nmembers, sizeof(*g->members))) {
+			yaml_nomem(d);
+			return;
+		}
+		mb = &g->members[g->nmembers++];
+		mb->rule = ri;
+		for (unsigned int f = 0; f < r->nnames; f++) {
+			unsigned int k = 0;
+
+			while (k < g->nnames && strcmp(g->names[k], r->names[f]))
+				k++;
+			if (k == CTF_MAX_FIELDS) {
+				yaml_error(d, node, NULL,
+					   "the rules of this map naming '%s' read more than %d payload fields together",
+					   r->events[e], CTF_MAX_FIELDS);
+				return;
+			}
+			if (k == g->nnames)
+				g->names[g->nnames++] = r->names[f];
+			mb->at[f] = (unsigned char)k;
+		}
+	}
+}
+
+static void load_file(struct yaml_doc *d, struct import_map *m, size_t file)
 {
 	static const char *const top_keys[] = { "import", "rules" };
 	static const char *const import_keys[] = { "adapter", "memory_base" };
@@ -372,7 +441,10 @@ static void load_file(struct yaml_doc *d, struct import_map *m)
 			return;
 		}
 		memset(&m->rules[m->nrules], 0, sizeof(*m->rules));
+		m->rules[m->nrules].file = file;
 		load_rule(d, node, name, &m->rules[m->nrules++]);
+		if (!yaml_failed(d))
+			group_rule(d, m, m->nrules - 1, node);
 	}
 }
 
@@ -392,7 +464,7 @@ int import_map_load(const char *const *paths, size_t n, struct import_map **out,
 		if (rc == -ENOMEM)
 			break;
 		if (!rc)
-			load_file(d, m);
+			load_file(d, m, i);
 		/* the document holds what went wrong, a file that cannot be opened too */
 		if (yaml_close(d, err, errlen) && !rc)
 			rc = -EINVAL;
@@ -421,6 +493,9 @@ void import_map_free(struct import_map *m)
 		for (size_t j = 0; j < r->nwhere; j++)
 			free(r->where[j].str);
 	}
+	for (size_t i = 0; i < m->ngroups; i++)
+		free(m->groups[i].members);
+	free(m->groups);
 	free(m->rules);
 	u64map_fini(&m->objects);
 	free(m);
@@ -428,24 +503,30 @@ void import_map_free(struct import_map *m)
 
 /* --- translating --- */
 
-/* A rule binds its own fields; the first rule naming an event class wins. */
+/* The group that owns a class: the first (of the first map file) naming it. */
+static const struct group *owner(const struct import_map *m, const char *event)
+{
+	for (size_t i = 0; i < m->ngroups; i++)
+		if (!strcmp(m->groups[i].event, event))
+			return &m->groups[i];
+	return NULL;
+}
+
+/* A class binds the fields its group's rules read. */
 int import_bind(void *ctx, const char *event_name, struct ctf_binding *b)
 {
 	struct import_map *m = ctx;
+	const struct group *g = owner(m, event_name);
 
 	b->tag = -1;
-	for (size_t i = 0; i < m->nrules; i++) {
-		for (size_t j = 0; j < m->rules[i].nevents; j++) {
-			if (strcmp(m->rules[i].events[j], event_name))
-				continue;
-			b->tag = (int)i;
-			m->rules[i].bound = true;
-			b->n = m->rules[i].nnames;
-			for (unsigned int k = 0; k < b->n; k++)
-				b->names[k] = m->rules[i].names[k];
-			return 0;
-		}
-	}
+	if (!g)
+		return 0;
+	b->tag = (int)(g - m->groups);
+	b->n = g->nnames;
+	for (unsigned int k = 0; k < b->n; k++)
+		b->names[k] = g->names[k];
+	for (size_t i = 0; i < g->nmembers; i++)
+		m->rules[g->members[i].rule].bound = true;
 	return 0;
 }
 
@@ -457,12 +538,23 @@ void import_warn_unbound(const struct import_map *m)
 		any |= m->rules[i].bound;
 	/* a map names events a trace may not have (calloc): only none at all is suspect */
 	for (size_t i = 0; i < m->nrules; i++) {
-		if (m->rules[i].bound)
+		const struct rule *r = &m->rules[i];
+		const struct group *g = NULL;
+
+		if (r->bound)
 			continue;
-		log_msg(any ? LOG_INFO : LOG_ERROR, any ? LOG_PREFIX : LOG_PREFIX ": warning",
-			"%s: the trace has no event class '%s'%s: the rule took no event",
-			m->rules[i].at, m->rules[i].events[0],
-			m->rules[i].nevents > 1 ? " (nor the others the rule names)" : "");
+		for (size_t j = 0; j < r->nevents && !g; j++)
+			if ((g = owner(m, r->events[j])) && g->file == r->file)
+				g = NULL;
+		if (g)
+			log_msg(any ? LOG_INFO : LOG_ERROR, any ? LOG_PREFIX : LOG_PREFIX ": warning",
+				"%s: '%s' belongs to an earlier map's rules (%s): the rule takes none of its events",
+				r->at, g->event, m->rules[g->members[0].rule].at);
+		else
+			log_msg(any ? LOG_INFO : LOG_ERROR, any ? LOG_PREFIX : LOG_PREFIX ": warning",
+				"%s: the trace has no event class '%s'%s: the rule took no event",
+				r->at, r->events[0],
+				r->nevents > 1 ? " (nor the others the rule names)" : "");
 	}
 }
 
@@ -526,16 +618,14 @@ static bool matches(struct rule *r, const struct ctf_value *vals)
 	return true;
 }
 
-enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
-				 const struct ctf_value *values, struct wl_event *out, size_t *nout)
+/* What rule @r makes of an event that passed its filter. */
+static enum import_outcome translate(struct import_map *m, struct rule *r, uint64_t ts,
+				     const struct ctf_value *values, struct wl_event *out, size_t *nout)
 {
-	struct rule *r = &m->rules[tag];
 	struct wl_event *e = &out[0];
 	uint64_t key = 0, *obj = NULL;
 
 	*nout = 0;
-	if (!matches(r, values))
-		return IMPORT_IGNORED;
 	if (r->op == OP_PRESSURE) {
 		uint64_t bytes;
 
@@ -598,4 +688,22 @@ enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 	}
 	(*nout)++;
 	return IMPORT_USED;
+}
+
+enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
+				 const struct ctf_value *values, struct wl_event *out, size_t *nout)
+{
+	const struct group *g = &m->groups[tag];
+
+	*nout = 0;
+	for (size_t i = 0; i < g->nmembers; i++) {
+		struct rule *r = &m->rules[g->members[i].rule];
+		struct ctf_value vals[CTF_MAX_FIELDS];
+
+		for (unsigned int f = 0; f < r->nnames; f++)
+			vals[f] = values[g->members[i].at[f]];
+		if (matches(r, vals))
+			return translate(m, r, ts, vals, out, nout);
+	}
+	return IMPORT_IGNORED;
 }

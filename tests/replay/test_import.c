@@ -222,3 +222,70 @@ Test(import, an_array_element_and_its_count_and_sum_are_field_names)
 		cr_assert(strstr(err, "is not a value"), "%s: %s", bad[i], err);
 	}
 }
+
+/* Load the map files @yaml[0..n) (named map0.yaml, map1.yaml, ...) as one map. */
+static int load_files(const char *const *yaml, size_t n, struct import_map **m, char *err,
+		      size_t len)
+{
+	char path[4][256];
+	const char *paths[4];
+
+	cr_assert_leq(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		FILE *f;
+
+		snprintf(path[i], sizeof(path[i]), "%s/map%zu.yaml", tmp, i);
+		f = fopen(path[i], "w");
+		cr_assert_not_null(f);
+		fputs(yaml[i], f);
+		fclose(f);
+		paths[i] = path[i];
+	}
+	err[0] = '\0';
+	return import_map_load(paths, n, m, err, len);
+}
+
+Test(import, the_rules_of_one_map_for_a_class_are_tried_in_order)
+{
+	static const char *const yaml[] = {
+		"rules:\n"
+		"  - {event: cmd, op: alloc_mdl, key: seqno, where: {type: 0x101}, fields: {bytes: 4096}}\n"
+		"  - {event: cmd, op: free_mdl, key: seqno, where: {type: 0x102}}\n"
+		"  - {event: [dev, cmd], op: power, where: {name: gpu}, fields: {phys: 0, state: 3}}\n",
+		/* a later map never takes a class the first one names, matched or not */
+		"rules:\n"
+		"  - {event: cmd, op: power, fields: {phys: 0, state: 0}}\n"
+		"  - {event: other, op: power, fields: {phys: 0, state: 0}}\n",
+	};
+	struct import_map *m;
+	struct wl_event out[2];
+	char err[1024];
+	size_t n;
+
+	cr_assert_eq(load_files(yaml, 2, &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(FEED(m, "cmd", out, &n, IV("type", 0x101), IV("seqno", 7)), IMPORT_USED);
+	cr_assert_eq(out[0].kind, WL_ALLOC_MDL);
+	uint64_t id = out[0].v[WL_ID];
+	/* the second rule's type: the free pairs with the allocation */
+	cr_assert_eq(FEED(m, "cmd", out, &n, IV("type", 0x102), IV("seqno", 7)), IMPORT_USED);
+	cr_assert_eq(out[0].kind, WL_FREE_MDL);
+	cr_assert_eq(out[0].v[WL_ID], id);
+	/* the third rule, which reads a string the others do not */
+	cr_assert_eq(FEED(m, "cmd", out, &n, IV("type", 0x103), SV("name", "gpu")), IMPORT_USED);
+	cr_assert_eq(out[0].kind, WL_POWER);
+	cr_assert_eq(out[0].v[WL_ARG], 3);
+	/* no rule of the first map matches: ignored, not the second map's */
+	cr_assert_eq(FEED(m, "cmd", out, &n, IV("type", 0x103), SV("name", "nic")), IMPORT_IGNORED);
+	cr_assert_eq(n, 0);
+	cr_assert_eq(FEED(m, "other", out, &n), IMPORT_USED);
+	cr_assert_eq(out[0].v[WL_ARG], 0);
+	import_map_free(m);
+
+	/* what one class's rules read together must fit a binding */
+	cr_assert_eq(load("rules:\n"
+			  "  - {event: c, op: free_mdl, key: a, where: {b: 1, c: 2, d: 3, e: 4}}\n"
+			  "  - {event: c, op: free_mdl, key: f, where: {g: 1, h: 2, i: 3, j: 4}}\n",
+			  &m, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "map.yaml:3:5:") &&
+		  strstr(err, "naming 'c' read more than 8 payload fields together"), "%s", err);
+}
