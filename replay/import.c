@@ -17,6 +17,7 @@
 #define MAX_RULE_EVENTS 4
 #define MAX_SETS WL_NSLOTS
 #define MAX_WHERE 4
+#define MAX_KEYS 4
 
 /* An operand: a constant, or the value of a bound payload field. */
 struct operand {
@@ -34,10 +35,12 @@ struct rule {
 	char *events[MAX_RULE_EVENTS];
 	size_t nevents;
 	uint32_t op;                 /* enum wl_kind, or OP_PRESSURE */
-	int key, ref;                /* field indexes, or -1 */
+	int keys[MAX_KEYS];          /* field indexes: together they name the object */
+	size_t nkeys;                /* 0: the rule acts on no object */
+	int ref;                     /* field index, or -1 */
 	struct { enum wl_slot slot; struct value v; } sets[MAX_SETS];
 	size_t nsets;
-	struct { int field; char *str; } where[MAX_WHERE];
+	struct { int field; char *str; bool negate; } where[MAX_WHERE];
 	size_t nwhere;
 	struct value pressure;       /* bytes added (or removed, with sub) */
 	bool sub;
@@ -235,6 +238,37 @@ static void field_name(char *dst, const char *rule, const char *part, const char
 
 static void load_where(struct yaml_doc *d, struct rule *r, const char *name, struct yaml_field *w);
 
+/* key: FIELD, or [FIELD, ...]: the fields whose values together name the object. */
+static void load_key(struct yaml_doc *d, struct rule *r, struct yaml_field *f)
+{
+	char name[YAML_NAME_LEN];
+	struct yaml_field item;
+	size_t index = 0;
+	void *it = NULL;
+	const char *s;
+	int field;
+
+	if (!fy_node_is_sequence(f->val)) {
+		if ((s = yaml_str(d, f, "a field name or a list of them")) &&
+		    (field = field_name_index(d, r, f, s)) >= 0)
+			r->keys[r->nkeys++] = field;
+		return;
+	}
+	while ((item.val = yaml_items(d, f, &it, &index, name))) {
+		item.key = f->key;
+		snprintf(item.name, sizeof(item.name), "%s", name);
+		if (r->nkeys == MAX_KEYS) {
+			yaml_field_error(d, &item, "a key is at most %d fields", MAX_KEYS);
+			return;
+		}
+		if ((s = yaml_str(d, &item, "a field name")) &&
+		    (field = field_name_index(d, r, &item, s)) >= 0)
+			r->keys[r->nkeys++] = field;
+	}
+	if (!r->nkeys && !yaml_failed(d))
+		yaml_field_error(d, f, "a key needs at least one field");
+}
+
 static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name, struct rule *r)
 {
 	static const char *const keys[] = { "event", "op", "key", "ref", "fields", "where", "add",
@@ -247,7 +281,7 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 	const char *size;
 	int line, col;
 
-	r->key = r->ref = -1;
+	r->ref = -1;
 	if (!yaml_fields(d, node, NULL, name, keys, NKEYS, f))
 		return;
 	if (!yaml_pos(node, &line, &col))
@@ -289,8 +323,8 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 	if (f[KEY].val && !object)
 		yaml_field_error(d, &f[KEY], "'%s' acts on no object: 'key' does not apply",
 				 wl_catalogue[r->op].name);
-	else if (f[KEY].val && (s = yaml_str(d, &f[KEY], "a field name")))
-		r->key = field_name_index(d, r, &f[KEY], s);
+	else if (f[KEY].val)
+		load_key(d, r, &f[KEY]);
 	if (f[REF].val && !refers)
 		yaml_field_error(d, &f[REF], "'%s' refers to no other object: 'ref' does not apply",
 				 wl_catalogue[r->op].name);
@@ -338,6 +372,31 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 	load_where(d, r, name, &f[WHERE]);
 }
 
+/*
+ * A condition's {not: VALUE}: @kv becomes the field of VALUE (named
+ * "rules[N].where.FIELD.not"). Return: false after reporting.
+ */
+static bool load_not(struct yaml_doc *d, struct yaml_field *kv, const char *name,
+		     const char *fname)
+{
+	static const char *const keys[] = { "not" };
+	struct yaml_field not;
+	char ctx[YAML_NAME_LEN];
+
+	field_name(ctx, name, "where", fname);
+	if (!yaml_fields(d, kv->val, kv->key, ctx, keys, 1, &not))
+		return false;
+	if (!not.val) {
+		/* a mapping of other keys was reported (unknown key) by yaml_fields() */
+		if (!fy_node_mapping_item_count(kv->val))
+			yaml_field_error(d, kv, "expected a value or {not: VALUE}");
+		return false;
+	}
+	kv->val = not.val;
+	snprintf(kv->name, sizeof(kv->name), "%s", not.name);
+	return true;
+}
+
 static void load_where(struct yaml_doc *d, struct rule *r, const char *name, struct yaml_field *w)
 {
 	if (w->val && fy_node_is_mapping(w->val)) {
@@ -348,6 +407,7 @@ static void load_where(struct yaml_doc *d, struct rule *r, const char *name, str
 			struct yaml_field kv = { .key = fy_node_pair_key(pair),
 						 .val = fy_node_pair_value(pair) };
 			const char *fname = fy_node_get_scalar0(kv.key), *want;
+			bool negate;
 			int field;
 
 			field_name(kv.name, name, "where", fname);
@@ -355,10 +415,14 @@ static void load_where(struct yaml_doc *d, struct rule *r, const char *name, str
 				yaml_field_error(d, &kv, "at most %d conditions per rule", MAX_WHERE);
 				return;
 			}
-			want = yaml_str(d, &kv, "a value");
+			negate = fy_node_is_mapping(kv.val);
+			if (negate && !load_not(d, &kv, name, fname))
+				continue;
+			want = yaml_str(d, &kv, "a value or {not: VALUE}");
 			if (!fname || !want || (field = field_name_index(d, r, &kv, fname)) < 0)
 				continue;
 			r->where[r->nwhere].field = field;
+			r->where[r->nwhere].negate = negate;
 			if (!(r->where[r->nwhere++].str = strdup(want)))
 				yaml_nomem(d);
 		}
@@ -603,16 +667,39 @@ static uint64_t key_of(const struct ctf_value *v)
 	return digest_fnv1a(DIGEST_FNV_BASIS, v->s, strlen(v->s));
 }
 
+/*
+ * The key of rule @r's event: one field's value as key_of() gives it (so a
+ * `ref` of one field finds it), or the fields of a longer key folded into
+ * one number, each with its kind (a string "7" is not the integer 7).
+ */
+static uint64_t rule_key(const struct rule *r, const struct ctf_value *vals)
+{
+	uint64_t h = DIGEST_FNV_BASIS;
+
+	if (r->nkeys == 1)
+		return key_of(&vals[r->keys[0]]);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		const struct ctf_value *v = &vals[r->keys[i]];
+
+		h = digest_fnv1a_word(h, v->is_str);
+		h = v->is_str ? digest_fnv1a_str(h, v->s) : digest_fnv1a_word(h, v->u);
+	}
+	return h;
+}
+
 static bool matches(struct rule *r, const struct ctf_value *vals)
 {
 	for (size_t i = 0; i < r->nwhere; i++) {
 		const struct ctf_value *v = &vals[r->where[i].field];
 		uint64_t want;
 
+		bool equal;
+
 		if (!has(r, r->where[i].field, vals, true))
 			return false;
-		if (v->is_str ? strcmp(v->s, r->where[i].str)
-			      : parse_u64(r->where[i].str, &want) || want != v->u)
+		equal = v->is_str ? !strcmp(v->s, r->where[i].str)
+				  : !parse_u64(r->where[i].str, &want) && want == v->u;
+		if (equal == r->where[i].negate)
 			return false;
 	}
 	return true;
@@ -640,10 +727,11 @@ static enum import_outcome translate(struct import_map *m, struct rule *r, uint6
 		*nout = 1;
 		return IMPORT_USED;
 	}
-	if (r->key >= 0) {
-		if (!has(r, r->key, values, true))
-			return IMPORT_UNMATCHED;
-		key = key_of(&values[r->key]);
+	if (r->nkeys) {
+		for (size_t i = 0; i < r->nkeys; i++)
+			if (!has(r, r->keys[i], values, true))
+				return IMPORT_UNMATCHED;
+		key = rule_key(r, values);
 		obj = u64map_get(&m->objects, key);
 	}
 	if ((wl_destroys(r->op) || wl_uses(r->op)) && !obj)

@@ -289,3 +289,69 @@ Test(import, the_rules_of_one_map_for_a_class_are_tried_in_order)
 	cr_assert(strstr(err, "map.yaml:3:5:") &&
 		  strstr(err, "naming 'c' read more than 8 payload fields together"), "%s", err);
 }
+
+Test(import, a_key_of_several_fields_and_a_condition_that_excludes)
+{
+	static const struct {
+		const char *yaml, *where, *what;
+	} bad[] = {
+		{ "rules:\n  - {event: a, op: free_mdl, key: []}\n", "map.yaml:2:35:",
+		  "a key needs at least one field" },
+		{ "rules:\n  - {event: a, op: free_mdl, key: p, where: {x: {}}}\n", "map.yaml:2:49:",
+		  "rules[0].where.x: expected a value or {not: VALUE}" },
+		{ "rules:\n  - {event: a, op: free_mdl, key: [a, b, c, d, e]}\n", "map.yaml:2:48:",
+		  "a key is at most 4 fields" },
+		{ "rules:\n  - {event: a, op: free_mdl, key: [a, {b: 1}]}\n", "map.yaml:2:39:",
+		  "rules[0].key[1]: expected a field name" },
+		{ "rules:\n  - {event: a, op: free_mdl, key: p, where: {x: {nt: 1}}}\n", "map.yaml:2:50:",
+		  "unknown key 'nt'" },
+		{ "rules:\n  - {event: a, op: free_mdl, key: p, where: {x: {not: [1]}}}\n", "map.yaml:2:55:",
+		  "rules[0].where.x.not: expected a value or {not: VALUE}" },
+	};
+	struct import_map *m;
+	struct wl_event out[2];
+	char err[1024];
+	uint64_t id_a, id_b;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(load(bad[i].yaml, &m, err, sizeof(err)), -EINVAL, "%zu: %s", i, bad[i].yaml);
+		cr_assert(strstr(err, bad[i].where) && strstr(err, bad[i].what), "%zu: %s", i, err);
+	}
+	cr_assert_eq(load("rules:\n"
+			  "  - event: map\n"
+			  "    op: alloc_contiguous\n"
+			  "    key: [device, dma_addr]\n"
+			  "    where: {dma_addr: {not: 0xffffffffffffffff}, driver: {not: nic}}\n"
+			  "    fields: {bytes: size}\n"
+			  "  - {event: unmap, op: free_contiguous, key: [device, addr]}\n",
+			  &m, err, sizeof(err)), 0, "%s", err);
+	/* one address in two devices' address spaces: two objects */
+	cr_assert_eq(FEED(m, "map", out, &n, SV("device", "0000:00:02.0"), IV("dma_addr", 0xfffff000),
+			  IV("size", 4096), SV("driver", "gpu")), IMPORT_USED);
+	cr_assert_eq(n, 1);
+	id_a = out[0].v[WL_ID];
+	cr_assert_eq(FEED(m, "map", out, &n, SV("device", "0000:00:03.0"), IV("dma_addr", 0xfffff000),
+			  IV("size", 8192), SV("driver", "gpu")), IMPORT_USED);
+	cr_assert_eq(n, 1, "the second device's mapping ended the first's");
+	id_b = out[0].v[WL_ID];
+	cr_assert_neq(id_a, id_b);
+	cr_assert_eq(FEED(m, "unmap", out, &n, SV("device", "0000:00:03.0"), IV("addr", 0xfffff000)),
+		     IMPORT_USED);
+	cr_assert_eq(out[0].kind, WL_FREE_CONTIGUOUS);
+	cr_assert_eq(out[0].v[WL_ID], id_b);
+	cr_assert_eq(FEED(m, "unmap", out, &n, SV("device", "0000:00:03.0"), IV("addr", 0xfffff000)),
+		     IMPORT_UNMATCHED);
+	cr_assert_eq(FEED(m, "unmap", out, &n, SV("device", "0000:00:02.0"), IV("addr", 0xfffff000)),
+		     IMPORT_USED);
+	cr_assert_eq(out[0].v[WL_ID], id_a);
+	/* excluded by value: a failed mapping's address, another driver */
+	cr_assert_eq(FEED(m, "map", out, &n, SV("device", "0000:00:02.0"), IV("dma_addr", UINT64_MAX),
+			  IV("size", 4096), SV("driver", "gpu")), IMPORT_IGNORED);
+	cr_assert_eq(FEED(m, "map", out, &n, SV("device", "0000:00:02.0"), IV("dma_addr", 0x1000),
+			  IV("size", 4096), SV("driver", "nic")), IMPORT_IGNORED);
+	/* a condition on a field the event lacks does not pass, negated or not */
+	cr_assert_eq(FEED(m, "map", out, &n, SV("device", "0000:00:02.0"), IV("dma_addr", 0x1000),
+			  IV("size", 4096)), IMPORT_IGNORED);
+	import_map_free(m);
+}
