@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Import maps: what a map may say, where a wrong one is wrong, and events that lack a field. */
+/*
+ * Import maps: what a map may say, where a wrong one is wrong, events that
+ * lack a field, and what the shipped maps make of the kernel's events.
+ */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -353,5 +357,365 @@ Test(import, a_key_of_several_fields_and_a_condition_that_excludes)
 	/* a condition on a field the event lacks does not pass, negated or not */
 	cr_assert_eq(FEED(m, "map", out, &n, SV("device", "0000:00:02.0"), IV("dma_addr", 0x1000),
 			  IV("size", 4096)), IMPORT_IGNORED);
+	import_map_free(m);
+}
+
+/* ---- the shipped maps (traces/maps/) ----------------------------------- */
+
+static const char *source_root(void)
+{
+	const char *root = getenv("GPUISO_SOURCE_ROOT");
+
+	return root ? root : ".";
+}
+
+/* Load the shipped maps @names (file names in traces/maps/), in that order. */
+static void load_shipped(const char *const *names, size_t n, struct import_map **m)
+{
+	char path[8][1024], err[2048] = "";
+	const char *paths[8];
+
+	cr_assert_leq(n, 8);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/traces/maps/%s", source_root(), names[i]);
+		paths[i] = path[i];
+	}
+	cr_assert_eq(import_map_load(paths, n, m, err, sizeof(err)), 0, "%s", err);
+}
+
+#define LOAD_SHIPPED(m, ...)                                                               \
+	load_shipped((const char *const[]){ __VA_ARGS__ },                                 \
+		     sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *), m)
+
+Test(import, every_shipped_map_loads)
+{
+	static const char *const expected[] = {
+		"amdgpu.yaml",    "dma-fence.yaml",        "i915.yaml",
+		"linux-dma.yaml", "linux-iommu.yaml",      "linux-page-alloc.yaml",
+		"linux-rpm.yaml", "lttng-ust-libc.yaml",   "virtio-gpu.yaml",
+	};
+	enum { NEXPECTED = sizeof(expected) / sizeof(expected[0]) };
+	char dir[1024], path[64][1100], err[4096] = "";
+	const char *paths[64];
+	bool seen[NEXPECTED] = { false };
+	struct import_map *m;
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/traces/maps", source_root());
+	d = opendir(dir);
+	cr_assert_not_null(d, "%s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len < 5 || strcmp(de->d_name + len - 5, ".yaml"))
+			continue;
+		cr_assert_lt(n, 64);
+		snprintf(path[n], sizeof(path[n]), "%s/%s", dir, de->d_name);
+		paths[n] = path[n];
+		cr_assert_eq(import_map_load(&paths[n], 1, &m, err, sizeof(err)), 0, "%s", err);
+		import_map_free(m);
+		for (size_t i = 0; i < NEXPECTED; i++)
+			seen[i] |= !strcmp(de->d_name, expected[i]);
+		n++;
+	}
+	closedir(d);
+	for (size_t i = 0; i < NEXPECTED; i++)
+		cr_expect(seen[i], "traces/maps/%s missing", expected[i]);
+	/* and all of them at once, as several --map options give them */
+	cr_assert_eq(import_map_load(paths, n, &m, err, sizeof(err)), 0, "%s", err);
+	import_map_free(m);
+}
+
+/* The id of a created object, checking the event's kind and size. */
+static uint64_t created(const struct wl_event *e, size_t n, enum wl_kind kind, uint64_t bytes)
+{
+	cr_assert_eq(n, 1);
+	cr_assert_eq(e->kind, kind, "kind %u, not %u", e->kind, kind);
+	cr_assert_eq(e->v[WL_BYTES], bytes);
+	cr_assert_neq(e->v[WL_ID], 0);
+	return e->v[WL_ID];
+}
+
+/* That @e ends (or uses) object @id with an event of @kind. */
+static void ended(const struct wl_event *e, size_t n, enum wl_kind kind, uint64_t id)
+{
+	cr_assert_eq(n, 1);
+	cr_assert_eq(e->kind, kind, "kind %u, not %u", e->kind, kind);
+	cr_assert_eq(e->v[WL_ID], id);
+}
+
+Test(import, linux_dma_pairs_each_mapping_with_its_unmapping_per_device)
+{
+	struct import_map *m;
+	struct wl_event out[2];
+	uint64_t page, other, sg, coherent, pages, sgt;
+	size_t n;
+
+	LOAD_SHIPPED(&m, "linux-dma.yaml");
+	/* dma_map_page ... dma_unmap_page, on the DMA address */
+	cr_assert_eq(FEED(m, "dma:dma_map_page", out, &n, SV("device", "0000:00:02.0"),
+			  IV("phys_addr", 0x12345000), IV("dma_addr", 0xfffff000), IV("size", 6000),
+			  IV("dir", 1), IV("attrs", 0)), IMPORT_USED);
+	page = created(out, n, WL_ALLOC_CONTIGUOUS, 6000);
+	cr_assert_eq(out[0].v[WL_ARG], WL_CACHE_CACHED);
+	/* another device's domain hands out the same address */
+	cr_assert_eq(FEED(m, "dma:dma_map_page", out, &n, SV("device", "0000:00:03.0"),
+			  IV("dma_addr", 0xfffff000), IV("size", 4096)), IMPORT_USED);
+	other = created(out, n, WL_ALLOC_CONTIGUOUS, 4096);
+	/* a failed mapping returns DMA_MAPPING_ERROR: not an object */
+	cr_assert_eq(FEED(m, "dma:dma_map_page", out, &n, SV("device", "0000:00:02.0"),
+			  IV("dma_addr", UINT64_MAX), IV("size", 4096)), IMPORT_IGNORED);
+	cr_assert_eq(FEED(m, "dma:dma_unmap_page", out, &n, SV("device", "0000:00:02.0"),
+			  IV("addr", 0xfffff000), IV("size", 6000)), IMPORT_USED);
+	ended(out, n, WL_FREE_CONTIGUOUS, page);
+	cr_assert_eq(FEED(m, "dma:dma_unmap_page", out, &n, SV("device", "0000:00:03.0"),
+			  IV("addr", 0xfffff000), IV("size", 4096)), IMPORT_USED);
+	ended(out, n, WL_FREE_CONTIGUOUS, other);
+
+	/* dma_map_sg: the sum of its segments; dma_unmap_sg traces the physical addresses */
+	cr_assert_eq(FEED(m, "dma:dma_map_sg", out, &n, SV("device", "0000:00:02.0"),
+			  IV("phys_addrs[0]", 0x40000000), IV("dma_addrs[0]", 0xffff0000),
+			  IV("lengths.sum", 65536)), IMPORT_USED);
+	sg = created(out, n, WL_ALLOC_MDL, 65536);
+	cr_assert_eq(FEED(m, "dma:dma_unmap_sg", out, &n, SV("device", "0000:00:02.0"),
+			  IV("addrs[0]", 0xffff0000)), IMPORT_UNMATCHED);
+	cr_assert_eq(FEED(m, "dma:dma_unmap_sg", out, &n, SV("device", "0000:00:02.0"),
+			  IV("addrs[0]", 0x40000000)), IMPORT_USED);
+	ended(out, n, WL_FREE_MDL, sg);
+
+	/* coherent memory; a failed allocation has no CPU address */
+	cr_assert_eq(FEED(m, "dma:dma_alloc", out, &n, SV("device", "0000:00:02.0"),
+			  IV("virt_addr", 0), IV("dma_addr", 0), IV("size", 8192)), IMPORT_IGNORED);
+	cr_assert_eq(FEED(m, "dma:dma_alloc", out, &n, SV("device", "0000:00:02.0"),
+			  IV("virt_addr", 0xffff888001000000), IV("dma_addr", 0xffffe000),
+			  IV("size", 8192)), IMPORT_USED);
+	coherent = created(out, n, WL_ALLOC_CONTIGUOUS, 8192);
+	cr_assert_eq(FEED(m, "dma:dma_alloc_pages", out, &n, SV("device", "0000:00:02.0"),
+			  IV("virt_addr", 0xffff888002000000), IV("dma_addr", 0xffffc000),
+			  IV("size", 16384)), IMPORT_USED);
+	pages = created(out, n, WL_ALLOC_CONTIGUOUS, 16384);
+	cr_assert_eq(FEED(m, "dma:dma_alloc_sgt", out, &n, SV("device", "0000:00:02.0"),
+			  IV("phys_addrs[0]", 0x50000000), IV("dma_addr", 0xfff00000),
+			  IV("size", 1 << 20)), IMPORT_USED);
+	sgt = created(out, n, WL_ALLOC_MDL, 1 << 20);
+	cr_assert_eq(FEED(m, "dma:dma_free", out, &n, SV("device", "0000:00:02.0"),
+			  IV("virt_addr", 0xffff888001000000), IV("dma_addr", 0xffffe000),
+			  IV("size", 8192)), IMPORT_USED);
+	ended(out, n, WL_FREE_CONTIGUOUS, coherent);
+	cr_assert_eq(FEED(m, "dma:dma_free_pages", out, &n, SV("device", "0000:00:02.0"),
+			  IV("dma_addr", 0xffffc000), IV("size", 16384)), IMPORT_USED);
+	ended(out, n, WL_FREE_CONTIGUOUS, pages);
+	cr_assert_eq(FEED(m, "dma:dma_free_sgt", out, &n, SV("device", "0000:00:02.0"),
+			  IV("dma_addr", 0xfff00000), IV("size", 1 << 20)), IMPORT_USED);
+	ended(out, n, WL_FREE_MDL, sgt);
+	import_map_free(m);
+}
+
+Test(import, linux_iommu_pairs_on_the_iova_and_faults_say_read_or_write)
+{
+	struct import_map *m;
+	struct wl_event out[2];
+	uint64_t id;
+	size_t n;
+
+	LOAD_SHIPPED(&m, "linux-iommu.yaml");
+	cr_assert_eq(FEED(m, "iommu:map", out, &n, IV("iova", 0xfffe0000), IV("paddr", 0x1000000),
+			  IV("size", 131072)), IMPORT_USED);
+	id = created(out, n, WL_ALLOC_CONTIGUOUS, 131072);
+	cr_assert_eq(FEED(m, "iommu:io_page_fault", out, &n, SV("device", "0000:00:02.0"),
+			  SV("driver", "amdgpu"), IV("iova", 0xfffe0000), IV("flags", 0)), IMPORT_USED);
+	ended(out, n, WL_DMA, id);
+	cr_assert_eq(out[0].v[WL_ARG], 0, "IOMMU_FAULT_READ is a read");
+	cr_assert_eq(FEED(m, "iommu:io_page_fault", out, &n, IV("iova", 0xfffe0000), IV("flags", 1)),
+		     IMPORT_USED);
+	cr_assert_eq(out[0].v[WL_ARG], 1, "IOMMU_FAULT_WRITE is a write");
+	cr_assert_eq(FEED(m, "iommu:unmap", out, &n, IV("iova", 0xfffe0000), IV("size", 131072),
+			  IV("unmapped_size", 131072)), IMPORT_USED);
+	ended(out, n, WL_FREE_CONTIGUOUS, id);
+	cr_assert_eq(FEED(m, "iommu:unmap", out, &n, IV("iova", 0xfffe0000), IV("size", 4096),
+			  IV("unmapped_size", 0)), IMPORT_UNMATCHED);
+	import_map_free(m);
+}
+
+Test(import, amdgpu_bos_live_in_their_placement_until_ttm_frees_them)
+{
+	struct import_map *m;
+	struct wl_event out[2];
+	uint64_t vram, gtt;
+	size_t n;
+
+	LOAD_SHIPPED(&m, "amdgpu.yaml");
+	cr_assert_eq(FEED(m, "amdgpu:amdgpu_bo_create", out, &n, IV("bo", 0xffff888100000000),
+			  IV("pages", 256), IV("type", 2), IV("prefer", 4), IV("allow", 6)), IMPORT_USED);
+	vram = created(out, n, WL_ALLOC_CREATE, 1 << 20);
+	cr_assert_eq(out[0].v[WL_ARG], WL_SEG_VRAM);
+	cr_assert_eq(FEED(m, "amdgpu:amdgpu_bo_create", out, &n, IV("bo", 0xffff888100001000),
+			  IV("pages", 1), IV("type", 1)), IMPORT_USED);
+	gtt = created(out, n, WL_ALLOC_CREATE, 4096);
+	cr_assert_eq(out[0].v[WL_ARG], WL_SEG_APERTURE);
+	cr_assert_eq(out[0].v[WL_FLAGS], WL_ALLOC_ACCESSED_PHYSICALLY);
+	cr_assert_eq(FEED(m, "amdgpu:amdgpu_bo_create", out, &n, IV("bo", 0xffff888100002000),
+			  IV("pages", 2), IV("type", 0)), IMPORT_USED);
+	created(out, n, WL_ALLOC_CREATE, 8192);
+	cr_assert_eq(out[0].v[WL_ARG], WL_SEG_SYSTEM);
+	/* on-chip GDS is no memory */
+	cr_assert_eq(FEED(m, "amdgpu:amdgpu_bo_create", out, &n, IV("bo", 0xffff888100003000),
+			  IV("pages", 1), IV("type", 3)), IMPORT_IGNORED);
+	/* an eviction is not a release */
+	cr_assert_eq(FEED(m, "amdgpu:amdgpu_bo_move", out, &n, IV("bo", 0xffff888100000000),
+			  IV("bo_size", 1 << 20), IV("new_placement", 1), IV("old_placement", 2)),
+		     IMPORT_IGNORED);
+	cr_assert_eq(FEED(m, "amdgpu:amdgpu_bo_move", out, &n, IV("bo", 0xffff888100000000),
+			  IV("bo_size", 1 << 20), IV("new_placement", 0xffffffff),
+			  IV("old_placement", 2)), IMPORT_USED);
+	ended(out, n, WL_ALLOC_DESTROY, vram);
+	cr_assert_eq(FEED(m, "amdgpu:amdgpu_bo_move", out, &n, IV("bo", 0xffff888100001000),
+			  IV("new_placement", 0xffffffff), IV("old_placement", 1)), IMPORT_USED);
+	ended(out, n, WL_ALLOC_DESTROY, gtt);
+	/* a second release of the same BO (its memory already gone) */
+	cr_assert_eq(FEED(m, "amdgpu:amdgpu_bo_move", out, &n, IV("bo", 0xffff888100001000),
+			  IV("new_placement", 0xffffffff), IV("old_placement", 0xffffffff)),
+		     IMPORT_UNMATCHED);
+	import_map_free(m);
+}
+
+Test(import, i915_objects_are_driver_mdls_mapped_per_bound_vma)
+{
+	struct import_map *m;
+	struct wl_event out[2];
+	uint64_t obj, ggtt, ppgtt;
+	size_t n;
+
+	LOAD_SHIPPED(&m, "i915.yaml");
+	cr_assert_eq(FEED(m, "i915:i915_gem_object_create", out, &n, IV("obj", 0xffff888200000000),
+			  IV("size", 65536)), IMPORT_USED);
+	obj = created(out, n, WL_DRIVER_MDL_CREATE, 65536);
+	cr_assert_eq(FEED(m, "i915:i915_vma_bind", out, &n, IV("obj", 0xffff888200000000),
+			  IV("vm", 0xffff888300000000), IV("offset", 0x100000), IV("size", 65536),
+			  IV("flags", 0x400)), IMPORT_USED);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(out[0].kind, WL_MAP_MDL);
+	cr_assert_eq(out[0].v[WL_REF], obj);
+	ggtt = out[0].v[WL_ID];
+	cr_assert_eq(FEED(m, "i915:i915_vma_bind", out, &n, IV("obj", 0xffff888200000000),
+			  IV("vm", 0xffff888400000000), IV("offset", 0x100000), IV("size", 65536),
+			  IV("flags", 0x800)), IMPORT_USED);
+	cr_assert_eq(n, 1, "a bind in another address space ended the first");
+	ppgtt = out[0].v[WL_ID];
+	cr_assert_neq(ppgtt, ggtt);
+	cr_assert_eq(FEED(m, "i915:i915_vma_unbind", out, &n, IV("obj", 0xffff888200000000),
+			  IV("vm", 0xffff888300000000), IV("offset", 0x100000), IV("size", 65536)),
+		     IMPORT_USED);
+	ended(out, n, WL_UNMAP_MDL, ggtt);
+	cr_assert_eq(FEED(m, "i915:i915_vma_unbind", out, &n, IV("obj", 0xffff888200000000),
+			  IV("vm", 0xffff888400000000), IV("offset", 0x100000)), IMPORT_USED);
+	ended(out, n, WL_UNMAP_MDL, ppgtt);
+	cr_assert_eq(FEED(m, "i915:i915_gem_object_destroy", out, &n, IV("obj", 0xffff888200000000)),
+		     IMPORT_USED);
+	ended(out, n, WL_DRIVER_MDL_FREE, obj);
+	/* an object created before the trace began */
+	cr_assert_eq(FEED(m, "i915:i915_vma_bind", out, &n, IV("obj", 0xffff888200010000),
+			  IV("vm", 0xffff888300000000), IV("offset", 0x200000)), IMPORT_UNMATCHED);
+	import_map_free(m);
+}
+
+Test(import, dma_fences_live_from_their_numbering_to_their_release)
+{
+	struct import_map *m;
+	struct wl_event out[2];
+	uint64_t hw, other, virtio;
+	size_t n;
+
+	LOAD_SHIPPED(&m, "dma-fence.yaml");
+	cr_assert_eq(FEED(m, "dma_fence:dma_fence_init", out, &n, SV("driver", "amdgpu"),
+			  SV("timeline", "gfx_0.0.0"), IV("context", 5), IV("seqno", 9)), IMPORT_USED);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(out[0].kind, WL_FENCE_CREATE);
+	hw = out[0].v[WL_ID];
+	/* another timeline's fence of the same number */
+	cr_assert_eq(FEED(m, "dma_fence:dma_fence_init", out, &n, SV("driver", "drm_sched"),
+			  IV("context", 6), IV("seqno", 9)), IMPORT_USED);
+	cr_assert_eq(n, 1);
+	other = out[0].v[WL_ID];
+	cr_assert_neq(other, hw);
+	/* virtio-gpu numbers its fences when it emits them */
+	cr_assert_eq(FEED(m, "dma_fence:dma_fence_init", out, &n, SV("driver", "virtio_gpu"),
+			  IV("context", 7), IV("seqno", 0)), IMPORT_IGNORED);
+	cr_assert_eq(FEED(m, "dma_fence:dma_fence_emit", out, &n, SV("driver", "virtio_gpu"),
+			  IV("context", 7), IV("seqno", 3)), IMPORT_USED);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(out[0].kind, WL_FENCE_CREATE);
+	virtio = out[0].v[WL_ID];
+	cr_assert_eq(FEED(m, "dma_fence:dma_fence_emit", out, &n, SV("driver", "qxl"),
+			  IV("context", 8), IV("seqno", 3)), IMPORT_IGNORED);
+	cr_assert_eq(FEED(m, "dma_fence:dma_fence_destroy", out, &n, SV("driver", "amdgpu"),
+			  IV("context", 5), IV("seqno", 9)), IMPORT_USED);
+	ended(out, n, WL_FENCE_DESTROY, hw);
+	cr_assert_eq(FEED(m, "dma_fence:dma_fence_destroy", out, &n, SV("driver", "virtio_gpu"),
+			  IV("context", 7), IV("seqno", 3)), IMPORT_USED);
+	ended(out, n, WL_FENCE_DESTROY, virtio);
+	cr_assert_eq(FEED(m, "dma_fence:dma_fence_destroy", out, &n, IV("context", 6),
+			  IV("seqno", 9)), IMPORT_USED);
+	ended(out, n, WL_FENCE_DESTROY, other);
+	import_map_free(m);
+}
+
+Test(import, virtio_gpu_control_commands_live_until_their_response)
+{
+	struct import_map *m;
+	struct wl_event out[2];
+	uint64_t create, flush;
+	size_t n;
+
+	LOAD_SHIPPED(&m, "virtio-gpu.yaml");
+	cr_assert_eq(FEED(m, "virtio_gpu:virtio_gpu_cmd_queue", out, &n, IV("dev", 0), IV("vq", 0),
+			  SV("name", "control"), IV("type", 0x101), IV("seqno", 1)), IMPORT_USED);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(out[0].kind, WL_FENCE_CREATE);
+	create = out[0].v[WL_ID];
+	cr_assert_eq(FEED(m, "virtio_gpu:virtio_gpu_cmd_queue", out, &n, IV("dev", 0), IV("vq", 0),
+			  SV("name", "control"), IV("type", 0x104), IV("seqno", 2)), IMPORT_USED);
+	flush = out[0].v[WL_ID];
+	/* the cursor queue numbers its own commands, which have no response buffer */
+	cr_assert_eq(FEED(m, "virtio_gpu:virtio_gpu_cmd_queue", out, &n, IV("dev", 0), IV("vq", 1),
+			  SV("name", "cursor"), IV("type", 0x300), IV("seqno", 1)), IMPORT_IGNORED);
+	cr_assert_eq(FEED(m, "virtio_gpu:virtio_gpu_cmd_response", out, &n, IV("dev", 0), IV("vq", 1),
+			  SV("name", "cursor"), IV("type", 0x1100), IV("seqno", 1)), IMPORT_IGNORED);
+	/* responses come back in any order */
+	cr_assert_eq(FEED(m, "virtio_gpu:virtio_gpu_cmd_response", out, &n, IV("dev", 0), IV("vq", 0),
+			  SV("name", "control"), IV("type", 0x1100), IV("seqno", 2)), IMPORT_USED);
+	ended(out, n, WL_FENCE_DESTROY, flush);
+	cr_assert_eq(FEED(m, "virtio_gpu:virtio_gpu_cmd_response", out, &n, IV("dev", 0), IV("vq", 0),
+			  SV("name", "control"), IV("type", 0x1100), IV("seqno", 1)), IMPORT_USED);
+	ended(out, n, WL_FENCE_DESTROY, create);
+	import_map_free(m);
+}
+
+Test(import, the_kernel_maps_combine_on_one_trace)
+{
+	struct import_map *m;
+	struct wl_event out[2];
+	uint64_t sg;
+	size_t n;
+
+	/* each takes its own classes; a later map never takes an earlier one's */
+	LOAD_SHIPPED(&m, "linux-dma.yaml", "virtio-gpu.yaml", "dma-fence.yaml", "linux-iommu.yaml");
+	cr_assert_eq(FEED(m, "dma:dma_map_sg", out, &n, SV("device", "virtio0"),
+			  IV("phys_addrs[0]", 0x40000000), IV("lengths.sum", 8192)), IMPORT_USED);
+	sg = created(out, n, WL_ALLOC_MDL, 8192);
+	cr_assert_eq(FEED(m, "virtio_gpu:virtio_gpu_cmd_queue", out, &n, IV("dev", 0),
+			  SV("name", "control"), IV("seqno", 1)), IMPORT_USED);
+	cr_assert_eq(out[0].kind, WL_FENCE_CREATE);
+	cr_assert_eq(FEED(m, "dma_fence:dma_fence_emit", out, &n, SV("driver", "virtio_gpu"),
+			  IV("context", 7), IV("seqno", 1)), IMPORT_USED);
+	cr_assert_eq(out[0].kind, WL_FENCE_CREATE);
+	cr_assert_eq(FEED(m, "iommu:map", out, &n, IV("iova", 0xfffff000), IV("size", 4096)),
+		     IMPORT_USED);
+	created(out, n, WL_ALLOC_CONTIGUOUS, 4096);
+	cr_assert_eq(FEED(m, "dma:dma_unmap_sg", out, &n, SV("device", "virtio0"),
+			  IV("addrs[0]", 0x40000000)), IMPORT_USED);
+	ended(out, n, WL_FREE_MDL, sg);
 	import_map_free(m);
 }
