@@ -17,6 +17,7 @@
 #define MAX_RULE_EVENTS 4
 #define MAX_SETS WL_NSLOTS
 #define MAX_WHERE 4
+#define MAX_KEYS 4
 
 /* An operand: a constant, or the value of a bound payload field. */
 struct operand {
@@ -34,23 +35,48 @@ struct rule {
 	char *events[MAX_RULE_EVENTS];
 	size_t nevents;
 	uint32_t op;                 /* enum wl_kind, or OP_PRESSURE */
-	int key, ref;                /* field indexes, or -1 */
+	int keys[MAX_KEYS];          /* field indexes: together they name the object */
+	size_t nkeys;                /* 0: the rule acts on no object */
+	int ref;                     /* field index, or -1 */
 	struct { enum wl_slot slot; struct value v; } sets[MAX_SETS];
 	size_t nsets;
-	struct { int field; char *str; } where[MAX_WHERE];
+	struct { int field; char *str; bool negate; } where[MAX_WHERE];
 	size_t nwhere;
 	struct value pressure;       /* bytes added (or removed, with sub) */
 	bool sub;
 	char *names[CTF_MAX_FIELDS]; /* payload fields the rule reads */
 	unsigned int nnames;
 	char at[256];                /* "FILE:LINE:COL (rules[N])", for warnings */
+	size_t file;                 /* which of the map files, from 0 */
 	bool bound;                  /* some event class of the trace took the rule */
 	unsigned int warned;         /* a bit per name: said once that events lack it */
+};
+
+/* A rule of a group, and where each field it reads is in the group's binding. */
+struct member {
+	size_t rule;
+	unsigned char at[CTF_MAX_FIELDS];
+};
+
+/*
+ * The rules of one map file that name one event class, in their order: an
+ * event of the class goes to the first whose filter it passes. The first
+ * file naming a class owns it; a later file's group of it takes nothing.
+ */
+struct group {
+	const char *event;                 /* the class (a rule's string) */
+	size_t file;
+	struct member *members;
+	size_t nmembers, members_cap;
+	const char *names[CTF_MAX_FIELDS]; /* the fields its rules read (theirs) */
+	unsigned int nnames;
 };
 
 struct import_map {
 	struct rule *rules;
 	size_t nrules, rules_cap;
+	struct group *groups;        /* in the order the rules first name them */
+	size_t ngroups, groups_cap;
 	uint64_t adapter;            /* default adapter */
 	uint64_t memory_base;        /* what pressure rules subtract from */
 	/* while translating */
@@ -72,15 +98,34 @@ static int field_index(struct rule *r, const char *name)
 	return r->names[r->nnames] ? (int)r->nnames++ : -ENOMEM;
 }
 
+static bool is_name_char(char c)
+{
+	return c == '_' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+/*
+ * A payload field's name: letters, digits, '_' and '.', not starting with a
+ * digit ("size", "lengths.sum"), optionally ending in an element index
+ * "[I]" ("dma_addrs[0]"): I in decimal, without leading zeros, as the
+ * readers spell an array's elements (docs/import-maps.md).
+ */
 static bool is_name(const char *s)
 {
-	if (!*s)
+	const char *p = s, *index;
+
+	if (!*s || (*s >= '0' && *s <= '9'))
 		return false;
-	for (; *s; s++)
-		if (!(*s == '_' || *s == '.' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9')))
-			return false;
-	return true;
+	while (*p && is_name_char(*p))
+		p++;
+	if (!*p)
+		return true;
+	if (*p != '[' || p == s)
+		return false;
+	for (index = ++p; *p >= '0' && *p <= '9'; p++)
+		;
+	return p > index && p - index <= 9 && !(p - index > 1 && *index == '0') && p[0] == ']' &&
+	       !p[1];
 }
 
 /* A payload field's name, as `key`, `ref` and `where` give them: its index. */
@@ -89,7 +134,7 @@ static int field_name_index(struct yaml_doc *d, struct rule *r, const struct yam
 {
 	int i;
 
-	if (!is_name(s) || (s[0] >= '0' && s[0] <= '9')) {
+	if (!is_name(s)) {
 		yaml_field_error(d, f, "'%s' is not a payload field name", s);
 		return -EINVAL;
 	}
@@ -107,7 +152,7 @@ static int parse_operand(struct rule *r, const char *s, struct operand *o)
 		o->field = -1;
 		return 0;
 	}
-	if (!is_name(s) || (s[0] >= '0' && s[0] <= '9'))
+	if (!is_name(s))
 		return -EINVAL;
 	o->field = field_index(r, s);
 	return o->field < 0 ? o->field : 0;
@@ -193,6 +238,37 @@ static void field_name(char *dst, const char *rule, const char *part, const char
 
 static void load_where(struct yaml_doc *d, struct rule *r, const char *name, struct yaml_field *w);
 
+/* key: FIELD, or [FIELD, ...]: the fields whose values together name the object. */
+static void load_key(struct yaml_doc *d, struct rule *r, struct yaml_field *f)
+{
+	char name[YAML_NAME_LEN];
+	struct yaml_field item;
+	size_t index = 0;
+	void *it = NULL;
+	const char *s;
+	int field;
+
+	if (!fy_node_is_sequence(f->val)) {
+		if ((s = yaml_str(d, f, "a field name or a list of them")) &&
+		    (field = field_name_index(d, r, f, s)) >= 0)
+			r->keys[r->nkeys++] = field;
+		return;
+	}
+	while ((item.val = yaml_items(d, f, &it, &index, name))) {
+		item.key = f->key;
+		snprintf(item.name, sizeof(item.name), "%s", name);
+		if (r->nkeys == MAX_KEYS) {
+			yaml_field_error(d, &item, "a key is at most %d fields", MAX_KEYS);
+			return;
+		}
+		if ((s = yaml_str(d, &item, "a field name")) &&
+		    (field = field_name_index(d, r, &item, s)) >= 0)
+			r->keys[r->nkeys++] = field;
+	}
+	if (!r->nkeys && !yaml_failed(d))
+		yaml_field_error(d, f, "a key needs at least one field");
+}
+
 static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name, struct rule *r)
 {
 	static const char *const keys[] = { "event", "op", "key", "ref", "fields", "where", "add",
@@ -205,7 +281,7 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 	const char *size;
 	int line, col;
 
-	r->key = r->ref = -1;
+	r->ref = -1;
 	if (!yaml_fields(d, node, NULL, name, keys, NKEYS, f))
 		return;
 	if (!yaml_pos(node, &line, &col))
@@ -247,8 +323,8 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 	if (f[KEY].val && !object)
 		yaml_field_error(d, &f[KEY], "'%s' acts on no object: 'key' does not apply",
 				 wl_catalogue[r->op].name);
-	else if (f[KEY].val && (s = yaml_str(d, &f[KEY], "a field name")))
-		r->key = field_name_index(d, r, &f[KEY], s);
+	else if (f[KEY].val)
+		load_key(d, r, &f[KEY]);
 	if (f[REF].val && !refers)
 		yaml_field_error(d, &f[REF], "'%s' refers to no other object: 'ref' does not apply",
 				 wl_catalogue[r->op].name);
@@ -296,6 +372,31 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 	load_where(d, r, name, &f[WHERE]);
 }
 
+/*
+ * A condition's {not: VALUE}: @kv becomes the field of VALUE (named
+ * "rules[N].where.FIELD.not"). Return: false after reporting.
+ */
+static bool load_not(struct yaml_doc *d, struct yaml_field *kv, const char *name,
+		     const char *fname)
+{
+	static const char *const keys[] = { "not" };
+	struct yaml_field not;
+	char ctx[YAML_NAME_LEN];
+
+	field_name(ctx, name, "where", fname);
+	if (!yaml_fields(d, kv->val, kv->key, ctx, keys, 1, &not))
+		return false;
+	if (!not.val) {
+		/* a mapping of other keys was reported (unknown key) by yaml_fields() */
+		if (!fy_node_mapping_item_count(kv->val))
+			yaml_field_error(d, kv, "expected a value or {not: VALUE}");
+		return false;
+	}
+	kv->val = not.val;
+	snprintf(kv->name, sizeof(kv->name), "%s", not.name);
+	return true;
+}
+
 static void load_where(struct yaml_doc *d, struct rule *r, const char *name, struct yaml_field *w)
 {
 	if (w->val && fy_node_is_mapping(w->val)) {
@@ -306,6 +407,7 @@ static void load_where(struct yaml_doc *d, struct rule *r, const char *name, str
 			struct yaml_field kv = { .key = fy_node_pair_key(pair),
 						 .val = fy_node_pair_value(pair) };
 			const char *fname = fy_node_get_scalar0(kv.key), *want;
+			bool negate;
 			int field;
 
 			field_name(kv.name, name, "where", fname);
@@ -313,10 +415,14 @@ static void load_where(struct yaml_doc *d, struct rule *r, const char *name, str
 				yaml_field_error(d, &kv, "at most %d conditions per rule", MAX_WHERE);
 				return;
 			}
-			want = yaml_str(d, &kv, "a value");
+			negate = fy_node_is_mapping(kv.val);
+			if (negate && !load_not(d, &kv, name, fname))
+				continue;
+			want = yaml_str(d, &kv, "a value or {not: VALUE}");
 			if (!fname || !want || (field = field_name_index(d, r, &kv, fname)) < 0)
 				continue;
 			r->where[r->nwhere].field = field;
+			r->where[r->nwhere].negate = negate;
 			if (!(r->where[r->nwhere++].str = strdup(want)))
 				yaml_nomem(d);
 		}
@@ -325,7 +431,53 @@ static void load_where(struct yaml_doc *d, struct rule *r, const char *name, str
 	}
 }
 
-static void load_file(struct yaml_doc *d, struct import_map *m)
+/* Rule @ri (just loaded from @node) joins the group of each class it names. */
+static void group_rule(struct yaml_doc *d, struct import_map *m, size_t ri, struct fy_node *node)
+{
+	struct rule *r = &m->rules[ri];
+
+	for (size_t e = 0; e < r->nevents; e++) {
+		struct group *g = NULL;
+		struct member *mb;
+
+		for (size_t i = 0; i < m->ngroups && !g; i++)
+			if (m->groups[i].file == r->file && !strcmp(m->groups[i].event, r->events[e]))
+				g = &m->groups[i];
+		if (!g) {
+			if (array_reserve(&m->groups, &m->groups_cap, m->ngroups, sizeof(*m->groups))) {
+				yaml_nomem(d);
+				return;
+			}
+			g = &m->groups[m->ngroups++];
+			*g = (struct group){ .event = r->events[e], .file = r->file };
+		}
+		if (g->nmembers && g->members[g->nmembers - 1].rule == ri)
+			continue; /* the rule names the class twice */
+		if (array_reserve(&g->members, &g->members_cap, g->nmembers, sizeof(*g->members))) {
+			yaml_nomem(d);
+			return;
+		}
+		mb = &g->members[g->nmembers++];
+		mb->rule = ri;
+		for (unsigned int f = 0; f < r->nnames; f++) {
+			unsigned int k = 0;
+
+			while (k < g->nnames && strcmp(g->names[k], r->names[f]))
+				k++;
+			if (k == CTF_MAX_FIELDS) {
+				yaml_error(d, node, NULL,
+					   "the rules of this map naming '%s' read more than %d payload fields together",
+					   r->events[e], CTF_MAX_FIELDS);
+				return;
+			}
+			if (k == g->nnames)
+				g->names[g->nnames++] = r->names[f];
+			mb->at[f] = (unsigned char)k;
+		}
+	}
+}
+
+static void load_file(struct yaml_doc *d, struct import_map *m, size_t file)
 {
 	static const char *const top_keys[] = { "import", "rules" };
 	static const char *const import_keys[] = { "adapter", "memory_base" };
@@ -353,7 +505,10 @@ static void load_file(struct yaml_doc *d, struct import_map *m)
 			return;
 		}
 		memset(&m->rules[m->nrules], 0, sizeof(*m->rules));
+		m->rules[m->nrules].file = file;
 		load_rule(d, node, name, &m->rules[m->nrules++]);
+		if (!yaml_failed(d))
+			group_rule(d, m, m->nrules - 1, node);
 	}
 }
 
@@ -373,7 +528,7 @@ int import_map_load(const char *const *paths, size_t n, struct import_map **out,
 		if (rc == -ENOMEM)
 			break;
 		if (!rc)
-			load_file(d, m);
+			load_file(d, m, i);
 		/* the document holds what went wrong, a file that cannot be opened too */
 		if (yaml_close(d, err, errlen) && !rc)
 			rc = -EINVAL;
@@ -402,6 +557,9 @@ void import_map_free(struct import_map *m)
 		for (size_t j = 0; j < r->nwhere; j++)
 			free(r->where[j].str);
 	}
+	for (size_t i = 0; i < m->ngroups; i++)
+		free(m->groups[i].members);
+	free(m->groups);
 	free(m->rules);
 	u64map_fini(&m->objects);
 	free(m);
@@ -409,24 +567,30 @@ void import_map_free(struct import_map *m)
 
 /* --- translating --- */
 
-/* A rule binds its own fields; the first rule naming an event class wins. */
+/* The group that owns a class: the first (of the first map file) naming it. */
+static const struct group *owner(const struct import_map *m, const char *event)
+{
+	for (size_t i = 0; i < m->ngroups; i++)
+		if (!strcmp(m->groups[i].event, event))
+			return &m->groups[i];
+	return NULL;
+}
+
+/* A class binds the fields its group's rules read. */
 int import_bind(void *ctx, const char *event_name, struct ctf_binding *b)
 {
 	struct import_map *m = ctx;
+	const struct group *g = owner(m, event_name);
 
 	b->tag = -1;
-	for (size_t i = 0; i < m->nrules; i++) {
-		for (size_t j = 0; j < m->rules[i].nevents; j++) {
-			if (strcmp(m->rules[i].events[j], event_name))
-				continue;
-			b->tag = (int)i;
-			m->rules[i].bound = true;
-			b->n = m->rules[i].nnames;
-			for (unsigned int k = 0; k < b->n; k++)
-				b->names[k] = m->rules[i].names[k];
-			return 0;
-		}
-	}
+	if (!g)
+		return 0;
+	b->tag = (int)(g - m->groups);
+	b->n = g->nnames;
+	for (unsigned int k = 0; k < b->n; k++)
+		b->names[k] = g->names[k];
+	for (size_t i = 0; i < g->nmembers; i++)
+		m->rules[g->members[i].rule].bound = true;
 	return 0;
 }
 
@@ -438,12 +602,23 @@ void import_warn_unbound(const struct import_map *m)
 		any |= m->rules[i].bound;
 	/* a map names events a trace may not have (calloc): only none at all is suspect */
 	for (size_t i = 0; i < m->nrules; i++) {
-		if (m->rules[i].bound)
+		const struct rule *r = &m->rules[i];
+		const struct group *g = NULL;
+
+		if (r->bound)
 			continue;
-		log_msg(any ? LOG_INFO : LOG_ERROR, any ? LOG_PREFIX : LOG_PREFIX ": warning",
-			"%s: the trace has no event class '%s'%s: the rule took no event",
-			m->rules[i].at, m->rules[i].events[0],
-			m->rules[i].nevents > 1 ? " (nor the others the rule names)" : "");
+		for (size_t j = 0; j < r->nevents && !g; j++)
+			if ((g = owner(m, r->events[j])) && g->file == r->file)
+				g = NULL;
+		if (g)
+			log_msg(any ? LOG_INFO : LOG_ERROR, any ? LOG_PREFIX : LOG_PREFIX ": warning",
+				"%s: '%s' belongs to an earlier map's rules (%s): the rule takes none of its events",
+				r->at, g->event, m->rules[g->members[0].rule].at);
+		else
+			log_msg(any ? LOG_INFO : LOG_ERROR, any ? LOG_PREFIX : LOG_PREFIX ": warning",
+				"%s: the trace has no event class '%s'%s: the rule took no event",
+				r->at, r->events[0],
+				r->nevents > 1 ? " (nor the others the rule names)" : "");
 	}
 }
 
@@ -492,31 +667,52 @@ static uint64_t key_of(const struct ctf_value *v)
 	return digest_fnv1a(DIGEST_FNV_BASIS, v->s, strlen(v->s));
 }
 
+/*
+ * The key of rule @r's event: one field's value as key_of() gives it (so a
+ * `ref` of one field finds it), or the fields of a longer key folded into
+ * one number, each with its kind (a string "7" is not the integer 7).
+ */
+static uint64_t rule_key(const struct rule *r, const struct ctf_value *vals)
+{
+	uint64_t h = DIGEST_FNV_BASIS;
+
+	if (r->nkeys == 1)
+		return key_of(&vals[r->keys[0]]);
+	for (size_t i = 0; i < r->nkeys; i++) {
+		const struct ctf_value *v = &vals[r->keys[i]];
+
+		h = digest_fnv1a_word(h, v->is_str);
+		h = v->is_str ? digest_fnv1a_str(h, v->s) : digest_fnv1a_word(h, v->u);
+	}
+	return h;
+}
+
 static bool matches(struct rule *r, const struct ctf_value *vals)
 {
 	for (size_t i = 0; i < r->nwhere; i++) {
 		const struct ctf_value *v = &vals[r->where[i].field];
 		uint64_t want;
 
+		bool equal;
+
 		if (!has(r, r->where[i].field, vals, true))
 			return false;
-		if (v->is_str ? strcmp(v->s, r->where[i].str)
-			      : parse_u64(r->where[i].str, &want) || want != v->u)
+		equal = v->is_str ? !strcmp(v->s, r->where[i].str)
+				  : !parse_u64(r->where[i].str, &want) && want == v->u;
+		if (equal == r->where[i].negate)
 			return false;
 	}
 	return true;
 }
 
-enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
-				 const struct ctf_value *values, struct wl_event *out, size_t *nout)
+/* What rule @r makes of an event that passed its filter. */
+static enum import_outcome translate(struct import_map *m, struct rule *r, uint64_t ts,
+				     const struct ctf_value *values, struct wl_event *out, size_t *nout)
 {
-	struct rule *r = &m->rules[tag];
 	struct wl_event *e = &out[0];
 	uint64_t key = 0, *obj = NULL;
 
 	*nout = 0;
-	if (!matches(r, values))
-		return IMPORT_IGNORED;
 	if (r->op == OP_PRESSURE) {
 		uint64_t bytes;
 
@@ -531,10 +727,11 @@ enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 		*nout = 1;
 		return IMPORT_USED;
 	}
-	if (r->key >= 0) {
-		if (!has(r, r->key, values, true))
-			return IMPORT_UNMATCHED;
-		key = key_of(&values[r->key]);
+	if (r->nkeys) {
+		for (size_t i = 0; i < r->nkeys; i++)
+			if (!has(r, r->keys[i], values, true))
+				return IMPORT_UNMATCHED;
+		key = rule_key(r, values);
 		obj = u64map_get(&m->objects, key);
 	}
 	if ((wl_destroys(r->op) || wl_uses(r->op)) && !obj)
@@ -579,4 +776,22 @@ enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 	}
 	(*nout)++;
 	return IMPORT_USED;
+}
+
+enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
+				 const struct ctf_value *values, struct wl_event *out, size_t *nout)
+{
+	const struct group *g = &m->groups[tag];
+
+	*nout = 0;
+	for (size_t i = 0; i < g->nmembers; i++) {
+		struct rule *r = &m->rules[g->members[i].rule];
+		struct ctf_value vals[CTF_MAX_FIELDS];
+
+		for (unsigned int f = 0; f < r->nnames; f++)
+			vals[f] = values[g->members[i].at[f]];
+		if (matches(r, vals))
+			return translate(m, r, ts, vals, out, nout);
+	}
+	return IMPORT_IGNORED;
 }

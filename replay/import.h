@@ -42,6 +42,8 @@ void import_map_free(struct import_map *m);
 
 /**
  * import_bind() - a ctf_bind_fn: binds the event classes some rule names.
+ * The first map file naming a class owns it: the fields bound are those its
+ * rules naming the class read, and import_event() tries those rules in order.
  * @ctx: the struct import_map.
  * @event_name: the class.
  * @b: out.
@@ -52,7 +54,8 @@ int import_bind(void *ctx, const char *event_name, struct ctf_binding *b);
 
 /**
  * import_warn_unbound() - say, on stderr, which rules no event class of the
- * trace took (a misspelt or absent event name), and where they are: as a
+ * trace took (a misspelt or absent event name, or a class an earlier map
+ * file owns), and where they are: as a
  * warning when no rule took any, else with -v only (a map may name events
  * a trace does not have). Call it after a read of the trace.
  * @m: the map.
@@ -60,7 +63,8 @@ int import_bind(void *ctx, const char *event_name, struct ctf_binding *b);
 void import_warn_unbound(const struct import_map *m);
 
 /**
- * import_event() - translate one bound event. The first time an event of a
+ * import_event() - translate one bound event: the first rule of its class
+ * whose filter it passes makes it workload events. The first time an event of a
  * rule lacks a payload field the rule reads, a warning says so (the event
  * counts as ignored for a `where` field, else as unmatched).
  * @m: the map.
