@@ -38,8 +38,15 @@
 #define CTF_LOST_EVENTS_MAX (UINT64_MAX - 1)
 #define CTF_LOST_PACKETS_MAX ((uint64_t)INT64_MAX)
 
-/* What the caller wants of one event class. */
+/*
+ * What the caller wants of one event class. A decoder that knows every
+ * class the trace defines (a trace.dat's event formats) asks about each
+ * before the first event, with @listed set: a class whose events, if any,
+ * the caller skips (tag < 0) is asked about again, not listed, at its
+ * first event, so that a caller may refuse events rather than classes.
+ */
 struct ctf_binding {
+	bool listed;      /* in: asked because the trace defines the class, before any event */
 	int tag;          /* the caller's number for the class; < 0: skip its events */
 	unsigned int n;   /* fields wanted */
 	const char *names[CTF_MAX_FIELDS]; /* payload member names (must outlive the read) */

@@ -14,6 +14,8 @@
  *   'B' name                   an event class is new: bind it (the child
  *                              waits for the answer on a socket: rc, tag,
  *                              field count, field names)
+ *   'L' name                   the same, for a class the trace defines,
+ *                              asked before any event (ctf_binding.listed)
  *   'E' tag n Δindex Δts value*n   a bound event; a value is a flags byte
  *                              (present, string, negative) then the
  *                              number or the string
@@ -73,7 +75,6 @@ struct trace_decoder {
 	const char *library;  /* what decodes */
 	const char *trace;    /* "cannot open TRACE" */
 	const char *packet;   /* "in or after PACKET K of STREAM" */
-	bool says_why;        /* the library's last words on stderr explain a refusal */
 };
 
 static const struct trace_decoder ctf_decoder = {
@@ -83,7 +84,7 @@ static const struct trace_decoder ctf_decoder = {
 
 static const struct trace_decoder ftrace_decoder = {
 	.decode = ftrace_decode, .name = "trace.dat", .library = "libtracecmd",
-	.trace = "trace.dat", .packet = "page", .says_why = true,
+	.trace = "trace.dat", .packet = "page",
 };
 
 /* ---- the child's side ---- */
@@ -198,7 +199,7 @@ static int feeder_bind(void *ctx, const char *name, struct ctf_binding *b)
 	uint32_t len;
 	char *at;
 
-	put_type(f, 'B');
+	put_type(f, b->listed ? 'L' : 'B');
 	put_str(f, name);
 	feeder_flush(f);
 	ask_read(f, &len, sizeof(len));
@@ -425,9 +426,9 @@ static const char *get_str(struct cursor *c)
 }
 
 /* The answer to 'B': see feeder_bind(). */
-static int answer_bind(struct decoder *d, const char *name)
+static int answer_bind(struct decoder *d, const char *name, bool listed)
 {
-	struct ctf_binding b = { .tag = -1 };
+	struct ctf_binding b = { .listed = listed, .tag = -1 };
 	int rc = d->bind(d->ctx, name, &b);
 	int32_t head[3] = { rc < 0 ? rc : 0, b.tag, (int32_t)b.n };
 	size_t len = sizeof(head), at = 0;
@@ -504,18 +505,20 @@ static int take_event(struct decoder *d, struct cursor *c)
  */
 static int take_message(struct decoder *d, struct cursor *c)
 {
+	char type = (char)*c->p++;
 	const char *s;
 	uint64_t v[6];
 	int rc = 0;
 
-	switch (*c->p++) {
+	switch (type) {
 	case 'E':
 		rc = take_event(d, c);
 		break;
 	case 'B':
+	case 'L':
 		s = get_str(c);
 		if (!c->short_ && !c->bad)
-			rc = answer_bind(d, s);
+			rc = answer_bind(d, s, type == 'L');
 		break;
 	case 'S':
 		for (int i = 0; i < 6; i++)
@@ -830,14 +833,6 @@ static int end_child(struct decoder *d, int rc)
 	status = child_reap(d->pid, &d->st->decoder_peak_rss);
 	while (d->said >= 0) /* its last words, to the end (it is gone: no wait) */
 		hear_said(d);
-	if (d->ended && d->rc == -EINVAL && d->dec->says_why && d->err && d->errlen) {
-		char words[512];
-		size_t at = strlen(d->err);
-
-		last_words(d, words, sizeof(words));
-		if (words[0] && at + 1 < d->errlen)
-			snprintf(d->err + at, d->errlen - at, " (%s: %s)", d->dec->library, words);
-	}
 	if (d->ended)
 		return d->rc;
 	if (rc == 1 || d->killed[0])

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <trace-cmd/trace-cmd.h>
 
@@ -39,6 +41,7 @@ struct fsel {
 
 /* One event class, bound. */
 struct fclass {
+	bool listed; /* bound before any of its events (asked again at the first if skipped) */
 	int tag;
 	unsigned int n;
 	struct fsel sel[CTF_MAX_FIELDS];
@@ -132,9 +135,10 @@ static struct fsel resolve(struct tep_event *ev, const char *want)
 	return s;
 }
 
-static int class_bind(struct fdec *d, struct tep_event *ev, struct fclass **out)
+static int class_bind(struct fdec *d, struct tep_event *ev, bool listed, struct fclass **out)
 {
-	struct ctf_binding b = { .tag = -1 };
+	struct ctf_binding b = { .listed = listed, .tag = -1 };
+	uint64_t *slot = u64map_get(&d->classes, (uint64_t)(unsigned int)ev->id);
 	char name[256];
 	struct fclass *c;
 	int rc;
@@ -143,16 +147,19 @@ static int class_bind(struct fdec *d, struct tep_event *ev, struct fclass **out)
 	rc = d->bind(d->ctx, name, &b);
 	if (rc < 0)
 		return rc;
-	if (array_reserve(&d->cls, &d->cls_cap, d->ncls, sizeof(*d->cls)))
+	if (!slot && array_reserve(&d->cls, &d->cls_cap, d->ncls, sizeof(*d->cls)))
 		return -ENOMEM;
-	c = &d->cls[d->ncls];
-	*c = (struct fclass){ .tag = b.tag, .n = b.n > CTF_MAX_FIELDS ? CTF_MAX_FIELDS : b.n };
+	c = slot ? &d->cls[*slot - 1] : &d->cls[d->ncls];
+	*c = (struct fclass){ .listed = listed, .tag = b.tag,
+			      .n = b.n > CTF_MAX_FIELDS ? CTF_MAX_FIELDS : b.n };
 	for (unsigned int i = 0; b.tag >= 0 && i < c->n; i++)
 		c->sel[i] = resolve(ev, b.names[i] ? b.names[i] : "");
-	rc = u64map_put(&d->classes, (uint64_t)(unsigned int)ev->id, d->ncls + 1);
-	if (rc)
-		return rc;
-	d->ncls++;
+	if (!slot) {
+		rc = u64map_put(&d->classes, (uint64_t)(unsigned int)ev->id, d->ncls + 1);
+		if (rc)
+			return rc;
+		d->ncls++;
+	}
 	*out = c;
 	return 0;
 }
@@ -300,10 +307,10 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 		return d->rc = -EINVAL;
 	}
 	slot = u64map_get(&d->classes, (uint64_t)(unsigned int)ev->id);
-	if (slot) {
+	if (slot)
 		c = &d->cls[*slot - 1];
-	} else {
-		rc = class_bind(d, ev, &c);
+	if (!slot || (c->listed && c->tag < 0)) {
+		rc = class_bind(d, ev, false, &c);
 		if (rc < 0) {
 			/* the caller refused it: say where (its message says what) */
 			fdec_err(d, "%s: event %" PRIu64 " at %llu ns", d->path, d->st->events,
@@ -332,6 +339,40 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	return rc < 0 ? (d->rc = rc) : 0;
 }
 
+/*
+ * tracecmd_open(), and the last line libtracecmd printed on stderr while it
+ * ran into @words: it says why it refuses a file ("Unsupported file
+ * compression zlib"), which its return does not.
+ */
+static struct tracecmd_input *open_heard(const char *path, char *words, size_t len)
+{
+	int mem = memfd_create("libtracecmd-said", MFD_CLOEXEC), saved = dup(STDERR_FILENO);
+	struct tracecmd_input *h;
+	char said[2048];
+	ssize_t n = 0;
+
+	words[0] = '\0';
+	if (mem >= 0 && saved >= 0)
+		dup2(mem, STDERR_FILENO);
+	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (mem >= 0 && saved >= 0) {
+		dup2(saved, STDERR_FILENO);
+		n = pread(mem, said, sizeof(said) - 1, 0);
+	}
+	if (saved >= 0)
+		close(saved);
+	if (mem >= 0)
+		close(mem);
+	said[n > 0 ? n : 0] = '\0';
+	/* its last line that says something ("trace-cmd: ERRNO" comes first, the why after) */
+	for (char *line = strtok(said, "\n"); line; line = strtok(NULL, "\n")) {
+		line += strspn(line, " \t");
+		if (*line)
+			snprintf(words, len, "%s", line);
+	}
+	return h;
+}
+
 int ftrace_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf_mark_fn mark,
 		  void *ctx, struct ctf_stats *st, char *err, size_t errlen)
 {
@@ -339,6 +380,7 @@ int ftrace_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf
 			  .ctx = ctx, .st = st, .err = err, .errlen = errlen };
 	struct ftrace_layout lay;
 	struct tracecmd_input *h;
+	char words[256];
 	int rc;
 
 	if (err && errlen)
@@ -348,11 +390,11 @@ int ftrace_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf
 	rc = ftrace_file_check(path, &lay, err, errlen);
 	if (rc)
 		return rc;
-	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	h = open_heard(path, words, sizeof(words));
 	if (!h) {
-		/* (its errno says little: a damaged size makes it allocate too much; its words follow) */
+		/* (its errno says little: a damaged size makes it allocate too much) */
 		fdec_err(&d, "%s: libtracecmd cannot read this trace.dat (version %u, compression: "
-			 "%s)", path, lay.version, lay.compression);
+			 "%s)%s%s", path, lay.version, lay.compression, words[0] ? ": " : "", words);
 		return -EINVAL;
 	}
 	st->traces = 1;
@@ -361,6 +403,17 @@ int ftrace_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf
 	rc = u64map_init(&d.classes);
 	if (rc)
 		goto close_handle;
+	/* every class the file defines, before any event: what a map names and the file lacks */
+	for (int i = 0; i < tep_get_events_count(d.tep); i++) {
+		struct tep_event *ev = tep_get_event(d.tep, i);
+		struct fclass *c;
+
+		rc = ev ? class_bind(&d, ev, true, &c) : 0;
+		if (rc < 0) {
+			fdec_err(&d, "%s: the trace's event formats", path);
+			goto fini_classes;
+		}
+	}
 	if (tracecmd_iterate_events(h, NULL, 0, on_record, &d) < 0 && !d.rc) {
 		fdec_err(&d, "%s: libtracecmd stopped after event %" PRIu64 " at %" PRIu64 " ns",
 			 path, st->events ? st->events - 1 : 0, st->last_ts);
@@ -368,6 +421,7 @@ int ftrace_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf
 	}
 	rc = d.rc;
 	mark(ctx, CTF_MARK_STATS, NULL, 0);
+fini_classes:
 	u64map_fini(&d.classes);
 close_handle:
 	free(d.cls);

@@ -594,6 +594,41 @@ int import_bind(void *ctx, const char *event_name, struct ctf_binding *b)
 	return 0;
 }
 
+int import_check_defined(const struct import_map *m, char *err, size_t errlen)
+{
+	size_t nfiles = 0;
+
+	for (size_t i = 0; i < m->nrules; i++)
+		nfiles = m->rules[i].file + 1 > nfiles ? m->rules[i].file + 1 : nfiles;
+	for (size_t f = 0; f < nfiles; f++) {
+		const struct rule *first = NULL;
+		bool fits = false;
+
+		for (size_t i = 0; i < m->nrules && !fits; i++) {
+			const struct rule *r = &m->rules[i];
+
+			if (r->file != f)
+				continue;
+			first = first ? first : r;
+			fits = r->bound;
+			/* a class an earlier map owns is defined, only taken by that map */
+			for (size_t j = 0; j < r->nevents && !fits; j++) {
+				const struct group *g = owner(m, r->events[j]);
+
+				fits = g && g->file != f;
+			}
+		}
+		if (first && !fits) {
+			snprintf(err, errlen, "%s: the trace defines none of the event classes this "
+				 "map's rules name ('%s'%s): a map for other events, or they were not "
+				 "recorded", first->at, first->events[0],
+				 m->nrules > 1 ? ", ..." : "");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 void import_warn_unbound(const struct import_map *m)
 {
 	bool any = false;

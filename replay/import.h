@@ -63,6 +63,23 @@ int import_bind(void *ctx, const char *event_name, struct ctf_binding *b);
 void import_warn_unbound(const struct import_map *m);
 
 /**
+ * import_check_defined() - for a trace that lists the event classes it
+ * defines (a trace.dat, ctf_binding.listed): a map file none of whose rules
+ * names one of them does not fit the trace (a wrong map, or its events
+ * were not recorded), and the replay of it would be empty for nothing.
+ * Call it once every class was bound, before trusting the map's output.
+ * @m: the map.
+ * @err: out: "FILE:LINE:COL (rules[N]): ..." of the map's first rule.
+ * @errlen: size of @err.
+ *
+ * A map whose classes an earlier map owns is not refused here (see
+ * import_warn_unbound()).
+ *
+ * Return: 0, or -EINVAL.
+ */
+int import_check_defined(const struct import_map *m, char *err, size_t errlen);
+
+/**
  * import_event() - translate one bound event: the first rule of its class
  * whose filter it passes makes it workload events. The first time an event of a
  * rule lacks a payload field the rule reads, a warning says so (the event

@@ -27,6 +27,10 @@ static int info_bind(void *ctx, const char *event_name, struct ctf_binding *b)
 	struct info_ctx *ic = ctx;
 	size_t i;
 
+	if (b->listed) { /* counted from its first event: a class without any is not listed */
+		b->tag = -1;
+		return 0;
+	}
 	/* Linear: bind runs once per event class, not per event. */
 	for (i = 0; i < ic->n; i++)
 		if (strcmp(ic->v[i].name, event_name) == 0)

@@ -13,6 +13,8 @@ struct source_read {
 	void *ctx;
 	const struct ctf_stats *st; /* the reader's, current during the read */
 	struct wl_source_counts counts;
+	bool listed;                /* the trace listed the classes it defines */
+	bool fit_checked;           /* ... and the maps were checked against them */
 	char bind_error[256];
 	char decode_error[256];     /* a bad event, said where */
 };
@@ -42,10 +44,11 @@ static int bind(void *ctx, const char *name, struct ctf_binding *b)
 {
 	struct source_read *r = ctx;
 
+	r->listed |= b->listed;
 	if (!r->s->map)
-		return bind_wl(r, name, b);
+		return b->listed ? ((b->tag = -1), 0) : bind_wl(r, name, b);
 	import_bind(r->s->map, name, b);
-	if (b->tag < 0 && r->s->strict) {
+	if (b->tag < 0 && r->s->strict && !b->listed) {
 		snprintf(r->bind_error, sizeof(r->bind_error),
 			 "no rule of the import maps takes event class '%s' (--strict)", name);
 		return -EINVAL;
@@ -82,12 +85,24 @@ static int on_wl_event(struct source_read *r, int tag, uint64_t index, uint64_t 
 	return deliver(r, index, &e);
 }
 
+/* Once the trace listed its classes: does every map fit it (import_check_defined())? */
+static int check_fit(struct source_read *r)
+{
+	if (!r->listed || r->fit_checked)
+		return 0;
+	r->fit_checked = true;
+	return import_check_defined(r->s->map, r->decode_error, sizeof(r->decode_error));
+}
+
 static int on_foreign_event(struct source_read *r, int tag, uint64_t index, uint64_t ts,
 			    const struct ctf_value *values)
 {
 	struct wl_event out[2];
 	size_t n;
-	int rc = 0;
+	int rc = check_fit(r);
+
+	if (rc)
+		return rc;
 
 	switch (import_event(r->s->map, tag, ts, values, out, &n)) {
 	case IMPORT_USED:
@@ -125,6 +140,8 @@ int wl_source_read(const struct wl_source *s, wl_source_fn fn, void *ctx, struct
 		st = &own;
 	r.st = st;
 	rc = ctf_read(s->trace, bind, on_ctf_event, &r, s->lim, st, cerr, sizeof(cerr));
+	if (s->map && !rc)
+		rc = check_fit(&r);
 	if (s->map && !rc)
 		import_warn_unbound(s->map);
 	if (counts)

@@ -326,7 +326,7 @@ Test(trace_text, both_commands_have_help)
 
 	RUN(&r, "trace", "dump", "--help");
 	cr_assert_eq(r.status, 0);
-	cr_assert(strstr(r.out, "usage: gpuiso trace dump DIR") && strstr(r.out, "lost events=N"),
+	cr_assert(strstr(r.out, "usage: gpuiso trace dump TRACE") && strstr(r.out, "lost events=N"),
 		  "%s", r.out);
 	RUN(&r, "trace", "make", "--help");
 	cr_assert_eq(r.status, 0);
