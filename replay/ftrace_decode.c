@@ -170,6 +170,10 @@ static bool field_bytes(struct fdec *d, const struct tep_record *rec, const stru
 {
 	unsigned int off = (unsigned int)f->offset, size = (unsigned int)f->size;
 
+	/* an array of no declared size runs to the record's end (ftrace:print's buf) */
+	if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) == TEP_FIELD_IS_ARRAY &&
+	    size == 0 && off <= (unsigned int)rec->size)
+		size = (unsigned int)rec->size - off;
 	/* a fixed array the record ends inside holds what is there (ftrace:kernel_stack's) */
 	if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) == TEP_FIELD_IS_ARRAY &&
 	    off <= (unsigned int)rec->size && (uint64_t)off + size > (unsigned int)rec->size)

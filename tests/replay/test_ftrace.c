@@ -48,6 +48,7 @@ static const struct {
 	{ "thermal_power_limit", { "freq", "cdev_state", "power" } },
 	{ "thermal_power_allocator_pi", { "err", "err_integral", "p", "i", "output" } },
 	{ "bprint", { "ip", "fmt" } },
+	{ "print", { "ip", "buf" } },
 	{ "kernel_stack", { "size" } },
 };
 
