@@ -99,10 +99,12 @@ static unsigned int elem_size(const struct tep_format_field *f)
 	return 0;
 }
 
+/* A string: char arrays, __string, and a char of no size (old kernels' "char buf;" of print) */
 static bool is_char_array(const struct tep_format_field *f)
 {
 	return (f->flags & TEP_FIELD_IS_STRING) ||
-	       ((f->flags & TEP_FIELD_IS_ARRAY) && strstr(f->type, "char") && elem_size(f) <= 1);
+	       ((f->flags & TEP_FIELD_IS_ARRAY) && strstr(f->type, "char") && elem_size(f) <= 1) ||
+	       (f->size == 0 && strstr(f->type, "char"));
 }
 
 /* "NAME", "NAME[I]", "NAME.count", "NAME.sum" (ctf_name_parse()): what @want reads of @ev. */
@@ -170,9 +172,8 @@ static bool field_bytes(struct fdec *d, const struct tep_record *rec, const stru
 {
 	unsigned int off = (unsigned int)f->offset, size = (unsigned int)f->size;
 
-	/* an array of no declared size runs to the record's end (ftrace:print's buf) */
-	if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) == TEP_FIELD_IS_ARRAY &&
-	    size == 0 && off <= (unsigned int)rec->size)
+	/* a field of no declared size runs to the record's end (ftrace:print's buf) */
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC) && size == 0 && off <= (unsigned int)rec->size)
 		size = (unsigned int)rec->size - off;
 	/* a fixed array the record ends inside holds what is there (ftrace:kernel_stack's) */
 	if ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) == TEP_FIELD_IS_ARRAY &&

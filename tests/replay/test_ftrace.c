@@ -141,8 +141,9 @@ static int got_event(void *ctx, int tag, uint64_t index, uint64_t ts, const stru
 			g->digest = digest_combine(g->digest, digest_bytes(v[f].s, strlen(v[f].s)));
 		else
 			g->digest = digest_combine(g->digest, digest_bytes(&v[f].u, sizeof(v[f].u)));
-		if (g->lines && v[f].is_str)
-			fprintf(g->lines, "\t%s=\"%s\"", field, v[f].s);
+		if (g->lines && v[f].is_str) /* (a print's newline ends trace-cmd's line) */
+			fprintf(g->lines, "\t%s=\"%.*s\"", field,
+				(int)strcspn(v[f].s, "\n"), v[f].s);
 		else if (g->lines && v[f].negative)
 			fprintf(g->lines, "\t%s=%" PRId64, field, (int64_t)v[f].u);
 		else if (g->lines)
