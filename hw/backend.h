@@ -10,8 +10,9 @@
 
 /*
  * Backend names, as --backend and the scenario's backend key spell them
- * (docs/backends.md): "sim", or "vfio:BDF" with an optional ",iommu=type1"
- * or ",iommu=iommufd" to choose the kernel interface.
+ * (docs/backends.md): "sim", or "vfio:BDF" with options after commas:
+ * "iommu=type1" or "iommu=iommufd" to choose the kernel interface, and
+ * "journal=PATH" for a line per IOMMU call the backend makes.
  */
 
 enum hw_backend_kind {
@@ -30,11 +31,13 @@ struct hw_backend_name {
 	enum hw_backend_kind kind;
 	char bdf[32];            /* HW_BACKEND_VFIO: the PCI address */
 	enum hw_iommu_api iommu; /* HW_BACKEND_VFIO: the interface asked for */
+	char journal[512];       /* HW_BACKEND_VFIO: where its IOMMU calls are said ("": nowhere) */
 };
 
 /**
  * hw_backend_parse() - read a backend name.
- * @name: e.g. "sim", "vfio:0000:00:03.0", "vfio:0000:00:03.0,iommu=iommufd".
+ * @name: e.g. "sim", "vfio:0000:00:03.0", "vfio:0000:00:03.0,iommu=iommufd",
+ *        "vfio:0000:00:03.0,iommu=type1,journal=/sys/kernel/tracing/trace_marker".
  * @out: out: what it names.
  * @err: out: why not, listing the names there are.
  * @errlen: size of @err.

@@ -26,7 +26,8 @@ int hw_backend_open(const struct hw_backend_name *name, const struct hw_machine 
 	}
 	if (name->kind == HW_BACKEND_VFIO) {
 		struct vfio_config vcfg = { .pm = &b->pm, .bdf = name->bdf, .iommu = name->iommu,
-					    .vram_bytes = m->vram[0] };
+					    .vram_bytes = m->vram[0],
+					    .journal = name->journal[0] ? name->journal : NULL };
 
 		rc = vfio_create(&vcfg, &b->hw, err, errlen);
 	} else {

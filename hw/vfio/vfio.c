@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <linux/vfio.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 #include "common/array.h"
 #include "common/clock.h"
+#include "common/log.h"
 #include "common/sparse.h"
 #include "edu.h"
 #include "ioas.h"
@@ -53,6 +56,8 @@ struct vfio {
 	char name[16];               /* "vfio/type1", "vfio/iommufd" */
 	struct vfio_ioas *ioas; /* the device and its I/O address space (type1 or iommufd) */
 	int kmsg;
+	int journal;   /* the journal's fd (vfio_config.journal), or -1 */
+	bool journal_failed;
 	void *bar0;
 	size_t bar0_size;
 	struct edu edu;
@@ -82,14 +87,43 @@ static struct vdomain *dom_get(struct vfio *v, uint32_t id)
 
 /* --- the I/O address space --- */
 
+static void journal_say(struct vfio *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One line, in one write(): each is one event when the journal is ftrace's trace_marker. */
+static void journal_say(struct vfio *v, const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	int n;
+
+	if (v->journal < 0)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0 && (size_t)n < sizeof(line) && write(v->journal, line, (size_t)n) != n &&
+	    !v->journal_failed) {
+		v->journal_failed = true; /* said once: a journal missing lines disagrees with the kernel */
+		log_warn("%s: the journal lost a line: %s", v->bdf, strerror(errno));
+	}
+}
+
 static int dma_map(struct vfio *v, iova_t iova, void *vaddr, uint64_t size, unsigned int perm)
 {
-	return v->ioas->ops->map(v->ioas, iova, vaddr, size, perm);
+	int rc = v->ioas->ops->map(v->ioas, iova, vaddr, size, perm);
+
+	journal_say(v, "gpuiso-vfio map iova=0x%" PRIx64 " size=0x%" PRIx64 " rc=%d\n",
+		    (uint64_t)iova, size, rc);
+	return rc;
 }
 
 static int dma_unmap(struct vfio *v, iova_t iova, uint64_t size)
 {
-	return v->ioas->ops->unmap(v->ioas, iova, size);
+	int rc = v->ioas->ops->unmap(v->ioas, iova, size);
+
+	journal_say(v, "gpuiso-vfio unmap iova=0x%" PRIx64 " size=0x%" PRIx64 " rc=%d\n",
+		    (uint64_t)iova, size, rc);
+	return rc;
 }
 
 static void *vmap_vaddr(struct vfio *v, const struct vmap *m)
@@ -633,6 +667,10 @@ static void op_destroy(struct hw *hw)
 		munmap(v->bar0, v->bar0_size);
 	if (v->ioas)
 		v->ioas->ops->close(v->ioas);
+	if (v->ioas)
+		journal_say(v, "gpuiso-vfio close\n");
+	if (v->journal >= 0)
+		close(v->journal);
 	if (v->kmsg >= 0)
 		close(v->kmsg);
 	sparse_fini(&v->vram);
@@ -780,15 +818,24 @@ int vfio_create(const struct vfio_config *cfg, struct hw **out, char *err, size_
 	v->hw.ops = &vfio_ops;
 	v->pm = cfg->pm;
 	v->kmsg = -1;
+	v->journal = -1;
 	v->powered = true;
 	snprintf(v->bdf, sizeof(v->bdf), "%s", cfg->bdf);
 	snprintf(v->short_bdf, sizeof(v->short_bdf), "%s", strlen(cfg->bdf) > 5 ? cfg->bdf + 5 : cfg->bdf);
 	rc = sparse_init(&v->vram, cfg->vram_bytes ? cfg->vram_bytes : (uint64_t)64 << 20);
+	if (!rc && cfg->journal) {
+		v->journal = open(cfg->journal, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		if (v->journal < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "journal %s: %s", cfg->journal, strerror(errno));
+		}
+	}
 	if (!rc)
 		rc = device_group(v, group, sizeof(group), err, errlen);
 	if (!rc)
 		rc = open_ioas(v, group, cfg->iommu, err, errlen);
 	if (!rc) {
+		journal_say(v, "gpuiso-vfio open api=%s bdf=%s\n", v->ioas->api, v->bdf);
 		snprintf(v->name, sizeof(v->name), "vfio/%s", v->ioas->api);
 		/* a device whose DMA engine gpuiso does not know still maps and unmaps */
 		v->engine = has_engine(v);

@@ -29,6 +29,18 @@ struct vfio_config {
 	const char *bdf;        /* PCI address, e.g. "0000:00:03.0" */
 	uint64_t vram_bytes;    /* emulated VRAM of the device */
 	enum hw_iommu_api iommu; /* which interface (hw/backend.h) */
+	/*
+	 * A file (or ftrace's trace_marker, so that the lines land in the
+	 * kernel's own record beside its iommu events) that gets one line,
+	 * written at once, per IOMMU call of the backend, after the call:
+	 *   gpuiso-vfio open api=type1|iommufd bdf=BDF
+	 *   gpuiso-vfio map iova=0xIOVA size=0xSIZE rc=RC
+	 *   gpuiso-vfio unmap iova=0xIOVA size=0xSIZE rc=RC
+	 *   gpuiso-vfio close
+	 * (close once the device and its address space are closed, the
+	 * kernel having unmapped what was left); or NULL.
+	 */
+	const char *journal;
 };
 
 /**
