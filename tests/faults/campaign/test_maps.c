@@ -320,6 +320,29 @@ Test(maps, a_sweep_of_a_trace_dat_replays_through_its_map)
 	free(doc);
 }
 
+/*
+ * Without a map a trace.dat gives no workload event: the sweep says so (it
+ * tests only the adapters' start and end) and its summary counts them.
+ */
+Test(maps, a_sweep_without_a_map_says_it_uses_no_event)
+{
+	char args[CMD_LEN], out[PATH_MAX], log[65536];
+	char *doc;
+	int status;
+
+	at(out, sizeof(out), "bare");
+	FMT(args, "sweep %s --points adapter/enable -o %s", dat, out);
+	status = gpuiso(log, sizeof(log), args);
+	cr_assert_eq(status, 0, "exit %d: %s", status, log);
+	cr_assert(strstr(log, "none of the trace's 1938 events is a workload event") &&
+		  strstr(log, "--map"), "%s", log);
+	doc = json_at("bare/summary.json");
+	cr_assert_eq(get_u64(doc, "events.total"), DAT_EVENTS);
+	cr_assert_eq(get_u64(doc, "events.used"), 0);
+	cr_assert_eq(get_u64(doc, "events.ignored"), DAT_EVENTS);
+	free(doc);
+}
+
 /* Sweep shard @i of 2 through @maparg into work_dir()/shards: its exit status. */
 static int sweep_shard(int i, const char *maparg, char *log, size_t len)
 {
