@@ -255,13 +255,19 @@ static void reproduces(const char *repro, int want, const char *what, const stru
 		  (unsigned long long)plain->free_mdl);
 }
 
-/* Whether a JSON document lists @path among its inputs, with a digest. */
+/* Whether a JSON document lists @path among its inputs, with a digest, once. */
 static bool has_input(const char *doc, const char *path)
 {
 	char key[PATH_MAX + 8];
+	const char *at = doc;
+	int n = 0;
 
 	FMT(key, "\"%s\": \"", path);
-	return strstr(doc, key) != NULL;
+	while ((at = strstr(at, key))) {
+		n++;
+		at += strlen(key);
+	}
+	return n == 1;
 }
 
 /* ---- sweeps ----------------------------------------------------------------- */
