@@ -687,12 +687,21 @@ static void covers_word(struct identity *id, struct fy_node *node)
 		identity_word(id, "covers", covers);
 }
 
+/* The import maps a trace was replayed through, in order: through others, it is another benchmark. */
+static void maps_words(struct identity *id, struct fy_node *node)
+{
+	struct fy_node *maps = lookup(node, "maps"), *m;
+	void *it = NULL;
+
+	while (maps && fy_node_is_sequence(maps) && (m = fy_node_sequence_iterate(maps, &it)))
+		identity_word(id, "map", scalar(id->rd, m));
+}
+
 /* A results run's names: trace, scenario, backend, faults and seed, import maps, what the trace covers. */
 static void results_identity(struct identity *id, struct fy_node *run)
 {
-	struct fy_node *maps = lookup(run, "maps"), *seed = lookup(run, "seed"), *m;
+	struct fy_node *seed = lookup(run, "seed");
 	const char *seed_text = seed && fy_node_is_scalar(seed) ? fy_node_get_scalar0(seed) : NULL;
-	void *it = NULL;
 
 	identity_word(id, "trace", str_at(id->rd, run, "trace"));
 	identity_word(id, "scenario", str_at(id->rd, run, "scenario"));
@@ -701,8 +710,7 @@ static void results_identity(struct identity *id, struct fy_node *run)
 	/* the seed draws the faults: without a plan it changes nothing */
 	if (str_at(id->rd, run, "faults") || (seed_text && strcmp(seed_text, "0")))
 		identity_word(id, "seed", seed_text);
-	while (maps && fy_node_is_sequence(maps) && (m = fy_node_sequence_iterate(maps, &it)))
-		identity_word(id, "map", scalar(id->rd, m));
+	maps_words(id, run);
 	covers_word(id, run);
 }
 
@@ -734,6 +742,7 @@ static void identify(struct reader *rd, struct fy_node *root, enum run_kind kind
 	case RUN_SWEEP:
 		identity_word(&id, "trace", str_at(rd, root, "trace"));
 		identity_word(&id, "scenario", str_at(rd, root, "scenario"));
+		maps_words(&id, root);
 		covers_word(&id, root);
 		break;
 	}

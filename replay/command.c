@@ -17,6 +17,8 @@ int replay_command_write(FILE *f, const struct replay_command *c)
 	char nth[96];
 	int rc = fputs("gpuiso replay ", f) < 0 ? -EIO : shell_word(f, c->trace);
 
+	for (size_t i = 0; !rc && i < c->nmaps; i++)
+		rc = option(f, "--map", c->maps[i]);
 	if (!rc && c->scenario)
 		rc = option(f, "--scenario", c->scenario);
 	if (!rc && c->faults)

@@ -17,6 +17,8 @@
 
 struct replay_command {
 	const char *trace;
+	const char *const *maps;   /* import maps for a foreign trace (--map each), or NULL */
+	size_t nmaps;
 	const char *scenario;      /* or NULL: the built-in default */
 	const char *faults;        /* a faults file, or NULL */
 	bool seeded;               /* --seed @seed */
@@ -28,9 +30,9 @@ struct replay_command {
 };
 
 /**
- * replay_command_write() - "gpuiso replay TRACE [--scenario S] [--faults F]
- * [--seed N] [--trace-covers life] [--fail-nth POINT:N]", each path one
- * shell word (shell_word()), without a line break.
+ * replay_command_write() - "gpuiso replay TRACE [--map M]... [--scenario S]
+ * [--faults F] [--seed N] [--trace-covers life] [--fail-nth POINT:N]", each
+ * path one shell word (shell_word()), without a line break.
  * @f: where to write it.
  * @c: the run.
  *

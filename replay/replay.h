@@ -198,6 +198,9 @@ void engine_finish(struct replay_engine *e);
 
 /* --- a whole replay: trace (or its cache) -> model -> results --- */
 
+/* The most import maps a command takes (--map): as many as a run file records (bench/results.h). */
+#define REPLAY_MAX_MAPS 8
+
 struct replay_opts {
 	const char *trace;           /* CTF folder (or a folder above it) */
 	const struct scenario *scn;  /* the machine and adapters */

@@ -542,11 +542,14 @@ static int cmd_campaign_run(int argc, char **argv)
 }
 
 static const char sweep_usage[] =
-	"gpuiso sweep TRACE [--scenario FILE] [--faults BASE.yaml] [--points GLOB] -o OUT [--jobs N]\n"
-	"                 [--from-scratch] [--run-timeout SECONDS] [--stall-timeout SECONDS]\n"
-	"                 [--trace-covers window|life] [--shard I/N] [-v]\n"
+	"gpuiso sweep TRACE [--map FILE.yaml]... [--scenario FILE] [--faults BASE.yaml] [--points GLOB]\n"
+	"                 -o OUT [--jobs N] [--from-scratch] [--run-timeout SECONDS]\n"
+	"                 [--stall-timeout SECONDS] [--trace-covers window|life] [--shard I/N] [-v]\n"
 	"  fails each hit of each point in turn, one run each, and groups the runs that do not\n"
 	"  recover into findings (OUT/summary.txt, OUT/summary.json);\n"
+	"  TRACE          a CTF folder (or a folder above several), or an ftrace trace.dat\n"
+	"  --map          an import map for a foreign trace, as for replay (up to 8): every run,\n"
+	"                 trim and reproducer replays through them\n"
 	"  --faults       a base plan every run replays under (e.g. every pin fails): the points\n"
 	"                 it arms are not swept, the paths it opens are;\n"
 	"  a run still going after --run-timeout (default: no limit), or making no progress\n"
@@ -580,8 +583,9 @@ static int cmd_sweep(int argc, char **argv)
 		{ "from-scratch", no_argument, NULL, 'F' }, { "run-timeout", required_argument, NULL, 'T' },
 		{ "stall-timeout", required_argument, NULL, 'S' },
 		{ "trace-covers", required_argument, NULL, 'L' }, { "shard", required_argument, NULL, 'I' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "map", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
+	const char *maps[REPLAY_MAX_MAPS];
 	enum trace_covers covers;
 	struct sweep_opts o = { .jobs = 1 };
 	struct sweep_totals t = { 0 };
@@ -596,6 +600,12 @@ static int cmd_sweep(int argc, char **argv)
 		case 'o': o.out = optarg; break;
 		case 'f': o.faults = optarg; break;
 		case 'F': o.from_scratch = true; break;
+		case 'm':
+			if (o.nmaps == sizeof(maps) / sizeof(maps[0]))
+				return usage_error(sweep_usage, "%s", "at most 8 --map files");
+			maps[o.nmaps++] = optarg;
+			o.maps = maps;
+			break;
 		case 'L':
 			if (trace_covers_parse(optarg, &covers))
 				return usage_error(sweep_usage, "--trace-covers takes window or life, not '%s'",

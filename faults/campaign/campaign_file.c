@@ -18,6 +18,8 @@
 #include "common/u64map.h"
 #include "common/yaml.h"
 #include "faults/campaign/campaign_internal.h"
+#include "replay/ftrace.h"
+#include "replay/import.h"
 
 #define MAX_RUNS 100000u /* (runs x traces x seeds x repetitions) of one campaign */
 #define MAX_REPS 1000u
@@ -112,27 +114,181 @@ static int count_items(struct yaml_doc *d, const struct yaml_field *f, const cha
 	return n;
 }
 
-static void parse_trace(struct yaml_doc *d, const struct yaml_field *item, struct campaign *c)
+/* Append @more (a reader's error lines) after the lines in @err. */
+static void append_errors(char *err, size_t errlen, const char *more)
 {
-	struct camp_trace *t = &c->traces[c->ntraces];
-	const char *s = yaml_str(d, item, "a trace folder");
+	size_t n = strlen(err);
+
+	if (!*more || n + 1 >= errlen)
+		return;
+	if (n && err[n - 1] != '\n')
+		err[n++] = '\n';
+	snprintf(err + n, errlen - n, "%s", more);
+}
+
+/* A trace entry's path, resolved as every path is: a CTF folder or a trace.dat file. */
+static bool trace_path(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c,
+		       struct camp_trace *t)
+{
+	const char *s = yaml_str(d, f, "a trace folder or trace.dat file");
 	struct stat st;
 
 	if (!s)
-		return;
-	if (!resolve_path(c, s, t->path) || stat(t->path, &st) || !S_ISDIR(st.st_mode)) {
-		yaml_field_error(d, item,
-				 "'%s' is not a trace folder (tried from the current folder, then from %s)",
-				 s, c->folder);
-		return;
+		return false;
+	if (!resolve_path(c, s, t->path) || stat(t->path, &st)) {
+		yaml_field_error(d, f, "'%s' is not a trace folder or trace.dat file (tried from the "
+				 "current folder, then from %s)", s, c->folder);
+		return false;
 	}
-	id_part(basename(t->path), t->base, sizeof(t->base));
-	for (size_t i = 0; i < c->ntraces; i++) {
-		if (!strcmp(c->traces[i].base, t->base)) {
-			yaml_field_error(d, item, "'%s' has the folder name of '%s': run ids would clash",
-					 s, c->traces[i].path);
+	if (!S_ISDIR(st.st_mode) && !ftrace_file_is(t->path)) {
+		yaml_field_error(d, f, "'%s' (%s) is neither a trace folder nor a trace.dat file", s,
+				 t->path);
+		return false;
+	}
+	return true;
+}
+
+/* Free a trace entry's maps (one that was not taken, or the campaign's). */
+static void trace_maps_free(struct camp_trace *t)
+{
+	for (size_t i = 0; i < t->nmaps; i++)
+		free(t->maps[i]);
+	t->nmaps = 0;
+}
+
+/*
+ * A trace entry's maps: each found as every path is, then all of them read
+ * as the replay will read them (their errors follow the campaign's), and
+ * their text hashed for the runs' keys. Return: false after reporting.
+ */
+static bool trace_maps(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c,
+		       struct camp_trace *t)
+{
+	char name[YAML_NAME_LEN], path[PATH_MAX], err[4096] = "";
+	struct import_map *m = NULL;
+	struct yaml_field item;
+	struct fy_node *node;
+	size_t index = 0;
+	void *it = NULL;
+	bool ok = true;
+	int n = count_items(d, f, "import map"), rc;
+
+	if (n <= 0)
+		return false;
+	if (n > REPLAY_MAX_MAPS) {
+		yaml_field_error(d, f, "at most %d import maps, not %d", REPLAY_MAX_MAPS, n);
+		return false;
+	}
+	while ((node = yaml_items(d, f, &it, &index, name))) {
+		const char *s;
+
+		item_field(&item, node, name);
+		s = yaml_str(d, &item, "an import map file");
+		if (!s) {
+			ok = false;
+		} else if (!resolve_path(c, s, path)) {
+			yaml_field_error(d, &item, "cannot find '%s' (tried from the current folder, "
+					 "then from %s)", s, c->folder);
+			ok = false;
+		} else if (!(t->maps[t->nmaps] = strdup(path))) {
+			yaml_nomem(d);
+			return false;
+		} else {
+			t->nmaps++;
+		}
+	}
+	if (!ok)
+		return false;
+	rc = import_map_load((const char *const *)t->maps, t->nmaps, &m, err, sizeof(err));
+	import_map_free(m);
+	if (rc == -ENOMEM) {
+		yaml_nomem(d);
+		return false;
+	}
+	if (rc) {
+		if (yaml_error_is_environment(rc)) {
+			c->maps_rc = rc;
+			yaml_field_error(d, f, "cannot read the import maps (why follows)");
+		} else {
+			yaml_field_error(d, f, "the import maps do not load (their errors follow)");
+		}
+		append_errors(c->maps_err, sizeof(c->maps_err), err);
+		return false;
+	}
+	for (size_t i = 0; i < t->nmaps; i++) {
+		if (digest_path(t->maps[i], &t->maps_hash)) {
+			yaml_field_error(d, f, "cannot read '%s'", t->maps[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A name run ids carry as it is: 1 to 63 of A-Z a-z 0-9 . _ -, not starting with '.'. */
+static bool run_name_ok(const char *s)
+{
+	char clean[CAMPAIGN_NAME_LEN];
+
+	if (!*s || *s == '.' || strlen(s) >= CAMPAIGN_NAME_LEN)
+		return false;
+	id_part(s, clean, sizeof(clean));
+	return !strcmp(clean, s);
+}
+
+/* A trace entry's own name for its run ids: as a run's name is written. */
+static bool trace_name(struct yaml_doc *d, const struct yaml_field *f, struct camp_trace *t)
+{
+	const char *s = yaml_str(d, f, "a name for run ids");
+
+	if (!s)
+		return false;
+	if (!run_name_ok(s)) {
+		yaml_field_error(d, f, "'%s' is not a trace name (1 to %d of A-Z a-z 0-9 . _ -, not "
+				 "starting with '.')", s, CAMPAIGN_NAME_LEN - 1);
+		return false;
+	}
+	snprintf(t->base, sizeof(t->base), "%s", s);
+	return true;
+}
+
+/*
+ * One entry of traces: a path (a CTF folder or a trace.dat file), or
+ * {path: P, maps: [M, ...], name: N} for a trace replayed through import
+ * maps, or named otherwise than its folder or file in run ids.
+ */
+static void parse_trace(struct yaml_doc *d, const struct yaml_field *item, struct campaign *c)
+{
+	static const char *const keys[] = { "path", "maps", "name" };
+	struct camp_trace *t = &c->traces[c->ntraces];
+	struct yaml_field f[3];
+	bool ok;
+
+	memset(t, 0, sizeof(*t));
+	if (!fy_node_is_mapping(item->val)) {
+		ok = trace_path(d, item, c, t);
+	} else {
+		if (!yaml_fields(d, item->val, NULL, item->name, keys, 3, f))
+			return;
+		if (!f[0].val) {
+			yaml_error(d, item->val, NULL, "%s: a trace entry needs a 'path'", item->name);
 			return;
 		}
+		ok = trace_path(d, &f[0], c, t);
+		ok &= !f[1].val || trace_maps(d, &f[1], c, t);
+		ok &= !f[2].val || trace_name(d, &f[2], t);
+	}
+	if (ok && !t->base[0])
+		id_part(basename(t->path), t->base, sizeof(t->base));
+	for (size_t i = 0; ok && i < c->ntraces; i++) {
+		if (!strcmp(c->traces[i].base, t->base)) {
+			yaml_field_error(d, item, "'%s' has the name of '%s' in run ids: they would "
+					 "clash (give one a 'name')", t->base, c->traces[i].path);
+			ok = false;
+		}
+	}
+	if (!ok) {
+		trace_maps_free(t);
+		return;
 	}
 	c->ntraces++;
 }
@@ -144,7 +300,7 @@ static void parse_traces(struct yaml_doc *d, const struct yaml_field *f, struct 
 	struct fy_node *node;
 	size_t index = 0;
 	void *it = NULL;
-	int n = count_items(d, f, "trace folder");
+	int n = count_items(d, f, "trace");
 
 	if (n <= 0)
 		return;
@@ -230,16 +386,6 @@ static void parse_reps(struct yaml_doc *d, const struct yaml_field *f, struct ca
 		yaml_field_error(d, f, "takes 1 to %u, not %u", MAX_REPS, reps);
 	else
 		c->reps = reps;
-}
-
-static bool run_name_ok(const char *s)
-{
-	char clean[CAMPAIGN_NAME_LEN];
-
-	if (!*s || *s == '.' || strlen(s) >= CAMPAIGN_NAME_LEN)
-		return false;
-	id_part(s, clean, sizeof(clean));
-	return !strcmp(clean, s);
 }
 
 /* This run's faults: and pressure: as a faults file of their own (NULL without memory). */
@@ -374,11 +520,17 @@ static void parse_invariants(struct yaml_doc *d, const struct yaml_field *f, str
 /* What defines a run's outcome; a finished run is resumed only if this is unchanged. */
 static uint64_t job_key(const struct campaign *c, const struct camp_job *j)
 {
+	const struct camp_trace *t = &c->traces[j->trace];
 	uint64_t h = DIGEST_FNV_BASIS;
 
 	h = digest_fnv1a_str(h, CAMPAIGN_OUTCOME_SCHEMA);
 	h = digest_fnv1a_str(h, j->id);
-	h = digest_fnv1a_str(h, c->traces[j->trace].path);
+	h = digest_fnv1a_str(h, t->path);
+	/* only with maps: runs recorded before traces had them stay finished */
+	for (size_t i = 0; i < t->nmaps; i++)
+		h = digest_fnv1a_str(h, t->maps[i]);
+	if (t->nmaps)
+		h = digest_fnv1a(h, &t->maps_hash, sizeof(t->maps_hash));
 	h = digest_fnv1a_str(h, c->has_scenario ? c->scenario : "");
 	h = digest_fnv1a(h, &c->scenario_hash, sizeof(c->scenario_hash));
 	h = digest_fnv1a_str(h, c->runs[j->run].faults_yaml);
@@ -487,7 +639,7 @@ static void parse_campaign(struct yaml_doc *d, struct fy_node *map, struct fy_no
 	if (f[K_TRACES].val)
 		parse_traces(d, &f[K_TRACES], c);
 	else
-		yaml_error(d, map, owner, "campaign: needs 'traces' (trace folders)");
+		yaml_error(d, map, owner, "campaign: needs 'traces' (trace folders or trace.dat files)");
 	if (f[K_SCENARIO].val)
 		parse_scenario(d, &f[K_SCENARIO], c);
 	if (f[K_SEEDS].val) {
@@ -509,18 +661,6 @@ static void parse_campaign(struct yaml_doc *d, struct fy_node *map, struct fy_no
 		parse_covers(d, &f[K_COVERS], c);
 	if (!yaml_failed(d))
 		plan_jobs(d, &f[K_RUNS], c);
-}
-
-/* Append the scenario's own errors after the campaign's. */
-static void append_errors(char *err, size_t errlen, const char *more)
-{
-	size_t n = strlen(err);
-
-	if (!*more || n + 1 >= errlen)
-		return;
-	if (n && err[n - 1] != '\n')
-		err[n++] = '\n';
-	snprintf(err + n, errlen - n, "%s", more);
 }
 
 int campaign_load(const char *file, struct campaign *c, char *err, size_t errlen)
@@ -548,10 +688,13 @@ int campaign_load(const char *file, struct campaign *c, char *err, size_t errlen
 	else if (rc && !*err)
 		snprintf(err, errlen, "%s: cannot find its folder: %s", file, strerror(-rc));
 	append_errors(err, errlen, c->scn_err);
+	append_errors(err, errlen, c->maps_err);
 	if (!rc && !c->has_scenario)
 		rc = scenario_defaults(&c->scn);
 	if (yaml_error_is_environment(c->scn_rc))
 		return c->scn_rc;
+	if (yaml_error_is_environment(c->maps_rc))
+		return c->maps_rc;
 	return yaml_error_is_environment(rc) ? rc : rc ? -EINVAL : 0;
 }
 
@@ -562,6 +705,8 @@ void campaign_free(struct campaign *c)
 		free(c->runs[i].faults_yaml);
 	}
 	free(c->runs);
+	for (size_t i = 0; i < c->ntraces; i++)
+		trace_maps_free(&c->traces[i]);
 	free(c->traces);
 	free(c->seeds);
 	free(c->jobs);

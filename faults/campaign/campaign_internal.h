@@ -44,9 +44,13 @@ struct camp_run {
 	char *faults_yaml; /* faults: and pressure: as the campaign gave them (malloc) */
 };
 
+/* One entry of traces: a CTF folder or a trace.dat file, and the import maps it replays through. */
 struct camp_trace {
 	char path[PATH_MAX];  /* absolute */
-	char base[CAMPAIGN_NAME_LEN];  /* its folder name, as run ids carry it */
+	char base[CAMPAIGN_NAME_LEN];  /* its name in run ids: the entry's name, or the folder's or file's */
+	char *maps[REPLAY_MAX_MAPS];   /* its import maps, absolute (malloc), in order */
+	size_t nmaps;
+	uint64_t maps_hash;  /* of their text: an edited map makes finished runs stale */
 };
 
 /* One replay of the campaign. */
@@ -110,6 +114,8 @@ struct campaign {
 	size_t njobs;
 	char out[PATH_MAX];      /* the output folder, absolute */
 	char scn_err[4096];      /* the scenario's own errors, shown after the campaign's */
+	char maps_err[4096];     /* ... and the import maps' */
+	int maps_rc;             /* an import_map_load() that failed for the machine, or 0 */
 	int scn_rc;              /* scenario_load()'s return */
 	unsigned int run_timeout_s;   /* campaign_opts.run_timeout_s */
 	unsigned int stall_timeout_s; /* campaign_opts.stall_timeout_s (0: WATCH_STALL_S) */
@@ -160,7 +166,8 @@ int campaign_job_path(const struct campaign *c, const struct camp_job *j, const 
 
 /**
  * campaign_reproduce_cmd() - the shell command that replays run @j alone:
- * "gpuiso replay TRACE [--scenario S] --faults DIR/runs/ID.faults.yaml --seed N".
+ * "gpuiso replay TRACE [--map M]... [--scenario S] --faults DIR/runs/ID.faults.yaml
+ * --seed N [--trace-covers life]".
  * @c: the campaign.
  * @j: the run.
  * @out: out: the command (malloc).

@@ -117,6 +117,8 @@ int campaign_child_run(const struct campaign *c, const struct camp_job *j,
 	    campaign_job_path(c, j, ".faults.yaml", faults, sizeof(faults)))
 		return ENAMETOOLONG;
 	ro.trace = c->traces[j->trace].path;
+	ro.maps = (const char *const *)c->traces[j->trace].maps;
+	ro.nmaps = c->traces[j->trace].nmaps;
 	ro.scenario_path = c->has_scenario ? c->scenario : NULL;
 	ro.faults_path = faults;
 	rep = calloc(1, sizeof(*rep));

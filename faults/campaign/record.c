@@ -25,17 +25,19 @@ int campaign_job_path(const struct campaign *c, const struct camp_job *j, const 
 	return 0;
 }
 
-/* "gpuiso replay TRACE [--scenario S] --faults DIR/runs/ID.faults.yaml --seed N" */
+/* "gpuiso replay TRACE [--map M]... [--scenario S] --faults DIR/runs/ID.faults.yaml --seed N" */
 int campaign_reproduce_cmd(const struct campaign *c, const struct camp_job *j, char **out)
 {
+	const struct camp_trace *t = &c->traces[j->trace];
 	char faults[CAMPAIGN_RUN_PATH_LEN];
 	int rc = campaign_job_path(c, j, ".faults.yaml", faults, sizeof(faults));
 
 	if (rc)
 		return rc;
 	return replay_command(&(struct replay_command){
-		.trace = c->traces[j->trace].path, .scenario = c->has_scenario ? c->scenario : NULL,
-		.faults = faults, .seeded = true, .seed = j->seed, .covers = c->covers }, out);
+		.trace = t->path, .maps = (const char *const *)t->maps, .nmaps = t->nmaps,
+		.scenario = c->has_scenario ? c->scenario : NULL, .faults = faults, .seeded = true,
+		.seed = j->seed, .covers = c->covers }, out);
 }
 
 /* Keep @s on one line: records and comments are line based. */

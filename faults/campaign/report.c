@@ -82,11 +82,48 @@ static void fill_failure(struct json *j, const struct summary *s, size_t i)
 		finding_verdict_json(j, &s->oc[i].verdict);
 	json_str(j, "id", job->id);
 	json_str(j, "trace", c->traces[job->trace].path);
+	json_arr_begin(j, "maps");
+	for (size_t m = 0; m < c->traces[job->trace].nmaps; m++)
+		json_str(j, NULL, c->traces[job->trace].maps[m]);
+	json_arr_end(j);
 	json_u64(j, "rep", job->rep);
 	if (s->oc[i].has_results && !campaign_job_path(c, job, ".json", results, sizeof(results)))
 		json_str(j, "results", results);
 	else
 		json_null(j, "results");
+	json_obj_end(j);
+}
+
+/* Input @k of a trace entry: its trace (0), or its map k - 1. */
+static const char *input_at(const struct camp_trace *t, size_t k)
+{
+	return k ? t->maps[k - 1] : t->path;
+}
+
+/* Whether @path is an input listed before input @k of entry @i. */
+static bool input_before(const struct campaign *c, size_t i, size_t k, const char *path)
+{
+	for (size_t a = 0; a <= i; a++)
+		for (size_t b = 0; b <= c->traces[a].nmaps && (a < i || b < k); b++)
+			if (!strcmp(input_at(&c->traces[a], b), path))
+				return true;
+	return false;
+}
+
+/* The inputs: each trace and map once (entries may share them), then the scenario. */
+static void inputs_json(struct json *j, const struct campaign *c)
+{
+	json_obj_begin(j, "inputs");
+	for (size_t i = 0; i < c->ntraces; i++) {
+		for (size_t k = 0; k <= c->traces[i].nmaps; k++) {
+			const char *path = input_at(&c->traces[i], k);
+
+			if (!input_before(c, i, k, path))
+				json_input(j, path);
+		}
+	}
+	if (c->has_scenario)
+		json_input(j, c->scenario);
 	json_obj_end(j);
 }
 
@@ -101,12 +138,7 @@ static void fill_summary(struct json *j, const void *ctx)
 	results_build_json(j);
 	json_str(j, "name", c->name);
 	json_str(j, "host", host_name(host, sizeof(host)));
-	json_obj_begin(j, "inputs");
-	for (size_t i = 0; i < c->ntraces; i++)
-		json_input(j, c->traces[i].path);
-	if (c->has_scenario)
-		json_input(j, c->scenario);
-	json_obj_end(j);
+	inputs_json(j, c);
 	json_u64(j, "runs", c->njobs);
 	json_u64(j, "passed", s->passed);
 	json_u64(j, "failed", s->failed);

@@ -20,7 +20,7 @@
 
 #define SHARD_MAX 100000   /* N at most */
 #define SHARD_SCHEMA "gpuiso-shard/1"
-#define SHARD_MAX_FIELDS 16
+#define SHARD_MAX_FIELDS 24  /* a sweep's: 8 options and up to 8 maps */
 #define SHARD_MISSING_SHOWN 8  /* the most missing runs a merge's line names */
 
 struct shard {

@@ -47,11 +47,14 @@
 #include "common/clock.h"
 #include "core/scenario.h"
 #include "common/digest.h"
+#include "common/yaml.h"
 #include "faults/campaign/finding.h"
 #include "faults/campaign/meet.h"
 #include "faults/campaign/pool.h"
 #include "faults/campaign/sweep.h"
 #include "faults/campaign/sweep_internal.h"
+#include "replay/ftrace.h"
+#include "replay/import.h"
 #include "replay/replay.h"
 #include "replay/verdict.h"
 
@@ -94,6 +97,8 @@ static void replay_opts_fill(const struct sweep *s, struct fp_ctx *fp, struct re
 {
 	*ro = (struct replay_opts){
 		.trace = s->o->trace,
+		.maps = (const char *const *)s->maps,
+		.nmaps = s->maps ? s->o->nmaps : 0,
 		.scn = &s->scn,
 		.scenario_path = s->o->scenario,
 		.pace = REPLAY_PACE_ASAP,
@@ -260,6 +265,9 @@ static int sweep_replay(struct sweep *s, struct fp_ctx *fp,
 		verdict_of(&res, &v);
 		*outcome = classify(&v);
 		s->cached = rep->from_cache || rep->cache_written;
+		s->events = (struct sweep_events){ .total = rep->events, .used = rep->used,
+						   .ignored = rep->ignored,
+						   .unmatched = rep->unmatched };
 	}
 	results_fini(&res);
 	free(rep);
@@ -621,6 +629,13 @@ static int count_pass(struct sweep *s)
 		fprintf(s->o->progress ? s->o->progress : stderr,
 			"sweep: the replay cache could not be written: every run decodes the CTF%s\n",
 			s->o->from_scratch ? "" : ", from scratch instead of forking");
+	/* a sweep of a trace none of whose events is used tests only the adapters' start and end */
+	if (s->events.total && !s->events.used && !s->merging)
+		fprintf(s->o->progress ? s->o->progress : stderr,
+			"sweep: none of the trace's %llu events is a workload event: %s\n",
+			(unsigned long long)s->events.total, s->o->nmaps ?
+			"the import maps take none of them (docs/import-maps.md)" :
+			"another tool's trace needs an import map (--map, docs/import-maps.md)");
 	if (s->o->progress && s->baseline != SWEEP_RECOVERED && !s->merging)
 		fprintf(s->o->progress, "sweep: with no failure injected the run ends in %s already\n",
 			sweep_outcome_names[s->baseline]);
@@ -686,6 +701,39 @@ static int abs_path(struct sweep *s, const char *path, char **out)
 	return rc;
 }
 
+/* The import maps read as the replay will read them: a bad one is bad input, said before any run. */
+static int maps_check(struct sweep *s)
+{
+	const struct sweep_opts *o = s->o;
+	struct import_map *m = NULL;
+	int rc;
+
+	if (o->nmaps > REPLAY_MAX_MAPS) {
+		snprintf(s->err, s->errlen, "sweep: at most %d --map files", REPLAY_MAX_MAPS);
+		return -EINVAL;
+	}
+	if (!o->nmaps)
+		return 0;
+	rc = import_map_load(o->maps, o->nmaps, &m, s->err, s->errlen);
+	import_map_free(m);
+	return yaml_error_is_environment(rc) ? rc : rc ? -EINVAL : 0;
+}
+
+/* The maps' absolute paths, for reproducers that work from any folder. */
+static int maps_abs(struct sweep *s)
+{
+	int rc = 0;
+
+	if (!s->o->nmaps)
+		return 0;
+	s->maps = calloc(s->o->nmaps, sizeof(*s->maps));
+	if (!s->maps)
+		return -ENOMEM;
+	for (size_t i = 0; !rc && i < s->o->nmaps; i++)
+		rc = abs_path(s, s->o->maps[i], &s->maps[i]);
+	return rc;
+}
+
 /* Options, scenario and point selection: everything that can be wrong before a replay. */
 static int sweep_prepare(struct sweep *s)
 {
@@ -703,10 +751,14 @@ static int sweep_prepare(struct sweep *s)
 		snprintf(s->err, s->errlen, "sweep: %s: %s", o->trace, strerror(errno));
 		return -EINVAL;
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(s->err, s->errlen, "sweep: %s: not a trace folder", o->trace);
+	if (!S_ISDIR(st.st_mode) && !ftrace_file_is(o->trace)) {
+		snprintf(s->err, s->errlen, "sweep: %s: neither a trace folder nor a trace.dat file",
+			 o->trace);
 		return -EINVAL;
 	}
+	rc = maps_check(s);
+	if (rc)
+		return rc;
 	if (o->faults) {
 		rc = fault_plan_load(o->faults, &s->base, s->err, s->errlen);
 		if (rc)
@@ -749,6 +801,8 @@ static int sweep_prepare(struct sweep *s)
 		rc = abs_path(s, o->faults, &s->faults);
 	if (!rc)
 		rc = abs_path(s, o->out, &s->out);
+	if (!rc)
+		rc = maps_abs(s);
 	if (rc)
 		return rc;
 	/* before any fork: every child shares its beats */
@@ -806,6 +860,9 @@ void sweep_free(struct sweep *s)
 	array_free_shared(s->failures, s->failures_cap, sizeof(*s->failures));
 	free(s->digests);
 	pool_fini(&s->pool);
+	for (size_t i = 0; s->maps && i < s->o->nmaps; i++)
+		free(s->maps[i]);
+	free(s->maps);
 	free(s->faults);
 	free(s->out);
 	free(s->scenario);

@@ -28,7 +28,9 @@ enum sweep_outcome {
 extern const char *const sweep_outcome_names[SWEEP_NOUTCOMES];
 
 struct sweep_opts {
-	const char *trace;
+	const char *trace;     /* a CTF folder (or a folder above it), or a trace.dat file */
+	const char *const *maps; /* import maps for a foreign trace (replay --map), or NULL */
+	size_t nmaps;          /* at most REPLAY_MAX_MAPS */
 	const char *scenario;  /* scenario file, or NULL for the built-in default */
 	const char *points;    /* glob of point names, or NULL for all */
 	const char *faults;    /* a base plan every run (the unfailed one too) replays under, or NULL */

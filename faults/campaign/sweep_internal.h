@@ -66,6 +66,11 @@ struct sweep_repro {
 	char why[4608];   /* not trimmed: why */
 };
 
+/* The trace's events, as the counting replay read them (replay_report's counts). */
+struct sweep_events {
+	uint64_t total, used, ignored, unmatched;
+};
+
 /* One run: the hit it fails and, once it has ended, how. */
 struct sweep_run {
 	enum fp_point point;
@@ -83,6 +88,7 @@ struct sweep {
 	const struct sweep_opts *o;
 	char *trace, *scenario;  /* absolute paths, for reproducers that work from any folder */
 	char *faults;            /* ... and the base plan's, or NULL */
+	char **maps;             /* ... and the import maps' (o->nmaps of them), or NULL */
 	char *out;               /* ... and the output folder's (trimmed traces go below it) */
 	struct scenario scn;
 	struct fault_plan base;  /* every run's rules and pressure (--faults; none armed without) */
@@ -106,6 +112,7 @@ struct sweep {
 	uint64_t resumed;  /* its shard's runs an earlier invocation booked */
 	uint64_t seen;     /* hits the fork pass has reached */
 	uint64_t nevents;  /* the trace's events (the counting pass) */
+	struct sweep_events events; /* ... and how many became workload events */
 	uint64_t met;      /* runs that stopped where they met the unfailed run */
 	uint64_t followed; /* ... where they met an earlier run */
 	uint64_t *digests;    /* the unfailed run's state before each event, or NULL */

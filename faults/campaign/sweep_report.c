@@ -57,8 +57,9 @@ static int cmp_failure(const void *a, const void *b)
 static int reproducer(const struct sweep *s, const struct sweep_failure *f, char **out)
 {
 	const struct replay_command c = {
-		.trace = s->trace, .scenario = s->scenario, .faults = s->faults,
-		.covers = s->o->covers, .fail = true, .point = f->point, .nth = f->nth,
+		.trace = s->trace, .maps = (const char *const *)s->maps, .nmaps = s->o->nmaps,
+		.scenario = s->scenario, .faults = s->faults, .covers = s->o->covers, .fail = true,
+		.point = f->point, .nth = f->nth,
 	};
 
 	return replay_command(&c, out);
@@ -73,6 +74,10 @@ static void summary_fill(struct json *j, const void *ctx)
 	json_str(j, "schema", "gpuiso-sweep/1");
 	results_build_json(j);
 	json_str(j, "trace", s->trace);
+	json_arr_begin(j, "maps");
+	for (size_t i = 0; i < s->o->nmaps; i++)
+		json_str(j, NULL, s->maps[i]);
+	json_arr_end(j);
 	json_str(j, "scenario", s->scenario);
 	json_str(j, "faults", s->faults);
 	json_str(j, "trace_covers", trace_covers_name(s->o->covers));
@@ -82,6 +87,15 @@ static void summary_fill(struct json *j, const void *ctx)
 	json_input(j, s->scenario);
 	if (s->faults)
 		json_input(j, s->faults);
+	for (size_t i = 0; i < s->o->nmaps; i++)
+		json_input(j, s->maps[i]);
+	json_obj_end(j);
+	/* what the trace gave the runs: a foreign trace's through its maps */
+	json_obj_begin(j, "events");
+	json_u64(j, "total", s->events.total);
+	json_u64(j, "used", s->events.used);
+	json_u64(j, "ignored", s->events.ignored);
+	json_u64(j, "unmatched", s->events.unmatched);
 	json_obj_end(j);
 	json_str(j, "baseline", sweep_outcome_names[s->baseline]);
 	json_obj_begin(j, "points");
@@ -176,9 +190,11 @@ static void unreached_text(const struct sweep *s, FILE *f, const char *head)
  */
 static void summary_text(const struct sweep *s, FILE *f)
 {
-	fprintf(f, "sweep of %s: %llu runs, %zu not recovered, %zu finding%s\n", s->trace,
-		(unsigned long long)s->ended, s->nfailures, s->findings.n,
-		s->findings.n == 1 ? "" : "s");
+	fprintf(f, "sweep of %s", s->trace);
+	for (size_t i = 0; i < s->o->nmaps; i++)
+		fprintf(f, "%s%s", i ? ", " : " through the maps ", s->maps[i]);
+	fprintf(f, ": %llu runs, %zu not recovered, %zu finding%s\n", (unsigned long long)s->ended,
+		s->nfailures, s->findings.n, s->findings.n == 1 ? "" : "s");
 	for (size_t i = 0; i < s->findings.n; i++) {
 		const struct finding *fd = &s->findings.v[i];
 		const struct sweep_repro *r = &s->repro[i];
@@ -228,6 +244,7 @@ static void trim_opts_fill(const struct sweep *s, size_t i, struct trim_opts *to
 
 	*to = (struct trim_opts){
 		.trace = s->trace, .scn = &s->scn, .scenario_path = s->scenario,
+		.maps = (const char *const *)s->maps, .nmaps = s->o->nmaps,
 		.covers = s->o->covers, .cache = !s->uncacheable,
 		.base = s->faults ? &s->base : NULL, .base_path = s->faults,
 		.fail = true, .point = f->point, .nth = f->nth, .max_replays = SWEEP_TRIM_REPLAYS,

@@ -60,6 +60,9 @@ static int header_fields(const struct sweep *s, struct shard_header *h)
 	snprintf(stall_timeout, sizeof(stall_timeout), "%u", o->stall_timeout_s);
 	snprintf(h->kind, sizeof(h->kind), "sweep");
 	rc = shard_field_add(h, "trace", s->trace);
+	/* a field each, in order: the merge reads them back as the sweep's --map options */
+	for (size_t i = 0; !rc && i < o->nmaps; i++)
+		rc = shard_field_add(h, "map", s->maps[i]);
 	if (!rc)
 		rc = shard_field_add(h, "scenario", s->scenario);
 	if (!rc)
@@ -86,7 +89,7 @@ static int work_of(const struct sweep *s, const struct shard_header *h, uint64_t
 {
 	uint64_t w = digest_fnv1a_str(DIGEST_FNV_BASIS, GPUISO_CODE_ID);
 	const char *inputs[] = { s->trace, s->scenario, s->faults };
-	int rc;
+	int rc = 0;
 
 	for (size_t i = 0; i < h->nfields; i++)
 		w = digest_fnv1a_str(digest_fnv1a_str(w, h->fields[i].name), h->fields[i].value);
@@ -97,6 +100,10 @@ static int work_of(const struct sweep *s, const struct shard_header *h, uint64_t
 		if (rc)
 			return rc;
 	}
+	for (size_t i = 0; !rc && i < s->o->nmaps; i++)
+		rc = digest_path(s->maps[i], &w);
+	if (rc)
+		return rc;
 	w = DIGEST_FOLD(w, s->total, s->nevents, s->baseline);
 	*work = digest_fold(w, s->hits, FP_NPOINTS);
 	return 0;
@@ -530,9 +537,12 @@ static int merge_missing(struct sweep *s, uint32_t count, const bool *read)
 	return shard_missing_end(all, s->out, s->err, s->errlen);
 }
 
-/* The options the shards ran with, from @h's fields. */
+/*
+ * The options the shards ran with, from @h's fields; the maps' paths into
+ * @maps (REPLAY_MAX_MAPS of them), which point into @h.
+ */
 static int merge_opts(const char *out, const struct shard_header *h, struct sweep_opts *o,
-		      char *err, size_t errlen)
+		      const char **maps, char *err, size_t errlen)
 {
 	const char *covers = shard_field(h, "trace-covers"), *mode = shard_field(h, "mode");
 	const char *run = shard_field(h, "run-timeout"), *stall = shard_field(h, "stall-timeout");
@@ -543,6 +553,17 @@ static int merge_opts(const char *out, const struct shard_header *h, struct swee
 	o->faults = shard_field(h, "faults");
 	o->points = shard_field(h, "points");
 	o->out = out;
+	o->maps = maps;
+	for (size_t i = 0; i < h->nfields; i++) {
+		if (strcmp(h->fields[i].name, "map"))
+			continue;
+		if (o->nmaps == REPLAY_MAX_MAPS) {
+			snprintf(err, errlen, "merge: %s/shards: a sweep shard's header names more than "
+				 "%d maps", out, REPLAY_MAX_MAPS);
+			return -EINVAL;
+		}
+		maps[o->nmaps++] = h->fields[i].value;
+	}
 	/* the timeouts as the shards' options took them: 0 (none) or a second to a day */
 	if (!o->trace || !covers || trace_covers_parse(covers, &o->covers) || !mode ||
 	    (strcmp(mode, "fork") && strcmp(mode, "from-scratch")) || !run || !stall ||
@@ -561,6 +582,7 @@ int sweep_merge(const char *out, const struct shard_header *h, unsigned int jobs
 		FILE *report, struct sweep_totals *t, char *err, size_t errlen)
 {
 	struct sweep_opts o = { .jobs = jobs, .progress = progress, .report = report };
+	const char *maps[REPLAY_MAX_MAPS];
 	struct shard_header ours = { 0 };
 	uint32_t count = h->sh.count;
 	struct sweep s;
@@ -568,7 +590,7 @@ int sweep_merge(const char *out, const struct shard_header *h, unsigned int jobs
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	rc = merge_opts(out, h, &o, err, errlen);
+	rc = merge_opts(out, h, &o, maps, err, errlen);
 	if (rc)
 		return rc;
 	sweep_init(&s, &o, err, errlen);

@@ -232,6 +232,13 @@ Test(runfile, bench_campaign_and_sweep_files)
 	cr_assert_str_eq(r.benchmark, "sweep trace=/t covers=life host=h");
 	cr_assert_null(r.baseline);
 	runfile_free(&r);
+	/* a sweep through import maps is another benchmark than one through others */
+	cr_assert_eq(runfile_read(file_with("s4.json",
+					    "{\"schema\":\"gpuiso-sweep/1\",\"trace\":\"/t.dat\",\"host\":\"h\","
+					    "\"maps\":[\"/m1.yaml\",\"/m2.yaml\"],\"points\":{},\"failures\":[]}"),
+				  &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(r.benchmark, "sweep trace=/t.dat map=/m1.yaml map=/m2.yaml host=h");
+	runfile_free(&r);
 	cr_assert_eq(runfile_read(file_with("s3.json",
 					    "{\"schema\":\"gpuiso-sweep/1\",\"trace\":\"/t\",\"baseline\":\"recovered\","
 					    "\"points\":{},\"failures\":[{\"point\":\"iommu/unmap\",\"nth\":3,"
