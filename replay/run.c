@@ -440,7 +440,7 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 		(double)(rep->last_ts - rep->first_ts) / 1e9);
 	fprintf(out, "memory: peak RSS %.1f MiB", (double)rep->peak_rss / (1 << 20));
 	if (rep->decoder_peak_rss)
-		fprintf(out, ", and %.1f MiB in its CTF decoder (a child process)",
+		fprintf(out, ", and %.1f MiB in its trace decoder (a child process)",
 			(double)rep->decoder_peak_rss / (1 << 20));
 	fputc('\n', out);
 	fprintf(out, "\n%-18s %10s %7s %10s %10s %10s\n", "operation", "count", "errors", "p50 ns",

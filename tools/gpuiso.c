@@ -257,7 +257,7 @@ static const char replay_usage[] =
 	"  --map          an import map turning foreign events into operations (docs/import-maps.md)\n"
 	"  --strict       an event of a class that is neither workload nor mapped is an error,\n"
 	"                 not skipped and counted as ignored\n"
-	"  --no-cache     decode the CTF even if the compiled cache holds the trace\n"
+	"  --no-cache     decode the trace even if the compiled cache holds it\n"
 	"                 (cache: --cache-dir, else $XDG_CACHE_HOME/gpuiso or ~/.cache/gpuiso)\n"
 	"  --trace-covers what the trace covers: window (the default), a window of a longer run,\n"
 	"                 whose objects still live at its end are released quietly; life, the\n"

@@ -258,7 +258,7 @@ static int bench_tracing(struct bench_report *r, struct rig *rig)
 
 /*
  * The peak RSS of a replay and of its decoder, added, as its summary says
- * them ("memory: peak RSS R MiB, and D MiB in its CTF decoder ..."): the
+ * them ("memory: peak RSS R MiB, and D MiB in its trace decoder ..."): the
  * kernel's figure for the replay (wait4()) is only the larger of the two.
  */
 static int summary_rss(const char *path, double *mib)
@@ -271,7 +271,7 @@ static int summary_rss(const char *path, double *mib)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f) && found < 2)
-		found = sscanf(line, "memory: peak RSS %lf MiB, and %lf MiB in its CTF decoder",
+		found = sscanf(line, "memory: peak RSS %lf MiB, and %lf MiB in its trace decoder",
 			       &replay_mib, &decoder_mib);
 	fclose(f);
 	if (found < 2)

@@ -627,7 +627,7 @@ static int count_pass(struct sweep *s)
 	s->uncacheable = !s->cached;
 	if (s->uncacheable && !s->merging) /* once, progress or not: the counting replay said why */
 		fprintf(s->o->progress ? s->o->progress : stderr,
-			"sweep: the replay cache could not be written: every run decodes the CTF%s\n",
+			"sweep: the replay cache could not be written: every run decodes the trace%s\n",
 			s->o->from_scratch ? "" : ", from scratch instead of forking");
 	/* a sweep of a trace none of whose events is used tests only the adapters' start and end */
 	if (s->events.total && !s->events.used && !s->merging)

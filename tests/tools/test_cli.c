@@ -320,7 +320,7 @@ Test(cli, replay_says_the_memory_of_both_its_processes)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	line = strstr(r.out, "memory: ");
 	cr_assert_not_null(line, "%s", r.out);
-	cr_assert_eq(sscanf(line, "memory: peak RSS %lf MiB, and %lf MiB in its CTF decoder",
+	cr_assert_eq(sscanf(line, "memory: peak RSS %lf MiB, and %lf MiB in its trace decoder",
 			    &replay_mib, &decoder_mib), 2, "%s", line);
 	/* both are real processes: the kernel says each holds at least a MiB */
 	cr_assert_gt(replay_mib, 1.0, "%s", line);
@@ -332,7 +332,7 @@ Test(cli, replay_says_the_memory_of_both_its_processes)
 	cr_assert_not_null(strstr(r.out, "(from the replay cache)"), "%s", r.out);
 	line = strstr(r.out, "memory: ");
 	cr_assert_not_null(line, "%s", r.out);
-	cr_assert_null(strstr(r.out, "CTF decoder"), "%s", line);
+	cr_assert_null(strstr(r.out, "trace decoder"), "%s", line);
 }
 
 Test(cli, a_trace_without_events_says_so)
