@@ -20,6 +20,7 @@
 #include "common/digest.h"
 #include "replay/ctf.h"
 #include "replay/ftrace.h"
+#include "tests/common/jsonq.h"
 #include "tests/tools/run_gpuiso.h"
 
 #define TWO_CPU "tests/data/ftrace/host-2cpu.dat"
@@ -657,4 +658,92 @@ Test(ftrace, a_map_for_events_the_file_lacks_is_refused_where_it_is)
 			 "(--strict)"), "%s", r.err);
 	unlink(map);
 	rmdir(dir);
+}
+
+/* ---- a real GPU driver behind the emulated VT-d (traces/virtio-gpu, scripts/record-guest) ---- */
+
+#define VIRTIO_GPU "traces/virtio-gpu/trace.dat"
+
+/* How many events of @name (short) `trace-cmd report` shows in @rel. */
+static uint64_t reported(const char *rel, const char *name)
+{
+	char line[4096], got[64];
+	const char *rest;
+	uint64_t n = 0;
+	FILE *r = report("", src(rel));
+
+	while (fgets(line, sizeof(line), r))
+		if (report_event(line, got, sizeof(got), &rest) && !strcmp(got, name))
+			n++;
+	fclose(r);
+	return n;
+}
+
+static uint64_t json_u64(const char *doc, const char *path)
+{
+	char v[64];
+
+	cr_assert(jsonq_get(doc, path, v, sizeof(v)), "no %s in the results", path);
+	return strtoull(v, NULL, 10);
+}
+
+/*
+ * Replayed through each layer's map, the recording's operations are the
+ * kernel's own events, one for one: as many allocations, maps and unmaps
+ * as the file holds of the events the map takes, none refused, none
+ * unmatched, no error, no violation; every other event ignored.
+ */
+Test(ftrace, a_gpu_drivers_recording_replays_as_the_kernel_recorded_it, .timeout = 120)
+{
+	static const struct {
+		const char *maps[2];
+		const char *events[4]; /* short names, in the order of ops[] */
+		const char *ops[4];
+	} layers[] = {
+		{ { "traces/maps/linux-dma.yaml" },
+		  { "dma_map_page", "dma_unmap_page", "dma_map_sg", "dma_unmap_sg" },
+		  { "alloc_contiguous", "free_contiguous", "alloc_mdl", "free_mdl" } },
+		{ { "traces/maps/linux-iommu.yaml" }, { "map", "unmap" },
+		  { "alloc_contiguous", "free_contiguous" } },
+		{ { "traces/maps/virtio-gpu.yaml" },
+		  { "virtio_gpu_cmd_queue", "virtio_gpu_cmd_response" },
+		  { "fence_create", "fence_destroy" } },
+	};
+	uint64_t total = 0;
+	char line[4096], name[64];
+	const char *rest;
+	FILE *f = report("", src(VIRTIO_GPU));
+
+	while (fgets(line, sizeof(line), f))
+		total += report_event(line, name, sizeof(name), &rest);
+	fclose(f);
+	cr_assert_gt(total, 1000);
+	for (size_t l = 0; l < sizeof(layers) / sizeof(layers[0]); l++) {
+		uint64_t used = 0;
+		char path[128];
+		struct run r;
+
+		RUN(&r, "replay", VIRTIO_GPU, "--map", layers[l].maps[0], "--no-cache", "--json", "-");
+		cr_assert_eq(r.status, 0, "%s: %s", layers[l].maps[0], r.err);
+		cr_assert(jsonq_valid(r.out));
+		for (int k = 0; k < 4 && layers[l].events[k]; k++) {
+			uint64_t want = reported(VIRTIO_GPU, layers[l].events[k]);
+
+			cr_assert_gt(want, 0, "%s: none in the file", layers[l].events[k]);
+			snprintf(path, sizeof(path), "ops.%s.count", layers[l].ops[k]);
+			cr_assert_eq(json_u64(r.out, path), want, "%s: %s %" PRIu64 ", the kernel's %s %"
+				     PRIu64, layers[l].maps[0], layers[l].ops[k], json_u64(r.out, path),
+				     layers[l].events[k], want);
+			snprintf(path, sizeof(path), "ops.%s.errors", layers[l].ops[k]);
+			cr_assert_eq(json_u64(r.out, path), 0, "%s: %s refused", layers[l].maps[0],
+				     layers[l].ops[k]);
+			used += want;
+		}
+		cr_assert_eq(json_u64(r.out, "events.total"), total);
+		cr_assert_eq(json_u64(r.out, "events.used"), used, "%s", layers[l].maps[0]);
+		cr_assert_eq(json_u64(r.out, "events.ignored"), total - used);
+		cr_assert_eq(json_u64(r.out, "events.unmatched"), 0);
+		cr_assert_eq(json_u64(r.out, "events.refused"), 0);
+		cr_assert(strstr(r.err, "violations: 0"), "%s", r.err);
+	}
 }
