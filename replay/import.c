@@ -44,6 +44,8 @@ struct rule {
 	size_t nwhere;
 	struct value pressure;       /* bytes added (or removed, with sub) */
 	bool sub;
+	bool spans;                  /* a destroy that ends what lies in [key, key + span) */
+	struct value span;
 	char *names[CTF_MAX_FIELDS]; /* payload fields the rule reads */
 	unsigned int nnames;
 	char at[256];                /* "FILE:LINE:COL (rules[N])", for warnings */
@@ -83,6 +85,22 @@ struct import_map {
 	struct u64map objects;       /* foreign key -> trace id << 8 | kind */
 	uint64_t next_id;
 	uint64_t outstanding;        /* bytes the pressure rules hold */
+	/*
+	 * With a `span` rule: the objects whose key is an address, by that
+	 * address, with the bytes of their extent not yet ended, so that one
+	 * event can end what it covers; and the ends it made that did not fit
+	 * in import_event()'s two (import_next() hands them out).
+	 */
+	bool spans;
+	struct span_obj *extents;
+	size_t nextents, extents_cap;
+	struct wl_event *queue;
+	size_t nqueue, queue_cap, queue_head;
+};
+
+/* An object with an extent: [start, end) at its key, @left bytes of it still mapped. */
+struct span_obj {
+	uint64_t start, end, left;
 };
 
 /* --- loading --- */
@@ -272,8 +290,8 @@ static void load_key(struct yaml_doc *d, struct rule *r, struct yaml_field *f)
 static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name, struct rule *r)
 {
 	static const char *const keys[] = { "event", "op", "key", "ref", "fields", "where", "add",
-					     "sub" };
-	enum { EVENT, OP, KEY, REF, FIELDS, WHERE, ADD, SUB, NKEYS };
+					     "sub", "span" };
+	enum { EVENT, OP, KEY, REF, FIELDS, WHERE, ADD, SUB, SPAN, NKEYS };
 	struct yaml_field f[NKEYS];
 	const char *s;
 
@@ -297,8 +315,8 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 		return;
 	if (!strcmp(s, "pressure")) {
 		r->op = OP_PRESSURE;
-		for (int k = KEY; k <= FIELDS; k++)
-			if (f[k].val)
+		for (int k = KEY; k <= SPAN; k++)
+			if (f[k].val && k != WHERE && k != ADD && k != SUB)
 				yaml_field_error(d, &f[k], "a pressure rule takes 'add' or 'sub', not '%s'",
 						 keys[k]);
 		if (!f[ADD].val == !f[SUB].val) {
@@ -369,6 +387,16 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 	if (size && !sized && !yaml_failed(d))
 		yaml_field_error(d, &f[OP], "'%s' needs its size: fields: {%s: ...}",
 				 wl_catalogue[r->op].name, size);
+	if (f[SPAN].val && !wl_destroys(r->op))
+		yaml_field_error(d, &f[SPAN], "'%s' ends no object: 'span' is for a free or an unmap",
+				 wl_catalogue[r->op].name);
+	else if (f[SPAN].val && r->nkeys != 1)
+		yaml_field_error(d, &f[SPAN], "'span' ends what lies at [key, key + span): the key "
+				 "is one field, an address");
+	else if (f[SPAN].val) {
+		r->spans = true;
+		load_value(d, r, &f[SPAN], &r->span);
+	}
 	load_where(d, r, name, &f[WHERE]);
 }
 
@@ -539,6 +567,8 @@ int import_map_load(const char *const *paths, size_t n, struct import_map **out,
 		import_map_free(m);
 		return rc;
 	}
+	for (size_t i = 0; i < m->nrules; i++)
+		m->spans |= m->rules[i].spans;
 	*out = m;
 	return 0;
 }
@@ -562,6 +592,8 @@ void import_map_free(struct import_map *m)
 	free(m->groups);
 	free(m->rules);
 	u64map_fini(&m->objects);
+	free(m->extents);
+	free(m->queue);
 	free(m);
 }
 
@@ -740,6 +772,110 @@ static bool matches(struct rule *r, const struct ctf_value *vals)
 	return true;
 }
 
+/* --- extents: what a `span` rule ends --- */
+
+/* The first extent that ends after @at (extents never overlap: keys are addresses). */
+static size_t extent_find(const struct import_map *m, uint64_t at)
+{
+	size_t lo = 0, hi = m->nextents;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->extents[mid].end <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* An object created at @key, of @bytes: its extent from then on. */
+static int extent_add(struct import_map *m, uint64_t key, uint64_t bytes)
+{
+	size_t i = extent_find(m, key);
+
+	if (!bytes || key + bytes < key)
+		return 0; /* no extent to end by address: ended by its key only */
+	if (array_reserve(&m->extents, &m->extents_cap, m->nextents, sizeof(*m->extents)))
+		return -ENOMEM;
+	memmove(m->extents + i + 1, m->extents + i, (m->nextents - i) * sizeof(*m->extents));
+	m->extents[i] = (struct span_obj){ key, key + bytes, bytes };
+	m->nextents++;
+	return 0;
+}
+
+static void extent_del(struct import_map *m, uint64_t key)
+{
+	size_t i = extent_find(m, key);
+
+	if (i < m->nextents && m->extents[i].start == key) {
+		memmove(m->extents + i, m->extents + i + 1, (m->nextents - i - 1) * sizeof(*m->extents));
+		m->nextents--;
+	}
+}
+
+static int queue_push(struct import_map *m, const struct wl_event *e)
+{
+	if (m->queue_head == m->nqueue)
+		m->queue_head = m->nqueue = 0;
+	if (array_reserve(&m->queue, &m->queue_cap, m->nqueue, sizeof(*m->queue)))
+		return -ENOMEM;
+	m->queue[m->nqueue++] = *e;
+	return 0;
+}
+
+bool import_next(struct import_map *m, struct wl_event *e)
+{
+	if (m->queue_head == m->nqueue)
+		return false;
+	*e = m->queue[m->queue_head++];
+	return true;
+}
+
+/*
+ * A span rule's event: [key, key + span) is unmapped. Each object whose
+ * extent it finishes ends (its destroy, in address order); one it covers
+ * in part stays, with less of it mapped. Return: the outcome.
+ */
+static enum import_outcome translate_span(struct import_map *m, struct rule *r, uint64_t ts,
+					  uint64_t key, const struct ctf_value *values,
+					  struct wl_event *out, size_t *nout)
+{
+	uint64_t span, end;
+	bool touched = false;
+	size_t i;
+
+	if (!present(r, &r->span, values))
+		return IMPORT_UNMATCHED;
+	span = evaluate(&r->span, values);
+	end = key + span < key ? UINT64_MAX : key + span;
+	for (i = extent_find(m, key); i < m->nextents && m->extents[i].start < end;) {
+		struct span_obj *x = &m->extents[i];
+		uint64_t from = x->start > key ? x->start : key, to = x->end < end ? x->end : end;
+		uint64_t *obj = u64map_get(&m->objects, x->start);
+		struct wl_event e;
+
+		touched = true;
+		x->left -= to - from > x->left ? x->left : to - from;
+		if (x->left || !obj) {
+			i++;
+			continue;
+		}
+		e = (struct wl_event){ .ts = ts, .kind = (uint32_t)wl_destroy_of((uint32_t)(*obj & 0xff)) };
+		e.v[WL_ADAPTER] = m->adapter;
+		e.v[WL_ID] = *obj >> 8;
+		u64map_del(&m->objects, x->start);
+		memmove(x, x + 1, (m->nextents - i - 1) * sizeof(*x));
+		m->nextents--;
+		if (*nout < 2)
+			out[(*nout)++] = e;
+		else if (queue_push(m, &e))
+			return IMPORT_UNMATCHED;
+	}
+	return touched ? IMPORT_USED : IMPORT_UNMATCHED;
+}
+
 /* What rule @r makes of an event that passed its filter. */
 static enum import_outcome translate(struct import_map *m, struct rule *r, uint64_t ts,
 				     const struct ctf_value *values, struct wl_event *out, size_t *nout)
@@ -767,6 +903,8 @@ static enum import_outcome translate(struct import_map *m, struct rule *r, uint6
 			if (!has(r, r->keys[i], values, true))
 				return IMPORT_UNMATCHED;
 		key = rule_key(r, values);
+		if (r->spans)
+			return translate_span(m, r, ts, key, values, out, nout);
 		obj = u64map_get(&m->objects, key);
 	}
 	if ((wl_destroys(r->op) || wl_uses(r->op)) && !obj)
@@ -776,6 +914,8 @@ static enum import_outcome translate(struct import_map *m, struct rule *r, uint6
 		*e = (struct wl_event){ .ts = ts, .kind = (uint32_t)wl_destroy_of((uint32_t)(*obj & 0xff)) };
 		e->v[WL_ADAPTER] = m->adapter;
 		e->v[WL_ID] = *obj >> 8;
+		if (m->spans)
+			extent_del(m, key);
 		e++;
 		(*nout)++;
 	}
@@ -800,7 +940,8 @@ static enum import_outcome translate(struct import_map *m, struct rule *r, uint6
 	}
 	if (wl_creates(r->op)) {
 		e->v[WL_ID] = ++m->next_id;
-		if (u64map_put(&m->objects, key, e->v[WL_ID] << 8 | r->op)) {
+		if (u64map_put(&m->objects, key, e->v[WL_ID] << 8 | r->op) ||
+		    (m->spans && r->nkeys == 1 && extent_add(m, key, e->v[WL_BYTES]))) {
 			*nout = 0;
 			return IMPORT_UNMATCHED;
 		}
@@ -808,6 +949,8 @@ static enum import_outcome translate(struct import_map *m, struct rule *r, uint6
 		e->v[WL_ID] = *obj >> 8;
 		if (wl_destroys(r->op))
 			u64map_del(&m->objects, key);
+		if (wl_destroys(r->op) && m->spans)
+			extent_del(m, key);
 	}
 	(*nout)++;
 	return IMPORT_USED;

@@ -96,4 +96,15 @@ int import_check_defined(const struct import_map *m, char *err, size_t errlen);
 enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 				 const struct ctf_value *values, struct wl_event *out, size_t *nout);
 
+/**
+ * import_next() - the next workload event import_event() made of its last
+ * event beyond the two it returned (a `span` rule's event may end many
+ * objects). Call it until it returns false after each import_event().
+ * @m: the map.
+ * @e: out: the event.
+ *
+ * Return: true with *@e filled, false when there is none left.
+ */
+bool import_next(struct import_map *m, struct wl_event *e);
+
 #endif

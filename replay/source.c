@@ -116,6 +116,8 @@ static int on_foreign_event(struct source_read *r, int tag, uint64_t index, uint
 	}
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = deliver(r, index, &out[i]);
+	while (!rc && import_next(r->s->map, &out[0]))
+		rc = deliver(r, index, &out[0]);
 	return rc;
 }
 

@@ -21,6 +21,7 @@
 #include "replay/ctf.h"
 #include "replay/ftrace.h"
 #include "tests/common/jsonq.h"
+#include "tests/hw/kernel_agree.h"
 #include "tests/tools/run_gpuiso.h"
 
 #define TWO_CPU "tests/data/ftrace/host-2cpu.dat"
@@ -703,8 +704,6 @@ Test(ftrace, a_gpu_drivers_recording_replays_as_the_kernel_recorded_it, .timeout
 		{ { "traces/maps/linux-dma.yaml" },
 		  { "dma_map_page", "dma_unmap_page", "dma_map_sg", "dma_unmap_sg" },
 		  { "alloc_contiguous", "free_contiguous", "alloc_mdl", "free_mdl" } },
-		{ { "traces/maps/linux-iommu.yaml" }, { "map", "unmap" },
-		  { "alloc_contiguous", "free_contiguous" } },
 		{ { "traces/maps/virtio-gpu.yaml" },
 		  { "virtio_gpu_cmd_queue", "virtio_gpu_cmd_response" },
 		  { "fence_create", "fence_destroy" } },
@@ -746,4 +745,77 @@ Test(ftrace, a_gpu_drivers_recording_replays_as_the_kernel_recorded_it, .timeout
 		cr_assert_eq(json_u64(r.out, "events.refused"), 0);
 		cr_assert(strstr(r.err, "violations: 0"), "%s", r.err);
 	}
+}
+
+/*
+ * The IOMMU layer: one object per iommu:map, and an iommu:unmap ends every
+ * object it finishes (a scatter list mapped run by run is unmapped in one
+ * call). What the replay leaves live is checked against the kernel's own
+ * end state: the map events no later map replaced whose range the kernel
+ * still maps at the end (the ranges kernel_agree.c keeps of the events).
+ */
+Test(ftrace, the_iommu_layer_ends_what_each_unmap_covers, .timeout = 120)
+{
+	struct { uint64_t iova, size; } maps[4096];
+	size_t nmaps = 0;
+	uint64_t unmaps = 0, live = 0, index = 0;
+	char line[4096], name[64];
+	const char *rest;
+	struct agree a;
+	struct run r;
+	FILE *f = report("-R", src(VIRTIO_GPU));
+
+	agree_init(&a);
+	while (fgets(line, sizeof(line), f)) {
+		struct agree_event e = { .index = index++ };
+		unsigned long long iova, size, paddr;
+
+		if (!report_event(line, name, sizeof(name), &rest))
+			continue;
+		if (!strcmp(name, "map")) {
+			cr_assert_eq(sscanf(rest, " iova=%llx paddr=%llx size=%llu", &iova, &paddr,
+					    &size), 3, "%s", rest);
+			cr_assert_lt(nmaps, sizeof(maps) / sizeof(maps[0]));
+			maps[nmaps].iova = iova;
+			maps[nmaps++].size = size;
+			e.map = true;
+		} else if (!strcmp(name, "unmap")) {
+			cr_assert_eq(sscanf(rest, " iova=%llx size=%*u unmapped_size=%llu", &iova,
+					    &size), 2, "%s", rest);
+			unmaps++;
+		} else {
+			continue;
+		}
+		e.iova = iova;
+		e.size = size;
+		cr_assert_eq(agree_kernel(&a, &e), 0);
+	}
+	fclose(f);
+	for (size_t i = 0; i < nmaps; i++) {
+		bool replaced = false, mapped = false;
+
+		for (size_t j = i + 1; j < nmaps && !replaced; j++)
+			replaced = maps[j].iova < maps[i].iova + maps[i].size &&
+				   maps[i].iova < maps[j].iova + maps[j].size;
+		for (size_t k = 0; k < a.nkernel && !replaced && !mapped; k++)
+			mapped = a.kernel[k].start < maps[i].iova + maps[i].size &&
+				 maps[i].iova < a.kernel[k].end;
+		live += mapped;
+	}
+	agree_fini(&a);
+	cr_assert(nmaps > 200 && unmaps > 200 && live > 0, "%zu maps, %" PRIu64 " unmaps, %" PRIu64
+		  " live", nmaps, unmaps, live);
+	cr_assert_lt(unmaps + live, nmaps, "no unmap covers several maps: the test tests nothing");
+
+	RUN(&r, "replay", VIRTIO_GPU, "--map", "traces/maps/linux-iommu.yaml", "--no-cache",
+	    "--json", "-");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(json_u64(r.out, "ops.alloc_contiguous.count"), nmaps);
+	cr_assert_eq(json_u64(r.out, "ops.alloc_contiguous.errors"), 0);
+	cr_assert_eq(json_u64(r.out, "ops.free_contiguous.count"), nmaps - live);
+	cr_assert_eq(json_u64(r.out, "ops.free_contiguous.errors"), 0);
+	cr_assert_eq(json_u64(r.out, "events.used"), nmaps + unmaps);
+	cr_assert_eq(json_u64(r.out, "events.unmatched"), 0);
+	cr_assert_eq(json_u64(r.out, "events.left_live"), live, "the replay left %" PRIu64 " live, "
+		     "the kernel still maps %" PRIu64, json_u64(r.out, "events.left_live"), live);
 }

@@ -719,3 +719,70 @@ Test(import, the_kernel_maps_combine_on_one_trace)
 	ended(out, n, WL_FREE_MDL, sg);
 	import_map_free(m);
 }
+
+/*
+ * `span`: an unmap ends every object it finishes, several at once (more
+ * than import_event() returns: import_next() has the rest), and one it
+ * covers in part only once the rest is unmapped too.
+ */
+Test(import, a_span_ends_what_it_finishes_and_waits_for_the_rest)
+{
+	struct import_map *m;
+	struct wl_event out[2], e;
+	uint64_t ids[3], big;
+	size_t n;
+
+	LOAD_SHIPPED(&m, "linux-iommu.yaml");
+	/* three runs of one scatter list, unmapped in one call */
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(FEED(m, "iommu:map", out, &n, IV("iova", 0x100000 + 0x1000 * i),
+				  IV("paddr", 0x8000000 + 0x10000 * i), IV("size", 4096)), IMPORT_USED);
+		ids[i] = created(out, n, WL_ALLOC_CONTIGUOUS, 4096);
+	}
+	cr_assert_eq(FEED(m, "iommu:unmap", out, &n, IV("iova", 0x100000), IV("size", 0x3000),
+			  IV("unmapped_size", 0x3000)), IMPORT_USED);
+	cr_assert_eq(n, 2);
+	ended(out, 1, WL_FREE_CONTIGUOUS, ids[0]);
+	ended(out + 1, 1, WL_FREE_CONTIGUOUS, ids[1]);
+	cr_assert(import_next(m, &e));
+	ended(&e, 1, WL_FREE_CONTIGUOUS, ids[2]);
+	cr_assert(!import_next(m, &e));
+	/* one map unmapped page by page: it ends with its last page */
+	cr_assert_eq(FEED(m, "iommu:map", out, &n, IV("iova", 0), IV("paddr", 0x5ea000),
+			  IV("size", 8192)), IMPORT_USED);
+	big = created(out, n, WL_ALLOC_CONTIGUOUS, 8192);
+	cr_assert_eq(FEED(m, "iommu:unmap", out, &n, IV("iova", 0), IV("size", 4096),
+			  IV("unmapped_size", 4096)), IMPORT_USED);
+	cr_assert_eq(n, 0, "half of it is still mapped");
+	cr_assert_eq(FEED(m, "iommu:unmap", out, &n, IV("iova", 0x1000), IV("size", 4096),
+			  IV("unmapped_size", 4096)), IMPORT_USED);
+	ended(out, n, WL_FREE_CONTIGUOUS, big);
+	/* an unmap of nothing mapped, and of nothing at all */
+	cr_assert_eq(FEED(m, "iommu:unmap", out, &n, IV("iova", 0x1000), IV("size", 4096),
+			  IV("unmapped_size", 4096)), IMPORT_UNMATCHED);
+	cr_assert_eq(FEED(m, "iommu:map", out, &n, IV("iova", 0x200000), IV("paddr", 0),
+			  IV("size", 4096)), IMPORT_USED);
+	cr_assert_eq(FEED(m, "iommu:unmap", out, &n, IV("iova", 0x200000), IV("size", 4096),
+			  IV("unmapped_size", 0)), IMPORT_UNMATCHED);
+	import_map_free(m);
+}
+
+Test(import, a_span_is_for_an_end_keyed_on_an_address)
+{
+	static const struct { const char *yaml, *want; } bad[] = {
+		{ "rules:\n  - event: a\n    op: alloc_contiguous\n    key: k\n    span: n\n"
+		  "    fields: {bytes: n}\n", "'span' is for a free or an unmap" },
+		{ "rules:\n  - event: a\n    op: free_contiguous\n    key: [k, d]\n    span: n\n",
+		  "the key is one field, an address" },
+		{ "rules:\n  - event: a\n    op: pressure\n    add: n\n    span: n\n",
+		  "a pressure rule takes 'add' or 'sub', not 'span'" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct import_map *m = NULL;
+		char err[1024];
+
+		cr_assert_eq(load(bad[i].yaml, &m, err, sizeof(err)), -EINVAL, "%s", bad[i].yaml);
+		cr_assert(strstr(err, bad[i].want) && strstr(err, "map.yaml:"), "%s", err);
+	}
+}
