@@ -64,7 +64,7 @@ struct fdec {
 	uint64_t *page;             /* per CPU: the page last marked, plus one */
 	size_t npage;
 	unsigned int page_size;
-	char str[CTF_MAX_FIELDS][256]; /* the current event's strings */
+	char *str;                  /* the current event's strings: a page each (no record is longer) */
 	int rc;                     /* what stopped the iteration */
 };
 
@@ -332,7 +332,8 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	if (c->tag < 0)
 		return 0;
 	for (unsigned int i = 0; i < c->n; i++) {
-		if (!read_value(d, rec, &c->sel[i], &vals[i], d->str[i], sizeof(d->str[i]))) {
+		if (!read_value(d, rec, &c->sel[i], &vals[i], d->str + (size_t)i * (d->page_size + 1),
+				d->page_size + 1)) {
 			fdec_err(d, "%s: corrupt trace: event %" PRIu64 " at %llu ns (CPU %d, offset "
 				 "%llu): %s:%s's field '%s' lies beyond its %d bytes", d->path, index,
 				 rec->ts, rec->cpu, rec->offset, ev->system, ev->name,
@@ -405,9 +406,12 @@ int ftrace_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf
 	st->traces = 1;
 	d.tep = tracecmd_get_tep(h);
 	d.page_size = lay.page_size ? lay.page_size : 4096;
-	rc = u64map_init(&d.classes);
-	if (rc)
+	d.str = malloc((size_t)CTF_MAX_FIELDS * (d.page_size + 1));
+	rc = d.str ? u64map_init(&d.classes) : -ENOMEM;
+	if (rc) {
+		fdec_err(&d, "%s: out of memory", path);
 		goto close_handle;
+	}
 	/* every class the file defines, before any event: what a map names and the file lacks */
 	for (int i = 0; i < tep_get_events_count(d.tep); i++) {
 		struct tep_event *ev = tep_get_event(d.tep, i);
@@ -429,6 +433,7 @@ int ftrace_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf
 fini_classes:
 	u64map_fini(&d.classes);
 close_handle:
+	free(d.str);
 	free(d.cls);
 	free(d.page);
 	tracecmd_close(h);
