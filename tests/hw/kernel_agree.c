@@ -13,95 +13,28 @@
 void agree_init(struct agree *a)
 {
 	*a = (struct agree){ 0 };
+	range_init(&a->mapped);
+	range_init(&a->kernel);
 }
 
 void agree_fini(struct agree *a)
 {
 	free(a->pending);
-	free(a->mapped);
-	free(a->kernel);
+	range_fini(&a->mapped);
+	range_fini(&a->kernel);
 	*a = (struct agree){ 0 };
-}
-
-/* ---- sets of ranges, kept sorted and merged ---- */
-
-static int set_add(struct agree_range **v, size_t *n, size_t *cap, uint64_t s, uint64_t e)
-{
-	size_t i = 0, j;
-
-	while (i < *n && (*v)[i].end < s)
-		i++;
-	/* [i, j) are the ranges that touch or overlap [s, e): merged into one */
-	for (j = i; j < *n && (*v)[j].start <= e; j++) {
-		s = (*v)[j].start < s ? (*v)[j].start : s;
-		e = (*v)[j].end > e ? (*v)[j].end : e;
-	}
-	if (j == i) {
-		if (array_reserve(v, cap, *n, sizeof(**v)))
-			return -ENOMEM;
-		memmove(*v + i + 1, *v + i, (*n - i) * sizeof(**v));
-		(*n)++;
-	} else {
-		memmove(*v + i + 1, *v + j, (*n - j) * sizeof(**v));
-		*n -= j - i - 1;
-	}
-	(*v)[i] = (struct agree_range){ s, e };
-	return 0;
-}
-
-/* Take [s, e) out of the set, wherever it is. */
-static int set_remove(struct agree_range **v, size_t *n, size_t *cap, uint64_t s, uint64_t e)
-{
-	for (size_t i = 0; i < *n; i++) {
-		struct agree_range r = (*v)[i];
-
-		if (r.end <= s || r.start >= e)
-			continue;
-		if (r.start < s && r.end > e) { /* a hole in the middle: two ranges */
-			(*v)[i].end = s;
-			return set_add(v, n, cap, e, r.end);
-		}
-		if (r.start < s) {
-			(*v)[i].end = s;
-		} else if (r.end > e) {
-			(*v)[i].start = e;
-		} else {
-			memmove(*v + i, *v + i + 1, (*n - i - 1) * sizeof(**v));
-			(*n)--;
-			i--;
-		}
-	}
-	return 0;
-}
-
-static uint64_t set_bytes(const struct agree_range *v, size_t n)
-{
-	uint64_t b = 0;
-
-	for (size_t i = 0; i < n; i++)
-		b += v[i].end - v[i].start;
-	return b;
-}
-
-/* Whether [s, e) lies inside one range of the set. */
-static bool set_holds(const struct agree_range *v, size_t n, uint64_t s, uint64_t e)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i].start <= s && e <= v[i].end)
-			return true;
-	return false;
 }
 
 /* ---- the kernel's events ---- */
 
 int agree_kernel(struct agree *a, const struct agree_event *e)
 {
-	int rc;
+	int rc = e->map ? range_add(&a->kernel, e->iova, e->size)
+			: range_remove(&a->kernel, e->iova, e->size);
 
-	rc = e->map ? set_add(&a->kernel, &a->nkernel, &a->kernel_cap, e->iova, e->iova + e->size)
-		    : set_remove(&a->kernel, &a->nkernel, &a->kernel_cap, e->iova, e->iova + e->size);
-	if (rc)
+	if (rc == -ENOMEM)
 		return rc;
+	a->kernel_odd += rc != 0;
 	if (!a->in_session) {
 		a->outside++;
 		return 0;
@@ -158,33 +91,33 @@ static int judge_map(struct agree *a, const struct line *l, char *err, size_t er
 	if (at != l->iova + l->size)
 		return disagree(err, errlen, l, NULL, a->npending ? "the kernel mapped less" :
 				"the kernel mapped nothing");
-	return set_add(&a->mapped, &a->nmapped, &a->mapped_cap, l->iova, l->iova + l->size);
+	/* (the kernel mapped over what the journal has mapped: it should have refused) */
+	if (range_add(&a->mapped, l->iova, l->size) == -EINVAL)
+		return disagree(err, errlen, l, NULL, "the kernel mapped over a mapping");
+	return 0;
 }
 
 /* Unmaps that cover the set @want exactly, in any order, each once. */
-static int judge_cover(struct agree *a, const struct line *l, const struct agree_range *want,
-		       size_t nwant, char *err, size_t errlen)
+static int judge_cover(struct agree *a, const struct line *l, const struct range_alloc *want,
+		       char *err, size_t errlen)
 {
-	struct agree_range *seen = NULL;
-	size_t nseen = 0, cap = 0;
-	uint64_t bytes = 0;
+	struct range_alloc seen;
 	int rc = 0;
 
+	range_init(&seen);
 	for (size_t i = 0; i < a->npending && !rc; i++) {
 		const struct agree_event *e = &a->pending[i];
 
 		if (e->map)
 			rc = disagree(err, errlen, l, e, "a map inside an unmap");
-		else if (!set_holds(want, nwant, e->iova, e->iova + e->size) || !e->size)
+		else if (!e->size || !range_contains(want, e->iova, e->size))
 			rc = disagree(err, errlen, l, e, "outside what the call unmaps");
-		else if (!(rc = set_add(&seen, &nseen, &cap, e->iova, e->iova + e->size)) &&
-			 set_bytes(seen, nseen) != bytes + e->size)
+		else if ((rc = range_add(&seen, e->iova, e->size)) == -EINVAL)
 			rc = disagree(err, errlen, l, e, "unmapped twice");
-		bytes += e->size;
 	}
-	if (!rc && bytes != set_bytes(want, nwant))
+	if (!rc && seen.free_bytes != want->free_bytes)
 		rc = disagree(err, errlen, l, NULL, "the kernel unmapped less than the call");
-	free(seen);
+	range_fini(&seen);
 	return rc;
 }
 
@@ -214,7 +147,7 @@ int agree_journal(struct agree *a, uint64_t index, uint64_t ts, const char *text
 		  size_t errlen)
 {
 	struct line l = { .index = index, .ts = ts, .text = text };
-	struct agree_range call;
+	struct range_alloc call;
 	int rc = 0;
 
 	if (strncmp(text, "gpuiso-vfio ", 12))
@@ -228,23 +161,25 @@ int agree_journal(struct agree *a, uint64_t index, uint64_t ts, const char *text
 		a->sessions++;
 		a->outside += a->npending;
 		a->npending = 0;
-		a->nmapped = 0;
+		range_fini(&a->mapped);
+		range_init(&a->mapped);
 		return 0;
 	}
 	if (!a->in_session)
 		return disagree(err, errlen, &l, NULL, "a call outside open ... close");
-	call = (struct agree_range){ l.iova, l.iova + l.size };
+	range_init(&call);
 	if (!strcmp(l.what, "close")) {
-		rc = judge_cover(a, &l, a->mapped, a->nmapped, err, errlen);
+		rc = judge_cover(a, &l, &a->mapped, err, errlen);
 		a->teardown_unmaps += a->npending;
-		a->ranges_compared += a->nmapped;
-		a->nmapped = 0;
+		a->ranges_compared += a->mapped.n;
+		range_fini(&a->mapped);
+		range_init(&a->mapped);
 		a->in_session = false;
 	} else if (l.rc) {
 		a->failed++;
 		for (size_t i = 0; i < a->npending && !rc; i++)
-			if (a->pending[i].iova < call.start ||
-			    a->pending[i].iova + a->pending[i].size > call.end)
+			if (a->pending[i].iova < l.iova ||
+			    a->pending[i].iova + a->pending[i].size > l.iova + l.size)
 				rc = disagree(err, errlen, &l, &a->pending[i],
 					      "outside the range of a call that failed");
 	} else if (!strcmp(l.what, "map")) {
@@ -253,15 +188,16 @@ int agree_journal(struct agree *a, uint64_t index, uint64_t ts, const char *text
 		a->ranges_compared++;
 	} else {
 		a->unmaps++;
-		if (!set_holds(a->mapped, a->nmapped, call.start, call.end))
+		if (!l.size || !range_contains(&a->mapped, l.iova, l.size))
 			return disagree(err, errlen, &l, NULL, "the journal never mapped it, yet the "
 					"kernel said yes");
-		rc = judge_cover(a, &l, &call, 1, err, errlen);
+		rc = range_add(&call, l.iova, l.size) ?: judge_cover(a, &l, &call, err, errlen);
 		a->kernel_unmaps += a->npending;
 		a->ranges_compared++;
 		if (!rc)
-			rc = set_remove(&a->mapped, &a->nmapped, &a->mapped_cap, call.start, call.end);
+			rc = range_remove(&a->mapped, l.iova, l.size);
 	}
+	range_fini(&call);
 	a->npending = 0;
 	return rc;
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/range.h"
+
 /*
  * The kernel judges the VFIO backend: the backend's journal (its lines in
  * the kernel's record, through trace_marker: hw/vfio/vfio.h) against the
@@ -25,10 +27,6 @@
  * line and the kernel's first event that differs.
  */
 
-struct agree_range {
-	uint64_t start, end; /* [start, end) */
-};
-
 struct agree_event {
 	uint64_t index, ts;
 	bool map;
@@ -39,10 +37,15 @@ struct agree {
 	bool in_session;
 	struct agree_event *pending; /* the kernel's events since the last journal line */
 	size_t npending, pending_cap;
-	struct agree_range *mapped;  /* what the journal has mapped now */
-	size_t nmapped, mapped_cap;
-	struct agree_range *kernel;  /* what the kernel's record has mapped now (all its events) */
-	size_t nkernel, kernel_cap;
+	struct range_alloc mapped;   /* what the journal has mapped now */
+	/*
+	 * What the kernel's record has mapped now, all its events (in one
+	 * domain: an event at odds with it, a map over what is mapped or an
+	 * unmap of what is not, says the record holds several, and counts in
+	 * @kernel_odd)
+	 */
+	struct range_alloc kernel;
+	uint64_t kernel_odd;
 	/* counts, for the report */
 	uint64_t sessions, maps, unmaps, failed, kernel_maps, kernel_unmaps, teardown_unmaps;
 	uint64_t outside, ranges_compared;

@@ -97,10 +97,10 @@ int main(int argc, char **argv)
 	       " kernel unmaps), %" PRIu64 " unmaps at close, %" PRIu64 " failed calls; %" PRIu64
 	       " IOVA ranges compared\n"
 	       "outside the sessions: %" PRIu64 " kernel events; the kernel's record ends with %zu "
-	       "ranges mapped\n",
+	       "ranges mapped%s\n",
 	       argv[1], st.events, r.lines, r.a.sessions, r.a.maps, r.a.kernel_maps, r.a.unmaps,
 	       r.a.kernel_unmaps, r.a.teardown_unmaps, r.a.failed, r.a.ranges_compared, r.a.outside,
-	       r.a.nkernel);
+	       r.a.kernel.n, r.a.kernel_odd ? " (the record holds several domains: its maps overlap)" : "");
 	rc = r.a.sessions ? 0 : 1;
 	if (!r.a.sessions)
 		fprintf(stderr, "vfio-kernel-agree: %s: no session of the backend in the record "
