@@ -133,3 +133,32 @@ vm_record_drm() {
 	vm_dma_probes_del
 	return $_vm_rc
 }
+
+# vm_perf_record OUT EVENTS COMMAND [ARGS...]: runs COMMAND while
+# `perf record -a` records the tracepoints EVENTS (a space-separated list of
+# SYSTEM:NAME) and writes perf.data to OUT (no build-ids: nothing samples
+# code). Returns perf's status, its messages on the console when it fails.
+vm_perf_record() {
+	_vm_out=$1
+	_vm_ev=
+	for _vm_e in $2; do _vm_ev="$_vm_ev -e $_vm_e"; done
+	shift 2
+	# shellcheck disable=SC2086 # one -e per event
+	HOME=/tmp perf record -q -B -N -a -o "$_vm_out" $_vm_ev -- "$@" >/tmp/perf.log 2>&1
+	_vm_rc=$?
+	[ $_vm_rc = 0 ] || cat /tmp/perf.log
+	return $_vm_rc
+}
+
+# vm_record_drm_perf OUT COUNTS EVENTS: vm_record_drm's run of
+# drm-exercise, recorded by perf (vm_perf_record) instead of trace-cmd:
+# perf.data to OUT, what the program did to COUNTS
+vm_record_drm_perf() {
+	[ -c /dev/dri/card0 ] || { echo "vm_record_drm_perf: no /dev/dri/card0"; return 1; }
+	rm -f "$2" /tmp/drm-exercise.pid
+	# shellcheck disable=SC2016 # $1: the inner shell's
+	vm_perf_record "$1" "$3" /bin/sh -c '. /lib/gpuiso-vm.sh && vm_drm_hold "$1"' drm-exercise "$2"
+	_vm_rc=$?
+	vm_drm_release "$2" || _vm_rc=1
+	return $_vm_rc
+}
