@@ -147,6 +147,26 @@ vm_add_recorder() {
 		-o "$vm_rootfs/bin/drm-exercise" "$root/scripts/vm/drm-exercise.c"
 }
 
+# vm_perf_binary: the host's perf program (linux-perf): /usr/bin/perf, or
+# where that is Debian's wrapper script (linux-base's, which runs the
+# perf_X.Y of the running kernel's version), the newest /usr/bin/perf_X.Y
+vm_perf_binary() {
+	local f
+	for f in /usr/bin/perf $(ls -rv /usr/bin/perf_[0-9]* 2>/dev/null); do
+		[ "$(head -c 4 "$f" 2>/dev/null | od -An -c | tr -d ' ')" = 177ELF ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
+# vm_add_perf: perf (vm_perf_binary) in the initramfs as /usr/bin/perf,
+# with the libraries it links; exits with 3 if the host has none
+vm_add_perf() {
+	local f
+	f=$(vm_perf_binary) || { vm_say "no perf program in /usr/bin (linux-perf)"; exit 3; }
+	vm_copy_with_libs "$f"
+	[ "$f" = /usr/bin/perf ] || mv "$vm_rootfs$f" "$vm_rootfs/usr/bin/perf"
+}
+
 # vm_initrd: packs $vm_rootfs into $vm_work/initrd
 vm_initrd() {
 	(cd "$vm_rootfs" && find . | cpio -o -H newc --quiet | gzip -1 >"$vm_work/initrd")
