@@ -92,9 +92,10 @@ struct ctf_limits {
 #define CTF_ANON_BYTES (512ull << 20)
 
 /**
- * ctf_read() - read every event of the CTF trace(s) below @path.
+ * ctf_read() - read every event of the CTF trace(s) below @path, or of the
+ * trace.dat file @path (replay/ftrace.h says how it is read).
  * @path: a trace folder, or any folder above one or more (folders holding a
- *        "metadata" file are found recursively).
+ *        "metadata" file are found recursively), or a trace-cmd trace.dat.
  * @bind: asked once per event class.
  * @on_event: called per bound event.
  * @ctx: passed to both.
@@ -107,7 +108,7 @@ struct ctf_limits {
  *       trace and its first event of that class), as the caller knows what.
  * @errlen: size of @err.
  *
- * The decoder (babeltrace2) runs in a child process, so that a trace it
+ * The decoder (babeltrace2, or libtracecmd) runs in a child process, so that a trace it
  * crashes on, loops on or grows without end on is bad input like any other:
  * the child is killed past @lim. The callbacks run in this process, while
  * the child decodes ahead. A process forked during the read (by a callback)

@@ -202,7 +202,7 @@ void engine_finish(struct replay_engine *e);
 #define REPLAY_MAX_MAPS 8
 
 struct replay_opts {
-	const char *trace;           /* CTF folder (or a folder above it) */
+	const char *trace;           /* CTF folder (or a folder above it), or a trace.dat */
 	const struct scenario *scn;  /* the machine and adapters */
 	const char *scenario_path;   /* for the results, or NULL for built-in defaults */
 	enum replay_pace pace;
@@ -282,7 +282,7 @@ struct replay_report {
 	enum trace_covers covers;    /* what the trace was taken to cover */
 	double wall_s;
 	uint64_t peak_rss;           /* bytes: this process's peak resident set so far */
-	uint64_t decoder_peak_rss;   /* bytes: the CTF decoder's (a child process); 0: none ran */
+	uint64_t decoder_peak_rss;   /* bytes: the trace decoder's (a child process); 0: none ran */
 	enum replay_failure failure;
 	char error[512];
 };

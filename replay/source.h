@@ -26,7 +26,7 @@ struct wl_source_counts {
 
 /* What to read, and how. */
 struct wl_source {
-	const char *trace;          /* a CTF folder, or a folder above one */
+	const char *trace;          /* a CTF folder, a folder above one, or a trace.dat */
 	struct import_map *map;     /* for a foreign trace, or NULL: the catalogue's events */
 	bool strict;                /* an event class that is not read is an error */
 	const struct ctf_limits *lim; /* the decoder's limits, or NULL */
