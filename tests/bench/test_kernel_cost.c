@@ -10,12 +10,10 @@
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/common/jsonq.h"
@@ -23,8 +21,6 @@
 
 #define VIRTIO_GPU "traces/virtio-gpu/trace.dat"
 #define EVENTS_TXT "traces/virtio-gpu/events.txt"
-
-extern char **environ;
 
 static const char *const calls[] = { "dma_map_page", "dma_unmap_page", "dma_map_sg", "dma_unmap_sg" };
 static const char *const ops[] = { "alloc_contiguous", "free_contiguous", "alloc_mdl", "free_mdl" };
@@ -42,35 +38,11 @@ static void slurp(const char *path, char *buf, size_t len)
 /* bench/kernel-cost @args (NULL-terminated) from the source root, GPUISO=$GPUISO_BIN. */
 static void kernel_cost(struct run *r, const char *const *args)
 {
-	const char *bin = getenv("GPUISO_BIN"), *root = getenv("GPUISO_SOURCE_ROOT");
-	char out[] = "/tmp/gpuiso-kcost-outXXXXXX", err[] = "/tmp/gpuiso-kcost-errXXXXXX";
-	char *argv[16] = { (char *)"bench/kernel-cost" };
-	posix_spawn_file_actions_t fa;
-	int fo = mkstemp(out), fe = mkstemp(err), status;
-	pid_t pid;
-	size_t i;
+	const char *bin = getenv("GPUISO_BIN");
 
-	cr_assert(bin && root, "GPUISO_BIN and GPUISO_SOURCE_ROOT must be set");
-	cr_assert(fo >= 0 && fe >= 0);
+	cr_assert(bin, "GPUISO_BIN must be set");
 	cr_assert_eq(setenv("GPUISO", bin, 1), 0);
-	for (i = 0; args[i]; i++)
-		argv[i + 1] = (char *)args[i];
-	argv[i + 1] = NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fo, 1);
-	posix_spawn_file_actions_adddup2(&fa, fe, 2);
-	cr_assert_eq(chdir(root), 0);
-	cr_assert_eq(posix_spawn(&pid, "bench/kernel-cost", &fa, NULL, argv, environ), 0);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fo);
-	close(fe);
-	cr_assert(WIFEXITED(status), "bench/kernel-cost died");
-	r->status = WEXITSTATUS(status);
-	slurp(out, r->out, sizeof(r->out));
-	slurp(err, r->err, sizeof(r->err));
-	unlink(out);
-	unlink(err);
+	run_script(r, "bench/kernel-cost", args);
 }
 
 #define KCOST(r, ...) kernel_cost(r, (const char *const[]){ __VA_ARGS__, NULL })

@@ -26,6 +26,16 @@ void gpuiso(struct run *r, const char *const *args);
  */
 void gpuiso_stdin(struct run *r, const char *in, const char *const *args);
 
+/**
+ * run_script() - run a script of the tree (@path, relative to
+ * $GPUISO_SOURCE_ROOT) from there, with @args (NULL-terminated) and this
+ * process's environment; asserts that it exited.
+ * @r: out: as gpuiso().
+ * @path: e.g. "bench/kernel-cost".
+ * @args: its arguments.
+ */
+void run_script(struct run *r, const char *path, const char *const *args);
+
 #define RUN(r, ...) gpuiso(r, (const char *const[]){ __VA_ARGS__, NULL })
 
 #endif
