@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fuzz.h"
 #include "replay/ctf.h"
@@ -58,19 +57,16 @@ static int fuzz_ftrace_event(void *ctx, int tag, uint64_t index, uint64_t ts,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ctf_limits lim = { .idle_s = 5, .anon_bytes = 256 << 20 };
-	char path[4096], err[1024] = "";
 	struct fuzz_ftrace c = { 0 };
 	struct ftrace_layout lay;
+	struct fuzz_file in;
 	struct ctf_stats st;
-	FILE *f;
-	int fd, rc;
+	char err[1024] = "";
+	const char *path;
+	int rc;
 
-	snprintf(path, sizeof(path), "%s/gpuiso-fuzz-ftrace-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	fd = mkstemp(path);
-	f = fd < 0 ? NULL : fdopen(fd, "wb");
-	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
-		abort(); /* the harness, not the target */
+	fuzz_file_write(&in, ".dat", data, size);
+	path = in.path;
 	rc = ftrace_file_check(path, &lay, err, sizeof(err));
 	if (rc && (!err[0] || strchr(err, '\n')))
 		abort();
@@ -86,6 +82,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc && (!err[0] || strchr(err, '\n')))
 			abort(); /* every failure is said, on one line */
 	}
-	unlink(path);
+	fuzz_file_remove(&in);
 	return 0;
 }
