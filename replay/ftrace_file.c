@@ -101,6 +101,23 @@ static bool take_num(struct walk *w, unsigned int n, uint64_t *v)
 	return true;
 }
 
+/* Up to 16 bytes of @s as C writes them, into @buf: a file's bytes, fit for a one-line error. */
+static const char *shown(const char *s, char buf[static 68])
+{
+	char *o = buf;
+
+	for (unsigned int i = 0; s[i] && i < 16; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'')
+			*o++ = (char)c;
+		else
+			o += sprintf(o, "\\%03o", c);
+	}
+	*o = '\0';
+	return buf;
+}
+
 /* A NUL-terminated string at the cursor. */
 static const char *take_str(struct walk *w)
 {
@@ -199,11 +216,11 @@ static int walk_pages(struct walk *w, unsigned int cpu, uint64_t off, uint64_t s
 	if (!page || !w->commit_size || w->compressed)
 		return 0;
 	for (uint64_t p = 0; p * page < size; p++) {
-		uint64_t at = off + p * page;
-		uint64_t commit = num(w, w->base + at + w->commit_off, w->commit_size) & RB_COMMIT_MASK;
+		uint64_t at = off + p * page, commit;
 
 		if (at + head > w->size)
 			break; /* the CPU's data was checked to lie in the file */
+		commit = num(w, w->base + at + w->commit_off, w->commit_size) & RB_COMMIT_MASK;
 		if (commit > page - head) {
 			w->part = "the ring buffer";
 			return walk_fail(w, at, "CPU %u's page %" PRIu64 " says it holds %" PRIu64
@@ -310,7 +327,7 @@ static int walk_options(struct walk *w, uint64_t end, uint64_t *next)
 			return 0;
 		if (!take_num(w, 4, &len))
 			return -EINVAL;
-		if (len > end - w->at)
+		if (w->at > end || len > end - w->at)
 			return walk_fail(w, at, "option %" PRIu64 " holds %" PRIu64 " bytes, past the "
 					 "end of its section", id, len);
 		if (walk_option(w, (unsigned int)id, len, next))
@@ -430,6 +447,7 @@ int ftrace_file_check(const char *path, struct ftrace_layout *lay, char *err, si
 			  .part = "the file's header" };
 	const uint8_t *p;
 	const char *version;
+	char shown_buf[68];
 	uint64_t v;
 	struct stat st;
 	void *map;
@@ -468,8 +486,9 @@ int ftrace_file_check(const char *path, struct ftrace_layout *lay, char *err, si
 	if (!version)
 		goto unmap;
 	if (strcmp(version, "6") && strcmp(version, "7")) {
-		rc = walk_fail(&w, FTRACE_MAGIC_LEN, "file version '%.16s': libtracecmd reads "
-			       "versions %d and %d", version, FTRACE_VERSION_MIN, FTRACE_VERSION_MAX);
+		rc = walk_fail(&w, FTRACE_MAGIC_LEN, "file version '%s': libtracecmd reads "
+			       "versions %d and %d", shown(version, shown_buf), FTRACE_VERSION_MIN,
+			       FTRACE_VERSION_MAX);
 		goto unmap;
 	}
 	w.lay->version = (unsigned int)(version[0] - '0');
