@@ -21,6 +21,7 @@ static const struct better_rule better_rules[] = {
 	{ "power.chunks", NULL, BETTER_NONE },
 	{ "power.bytes", NULL, BETTER_NONE },
 	{ "faults.injected.*", NULL, BETTER_NONE },
+	{ "faults.dma.*", NULL, BETTER_LOWER },
 	{ "sweep.*.hits", NULL, BETTER_NONE },
 	{ "campaign.runs", NULL, BETTER_NONE },
 	{ "*.errors", NULL, BETTER_LOWER },

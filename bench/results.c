@@ -86,6 +86,57 @@ static void percentiles(struct json *j, const char *key, const struct hist *h)
 	json_obj_end(j);
 }
 
+static void dma_records(struct json *j, const char *name, const struct dma_record *d, size_t n,
+			bool blocked)
+{
+	json_arr_begin(j, name);
+	for (size_t i = 0; i < n; i++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "event", d[i].event);
+		json_u64(j, "ts_ns", d[i].ts_ns);
+		json_u64(j, "adapter", d[i].adapter);
+		json_u64(j, "phys", d[i].phys);
+		json_u64(j, "address", d[i].address);
+		json_str(j, "access", d[i].write ? "write" : "read");
+		json_str(j, blocked ? "reason" : "how", d[i].what);
+		if (blocked) {
+			if (d[i].domain == UINT32_MAX)
+				json_null(j, "domain");
+			else
+				json_u64(j, "domain", d[i].domain);
+			json_u64(j, "hw_reason", d[i].hw_reason);
+		} else {
+			json_u64(j, "bytes", d[i].bytes);
+		}
+		if (d[i].has_by) {
+			json_u64(j, "by_event", d[i].by_event);
+			json_u64(j, "by_ts_ns", d[i].by_ts_ns);
+			json_str(j, "by_op", d[i].by_op[0] ? d[i].by_op : NULL);
+		}
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+/* "dma": the counts by reason (exact metrics), then the first records in full. */
+static void dma_json(struct json *j, const struct dma_result *d)
+{
+	json_obj_begin(j, "dma");
+	json_u64(j, "blocked", d->blocked);
+	json_obj_begin(j, "blocked_by");
+	for (size_t i = 0; i < d->ncauses; i++)
+		json_u64(j, d->blocked_by[i].name, d->blocked_by[i].n);
+	json_obj_end(j);
+	json_u64(j, "exposed", d->exposed);
+	json_obj_begin(j, "exposed_by");
+	for (size_t i = 0; i < d->nhows; i++)
+		json_u64(j, d->exposed_by[i].name, d->exposed_by[i].n);
+	json_obj_end(j);
+	dma_records(j, "blocked_first", d->blocked_first, d->nblocked_kept, true);
+	dma_records(j, "exposed_first", d->exposed_first, d->nexposed_kept, false);
+	json_obj_end(j);
+}
+
 static void write_doc(const struct results *r, struct json *j)
 {
 	const struct run_info *run = &r->run;
@@ -170,6 +221,7 @@ static void write_doc(const struct results *r, struct json *j)
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+	dma_json(j, &r->dma);
 	json_obj_end(j);
 	json_obj_begin(j, "invariants");
 	for (size_t i = 0; i < r->ninvariants; i++)

@@ -51,6 +51,35 @@ struct violation_result {
 	char detail[200];
 };
 
+/*
+ * A DMA the IOMMU blocked, or one that reached memory the device was not
+ * given (docs/model.md, "Blocked DMA"), as a run keeps it.
+ */
+struct dma_record {
+	uint64_t event, ts_ns;
+	unsigned int adapter, phys;
+	uint64_t address;     /* blocked: the first page refused; exposed: where the access began */
+	uint64_t bytes;       /* exposed: its length; blocked: 0 */
+	bool write;
+	char what[16];        /* blocked: the cause ("after_free"); exposed: how ("no_domain") */
+	uint32_t domain;      /* blocked: the domain the device was in (UINT32_MAX: none) */
+	unsigned int hw_reason; /* blocked: the hardware's fault reason (VT-d's numbering) */
+	bool has_by;          /* blocked after an unmap or free: the event that did it */
+	uint64_t by_event, by_ts_ns;
+	char by_op[32];
+};
+
+#define RESULTS_DMA_KEPT 64   /* records kept in full of each kind; all are counted */
+#define RESULTS_DMA_CAUSES 8
+
+struct dma_result {
+	uint64_t blocked, exposed;
+	size_t ncauses, nhows;     /* every cause and way the model has, counted even when 0 */
+	struct named_count blocked_by[RESULTS_DMA_CAUSES], exposed_by[RESULTS_DMA_CAUSES];
+	size_t nblocked_kept, nexposed_kept;
+	struct dma_record blocked_first[RESULTS_DMA_KEPT], exposed_first[RESULTS_DMA_KEPT];
+};
+
 struct invariant_result {
 	const char *name;
 	bool holds;
@@ -102,6 +131,7 @@ struct results {
 	struct named_count injected[RESULTS_MAX_NAMED];
 	size_t nviolations, violations_cap;
 	struct violation_result *violations;
+	struct dma_result dma;
 	size_t ninvariants;
 	struct invariant_result invariants[16];
 };

@@ -232,6 +232,7 @@ static void bench_metrics(struct reader *rd, struct fy_node *root)
 
 static void results_metrics(struct reader *rd, struct fy_node *root)
 {
+	static const char *const dma_counts[] = { "blocked", "blocked_by", "exposed", "exposed_by" };
 	static const char *const parts[] = { "events", "ops", "power", "invariants" };
 	struct fy_node *faults = lookup(root, "faults");
 
@@ -239,6 +240,13 @@ static void results_metrics(struct reader *rd, struct fy_node *root)
 		flatten(rd, lookup(root, parts[i]), parts[i]);
 	flatten(rd, lookup(faults, "injected"), "faults.injected");
 	flatten(rd, lookup(faults, "violations"), "faults.violations");
+	/* the counts; the records kept in full are not metrics */
+	for (size_t i = 0; i < ARRAY_SIZE(dma_counts); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "faults.dma.%s", dma_counts[i]);
+		flatten(rd, lookup(lookup(faults, "dma"), dma_counts[i]), name);
+	}
 }
 
 static void campaign_metrics(struct reader *rd, struct fy_node *root)

@@ -13,6 +13,7 @@ typedef uint64_t pa_t;
 
 #define GPUISO_PAGE_SHIFT 12
 #define GPUISO_PAGE_SIZE ((uint64_t)1 << GPUISO_PAGE_SHIFT)
+#define SZ_1M ((uint64_t)1 << 20)
 #define SZ_2M ((uint64_t)1 << 21)
 #define SZ_1G ((uint64_t)1 << 30)
 

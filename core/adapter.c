@@ -67,6 +67,7 @@ static int decide_mode(struct core *c, struct adapter *a)
 	const struct scn_system *sys = &c->scn->system;
 	uint64_t top = sys->nmap ? scenario_memory_top(sys) : sys->highest_physical_address;
 	const struct scn_caps *caps = &a->caps;
+	int rc;
 
 	if (!caps->has_physical_caps || caps->highest_visible_address >= top)
 		return 0;
@@ -95,7 +96,12 @@ static int decide_mode(struct core *c, struct adapter *a)
 	a->logical_limit = caps->highest_visible_address + 1;
 	range_init(&a->iova);
 	/* Logical address 0 is never handed out: a driver may use it as "none". */
-	return range_add(&a->iova, GPUISO_PAGE_SIZE, a->logical_limit - GPUISO_PAGE_SIZE);
+	rc = range_add(&a->iova, GPUISO_PAGE_SIZE, a->logical_limit - GPUISO_PAGE_SIZE);
+	/* nor the interrupt window, where a device's writes are interrupts, not DMA */
+	if (!rc && blocked_irq_window(GPUISO_PAGE_SIZE, a->logical_limit - GPUISO_PAGE_SIZE))
+		rc = range_remove(&a->iova, 0xFEE00000ull,
+				  GPUISO_MIN(SZ_1M, a->logical_limit - 0xFEE00000ull));
+	return rc;
 }
 
 /* When an adapter not attached at start is: at the first secure VM with the staging key. */

@@ -40,6 +40,7 @@ int core_create(const struct scenario *scn, struct hw_backend *be, struct core *
 	c->scn = scn;
 	c->violations.elem = sizeof(struct core_violation);
 	c->faults.elem = sizeof(struct core_fault);
+	c->exposures.elem = sizeof(struct core_exposure);
 	c->power.elem = sizeof(struct core_power_record);
 	kmd_merge(c, NULL);
 	c->hw = be->hw;
@@ -83,6 +84,7 @@ void core_destroy(struct core *core)
 		return;
 	if (core->started && !core->stopped)
 		core_stop(core);
+	blocked_fini(core);
 	for (size_t i = 0; i < core->nadapters; i++) {
 		struct adapter *a = &core->adapters[i];
 
@@ -99,6 +101,7 @@ void core_destroy(struct core *core)
 	handle_table_free(&core->ht);
 	vec_free(&core->violations);
 	vec_free(&core->faults);
+	vec_free(&core->exposures);
 	vec_free(&core->power);
 	free(core);
 }

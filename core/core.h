@@ -159,13 +159,49 @@ enum core_party {
 	CORE_PARTY_OS,     /* the model's own (Dxgkrnl's): mappings, IOTLB, saved VRAM */
 };
 
-/* A DMA the IOMMU blocked. */
+/*
+ * Why the IOMMU blocked a DMA, as the model knows it (docs/model.md,
+ * "Blocked DMA"): the hardware says only "not present" or "no permission".
+ */
+enum core_fault_cause {
+	CORE_FAULT_NOT_MAPPED,   /* nothing is mapped there, and no unmap the model remembers was */
+	CORE_FAULT_BEYOND_RANGE, /* past the domain's logical range, or the IOMMU's input width */
+	CORE_FAULT_SWITCH,       /* during a switch of domains: inside exclusive access */
+	CORE_FAULT_RESERVED,     /* in the interrupt window the IOMMU reserves (0xFEE00000, 1 MiB) */
+	CORE_FAULT_AFTER_UNMAP,  /* its mapping was removed at event by_event; the memory lives on */
+	CORE_FAULT_AFTER_FREE,   /* its memory was freed at event by_event */
+	CORE_FAULT_NCAUSES
+};
+
+/* A DMA the IOMMU blocked: what VT-d's fault recording or AMD-Vi's event log keeps, and why. */
 struct core_fault {
 	uint64_t event, ts_ns;
 	unsigned int adapter, phys;
-	iova_t iova;
+	uint32_t domain;  /* the physical adapter's domain then (CORE_NO_DOMAIN: none) */
+	iova_t iova;      /* the first blocked page */
 	bool write;
-	uint8_t reason; /* enum hw_fault_reason */
+	uint8_t reason;   /* enum hw_fault_reason: what the hardware said */
+	uint8_t cause;    /* enum core_fault_cause */
+	uint64_t by_event, by_ts_ns; /* CORE_FAULT_AFTER_UNMAP, _AFTER_FREE: the event that did it */
+	const char *by_op;           /* and its operation's name, or NULL */
+};
+
+/*
+ * A DMA the IOMMU let through to memory the device was not given: with no
+ * domain between it and memory, or through an address that was unmapped
+ * and has since been mapped again for other memory.
+ */
+enum core_exposure_how {
+	CORE_EXPOSED_NO_DOMAIN, /* no IOMMU domain: the device reached physical memory */
+	CORE_EXPOSED_REUSED,    /* a stale address, mapped again since for other memory */
+};
+
+struct core_exposure {
+	uint64_t event, ts_ns;
+	unsigned int adapter, phys;
+	uint64_t address, bytes; /* as the device issued them */
+	bool write;
+	uint8_t how;             /* enum core_exposure_how */
 };
 
 enum power_path {
@@ -680,6 +716,51 @@ int core_dma(struct core *core, unsigned int adapter, unsigned int phys, core_ha
 	     uint64_t offset, uint64_t bytes, bool write);
 
 /**
+ * core_dma_raw() - the GPU of physical adapter @phys reads or writes at a
+ * device address of its own choosing, through no handle: a device gone rogue.
+ * @core: the model.
+ * @adapter: index.
+ * @phys: physical adapter.
+ * @address: the address the device issues (in 1:1 mode a physical address,
+ *           in logical mode a logical one; with no domain, physical).
+ * @bytes: length.
+ * @write: true: the device writes system memory.
+ *
+ * What the IOMMU blocks is recorded as core_faults(); what reaches memory
+ * with no domain in between, as core_exposures().
+ *
+ * Return: 0, -EFAULT (blocked), -EINVAL (no bytes, or more than the GPU's
+ * VRAM), -ENOENT, -ENODEV (not started), -EPERM (scheduler suspended), -ERANGE
+ * (beyond what the device can address).
+ */
+int core_dma_raw(struct core *core, unsigned int adapter, unsigned int phys, uint64_t address,
+		 uint64_t bytes, bool write);
+
+/**
+ * core_dma_stale() - a DMA through a handle that is no longer live: the
+ * device still holds the addresses the object had, and uses them.
+ * @core: the model.
+ * @adapter: index.
+ * @phys: physical adapter.
+ * @h: the handle as it was given (now freed).
+ * @offset: byte offset in the object.
+ * @bytes: length.
+ * @write: true: the device writes system memory.
+ *
+ * The model remembers the device addresses of the last CORE_TOMBS objects
+ * freed. A DMA the IOMMU lets through to an address mapped again since is
+ * an exposure (CORE_EXPOSED_REUSED); with no domain, CORE_EXPOSED_NO_DOMAIN.
+ *
+ * Return: as core_dma_raw(), and -ENOENT when @h is not among the objects
+ * remembered, -ERANGE when @offset + @bytes runs past the object.
+ */
+int core_dma_stale(struct core *core, unsigned int adapter, unsigned int phys, core_handle_t h,
+		   uint64_t offset, uint64_t bytes, bool write);
+
+/* How many freed objects core_dma_stale() can still reach. */
+#define CORE_TOMBS 4096
+
+/**
  * core_power() - a power transition of one physical adapter: D0->D3 saves
  * its frame-buffer reserve (pinned, else chunked, else reset), D3->D0
  * restores it and checks VRAM equals what was saved. One core_power_record each.
@@ -865,6 +946,22 @@ const char *core_violation_name(enum core_violation_code code);
 enum core_party core_violation_party(enum core_violation_code code);
 /** core_faults() - DMA the IOMMU blocked. @core; @n: out. Return: array. */
 const struct core_fault *core_faults(const struct core *core, size_t *n);
+/**
+ * core_fault_cause_name() - the stable text of a cause, e.g. "after_free".
+ * @cause: enum core_fault_cause.
+ *
+ * Return: the name, or "?" for a value out of range.
+ */
+const char *core_fault_cause_name(unsigned int cause);
+/**
+ * core_exposure_how_name() - the stable text of an exposure, e.g. "no_domain".
+ * @how: enum core_exposure_how.
+ *
+ * Return: the name, or "?" for a value out of range.
+ */
+const char *core_exposure_how_name(unsigned int how);
+/** core_exposures() - DMA that reached memory not given to it. @core; @n: out. Return: array. */
+const struct core_exposure *core_exposures(const struct core *core, size_t *n);
 /** core_power_records() - every power transition. @core; @n: out. Return: array. */
 const struct core_power_record *core_power_records(const struct core *core, size_t *n);
 /** core_live_handles() - handles not yet freed (any adapter). @core: the model. */

@@ -31,6 +31,8 @@ void dom_hw_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t bytes
 	if (rc)
 		log_err("%s: unmap [%#llx, +%#llx) failed: %d", a->cfg->name,
 			(unsigned long long)iova, (unsigned long long)bytes, rc);
+	else
+		blocked_note_unmap(c, a, iova, bytes);
 	c->hw->ops->flush(c->hw, a->domain, iova, bytes);
 }
 

@@ -18,6 +18,7 @@ void core_set_event(struct core *core, uint64_t index, uint64_t ts_ns, const cha
 {
 	core->event = index;
 	core->ts_ns = ts_ns;
+	core->op = op;
 	if (core->fp) {
 		/* injection windows are in events and trace time */
 		core->fp->event = index;
@@ -130,6 +131,8 @@ int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys)
 					cf.adapter = (unsigned int)i;
 					cf.phys = (unsigned int)j;
 				}
+		cf.domain = c->adapters[cf.adapter].phys[cf.phys].domain;
+		blocked_classify(c, &c->adapters[cf.adapter], &cf);
 		if (vec_push(&c->faults, &cf))
 			log_err("out of memory recording a DMA fault");
 		n++;

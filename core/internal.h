@@ -146,6 +146,28 @@ struct phys_adapter {
 	struct dmap pfs_map;
 };
 
+/* One unmap the IOMMU carried out: what a later blocked DMA at that address is told. */
+struct unmap_note {
+	iova_t iova;
+	uint64_t bytes;
+	uint64_t event, ts_ns;
+	const char *op;  /* the event's operation, or NULL */
+	bool freed;      /* the memory went with the mapping */
+};
+
+/* How many unmaps an adapter remembers (2.5 MiB, allocated at its first unmap). */
+#define CORE_UNMAP_NOTES 65536
+
+/* The device addresses a freed object had: what a device that kept them still uses. */
+struct tomb {
+	core_handle_t h;        /* 0: none */
+	unsigned int adapter;
+	uint64_t npages;
+	bool logical;           /* one logical range at iova; else the frames' physical addresses */
+	iova_t iova;
+	struct phys_runs runs;
+};
+
 struct adapter {
 	unsigned int index;
 	const struct scn_adapter *cfg;
@@ -171,6 +193,8 @@ struct adapter {
 	struct idmap idmap;          /* MODE_PHYSICAL: mapped page refcounts */
 	struct phys_runs held;       /* frames whose unmap the IOMMU refused: held until the domain goes */
 	uint64_t mapped_bytes;       /* bytes mapped in the domain right now */
+	struct unmap_note *unmaps;   /* a ring of the last CORE_UNMAP_NOTES unmaps, or NULL */
+	uint64_t unmaps_next;        /* unmaps noted so far */
 
 	/* exclusive access */
 	bool in_exclusive;
@@ -236,6 +260,8 @@ struct core {
 	struct core_violation first_internal; /* the first of them, with its event */
 	enum core_irql irql;
 	uint64_t event, ts_ns;
+	const char *op;            /* the event's operation (core_set_event()), or NULL */
+	bool unmap_frees;          /* the unmaps being made free the memory too (obj_destroy()) */
 	uint64_t stale_seen;       /* hw stale_hits already reported */
 
 	struct adapter *adapters;
@@ -244,6 +270,9 @@ struct core {
 
 	struct vec violations;     /* struct core_violation */
 	struct vec faults;         /* struct core_fault */
+	struct vec exposures;      /* struct core_exposure */
+	struct tomb tombs[CORE_TOMBS]; /* a ring of the last objects freed */
+	uint64_t tombs_next;       /* objects put in it so far */
 	struct vec power;          /* struct core_power_record */
 };
 
@@ -431,6 +460,44 @@ int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys);
  * without flush) broke isolation: a STALE_TRANSLATION violation.
  */
 void stale_check(struct core *c);
+
+/* blocked.c: blocked DMA, and what a device reached */
+
+/**
+ * blocked_note_unmap() - remember an unmap the IOMMU carried out, with the
+ * current event, for the faults it may cause later.
+ * @c: the core.
+ * @a: the adapter whose domain it was.
+ * @iova: first address.
+ * @bytes: length.
+ */
+void blocked_note_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t bytes);
+/**
+ * blocked_note_tomb() - remember the device addresses of an object being
+ * freed (core_dma_stale()).
+ * @c: the core.
+ * @h: its handle.
+ * @o: its object, still holding its pages and mapping.
+ */
+void blocked_note_tomb(struct core *c, core_handle_t h, const struct hobj *o);
+/**
+ * blocked_classify() - the cause of a fault, from what the model knows of
+ * its address: sets @f->cause and, after an unmap, @f->by_event and the rest.
+ * @c: the core.
+ * @a: the adapter of the device that faulted.
+ * @f: the fault, its address and hardware reason filled in.
+ */
+void blocked_classify(const struct core *c, const struct adapter *a, struct core_fault *f);
+/**
+ * blocked_irq_window() - whether [@address, +@bytes) meets the interrupt window.
+ * @address: first address.
+ * @bytes: length.
+ *
+ * Return: true if any byte lies in 0xFEE00000 - 0xFEEFFFFF.
+ */
+bool blocked_irq_window(uint64_t address, uint64_t bytes);
+/** blocked_fini() - free what blocked.c holds. @c: the core. */
+void blocked_fini(struct core *c);
 
 /* pages.c: the pages behind a handle */
 enum pages_flag {

@@ -19,7 +19,10 @@ void obj_destroy(struct core *c, core_handle_t h)
 
 	if (!o)
 		return;
+	blocked_note_tomb(c, h, o);
+	c->unmap_frees = o->pg.owned;
 	dom_unmap(c, &c->adapters[o->adapter], &o->pg, &o->map);
+	c->unmap_frees = false;
 	pages_free(c, &o->pg);
 	handle_release(c, h);
 }

@@ -280,7 +280,15 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 	while (bytes && !rc) {
 		struct hw_job job = { .dir = dir, .vram_off = vram_off };
 
+		/*
+		 * Memory never given a logical address: the device reaches
+		 * for the physical one, the only address the driver has.
+		 */
 		rc = dom_iova(a, &o->pg, &o->map, offset, &job.iova);
+		if (rc == -EINVAL && a->mode == MODE_LOGICAL) {
+			job.iova = pages_pa(&o->pg, offset);
+			rc = 0;
+		}
 		if (rc)
 			break;
 		job.len = GPUISO_MIN(bytes, dom_span(a, &o->pg, &o->map, offset));

@@ -42,6 +42,12 @@ struct replay_engine {
 	size_t nrefusals;
 	uint64_t refused;
 	struct engine_losses lost;
+	/* a ring of the last objects freed: a DMA through their ids reaches their old addresses */
+	struct {
+		uint64_t key;
+		core_handle_t h;
+	} dead[CORE_TOMBS];
+	uint64_t dead_next;
 	char error[256];
 };
 
@@ -298,7 +304,7 @@ static enum power_state model_power(uint64_t v)
 
 /* The model call for one event; *h receives a created handle. */
 static int dispatch(struct replay_engine *e, const struct wl_event *ev, core_handle_t target,
-		    core_handle_t ref, core_handle_t *h)
+		    bool target_dead, core_handle_t ref, core_handle_t *h)
 {
 	struct core *c = e->core;
 	unsigned int a = (unsigned int)ev->v[WL_ADAPTER], p = (unsigned int)ev->v[WL_PHYS];
@@ -327,7 +333,13 @@ static int dispatch(struct replay_engine *e, const struct wl_event *ev, core_han
 		return core_transfer(c, a, target, model_dir(v[WL_ARG]), v[WL_BYTES]);
 	case WL_FENCE_CREATE: return core_fence_create(c, a, h);
 	case WL_FENCE_DESTROY: return core_fence_destroy(c, a, target);
-	case WL_DMA: return core_dma(c, a, p, target, v[WL_OFFSET], v[WL_BYTES], v[WL_ARG] != 0);
+	case WL_DMA:
+		if (target_dead)
+			return core_dma_stale(c, a, p, target, v[WL_OFFSET], v[WL_BYTES],
+					      v[WL_ARG] != 0);
+		return core_dma(c, a, p, target, v[WL_OFFSET], v[WL_BYTES], v[WL_ARG] != 0);
+	case WL_DMA_RAW:
+		return core_dma_raw(c, a, p, v[WL_OFFSET], v[WL_BYTES], v[WL_ARG] != 0);
 	case WL_POWER: return core_power(c, a, p, model_power(v[WL_ARG]));
 	case WL_MEMORY: {
 		struct physmem_pressure pr = { .commit_available = v[WL_OFFSET],
@@ -372,6 +384,24 @@ static uint64_t pace_wait(struct replay_engine *e, uint64_t ts)
 	return due;
 }
 
+/* The object of @key, handle @h, is being freed: a device may still use its addresses. */
+static void bury(struct replay_engine *e, uint64_t key, core_handle_t h)
+{
+	e->dead[e->dead_next % CORE_TOMBS].key = key;
+	e->dead[e->dead_next++ % CORE_TOMBS].h = h;
+}
+
+/* The handle of the last object of @key freed, if the ring still holds it; else 0. */
+static core_handle_t dead_handle(const struct replay_engine *e, uint64_t key)
+{
+	uint64_t n = e->dead_next < CORE_TOMBS ? e->dead_next : CORE_TOMBS;
+
+	for (uint64_t i = 1; i <= n; i++)
+		if (e->dead[(e->dead_next - i) % CORE_TOMBS].key == key)
+			return e->dead[(e->dead_next - i) % CORE_TOMBS].h;
+	return 0;
+}
+
 /* The object of @key ended (or never began): no longer live. */
 static void forget(struct replay_engine *e, uint64_t key)
 {
@@ -393,7 +423,7 @@ static void end_orphan(struct replay_engine *e, uint64_t key, uint64_t val)
 
 	ev.v[WL_ADAPTER] = key >> 56;
 	if (LIVE_HANDLE(val))
-		dispatch(e, &ev, LIVE_HANDLE(val), 0, &unused);
+		dispatch(e, &ev, LIVE_HANDLE(val), false, 0, &unused);
 	forget(e, key);
 	e->lost.ended++;
 }
@@ -420,7 +450,7 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 	uint64_t adapter = ev->v[WL_ADAPTER], key = live_key(adapter, ev->v[WL_ID]);
 	uint64_t *obj = NULL, *ref = NULL, start, end, wall, modeled;
 	bool creates, destroys;
-	core_handle_t created = 0;
+	core_handle_t created = 0, dead = 0;
 	struct op_result *op;
 	int rc;
 
@@ -457,10 +487,15 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 		obj = u64map_get(&e->live, key);
 		if (!obj && (ev->flags & WL_AFTER_LOSS))
 			return skip_orphan(e);
-		if (!obj)
+		/* a device does not know what the driver freed: it uses the address it had */
+		if (!obj && ev->kind == WL_DMA)
+			dead = dead_handle(e, key);
+		if (!obj && !dead)
 			return input_error(e, ev, index,
 					   destroys ? "its id is not live (freed twice or never created)"
-						    : "its id is not live");
+					   : ev->kind == WL_DMA ? "its id is not live, and is not among the "
+								  "last 4096 objects freed"
+					   : "its id is not live");
 	}
 	if (ev->kind == WL_MAP_MDL || ev->kind == WL_ADL_ALLOC) {
 		ref = u64map_get(&e->live, live_key(adapter, ev->v[WL_REF]));
@@ -484,7 +519,8 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 	if (!e->notrace)
 		trace_wl(ev);
 	start = pace_wait(e, ev->ts);
-	rc = dispatch(e, ev, obj ? LIVE_HANDLE(*obj) : 0, ref ? LIVE_HANDLE(*ref) : 0, &created);
+	rc = dispatch(e, ev, obj ? LIVE_HANDLE(*obj) : dead, dead != 0, ref ? LIVE_HANDLE(*ref) : 0,
+		      &created);
 	op = &e->res->ops[ev->kind];
 	op->count++;
 	/* untimed, an operation is counted only: no clock, no cost model */
@@ -506,6 +542,8 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 	if (creates && !rc && e->life &&
 	    (u64map_put(&e->born, key, index) || u64map_put(&e->born_ts, key, ev->ts)))
 		return -ENOMEM;
+	if (destroys && !rc && obj && LIVE_HANDLE(*obj))
+		bury(e, key, LIVE_HANDLE(*obj));
 	if (destroys)
 		forget(e, key);
 	if (rc) {
@@ -535,7 +573,7 @@ static void free_leftovers(struct replay_engine *e)
 			if (LIVE_KIND(val) != order[k] || !LIVE_HANDLE(val))
 				continue;
 			ev.v[WL_ADAPTER] = key >> 56;
-			dispatch(e, &ev, LIVE_HANDLE(val), 0, &unused);
+			dispatch(e, &ev, LIVE_HANDLE(val), false, 0, &unused);
 		}
 	}
 }
@@ -634,6 +672,60 @@ static void add_violation(const struct replay_engine *e, struct results *res,
 		trace_violation(&w);
 }
 
+/* The model's blocked DMA and exposures, counted by cause, the first kept in full. */
+static void fill_dma(const struct replay_engine *e, struct dma_result *d, bool ended)
+{
+	const struct core_exposure *x;
+	const struct core_fault *f;
+	size_t n;
+
+	memset(d, 0, sizeof(*d));
+	for (d->ncauses = 0; d->ncauses < CORE_FAULT_NCAUSES; d->ncauses++)
+		snprintf(d->blocked_by[d->ncauses].name, sizeof(d->blocked_by[0].name), "%s",
+			 core_fault_cause_name((unsigned int)d->ncauses));
+	for (d->nhows = 0; d->nhows <= CORE_EXPOSED_REUSED; d->nhows++)
+		snprintf(d->exposed_by[d->nhows].name, sizeof(d->exposed_by[0].name), "%s",
+			 core_exposure_how_name((unsigned int)d->nhows));
+	f = core_faults(e->core, &n);
+	for (size_t i = 0; i < n; i++) {
+		struct dma_record *r = &d->blocked_first[d->nblocked_kept];
+
+		d->blocked++;
+		if (f[i].cause < d->ncauses)
+			d->blocked_by[f[i].cause].n++;
+		if (ended)
+			trace_dma_fault(&f[i]);
+		if (d->nblocked_kept == RESULTS_DMA_KEPT)
+			continue;
+		d->nblocked_kept++;
+		*r = (struct dma_record){ .event = f[i].event, .ts_ns = f[i].ts_ns,
+					  .adapter = f[i].adapter, .phys = f[i].phys,
+					  .address = f[i].iova, .write = f[i].write,
+					  .domain = f[i].domain, .hw_reason = f[i].reason,
+					  .has_by = f[i].cause == CORE_FAULT_AFTER_UNMAP ||
+						    f[i].cause == CORE_FAULT_AFTER_FREE,
+					  .by_event = f[i].by_event, .by_ts_ns = f[i].by_ts_ns };
+		snprintf(r->what, sizeof(r->what), "%s", core_fault_cause_name(f[i].cause));
+		snprintf(r->by_op, sizeof(r->by_op), "%s", f[i].by_op ? f[i].by_op : "");
+	}
+	x = core_exposures(e->core, &n);
+	for (size_t i = 0; i < n; i++) {
+		struct dma_record *r = &d->exposed_first[d->nexposed_kept];
+
+		d->exposed++;
+		if (x[i].how < d->nhows)
+			d->exposed_by[x[i].how].n++;
+		if (d->nexposed_kept == RESULTS_DMA_KEPT)
+			continue;
+		d->nexposed_kept++;
+		*r = (struct dma_record){ .event = x[i].event, .ts_ns = x[i].ts_ns,
+					  .adapter = x[i].adapter, .phys = x[i].phys,
+					  .address = x[i].address, .bytes = x[i].bytes,
+					  .write = x[i].write, .domain = UINT32_MAX };
+		snprintf(r->what, sizeof(r->what), "%s", core_exposure_how_name(x[i].how));
+	}
+}
+
 /*
  * The violations, power and invariants of @res from the model's records.
  * @ended: the model stopped (else the run's state is the end state of a
@@ -648,6 +740,7 @@ static void fill_findings(const struct replay_engine *e, struct results *res, co
 	size_t n;
 
 	fill_power(e, res, ended);
+	fill_dma(e, &res->dma, ended);
 	v = core_violations(e->core, &n);
 	for (size_t i = 0; i < n; i++) {
 		add_violation(e, res, owners, named, &v[i], ended);

@@ -40,6 +40,7 @@ enum wl_kind {
 	WL_IRQL,             /* the IRQL the driver calls back at from now on */
 	WL_DRIVER_MDL_CREATE, /* an MDL the driver built over memory it obtained itself */
 	WL_DRIVER_MDL_FREE,
+	WL_DMA_RAW,          /* a DMA at an address of the device's choosing: no id */
 	WL_NKINDS
 };
 
@@ -49,7 +50,7 @@ enum wl_slot {
 	WL_PHYS,
 	WL_ID,
 	WL_REF,    /* the object another refers to: map_mdl.mdl, adl_alloc.pmo */
-	WL_OFFSET, /* offset, offset_pages, commit_available */
+	WL_OFFSET, /* offset, offset_pages, commit_available, address */
 	WL_BYTES,  /* bytes, pages, lockable_available */
 	WL_ARG,    /* cache, segment, dir, write, state, level */
 	WL_FLAGS,  /* alloc_create.flags */

@@ -397,12 +397,77 @@ void replay_events_free(struct replay_events *evs)
 
 bool replay_findings(const struct results *res)
 {
-	if (res->nviolations)
+	if (res->nviolations || res->dma.blocked || res->dma.exposed)
 		return true;
 	for (size_t i = 0; i < res->ninvariants; i++)
 		if (!res->invariants[i].holds)
 			return true;
 	return false;
+}
+
+/* "blocked DMA: N (after_free 1, ...)" and "exposed: ...", each with the first few in full. */
+static void dma_summary(const struct dma_result *d, FILE *out)
+{
+	static const struct {
+		const char *name, *says;
+	} why[] = {
+		{ "not_mapped", "nothing mapped there" },
+		{ "beyond_range", "beyond the domain's logical range" },
+		{ "domain_switch", "during a switch of domains (exclusive access)" },
+		{ "reserved", "in the interrupt window the IOMMU reserves" },
+		{ "after_unmap", "after it was unmapped" },
+		{ "after_free", "after it was freed" },
+		{ "no_domain", "no IOMMU domain: physical memory reached" },
+		{ "reused", "a stale address, mapped again since for other memory" },
+	};
+	const struct {
+		const char *title;
+		uint64_t n;
+		const struct named_count *by;
+		size_t nby, kept;
+		const struct dma_record *first;
+	} kinds[] = {
+		{ "blocked DMA", d->blocked, d->blocked_by, d->ncauses, d->nblocked_kept,
+		  d->blocked_first },
+		{ "EXPOSED: DMA that reached memory its device was not given", d->exposed,
+		  d->exposed_by, d->nhows, d->nexposed_kept, d->exposed_first },
+	};
+
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		const char *sep = " (";
+
+		if (!kinds[k].n)
+			continue;
+		fprintf(out, "%s: %llu", kinds[k].title, (unsigned long long)kinds[k].n);
+		for (size_t i = 0; i < kinds[k].nby; i++)
+			if (kinds[k].by[i].n) {
+				fprintf(out, "%s%s %llu", sep, kinds[k].by[i].name,
+					(unsigned long long)kinds[k].by[i].n);
+				sep = ", ";
+			}
+		fprintf(out, ")\n");
+		for (size_t i = 0; i < kinds[k].kept && i < 5; i++) {
+			const struct dma_record *r = &kinds[k].first[i];
+			const char *says = r->what;
+
+			for (size_t w = 0; w < ARRAY_SIZE(why); w++)
+				if (!strcmp(why[w].name, r->what))
+					says = why[w].says;
+			fprintf(out, "  event %llu at %llu ns: adapter %u phys %u %s at %#llx",
+				(unsigned long long)r->event, (unsigned long long)r->ts_ns, r->adapter,
+				r->phys, r->write ? "write" : "read", (unsigned long long)r->address);
+			if (r->bytes)
+				fprintf(out, " (%llu bytes)", (unsigned long long)r->bytes);
+			fprintf(out, ": %s", says);
+			if (r->has_by)
+				fprintf(out, " at event %llu (%s, %llu ns)", (unsigned long long)r->by_event,
+					r->by_op[0] ? r->by_op : "?", (unsigned long long)r->by_ts_ns);
+			fputc('\n', out);
+		}
+		if (kinds[k].n > 5)
+			fprintf(out, "  ... %llu more (all of them: --json OUT, faults.dma)\n",
+				(unsigned long long)(kinds[k].n - 5));
+	}
 }
 
 void replay_summary(const struct results *res, const struct replay_report *rep, FILE *out)
@@ -480,6 +545,7 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 	if (rep->internal_errors)
 		fprintf(out, "INTERNAL ERROR: %llu impossible states of the model, a bug of gpuiso (please report it); the first at %s\n",
 			(unsigned long long)rep->internal_errors, rep->first_internal);
+	dma_summary(&res->dma, out);
 	fprintf(out, "violations: %zu\n", res->nviolations);
 	for (size_t i = 0; i < res->nviolations && i < 20; i++)
 		fprintf(out, "  %s at event %llu: %s\n", res->violations[i].code,

@@ -35,16 +35,21 @@ LTTNG_UST_TRACEPOINT_EVENT(gpuiso, op,
 		lttng_ust_field_integer(uint64_t, modeled_ns, modeled_ns)
 		lttng_ust_field_integer(uint64_t, event, event)))
 
-/* A device access the IOMMU blocked. */
+/* A device access the IOMMU blocked, and why (enum core_fault_cause). */
 LTTNG_UST_TRACEPOINT_EVENT(gpuiso, dma_fault,
 	LTTNG_UST_TP_ARGS(uint32_t, adapter, uint32_t, phys, uint64_t, iova, uint8_t, write,
-			  uint8_t, reason),
+			  uint8_t, reason, uint32_t, domain, uint8_t, cause, uint64_t, event,
+			  uint64_t, by_event),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint32_t, adapter, adapter)
 		lttng_ust_field_integer(uint32_t, phys, phys)
 		lttng_ust_field_integer_hex(uint64_t, iova, iova)
 		lttng_ust_field_integer(uint8_t, write, write)
-		lttng_ust_field_integer_hex(uint8_t, reason, reason)))
+		lttng_ust_field_integer_hex(uint8_t, reason, reason)
+		lttng_ust_field_integer(uint32_t, domain, domain)
+		lttng_ust_field_integer(uint8_t, cause, cause)
+		lttng_ust_field_integer(uint64_t, event, event)
+		lttng_ust_field_integer(uint64_t, by_event, by_event)))
 
 /* An injection point returned a failure (enum fp_point). */
 LTTNG_UST_TRACEPOINT_EVENT(gpuiso, fault_injected,

@@ -122,6 +122,12 @@ LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, driver_mdl_create,
 
 GPUISO_WL_ADAPTER_ID(driver_mdl_free)
 
+LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, dma_raw,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, phys, uint64_t, address, uint64_t, bytes,
+			  uint64_t, write),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter) GPUISO_WL_F(phys) GPUISO_WL_F(address)
+			    GPUISO_WL_F(bytes) GPUISO_WL_F(write)))
+
 #endif /* GPUISO_REPLAY_TP_WL_H */
 
 #include <lttng/tracepoint-event.h>

@@ -43,6 +43,7 @@ static struct lttng_ust_tracepoint *const wl_tp[WL_NKINDS] = {
 	[WL_IRQL] = &lttng_ust_tracepoint_gpuiso_wl___irql,
 	[WL_DRIVER_MDL_CREATE] = &lttng_ust_tracepoint_gpuiso_wl___driver_mdl_create,
 	[WL_DRIVER_MDL_FREE] = &lttng_ust_tracepoint_gpuiso_wl___driver_mdl_free,
+	[WL_DMA_RAW] = &lttng_ust_tracepoint_gpuiso_wl___dma_raw,
 };
 
 /* The {adapter, id} events. */
@@ -140,6 +141,10 @@ EMIT_FN emit_wl(const struct wl_event *e)
 	case WL_DRIVER_MDL_FREE:
 		WL_AI(driver_mdl_free);
 		break;
+	case WL_DMA_RAW:
+		lttng_ust_do_tracepoint(gpuiso_wl, dma_raw, v[WL_ADAPTER], v[WL_PHYS], v[WL_OFFSET],
+					v[WL_BYTES], v[WL_ARG]);
+		break;
 	case WL_NKINDS:
 		break;
 	}
@@ -168,7 +173,8 @@ void trace_op(uint32_t kind, uint32_t adapter, uint64_t id, int status, uint64_t
 EMIT_FN emit_dma_fault(const struct core_fault *f)
 {
 	lttng_ust_do_tracepoint(gpuiso, dma_fault, f->adapter, f->phys, f->iova,
-				(uint8_t)f->write, f->reason);
+				(uint8_t)f->write, f->reason, f->domain, f->cause, f->event,
+				f->by_event);
 }
 
 void trace_dma_fault(const struct core_fault *f)

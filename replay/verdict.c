@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A run's verdict (verdict.h): its outcome and first findings. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,8 +22,28 @@ static const char *const verdict_outcomes[VERDICT_NOUTCOMES] = {
 	[VERDICT_VIOLATION] = "violation",
 };
 
+/* A blocked or exposing DMA as a finding: its code names the cause, its own signature. */
+static struct violation_result dma_finding(const struct dma_record *r, bool blocked)
+{
+	struct violation_result f = { .event = r->event, .ts_ns = r->ts_ns, .by_os = !blocked };
+	size_t i;
+
+	snprintf(f.code, sizeof(f.code), "DMA_%s_%s", blocked ? "BLOCKED" : "EXPOSED", r->what);
+	for (i = 4; f.code[i]; i++)
+		f.code[i] = (char)toupper((unsigned char)f.code[i]);
+	snprintf(f.detail, sizeof(f.detail), "adapter %u phys %u %s at %#llx: %s", r->adapter,
+		 r->phys, r->write ? "write" : "read", (unsigned long long)r->address, r->what);
+	if (r->has_by)
+		snprintf(f.detail + strlen(f.detail), sizeof(f.detail) - strlen(f.detail),
+			 " (event %llu, %s)", (unsigned long long)r->by_event, r->by_op);
+	return f;
+}
+
 void verdict_of(const struct results *res, struct verdict *v)
 {
+	const struct dma_result *d = &res->dma;
+	size_t vi = 0, bi = 0, xi = 0;
+
 	memset(v, 0, sizeof(*v));
 	for (size_t i = 0; i < res->ninvariants; i++) {
 		if (res->invariants[i].holds)
@@ -31,9 +52,24 @@ void verdict_of(const struct results *res, struct verdict *v)
 			if (!strcmp(res->invariants[i].name, verdict_invariants[k]))
 				v->broken |= 1u << k;
 	}
-	v->nfindings = res->nviolations;
-	for (size_t i = 0; i < res->nviolations && v->kept < VERDICT_MAX_FINDINGS; i++)
-		v->findings[v->kept++] = res->violations[i];
+	v->nfindings = res->nviolations + d->blocked + d->exposed;
+	/* the first findings by event: violations, then blocked DMA, then exposures at one event */
+	while (v->kept < VERDICT_MAX_FINDINGS) {
+		const struct violation_result *x = vi < res->nviolations ? &res->violations[vi] : NULL;
+		const struct dma_record *b = bi < d->nblocked_kept ? &d->blocked_first[bi] : NULL;
+		const struct dma_record *e = xi < d->nexposed_kept ? &d->exposed_first[xi] : NULL;
+
+		uint64_t at = !x ? 0 : x->at_teardown ? UINT64_MAX : x->event;
+
+		if (x && (!b || at <= b->event) && (!e || at <= e->event))
+			v->findings[v->kept++] = res->violations[vi++];
+		else if (b && (!e || b->event <= e->event))
+			v->findings[v->kept++] = dma_finding(&d->blocked_first[bi++], true);
+		else if (e)
+			v->findings[v->kept++] = dma_finding(&d->exposed_first[xi++], false);
+		else
+			break;
+	}
 	if (replay_findings(res))
 		v->outcome = VERDICT_VIOLATION;
 	else

@@ -68,7 +68,9 @@ int main(int argc, char **argv)
 
 	if (harness) {
 		struct core_fault fault = { .adapter = 1, .phys = 2, .iova = 0xdead000,
-					    .write = true, .reason = 5 };
+					    .write = true, .reason = 5, .domain = 3,
+					    .cause = CORE_FAULT_AFTER_FREE, .event = 9,
+					    .by_event = 7 };
 		struct core_power_record pr = { .adapter = 3, .phys = 1, .to = POWER_D3,
 						.path = PATH_CHUNKED, .completed = true,
 						.bytes = 1u << 20, .chunks = 16, .copy_ns = 12345 };

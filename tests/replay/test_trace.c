@@ -230,7 +230,8 @@ Test(trace, recording_gives_back_every_event, .timeout = 300)
 {
 	static const char *const harness[] = {
 		"op kind=5 adapter=1 id=42 status=-12 latency_ns=1000 modeled_ns=2000 event=99",
-		"dma_fault adapter=1 phys=2 iova=0xDEAD000 write=1 reason=0x5",
+		("dma_fault adapter=1 phys=2 iova=0xDEAD000 write=1 reason=0x5 domain=3 cause=5 "
+		 "event=9 by_event=7"),
 		"fault_injected point=8",
 		("power adapter=3 phys=1 state=3 path=1 chunks=16 bytes=1048576 completed=1 "
 		 "copy_ns=12345"),
