@@ -57,6 +57,7 @@ int core_create(const struct scenario *scn, struct hw_backend *be, struct core *
 		a->index = (unsigned int)i;
 		a->cfg = &scn->adapters[i];
 		a->domain = CORE_NO_DOMAIN;
+		a->armed.elem = sizeof(struct armed_dma);
 		a->nphys = a->cfg->nphys;
 		a->phys = calloc(a->nphys, sizeof(*a->phys));
 		a->sections = calloc(a->nphys, sizeof(*a->sections));
@@ -96,6 +97,7 @@ void core_destroy(struct core *core)
 		range_fini(&a->vram);
 		idmap_free(&a->idmap);
 		phys_runs_free(&a->held);
+		vec_free(&a->armed);
 	}
 	free(core->adapters);
 	handle_table_free(&core->ht);
@@ -140,8 +142,18 @@ void core_stop(struct core *core)
 	core->irql = CORE_IRQL_PASSIVE; /* DxgkDdiStopDevice and what it frees run at PASSIVE_LEVEL */
 	if (core->fp)
 		core->fp->op = "teardown"; /* what fails from here on fails in it */
-	for (size_t i = 0; i < core->nadapters; i++)
-		adapter_stop(core, &core->adapters[i]);
+	for (size_t i = 0; i < core->nadapters; i++) {
+		struct adapter *a = &core->adapters[i];
+
+		adapter_stop(core, a);
+		/* armed for an exclusive access that never came: the device issues it as it stops */
+		for (size_t j = 0; j < a->armed.n; j++) {
+			const struct armed_dma *d = &((const struct armed_dma *)a->armed.data)[j];
+
+			device_dma(core, a, d->phys, d->address, d->bytes, d->write, false);
+		}
+		vec_free(&a->armed);
+	}
 }
 
 size_t core_adapter_count(const struct core *core)

@@ -757,6 +757,27 @@ int core_dma_raw(struct core *core, unsigned int adapter, unsigned int phys, uin
 int core_dma_stale(struct core *core, unsigned int adapter, unsigned int phys, core_handle_t h,
 		   uint64_t offset, uint64_t bytes, bool write);
 
+/**
+ * core_dma_exclusive() - the GPU of physical adapter @phys will read or write
+ * at @address inside its adapter's next exclusive access (the bracket of a
+ * domain attach or detach), where the hardware must be silent.
+ * @core: the model.
+ * @adapter: index.
+ * @phys: physical adapter.
+ * @address: the device address (as core_dma_raw()).
+ * @bytes: length.
+ * @write: true: the device writes system memory.
+ *
+ * At DxgkDdiBeginExclusiveAccess the device issues it, before its domain
+ * changes: a DMA_IN_EXCLUSIVE violation, and what the IOMMU blocks is a
+ * fault of cause CORE_FAULT_SWITCH. With no exclusive access before the
+ * adapter stops (no domain to detach), the device issues it as it stops.
+ *
+ * Return: 0 (armed), -ENOENT, -ENODEV (not started), -EINVAL, -ERANGE, -ENOMEM.
+ */
+int core_dma_exclusive(struct core *core, unsigned int adapter, unsigned int phys,
+		       uint64_t address, uint64_t bytes, bool write);
+
 /* How many freed objects core_dma_stale() can still reach. */
 #define CORE_TOMBS 4096
 

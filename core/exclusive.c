@@ -33,6 +33,13 @@ uint64_t exclusive_begin(struct core *c, struct adapter *a)
 			hw_err_pop(c, a, (unsigned int)i);
 	before = dma_count(c);
 	a->in_exclusive = true;
+	/* the device does on its own what the trace armed it to: the hardware is not silent */
+	for (size_t i = 0; i < a->armed.n; i++) {
+		const struct armed_dma *d = &((const struct armed_dma *)a->armed.data)[i];
+
+		device_dma(c, a, d->phys, d->address, d->bytes, d->write, false);
+	}
+	vec_free(&a->armed);
 	if (a->started)
 		c->kmd_merged.begin_exclusive_access(c, c->kmd, a->index);
 	for (size_t i = 0; i < a->nphys; i++)

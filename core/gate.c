@@ -140,6 +140,40 @@ int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys)
 	return n;
 }
 
+void exposure_note(struct core *c, struct adapter *a, unsigned int phys, uint64_t address,
+		   uint64_t bytes, bool write, enum core_exposure_how how)
+{
+	struct core_exposure x = { .event = c->event, .ts_ns = c->ts_ns, .adapter = a->index,
+				   .phys = phys, .address = address, .bytes = bytes,
+				   .write = write, .how = (uint8_t)how };
+
+	if (vec_push(&c->exposures, &x))
+		log_err("out of memory recording an exposure");
+}
+
+int device_dma(struct core *c, struct adapter *a, unsigned int phys, uint64_t address,
+	       uint64_t bytes, bool write, bool stale)
+{
+	struct hw_job job = { .dir = write ? HW_COPY_TO_SYSTEM : HW_COPY_FROM_SYSTEM,
+			      .iova = address, .len = bytes };
+	uint32_t dev = a->phys[phys].dev;
+	int rc;
+
+	rc = c->hw->ops->gpu_submit(c->hw, dev, &job);
+	if (!rc)
+		rc = c->hw->ops->gpu_wait(c->hw, dev);
+	else
+		c->hw->ops->gpu_wait(c->hw, dev);
+	if (rc == -EFAULT)
+		hw_err_pop(c, a, phys);
+	stale_check(c);
+	if (!rc && a->phys[phys].domain == CORE_NO_DOMAIN)
+		exposure_note(c, a, phys, address, bytes, write, CORE_EXPOSED_NO_DOMAIN);
+	else if (!rc && stale)
+		exposure_note(c, a, phys, address, bytes, write, CORE_EXPOSED_REUSED);
+	return rc;
+}
+
 /* A DMA that an IOTLB entry translated after its PTE was cleared broke isolation. */
 void stale_check(struct core *c)
 {

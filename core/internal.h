@@ -146,6 +146,19 @@ struct phys_adapter {
 	struct dmap pfs_map;
 };
 
+/* A growable array of elements of elem bytes (vec_push()). */
+struct vec {
+	void *data;
+	size_t n, cap, elem;
+};
+
+/* A DMA the device will issue inside its adapter's next exclusive access. */
+struct armed_dma {
+	unsigned int phys;
+	uint64_t address, bytes;
+	bool write;
+};
+
 /* One unmap the IOMMU carried out: what a later blocked DMA at that address is told. */
 struct unmap_note {
 	iova_t iova;
@@ -199,6 +212,7 @@ struct adapter {
 	/* exclusive access */
 	bool in_exclusive;
 	bool sched_suspended;
+	struct vec armed;            /* struct armed_dma: issued at the next Begin (core_dma_exclusive()) */
 
 	struct phys_adapter *phys;
 	size_t nphys;
@@ -237,11 +251,6 @@ static inline bool adapter_wddm30_memory(const struct adapter *a)
 {
 	return a->caps.iommu_linear_remap;
 }
-
-struct vec {
-	void *data;
-	size_t n, cap, elem;
-};
 
 struct core {
 	const struct scenario *scn;
@@ -452,6 +461,36 @@ struct adapter *adapter_get(struct core *c, unsigned int adapter);
  * Return: how many faults were taken.
  */
 int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys);
+/**
+ * exposure_note() - record a DMA that reached memory its device was not given.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter that issued it.
+ * @address: where the access began, as the device issued it.
+ * @bytes: its length.
+ * @write: true: the device wrote system memory.
+ * @how: enum core_exposure_how.
+ */
+void exposure_note(struct core *c, struct adapter *a, unsigned int phys, uint64_t address,
+		   uint64_t bytes, bool write, enum core_exposure_how how);
+/**
+ * device_dma() - one stretch of device addresses, as the device issues it
+ * on its own (rogue.c, exclusive.c): what the IOMMU blocks recorded as
+ * faults, what reaches memory with no domain between, or through a stale
+ * address, as an exposure.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter that issues it.
+ * @address: the first device address.
+ * @bytes: length.
+ * @write: true: the device writes system memory.
+ * @stale: the address is one the device kept from memory since freed.
+ *
+ * Return: 0, -EFAULT (blocked), or what the backend says (-ERANGE: beyond
+ * what the device can address).
+ */
+int device_dma(struct core *c, struct adapter *a, unsigned int phys, uint64_t address,
+	       uint64_t bytes, bool write, bool stale);
 /**
  * stale_check() - record DMA through stale IOTLB entries since the last check.
  * @c: the core.

@@ -21,41 +21,6 @@ const struct core_exposure *core_exposures(const struct core *core, size_t *n)
 	return core->exposures.data;
 }
 
-static void exposed(struct core *c, struct adapter *a, unsigned int phys, uint64_t address,
-		    uint64_t bytes, bool write, enum core_exposure_how how)
-{
-	struct core_exposure x = { .event = c->event, .ts_ns = c->ts_ns, .adapter = a->index,
-				   .phys = phys, .address = address, .bytes = bytes,
-				   .write = write, .how = (uint8_t)how };
-
-	if (vec_push(&c->exposures, &x))
-		log_err("out of memory recording an exposure");
-}
-
-/* One stretch of device addresses, as the device issues it; faults and exposure recorded. */
-static int dma_at(struct core *c, struct adapter *a, unsigned int phys, uint64_t address,
-		  uint64_t bytes, bool write, bool stale)
-{
-	struct hw_job job = { .dir = write ? HW_COPY_TO_SYSTEM : HW_COPY_FROM_SYSTEM,
-			      .iova = address, .len = bytes };
-	uint32_t dev = a->phys[phys].dev;
-	int rc;
-
-	rc = c->hw->ops->gpu_submit(c->hw, dev, &job);
-	if (!rc)
-		rc = c->hw->ops->gpu_wait(c->hw, dev);
-	else
-		c->hw->ops->gpu_wait(c->hw, dev);
-	if (rc == -EFAULT)
-		hw_err_pop(c, a, phys);
-	stale_check(c);
-	if (!rc && a->phys[phys].domain == CORE_NO_DOMAIN)
-		exposed(c, a, phys, address, bytes, write, CORE_EXPOSED_NO_DOMAIN);
-	else if (!rc && stale)
-		exposed(c, a, phys, address, bytes, write, CORE_EXPOSED_REUSED);
-	return rc;
-}
-
 /* What every DMA a device starts on its own needs: an adapter, started, and a running scheduler. */
 static int dma_enter(struct core *c, unsigned int adapter, unsigned int phys, uint64_t bytes,
 		     struct adapter **out)
@@ -87,7 +52,24 @@ int core_dma_raw(struct core *core, unsigned int adapter, unsigned int phys, uin
 		return rc;
 	if (address + bytes < address)
 		return -ERANGE;
-	return dma_at(core, a, phys, address, bytes, write, false);
+	return device_dma(core, a, phys, address, bytes, write, false);
+}
+
+int core_dma_exclusive(struct core *core, unsigned int adapter, unsigned int phys,
+		       uint64_t address, uint64_t bytes, bool write)
+{
+	struct armed_dma d = { .phys = phys, .address = address, .bytes = bytes, .write = write };
+	struct adapter *a = adapter_get(core, adapter);
+
+	if (!a || phys >= a->nphys)
+		return -ENOENT;
+	if (!a->started)
+		return -ENODEV;
+	if (!bytes || bytes > core->hw->ops->vram_size(core->hw, a->phys[phys].dev))
+		return -EINVAL;
+	if (address + bytes < address)
+		return -ERANGE;
+	return vec_push(&a->armed, &d);
 }
 
 static const struct tomb *tomb_of(const struct core *c, core_handle_t h)
@@ -118,7 +100,7 @@ int core_dma_stale(struct core *core, unsigned int adapter, unsigned int phys, c
 	if (offset + bytes < offset || offset + bytes > t->npages * GPUISO_PAGE_SIZE)
 		return -ERANGE;
 	if (t->logical)
-		return dma_at(core, a, phys, t->iova + offset, bytes, write, true);
+		return device_dma(core, a, phys, t->iova + offset, bytes, write, true);
 	for (size_t r = 0; r < t->runs.n && bytes && !rc; r++) {
 		const struct phys_run *run = &phys_runs_array(&t->runs)[r];
 		uint64_t run_bytes = run->npages * GPUISO_PAGE_SIZE, len;
@@ -128,7 +110,7 @@ int core_dma_stale(struct core *core, unsigned int adapter, unsigned int phys, c
 			continue;
 		}
 		len = GPUISO_MIN(bytes, run_bytes - offset);
-		rc = dma_at(core, a, phys, run->pa + offset, len, write, true);
+		rc = device_dma(core, a, phys, run->pa + offset, len, write, true);
 		bytes -= len;
 		offset = 0;
 	}

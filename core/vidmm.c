@@ -259,6 +259,7 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 {
 	struct adapter *a = adapter_get(core, adapter);
 	struct hobj *o;
+	uint64_t first_iova = 0, copied;
 	uint32_t dev;
 	int rc = 0;
 
@@ -277,6 +278,7 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 	if (fp_should_fail(core->fp, FP_GPU_COPY))
 		return -EIO;
 	dev = a->phys[phys].dev;
+	copied = bytes;
 	while (bytes && !rc) {
 		struct hw_job job = { .dir = dir, .vram_off = vram_off };
 
@@ -291,6 +293,8 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 		}
 		if (rc)
 			break;
+		if (bytes == copied)
+			first_iova = job.iova;
 		job.len = GPUISO_MIN(bytes, dom_span(a, &o->pg, &o->map, offset));
 		rc = core->hw->ops->gpu_submit(core->hw, dev, &job);
 		offset += job.len;
@@ -304,6 +308,10 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 	if (rc == -EFAULT)
 		hw_err_pop(core, a, phys);
 	stale_check(core);
+	/* memory never mapped for the device, reached with no domain between */
+	if (!rc && !o->map.wanted && a->phys[phys].domain == CORE_NO_DOMAIN)
+		exposure_note(core, a, phys, first_iova, copied, dir == HW_COPY_TO_SYSTEM,
+			      CORE_EXPOSED_NO_DOMAIN);
 	return rc;
 }
 

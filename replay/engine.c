@@ -340,6 +340,8 @@ static int dispatch(struct replay_engine *e, const struct wl_event *ev, core_han
 		return core_dma(c, a, p, target, v[WL_OFFSET], v[WL_BYTES], v[WL_ARG] != 0);
 	case WL_DMA_RAW:
 		return core_dma_raw(c, a, p, v[WL_OFFSET], v[WL_BYTES], v[WL_ARG] != 0);
+	case WL_DMA_EXCLUSIVE:
+		return core_dma_exclusive(c, a, p, v[WL_OFFSET], v[WL_BYTES], v[WL_ARG] != 0);
 	case WL_POWER: return core_power(c, a, p, model_power(v[WL_ARG]));
 	case WL_MEMORY: {
 		struct physmem_pressure pr = { .commit_available = v[WL_OFFSET],

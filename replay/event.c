@@ -46,6 +46,9 @@ const struct wl_desc wl_catalogue[WL_NKINDS] = {
 	[WL_DRIVER_MDL_FREE] = { "driver_mdl_free", 2, { F("adapter", WL_ADAPTER), F("id", WL_ID) } },
 	[WL_DMA_RAW] = { "dma_raw", 5, { F("adapter", WL_ADAPTER), F("phys", WL_PHYS),
 			 F("address", WL_OFFSET), F("bytes", WL_BYTES), F("write", WL_ARG) } },
+	[WL_DMA_EXCLUSIVE] = { "dma_exclusive", 5, { F("adapter", WL_ADAPTER), F("phys", WL_PHYS),
+			       F("address", WL_OFFSET), F("bytes", WL_BYTES),
+			       F("write", WL_ARG) } },
 };
 
 /* Each creating kind and the kind that ends what it created. */

@@ -41,6 +41,7 @@ enum wl_kind {
 	WL_DRIVER_MDL_CREATE, /* an MDL the driver built over memory it obtained itself */
 	WL_DRIVER_MDL_FREE,
 	WL_DMA_RAW,          /* a DMA at an address of the device's choosing: no id */
+	WL_DMA_EXCLUSIVE,    /* such a DMA, issued inside the adapter's next exclusive access */
 	WL_NKINDS
 };
 

@@ -122,11 +122,19 @@ LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, driver_mdl_create,
 
 GPUISO_WL_ADAPTER_ID(driver_mdl_free)
 
-LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, dma_raw,
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(gpuiso_wl, device_dma,
 	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, phys, uint64_t, address, uint64_t, bytes,
 			  uint64_t, write),
 	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter) GPUISO_WL_F(phys) GPUISO_WL_F(address)
 			    GPUISO_WL_F(bytes) GPUISO_WL_F(write)))
+
+#define GPUISO_WL_DEVICE_DMA(ev)                                             \
+	LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(gpuiso_wl, device_dma, gpuiso_wl, ev, \
+		LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, phys, uint64_t, address, \
+				  uint64_t, bytes, uint64_t, write))
+
+GPUISO_WL_DEVICE_DMA(dma_raw)
+GPUISO_WL_DEVICE_DMA(dma_exclusive)
 
 #endif /* GPUISO_REPLAY_TP_WL_H */
 

@@ -44,6 +44,7 @@ static struct lttng_ust_tracepoint *const wl_tp[WL_NKINDS] = {
 	[WL_DRIVER_MDL_CREATE] = &lttng_ust_tracepoint_gpuiso_wl___driver_mdl_create,
 	[WL_DRIVER_MDL_FREE] = &lttng_ust_tracepoint_gpuiso_wl___driver_mdl_free,
 	[WL_DMA_RAW] = &lttng_ust_tracepoint_gpuiso_wl___dma_raw,
+	[WL_DMA_EXCLUSIVE] = &lttng_ust_tracepoint_gpuiso_wl___dma_exclusive,
 };
 
 /* The {adapter, id} events. */
@@ -144,6 +145,10 @@ EMIT_FN emit_wl(const struct wl_event *e)
 	case WL_DMA_RAW:
 		lttng_ust_do_tracepoint(gpuiso_wl, dma_raw, v[WL_ADAPTER], v[WL_PHYS], v[WL_OFFSET],
 					v[WL_BYTES], v[WL_ARG]);
+		break;
+	case WL_DMA_EXCLUSIVE:
+		lttng_ust_do_tracepoint(gpuiso_wl, dma_exclusive, v[WL_ADAPTER], v[WL_PHYS],
+					v[WL_OFFSET], v[WL_BYTES], v[WL_ARG]);
 		break;
 	case WL_NKINDS:
 		break;
