@@ -44,6 +44,8 @@ Test(event, catalogue_matches_the_design_contract)
 		{ "irql", "level" },
 		{ "driver_mdl_create", "adapter", "id", "bytes" },
 		{ "driver_mdl_free", "adapter", "id" },
+		{ "dma_raw", "adapter", "phys", "address", "bytes", "write" },
+		{ "dma_exclusive", "adapter", "phys", "address", "bytes", "write" },
 	};
 
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
