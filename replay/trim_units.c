@@ -23,6 +23,7 @@ struct units_walk {
 	uint32_t *parent;          /* per unit: the unit it was merged into, or itself */
 	size_t nunits, cap;
 	struct u64map live;        /* (adapter, id) -> the unit of the object live under it */
+	struct u64map dead;        /* (adapter, id) -> the unit of the object last freed under it */
 	struct u64map down;        /* (adapter, phys) -> the unit of a power-down not yet undone */
 	struct units_raise *raised; /* raises not yet lowered, lowest first */
 	size_t nraised, raised_cap;
@@ -144,9 +145,21 @@ static int units_of_event(struct units_walk *w, const struct wl_event *e, uint32
 		return units_object(w, adapter, e->v[WL_ID], true, u);
 	if (wl_destroys(e->kind)) {
 		rc = units_object(w, adapter, e->v[WL_ID], false, u);
-		if (!rc && adapter <= 0xff && e->v[WL_ID] <= UNITS_ID_MAX)
+		if (!rc && adapter <= 0xff && e->v[WL_ID] <= UNITS_ID_MAX) {
 			u64map_del(&w->live, units_key(adapter, e->v[WL_ID]));
+			rc = u64map_put(&w->dead, units_key(adapter, e->v[WL_ID]), *u);
+		}
 		return rc;
+	}
+	/* a DMA through a freed id reaches what the object had: it goes with the object */
+	if (e->kind == WL_DMA && adapter <= 0xff && e->v[WL_ID] <= UNITS_ID_MAX &&
+	    !u64map_get(&w->live, units_key(adapter, e->v[WL_ID]))) {
+		const uint64_t *dead = u64map_get(&w->dead, units_key(adapter, e->v[WL_ID]));
+
+		if (dead) {
+			*u = (uint32_t)*dead;
+			return 0;
+		}
 	}
 	if (wl_uses(e->kind))
 		return units_object(w, adapter, e->v[WL_ID], false, u);
@@ -226,6 +239,7 @@ int trim_units_build(const struct wl_event *ev, size_t n, struct trim_units *u)
 	free(w.raised);
 	free(w.needs);
 	u64map_fini(&w.live);
+	u64map_fini(&w.dead);
 	u64map_fini(&w.down);
 	return rc;
 }

@@ -426,3 +426,24 @@ Test(trim, units_keep_lifetimes_whole)
 	cr_assert_not(keep[2]);
 	trim_units_free(&u);
 }
+
+/* A DMA through a freed id reaches what the object had: it stays with the object, raw DMA alone. */
+Test(trim, stale_dma_goes_with_the_object_it_reaches)
+{
+	struct wl_event ev[] = {
+		{ .kind = WL_ALLOC_MDL, .v = { [WL_ID] = 1 } },  /* 0: u0 */
+		{ .kind = WL_FREE_MDL, .v = { [WL_ID] = 1 } },   /* 1: u0 */
+		{ .kind = WL_DMA_RAW, .v = { [WL_OFFSET] = 1 } }, /* 2: u1 */
+		{ .kind = WL_DMA, .v = { [WL_ID] = 1 } },        /* 3: u0, after the free */
+		{ .kind = WL_DMA, .v = { [WL_ID] = 9 } },        /* 4: u2, never created */
+	};
+	static const uint32_t unit[] = { 0, 0, 1, 0, 2 };
+	struct trim_units u;
+
+	cr_assert_eq(trim_units_build(ev, sizeof(ev) / sizeof(ev[0]), &u), 0);
+	cr_assert_eq(u.nunits, 3);
+	for (size_t i = 0; i < sizeof(unit) / sizeof(unit[0]); i++)
+		cr_assert_eq(u.unit_of[i], unit[i], "event %zu: unit %u, not %u", i, u.unit_of[i],
+			     unit[i]);
+	trim_units_free(&u);
+}
