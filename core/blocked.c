@@ -36,7 +36,7 @@ const char *core_fault_cause_name(unsigned int cause)
 
 const char *core_exposure_how_name(unsigned int how)
 {
-	return how == CORE_EXPOSED_NO_DOMAIN ? "no_domain" : how == CORE_EXPOSED_REUSED ? "reused" : "?";
+	return how == CORE_EXPOSED_NO_DOMAIN ? "no_domain" : how == CORE_EXPOSED_STALE ? "stale" : "?";
 }
 
 bool blocked_irq_window(uint64_t address, uint64_t bytes)

@@ -188,12 +188,13 @@ struct core_fault {
 
 /*
  * A DMA the IOMMU let through to memory the device was not given: with no
- * domain between it and memory, or through an address that was unmapped
- * and has since been mapped again for other memory.
+ * domain between it and memory, or through the address of a freed object
+ * that the IOMMU still translates (its unmap refused, or mapped again since
+ * for other memory).
  */
 enum core_exposure_how {
 	CORE_EXPOSED_NO_DOMAIN, /* no IOMMU domain: the device reached physical memory */
-	CORE_EXPOSED_REUSED,    /* a stale address, mapped again since for other memory */
+	CORE_EXPOSED_STALE,     /* a stale address the IOMMU still translates: unmap refused, or mapped again */
 };
 
 struct core_exposure {
@@ -749,7 +750,7 @@ int core_dma_raw(struct core *core, unsigned int adapter, unsigned int phys, uin
  *
  * The model remembers the device addresses of the last CORE_TOMBS objects
  * freed. A DMA the IOMMU lets through to an address mapped again since is
- * an exposure (CORE_EXPOSED_REUSED); with no domain, CORE_EXPOSED_NO_DOMAIN.
+ * an exposure (CORE_EXPOSED_STALE); with no domain, CORE_EXPOSED_NO_DOMAIN.
  *
  * Return: as core_dma_raw(), and -ENOENT when @h is not among the objects
  * remembered, -ERANGE when @offset + @bytes runs past the object.

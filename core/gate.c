@@ -170,7 +170,7 @@ int device_dma(struct core *c, struct adapter *a, unsigned int phys, uint64_t ad
 	if (!rc && a->phys[phys].domain == CORE_NO_DOMAIN)
 		exposure_note(c, a, phys, address, bytes, write, CORE_EXPOSED_NO_DOMAIN);
 	else if (!rc && stale)
-		exposure_note(c, a, phys, address, bytes, write, CORE_EXPOSED_REUSED);
+		exposure_note(c, a, phys, address, bytes, write, CORE_EXPOSED_STALE);
 	return rc;
 }
 

@@ -393,15 +393,20 @@ static void bury(struct replay_engine *e, uint64_t key, core_handle_t h)
 	e->dead[e->dead_next++ % CORE_TOMBS].h = h;
 }
 
-/* The handle of the last object of @key freed, if the ring still holds it; else 0. */
-static core_handle_t dead_handle(const struct replay_engine *e, uint64_t key)
+/*
+ * Whether the ring still holds the last object of @key freed; its handle to
+ * @h (0: the model had refused to create it).
+ */
+static bool dead_handle(const struct replay_engine *e, uint64_t key, core_handle_t *h)
 {
 	uint64_t n = e->dead_next < CORE_TOMBS ? e->dead_next : CORE_TOMBS;
 
 	for (uint64_t i = 1; i <= n; i++)
-		if (e->dead[(e->dead_next - i) % CORE_TOMBS].key == key)
-			return e->dead[(e->dead_next - i) % CORE_TOMBS].h;
-	return 0;
+		if (e->dead[(e->dead_next - i) % CORE_TOMBS].key == key) {
+			*h = e->dead[(e->dead_next - i) % CORE_TOMBS].h;
+			return true;
+		}
+	return false;
 }
 
 /* The object of @key ended (or never began): no longer live. */
@@ -490,8 +495,8 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 		if (!obj && (ev->flags & WL_AFTER_LOSS))
 			return skip_orphan(e);
 		/* a device does not know what the driver freed: it uses the address it had */
-		if (!obj && ev->kind == WL_DMA)
-			dead = dead_handle(e, key);
+		if (!obj && ev->kind == WL_DMA && dead_handle(e, key, &dead) && !dead)
+			return refuse(e, ev, index, -ENOENT, "its object's creation was refused");
 		if (!obj && !dead)
 			return input_error(e, ev, index,
 					   destroys ? "its id is not live (freed twice or never created)"
@@ -508,8 +513,10 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 	}
 	if ((obj && !LIVE_HANDLE(*obj)) || (ref && !LIVE_HANDLE(*ref))) {
 		/* its object was never created: the model refused that earlier */
-		if (destroys)
+		if (destroys) {
+			bury(e, key, 0);
 			forget(e, key);
+		}
 		if (creates && u64map_put(&e->live, key, LIVE(0, ev->kind)))
 			return -ENOMEM;
 		return refuse(e, ev, index, -ENOENT, "its object's creation was refused");
@@ -544,7 +551,7 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 	if (creates && !rc && e->life &&
 	    (u64map_put(&e->born, key, index) || u64map_put(&e->born_ts, key, ev->ts)))
 		return -ENOMEM;
-	if (destroys && !rc && obj && LIVE_HANDLE(*obj))
+	if (destroys && !rc)
 		bury(e, key, LIVE_HANDLE(*obj));
 	if (destroys)
 		forget(e, key);
@@ -685,7 +692,7 @@ static void fill_dma(const struct replay_engine *e, struct dma_result *d, bool e
 	for (d->ncauses = 0; d->ncauses < CORE_FAULT_NCAUSES; d->ncauses++)
 		snprintf(d->blocked_by[d->ncauses].name, sizeof(d->blocked_by[0].name), "%s",
 			 core_fault_cause_name((unsigned int)d->ncauses));
-	for (d->nhows = 0; d->nhows <= CORE_EXPOSED_REUSED; d->nhows++)
+	for (d->nhows = 0; d->nhows <= CORE_EXPOSED_STALE; d->nhows++)
 		snprintf(d->exposed_by[d->nhows].name, sizeof(d->exposed_by[0].name), "%s",
 			 core_exposure_how_name((unsigned int)d->nhows));
 	f = core_faults(e->core, &n);

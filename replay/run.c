@@ -418,7 +418,7 @@ static void dma_summary(const struct dma_result *d, FILE *out)
 		{ "after_unmap", "after it was unmapped" },
 		{ "after_free", "after it was freed" },
 		{ "no_domain", "no IOMMU domain: physical memory reached" },
-		{ "reused", "a stale address, mapped again since for other memory" },
+		{ "stale", "a stale address the IOMMU still translates (its unmap refused, or mapped again since)" },
 	};
 	const struct {
 		const char *title;

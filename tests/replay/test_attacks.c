@@ -16,7 +16,7 @@
 
 static const char *const causes[] = { "not_mapped", "beyond_range", "domain_switch", "reserved",
 				      "after_unmap", "after_free" };
-static const char *const hows[] = { "no_domain", "reused" };
+static const char *const hows[] = { "no_domain", "stale" };
 
 static char *slurp(const char *path)
 {
