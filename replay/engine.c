@@ -232,6 +232,16 @@ size_t engine_live(const struct replay_engine *e)
 	return n;
 }
 
+core_handle_t engine_handle(const struct replay_engine *e, uint64_t adapter, uint64_t id)
+{
+	const uint64_t *v;
+
+	if (adapter > LIVE_ADAPTER_MAX || id > LIVE_ID_MAX)
+		return 0;
+	v = u64map_get(&e->live, live_key(adapter, id));
+	return v ? LIVE_HANDLE(*v) : 0;
+}
+
 static int refuse(struct replay_engine *e, const struct wl_event *ev, uint64_t index, int rc,
 		  const char *why)
 {
