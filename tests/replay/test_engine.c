@@ -581,6 +581,7 @@ Test(engine, the_four_save_callbacks_take_the_leads_hadapter)
 	struct rig r;
 
 	rig_up(&r);
+	/* the default chain is the lead alone: phys 1 is no adapter of it */
 	cr_assert_eq(apply(&r, EVT(WL_FB_PIN, [WL_ID] = 1, [WL_ARG] = 1)), 1, "phys 1's hAdapter");
 	cr_assert_eq(count_code(&r.res, "FB_NOT_LEAD"), 0, "(results are filled at the end)");
 	cr_assert(strstr(last_of(r.core, CORE_V_FB_NOT_LEAD), "DxgkCbPinFrameBufferForSave"));
@@ -595,6 +596,7 @@ Test(engine, the_four_save_callbacks_take_the_leads_hadapter)
 	cr_assert(strstr(last_of(r.core, CORE_V_FB_NOT_LEAD), "DxgkCbMapFrameBufferPointer"));
 	cr_assert_eq(apply(&r, EVT(WL_FB_MAP, [WL_ID] = 5, [WL_ARG] = 1ull << 32,
 				   [WL_BYTES] = 4096)), 1, "hAdapter 2^32 is not the lead's 0");
+	cr_assert(strstr(last_of(r.core, CORE_V_FB_NOT_LEAD), "no physical adapter of its chain"));
 	cr_assert_eq(apply(&r, EVT(WL_FB_MAP, [WL_ID] = 6, [WL_OFFSET] = 4096, [WL_BYTES] = 4096)),
 		     0);
 	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 6, [WL_BYTES] = 4096, [WL_ARG] = 1)), 0,
