@@ -15,7 +15,7 @@
  * faults, verifier violations and invariants.
  */
 
-#define RESULTS_MAX_OPS 32
+#define RESULTS_MAX_OPS 64 /* the workload kinds: a record's head has room for 64 (replay/record.c) */
 #define RESULTS_MAX_NAMED 64
 
 struct op_result {

@@ -140,7 +140,7 @@ enum core_violation_code {
 	CORE_V_FB_SEQUENCE,       /* unpin without pin, pin twice, transition out of order */
 	CORE_V_PMO_BUSY,          /* PMO destroyed with ADLs, views or opens outstanding */
 	CORE_V_STALE_TRANSLATION, /* DMA translated by a stale IOTLB entry */
-	CORE_V_CPU_ACCESS,        /* CPU access through an ADL or a PMO: no CPU address */
+	CORE_V_CPU_ACCESS,        /* CPU access through no CPU address (ADL, PMO, dead CpuVisibleAddress) */
 	CORE_V_NVIOLATIONS
 };
 
@@ -592,6 +592,32 @@ int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, core_handle_t h)
  */
 int core_view_rw(struct core *core, core_handle_t h, uint64_t offset, void *buf, uint64_t len,
 		 bool write);
+
+/**
+ * core_cpu_access() - the driver's CPU reads or writes memory through the
+ * CPU address it holds for a handle: contiguous memory, an MDL (Dxgkrnl's
+ * or its own), a CPU view (of a PMO, a frame-buffer chunk), a pinned save
+ * area, a monitored fence; for a VidMm allocation, its CpuVisibleAddress
+ * (MapApertureSegment2 with MapApertureCpuVisible), valid only while the
+ * allocation is mapped into the aperture segment. Not a callback: no IRQL
+ * or exclusive-access gate. A write stores a byte pattern of the event.
+ * @core: the model.
+ * @adapter: index.
+ * @h: the handle, of @adapter.
+ * @offset: byte offset in the memory the CPU address maps (an allocation:
+ *          from its CpuVisibleAddress).
+ * @bytes: length (not 0).
+ * @write: direction.
+ *
+ * Return: 0; -EPERM with a CPU_ACCESS violation when @h gives the CPU no
+ * address (an ADL, an MDL's IOMMU mapping, a PMO or an open handle of it,
+ * an allocation that is not mapped with a CpuVisibleAddress now: never,
+ * without MapApertureCpuVisible, or after the unmap freed it); -ERANGE
+ * (beyond what it maps); -EINVAL (no bytes; with BAD_HANDLE: not live, or
+ * another adapter's); -ENODEV; -ESHUTDOWN (bugchecked).
+ */
+int core_cpu_access(struct core *core, unsigned int adapter, core_handle_t h, uint64_t offset,
+		    uint64_t bytes, bool write);
 
 /**
  * core_adl_alloc() - lock part of a PMO for the GPU and describe it by an ADL:

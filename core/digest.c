@@ -70,6 +70,7 @@ static uint64_t hobj_digest(const struct handle_table *ht, const struct hobj *o,
 	case H_ADL:
 		return DIGEST_FOLD(h, canon(ht, o->u.adl.pmo));
 	case H_ALLOC:
+		h = DIGEST_FOLD(h, o->u.alloc.cpu_view_freed, o->u.alloc.cpu_view_freed_at);
 		return DIGEST_FOLD(h, o->u.alloc.seg, o->u.alloc.flags, o->u.alloc.vram_off,
 				   o->u.alloc.aperture_mapped, canon(ht, o->u.alloc.cpu_view));
 	default:

@@ -142,8 +142,13 @@ static int fb_enter(struct core *c, unsigned int adapter, unsigned int caller, c
 
 	if (rc)
 		return rc;
-	if (caller != 0) {
+	if (caller != 0 && caller < (*a)->nphys) {
 		viol(c, CORE_V_FB_NOT_LEAD, "%s on %s with physical adapter %u's hAdapter; the lead's is required",
+		     name, (*a)->cfg->name, caller);
+		return -EINVAL;
+	}
+	if (caller != 0) {
+		viol(c, CORE_V_FB_NOT_LEAD, "%s on %s with the hAdapter of no physical adapter of its chain (%u); the lead's is required",
 		     name, (*a)->cfg->name, caller);
 		return -EINVAL;
 	}

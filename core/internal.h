@@ -83,6 +83,8 @@ struct hobj {
 			uint64_t vram_off;     /* CORE_SEG_VRAM: where in the lead's VRAM */
 			bool aperture_mapped;
 			core_handle_t cpu_view;     /* CPU-visible address while aperture-mapped */
+			bool cpu_view_freed;        /* the last one died at an unmap, at ... */
+			uint64_t cpu_view_freed_at; /* ... this event */
 		} alloc;
 	} u;
 };

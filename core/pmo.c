@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <string.h>
 
 #define LOG_PREFIX "pmo"
 #include "common/log.h"
@@ -297,6 +298,72 @@ int core_view_rw(struct core *core, core_handle_t h, uint64_t offset, void *buf,
 	struct hobj *o = cpu_memory(core, h, "CPU access", &rc);
 
 	return o ? pages_rw(core, &o->pg, offset, buf, len, write) : rc;
+}
+
+/*
+ * The CPU address the driver holds for a VidMm allocation: its
+ * CpuVisibleAddress, "a kernel-mode virtual address that is valid as long
+ * as the allocation is mapped into the aperture segment". Anything else is
+ * CPU access through no address: a CPU_ACCESS violation, saying which.
+ */
+static struct hobj *alloc_cpu_memory(struct core *c, core_handle_t h, const struct hobj *o,
+				     int *rc)
+{
+	struct hobj *v = o->u.alloc.aperture_mapped ? handle_peek(c, o->u.alloc.cpu_view) : NULL;
+
+	if (v)
+		return v;
+	*rc = -EPERM;
+	if (o->u.alloc.aperture_mapped)
+		viol(c, CORE_V_CPU_ACCESS, "CPU access through allocation 0x%x: it was mapped into the aperture segment without MapApertureCpuVisible, so its CpuVisibleAddress is NULL",
+		     h);
+	else if (o->u.alloc.cpu_view_freed)
+		viol(c, CORE_V_CPU_ACCESS, "CPU access through allocation 0x%x after UNMAP_APERTURE_SEGMENT freed its CpuVisibleAddress (event %llu): the address is valid only while the allocation is mapped into the aperture segment",
+		     h, (unsigned long long)o->u.alloc.cpu_view_freed_at);
+	else
+		viol(c, CORE_V_CPU_ACCESS, "CPU access through allocation 0x%x: it has no CPU address (VidMm gives one only as MapApertureSegment2's CpuVisibleAddress, while the allocation is mapped into the aperture segment)",
+		     h);
+	return NULL;
+}
+
+#define CPU_ACCESS_CHUNK 4096u
+
+int core_cpu_access(struct core *core, unsigned int adapter, core_handle_t h, uint64_t offset,
+		    uint64_t bytes, bool write)
+{
+	struct adapter *a = adapter_get(core, adapter);
+	uint8_t buf[CPU_ACCESS_CHUNK];
+	struct hobj *o;
+	int rc = -EINVAL;
+
+	if (core->bugchecked)
+		return -ESHUTDOWN;
+	if (!a || !a->started)
+		return -ENODEV;
+	o = handle_any(core, h, "CPU access");
+	if (o && o->adapter != adapter) {
+		viol(core, CORE_V_BAD_HANDLE, "CPU access: handle 0x%x belongs to adapter %u, not %u",
+		     h, o->adapter, adapter);
+		return -EINVAL;
+	}
+	if (o)
+		o = o->kind == H_ALLOC ? alloc_cpu_memory(core, h, o, &rc)
+				       : cpu_memory(core, h, "CPU access", &rc);
+	if (!o)
+		return rc;
+	if (!bytes)
+		return -EINVAL;
+	if (offset + bytes < offset || offset + bytes > o->pg.npages * GPUISO_PAGE_SIZE)
+		return -ERANGE;
+	/* what a write stores: the event's mark, so that two writes differ */
+	memset(buf, 0xa5 ^ (uint8_t)core->event, sizeof(buf));
+	for (uint64_t done = 0; done < bytes; done += CPU_ACCESS_CHUNK) {
+		rc = pages_rw(core, &o->pg, offset + done, buf,
+			      GPUISO_MIN(CPU_ACCESS_CHUNK, bytes - done), write);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int core_view_copy(struct core *core, core_handle_t dst, uint64_t dst_off, core_handle_t src,

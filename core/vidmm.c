@@ -150,6 +150,7 @@ int core_map_aperture(struct core *core, unsigned int adapter, core_handle_t h,
 		goto release_view;
 	o->u.alloc.aperture_mapped = true;
 	o->u.alloc.cpu_view = view;
+	o->u.alloc.cpu_view_freed = false;
 	return 0;
 
 release_view:
@@ -172,6 +173,10 @@ int core_unmap_aperture(struct core *core, unsigned int adapter, core_handle_t h
 	rc = core->kmd_merged.build_paging_buffer(core, core->kmd, adapter, &op);
 	o->u.alloc.aperture_mapped = false;
 	/* The CPU-visible address is freed right after the unmap. */
+	if (o->u.alloc.cpu_view) {
+		o->u.alloc.cpu_view_freed = true;
+		o->u.alloc.cpu_view_freed_at = core->event;
+	}
 	obj_destroy(core, o->u.alloc.cpu_view);
 	o->u.alloc.cpu_view = 0;
 	return rc;

@@ -238,6 +238,16 @@ size_t engine_live(const struct replay_engine *e)
 	return n;
 }
 
+core_handle_t engine_handle(const struct replay_engine *e, uint64_t adapter, uint64_t id)
+{
+	const uint64_t *v;
+
+	if (adapter > LIVE_ADAPTER_MAX || id > LIVE_ID_MAX)
+		return 0;
+	v = u64map_get(&e->live, live_key(adapter, id));
+	return v ? LIVE_HANDLE(*v) : 0;
+}
+
 static int refuse(struct replay_engine *e, const struct wl_event *ev, uint64_t index, int rc,
 		  const char *why)
 {
@@ -294,6 +304,18 @@ static enum transfer_dir model_dir(uint64_t v)
 {
 	return v == WL_DIR_TO_VRAM ? TRANSFER_TO_VRAM : v == WL_DIR_FROM_VRAM ? TRANSFER_FROM_VRAM
 	       : (enum transfer_dir)(TRANSFER_FROM_VRAM + 1);
+}
+
+static enum cpu_access model_access(uint64_t v)
+{
+	return v == WL_ACCESS_KERNEL ? CPU_KERNEL : v == WL_ACCESS_USER ? CPU_USER
+	       : (enum cpu_access)(CPU_USER + 1);
+}
+
+/* The physical adapter whose hAdapter a frame-buffer callback was given (none: never the lead). */
+static unsigned int model_hadapter(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (unsigned int)v;
 }
 
 static enum power_state model_power(uint64_t v)
@@ -354,6 +376,21 @@ static int dispatch(struct replay_engine *e, const struct wl_event *ev, core_han
 	case WL_IRQL: core_set_irql(c, (enum core_irql)v[WL_ARG]); return 0; /* a level is its number */
 	case WL_DRIVER_MDL_CREATE: return core_driver_mdl_create(c, a, v[WL_BYTES], h);
 	case WL_DRIVER_MDL_FREE: return core_driver_mdl_free(c, a, target);
+	case WL_FB_PIN: return core_fb_pin(c, a, model_hadapter(v[WL_ARG]), p, h);
+	case WL_FB_UNPIN: return core_fb_unpin(c, a, model_hadapter(v[WL_ARG]), target);
+	case WL_FB_MAP:
+		return core_fb_map_chunk(c, a, model_hadapter(v[WL_ARG]), p, v[WL_OFFSET], v[WL_BYTES],
+					 h);
+	case WL_FB_UNMAP: return core_fb_unmap_chunk(c, a, model_hadapter(v[WL_ARG]), target);
+	case WL_CPU_ACCESS:
+		return core_cpu_access(c, a, target, v[WL_OFFSET], v[WL_BYTES], v[WL_ARG] != 0);
+	case WL_PMO_CREATE_IO:
+		return core_pmo_create_io(c, a, v[WL_OFFSET], v[WL_BYTES], model_cache(v[WL_ARG]), h);
+	case WL_PMO_MAP_CPU:
+		return core_pmo_map_cpu(c, a, ref, model_access(v[WL_ARG]), v[WL_OFFSET], v[WL_BYTES],
+					h);
+	case WL_PMO_UNMAP_CPU: return core_pmo_unmap_cpu(c, a, target);
+	case WL_IOMMU_DISABLE: return core_iommu_disable(c, a);
 	}
 	return -EINVAL;
 }
@@ -504,7 +541,7 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 								  "last 4096 objects freed"
 					   : "its id is not live");
 	}
-	if (ev->kind == WL_MAP_MDL || ev->kind == WL_ADL_ALLOC) {
+	if (wl_refers(ev->kind)) {
 		ref = u64map_get(&e->live, live_key(adapter, ev->v[WL_REF]));
 		if (!ref && (ev->flags & WL_AFTER_LOSS))
 			return skip_orphan(e); /* and its end, when it comes, too */
@@ -567,8 +604,9 @@ static void free_leftovers(struct replay_engine *e)
 {
 	/* children before what they refer to */
 	static const uint32_t order[] = {
-		WL_ADL_ALLOC, WL_MAP_MDL, WL_PMO_CREATE, WL_ALLOC_MDL, WL_DRIVER_MDL_CREATE,
-		WL_ALLOC_CONTIGUOUS, WL_ALLOC_CREATE, WL_FENCE_CREATE,
+		WL_ADL_ALLOC, WL_PMO_MAP_CPU, WL_MAP_MDL, WL_PMO_CREATE, WL_PMO_CREATE_IO,
+		WL_ALLOC_MDL, WL_DRIVER_MDL_CREATE, WL_ALLOC_CONTIGUOUS, WL_ALLOC_CREATE,
+		WL_FENCE_CREATE, WL_FB_PIN, WL_FB_MAP,
 	};
 
 	for (size_t k = 0; k < ARRAY_SIZE(order); k++) {

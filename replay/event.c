@@ -49,6 +49,23 @@ const struct wl_desc wl_catalogue[WL_NKINDS] = {
 	[WL_DMA_EXCLUSIVE] = { "dma_exclusive", 5, { F("adapter", WL_ADAPTER), F("phys", WL_PHYS),
 			       F("address", WL_OFFSET), F("bytes", WL_BYTES),
 			       F("write", WL_ARG) } },
+	[WL_FB_PIN] = { "fb_pin", 4, { F("adapter", WL_ADAPTER), F("id", WL_ID), F("phys", WL_PHYS),
+			F("hadapter", WL_ARG) } },
+	[WL_FB_UNPIN] = { "fb_unpin", 3, { F("adapter", WL_ADAPTER), F("id", WL_ID),
+			  F("hadapter", WL_ARG) } },
+	[WL_FB_MAP] = { "fb_map", 6, { F("adapter", WL_ADAPTER), F("id", WL_ID), F("phys", WL_PHYS),
+			F("hadapter", WL_ARG), F("offset", WL_OFFSET), F("bytes", WL_BYTES) } },
+	[WL_FB_UNMAP] = { "fb_unmap", 3, { F("adapter", WL_ADAPTER), F("id", WL_ID),
+			  F("hadapter", WL_ARG) } },
+	[WL_CPU_ACCESS] = { "cpu_access", 5, { F("adapter", WL_ADAPTER), F("id", WL_ID),
+			    F("offset", WL_OFFSET), F("bytes", WL_BYTES), F("write", WL_ARG) } },
+	[WL_PMO_CREATE_IO] = { "pmo_create_io", 5, { F("adapter", WL_ADAPTER), F("id", WL_ID),
+			       F("base", WL_OFFSET), F("bytes", WL_BYTES), F("cache", WL_ARG) } },
+	[WL_PMO_MAP_CPU] = { "pmo_map_cpu", 6, { F("adapter", WL_ADAPTER), F("id", WL_ID),
+			     F("pmo", WL_REF), F("mode", WL_ARG), F("offset", WL_OFFSET),
+			     F("bytes", WL_BYTES) } },
+	[WL_PMO_UNMAP_CPU] = { "pmo_unmap_cpu", 2, { F("adapter", WL_ADAPTER), F("id", WL_ID) } },
+	[WL_IOMMU_DISABLE] = { "iommu_disable", 1, { F("adapter", WL_ADAPTER) } },
 };
 
 /* Each creating kind and the kind that ends what it created. */
@@ -59,6 +76,8 @@ static const struct {
 	{ WL_MAP_MDL, WL_UNMAP_MDL }, { WL_PMO_CREATE, WL_PMO_DESTROY },
 	{ WL_ADL_ALLOC, WL_ADL_FREE }, { WL_ALLOC_CREATE, WL_ALLOC_DESTROY },
 	{ WL_FENCE_CREATE, WL_FENCE_DESTROY }, { WL_DRIVER_MDL_CREATE, WL_DRIVER_MDL_FREE },
+	{ WL_FB_PIN, WL_FB_UNPIN }, { WL_FB_MAP, WL_FB_UNMAP },
+	{ WL_PMO_CREATE_IO, WL_PMO_DESTROY }, { WL_PMO_MAP_CPU, WL_PMO_UNMAP_CPU },
 };
 
 bool wl_creates(uint32_t kind)
@@ -77,7 +96,12 @@ bool wl_destroys(uint32_t kind)
 bool wl_uses(uint32_t kind)
 {
 	return kind == WL_MAP_APERTURE || kind == WL_UNMAP_APERTURE || kind == WL_TRANSFER ||
-	       kind == WL_DMA;
+	       kind == WL_DMA || kind == WL_CPU_ACCESS;
+}
+
+bool wl_refers(uint32_t kind)
+{
+	return kind == WL_MAP_MDL || kind == WL_ADL_ALLOC || kind == WL_PMO_MAP_CPU;
 }
 
 int wl_destroy_of(uint32_t kind)

@@ -42,6 +42,16 @@ enum wl_kind {
 	WL_DRIVER_MDL_FREE,
 	WL_DMA_RAW,          /* a DMA at an address of the device's choosing: no id */
 	WL_DMA_EXCLUSIVE,    /* such a DMA, issued inside the adapter's next exclusive access */
+	/* the four frame-buffer save callbacks, as the driver calls them (hadapter: whose hAdapter) */
+	WL_FB_PIN,           /* DxgkCbPinFrameBufferForSave */
+	WL_FB_UNPIN,         /* DxgkCbUnpinFrameBufferForSave */
+	WL_FB_MAP,           /* DxgkCbMapFrameBufferPointer */
+	WL_FB_UNMAP,         /* DxgkCbUnmapFrameBufferPointer */
+	WL_CPU_ACCESS,       /* the driver's CPU reads or writes through an object's CPU address */
+	WL_PMO_CREATE_IO,    /* a PMO over a range of IO space the driver names */
+	WL_PMO_MAP_CPU,      /* DxgkCbMapPhysicalMemory: a CPU view of a PMO */
+	WL_PMO_UNMAP_CPU,    /* DxgkCbUnmapPhysicalMemory */
+	WL_IOMMU_DISABLE,    /* an attempt to disable the adapter's IOMMU */
 	WL_NKINDS
 };
 
@@ -50,10 +60,10 @@ enum wl_slot {
 	WL_ADAPTER,
 	WL_PHYS,
 	WL_ID,
-	WL_REF,    /* the object another refers to: map_mdl.mdl, adl_alloc.pmo */
-	WL_OFFSET, /* offset, offset_pages, commit_available, address */
+	WL_REF,    /* the object another refers to: map_mdl.mdl, adl_alloc.pmo, pmo_map_cpu.pmo */
+	WL_OFFSET, /* offset, offset_pages, commit_available, address, base */
 	WL_BYTES,  /* bytes, pages, lockable_available */
-	WL_ARG,    /* cache, segment, dir, write, state, level */
+	WL_ARG,    /* cache, segment, dir, write, state, level, hadapter, mode */
 	WL_FLAGS,  /* alloc_create.flags */
 	WL_NSLOTS
 };
@@ -79,6 +89,7 @@ enum wl_alloc_flag {
 enum wl_dir { WL_DIR_TO_VRAM = 0, WL_DIR_FROM_VRAM = 1 };
 enum wl_power { WL_POWER_D0 = 0, WL_POWER_D3 = 3 };
 enum wl_irql { WL_IRQL_PASSIVE = 0, WL_IRQL_APC = 1, WL_IRQL_DISPATCH = 2, WL_IRQL_HIGH = 15 };
+enum wl_access { WL_ACCESS_KERNEL = 0, WL_ACCESS_USER = 1 };
 
 /*
  * The tracer lost events before this one (a discarded-events record came
@@ -138,6 +149,15 @@ bool wl_destroys(uint32_t kind);
  * Return: true or false.
  */
 bool wl_uses(uint32_t kind);
+
+/**
+ * wl_refers() - whether events of @kind name a second live object, by the
+ * field in WL_REF (map_mdl's MDL, adl_alloc's and pmo_map_cpu's PMO).
+ * @kind: enum wl_kind.
+ *
+ * Return: true or false.
+ */
+bool wl_refers(uint32_t kind);
 
 /**
  * wl_destroy_of() - the kind that ends an object @kind created.

@@ -33,6 +33,9 @@
 enum obj_kind {
 	O_MDL, O_MDL_MAP, O_CONTIG, O_PMO, O_ADL, O_ALLOC, O_FENCE,
 	O_DRIVER_MDL, /* the driver's own MDL, mapped like a callback's */
+	O_VIEW,       /* a CPU view of a PMO (parent: the PMO's slot) */
+	O_FB_PIN,     /* the save section, pinned by the driver */
+	O_FB_CHUNK,   /* a chunk of the save section, mapped for the CPU */
 	O_NKINDS
 };
 
@@ -41,9 +44,12 @@ struct obj {
 	uint8_t kind;      /* enum obj_kind */
 	uint8_t seg;       /* O_ALLOC: the segment it landed in */
 	bool ap_mapped;    /* O_ALLOC: aperture-mapped */
-	uint32_t refs;     /* O_MDL, O_DRIVER_MDL: its mappings; O_PMO: its ADLs */
-	uint32_t parent;   /* O_MDL_MAP: the MDL's slot; O_ADL: the PMO's slot */
-	uint64_t bytes;    /* what its creation asked for */
+	bool cpu_visible;  /* O_ALLOC: created with MapApertureCpuVisible */
+	bool io;           /* O_PMO: over IO space (no RAM of the live budget) */
+	uint32_t refs;     /* O_MDL, O_DRIVER_MDL: its mappings; O_PMO: its ADLs and views */
+	uint32_t parent;   /* O_MDL_MAP: the MDL's slot; O_ADL, O_VIEW: the PMO's slot */
+	uint64_t bytes;    /* what its creation asked for (O_VIEW: the whole pages it maps) */
+	uint64_t ap_bytes; /* O_ALLOC: what its aperture mapping covers, while mapped */
 };
 
 enum act {
@@ -56,6 +62,9 @@ enum act {
 	/* after the others: a profile that weighs them 0 generates what it did before */
 	A_DRIVER_MDL_CREATE, A_DRIVER_MDL_FREE,
 	A_DPC_DMA,         /* a DMA issued from a DPC: raise to DISPATCH_LEVEL, DMA, lower */
+	A_PMO_CREATE_IO, A_VIEW_MAP, A_VIEW_UNMAP,
+	A_CPU_ACCESS,      /* the CPU through an address it holds: a view, a chunk, a CpuVisibleAddress */
+	A_FB_PIN, A_FB_UNPIN, A_FB_MAP, A_FB_UNMAP, /* the save section, at the driver's choice */
 	A_NACTS
 };
 
@@ -79,6 +88,8 @@ struct profile {
 	uint64_t pmo_min, pmo_max;
 	uint64_t alloc_min, alloc_max;    /* system and aperture segments */
 	uint64_t vram_min, vram_max;      /* VRAM segment */
+	uint64_t io_base, io_size;        /* IO space of the target scenario (no RAM), for PMOs */
+	uint64_t fb_section;              /* the target's save section of physical adapter 0 */
 	enum timing timing;
 	uint64_t gap_min, gap_max;        /* ns between events */
 	uint64_t power_gap;               /* extra ns after a power transition */
@@ -197,6 +208,37 @@ static const struct profile profiles[] = {
 		.mdl_min = 4 * KiB, .mdl_max = 256 * KiB,
 		.timing = T_STEADY, .gap_min = 1000, .gap_max = 100000,
 	},
+	{
+		.name = "cpu",
+		.describe = "the CPU side of a WDDM 3.0 driver: physical memory objects over RAM "
+			    "and over IO space (in the hole below 4 GiB), with CPU views for kernel "
+			    "and user mode of each caching type and ADLs for the GPU; CPU reads and "
+			    "writes through the views, through aperture allocations' "
+			    "CpuVisibleAddress while they are mapped, and through the frame-buffer "
+			    "save section, which the driver pins for the GPU or maps chunk by chunk "
+			    "for the CPU between power transitions, always with the lead's "
+			    "hAdapter; targets adapter 0 of traces/scenarios/logical-remap.yaml",
+		.nphys = 1,
+		.target_live = 40,
+		.weight = {
+			[A_PMO_CREATE] = 30, [A_PMO_DESTROY] = 30, [A_ADL_ALLOC] = 40,
+			[A_ADL_FREE] = 38,
+			[A_ALLOC_CREATE] = 25, [A_ALLOC_DESTROY] = 22, [A_MAP_APERTURE] = 25,
+			[A_UNMAP_APERTURE] = 22,
+			[A_FENCE_CREATE] = 5, [A_FENCE_DESTROY] = 5,
+			[A_DMA] = 60,
+			[A_PMO_CREATE_IO] = 15, [A_VIEW_MAP] = 40, [A_VIEW_UNMAP] = 38,
+			[A_CPU_ACCESS] = 120,
+			[A_FB_PIN] = 4, [A_FB_UNPIN] = 4, [A_FB_MAP] = 15, [A_FB_UNMAP] = 15,
+		},
+		.seg_weight = { [SC_APERTURE] = 1 },
+		.aperture_flags = WL_ALLOC_MAP_APERTURE_CPU_VISIBLE,
+		.pmo_min = 4 * KiB, .pmo_max = 1 * MiB,
+		.alloc_min = 64 * KiB, .alloc_max = 1 * MiB,
+		.io_base = 0xd0000000, .io_size = 16 * MiB,
+		.fb_section = 64 * MiB,
+		.timing = T_STEADY, .gap_min = 1000, .gap_max = 100000,
+	},
 };
 
 #define NPROFILES (sizeof(profiles) / sizeof(profiles[0]))
@@ -215,6 +257,7 @@ struct gen {
 	uint64_t live_bytes;
 	bool d3[GEN_MAX_PHYS];
 	bool pressure;
+	bool fb_pinned;       /* the save section is pinned (a second pin would be refused) */
 };
 
 /* --- PRNG: xoshiro256**, seeded through splitmix64 --- */
@@ -295,6 +338,13 @@ static bool fits(const struct gen *g, uint64_t k, int dt)
 	return g->produced + k + (uint64_t)((int64_t)teardown_cost(g) + dt) <= g->events;
 }
 
+/* Whether an object of @kind holds memory of its own (else it maps or locks another's). */
+static bool holds_memory(enum obj_kind kind)
+{
+	return kind != O_MDL_MAP && kind != O_ADL && kind != O_VIEW && kind != O_FB_PIN &&
+	       kind != O_FB_CHUNK;
+}
+
 static int obj_new(struct gen *g, enum obj_kind kind, uint64_t bytes)
 {
 	for (int i = 0; i < GEN_MAX_OBJS; i++) {
@@ -303,7 +353,7 @@ static int obj_new(struct gen *g, enum obj_kind kind, uint64_t bytes)
 		g->obj[i] = (struct obj){ .live = true, .kind = (uint8_t)kind, .bytes = bytes };
 		g->nlive++;
 		g->nkind[kind]++;
-		if (kind != O_MDL_MAP && kind != O_ADL)
+		if (holds_memory(kind))
 			g->live_bytes += bytes;
 		return i;
 	}
@@ -314,10 +364,12 @@ static void obj_del(struct gen *g, int i)
 {
 	struct obj *o = &g->obj[i];
 
-	if (o->kind != O_MDL_MAP && o->kind != O_ADL)
+	if (holds_memory(o->kind) && !o->io)
 		g->live_bytes -= o->bytes;
-	if (o->kind == O_MDL_MAP || o->kind == O_ADL)
+	if (o->kind == O_MDL_MAP || o->kind == O_ADL || o->kind == O_VIEW)
 		g->obj[o->parent].refs--;
+	if (o->kind == O_FB_PIN)
+		g->fb_pinned = false;
 	g->nlive--;
 	g->nkind[o->kind]--;
 	o->live = false;
@@ -421,8 +473,47 @@ static bool is_fence(const struct gen *g, const struct obj *o)
  */
 static bool is_dma_target(const struct gen *g, const struct obj *o)
 {
-	return o->kind != O_PMO && o->kind != O_DRIVER_MDL &&
-	       !(o->kind == O_ALLOC && o->seg == WL_SEG_VRAM);
+	return o->kind != O_PMO && o->kind != O_DRIVER_MDL && o->kind != O_VIEW &&
+	       o->kind != O_FB_CHUNK && !(o->kind == O_ALLOC && o->seg == WL_SEG_VRAM);
+}
+
+static bool is_view(const struct gen *g, const struct obj *o)
+{
+	return o->kind == O_VIEW;
+}
+
+static bool is_fb_pin(const struct gen *g, const struct obj *o)
+{
+	return o->kind == O_FB_PIN;
+}
+
+static bool is_fb_chunk(const struct gen *g, const struct obj *o)
+{
+	return o->kind == O_FB_CHUNK;
+}
+
+/*
+ * How many bytes the CPU address the driver holds for @o maps: an ADL, a
+ * PMO, an MDL's IOMMU mapping and a VRAM allocation have none, an
+ * aperture allocation only its CpuVisibleAddress while mapped.
+ */
+static uint64_t cpu_bytes(const struct obj *o)
+{
+	switch ((enum obj_kind)o->kind) {
+	case O_MDL: case O_CONTIG: case O_DRIVER_MDL: case O_VIEW: case O_FB_PIN: case O_FB_CHUNK:
+		return o->bytes;
+	case O_FENCE:
+		return PAGE;
+	case O_ALLOC:
+		return o->ap_mapped && o->cpu_visible ? o->ap_bytes : 0;
+	default:
+		return 0;
+	}
+}
+
+static bool is_cpu_target(const struct gen *g, const struct obj *o)
+{
+	return cpu_bytes(o) > 0;
 }
 
 /* --- events --- */
@@ -509,6 +600,7 @@ static void emit_free(struct gen *g, int i)
 		[O_MDL] = WL_FREE_MDL, [O_MDL_MAP] = WL_UNMAP_MDL, [O_CONTIG] = WL_FREE_CONTIGUOUS,
 		[O_PMO] = WL_PMO_DESTROY, [O_ADL] = WL_ADL_FREE, [O_ALLOC] = WL_ALLOC_DESTROY,
 		[O_FENCE] = WL_FENCE_DESTROY, [O_DRIVER_MDL] = WL_DRIVER_MDL_FREE,
+		[O_VIEW] = WL_PMO_UNMAP_CPU, [O_FB_PIN] = WL_FB_UNPIN, [O_FB_CHUNK] = WL_FB_UNMAP,
 	};
 
 	emit_obj(g, free_kind[g->obj[i].kind], i);
@@ -519,6 +611,7 @@ static void emit_unmap_aperture(struct gen *g, int i)
 {
 	emit_obj(g, WL_UNMAP_APERTURE, i);
 	g->obj[i].ap_mapped = false;
+	g->obj[i].ap_bytes = 0;
 	g->nap_mapped--;
 }
 
@@ -637,6 +730,7 @@ static bool act_alloc_create(struct gen *g)
 	}
 	i = obj_new(g, O_ALLOC, bytes);
 	g->obj[i].seg = (uint8_t)(sc == SC_APERTURE_IMPLICIT ? WL_SEG_SYSTEM : seg);
+	g->obj[i].cpu_visible = (flags & WL_ALLOC_MAP_APERTURE_CPU_VISIBLE) != 0;
 	e = emit_obj(g, WL_ALLOC_CREATE, i);
 	e->v[WL_BYTES] = bytes;
 	e->v[WL_ARG] = seg;
@@ -681,6 +775,7 @@ static bool act_map_aperture(struct gen *g)
 	e->v[WL_OFFSET] = first;
 	e->v[WL_BYTES] = n;
 	g->obj[i].ap_mapped = true;
+	g->obj[i].ap_bytes = n * PAGE;
 	g->nap_mapped++;
 	return true;
 }
@@ -746,6 +841,104 @@ static bool act_dpc_dma(struct gen *g)
 	if (!act_dma(g)) /* cannot be: the checks above are its own */
 		abort();
 	emit(g, WL_IRQL)->v[WL_ARG] = WL_IRQL_PASSIVE;
+	return true;
+}
+
+/* A PMO over a page-aligned range of the target's IO space (ranges may overlap, as BARs mapped twice). */
+static bool act_pmo_create_io(struct gen *g)
+{
+	const struct profile *p = g->p;
+	uint64_t bytes;
+	struct wl_event *e;
+	int i;
+
+	if (!p->io_size || !room(g, 0) || !fits(g, 1, 1))
+		return false;
+	bytes = size_between(g, p->pmo_min, p->pmo_max, false);
+	i = obj_new(g, O_PMO, 0);
+	g->obj[i].bytes = bytes;
+	g->obj[i].io = true;
+	e = emit_obj(g, WL_PMO_CREATE_IO, i);
+	e->v[WL_OFFSET] = p->io_base + below(g, (p->io_size - bytes) / PAGE + 1) * PAGE;
+	e->v[WL_BYTES] = bytes;
+	e->v[WL_ARG] = below(g, 3);
+	return true;
+}
+
+/* A CPU view of whole pages of a PMO, sometimes asked for a little less. */
+static bool act_view_map(struct gen *g)
+{
+	uint64_t pages, first, n;
+	struct wl_event *e;
+	int pm, i;
+
+	if (!room(g, 0) || !fits(g, 1, 1))
+		return false;
+	pm = pick(g, is_pmo_with_room);
+	if (pm < 0)
+		return false;
+	pages = g->obj[pm].bytes / PAGE;
+	n = log_between(g, 1, pages);
+	first = below(g, pages - n + 1);
+	i = obj_new(g, O_VIEW, n * PAGE);
+	g->obj[i].parent = (uint32_t)pm;
+	g->obj[pm].refs++;
+	e = emit_obj(g, WL_PMO_MAP_CPU, i);
+	e->v[WL_REF] = (uint64_t)pm + 1;
+	e->v[WL_ARG] = below(g, 2) ? WL_ACCESS_USER : WL_ACCESS_KERNEL;
+	e->v[WL_OFFSET] = first * PAGE;
+	e->v[WL_BYTES] = n * PAGE - (below(g, 4) ? 0 : below(g, PAGE / 2));
+	return true;
+}
+
+static bool act_cpu_access(struct gen *g)
+{
+	uint64_t size, bytes;
+	struct wl_event *e;
+	int i;
+
+	if (!fits(g, 1, 0))
+		return false;
+	i = pick(g, is_cpu_target);
+	if (i < 0)
+		return false;
+	size = cpu_bytes(&g->obj[i]);
+	bytes = log_between(g, 8, size < 16 * KiB ? size : 16 * KiB);
+	e = emit_obj(g, WL_CPU_ACCESS, i);
+	e->v[WL_OFFSET] = below(g, size - bytes + 1);
+	e->v[WL_BYTES] = bytes;
+	e->v[WL_ARG] = below(g, 2);
+	return true;
+}
+
+/* The whole save section, pinned with the lead's hAdapter (hadapter 0), once at a time. */
+static bool act_fb_pin(struct gen *g)
+{
+	int i;
+
+	if (!g->p->fb_section || g->fb_pinned || !room(g, 0) || !fits(g, 1, 1))
+		return false;
+	i = obj_new(g, O_FB_PIN, g->p->fb_section);
+	g->fb_pinned = true;
+	emit_obj(g, WL_FB_PIN, i);
+	return true;
+}
+
+/* A chunk of up to 16 pages of the save section, mapped for the CPU with the lead's hAdapter. */
+static bool act_fb_map(struct gen *g)
+{
+	uint64_t n, first;
+	struct wl_event *e;
+	int i;
+
+	if (!g->p->fb_section || !room(g, 0) || !fits(g, 1, 1))
+		return false;
+	n = between(g, 1, 16);
+	first = below(g, g->p->fb_section / PAGE - n + 1);
+	i = obj_new(g, O_FB_CHUNK, n * PAGE);
+	e = emit_obj(g, WL_FB_MAP, i);
+	e->v[WL_OFFSET] = first * PAGE;
+	e->v[WL_BYTES] = n * PAGE;
 	return true;
 }
 
@@ -829,6 +1022,22 @@ static bool act(struct gen *g, enum act a)
 		return act_free(g, is_free_driver_mdl);
 	case A_DPC_DMA:
 		return act_dpc_dma(g);
+	case A_PMO_CREATE_IO:
+		return act_pmo_create_io(g);
+	case A_VIEW_MAP:
+		return act_view_map(g);
+	case A_VIEW_UNMAP:
+		return act_free(g, is_view);
+	case A_CPU_ACCESS:
+		return act_cpu_access(g);
+	case A_FB_PIN:
+		return act_fb_pin(g);
+	case A_FB_UNPIN:
+		return act_free(g, is_fb_pin);
+	case A_FB_MAP:
+		return act_fb_map(g);
+	case A_FB_UNMAP:
+		return act_free(g, is_fb_chunk);
 	case A_NACTS:
 		break;
 	}
@@ -857,7 +1066,8 @@ static void teardown_step(struct gen *g)
 		}
 	}
 	for (i = 0; i < GEN_MAX_OBJS; i++) {
-		if (g->obj[i].live && (g->obj[i].kind == O_MDL_MAP || g->obj[i].kind == O_ADL)) {
+		if (g->obj[i].live && (g->obj[i].kind == O_MDL_MAP || g->obj[i].kind == O_ADL ||
+				       g->obj[i].kind == O_VIEW)) {
 			emit_free(g, i);
 			return;
 		}
@@ -904,7 +1114,8 @@ static void step(struct gen *g)
 
 const char *const *gen_profiles(void)
 {
-	static const char *const names[] = { "desktop", "game", "power-cycle", "remap", "dpc", NULL };
+	static const char *const names[] = { "desktop", "game", "power-cycle", "remap", "dpc", "cpu",
+					     NULL };
 
 	return names;
 }

@@ -334,7 +334,7 @@ static void load_rule(struct yaml_doc *d, struct fy_node *node, const char *name
 	}
 	r->op = (uint32_t)wl_kind_lookup(s);
 	object = wl_creates(r->op) || wl_destroys(r->op) || wl_uses(r->op);
-	refers = r->op == WL_MAP_MDL || r->op == WL_ADL_ALLOC;
+	refers = wl_refers(r->op);
 	for (int k = ADD; k <= SUB; k++)
 		if (f[k].val)
 			yaml_field_error(d, &f[k], "'%s' is for pressure rules", keys[k]);

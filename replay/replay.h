@@ -187,6 +187,17 @@ uint64_t engine_after_bugcheck(const struct replay_engine *e);
 size_t engine_live(const struct replay_engine *e);
 
 /**
+ * engine_handle() - the model's handle of a live trace object.
+ * @e: the engine.
+ * @adapter: its adapter.
+ * @id: its trace id.
+ *
+ * Return: the handle, or 0 when no object is live under (@adapter, @id)
+ * or the model refused its creation.
+ */
+core_handle_t engine_handle(const struct replay_engine *e, uint64_t adapter, uint64_t id);
+
+/**
  * engine_finish() - stop the model and fill power, violation and invariant
  * results. What the trace left live (counted by engine_live() before) is
  * freed first as a driver unloading would (COVERS_WINDOW), or left to the

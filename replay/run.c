@@ -227,6 +227,8 @@ static int feed_memory(const struct replay_opts *o, struct run *r)
 	return rc;
 }
 
+_Static_assert(WL_NKINDS <= RESULTS_MAX_OPS, "the results hold an operation of every kind");
+
 /* A fresh model of o->scn fed by @source; replay_run() and replay_run_events(). */
 static int run_model(const struct replay_opts *o, struct run *r,
 		     int (*source)(const struct replay_opts *o, struct run *r), struct results *res)

@@ -53,6 +53,8 @@ static const struct text_name {
 	{ "level", WL_IRQL_APC, "apc" },
 	{ "level", WL_IRQL_DISPATCH, "dispatch" },
 	{ "level", WL_IRQL_HIGH, "high" },
+	{ "mode", WL_ACCESS_KERNEL, "kernel" },
+	{ "mode", WL_ACCESS_USER, "user" },
 	{ "commit_available", UINT64_MAX, "unlimited" },
 	{ "lockable_available", UINT64_MAX, "unlimited" },
 };
@@ -103,7 +105,7 @@ int text_format_event(const struct wl_event *e, char *buf, size_t len)
 
 		if (name)
 			rc = text_append(buf, len, &n, " %s=%s", d->fields[i].name, name);
-		else if (d->fields[i].slot == WL_FLAGS)
+		else if (d->fields[i].slot == WL_FLAGS || !strcmp(d->fields[i].name, "base"))
 			rc = text_append(buf, len, &n, " %s=0x%llx", d->fields[i].name,
 					 (unsigned long long)v);
 		else

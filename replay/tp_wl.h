@@ -135,6 +135,51 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(gpuiso_wl, device_dma,
 
 GPUISO_WL_DEVICE_DMA(dma_raw)
 GPUISO_WL_DEVICE_DMA(dma_exclusive)
+LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, fb_pin,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, id, uint64_t, phys, uint64_t, hadapter),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter) GPUISO_WL_F(id) GPUISO_WL_F(phys)
+			    GPUISO_WL_F(hadapter)))
+
+/* The events that release a frame-buffer save object: {adapter, id, hadapter}. */
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(gpuiso_wl, adapter_id_hadapter,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, id, uint64_t, hadapter),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter) GPUISO_WL_F(id) GPUISO_WL_F(hadapter)))
+
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(gpuiso_wl, adapter_id_hadapter, gpuiso_wl, fb_unpin,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, id, uint64_t, hadapter))
+
+LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, fb_map,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, id, uint64_t, phys, uint64_t, hadapter,
+			  uint64_t, offset, uint64_t, bytes),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter) GPUISO_WL_F(id) GPUISO_WL_F(phys)
+			    GPUISO_WL_F(hadapter) GPUISO_WL_F(offset) GPUISO_WL_F(bytes)))
+
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(gpuiso_wl, adapter_id_hadapter, gpuiso_wl, fb_unmap,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, id, uint64_t, hadapter))
+
+LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, cpu_access,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, id, uint64_t, offset, uint64_t, bytes,
+			  uint64_t, write),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter) GPUISO_WL_F(id) GPUISO_WL_F(offset)
+			    GPUISO_WL_F(bytes) GPUISO_WL_F(write)))
+
+LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, pmo_create_io,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, id, uint64_t, base, uint64_t, bytes,
+			  uint64_t, cache),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter) GPUISO_WL_F(id) GPUISO_WL_F(base)
+			    GPUISO_WL_F(bytes) GPUISO_WL_F(cache)))
+
+LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, pmo_map_cpu,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, id, uint64_t, pmo, uint64_t, mode,
+			  uint64_t, offset, uint64_t, bytes),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter) GPUISO_WL_F(id) GPUISO_WL_F(pmo)
+			    GPUISO_WL_F(mode) GPUISO_WL_F(offset) GPUISO_WL_F(bytes)))
+
+GPUISO_WL_ADAPTER_ID(pmo_unmap_cpu)
+
+LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, iommu_disable,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter)))
 
 #endif /* GPUISO_REPLAY_TP_WL_H */
 

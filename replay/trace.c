@@ -45,6 +45,15 @@ static struct lttng_ust_tracepoint *const wl_tp[WL_NKINDS] = {
 	[WL_DRIVER_MDL_FREE] = &lttng_ust_tracepoint_gpuiso_wl___driver_mdl_free,
 	[WL_DMA_RAW] = &lttng_ust_tracepoint_gpuiso_wl___dma_raw,
 	[WL_DMA_EXCLUSIVE] = &lttng_ust_tracepoint_gpuiso_wl___dma_exclusive,
+	[WL_FB_PIN] = &lttng_ust_tracepoint_gpuiso_wl___fb_pin,
+	[WL_FB_UNPIN] = &lttng_ust_tracepoint_gpuiso_wl___fb_unpin,
+	[WL_FB_MAP] = &lttng_ust_tracepoint_gpuiso_wl___fb_map,
+	[WL_FB_UNMAP] = &lttng_ust_tracepoint_gpuiso_wl___fb_unmap,
+	[WL_CPU_ACCESS] = &lttng_ust_tracepoint_gpuiso_wl___cpu_access,
+	[WL_PMO_CREATE_IO] = &lttng_ust_tracepoint_gpuiso_wl___pmo_create_io,
+	[WL_PMO_MAP_CPU] = &lttng_ust_tracepoint_gpuiso_wl___pmo_map_cpu,
+	[WL_PMO_UNMAP_CPU] = &lttng_ust_tracepoint_gpuiso_wl___pmo_unmap_cpu,
+	[WL_IOMMU_DISABLE] = &lttng_ust_tracepoint_gpuiso_wl___iommu_disable,
 };
 
 /* The {adapter, id} events. */
@@ -149,6 +158,38 @@ EMIT_FN emit_wl(const struct wl_event *e)
 	case WL_DMA_EXCLUSIVE:
 		lttng_ust_do_tracepoint(gpuiso_wl, dma_exclusive, v[WL_ADAPTER], v[WL_PHYS],
 					v[WL_OFFSET], v[WL_BYTES], v[WL_ARG]);
+		break;
+	case WL_FB_PIN:
+		lttng_ust_do_tracepoint(gpuiso_wl, fb_pin, v[WL_ADAPTER], v[WL_ID], v[WL_PHYS],
+					v[WL_ARG]);
+		break;
+	case WL_FB_UNPIN:
+		lttng_ust_do_tracepoint(gpuiso_wl, fb_unpin, v[WL_ADAPTER], v[WL_ID], v[WL_ARG]);
+		break;
+	case WL_FB_MAP:
+		lttng_ust_do_tracepoint(gpuiso_wl, fb_map, v[WL_ADAPTER], v[WL_ID], v[WL_PHYS],
+					v[WL_ARG], v[WL_OFFSET], v[WL_BYTES]);
+		break;
+	case WL_FB_UNMAP:
+		lttng_ust_do_tracepoint(gpuiso_wl, fb_unmap, v[WL_ADAPTER], v[WL_ID], v[WL_ARG]);
+		break;
+	case WL_CPU_ACCESS:
+		lttng_ust_do_tracepoint(gpuiso_wl, cpu_access, v[WL_ADAPTER], v[WL_ID],
+					v[WL_OFFSET], v[WL_BYTES], v[WL_ARG]);
+		break;
+	case WL_PMO_CREATE_IO:
+		lttng_ust_do_tracepoint(gpuiso_wl, pmo_create_io, v[WL_ADAPTER], v[WL_ID],
+					v[WL_OFFSET], v[WL_BYTES], v[WL_ARG]);
+		break;
+	case WL_PMO_MAP_CPU:
+		lttng_ust_do_tracepoint(gpuiso_wl, pmo_map_cpu, v[WL_ADAPTER], v[WL_ID], v[WL_REF],
+					v[WL_ARG], v[WL_OFFSET], v[WL_BYTES]);
+		break;
+	case WL_PMO_UNMAP_CPU:
+		WL_AI(pmo_unmap_cpu);
+		break;
+	case WL_IOMMU_DISABLE:
+		lttng_ust_do_tracepoint(gpuiso_wl, iommu_disable, v[WL_ADAPTER]);
 		break;
 	case WL_NKINDS:
 		break;

@@ -136,7 +136,7 @@ static int units_of_event(struct units_walk *w, const struct wl_event *e, uint32
 	int rc;
 
 	*ref = UINT32_MAX;
-	if (e->kind == WL_MAP_MDL || e->kind == WL_ADL_ALLOC) {
+	if (wl_refers(e->kind)) {
 		rc = units_object(w, adapter, e->v[WL_REF], false, ref);
 		if (rc)
 			return rc;

@@ -735,7 +735,7 @@ static int cmd_faults_list(int argc, char **argv)
 
 static const char gen_usage[] =
 	"gpuiso trace gen --profile NAME [--events N] [--seed S] -o DIR [-v]\n"
-	"profiles: desktop, game, power-cycle, remap, dpc (gpuiso trace gen --profile list);\n"
+	"profiles: desktop, game, power-cycle, remap, dpc, cpu (gpuiso trace gen --profile list);\n"
 	"N from 1 to 1000000000 (10000 by default); a desktop trace takes about 46 bytes an event";
 
 static int cmd_trace_gen(int argc, char **argv)

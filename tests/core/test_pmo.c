@@ -274,6 +274,44 @@ Test(pmo, other_adapters_pmo_is_a_bad_handle)
 
 /* --- CPU views --- */
 
+/*
+ * core_cpu_access(): what a trace's cpu_access does. A write lands where
+ * the CPU address maps (the memory behind a view is the PMO's), a handle of
+ * another adapter is a bad handle, an ADL none, nothing is touched outside.
+ */
+Test(pmo, cpu_access_writes_through_the_address_it_names)
+{
+	struct fx fx;
+	core_handle_t pmo = 0, view = 0, adl = 0, other = 0;
+	uint8_t out[PG], want[PG];
+
+	fx_defaults(&fx);
+	cr_assert_eq(fx_add_adapter(&fx, "gpu1"), 1);
+	fx_start(&fx);
+	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_WRITECOMBINED, &pmo), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_USER, PG, PG, &view), 0);
+	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2 * PG, &adl), 0);
+	core_set_event(fx.core, 7, 700, NULL);
+	cr_assert_eq(core_cpu_access(fx.core, 0, view, 16, 32, true), 0);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, 2 * PG, &other), 0);
+	cr_assert_eq(core_view_rw(fx.core, other, PG, out, PG, false), 0);
+	memset(want, 0, sizeof(want));
+	memset(want + 16, 0xa5 ^ 7, 32);
+	cr_assert_eq(memcmp(out, want, PG), 0, "the event's mark at bytes 16..47 of page 1, nothing else");
+	cr_assert_eq(core_cpu_access(fx.core, 0, view, 0, 0, false), -EINVAL, "no bytes");
+	cr_assert_eq(core_cpu_access(fx.core, 0, view, PG - 8, 16, false), -ERANGE);
+	cr_assert_eq(fx_violations(&fx, CORE_V_CPU_ACCESS) + fx_violations(&fx, CORE_V_BAD_HANDLE), 0);
+	cr_assert_eq(core_cpu_access(fx.core, 1, view, 0, 8, false), -EINVAL, "gpu0's view");
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(core_cpu_access(fx.core, 0, adl, 0, 8, true), -EPERM);
+	cr_assert_eq(fx_violations(&fx, CORE_V_CPU_ACCESS), 1, "%s", fx_violation_text(&fx));
+	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, other), 0);
+	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, view), 0);
+	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
+	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
+	fx_fini(&fx);
+}
+
 Test(pmo, cpu_view_round_trip)
 {
 	struct fx fx;

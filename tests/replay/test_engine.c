@@ -544,3 +544,233 @@ Test(engine, trace_pacing_waits_for_each_event_time)
 	cr_assert_geq((b.tv_sec - a.tv_sec) * 1000000000ll + (b.tv_nsec - a.tv_nsec), 80000000ll);
 	rig_down(&r);
 }
+
+/* --- the seed's rules a trace reaches: save callbacks, CPU access, IO space, disable --- */
+
+#define EVT(k, ...) ((struct wl_event){ .kind = (k), .v = { __VA_ARGS__ } })
+
+/* Apply @e as the rig's next event; its time and index are the rig's. */
+static int apply(struct rig *r, struct wl_event e)
+{
+	e.ts = (r->ts += 1000);
+	return engine_apply(r->e, &e, r->index++);
+}
+
+/* The detail of the last violation of @code (fails when there is none). */
+static const char *last_of(struct core *core, enum core_violation_code code)
+{
+	size_t n;
+	const struct core_violation *v = core_violations(core, &n);
+
+	while (n--)
+		if (v[n].code == code)
+			return v[n].detail;
+	cr_assert_fail("no %s", core_violation_name(code));
+	return NULL;
+}
+
+/*
+ * "The driver must always provide the hAdapter for the master/lead device
+ * in an LDA chain when it calls these four callback functions": from a
+ * trace, a pin or a chunk mapping with another physical adapter's hAdapter
+ * is FB_NOT_LEAD and refused; with the lead's, the pin is the section
+ * locked and mapped for the GPU, the chunk a CPU mapping of part of it.
+ */
+Test(engine, the_four_save_callbacks_take_the_leads_hadapter)
+{
+	struct rig r;
+
+	rig_up(&r);
+	/* the default chain is the lead alone: phys 1 is no adapter of it */
+	cr_assert_eq(apply(&r, EVT(WL_FB_PIN, [WL_ID] = 1, [WL_ARG] = 1)), 1, "phys 1's hAdapter");
+	cr_assert_eq(count_code(&r.res, "FB_NOT_LEAD"), 0, "(results are filled at the end)");
+	cr_assert(strstr(last_of(r.core, CORE_V_FB_NOT_LEAD), "DxgkCbPinFrameBufferForSave"));
+	cr_assert_eq(apply(&r, EVT(WL_FB_PIN, [WL_ID] = 2, [WL_ARG] = 0)), 0, "the lead's");
+	cr_assert_eq(apply(&r, EVT(WL_DMA, [WL_ID] = 2, [WL_BYTES] = 4096, [WL_ARG] = 1)), 0,
+		     "the pinned section is mapped for the GPU");
+	cr_assert_eq(apply(&r, EVT(WL_FB_PIN, [WL_ID] = 3)), 1, "pinned already");
+	cr_assert(strstr(last_of(r.core, CORE_V_FB_SEQUENCE), "pinned already"));
+	cr_assert_eq(apply(&r, EVT(WL_FB_UNPIN, [WL_ID] = 2)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_FB_MAP, [WL_ID] = 4, [WL_ARG] = 7, [WL_OFFSET] = 4096,
+				   [WL_BYTES] = 4096)), 1);
+	cr_assert(strstr(last_of(r.core, CORE_V_FB_NOT_LEAD), "DxgkCbMapFrameBufferPointer"));
+	cr_assert_eq(apply(&r, EVT(WL_FB_MAP, [WL_ID] = 5, [WL_ARG] = 1ull << 32,
+				   [WL_BYTES] = 4096)), 1, "hAdapter 2^32 is not the lead's 0");
+	cr_assert(strstr(last_of(r.core, CORE_V_FB_NOT_LEAD), "no physical adapter of its chain"));
+	cr_assert_eq(apply(&r, EVT(WL_FB_MAP, [WL_ID] = 6, [WL_OFFSET] = 4096, [WL_BYTES] = 4096)),
+		     0);
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 6, [WL_BYTES] = 4096, [WL_ARG] = 1)), 0,
+		     "a chunk is a CPU pointer");
+	cr_assert_eq(apply(&r, EVT(WL_FB_UNMAP, [WL_ID] = 6)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_FB_UNPIN, [WL_ID] = 3)), 1, "its pin was refused");
+	engine_finish(r.e);
+	cr_assert_eq(count_code(&r.res, "FB_NOT_LEAD"), 3);
+	cr_assert_eq(count_code(&r.res, "FB_SEQUENCE"), 1);
+	cr_assert_eq(r.res.nviolations, 4, "nothing leaked");
+	cr_assert_eq(r.res.ops[WL_FB_PIN].count, 3);
+	cr_assert_eq(r.res.ops[WL_FB_PIN].errors, 2);
+	rig_down(&r);
+}
+
+/*
+ * "The addresses described by an ADL can't be mapped to a virtual address
+ * for direct CPU access", and a CpuVisibleAddress "is valid as long as the
+ * allocation is mapped into the aperture segment. That is, this address
+ * will be freed immediately after the corresponding
+ * DXGK_OPERATION_UNMAP_APERTURE_SEGMENT call for the same allocation."
+ */
+Test(engine, cpu_access_goes_only_through_a_cpu_address_while_it_lives)
+{
+	const char *why;
+	struct rig r;
+
+	rig_up_wddm(&r, SCN_WDDM(3, 0));
+	cr_assert_eq(apply(&r, EVT(WL_PMO_CREATE, [WL_ID] = 1, [WL_BYTES] = 16384,
+				   [WL_ARG] = WL_CACHE_CACHED)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_ADL_ALLOC, [WL_ID] = 2, [WL_REF] = 1, [WL_BYTES] = 8192)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 2, [WL_BYTES] = 16)), 1, "an ADL");
+	cr_assert(strstr(last_of(r.core, CORE_V_CPU_ACCESS), "ADL"));
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 1, [WL_BYTES] = 16)), 1, "a PMO");
+	cr_assert_eq(apply(&r, EVT(WL_PMO_MAP_CPU, [WL_ID] = 3, [WL_REF] = 1, [WL_OFFSET] = 100,
+				   [WL_BYTES] = 5000, [WL_ARG] = WL_ACCESS_KERNEL)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 3, [WL_BYTES] = 8192, [WL_ARG] = 1)), 0,
+		     "its CPU view: the two pages around [100, 5100)");
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 3, [WL_OFFSET] = 8192, [WL_BYTES] = 1)),
+		     1, "past the view: refused, no violation");
+
+	/* an aperture allocation with MapApertureCpuVisible: while mapped, and only then */
+	cr_assert_eq(apply(&r, EVT(WL_ALLOC_CREATE, [WL_ID] = 4, [WL_BYTES] = 65536,
+				   [WL_ARG] = WL_SEG_APERTURE,
+				   [WL_FLAGS] = WL_ALLOC_ACCESSED_PHYSICALLY |
+						WL_ALLOC_MAP_APERTURE_CPU_VISIBLE)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 4, [WL_BYTES] = 64)), 1, "not mapped yet");
+	cr_assert(strstr(last_of(r.core, CORE_V_CPU_ACCESS), "has no CPU address"));
+	cr_assert_eq(apply(&r, EVT(WL_MAP_APERTURE, [WL_ID] = 4, [WL_OFFSET] = 2, [WL_BYTES] = 4)),
+		     0);
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 4, [WL_OFFSET] = 4 * 4096 - 64,
+				   [WL_BYTES] = 64, [WL_ARG] = 1)), 0, "the 4 pages mapped");
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 4, [WL_OFFSET] = 4 * 4096,
+				   [WL_BYTES] = 64)), 1, "beyond the mapped pages");
+	cr_assert_eq(apply(&r, EVT(WL_UNMAP_APERTURE, [WL_ID] = 4)), 0); /* event 12 */
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 4, [WL_BYTES] = 64)), 1, "after the unmap");
+	why = last_of(r.core, CORE_V_CPU_ACCESS);
+	cr_assert(strstr(why, "after UNMAP_APERTURE_SEGMENT freed its CpuVisibleAddress (event 12)"),
+		  "%s", why);
+	/* without MapApertureCpuVisible the address is NULL */
+	cr_assert_eq(apply(&r, EVT(WL_ALLOC_CREATE, [WL_ID] = 5, [WL_BYTES] = 8192,
+				   [WL_ARG] = WL_SEG_APERTURE,
+				   [WL_FLAGS] = WL_ALLOC_ACCESSED_PHYSICALLY)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_MAP_APERTURE, [WL_ID] = 5, [WL_BYTES] = 2)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 5, [WL_BYTES] = 8)), 1);
+	cr_assert(strstr(last_of(r.core, CORE_V_CPU_ACCESS), "NULL"));
+	/* what Dxgkrnl's callbacks give the CPU */
+	cr_assert_eq(apply(&r, EVT(WL_ALLOC_MDL, [WL_ID] = 6, [WL_BYTES] = 4096)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 6, [WL_BYTES] = 4096, [WL_ARG] = 1)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_MAP_MDL, [WL_ID] = 7, [WL_REF] = 6)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 7, [WL_BYTES] = 8)), 1,
+		     "an MDL's IOMMU mapping is the device's address");
+	engine_finish(r.e);
+	cr_assert_eq(count_code(&r.res, "CPU_ACCESS"), 6);
+	cr_assert_eq(r.res.nviolations, 6);
+	cr_assert_eq(r.res.ops[WL_CPU_ACCESS].count, 11);
+	cr_assert_eq(r.res.ops[WL_CPU_ACCESS].errors, 8);
+	rig_down(&r);
+}
+
+/*
+ * "The ability to express IO space ranges is also required", and "the
+ * ability to map CPU virtual addresses from the physical memory in both
+ * user mode and kernel mode, with a specified cache type (Cached vs
+ * WriteCombined)": a PMO over IO space takes no RAM, a range of RAM is not
+ * IO space, and a CPU view has the PMO's caching type and the mode asked.
+ */
+Test(engine, io_space_pmos_and_cpu_views_with_a_cache_type)
+{
+	struct physmem_usage before;
+	struct core_view_info vi;
+	struct rig r;
+
+	rig_up_wddm(&r, SCN_WDDM(3, 0));
+	before = core_physmem(r.core)->usage;
+	/* in the default scenario's hole below 4 GiB, beside its reserved range at 3 GiB */
+	cr_assert_eq(apply(&r, EVT(WL_PMO_CREATE_IO, [WL_ID] = 1, [WL_OFFSET] = 0xd0000000,
+				   [WL_BYTES] = 65536, [WL_ARG] = WL_CACHE_WRITECOMBINED)), 0);
+	cr_assert_eq(core_physmem(r.core)->usage.committed, before.committed, "no commit charge");
+	cr_assert_eq(core_physmem(r.core)->usage.allocated, before.allocated, "no frames");
+	cr_assert_eq(apply(&r, EVT(WL_PMO_CREATE_IO, [WL_ID] = 2, [WL_OFFSET] = 0x100000000,
+				   [WL_BYTES] = 65536, [WL_ARG] = WL_CACHE_CACHED)), 1,
+		     "installed memory is not IO space");
+	/* (an id whose creation was refused stays taken: each try has its own) */
+	cr_assert_eq(apply(&r, EVT(WL_PMO_CREATE_IO, [WL_ID] = 8, [WL_OFFSET] = 0xd0000800,
+				   [WL_BYTES] = 4096, [WL_ARG] = WL_CACHE_CACHED)), 1, "unaligned");
+	cr_assert_eq(apply(&r, EVT(WL_PMO_CREATE_IO, [WL_ID] = 9, [WL_OFFSET] = 0xd0000000,
+				   [WL_BYTES] = 4096, [WL_ARG] = 3)), 1, "no such caching type");
+	/* the GPU reaches it through an ADL, the CPU through a view */
+	cr_assert_eq(apply(&r, EVT(WL_ADL_ALLOC, [WL_ID] = 3, [WL_REF] = 1, [WL_BYTES] = 8192)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_DMA, [WL_ID] = 3, [WL_BYTES] = 8192, [WL_ARG] = 1)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_PMO_MAP_CPU, [WL_ID] = 4, [WL_REF] = 1, [WL_OFFSET] = 4096,
+				   [WL_BYTES] = 4096, [WL_ARG] = WL_ACCESS_USER)), 0);
+	cr_assert_eq(core_view_info(r.core, engine_handle(r.e, 0, 4), &vi), 0);
+	cr_assert_eq(vi.cache, CACHE_WRITECOMBINED, "the PMO's caching type");
+	cr_assert_eq(vi.mode, CPU_USER);
+	cr_assert(vi.io_space);
+	cr_assert_eq(apply(&r, EVT(WL_CPU_ACCESS, [WL_ID] = 4, [WL_BYTES] = 4096, [WL_ARG] = 1)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_PMO_MAP_CPU, [WL_ID] = 5, [WL_REF] = 1, [WL_BYTES] = 4096,
+				   [WL_ARG] = 2)), 1, "neither kernel nor user mode");
+	/* a RAM PMO's view has its own type */
+	cr_assert_eq(apply(&r, EVT(WL_PMO_CREATE, [WL_ID] = 6, [WL_BYTES] = 4096,
+				   [WL_ARG] = WL_CACHE_NONCACHED)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_PMO_MAP_CPU, [WL_ID] = 7, [WL_REF] = 6, [WL_BYTES] = 4096,
+				   [WL_ARG] = WL_ACCESS_KERNEL)), 0);
+	cr_assert_eq(core_view_info(r.core, engine_handle(r.e, 0, 7), &vi), 0);
+	cr_assert_eq(vi.cache, CACHE_NONCACHED);
+	cr_assert_eq(vi.mode, CPU_KERNEL);
+	cr_assert_not(vi.io_space);
+	cr_assert_eq(apply(&r, EVT(WL_PMO_UNMAP_CPU, [WL_ID] = 7)), 0);
+	engine_finish(r.e);
+	cr_assert_eq(r.res.nviolations, 0, "what was left live is released, views before PMOs");
+	cr_assert_eq(r.res.ops[WL_PMO_CREATE_IO].errors, 3);
+	for (size_t i = 0; i < r.res.ninvariants; i++)
+		cr_assert(r.res.invariants[i].holds, "%s", r.res.invariants[i].name);
+	rig_down(&r);
+}
+
+/* "There's currently no way to disable the IOMMU after it has been enabled." */
+Test(engine, an_attempt_to_disable_the_iommu_is_refused_and_changes_nothing)
+{
+	const struct replay_refusal *f;
+	struct core_adapter_info info;
+	uint64_t total;
+	size_t n;
+	struct rig r;
+
+	rig_up(&r);
+	cr_assert_eq(apply(&r, EVT(WL_ALLOC_MDL, [WL_ID] = 1, [WL_BYTES] = 4096)), 0);
+	cr_assert_eq(apply(&r, EVT(WL_IOMMU_DISABLE)), 1);
+	f = engine_refusals(r.e, &n, &total);
+	cr_assert_eq(total, 1);
+	cr_assert_eq(f[0].kind, WL_IOMMU_DISABLE);
+	cr_assert_eq(f[0].rc, -EPERM);
+	cr_assert_str_eq(f[0].why, "STATUS_ACCESS_DENIED");
+	cr_assert_eq(core_adapter_info(r.core, 0, &info), 0);
+	cr_assert(info.iommu_enabled && info.mappings && info.attached);
+	cr_assert_eq(apply(&r, EVT(WL_IOMMU_DISABLE, [WL_ADAPTER] = 0)), 1, "again, the same");
+	cr_assert_eq(apply(&r, EVT(WL_DMA, [WL_ID] = 1, [WL_BYTES] = 4096)), 0, "still translated");
+	cr_assert_eq(apply(&r, EVT(WL_FREE_MDL, [WL_ID] = 1)), 0);
+	engine_finish(r.e);
+	cr_assert_eq(r.res.ops[WL_IOMMU_DISABLE].errors, 2);
+	cr_assert_eq(r.res.nviolations, 0, "an attempt breaks no rule of the driver's");
+	rig_down(&r);
+
+	/* never enabled: nothing to disable, refused as well */
+	memset(&r, 0, sizeof(r));
+	cr_assert_eq(scenario_defaults(&r.scn), 0);
+	r.scn.registry.iommu_flags = 0;
+	cr_assert_eq(scenario_backend_open(&r.scn, "sim", &r.be, r.err, sizeof(r.err)), 0);
+	cr_assert_eq(core_create(&r.scn, &r.be, &r.core), 0);
+	cr_assert_eq(core_start(r.core), 0);
+	cr_assert_eq(core_iommu_disable(r.core, 0), -EINVAL);
+	core_destroy(r.core);
+	hw_backend_close(&r.be);
+	scenario_free(&r.scn);
+}

@@ -46,6 +46,15 @@ Test(event, catalogue_matches_the_design_contract)
 		{ "driver_mdl_free", "adapter", "id" },
 		{ "dma_raw", "adapter", "phys", "address", "bytes", "write" },
 		{ "dma_exclusive", "adapter", "phys", "address", "bytes", "write" },
+		{ "fb_pin", "adapter", "id", "phys", "hadapter" },
+		{ "fb_unpin", "adapter", "id", "hadapter" },
+		{ "fb_map", "adapter", "id", "phys", "hadapter", "offset", "bytes" },
+		{ "fb_unmap", "adapter", "id", "hadapter" },
+		{ "cpu_access", "adapter", "id", "offset", "bytes", "write" },
+		{ "pmo_create_io", "adapter", "id", "base", "bytes", "cache" },
+		{ "pmo_map_cpu", "adapter", "id", "pmo", "mode", "offset", "bytes" },
+		{ "pmo_unmap_cpu", "adapter", "id" },
+		{ "iommu_disable", "adapter" },
 	};
 
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
@@ -79,4 +88,20 @@ Test(event, format_names_every_field)
 	e.v[WL_ARG] = 1;
 	cr_assert_str_eq(wl_format(&e, buf, sizeof(buf)),
 			 "dma adapter=1 phys=2 id=7 offset=4096 bytes=64 write=1");
+}
+
+/* What each kind does to the ids it names: the engine, trim and import maps go by it. */
+Test(event, lifetimes_of_the_frame_buffer_cpu_and_io_kinds)
+{
+	cr_assert_eq(wl_destroy_of(WL_FB_PIN), WL_FB_UNPIN);
+	cr_assert_eq(wl_destroy_of(WL_FB_MAP), WL_FB_UNMAP);
+	cr_assert_eq(wl_destroy_of(WL_PMO_CREATE_IO), WL_PMO_DESTROY, "a PMO of IO space ends as any PMO");
+	cr_assert_eq(wl_destroy_of(WL_PMO_MAP_CPU), WL_PMO_UNMAP_CPU);
+	cr_assert(wl_refers(WL_PMO_MAP_CPU), "a CPU view names its PMO");
+	cr_assert(wl_refers(WL_MAP_MDL) && wl_refers(WL_ADL_ALLOC));
+	cr_assert_not(wl_refers(WL_FB_PIN) || wl_refers(WL_CPU_ACCESS) || wl_refers(WL_DMA));
+	cr_assert(wl_uses(WL_CPU_ACCESS), "CPU access acts on a live object");
+	cr_assert_not(wl_creates(WL_CPU_ACCESS) || wl_destroys(WL_CPU_ACCESS));
+	cr_assert_not(wl_creates(WL_IOMMU_DISABLE) || wl_destroys(WL_IOMMU_DISABLE) ||
+		      wl_uses(WL_IOMMU_DISABLE), "disabling the IOMMU names no object");
 }

@@ -25,6 +25,7 @@ static const struct {
 	{ "power-cycle", "traces/scenarios/lda-chain.yaml", 2000 },
 	{ "remap", "traces/scenarios/logical-remap.yaml", 6000 },
 	{ "dpc", "traces/scenarios/default.yaml", 4000 },
+	{ "cpu", "traces/scenarios/logical-remap.yaml", 6000 },
 };
 
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
@@ -149,6 +150,7 @@ Test(gen, fields_in_range)
 			switch (e->kind) {
 			case WL_ALLOC_CONTIGUOUS:
 			case WL_PMO_CREATE:
+			case WL_PMO_CREATE_IO:
 				cr_assert_leq(e->v[WL_ARG], CACHE_WRITECOMBINED);
 				cr_assert_gt(e->v[WL_BYTES], 0);
 				break;
@@ -162,6 +164,23 @@ Test(gen, fields_in_range)
 				break;
 			case WL_TRANSFER:
 				cr_assert_leq(e->v[WL_ARG], TRANSFER_FROM_VRAM);
+				break;
+			case WL_FB_PIN:
+			case WL_FB_UNPIN:
+			case WL_FB_MAP:
+			case WL_FB_UNMAP:
+				cr_assert_eq(e->v[WL_ARG], 0, "%s event %zu: the lead's hAdapter", p, n);
+				cr_assert_eq(e->v[WL_PHYS], 0);
+				break;
+			case WL_PMO_MAP_CPU:
+				cr_assert_leq(e->v[WL_ARG], WL_ACCESS_USER);
+				cr_assert_eq(e->v[WL_OFFSET] % 4096, 0);
+				cr_assert_gt(e->v[WL_BYTES], 0);
+				break;
+			case WL_CPU_ACCESS:
+				cr_assert_leq(e->v[WL_ARG], 1);
+				cr_assert_gt(e->v[WL_BYTES], 0);
+				cr_assert_leq(e->v[WL_BYTES], 16 * 1024, "%s event %zu", p, n);
 				break;
 			case WL_IRQL:
 				/* a DPC's DMA: raised, one DMA, lowered; never a callback inside */
@@ -213,6 +232,20 @@ Test(gen, fields_in_range)
 			cr_assert_eq(kinds[WL_IRQL] + kinds[WL_DRIVER_MDL_CREATE], 0,
 				     "%s: its events are what they were", p);
 		}
+		if (!strcmp(p, "cpu")) {
+			cr_assert_gt(kinds[WL_CPU_ACCESS], 1000, "cpu: too few CPU accesses");
+			cr_assert_gt(kinds[WL_PMO_CREATE_IO], 100);
+			cr_assert_gt(kinds[WL_PMO_MAP_CPU], 500);
+			cr_assert_gt(kinds[WL_FB_PIN], 50);
+			cr_assert_gt(kinds[WL_FB_MAP], 200);
+			cr_assert_eq(kinds[WL_ALLOC_MDL] + kinds[WL_MAP_MDL] + kinds[WL_ALLOC_CONTIGUOUS],
+				     0, "cpu is a driver of the WDDM 3.0 services");
+		} else {
+			cr_assert_eq(kinds[WL_CPU_ACCESS] + kinds[WL_PMO_CREATE_IO] + kinds[WL_PMO_MAP_CPU] +
+					     kinds[WL_FB_PIN] + kinds[WL_FB_MAP],
+				     0, "%s: its events are what they were", p);
+		}
+		cr_assert_eq(kinds[WL_IOMMU_DISABLE], 0, "%s: a generated trace replays clean", p);
 		if (!strcmp(p, "desktop")) {
 			cr_assert_gt(cycles[0], 0, "desktop: no power cycle");
 			cr_assert_gt(kinds[WL_MEMORY], 0, "desktop: no memory pressure");
@@ -345,6 +378,28 @@ static int drive_event(struct drive *d, const struct wl_event *e, size_t n)
 		return core_driver_mdl_create(c, a, e->v[WL_BYTES], slot_new(d, e, n));
 	case WL_DRIVER_MDL_FREE:
 		return core_driver_mdl_free(c, a, slot_del(d, id, n));
+	case WL_FB_PIN:
+		return core_fb_pin(c, a, (unsigned int)e->v[WL_ARG], (unsigned int)e->v[WL_PHYS],
+				   slot_new(d, e, n));
+	case WL_FB_UNPIN:
+		return core_fb_unpin(c, a, (unsigned int)e->v[WL_ARG], slot_del(d, id, n));
+	case WL_FB_MAP:
+		return core_fb_map_chunk(c, a, (unsigned int)e->v[WL_ARG], (unsigned int)e->v[WL_PHYS],
+					 e->v[WL_OFFSET], e->v[WL_BYTES], slot_new(d, e, n));
+	case WL_FB_UNMAP:
+		return core_fb_unmap_chunk(c, a, (unsigned int)e->v[WL_ARG], slot_del(d, id, n));
+	case WL_CPU_ACCESS:
+		return core_cpu_access(c, a, slot_get(d, id, n), e->v[WL_OFFSET], e->v[WL_BYTES],
+				       e->v[WL_ARG] != 0);
+	case WL_PMO_CREATE_IO:
+		return core_pmo_create_io(c, a, e->v[WL_OFFSET], e->v[WL_BYTES],
+					  (enum cache_type)e->v[WL_ARG], slot_new(d, e, n));
+	case WL_PMO_MAP_CPU:
+		return core_pmo_map_cpu(c, a, slot_get(d, e->v[WL_REF], n),
+					(enum cpu_access)e->v[WL_ARG], e->v[WL_OFFSET], e->v[WL_BYTES],
+					slot_new(d, e, n));
+	case WL_PMO_UNMAP_CPU:
+		return core_pmo_unmap_cpu(c, a, slot_del(d, id, n));
 	default:
 		cr_assert_fail("event %zu: kind %u", n, e->kind);
 	}
@@ -431,6 +486,11 @@ Test(gen, remap_is_valid_in_logical_mode, .timeout = 120)
 Test(gen, dpc_is_valid_on_default, .timeout = 120)
 {
 	drive_profile("dpc", targets[4].scenario, targets[4].events, 5);
+}
+
+Test(gen, cpu_is_valid_in_logical_mode, .timeout = 120)
+{
+	drive_profile("cpu", targets[5].scenario, targets[5].events, 6);
 }
 
 /* Short traces end in the teardown almost at once: still valid, still exact. */

@@ -77,6 +77,14 @@ Test(import, a_rule_says_only_what_its_operation_takes)
 		  "map.yaml:4:10:", "'irql' acts on no object" },
 		{ "rules:\n  - event: a\n    op: driver_mdl_create\n    fields: {bytes: size}\n",
 		  "map.yaml:3:9:", "'driver_mdl_create' acts on an object: the rule needs 'key'" },
+		{ "rules:\n  - event: a\n    op: pmo_map_cpu\n    key: v\n    fields: {bytes: 1}\n",
+		  "map.yaml:3:9:", "'pmo_map_cpu' refers to another object: the rule needs 'ref'" },
+		{ "rules:\n  - event: a\n    op: cpu_access\n    fields: {bytes: 1}\n",
+		  "map.yaml:3:9:", "'cpu_access' acts on an object: the rule needs 'key'" },
+		{ "rules:\n  - event: a\n    op: iommu_disable\n    key: p\n",
+		  "map.yaml:4:10:", "'iommu_disable' acts on no object" },
+		{ "rules:\n  - event: a\n    op: pmo_create_io\n    key: p\n    fields: {base: b}\n",
+		  "map.yaml:3:9:", "'pmo_create_io' needs its size" },
 	};
 	struct import_map *m;
 	char err[2048];
@@ -95,7 +103,14 @@ Test(import, a_rule_says_only_what_its_operation_takes)
 			  "  - {event: dpc_exit, op: irql, fields: {level: 0}}\n"
 			  "  - {event: lock, op: driver_mdl_create, key: va, fields: {bytes: len}}\n"
 			  "  - {event: map, op: map_mdl, key: iova, ref: va}\n"
-			  "  - {event: unlock, op: driver_mdl_free, key: va}\n",
+			  "  - {event: unlock, op: driver_mdl_free, key: va}\n"
+			  "  - {event: bar, op: pmo_create_io, key: h, fields: {base: pa, bytes: len}}\n"
+			  "  - {event: vmap, op: pmo_map_cpu, key: va, ref: h, fields: {bytes: len}}\n"
+			  "  - {event: vunmap, op: pmo_unmap_cpu, key: va}\n"
+			  "  - {event: memcpy, op: cpu_access, key: va, fields: {bytes: len, write: 1}}\n"
+			  "  - {event: save, op: fb_pin, key: mdl, fields: {hadapter: 0}}\n"
+			  "  - {event: saved, op: fb_unpin, key: mdl}\n"
+			  "  - {event: off, op: iommu_disable}\n",
 			  &m, err, sizeof(err)), 0, "%s", err);
 	import_map_free(m);
 }

@@ -89,6 +89,7 @@ Test(replay, every_profile_replays_clean_on_its_scenario)
 		{ "power-cycle", "traces/scenarios/lda-chain.yaml" },
 		{ "remap", "traces/scenarios/logical-remap.yaml" },
 		{ "dpc", "traces/scenarios/default.yaml" },
+		{ "cpu", "traces/scenarios/logical-remap.yaml" },
 	};
 
 	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {

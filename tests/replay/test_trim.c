@@ -447,3 +447,35 @@ Test(trim, stale_dma_goes_with_the_object_it_reaches)
 			     unit[i]);
 	trim_units_free(&u);
 }
+
+/*
+ * A CPU view names its PMO as an ADL does; a PMO of IO space lives until
+ * pmo_destroy; a save-area pin lives until its unpin; CPU access goes with
+ * what it touches, a disable attempt is a unit of its own.
+ */
+Test(trim, units_of_views_io_pmos_and_save_callbacks)
+{
+	const struct wl_event ev[] = {
+		{ .kind = WL_PMO_CREATE_IO, .v = { [WL_ID] = 1 } },                /* 0: u0 */
+		{ .kind = WL_PMO_MAP_CPU, .v = { [WL_ID] = 2, [WL_REF] = 1 } },    /* 1: u1 needs u0 */
+		{ .kind = WL_FB_PIN, .v = { [WL_ID] = 3 } },                       /* 2: u2 */
+		{ .kind = WL_CPU_ACCESS, .v = { [WL_ID] = 2 } },                   /* 3: u1 */
+		{ .kind = WL_IOMMU_DISABLE },                                      /* 4: u3 */
+		{ .kind = WL_CPU_ACCESS, .v = { [WL_ID] = 3 } },                   /* 5: u2 */
+		{ .kind = WL_FB_UNPIN, .v = { [WL_ID] = 3 } },                     /* 6: u2 */
+		{ .kind = WL_PMO_UNMAP_CPU, .v = { [WL_ID] = 2 } },                /* 7: u1 */
+		{ .kind = WL_PMO_DESTROY, .v = { [WL_ID] = 1 } },                  /* 8: u0 */
+	};
+	static const uint32_t unit[] = { 0, 1, 2, 1, 3, 2, 2, 1, 0 };
+	struct trim_units u;
+
+	cr_assert_eq(trim_units_build(ev, sizeof(ev) / sizeof(ev[0]), &u), 0);
+	cr_assert_eq(u.nunits, 4);
+	for (size_t i = 0; i < sizeof(unit) / sizeof(unit[0]); i++)
+		cr_assert_eq(u.unit_of[i], unit[i], "event %zu: unit %u, not %u", i, u.unit_of[i],
+			     unit[i]);
+	cr_assert_eq(u.nneeds, 1);
+	cr_assert_eq(u.needs[0].unit, 1, "the view");
+	cr_assert_eq(u.needs[0].needs, 0, "needs its PMO");
+	trim_units_free(&u);
+}

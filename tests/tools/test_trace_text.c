@@ -243,6 +243,60 @@ Test(trace_text, a_hand_written_trace_replays_to_its_expected_result)
 	free(doc);
 }
 
+/*
+ * tests/data/text/seed-rules.txt: the save callbacks, CPU access, IO-space
+ * PMOs with CPU views and a disable attempt, from text through CTF to the
+ * replay's verdict, and back to the same text.
+ */
+Test(trace_text, the_seed_rules_reach_a_replay_from_a_hand_written_trace)
+{
+	static const struct {
+		const char *code, *event;
+	} want[] = { { "FB_NOT_LEAD", "0" }, { "CPU_ACCESS", "10" }, { "CPU_ACCESS", "20" } };
+	char d[256], j[256], key[64], value[64], path[4096], *doc, *text;
+	const char *body;
+	struct run r;
+
+	snprintf(d, sizeof(d), "%s", tpath("seed-rules"));
+	snprintf(j, sizeof(j), "%s", tpath("seed-rules.json"));
+	RUN(&r, "trace", "make", "tests/data/text/seed-rules.txt", "-o", d);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "replay", d, "--scenario", "traces/scenarios/logical-remap.yaml", "--cache-dir",
+	    tpath("cache"), "--json", j);
+	cr_assert_eq(r.status, 1, "violations: %s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "23 used, 0 ignored, 0 unmatched"), "%s", r.out);
+	doc = slurp(j);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		snprintf(key, sizeof(key), "faults.violations.%zu.code", i);
+		cr_assert(jsonq_get(doc, key, value, sizeof(value)), "%s", key);
+		cr_assert_str_eq(value, want[i].code);
+		snprintf(key, sizeof(key), "faults.violations.%zu.event", i);
+		cr_assert(jsonq_get(doc, key, value, sizeof(value)), "%s", key);
+		cr_assert_str_eq(value, want[i].event, "%s", want[i].code);
+	}
+	cr_assert_not(jsonq_get(doc, "faults.violations.3.code", value, sizeof(value)));
+	cr_assert(jsonq_get(doc, "events.refused", value, sizeof(value)));
+	cr_assert_str_eq(value, "4", "the pin, two CPU accesses, the disable");
+	cr_assert(jsonq_get(doc, "ops.iommu_disable.errors", value, sizeof(value)));
+	cr_assert_str_eq(value, "1");
+	cr_assert(jsonq_get(doc, "ops.cpu_access.count", value, sizeof(value)));
+	cr_assert_str_eq(value, "5");
+	cr_assert(jsonq_get(doc, "invariants.no_leaks", value, sizeof(value)));
+	cr_assert_str_eq(value, "true");
+	free(doc);
+	/* the made trace dumps back to the file's events, line for line */
+	RUN(&r, "trace", "dump", d);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(path, sizeof(path), "%s/tests/data/text/seed-rules.txt",
+		 getenv("GPUISO_SOURCE_ROOT") ? getenv("GPUISO_SOURCE_ROOT") : ".");
+	text = slurp(path);
+	body = strstr(text, "\nfb_pin ");
+	cr_assert_not_null(body);
+	cr_assert_not_null(strchr(r.out, '\n'));
+	cr_assert_str_eq(strchr(r.out, '\n') + 1, body + 1);
+	free(text);
+}
+
 /* A bad text: exit 2, FILE:LINE:COL, no folder; each class once more through the command. */
 Test(trace_text, errors_say_file_line_col_and_write_nothing)
 {
