@@ -506,7 +506,8 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 	if (creates && !rc && e->life &&
 	    (u64map_put(&e->born, key, index) || u64map_put(&e->born_ts, key, ev->ts)))
 		return -ENOMEM;
-	if (destroys)
+	/* a refused free ended nothing: the object stays live under its id */
+	if (destroys && !rc)
 		forget(e, key);
 	if (rc) {
 		op->errors++;

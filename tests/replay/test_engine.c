@@ -37,9 +37,10 @@ static void rig_up_wddm(struct rig *r, unsigned int wddm)
 	cr_assert_eq(engine_create(r->core, &r->res, REPLAY_PACE_ASAP, &r->e), 0);
 }
 
+/* A WDDM 3.0 driver without linear remapping: it may call the WDDM 2.4 callbacks and PMOs. */
 static void rig_up(struct rig *r)
 {
-	rig_up_wddm(r, SCN_WDDM(2, 9));
+	rig_up_wddm(r, SCN_WDDM(3, 0));
 }
 
 static void rig_down(struct rig *r)
@@ -337,6 +338,30 @@ Test(engine, freeing_twice_is_bad_input_that_names_the_event)
 	far.v[WL_ID] = 1ull << 56;
 	cr_assert_eq(engine_apply(r.e, &far, 12), -EINVAL);
 	cr_assert(strstr(engine_error(r.e), "below 2^56"), "%s", engine_error(r.e));
+	rig_down(&r);
+}
+
+/*
+ * A free the model refused ended nothing: the driver still holds the
+ * object, and the trace may free it again later (here a PMO destroyed
+ * while an ADL of it was outstanding, PMO_BUSY, then freed in order).
+ */
+Test(engine, a_refused_free_keeps_the_id_live)
+{
+	struct rig r;
+
+	rig_up_wddm(&r, SCN_WDDM(3, 0));
+	cr_assert_eq(ev(&r, WL_PMO_CREATE, 1, 1 << 16, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ADL_ALLOC, 2, 4096, 1, 0), 0);
+	cr_assert_eq(ev(&r, WL_PMO_DESTROY, 1, 0, 0, 0), 1, "PMO_BUSY: refused");
+	cr_assert_eq(engine_live(r.e), 2, "the PMO is still live");
+	cr_assert_eq(ev(&r, WL_ADL_FREE, 2, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_PMO_DESTROY, 1, 0, 0, 0), 0, "%s", engine_error(r.e));
+	cr_assert_eq(engine_live(r.e), 0);
+	engine_finish(r.e);
+	cr_assert_eq(core_live_handles(r.core), 0);
+	cr_assert_eq(count_code(&r.res, "PMO_BUSY"), 1);
+	cr_assert_eq(count_code(&r.res, "HANDLE_LEAK"), 0, "freed at last: no leak");
 	rig_down(&r);
 }
 
