@@ -141,6 +141,7 @@ enum core_violation_code {
 	CORE_V_PMO_BUSY,          /* PMO destroyed with ADLs, views or opens outstanding */
 	CORE_V_STALE_TRANSLATION, /* DMA translated by a stale IOTLB entry */
 	CORE_V_CPU_ACCESS,        /* CPU access through an ADL or a PMO: no CPU address */
+	CORE_V_CB_VERSION,        /* WDDM 3.0 memory service called by a driver of an earlier version */
 	CORE_V_NVIOLATIONS
 };
 
@@ -458,7 +459,11 @@ int core_driver_mdl_free(struct core *core, unsigned int adapter, core_handle_t 
 /** core_unmap_mdl() - DxgkCbUnmapMdlFromIoMmu. @core, @adapter, @h: the mapping. */
 int core_unmap_mdl(struct core *core, unsigned int adapter, core_handle_t h);
 
-/* --- WDDM 3.0 memory management services --- */
+/*
+ * --- WDDM 3.0 memory management services ---
+ * Each refuses a driver of a WDDM version before 3.0 (-EPERM, a CB_VERSION
+ * violation): the services are WDDM 3.0's.
+ */
 
 /**
  * core_pmo_create() - create a physical memory object over system memory
