@@ -31,6 +31,12 @@ static void xfer_progress(struct adapter *a)
 	a->xfer.last_progress_ns = now;
 }
 
+/*
+ * The section a physical adapter's reserve is saved in. Dxgkrnl makes one
+ * for each physical adapter reporting a size; a driver saving into a
+ * shared section (the reference KMD's fb_save_mode: shared) uses physical
+ * adapter 0's for all of them.
+ */
 static struct section *section_of(struct adapter *a, unsigned int phys)
 {
 	return &a->sections[a->cfg->fb_save_mode == FB_SAVE_SHARED ? 0 : phys];
@@ -39,7 +45,8 @@ static struct section *section_of(struct adapter *a, unsigned int phys)
 /*
  * The reference KMD's part of a shared section for physical adapter @i: the
  * section's pages dealt out in order, the first (pages mod n) adapters one
- * more, so that every byte of it is someone's.
+ * more, so that every byte of it is someone's. With fewer pages than
+ * adapters the last ones have none: they save nothing.
  */
 static void shared_slice(const struct adapter *a, unsigned int i, uint64_t *off, uint64_t *bytes)
 {
@@ -50,14 +57,45 @@ static void shared_slice(const struct adapter *a, unsigned int i, uint64_t *off,
 	*bytes = (each + (i < extra)) * GPUISO_PAGE_SIZE;
 }
 
+/*
+ * A driver that reports no IOMMU isolation support is not asked its save
+ * size; one it would report that is not a page multiple is still the
+ * driver's error, said as a note (it does not stop the start: nothing is
+ * asked, nothing refused).
+ */
+static void fb_not_asked(struct adapter *a)
+{
+	for (unsigned int i = 0; i < a->nphys; i++) {
+		uint64_t bytes = a->cfg->phys[i].fb_save_size;
+
+		if (bytes % GPUISO_PAGE_SIZE)
+			adapter_error(a, "frame-buffer save size %#llx of physical adapter %u is not a multiple of GPUISO_PAGE_SIZE; not asked (the driver does not report IoMmuSecureModeSupported), so no save area",
+				      (unsigned long long)bytes, i);
+	}
+}
+
+/* The reference KMD's layout, told as notes where it leaves something unused. */
+static void shared_notes(struct adapter *a)
+{
+	for (unsigned int i = 1; i < a->nphys; i++)
+		if (a->sections[i].bytes)
+			adapter_error(a, "shared save area: physical adapter %u's section of %#llx bytes is charged but never used (the driver saves every adapter into physical adapter 0's)",
+				      i, (unsigned long long)a->sections[i].bytes);
+	if (a->sections[0].bytes && a->sections[0].bytes < a->nphys * GPUISO_PAGE_SIZE)
+		adapter_error(a, "shared save area of %#llx bytes: the driver gives each of the %zu physical adapters a page of it while pages last; the others save nothing",
+			      (unsigned long long)a->sections[0].bytes, a->nphys);
+}
+
 int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
 {
 	uint64_t total = 0;
 	int rc;
 
 	/* Only a driver that reports IOMMU isolation support is asked. */
-	if (!a->caps.iommu_secure_mode)
+	if (!a->caps.iommu_secure_mode) {
+		fb_not_asked(a);
 		return 0;
+	}
 	for (unsigned int i = 0; i < a->nphys; i++) {
 		uint64_t bytes = 0;
 
@@ -68,26 +106,17 @@ int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
 				 i, ntstatus_name(rc));
 			return rc;
 		}
+		/* "The maximum size reported by the driver must be a multiple of PAGE_SIZE." */
 		if (bytes % GPUISO_PAGE_SIZE) {
 			snprintf(why, len, "frame-buffer save size %#llx of physical adapter %u is not a multiple of GPUISO_PAGE_SIZE",
 				 (unsigned long long)bytes, i);
 			return -EINVAL;
 		}
-		if (a->cfg->fb_save_mode == FB_SAVE_SHARED && i > 0 && bytes) {
-			snprintf(why, len, "shared save area: physical adapter %u reports %#llx bytes; only adapter 0 may report a size",
-				 i, (unsigned long long)bytes);
-			return -EINVAL;
-		}
 		a->sections[i].bytes = bytes;
 		total += bytes;
 	}
-	if (a->cfg->fb_save_mode == FB_SAVE_SHARED && a->sections[0].bytes &&
-	    a->sections[0].bytes < a->nphys * GPUISO_PAGE_SIZE) {
-		/* a physical adapter with nothing of it would save nothing, silently */
-		snprintf(why, len, "shared save area of %#llx bytes cannot give each of the %zu physical adapters a page of it",
-			 (unsigned long long)a->sections[0].bytes, a->nphys);
-		return -EINVAL;
-	}
+	if (a->cfg->fb_save_mode == FB_SAVE_SHARED)
+		shared_notes(a);
 	for (unsigned int i = 0; i < a->nphys; i++) {
 		struct phys_adapter *p = &a->phys[i];
 		uint64_t vram = c->hw->ops->vram_size(c->hw, p->dev);

@@ -787,11 +787,13 @@ void adapter_stop(struct core *c, struct adapter *a);
  * @len: size of @why.
  *
  * Asks each physical adapter for its save size, places each reserve at the
- * top of its VRAM (a shared section dealt out among them) and charges the
- * total.
+ * top of its VRAM (a shared section dealt out among them by the reference
+ * KMD's layout, told as notes where it leaves something unused) and
+ * charges the total. A driver not asked gets a note for a size it would
+ * report that is not a page multiple.
  *
- * Return: 0; the KMD's query error, -EINVAL for a size not a page multiple,
- * larger than VRAM or against the shared mode's rules, -ENOMEM for the charge.
+ * Return: 0; the KMD's query error, -EINVAL for a size not a page multiple
+ * or larger than VRAM, -ENOMEM for the charge.
  */
 int fb_init(struct core *c, struct adapter *a, char *why, size_t len);
 /**
