@@ -131,6 +131,7 @@ int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
 			return -EINVAL;
 		}
 		p->fb_vram_off = vram - p->fb_bytes;
+		p->fb_now = p->fb_bytes;
 	}
 	if (!total)
 		return 0;
@@ -316,9 +317,53 @@ int core_fb_region(struct core *core, unsigned int adapter, unsigned int phys,
 	if (!a || phys >= a->nphys)
 		return -ENOENT;
 	*vram_off = a->phys[phys].fb_vram_off;
-	*bytes = a->phys[phys].fb_bytes;
+	*bytes = a->phys[phys].fb_now;
 	*section_off = a->phys[phys].fb_section_off;
 	return 0;
+}
+
+int core_fb_save_size(struct core *core, unsigned int adapter, unsigned int phys,
+		      uint64_t bytes)
+{
+	struct adapter *a = adapter_get(core, adapter);
+
+	if (core->bugchecked)
+		return -ESHUTDOWN;
+	if (!a || phys >= a->nphys)
+		return -ENOENT;
+	if (!a->started)
+		return -ENODEV;
+	a->phys[phys].save_size = bytes;
+	a->phys[phys].save_size_set = true;
+	return 0;
+}
+
+/*
+ * "The exact amount of memory required by the driver can change
+ * dynamically, but Dxgkrnl takes a commit charge on the upper bound at the
+ * time when the adapter is initialized": asked at each power-down, the
+ * amount must fit the section the charge was taken for, in whole pages.
+ * One that does not is FB_SAVE_SIZE, and the save covers all of the
+ * adapter's part, as before it changed. Within the section, a driver
+ * saving into a shared one keeps to its part (the reference KMD's layout).
+ */
+static void fb_ask_size(struct core *c, struct adapter *a, unsigned int phys)
+{
+	struct phys_adapter *p = &a->phys[phys];
+	uint64_t max = section_of(a, phys)->bytes, bytes = 0;
+
+	p->fb_now = p->fb_bytes;
+	if (!p->fb_bytes ||
+	    c->kmd_merged.query_adapter_info(c, c->kmd, a->index, QAI_FRAMEBUFFERSAVESIZE_NOW, phys,
+					     &bytes))
+		return;
+	if (bytes % GPUISO_PAGE_SIZE || bytes > max) {
+		viol(c, CORE_V_FB_SAVE_SIZE, "%s physical adapter %u: save size %#llx at power-down is %s the %#llx bytes committed at start; all of them are saved",
+		     a->cfg->name, phys, (unsigned long long)bytes,
+		     bytes > max ? "above" : "not whole pages of", (unsigned long long)max);
+		return;
+	}
+	p->fb_now = GPUISO_MIN(bytes, p->fb_bytes);
 }
 
 int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys,
@@ -345,7 +390,7 @@ uint64_t fb_hash(struct core *c, struct adapter *a, unsigned int phys)
 	struct phys_adapter *p = &a->phys[phys];
 	uint64_t digest = 0;
 
-	c->hw->ops->vram_digest(c->hw, p->dev, p->fb_vram_off, p->fb_bytes, &digest);
+	c->hw->ops->vram_digest(c->hw, p->dev, p->fb_vram_off, p->fb_now, &digest);
 	return digest;
 }
 
@@ -404,6 +449,7 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 		return -EINVAL;
 
 	if (state == POWER_D3) {
+		fb_ask_size(core, a, phys);
 		fb_seed(core, a, phys);
 		p->saved_hash = fb_hash(core, a, phys);
 	} else {
@@ -427,8 +473,8 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 	rec.max_stall_ns = a->xfer.max_stall_ns;
 	rec.modeled_ns = modeled_now(core) - m0;
 	rec.chunks = a->xfer.chunks;
-	rec.path = !p->fb_bytes ? PATH_NONE : a->xfer.pinned ? PATH_PINNED : PATH_CHUNKED;
-	rec.bytes = a->xfer.pinned ? p->fb_bytes : a->xfer.chunk_bytes;
+	rec.path = !p->fb_now ? PATH_NONE : a->xfer.pinned ? PATH_PINNED : PATH_CHUNKED;
+	rec.bytes = a->xfer.pinned ? p->fb_now : a->xfer.chunk_bytes;
 	a->xfer.active = false;
 
 	if (rc) {

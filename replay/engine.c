@@ -369,6 +369,7 @@ static int dispatch(struct replay_engine *e, const struct wl_event *ev, core_han
 	case WL_IRQL: core_set_irql(c, (enum core_irql)v[WL_ARG]); return 0; /* a level is its number */
 	case WL_DRIVER_MDL_CREATE: return core_driver_mdl_create(c, a, v[WL_BYTES], h);
 	case WL_DRIVER_MDL_FREE: return core_driver_mdl_free(c, a, target);
+	case WL_FB_SAVE_SIZE: return core_fb_save_size(c, a, p, v[WL_BYTES]);
 	}
 	return -EINVAL;
 }

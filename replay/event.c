@@ -44,6 +44,8 @@ const struct wl_desc wl_catalogue[WL_NKINDS] = {
 	[WL_DRIVER_MDL_CREATE] = { "driver_mdl_create", 3, { F("adapter", WL_ADAPTER),
 				   F("id", WL_ID), F("bytes", WL_BYTES) } },
 	[WL_DRIVER_MDL_FREE] = { "driver_mdl_free", 2, { F("adapter", WL_ADAPTER), F("id", WL_ID) } },
+	[WL_FB_SAVE_SIZE] = { "fb_save_size", 3, { F("adapter", WL_ADAPTER), F("phys", WL_PHYS),
+			      F("bytes", WL_BYTES) } },
 };
 
 /* Each creating kind and the kind that ends what it created. */

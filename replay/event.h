@@ -40,6 +40,7 @@ enum wl_kind {
 	WL_IRQL,             /* the IRQL the driver calls back at from now on */
 	WL_DRIVER_MDL_CREATE, /* an MDL the driver built over memory it obtained itself */
 	WL_DRIVER_MDL_FREE,
+	WL_FB_SAVE_SIZE,     /* the driver's frame-buffer save size from now on */
 	WL_NKINDS
 };
 
@@ -50,7 +51,7 @@ enum wl_slot {
 	WL_ID,
 	WL_REF,    /* the object another refers to: map_mdl.mdl, adl_alloc.pmo */
 	WL_OFFSET, /* offset, offset_pages, commit_available */
-	WL_BYTES,  /* bytes, pages, lockable_available */
+	WL_BYTES,  /* bytes, pages, lockable_available, fb_save_size.bytes */
 	WL_ARG,    /* cache, segment, dir, write, state, level */
 	WL_FLAGS,  /* alloc_create.flags */
 	WL_NSLOTS

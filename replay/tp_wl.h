@@ -122,6 +122,10 @@ LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, driver_mdl_create,
 
 GPUISO_WL_ADAPTER_ID(driver_mdl_free)
 
+LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, fb_save_size,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, phys, uint64_t, bytes),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter) GPUISO_WL_F(phys) GPUISO_WL_F(bytes)))
+
 #endif /* GPUISO_REPLAY_TP_WL_H */
 
 #include <lttng/tracepoint-event.h>

@@ -43,6 +43,7 @@ static struct lttng_ust_tracepoint *const wl_tp[WL_NKINDS] = {
 	[WL_IRQL] = &lttng_ust_tracepoint_gpuiso_wl___irql,
 	[WL_DRIVER_MDL_CREATE] = &lttng_ust_tracepoint_gpuiso_wl___driver_mdl_create,
 	[WL_DRIVER_MDL_FREE] = &lttng_ust_tracepoint_gpuiso_wl___driver_mdl_free,
+	[WL_FB_SAVE_SIZE] = &lttng_ust_tracepoint_gpuiso_wl___fb_save_size,
 };
 
 /* The {adapter, id} events. */
@@ -139,6 +140,10 @@ EMIT_FN emit_wl(const struct wl_event *e)
 		break;
 	case WL_DRIVER_MDL_FREE:
 		WL_AI(driver_mdl_free);
+		break;
+	case WL_FB_SAVE_SIZE:
+		lttng_ust_do_tracepoint(gpuiso_wl, fb_save_size, v[WL_ADAPTER], v[WL_PHYS],
+					v[WL_BYTES]);
 		break;
 	case WL_NKINDS:
 		break;

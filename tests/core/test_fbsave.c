@@ -541,3 +541,76 @@ Test(fbsave, a_save_size_not_asked_is_still_checked)
 	cr_assert(noted(&fx, "save size 0x1 of physical adapter 0 is not a multiple of GPUISO_PAGE_SIZE"));
 	fx_fini(&fx);
 }
+
+/* A KMD whose save size changes at each power-down: @sizes in turn, counting the asks. */
+struct changing_kmd {
+	const uint64_t *sizes;
+	size_t asked;
+};
+
+static int changing_qai(struct core *core, void *kmd, unsigned int adapter, enum qai_type type,
+			unsigned int phys, void *out)
+{
+	struct changing_kmd *k = kmd;
+
+	if (type != QAI_FRAMEBUFFERSAVESIZE_NOW)
+		return core_kmd_reference()->query_adapter_info(core, kmd, adapter, type, phys, out);
+	*(uint64_t *)out = k->sizes[k->asked++];
+	return 0;
+}
+
+/*
+ * "The exact amount of memory required by the driver can change
+ * dynamically, but Dxgkrnl takes a commit charge on the upper bound at the
+ * time when the adapter is initialized": the size is asked at each
+ * power-down (not at the power-up, which restores what was saved), each
+ * save covers what the driver said, and a size above the charge or not of
+ * whole pages is FB_SAVE_SIZE (all of it saved then). Every restore is
+ * checked over what was saved.
+ */
+Test(fbsave, the_save_size_is_asked_at_each_power_down)
+{
+	static const uint64_t sizes[] = { SAVE / 4, SAVE, 2 * SAVE, SAVE / 2 + 1, 0 };
+	static const uint64_t saved[] = { SAVE / 4, SAVE, SAVE, SAVE, 0 };
+	static const struct kmd_ops ops = { .query_adapter_info = changing_qai };
+	struct changing_kmd k = { .sizes = sizes };
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_start_kmd(&fx, &ops, &k);
+	cr_assert_eq(core_physmem(fx.core)->usage.committed, SAVE + 4096, "the maximum, at start");
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		enum power_path path = saved[i] ? PATH_PINNED : PATH_NONE;
+
+		cycle(&fx, 0, path, path);
+		cr_assert_eq(k.asked, i + 1, "asked at each power-down, once");
+		cr_assert_eq(last_record(&fx)->bytes, saved[i], "cycle %zu", i);
+		cr_assert(!saved[i] || last_record(&fx)->verified, "cycle %zu", i);
+	}
+	cr_assert_eq(fx_violations(&fx, CORE_V_FB_SAVE_SIZE), 2, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_FB_RESTORE_MISMATCH), 0, "%s", fx_violation_text(&fx));
+	fx_fini(&fx);
+}
+
+/* A trace's fb_save_size is what the reference KMD answers at the next power-downs. */
+Test(fbsave, the_reference_kmd_answers_the_size_the_trace_gave)
+{
+	struct physmem_pressure p = { UINT64_MAX, SAVE / 2, UINT64_MAX };
+	struct fx fx;
+
+	defaults_small(&fx);
+	fx_start(&fx);
+	cr_assert_eq(core_fb_save_size(fx.core, 0, 1, SAVE), -ENOENT);
+	cr_assert_eq(core_fb_save_size(fx.core, 1, 0, SAVE), -ENOENT);
+	cr_assert_eq(core_fb_save_size(fx.core, 0, 0, SAVE / 4), 0);
+	cycle(&fx, 0, PATH_PINNED, PATH_PINNED);
+	cr_assert_eq(last_record(&fx)->bytes, SAVE / 4);
+	cr_assert(last_record(&fx)->verified);
+	/* a pin locks the whole section whatever is saved; chunks copy only what is */
+	core_memory(fx.core, &p);
+	cycle(&fx, 0, PATH_CHUNKED, PATH_CHUNKED);
+	cr_assert_eq(last_record(&fx)->bytes, SAVE / 4);
+	cr_assert(last_record(&fx)->verified);
+	fx_assert_no_violations(&fx);
+	fx_fini(&fx);
+}

@@ -28,6 +28,7 @@ Test(verifier, codes_have_stable_distinct_names)
 		{ CORE_V_STALE_TRANSLATION, "STALE_TRANSLATION" },
 		{ CORE_V_CPU_ACCESS, "CPU_ACCESS" },
 		{ CORE_V_CB_VERSION, "CB_VERSION" },
+		{ CORE_V_FB_SAVE_SIZE, "FB_SAVE_SIZE" },
 	};
 
 	cr_assert_eq(sizeof(expect) / sizeof(expect[0]), CORE_V_NVIOLATIONS, "a code has no test");

@@ -44,6 +44,7 @@ Test(event, catalogue_matches_the_design_contract)
 		{ "irql", "level" },
 		{ "driver_mdl_create", "adapter", "id", "bytes" },
 		{ "driver_mdl_free", "adapter", "id" },
+		{ "fb_save_size", "adapter", "phys", "bytes" },
 	};
 
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {

@@ -95,7 +95,8 @@ Test(import, a_rule_says_only_what_its_operation_takes)
 			  "  - {event: dpc_exit, op: irql, fields: {level: 0}}\n"
 			  "  - {event: lock, op: driver_mdl_create, key: va, fields: {bytes: len}}\n"
 			  "  - {event: map, op: map_mdl, key: iova, ref: va}\n"
-			  "  - {event: unlock, op: driver_mdl_free, key: va}\n",
+			  "  - {event: unlock, op: driver_mdl_free, key: va}\n"
+			  "  - {event: fbsz, op: fb_save_size, fields: {phys: gpu, bytes: size}}\n",
 			  &m, err, sizeof(err)), 0, "%s", err);
 	import_map_free(m);
 }
