@@ -357,10 +357,14 @@ static void fb_ask_size(struct core *c, struct adapter *a, unsigned int phys)
 	    c->kmd_merged.query_adapter_info(c, c->kmd, a->index, QAI_FRAMEBUFFERSAVESIZE_NOW, phys,
 					     &bytes))
 		return;
-	if (bytes % GPUISO_PAGE_SIZE || bytes > max) {
-		viol(c, CORE_V_FB_SAVE_SIZE, "%s physical adapter %u: save size %#llx at power-down is %s the %#llx bytes committed at start; all of them are saved",
-		     a->cfg->name, phys, (unsigned long long)bytes,
-		     bytes > max ? "above" : "not whole pages of", (unsigned long long)max);
+	if (bytes > max) {
+		viol(c, CORE_V_FB_SAVE_SIZE, "%s physical adapter %u: save size %#llx at power-down is above the %#llx bytes committed at start; all of its part is saved",
+		     a->cfg->name, phys, (unsigned long long)bytes, (unsigned long long)max);
+		return;
+	}
+	if (bytes % GPUISO_PAGE_SIZE) {
+		viol(c, CORE_V_FB_SAVE_SIZE, "%s physical adapter %u: save size %#llx at power-down is not a multiple of GPUISO_PAGE_SIZE; all of its part is saved",
+		     a->cfg->name, phys, (unsigned long long)bytes);
 		return;
 	}
 	p->fb_now = GPUISO_MIN(bytes, p->fb_bytes);
