@@ -176,6 +176,7 @@ static void write_doc(const struct results *r, struct json *j)
 	json_u64(j, "not_run", r->events.not_run);
 	json_u64(j, "refused", r->events.refused);
 	json_u64(j, "left_live", r->events.left_live);
+	json_u64(j, "live_at_start", r->events.live_at_start);
 	json_obj_end(j);
 	json_obj_begin(j, "ops");
 	for (size_t i = 0; i < r->nops; i++) {

@@ -118,6 +118,7 @@ struct event_counts {
 	uint64_t lost_packets; /* packets lost by the tracer (their events unknown) */
 	uint64_t refused;     /* operations the model refused */
 	uint64_t left_live;   /* objects the trace created and never freed */
+	uint64_t live_at_start; /* objects the trace ends and never created: live before it began */
 	uint64_t not_run;     /* after a bugcheck: the machine had stopped */
 };
 

@@ -141,6 +141,8 @@ enum core_violation_code {
 	CORE_V_PMO_BUSY,          /* PMO destroyed with ADLs, views or opens outstanding */
 	CORE_V_STALE_TRANSLATION, /* DMA translated by a stale IOTLB entry */
 	CORE_V_CPU_ACCESS,        /* CPU access through no CPU address (ADL, PMO, dead CpuVisibleAddress) */
+	CORE_V_CB_VERSION,        /* WDDM 3.0 memory service called by a driver of an earlier version */
+	CORE_V_FB_SAVE_SIZE,      /* save size at a power-down above the maximum, or not whole pages */
 	CORE_V_NVIOLATIONS
 };
 
@@ -252,6 +254,12 @@ enum qai_type {
 	QAI_IOMMU_CAPS,           /* out: bool linear remap supported */
 	QAI_FRAMEBUFFERSAVESIZE,  /* in: phys; out: uint64_t bytes */
 	QAI_HARDWARERESERVEDRANGES, /* in: phys; out: count, then array (two calls) */
+	/*
+	 * in: phys; out: uint64_t bytes the driver saves at this power-down
+	 * ("the exact amount ... can change dynamically"); asked at each one,
+	 * within the maximum of QAI_FRAMEBUFFERSAVESIZE. An error: the maximum.
+	 */
+	QAI_FRAMEBUFFERSAVESIZE_NOW,
 };
 
 struct qai_reserved {
@@ -495,7 +503,11 @@ int core_driver_mdl_free(struct core *core, unsigned int adapter, core_handle_t 
 /** core_unmap_mdl() - DxgkCbUnmapMdlFromIoMmu. @core, @adapter, @h: the mapping. */
 int core_unmap_mdl(struct core *core, unsigned int adapter, core_handle_t h);
 
-/* --- WDDM 3.0 memory management services --- */
+/*
+ * --- WDDM 3.0 memory management services ---
+ * Each refuses a driver of a WDDM version before 3.0 (-EPERM, a CB_VERSION
+ * violation): the services are WDDM 3.0's.
+ */
 
 /**
  * core_pmo_create() - create a physical memory object over system memory
@@ -874,13 +886,31 @@ int core_fb_unmap_chunk(struct core *core, unsigned int adapter, unsigned int ca
 			core_handle_t view);
 
 /**
+ * core_fb_save_size() - the driver's frame-buffer save size from now on.
+ * @core: the model.
+ * @adapter: index.
+ * @phys: the physical adapter.
+ * @bytes: what the reference KMD answers when Dxgkrnl asks it at the next
+ *         power-downs (QAI_FRAMEBUFFERSAVESIZE_NOW); not judged here.
+ *
+ * A state of the driver, not a callback: no gate. Until the first, the
+ * reference KMD saves all of its part of the save area.
+ *
+ * Return: 0, -ENOENT (no such adapter or physical adapter), -ENODEV (not
+ * started), -ESHUTDOWN (bugchecked).
+ */
+int core_fb_save_size(struct core *core, unsigned int adapter, unsigned int phys,
+		      uint64_t bytes);
+
+/**
  * core_fb_region() - where a physical adapter's reserve lives: its VRAM
  * offset and size, and its byte offset in its save section.
  * @core: the model.
  * @adapter: index.
  * @phys: physical adapter.
  * @vram_off: out.
- * @bytes: out.
+ * @bytes: out: the bytes of it the current (or last) power-down saves, as
+ *         the driver said when asked (all of it until then).
  * @section_off: out.
  */
 int core_fb_region(struct core *core, unsigned int adapter, unsigned int phys,

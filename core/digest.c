@@ -98,7 +98,7 @@ static uint64_t phys_digest(const struct handle_table *ht, const struct phys_ada
 			p->fb_vram_off, p->fb_section_off, p->saved_hash, p->saved_valid, p->seeded,
 			canon(ht, p->small), canon(ht, p->small_cpu), p->small_bytes,
 			canon(ht, p->small_pmo), p->nreserved,
-			p->reserved_mapped);
+			p->reserved_mapped, p->fb_now, p->save_size_set, p->save_size);
 	for (size_t i = 0; i < p->nreserved; i++)
 		h = DIGEST_FOLD(h, p->reserved[i].base, p->reserved[i].size);
 	h = pages_digest(&p->pfs, h);

@@ -18,10 +18,15 @@ static const char *attach_on_name(enum attach_on on)
 	return on == ATTACH_AT_START ? "start" : on == ATTACH_AT_SECURE_VM ? "secure_vm" : NULL;
 }
 
-/* Which memory callbacks the driver may call: one set, the other refused. */
+/*
+ * Which memory callbacks the driver may call: the WDDM 3.0 services alone
+ * (linear remapping deprecates the others), the WDDM 2.4 callbacks alone
+ * (a driver before WDDM 3.0 has no others), or both.
+ */
 static const char *memory_services(const struct core_adapter_info *info)
 {
-	return info->wddm30_memory ? "wddm3.0" : "wddm2.4";
+	return info->wddm30_memory ? "wddm3.0" : info->wddm >= SCN_WDDM(3, 0) ? "wddm2.4+3.0" :
+										 "wddm2.4";
 }
 
 static void explain_json(struct core *c, struct json *j)
@@ -125,7 +130,9 @@ static void explain_text(struct core *c, FILE *out)
 					format_size(info.logical_limit, buf, sizeof(buf)) : "");
 		fprintf(out, "  memory:    %s\n", info.wddm30_memory ?
 			"WDDM 3.0 services (physical memory objects, ADLs); the WDDM 2.4 callbacks are deprecated: the driver reports linear remapping" :
-			"WDDM 2.4 callbacks (AllocatePagesForMdl, AllocateContiguousMemory, MapMdlToIoMmu)");
+			info.wddm >= SCN_WDDM(3, 0) ?
+			"WDDM 2.4 callbacks (AllocatePagesForMdl, AllocateContiguousMemory, MapMdlToIoMmu) and WDDM 3.0 services (physical memory objects, ADLs)" :
+			"WDDM 2.4 callbacks (AllocatePagesForMdl, AllocateContiguousMemory, MapMdlToIoMmu); the WDDM 3.0 services are not the driver's version's");
 		for (unsigned int p = 0; p < info.nphys; p++) {
 			struct core_phys_info pi;
 

@@ -31,6 +31,12 @@ static void xfer_progress(struct adapter *a)
 	a->xfer.last_progress_ns = now;
 }
 
+/*
+ * The section a physical adapter's reserve is saved in. Dxgkrnl makes one
+ * for each physical adapter reporting a size; a driver saving into a
+ * shared section (the reference KMD's fb_save_mode: shared) uses physical
+ * adapter 0's for all of them.
+ */
 static struct section *section_of(struct adapter *a, unsigned int phys)
 {
 	return &a->sections[a->cfg->fb_save_mode == FB_SAVE_SHARED ? 0 : phys];
@@ -39,7 +45,8 @@ static struct section *section_of(struct adapter *a, unsigned int phys)
 /*
  * The reference KMD's part of a shared section for physical adapter @i: the
  * section's pages dealt out in order, the first (pages mod n) adapters one
- * more, so that every byte of it is someone's.
+ * more, so that every byte of it is someone's. With fewer pages than
+ * adapters the last ones have none: they save nothing.
  */
 static void shared_slice(const struct adapter *a, unsigned int i, uint64_t *off, uint64_t *bytes)
 {
@@ -50,14 +57,45 @@ static void shared_slice(const struct adapter *a, unsigned int i, uint64_t *off,
 	*bytes = (each + (i < extra)) * GPUISO_PAGE_SIZE;
 }
 
+/*
+ * A driver that reports no IOMMU isolation support is not asked its save
+ * size; one it would report that is not a page multiple is still the
+ * driver's error, said as a note (it does not stop the start: nothing is
+ * asked, nothing refused).
+ */
+static void fb_not_asked(struct adapter *a)
+{
+	for (unsigned int i = 0; i < a->nphys; i++) {
+		uint64_t bytes = a->cfg->phys[i].fb_save_size;
+
+		if (bytes % GPUISO_PAGE_SIZE)
+			adapter_error(a, "frame-buffer save size %#llx of physical adapter %u is not a multiple of GPUISO_PAGE_SIZE; not asked (the driver does not report IoMmuSecureModeSupported), so no save area",
+				      (unsigned long long)bytes, i);
+	}
+}
+
+/* The reference KMD's layout, told as notes where it leaves something unused. */
+static void shared_notes(struct adapter *a)
+{
+	for (unsigned int i = 1; i < a->nphys; i++)
+		if (a->sections[i].bytes)
+			adapter_error(a, "shared save area: physical adapter %u's section of %#llx bytes is charged but never used (the driver saves every adapter into physical adapter 0's)",
+				      i, (unsigned long long)a->sections[i].bytes);
+	if (a->sections[0].bytes && a->sections[0].bytes < a->nphys * GPUISO_PAGE_SIZE)
+		adapter_error(a, "shared save area of %#llx bytes: the driver gives each of the %zu physical adapters a page of it while pages last; the others save nothing",
+			      (unsigned long long)a->sections[0].bytes, a->nphys);
+}
+
 int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
 {
 	uint64_t total = 0;
 	int rc;
 
 	/* Only a driver that reports IOMMU isolation support is asked. */
-	if (!a->caps.iommu_secure_mode)
+	if (!a->caps.iommu_secure_mode) {
+		fb_not_asked(a);
 		return 0;
+	}
 	for (unsigned int i = 0; i < a->nphys; i++) {
 		uint64_t bytes = 0;
 
@@ -68,26 +106,17 @@ int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
 				 i, ntstatus_name(rc));
 			return rc;
 		}
+		/* "The maximum size reported by the driver must be a multiple of PAGE_SIZE." */
 		if (bytes % GPUISO_PAGE_SIZE) {
 			snprintf(why, len, "frame-buffer save size %#llx of physical adapter %u is not a multiple of GPUISO_PAGE_SIZE",
 				 (unsigned long long)bytes, i);
 			return -EINVAL;
 		}
-		if (a->cfg->fb_save_mode == FB_SAVE_SHARED && i > 0 && bytes) {
-			snprintf(why, len, "shared save area: physical adapter %u reports %#llx bytes; only adapter 0 may report a size",
-				 i, (unsigned long long)bytes);
-			return -EINVAL;
-		}
 		a->sections[i].bytes = bytes;
 		total += bytes;
 	}
-	if (a->cfg->fb_save_mode == FB_SAVE_SHARED && a->sections[0].bytes &&
-	    a->sections[0].bytes < a->nphys * GPUISO_PAGE_SIZE) {
-		/* a physical adapter with nothing of it would save nothing, silently */
-		snprintf(why, len, "shared save area of %#llx bytes cannot give each of the %zu physical adapters a page of it",
-			 (unsigned long long)a->sections[0].bytes, a->nphys);
-		return -EINVAL;
-	}
+	if (a->cfg->fb_save_mode == FB_SAVE_SHARED)
+		shared_notes(a);
 	for (unsigned int i = 0; i < a->nphys; i++) {
 		struct phys_adapter *p = &a->phys[i];
 		uint64_t vram = c->hw->ops->vram_size(c->hw, p->dev);
@@ -102,6 +131,7 @@ int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
 			return -EINVAL;
 		}
 		p->fb_vram_off = vram - p->fb_bytes;
+		p->fb_now = p->fb_bytes;
 	}
 	if (!total)
 		return 0;
@@ -292,9 +322,57 @@ int core_fb_region(struct core *core, unsigned int adapter, unsigned int phys,
 	if (!a || phys >= a->nphys)
 		return -ENOENT;
 	*vram_off = a->phys[phys].fb_vram_off;
-	*bytes = a->phys[phys].fb_bytes;
+	*bytes = a->phys[phys].fb_now;
 	*section_off = a->phys[phys].fb_section_off;
 	return 0;
+}
+
+int core_fb_save_size(struct core *core, unsigned int adapter, unsigned int phys,
+		      uint64_t bytes)
+{
+	struct adapter *a = adapter_get(core, adapter);
+
+	if (core->bugchecked)
+		return -ESHUTDOWN;
+	if (!a || phys >= a->nphys)
+		return -ENOENT;
+	if (!a->started)
+		return -ENODEV;
+	a->phys[phys].save_size = bytes;
+	a->phys[phys].save_size_set = true;
+	return 0;
+}
+
+/*
+ * "The exact amount of memory required by the driver can change
+ * dynamically, but Dxgkrnl takes a commit charge on the upper bound at the
+ * time when the adapter is initialized": asked at each power-down, the
+ * amount must fit the section the charge was taken for, in whole pages.
+ * One that does not is FB_SAVE_SIZE, and the save covers all of the
+ * adapter's part, as before it changed. Within the section, a driver
+ * saving into a shared one keeps to its part (the reference KMD's layout).
+ */
+static void fb_ask_size(struct core *c, struct adapter *a, unsigned int phys)
+{
+	struct phys_adapter *p = &a->phys[phys];
+	uint64_t max = section_of(a, phys)->bytes, bytes = 0;
+
+	p->fb_now = p->fb_bytes;
+	if (!p->fb_bytes ||
+	    c->kmd_merged.query_adapter_info(c, c->kmd, a->index, QAI_FRAMEBUFFERSAVESIZE_NOW, phys,
+					     &bytes))
+		return;
+	if (bytes > max) {
+		viol(c, CORE_V_FB_SAVE_SIZE, "%s physical adapter %u: save size %#llx at power-down is above the %#llx bytes committed at start; all of its part is saved",
+		     a->cfg->name, phys, (unsigned long long)bytes, (unsigned long long)max);
+		return;
+	}
+	if (bytes % GPUISO_PAGE_SIZE) {
+		viol(c, CORE_V_FB_SAVE_SIZE, "%s physical adapter %u: save size %#llx at power-down is not a multiple of GPUISO_PAGE_SIZE; all of its part is saved",
+		     a->cfg->name, phys, (unsigned long long)bytes);
+		return;
+	}
+	p->fb_now = GPUISO_MIN(bytes, p->fb_bytes);
 }
 
 int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys,
@@ -321,7 +399,7 @@ uint64_t fb_hash(struct core *c, struct adapter *a, unsigned int phys)
 	struct phys_adapter *p = &a->phys[phys];
 	uint64_t digest = 0;
 
-	c->hw->ops->vram_digest(c->hw, p->dev, p->fb_vram_off, p->fb_bytes, &digest);
+	c->hw->ops->vram_digest(c->hw, p->dev, p->fb_vram_off, p->fb_now, &digest);
 	return digest;
 }
 
@@ -380,6 +458,7 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 		return -EINVAL;
 
 	if (state == POWER_D3) {
+		fb_ask_size(core, a, phys);
 		fb_seed(core, a, phys);
 		p->saved_hash = fb_hash(core, a, phys);
 	} else {
@@ -403,8 +482,8 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 	rec.max_stall_ns = a->xfer.max_stall_ns;
 	rec.modeled_ns = modeled_now(core) - m0;
 	rec.chunks = a->xfer.chunks;
-	rec.path = !p->fb_bytes ? PATH_NONE : a->xfer.pinned ? PATH_PINNED : PATH_CHUNKED;
-	rec.bytes = a->xfer.pinned ? p->fb_bytes : a->xfer.chunk_bytes;
+	rec.path = !p->fb_now ? PATH_NONE : a->xfer.pinned ? PATH_PINNED : PATH_CHUNKED;
+	rec.bytes = a->xfer.pinned ? p->fb_now : a->xfer.chunk_bytes;
 	a->xfer.active = false;
 
 	if (rc) {

@@ -131,7 +131,8 @@ struct phys_adapter {
 	uint32_t domain;       /* attached domain, CORE_NO_DOMAIN when none */
 	bool powered;
 	bool reset;
-	uint64_t fb_bytes;     /* reserve saved on power down */
+	uint64_t fb_bytes;     /* reserve saved on power down: its most (its part of the save area) */
+	uint64_t fb_now;       /* of it, what the current or last power-down saves (asked then) */
 	uint64_t fb_vram_off;  /* where it lives in VRAM */
 	uint64_t fb_section_off;
 	uint64_t saved_hash;   /* VRAM reserve hash at power down */
@@ -141,6 +142,8 @@ struct phys_adapter {
 	core_handle_t small_cpu;    /* the same memory for the CPU (the MDL, or a view of the PMO) */
 	uint64_t small_bytes;
 	core_handle_t small_pmo;    /* reference KMD, WDDM 3.0 services: the PMO behind it */
+	bool save_size_set;         /* reference KMD: the trace said its save size (core_fb_save_size()) */
+	uint64_t save_size;         /* then: what it answers QAI_FRAMEBUFFERSAVESIZE_NOW */
 	struct range_extent *reserved; /* hardware-reserved ranges, queried at enable */
 	size_t nreserved;
 	bool reserved_mapped;
@@ -895,11 +898,13 @@ void adapter_stop(struct core *c, struct adapter *a);
  * @len: size of @why.
  *
  * Asks each physical adapter for its save size, places each reserve at the
- * top of its VRAM (a shared section dealt out among them) and charges the
- * total.
+ * top of its VRAM (a shared section dealt out among them by the reference
+ * KMD's layout, told as notes where it leaves something unused) and
+ * charges the total. A driver not asked gets a note for a size it would
+ * report that is not a page multiple.
  *
- * Return: 0; the KMD's query error, -EINVAL for a size not a page multiple,
- * larger than VRAM or against the shared mode's rules, -ENOMEM for the charge.
+ * Return: 0; the KMD's query error, -EINVAL for a size not a page multiple
+ * or larger than VRAM, -ENOMEM for the charge.
  */
 int fb_init(struct core *c, struct adapter *a, char *why, size_t len);
 /**

@@ -43,6 +43,16 @@ static int ref_query_adapter_info(struct core *c, void *kmd, unsigned int adapte
 			return -EINVAL;
 		*(uint64_t *)out = cfg->phys[phys].fb_save_size;
 		return 0;
+	case QAI_FRAMEBUFFERSAVESIZE_NOW: {
+		const struct phys_adapter *p;
+
+		if (phys >= cfg->nphys)
+			return -EINVAL;
+		/* what the trace said it needs, else all of its part */
+		p = &c->adapters[adapter].phys[phys];
+		*(uint64_t *)out = p->save_size_set ? p->save_size : p->fb_bytes;
+		return 0;
+	}
 	case QAI_HARDWARERESERVEDRANGES: {
 		struct qai_reserved *q = out;
 

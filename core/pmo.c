@@ -13,6 +13,44 @@
  * logical-remap mode, or by physical pages otherwise.
  */
 
+/*
+ * The services are WDDM 3.0's ("introduced to describe physical memory
+ * allocation and mapping of logical/virtual views"): a driver of an earlier
+ * version has none of them, as it has none of the WDDM 3.0 caps the
+ * scenario loader refuses it. Its call is a CB_VERSION violation, refused.
+ */
+static int svc_version(struct core *c, struct adapter *a, const char *name)
+{
+	if (a->cfg->wddm >= SCN_WDDM(3, 0))
+		return 0;
+	viol(c, CORE_V_CB_VERSION, "%s on %s: a WDDM 3.0 memory service, which a WDDM %u.%u driver does not have",
+	     name, a->cfg->name, a->cfg->wddm / 10, a->cfg->wddm % 10);
+	return -EPERM;
+}
+
+/* cb_enter() and the version: the start of every WDDM 3.0 service. */
+static int svc_enter(struct core *c, unsigned int adapter, const char *name, struct adapter **a)
+{
+	int rc = cb_enter(c, adapter, name, a);
+
+	return rc ? rc : svc_version(c, *a, name);
+}
+
+/* cb_handle() for a WDDM 3.0 service: the version is judged before the handle. */
+static struct hobj *svc_handle(struct core *c, unsigned int adapter, const char *name,
+			       core_handle_t h, enum hkind kind, struct adapter **a, int *rc)
+{
+	struct hobj *o;
+
+	*rc = svc_enter(c, adapter, name, a);
+	if (*rc)
+		return NULL;
+	o = handle_get(c, h, kind, adapter, name);
+	if (!o)
+		*rc = -EINVAL;
+	return o;
+}
+
 int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
 		    enum cache_type cache, core_handle_t *h)
 {
@@ -20,7 +58,7 @@ int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
 	struct hobj *o;
 	int rc;
 
-	rc = cb_enter(core, adapter, "DxgkCbCreatePhysicalMemoryObject", &a);
+	rc = svc_enter(core, adapter, "DxgkCbCreatePhysicalMemoryObject", &a);
 	if (rc)
 		return rc;
 	if (!bytes || !cache_type_valid(cache))
@@ -47,7 +85,7 @@ int core_pmo_create_io(struct core *core, unsigned int adapter, uint64_t base, u
 	struct hobj *o;
 	int rc;
 
-	rc = cb_enter(core, adapter, name, &a);
+	rc = svc_enter(core, adapter, name, &a);
 	if (rc)
 		return rc;
 	if (!bytes || base % GPUISO_PAGE_SIZE || bytes % GPUISO_PAGE_SIZE || !cache_type_valid(cache) ||
@@ -82,7 +120,7 @@ int core_pmo_destroy(struct core *core, unsigned int adapter, core_handle_t h)
 	struct hobj *o;
 	int rc;
 
-	o = cb_handle(core, adapter, name, h, H_PMO, &a, &rc);
+	o = svc_handle(core, adapter, name, h, H_PMO, &a, &rc);
 	if (!o)
 		return rc;
 	if (o->u.pmo.adls || o->u.pmo.views || o->u.pmo.opens) {
@@ -118,7 +156,7 @@ static int pmo_child(struct core *c, unsigned int adapter, const char *name, cor
 	struct hobj *p;
 	int rc;
 
-	p = cb_handle(c, adapter, name, pmo, H_PMO, &a, &rc);
+	p = svc_handle(c, adapter, name, pmo, H_PMO, &a, &rc);
 	if (!p)
 		return rc;
 	rc = handle_new(c, kind, adapter, h, child);
@@ -156,7 +194,7 @@ static int pmo_child_free(struct core *c, unsigned int adapter, const char *name
 	uint32_t *count;
 	int rc;
 
-	o = cb_handle(c, adapter, name, h, kind, &a, &rc);
+	o = svc_handle(c, adapter, name, h, kind, &a, &rc);
 	if (!o)
 		return rc;
 	if (kind == H_VIEW && !o->u.view.pmo) {

@@ -26,6 +26,8 @@ static const char *const violation_names[CORE_V_NVIOLATIONS] = {
 	[CORE_V_PMO_BUSY] = "PMO_BUSY",
 	[CORE_V_STALE_TRANSLATION] = "STALE_TRANSLATION",
 	[CORE_V_CPU_ACCESS] = "CPU_ACCESS",
+	[CORE_V_CB_VERSION] = "CB_VERSION",
+	[CORE_V_FB_SAVE_SIZE] = "FB_SAVE_SIZE",
 };
 
 const char *core_violation_name(enum core_violation_code code)

@@ -23,6 +23,7 @@ struct cache_meta {
 	uint64_t discarded; /* events the tracer lost */
 	uint64_t lost_packets; /* packets the tracer lost */
 	uint64_t first_ts, last_ts;
+	uint64_t unmatched_ends; /* of the unmatched, ends: objects live before the trace began */
 };
 
 /**

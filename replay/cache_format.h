@@ -14,7 +14,7 @@
  */
 
 #define CACHE_MAGIC "GPUISOWC"
-#define CACHE_VERSION 4u
+#define CACHE_VERSION 5u
 
 struct cache_header {
 	char magic[8];

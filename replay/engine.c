@@ -6,6 +6,7 @@
 #include <time.h>
 
 #define LOG_PREFIX "replay"
+#include "common/array.h"
 #include "common/clock.h"
 #include "common/digest.h"
 #include "common/log.h"
@@ -20,7 +21,17 @@
  * input. A trace that covers the adapters' whole life also keeps, for each
  * live object, the index and time of the event that created it: what is
  * still live at the end leaked, and its finding names that event.
+ *
+ * A free the model refused leaves its object live; the engine remembers the
+ * refusal while the object lives, because an object whose free the trace
+ * shows was attempted and refused is a leak whatever the trace covers.
  */
+struct refused_free {
+	uint64_t index, ts; /* the free's event */
+	uint32_t kind;      /* the free's kind */
+	int rc;             /* why the model refused it */
+};
+
 struct replay_engine {
 	struct core *core;
 	struct results *res;
@@ -34,6 +45,11 @@ struct replay_engine {
 	uint64_t last_not_run;    /* the index of the last of them */
 	bool life;               /* COVERS_LIFE: what the trace leaves live leaked */
 	struct u64map born, born_ts; /* life: (adapter, id) -> its creating event's index, time */
+	struct u64map refused_at; /* (adapter, id) of a live object -> 1 + its refused_free */
+	struct refused_free *rf;
+	size_t nrf, caprf;
+	struct core_violation *window_leaks; /* window: live objects whose free was refused */
+	size_t nwindow_leaks;
 	bool started;
 	uint64_t wall0, ts0;     /* REPLAY_PACE_TRACE: when the first event was issued */
 	struct fast_clock clock; /* REPLAY_PACE_ASAP: times each operation */
@@ -81,7 +97,8 @@ int engine_create(struct core *core, struct results *res, enum replay_pace pace,
 
 	if (!e)
 		return -ENOMEM;
-	if (u64map_init(&e->live) || u64map_init(&e->born) || u64map_init(&e->born_ts)) {
+	if (u64map_init(&e->live) || u64map_init(&e->born) || u64map_init(&e->born_ts) ||
+	    u64map_init(&e->refused_at)) {
 		engine_destroy(e);
 		return -ENOMEM;
 	}
@@ -171,6 +188,9 @@ void engine_destroy(struct replay_engine *e)
 	u64map_fini(&e->live);
 	u64map_fini(&e->born);
 	u64map_fini(&e->born_ts);
+	u64map_fini(&e->refused_at);
+	free(e->rf);
+	free(e->window_leaks);
 	free(e);
 }
 
@@ -199,6 +219,11 @@ int engine_state_digest(const struct replay_engine *e, uint64_t *digest)
 	while (u64map_next(&e->live, &pos, &key, &val))
 		live ^= digest_combine(digest_combine(digest_combine(0, key), LIVE_KIND(val)),
 				       core_handle_digest(e->core, LIVE_HANDLE(val)));
+	/* an object whose free was refused is a finding to come: part of the state */
+	pos = 0;
+	while (u64map_next(&e->refused_at, &pos, &key, &val))
+		live ^= digest_combine(digest_combine(0x7265667573656400ull, key),
+				       e->rf[val - 1].index);
 	*digest = digest_combine(digest_combine(h, live), e->next_step);
 	return 0;
 }
@@ -212,10 +237,14 @@ void engine_findings(const struct replay_engine *e, bool *violation, bool *reset
 	size_t n;
 
 	v = core_violations(e->core, &n);
-	*violation = n != 0;
+	*violation = n != 0 || e->nwindow_leaks != 0;
 	for (size_t i = 0; i < n; i++) {
 		h = DIGEST_FOLD(h, v[i].code, v[i].event, v[i].at_teardown);
 		h = digest_fnv1a_str(h, v[i].detail);
+	}
+	for (size_t i = 0; i < e->nwindow_leaks; i++) {
+		h = DIGEST_FOLD(h, e->window_leaks[i].code, e->window_leaks[i].event, 1);
+		h = digest_fnv1a_str(h, e->window_leaks[i].detail);
 	}
 	*reset = false;
 	recs = core_power_records(e->core, &n);
@@ -391,6 +420,7 @@ static int dispatch(struct replay_engine *e, const struct wl_event *ev, core_han
 					h);
 	case WL_PMO_UNMAP_CPU: return core_pmo_unmap_cpu(c, a, target);
 	case WL_IOMMU_DISABLE: return core_iommu_disable(c, a);
+	case WL_FB_SAVE_SIZE: return core_fb_save_size(c, a, p, v[WL_BYTES]);
 	}
 	return -EINVAL;
 }
@@ -450,6 +480,7 @@ static bool dead_handle(const struct replay_engine *e, uint64_t key, core_handle
 static void forget(struct replay_engine *e, uint64_t key)
 {
 	u64map_del(&e->live, key);
+	u64map_del(&e->refused_at, key);
 	if (e->life) {
 		u64map_del(&e->born, key);
 		u64map_del(&e->born_ts, key);
@@ -487,6 +518,17 @@ const struct engine_losses *engine_losses(const struct replay_engine *e)
 uint64_t engine_after_bugcheck(const struct replay_engine *e)
 {
 	return e->after_bugcheck;
+}
+
+/* A free of the live object of @key was refused: kept while the object lives. */
+static int remember_refused(struct replay_engine *e, uint64_t key, const struct wl_event *ev,
+			    uint64_t index, int rc)
+{
+	if (array_reserve(&e->rf, &e->caprf, e->nrf, sizeof(*e->rf)))
+		return -ENOMEM;
+	e->rf[e->nrf++] = (struct refused_free){ .index = index, .ts = ev->ts, .kind = ev->kind,
+						 .rc = rc };
+	return u64map_put(&e->refused_at, key, e->nrf);
 }
 
 int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t index)
@@ -588,10 +630,13 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 	if (creates && !rc && e->life &&
 	    (u64map_put(&e->born, key, index) || u64map_put(&e->born_ts, key, ev->ts)))
 		return -ENOMEM;
-	if (destroys && !rc)
+	/* a refused free ended nothing: the object stays live under its id */
+	if (destroys && !rc) {
 		bury(e, key, LIVE_HANDLE(*obj));
-	if (destroys)
 		forget(e, key);
+	}
+	if (destroys && rc && remember_refused(e, key, ev, index, rc))
+		return -ENOMEM;
 	if (rc) {
 		op->errors++;
 		return refuse(e, ev, index, rc, ntstatus_name(rc));
@@ -796,6 +841,10 @@ static void fill_findings(const struct replay_engine *e, struct results *res, co
 		stale |= v[i].code == CORE_V_STALE_TRANSLATION;
 		mismatch |= v[i].code == CORE_V_FB_RESTORE_MISMATCH;
 	}
+	for (size_t i = 0; i < e->nwindow_leaks; i++) {
+		add_violation(e, res, owners, false, &e->window_leaks[i], ended);
+		leaks = true;
+	}
 	progress = res->power.completed + res->power.reset == res->power.transitions;
 	res->ninvariants = 0;
 #define INVARIANT(n, h) res->invariants[res->ninvariants++] = (struct invariant_result){ n, h }
@@ -810,6 +859,42 @@ static void fill_findings(const struct replay_engine *e, struct results *res, co
 #undef INVARIANT
 }
 
+/*
+ * A window's objects whose free the trace shows was attempted and refused:
+ * the driver let go of them, the model still holds them. Each is a
+ * HANDLE_LEAK at the refused free, whatever else the window left live.
+ */
+static void window_leaks(struct replay_engine *e)
+{
+	uint64_t key, val, *obj;
+	size_t pos = 0, n = 0;
+
+	if (core_bugcheck(e->core)) /* the machine stopped: nothing is judged after it */
+		return;
+	while (u64map_next(&e->refused_at, &pos, &key, &val))
+		n++;
+	if (!n || !(e->window_leaks = calloc(n, sizeof(*e->window_leaks)))) {
+		if (n)
+			log_err("out of memory reporting %zu objects whose free was refused", n);
+		return;
+	}
+	pos = 0;
+	while (u64map_next(&e->refused_at, &pos, &key, &val)) {
+		const struct refused_free *f = &e->rf[val - 1];
+		struct core_violation *v = &e->window_leaks[e->nwindow_leaks++];
+
+		obj = u64map_get(&e->live, key);
+		*v = (struct core_violation){ .code = CORE_V_HANDLE_LEAK, .event = f->index,
+					      .ts_ns = f->ts,
+					      .handle = obj ? LIVE_HANDLE(*obj) : 0 };
+		snprintf(v->detail, sizeof(v->detail),
+			 "id %llu (%s): its %s was refused (%s) and not tried again; still live at the end of the window, released by the replay",
+			 (unsigned long long)(key & LIVE_ID_MAX),
+			 obj ? wl_catalogue[LIVE_KIND(*obj)].name : "?", wl_catalogue[f->kind].name,
+			 ntstatus_name(f->rc));
+	}
+}
+
 void engine_finish(struct replay_engine *e)
 {
 	struct u64map owners = { 0 };
@@ -818,10 +903,12 @@ void engine_finish(struct replay_engine *e)
 	/* the driver unloads at PASSIVE_LEVEL, whatever level the trace ended at */
 	core_set_irql(e->core, CORE_IRQL_PASSIVE);
 	/* a life leaves them to teardown (out of memory to name them: reported as the model has them) */
-	if (e->life)
+	if (e->life) {
 		named = index_leftovers(e, &owners);
-	else
+	} else {
+		window_leaks(e);
 		free_leftovers(e);
+	}
 	core_stop(e->core);
 	fill_findings(e, e->res, &owners, named, true);
 	u64map_fini(&owners);

@@ -66,6 +66,8 @@ const struct wl_desc wl_catalogue[WL_NKINDS] = {
 			     F("bytes", WL_BYTES) } },
 	[WL_PMO_UNMAP_CPU] = { "pmo_unmap_cpu", 2, { F("adapter", WL_ADAPTER), F("id", WL_ID) } },
 	[WL_IOMMU_DISABLE] = { "iommu_disable", 1, { F("adapter", WL_ADAPTER) } },
+	[WL_FB_SAVE_SIZE] = { "fb_save_size", 3, { F("adapter", WL_ADAPTER), F("phys", WL_PHYS),
+			      F("bytes", WL_BYTES) } },
 };
 
 /* Each creating kind and the kind that ends what it created. */

@@ -52,6 +52,7 @@ enum wl_kind {
 	WL_PMO_MAP_CPU,      /* DxgkCbMapPhysicalMemory: a CPU view of a PMO */
 	WL_PMO_UNMAP_CPU,    /* DxgkCbUnmapPhysicalMemory */
 	WL_IOMMU_DISABLE,    /* an attempt to disable the adapter's IOMMU */
+	WL_FB_SAVE_SIZE,     /* the driver's frame-buffer save size from now on */
 	WL_NKINDS
 };
 
@@ -62,7 +63,7 @@ enum wl_slot {
 	WL_ID,
 	WL_REF,    /* the object another refers to: map_mdl.mdl, adl_alloc.pmo, pmo_map_cpu.pmo */
 	WL_OFFSET, /* offset, offset_pages, commit_available, address, base */
-	WL_BYTES,  /* bytes, pages, lockable_available */
+	WL_BYTES,  /* bytes, pages, lockable_available, fb_save_size.bytes */
 	WL_ARG,    /* cache, segment, dir, write, state, level, hadapter, mode */
 	WL_FLAGS,  /* alloc_create.flags */
 	WL_NSLOTS

@@ -85,6 +85,7 @@ struct import_map {
 	struct u64map objects;       /* foreign key -> trace id << 8 | kind */
 	uint64_t next_id;
 	uint64_t outstanding;        /* bytes the pressure rules hold */
+	uint64_t unmatched_ends;     /* ends of objects created before the trace began */
 	/*
 	 * With a `span` rule: the objects whose key is an address, by that
 	 * address, with the bytes of their extent not yet ended, so that one
@@ -661,6 +662,11 @@ int import_check_defined(const struct import_map *m, char *err, size_t errlen)
 	return 0;
 }
 
+uint64_t import_unmatched_ends(const struct import_map *m)
+{
+	return m->unmatched_ends;
+}
+
 void import_warn_unbound(const struct import_map *m)
 {
 	bool any = false;
@@ -873,6 +879,7 @@ static enum import_outcome translate_span(struct import_map *m, struct rule *r, 
 		else if (queue_push(m, &e))
 			return IMPORT_UNMATCHED;
 	}
+	m->unmatched_ends += !touched; /* an unmap of what was mapped before the trace */
 	return touched ? IMPORT_USED : IMPORT_UNMATCHED;
 }
 
@@ -907,8 +914,10 @@ static enum import_outcome translate(struct import_map *m, struct rule *r, uint6
 			return translate_span(m, r, ts, key, values, out, nout);
 		obj = u64map_get(&m->objects, key);
 	}
-	if ((wl_destroys(r->op) || wl_uses(r->op)) && !obj)
+	if ((wl_destroys(r->op) || wl_uses(r->op)) && !obj) {
+		m->unmatched_ends += wl_destroys(r->op);
 		return IMPORT_UNMATCHED;
+	}
 	if (wl_creates(r->op) && obj) {
 		/* the key is reused without its free (lost event): end the old object first */
 		*e = (struct wl_event){ .ts = ts, .kind = (uint32_t)wl_destroy_of((uint32_t)(*obj & 0xff)) };

@@ -53,6 +53,16 @@ void import_map_free(struct import_map *m);
 int import_bind(void *ctx, const char *event_name, struct ctf_binding *b);
 
 /**
+ * import_unmatched_ends() - how many events so far ended an object the
+ * trace never created: each one an object live before the trace began (a
+ * span that ended nothing counts one, the least it stands for).
+ * @m: the map.
+ *
+ * Return: the count.
+ */
+uint64_t import_unmatched_ends(const struct import_map *m);
+
+/**
  * import_warn_unbound() - say, on stderr, which rules no event class of the
  * trace took (a misspelt or absent event name, or a class an earlier map
  * file owns), and where they are: as a

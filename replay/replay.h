@@ -285,6 +285,7 @@ struct replay_report {
 	size_t nrefusals;
 	struct replay_refusal refusals[REPLAY_MAX_REFUSALS];
 	size_t left_live;            /* objects the trace never freed (leaked with COVERS_LIFE) */
+	uint64_t live_at_start;      /* objects the trace ends but never created: live before it began */
 	bool bugchecked;             /* a WDDM 3.2+ driver called back at DISPATCH_LEVEL */
 	uint64_t bugcheck_event, bugcheck_ts; /* then: where, and when */
 	uint64_t not_run;            /* events after the bugcheck: never executed */

@@ -107,6 +107,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 			rep->used = meta.events - meta.ignored - meta.unmatched;
 			rep->ignored = meta.ignored;
 			rep->unmatched = meta.unmatched;
+			rep->live_at_start = meta.unmatched_ends;
 			rep->discarded = meta.discarded;
 			rep->lost_packets = meta.lost_packets;
 			rep->first_ts = meta.first_ts;
@@ -136,6 +137,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 	/* events after a loss whose objects' creation was lost were not used (the cache keeps this) */
 	rep->used = counts.used;
 	rep->unmatched = counts.unmatched;
+	rep->live_at_start = counts.unmatched_ends;
 	if (r->engine) {
 		rep->used -= engine_losses(r->engine)->skipped;
 		rep->unmatched += engine_losses(r->engine)->skipped;
@@ -157,7 +159,8 @@ static int feed(const struct replay_opts *o, struct run *r)
 					    .ignored = rep->ignored, .unmatched = rep->unmatched,
 					    .discarded = st.discarded, .lost_packets = st.lost_packets,
 					    .first_ts = st.first_ts,
-					    .last_ts = st.last_ts };
+					    .last_ts = st.last_ts,
+					    .unmatched_ends = counts.unmatched_ends };
 		rep->cache_written = !cache_writer_commit(r->cache, &meta);
 	} else if (r->cache) {
 		cache_writer_abort(r->cache);
@@ -310,6 +313,7 @@ static int run_model(const struct replay_opts *o, struct run *r,
 	if (!rc) {
 		rep->left_live = engine_live(r->engine);
 		res->events.left_live = rep->left_live;
+		res->events.live_at_start = rep->live_at_start;
 		if (o->after_events)
 			o->after_events(r->engine, o->after_events_arg);
 		engine_finish(r->engine);
@@ -544,6 +548,12 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 		: rep->covers == COVERS_LIFE ? ", leaked" : ", released at the end",
 		trace_covers_name(rep->covers),
 		rep->covers == COVERS_LIFE ? "the adapters' whole life" : "a window of a longer run");
+	/* a window is not judged by what it leaves live, but one that grew is worth a look */
+	if (rep->covers == COVERS_WINDOW && !rep->bugchecked && rep->left_live > rep->live_at_start)
+		fprintf(out, "GREW: the window ends with %zu live objects and began with %llu (those it "
+			"frees without creating them): %llu more\n", rep->left_live,
+			(unsigned long long)rep->live_at_start,
+			(unsigned long long)(rep->left_live - rep->live_at_start));
 	if (rep->internal_errors)
 		fprintf(out, "INTERNAL ERROR: %llu impossible states of the model, a bug of gpuiso (please report it); the first at %s\n",
 			(unsigned long long)rep->internal_errors, rep->first_internal);

@@ -146,6 +146,8 @@ int wl_source_read(const struct wl_source *s, wl_source_fn fn, void *ctx, struct
 		rc = check_fit(&r);
 	if (s->map && !rc)
 		import_warn_unbound(s->map);
+	if (s->map)
+		r.counts.unmatched_ends = import_unmatched_ends(s->map);
 	if (counts)
 		*counts = r.counts;
 	if (r.decode_error[0])

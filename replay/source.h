@@ -22,6 +22,7 @@ typedef int (*wl_source_fn)(void *ctx, uint64_t index, struct wl_event *e);
 struct wl_source_counts {
 	uint64_t used;      /* events that became workload events */
 	uint64_t unmatched; /* foreign events naming objects never created (import maps) */
+	uint64_t unmatched_ends; /* of them, ends: objects live before the trace began */
 };
 
 /* What to read, and how. */

@@ -180,6 +180,9 @@ GPUISO_WL_ADAPTER_ID(pmo_unmap_cpu)
 LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, iommu_disable,
 	LTTNG_UST_TP_ARGS(uint64_t, adapter),
 	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter)))
+LTTNG_UST_TRACEPOINT_EVENT(gpuiso_wl, fb_save_size,
+	LTTNG_UST_TP_ARGS(uint64_t, adapter, uint64_t, phys, uint64_t, bytes),
+	LTTNG_UST_TP_FIELDS(GPUISO_WL_F(adapter) GPUISO_WL_F(phys) GPUISO_WL_F(bytes)))
 
 #endif /* GPUISO_REPLAY_TP_WL_H */
 

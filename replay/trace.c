@@ -54,6 +54,7 @@ static struct lttng_ust_tracepoint *const wl_tp[WL_NKINDS] = {
 	[WL_PMO_MAP_CPU] = &lttng_ust_tracepoint_gpuiso_wl___pmo_map_cpu,
 	[WL_PMO_UNMAP_CPU] = &lttng_ust_tracepoint_gpuiso_wl___pmo_unmap_cpu,
 	[WL_IOMMU_DISABLE] = &lttng_ust_tracepoint_gpuiso_wl___iommu_disable,
+	[WL_FB_SAVE_SIZE] = &lttng_ust_tracepoint_gpuiso_wl___fb_save_size,
 };
 
 /* The {adapter, id} events. */
@@ -190,6 +191,10 @@ EMIT_FN emit_wl(const struct wl_event *e)
 		break;
 	case WL_IOMMU_DISABLE:
 		lttng_ust_do_tracepoint(gpuiso_wl, iommu_disable, v[WL_ADAPTER]);
+		break;
+	case WL_FB_SAVE_SIZE:
+		lttng_ust_do_tracepoint(gpuiso_wl, fb_save_size, v[WL_ADAPTER], v[WL_PHYS],
+					v[WL_BYTES]);
 		break;
 	case WL_NKINDS:
 		break;

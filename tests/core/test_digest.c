@@ -72,3 +72,20 @@ Test(digest, a_kmd_of_the_callers_is_out_of_sight)
 	cr_assert_eq(core_state_digest(fx.core, &d), -EOPNOTSUPP);
 	fx_fini(&fx);
 }
+
+/* The save size the driver will answer is state: runs that differ in it have not met. */
+Test(digest, the_drivers_save_size_is_part_of_the_state)
+{
+	struct fx a, b;
+
+	fx_defaults(&a);
+	fx_start(&a);
+	fx_defaults(&b);
+	fx_start(&b);
+	cr_assert_eq(core_fb_save_size(b.core, 0, 0, 16 * PG), 0);
+	cr_assert_neq(digest_of(&a), digest_of(&b));
+	cr_assert_eq(core_fb_save_size(a.core, 0, 0, 16 * PG), 0);
+	cr_assert_eq(digest_of(&a), digest_of(&b));
+	fx_fini(&a);
+	fx_fini(&b);
+}

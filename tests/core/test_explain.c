@@ -239,6 +239,13 @@ Test(explain, memory_services_follow_the_driver_not_the_mode)
 	explain_fx(&fx, &doc, &text);
 	expect(doc, "adapters.0.memory_services", "wddm2.4");
 	cr_assert(strstr(text, "driver:    WDDM 2.9, discrete"), "%s", text);
+	cr_assert(strstr(text, "the WDDM 3.0 services are not the driver's version's"), "%s", text);
+	free(doc);
+	free(text);
+	fx_defaults(&fx);
+	fx.scn.adapters[0].wddm = SCN_WDDM(3, 0); /* without linear remapping */
+	explain_fx(&fx, &doc, &text);
+	expect(doc, "adapters.0.memory_services", "wddm2.4+3.0");
 	free(doc);
 	free(text);
 	fx_defaults(&fx);

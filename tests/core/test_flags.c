@@ -414,3 +414,34 @@ Test(domains, logical_adapters_get_their_own_domains)
 	cr_assert_eq(core_free_mdl(fx.core, 1, m1), 0);
 	fx_fini(&fx);
 }
+
+/*
+ * EnableMappings "Maps all physical memory to the domain" in the seed; the
+ * model maps all memory the GPU is given (docs/model.md, "IOMMUFlags",
+ * why). Attached, the device reaches what it was given and nothing else:
+ * not RAM it was never given, not an MDL after its free.
+ */
+Test(flags, enable_mappings_maps_the_memory_given_not_all_ram)
+{
+	struct fx fx;
+	struct core_adapter_info info = start_with_flags(&fx, 0x07);
+	struct hw *hw = core_hw(fx.core);
+	const pa_t never_given = 0x180000000ull; /* RAM of default.yaml's map, not the GPU's */
+	struct hw_fault f;
+	uint8_t buf[64] = { 0 };
+	core_handle_t mdl;
+	iova_t iova;
+
+	cr_assert(info.mappings && info.attached);
+	cr_assert_eq(core_alloc_mdl(fx.core, 0, 4096, &mdl), 0);
+	iova = fx_iova_of(&fx, mdl, 0);
+	cr_assert_eq(hw->ops->dma(hw, 0, iova, buf, sizeof(buf), true), 0, "given: reached");
+	cr_assert_eq(hw->ops->dma(hw, 0, never_given, buf, sizeof(buf), true), -EFAULT,
+		     "RAM never given to the GPU is not mapped");
+	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
+	cr_assert_eq(hw->ops->dma(hw, 0, iova, buf, sizeof(buf), false), -EFAULT,
+		     "freed: no longer mapped");
+	while (!hw->ops->fault_pop(hw, &f))
+		;
+	fx_fini(&fx);
+}

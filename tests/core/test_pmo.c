@@ -19,6 +19,13 @@
 
 static const struct physmem_pressure no_pressure = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
 
+/* default.yaml's adapter with a WDDM 3.0 driver: the services are WDDM 3.0's (1:1 mode). */
+static void pmo_defaults(struct fx *fx)
+{
+	fx_defaults(fx);
+	fx->scn.adapters[0].wddm = SCN_WDDM(3, 0);
+}
+
 /* Device @dev writes 64 bytes at @iova directly through the backend; *reason on a block. */
 static int probe_write(struct fx *fx, uint32_t dev, iova_t iova, uint8_t *reason)
 {
@@ -94,7 +101,7 @@ Test(pmo, create_commits_without_locking)
 	core_handle_t h = 0;
 	struct physmem_usage base, now;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	base = fx_usage(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 3 * PG + 1, CACHE_CACHED, &h), 0);
@@ -117,7 +124,7 @@ Test(pmo, pages_are_gpu_visible_only_through_an_adl)
 	core_handle_t pmo = 0, adl = 0;
 	iova_t pa;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &pmo), 0);
 	pa = fx_iova_of(&fx, pmo, 0); /* 1:1: the physical address */
@@ -138,7 +145,7 @@ Test(pmo, destroy_with_open_handle_is_busy)
 	struct fx fx;
 	core_handle_t pmo = 0, o1 = 0, o2 = 0;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_pmo_open(fx.core, 0, pmo, &o1), 0);
@@ -161,7 +168,7 @@ Test(pmo, destroy_with_cpu_view_is_busy)
 	struct fx fx;
 	core_handle_t pmo = 0, view = 0;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_WRITECOMBINED, &pmo), 0);
 	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, PG, PG, &view), 0);
@@ -180,7 +187,7 @@ Test(pmo, destroy_with_adl_is_busy_and_keeps_the_pmo_usable)
 	core_handle_t pmo = 0, adl = 0, view = 0;
 	uint8_t in[2 * 4096], out[2 * 4096];
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, 2 * PG, &adl), 0);
@@ -207,7 +214,7 @@ Test(pmo, stale_and_wrong_kind_handles_are_bad)
 	struct core_adl_info info;
 	size_t live, bad = 0;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &dead), 0);
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, dead), 0);
@@ -259,7 +266,7 @@ Test(pmo, other_adapters_pmo_is_a_bad_handle)
 	struct fx fx;
 	core_handle_t pmo = 0, h = 0;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	cr_assert_eq(fx_add_adapter(&fx, "gpu1"), 1);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &pmo), 0);
@@ -285,7 +292,7 @@ Test(pmo, cpu_access_writes_through_the_address_it_names)
 	core_handle_t pmo = 0, view = 0, adl = 0, other = 0;
 	uint8_t out[PG], want[PG];
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	cr_assert_eq(fx_add_adapter(&fx, "gpu1"), 1);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_WRITECOMBINED, &pmo), 0);
@@ -319,7 +326,7 @@ Test(pmo, cpu_view_round_trip)
 	uint8_t in[4 * 4096], out[4 * 4096], one[100];
 	size_t live;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, 4 * PG, &all), 0);
@@ -372,7 +379,7 @@ static void no_cpu_access_through(bool need_remap)
 	core_handle_t pmo = 0, adl = 0, view = 0;
 	uint8_t buf[16] = { 0 };
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	if (need_remap)
 		fx_need_remap(&fx, 0);
 	fx_start(&fx);
@@ -412,7 +419,7 @@ Test(pmo, gpu_sees_the_cpu_view_through_an_adl)
 	core_handle_t pmo = 0, view = 0, adl = 0, adl2 = 0;
 	uint8_t in[3 * 4096], out[3 * 4096];
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, pmo, CPU_KERNEL, 0, 4 * PG, &view), 0);
@@ -454,7 +461,7 @@ Test(pmo, caching_types_are_checked_and_carried_to_views)
 	struct fx fx;
 	size_t live;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	live = core_live_handles(fx.core);
 	cr_assert_eq(core_pmo_create(fx.core, 0, PG, (enum cache_type)3, &h), -EINVAL);
@@ -489,7 +496,7 @@ static void io_space_pmo(bool need_remap)
 	uint8_t out[64];
 	struct fx fx;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	if (need_remap)
 		fx_need_remap(&fx, 0);
 	fx_start(&fx);
@@ -542,7 +549,7 @@ Test(pmo, adl_is_locked_for_its_lifetime)
 	core_handle_t pmo = 0, adl = 0;
 	struct physmem_usage base, now;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 8 * PG, CACHE_CACHED, &pmo), 0);
 	base = fx_usage(&fx);
@@ -566,7 +573,7 @@ Test(pmo, adl_outside_the_pmo_is_refused)
 	struct physmem_usage base;
 	size_t live;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
 	base = fx_usage(&fx);
@@ -596,7 +603,7 @@ Test(pmo, physical_adl_over_scattered_pages_is_not_contiguous)
 	struct core_adl_info info;
 	uint8_t in[4 * 4096], out[4 * 4096];
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	/* the control first: once memory is fragmented, holes get filled */
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo2), 0);
@@ -645,7 +652,7 @@ Test(pmo, logical_adl_is_contiguous_over_scattered_pages)
 	struct core_adl_info ai;
 	uint8_t in[8 * 4096], out[8 * 4096];
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	cr_assert_eq(fx_add_adapter(&fx, "gpu1"), 1);
 	fx_need_remap(&fx, 0);
 	fx_start(&fx);
@@ -701,7 +708,7 @@ Test(pmo, logical_adl_of_2mib_uses_a_2mib_aligned_range)
 	struct core_adl_info ai;
 	uint64_t limit, locked;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_need_remap(&fx, 0);
 	fx_start(&fx);
 	limit = fx_info(&fx, 0).logical_limit;
@@ -733,7 +740,7 @@ Test(pmo, overlapping_adls_share_reference_counted_mappings)
 	iova_t pa[6];
 	uint8_t out[4 * 4096];
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 6 * PG, CACHE_CACHED, &pmo), 0);
 	for (uint64_t i = 0; i < 6; i++)
@@ -768,7 +775,7 @@ Test(pmo, identical_adls_free_in_either_order)
 	core_handle_t pmo = 0, a = 0, b = 0;
 	iova_t pa;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &pmo), 0);
 	pa = fx_iova_of(&fx, pmo, 0);
@@ -792,7 +799,7 @@ Test(pmo, services_at_dispatch_are_violations_before_wddm32)
 	core_handle_t pmo = 0, open = 0, view = 0, adl = 0, h = 0;
 	size_t live;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 2 * PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_pmo_open(fx.core, 0, pmo, &open), 0);
@@ -831,7 +838,7 @@ Test(pmo, leaks_are_reported_at_teardown_in_dependency_order)
 	struct fx fx;
 	core_handle_t pmo = 0, open = 0, view = 0, adl = 0, clean = 0;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
 	cr_assert_eq(core_pmo_open(fx.core, 0, pmo, &open), 0);
@@ -857,7 +864,7 @@ Test(pmo, logical_mode_leak_returns_everything)
 	struct fx fx;
 	core_handle_t pmo = 0, adl = 0;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_need_remap(&fx, 0);
 	fx_start(&fx);
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_LOGICAL);
@@ -880,7 +887,7 @@ Test(pmo, lock_pressure_fails_adl_and_leaves_nothing)
 	struct physmem_usage base;
 	size_t live;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	fx_pressure(&fx, UINT64_MAX, 2 * PG, UINT64_MAX);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0,
@@ -907,7 +914,7 @@ Test(pmo, commit_pressure_fails_pmo_create_and_leaves_nothing)
 	struct physmem_usage base;
 	size_t live;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	fx_pressure(&fx, 3 * PG, UINT64_MAX, UINT64_MAX);
 	base = fx_usage(&fx);
@@ -931,7 +938,7 @@ Test(pmo, injected_failures_hit_only_the_nth_call)
 	size_t live;
 
 	memset(&fp, 0, sizeof(fp));
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	fp_arm(&fp, FP_MEM_PMO_CREATE, &(struct fp_rule){ .nth = 1 });
 	fp_arm(&fp, FP_MEM_ADL_ALLOC, &(struct fp_rule){ .nth = 1 });
@@ -967,7 +974,7 @@ Test(pmo, injected_iommu_map_failure_rolls_back_the_adl)
 	size_t live;
 
 	memset(&fp, 0, sizeof(fp));
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	/* three runs of one page: the 2nd of three IOMMU map calls fails */
 	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
@@ -1001,7 +1008,7 @@ Test(pmo, injected_map_failure_over_scattered_pages_rolls_back)
 	size_t live;
 
 	memset(&fp, 0, sizeof(fp));
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, PG);
 	cr_assert_eq(core_pmo_create(fx.core, 0, 4 * PG, CACHE_CACHED, &pmo), 0);
@@ -1040,7 +1047,7 @@ Test(pmo, injected_map_failure_in_logical_mode_returns_the_range)
 	iova_t base;
 
 	memset(&fp, 0, sizeof(fp));
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_need_remap(&fx, 0);
 	fx_start(&fx);
 	cr_assert_eq(fx_info(&fx, 0).mode, MODE_LOGICAL);
@@ -1080,7 +1087,7 @@ Test(pmo, large_overlapping_adls_keep_exact_reference_counts)
 	iova_t *pa = calloc(n, sizeof(*pa));
 
 	cr_assert_not_null(pa);
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	fx_pressure(&fx, UINT64_MAX, UINT64_MAX, 3 * PG); /* many runs */
 	cr_assert_eq(core_pmo_create(fx.core, 0, n * PG, CACHE_CACHED, &pmo), 0);
@@ -1129,7 +1136,7 @@ Test(pmo, overlapping_adls_over_large_pages_split_them)
 	struct hw_stats st0, st1;
 	iova_t base;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	hw = core_hw(fx.core);
 	cr_assert_eq(core_pmo_create(fx.core, 0, n * PG, CACHE_CACHED, &pmo), 0);
@@ -1181,7 +1188,7 @@ Test(pmo, chunks_shared_whole_and_in_part_keep_each_frames_count)
 	const unsigned int order[3] = { 2, 0, 1 };
 	iova_t base;
 
-	fx_defaults(&fx);
+	pmo_defaults(&fx);
 	fx_start(&fx);
 	cr_assert_eq(core_pmo_create(fx.core, 0, n * PG, CACHE_CACHED, &pmo), 0);
 	base = fx_iova_of(&fx, pmo, 0);
@@ -1206,6 +1213,47 @@ Test(pmo, chunks_shared_whole_and_in_part_keep_each_frames_count)
 	}
 	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
 	core_stop(fx.core);
+	fx_assert_no_violations(&fx);
+	fx_fini(&fx);
+}
+
+/*
+ * "The following table lists the DDIs and associated input structures
+ * introduced to describe physical memory allocation and mapping of
+ * logical/virtual views" (WDDM 3.0): a driver of an earlier version has
+ * none of them. Each is refused with CB_VERSION, before its handle is
+ * judged; a WDDM 3.0 driver without linear remapping has both sets.
+ */
+Test(pmo, the_services_are_refused_to_a_driver_before_wddm30)
+{
+	core_handle_t h = 0, mdl;
+	struct fx fx;
+
+	fx_defaults(&fx); /* WDDM 2.9 */
+	fx_start(&fx);
+	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &h), -EPERM);
+	cr_assert_eq(core_pmo_create_io(fx.core, 0, 0xF0000000ull, PG, CACHE_NONCACHED, &h), -EPERM);
+	cr_assert_eq(core_pmo_destroy(fx.core, 0, 0x123), -EPERM);
+	cr_assert_eq(core_pmo_open(fx.core, 0, 0x123, &h), -EPERM);
+	cr_assert_eq(core_pmo_close(fx.core, 0, 0x123), -EPERM);
+	cr_assert_eq(core_pmo_map_cpu(fx.core, 0, 0x123, CPU_KERNEL, 0, PG, &h), -EPERM);
+	cr_assert_eq(core_pmo_unmap_cpu(fx.core, 0, 0x123), -EPERM);
+	cr_assert_eq(core_adl_alloc(fx.core, 0, 0x123, 0, PG, &h), -EPERM);
+	cr_assert_eq(core_adl_free(fx.core, 0, 0x123), -EPERM);
+	cr_assert_eq(fx_violations(&fx, CORE_V_CB_VERSION), 9, "%s", fx_violation_text(&fx));
+	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
+	cr_assert(strstr(fx_violation_text(&fx), "WDDM 2.9"), "%s", fx_violation_text(&fx));
+	/* the WDDM 2.4 callbacks are its own */
+	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
+	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
+	fx_fini(&fx);
+
+	pmo_defaults(&fx); /* WDDM 3.0, no linear remapping: both sets */
+	fx_start(&fx);
+	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &h), 0);
+	cr_assert_eq(core_pmo_destroy(fx.core, 0, h), 0);
+	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
+	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
 	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }

@@ -27,6 +27,8 @@ Test(verifier, codes_have_stable_distinct_names)
 		{ CORE_V_PMO_BUSY, "PMO_BUSY" },
 		{ CORE_V_STALE_TRANSLATION, "STALE_TRANSLATION" },
 		{ CORE_V_CPU_ACCESS, "CPU_ACCESS" },
+		{ CORE_V_CB_VERSION, "CB_VERSION" },
+		{ CORE_V_FB_SAVE_SIZE, "FB_SAVE_SIZE" },
 	};
 
 	cr_assert_eq(sizeof(expect) / sizeof(expect[0]), CORE_V_NVIOLATIONS, "a code has no test");
@@ -105,6 +107,7 @@ Test(verifier, a_clean_run_has_no_violations)
 	struct fx fx;
 
 	fx_defaults(&fx);
+	fx.scn.adapters[0].wddm = SCN_WDDM(3, 0); /* the PMO services and the WDDM 2.4 callbacks */
 	fx.scn.adapters[0].phys[0].fb_save_size = 1 << 20;
 	fx_start(&fx);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 3 * 4096, &mdl), 0);

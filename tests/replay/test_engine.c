@@ -37,9 +37,10 @@ static void rig_up_wddm(struct rig *r, unsigned int wddm)
 	cr_assert_eq(engine_create(r->core, &r->res, REPLAY_PACE_ASAP, &r->e), 0);
 }
 
+/* A WDDM 3.0 driver without linear remapping: it may call the WDDM 2.4 callbacks and PMOs. */
 static void rig_up(struct rig *r)
 {
-	rig_up_wddm(r, SCN_WDDM(2, 9));
+	rig_up_wddm(r, SCN_WDDM(3, 0));
 }
 
 static void rig_down(struct rig *r)
@@ -340,6 +341,30 @@ Test(engine, freeing_twice_is_bad_input_that_names_the_event)
 	rig_down(&r);
 }
 
+/*
+ * A free the model refused ended nothing: the driver still holds the
+ * object, and the trace may free it again later (here a PMO destroyed
+ * while an ADL of it was outstanding, PMO_BUSY, then freed in order).
+ */
+Test(engine, a_refused_free_keeps_the_id_live)
+{
+	struct rig r;
+
+	rig_up_wddm(&r, SCN_WDDM(3, 0));
+	cr_assert_eq(ev(&r, WL_PMO_CREATE, 1, 1 << 16, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ADL_ALLOC, 2, 4096, 1, 0), 0);
+	cr_assert_eq(ev(&r, WL_PMO_DESTROY, 1, 0, 0, 0), 1, "PMO_BUSY: refused");
+	cr_assert_eq(engine_live(r.e), 2, "the PMO is still live");
+	cr_assert_eq(ev(&r, WL_ADL_FREE, 2, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_PMO_DESTROY, 1, 0, 0, 0), 0, "%s", engine_error(r.e));
+	cr_assert_eq(engine_live(r.e), 0);
+	engine_finish(r.e);
+	cr_assert_eq(core_live_handles(r.core), 0);
+	cr_assert_eq(count_code(&r.res, "PMO_BUSY"), 1);
+	cr_assert_eq(count_code(&r.res, "HANDLE_LEAK"), 0, "freed at last: no leak");
+	rig_down(&r);
+}
+
 Test(engine, objects_left_live_are_released_without_leaks)
 {
 	struct rig r;
@@ -424,6 +449,38 @@ Test(engine, objects_left_live_by_a_whole_life_are_leaks_at_their_creation)
 	/* the model tore the adapter down cleanly: nothing of it is left */
 	cr_assert_eq(core_live_handles(r.core), 0);
 	cr_assert(holds(&r.res, "baseline_restored"));
+	rig_down(&r);
+}
+
+/*
+ * A window's objects are released quietly, except those whose free the
+ * trace shows was attempted and refused and not tried again: the driver
+ * let go of them, so each is a HANDLE_LEAK at its refused free.
+ */
+Test(engine, a_window_reports_objects_whose_free_was_refused)
+{
+	struct rig r;
+
+	rig_up(&r);
+	cr_assert_eq(ev(&r, WL_PMO_CREATE, 1, 1 << 16, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ADL_ALLOC, 2, 4096, 1, 0), 0);
+	cr_assert_eq(ev(&r, WL_PMO_DESTROY, 1, 0, 0, 0), 1, "PMO_BUSY: refused");
+	cr_assert_eq(ev(&r, WL_ADL_FREE, 2, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_ALLOC_MDL, 3, 4096, 0, 0), 0, "left live: released quietly");
+	cr_assert_eq(ev(&r, WL_FENCE_CREATE, 4, 0, 0, 0), 0);
+	cr_assert_eq(ev(&r, WL_FREE_MDL, 4, 0, 0, 0), 1, "BAD_HANDLE: a fence is no MDL");
+	cr_assert_eq(ev(&r, WL_FENCE_DESTROY, 4, 0, 0, 0), 0, "freed at last: no leak");
+	engine_finish(r.e);
+	cr_assert_eq(count_code(&r.res, "HANDLE_LEAK"), 1);
+	const struct violation_result *v = leak_of(&r.res, 1);
+
+	cr_assert_not_null(v);
+	cr_assert_eq(v->event, 2, "at the refused free");
+	cr_assert(strstr(v->detail, "its pmo_destroy was refused (STATUS_DEVICE_BUSY)"), "%s",
+		  v->detail);
+	cr_assert_not(holds(&r.res, "no_leaks"));
+	cr_assert(holds(&r.res, "baseline_restored"), "the replay released it");
+	cr_assert_eq(core_live_handles(r.core), 0);
 	rig_down(&r);
 }
 

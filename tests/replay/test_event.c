@@ -55,6 +55,7 @@ Test(event, catalogue_matches_the_design_contract)
 		{ "pmo_map_cpu", "adapter", "id", "pmo", "mode", "offset", "bytes" },
 		{ "pmo_unmap_cpu", "adapter", "id" },
 		{ "iommu_disable", "adapter" },
+		{ "fb_save_size", "adapter", "phys", "bytes" },
 	};
 
 	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {

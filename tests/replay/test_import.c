@@ -110,7 +110,8 @@ Test(import, a_rule_says_only_what_its_operation_takes)
 			  "  - {event: memcpy, op: cpu_access, key: va, fields: {bytes: len, write: 1}}\n"
 			  "  - {event: save, op: fb_pin, key: mdl, fields: {hadapter: 0}}\n"
 			  "  - {event: saved, op: fb_unpin, key: mdl}\n"
-			  "  - {event: off, op: iommu_disable}\n",
+			  "  - {event: off, op: iommu_disable}\n"
+			  "  - {event: fbsz, op: fb_save_size, fields: {phys: gpu, bytes: size}}\n",
 			  &m, err, sizeof(err)), 0, "%s", err);
 	import_map_free(m);
 }

@@ -336,6 +336,11 @@ Test(replay, the_libc_trace_imports_and_replays_clean)
 	cr_assert_eq(rep.used + rep.ignored + rep.unmatched, rep.events);
 	cr_assert_eq(res.ops[WL_ALLOC_MDL].count, 164028, "every malloc became an MDL");
 	cr_assert_gt(rep.unmatched, 0, "frees of memory allocated before the trace started");
+	/* each such free is an object live at the start: more than the window leaves live */
+	cr_assert_gt(rep.live_at_start, rep.left_live, "%llu at the start, %zu at the end",
+		     (unsigned long long)rep.live_at_start, rep.left_live);
+	cr_assert_leq(rep.live_at_start, rep.unmatched);
+	cr_assert_eq(res.events.live_at_start, rep.live_at_start);
 	/* the results say which map and what it made of the events */
 	cr_assert_eq(res.run.nmaps, 1);
 	cr_assert_str_eq(res.run.maps[0], map);
@@ -873,7 +878,11 @@ Test(replay, a_window_releases_what_it_left_live_and_counts_it)
 	texts(&res, &rep, &summary, &json);
 	cr_assert(strstr(summary, "left live by the trace: 3 objects, released at the end "
 				  "(--trace-covers window: a window of a longer run)"), "%s", summary);
+	/* a gpuiso trace frees nothing it did not create: it began with none live */
+	cr_assert(strstr(summary, "GREW: the window ends with 3 live objects and began with 0"),
+		  "%s", summary);
 	expect_json(json, "events.left_live", "3");
+	expect_json(json, "events.live_at_start", "0");
 	expect_json(json, "run.trace_covers", "window");
 	expect_json(json, "invariants.no_leaks", "true");
 	free(summary);

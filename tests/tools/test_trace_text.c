@@ -297,6 +297,51 @@ Test(trace_text, the_seed_rules_reach_a_replay_from_a_hand_written_trace)
 	free(text);
 }
 
+/*
+ * The save size is asked at each power-down, within the maximum committed
+ * at start: 64 + 16 + 64 + 64 MiB saved and restored (each restore
+ * verified), FB_SAVE_SIZE for a size above the charge and for one that is
+ * not whole pages.
+ */
+Test(trace_text, a_save_size_that_changes_is_asked_at_each_power_down)
+{
+	const char *dir = tpath("fbsize"), *json = tpath("fbsize.json");
+	char d[256], j[256], value[64], *doc;
+	struct run r;
+
+	snprintf(d, sizeof(d), "%s", dir);
+	snprintf(j, sizeof(j), "%s", json);
+	RUN(&r, "trace", "make", "tests/data/text/fb-save-size.txt", "-o", d);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "trace", "dump", d);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "fb_save_size ts=3000 adapter=0 phys=0 bytes=16777216\n"), "%s",
+		  r.out);
+	RUN(&r, "replay", d, "--cache-dir", tpath("cache"), "--json", j);
+	cr_assert_eq(r.status, 1, "two violations: %s%s", r.out, r.err);
+	doc = slurp(j);
+	cr_assert(jsonq_get(doc, "power.bytes", value, sizeof(value)));
+	/* saved and restored: 64 MiB, 16 MiB, then 64 MiB twice (the sizes refused) */
+	cr_assert_eq(strtoull(value, NULL, 10), 2 * (64ull + 16 + 64 + 64) << 20, "%s", value);
+	cr_assert(jsonq_get(doc, "power.completed", value, sizeof(value)));
+	cr_assert_str_eq(value, "8");
+	for (int i = 0; i < 2; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "faults.violations.%d.code", i);
+		cr_assert(jsonq_get(doc, path, value, sizeof(value)), "%s", path);
+		cr_assert_str_eq(value, "FB_SAVE_SIZE");
+		snprintf(path, sizeof(path), "faults.violations.%d.event", i);
+		cr_assert(jsonq_get(doc, path, value, sizeof(value)), "%s", path);
+		cr_assert_str_eq(value, i ? "9" : "6");
+	}
+	cr_assert_not(jsonq_get(doc, "faults.violations.2.code", value, sizeof(value)),
+		      "every restore matched: %s", value);
+	cr_assert(jsonq_get(doc, "invariants.vram_restored", value, sizeof(value)));
+	cr_assert_str_eq(value, "true");
+	free(doc);
+}
+
 /* A bad text: exit 2, FILE:LINE:COL, no folder; each class once more through the command. */
 Test(trace_text, errors_say_file_line_col_and_write_nothing)
 {
