@@ -235,6 +235,7 @@ static int run_model(const struct replay_opts *o, struct run *r,
 	struct hw_backend be = { 0 };
 	const char *names[WL_NKINDS];
 	const struct core_violation *internal;
+	const struct replay_refusal *refusals;
 	struct core *core = NULL;
 	struct fp_ctx fp, *fpc = NULL;
 	uint64_t t0 = clock_mono_ns();
@@ -299,8 +300,9 @@ static int run_model(const struct replay_opts *o, struct run *r,
 		rep->bugcheck_event = core_bugcheck(core)->event;
 		rep->bugcheck_ts = core_bugcheck(core)->ts_ns;
 	}
-	memcpy(rep->refusals, engine_refusals(r->engine, &rep->nrefusals, &rep->refused),
-	       rep->nrefusals * sizeof(*rep->refusals));
+	/* the count is set by the call: read it only after (argument order is unspecified) */
+	refusals = engine_refusals(r->engine, &rep->nrefusals, &rep->refused);
+	memcpy(rep->refusals, refusals, rep->nrefusals * sizeof(*rep->refusals));
 	res->events = (struct event_counts){ .total = rep->events, .used = rep->used,
 					     .ignored = rep->ignored, .unmatched = rep->unmatched,
 					     .discarded = rep->discarded, .lost_packets = rep->lost_packets,

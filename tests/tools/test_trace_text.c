@@ -243,6 +243,29 @@ Test(trace_text, a_hand_written_trace_replays_to_its_expected_result)
 	free(doc);
 }
 
+/*
+ * tests/data/text/refused-and-unmatched.txt: each refused event is said
+ * with its own index, time, name and reason (the summary's copy of the
+ * refusals read their count before it was set, and printed event 0 of
+ * every one, with no reason).
+ */
+Test(trace_text, refused_events_are_said_with_their_index_time_name_and_reason)
+{
+	const char *dir = tpath("refused");
+	char d[256];
+	struct run r;
+
+	snprintf(d, sizeof(d), "%s", dir);
+	RUN(&r, "trace", "make", "tests/data/text/refused-and-unmatched.txt", "-o", d);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "replay", d, "--no-cache");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "refused: 2 operations the model refused"), "%s", r.out);
+	cr_assert(strstr(r.out, "refused: event 3 at 4000 ns (dma): STATUS_"), "%s", r.out);
+	cr_assert(strstr(r.out, "refused: event 4 at 5000 ns (power): STATUS_"), "%s", r.out);
+	cr_assert_null(strstr(r.out, "event 0 at 0 ns"), "%s", r.out);
+}
+
 /* A bad text: exit 2, FILE:LINE:COL, no folder; each class once more through the command. */
 Test(trace_text, errors_say_file_line_col_and_write_nothing)
 {
