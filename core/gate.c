@@ -117,7 +117,7 @@ int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys)
 	struct hw_fault f;
 	int n = 0;
 
-	while (!c->hw->ops->fault_pop(c->hw, &f)) {
+	while (!hwc_fault_pop(c, &f)) {
 		struct core_fault cf = {
 			.event = c->event, .ts_ns = c->ts_ns, .adapter = a->index, .phys = phys,
 			.iova = f.iova, .write = f.write, .reason = f.reason,
@@ -142,7 +142,7 @@ void stale_check(struct core *c)
 {
 	struct hw_stats st;
 
-	c->hw->ops->stats(c->hw, &st);
+	hwc_stats(c, &st);
 	if (st.stale_hits > c->stale_seen) {
 		viol(c, CORE_V_STALE_TRANSLATION,
 		     "%llu access(es) translated by stale IOTLB entries (unmap without flush)",
