@@ -46,6 +46,19 @@ void results_fini(struct results *r)
 	free(r->violations);
 	r->violations = NULL;
 	r->nviolations = r->violations_cap = 0;
+	free(r->refused.v);
+	free(r->unmatched.v);
+	r->refused = r->unmatched = (struct event_notes){ 0 };
+}
+
+int results_add_note(struct event_notes *list, const struct event_note *note)
+{
+	if (list->n == RESULTS_MAX_LISTED)
+		return 0;
+	if (array_reserve(&list->v, &list->cap, list->n, sizeof(*list->v)))
+		return -ENOMEM;
+	list->v[list->n++] = *note;
+	return 0;
 }
 
 int results_add_violation(struct results *r, const struct violation_result *v)
@@ -84,6 +97,21 @@ static void percentiles(struct json *j, const char *key, const struct hist *h)
 	json_u64(j, "max", h->total ? h->max : 0);
 	json_double(j, "mean", hist_mean(h));
 	json_obj_end(j);
+}
+
+/* A list of refused or unmatched events: not metrics (the counts under "events" are). */
+static void notes(struct json *j, const char *key, const struct event_notes *list)
+{
+	json_arr_begin(j, key);
+	for (size_t i = 0; i < list->n; i++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "event", list->v[i].event);
+		json_u64(j, "ts_ns", list->v[i].ts_ns);
+		json_str(j, "name", list->v[i].name);
+		json_str(j, "reason", list->v[i].reason);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }
 
 static void write_doc(const struct results *r, struct json *j)
@@ -126,6 +154,8 @@ static void write_doc(const struct results *r, struct json *j)
 	json_u64(j, "refused", r->events.refused);
 	json_u64(j, "left_live", r->events.left_live);
 	json_obj_end(j);
+	notes(j, "refusals", &r->refused);
+	notes(j, "unmatched_events", &r->unmatched);
 	json_obj_begin(j, "ops");
 	for (size_t i = 0; i < r->nops; i++) {
 		const struct op_result *op = &r->ops[i];
