@@ -88,6 +88,10 @@ int hwc_domain_free(struct core *c, struct adapter *a)
 	return CHECK(c, a, a->nphys, rc, call);
 }
 
+/*
+ * Expected: -ENOMEM, -ENOSPC (VFIO maps the domain's mappings for the device
+ * as it attaches: the kernel's limits, as for hwc_map()).
+ */
 int hwc_attach(struct core *c, struct adapter *a, unsigned int phys, uint32_t domain)
 {
 	char call[64];
@@ -97,7 +101,7 @@ int hwc_attach(struct core *c, struct adapter *a, unsigned int phys, uint32_t do
 		return -EINVAL;
 	rc = c->hw->ops->attach(c->hw, a->phys[phys].dev, domain);
 	snprintf(call, sizeof(call), "attach(domain %u)", domain);
-	return CHECK(c, a, phys, rc, call, -ENOMEM);
+	return CHECK(c, a, phys, rc, call, -ENOMEM, -ENOSPC);
 }
 
 int hwc_detach(struct core *c, struct adapter *a, unsigned int phys)
@@ -111,7 +115,8 @@ int hwc_detach(struct core *c, struct adapter *a, unsigned int phys)
 }
 
 /*
- * Expected: -ENOMEM (no memory for page tables), -ERANGE (beyond the
+ * Expected: -ENOMEM (no memory for page tables, or VFIO's locked-memory
+ * limit), -ENOSPC (type1's limit of mappings per container), -ERANGE (beyond the
  * IOMMU's address width: a backend's aperture may be narrower than the
  * memory the model gives the GPU), -EEXIST (hardware-reserved ranges of a
  * scenario's physical adapters that overlap in 1:1 mode; reserved_map()
@@ -129,7 +134,7 @@ int hwc_map(struct core *c, struct adapter *a, iova_t iova, pa_t pa, uint64_t by
 	snprintf(call, sizeof(call), "map(domain %u, iova %#llx, pa %#llx, %#llx bytes, perm %#x)",
 		 a->domain, (unsigned long long)iova, (unsigned long long)pa,
 		 (unsigned long long)bytes, perm);
-	return CHECK(c, a, a->nphys, rc, call, -ENOMEM, -ERANGE, -EEXIST);
+	return CHECK(c, a, a->nphys, rc, call, -ENOMEM, -ENOSPC, -ERANGE, -EEXIST);
 }
 
 /* Nothing expected: the model unmaps only what it mapped, whole. */
@@ -237,7 +242,9 @@ int hwc_power(struct core *c, struct adapter *a, unsigned int phys, bool on)
 /*
  * Expected: -EIO while the model has the device powered off (work a trace
  * gives a device in D3 is refused), -ERANGE (a VRAM range past the device's,
- * or an address beyond what the device can issue: VFIO's DMA mask).
+ * or an address beyond what the device can issue: VFIO's DMA mask), -EBUSY
+ * (the backend's queue is full: VFIO's), -EOPNOTSUPP (a VFIO device whose
+ * DMA engine gpuiso does not drive).
  */
 int hwc_gpu_submit(struct core *c, struct adapter *a, unsigned int phys, const struct hw_job *job)
 {
@@ -253,7 +260,7 @@ int hwc_gpu_submit(struct core *c, struct adapter *a, unsigned int phys, const s
 		 job->dir == HW_COPY_TO_SYSTEM ? "to system" : "from system",
 		 (unsigned long long)job->vram_off, (unsigned long long)job->iova,
 		 (unsigned long long)job->len);
-	return CHECK(c, a, phys, rc, call, -ERANGE);
+	return CHECK(c, a, phys, rc, call, -ERANGE, -EBUSY, -EOPNOTSUPP);
 }
 
 /* Expected: -EFAULT (a job's access was blocked: its fault is queued), -ERANGE as for submit. */

@@ -430,7 +430,7 @@ int hwc_domain_free(struct core *c, struct adapter *a) __attribute__((warn_unuse
  * @phys: its physical adapter.
  * @domain: the domain; not CORE_NO_DOMAIN.
  *
- * Return: 0; -ENOMEM (expected), or another error (an internal error).
+ * Return: 0; -ENOMEM or -ENOSPC (expected), or another error (an internal error).
  */
 int hwc_attach(struct core *c, struct adapter *a, unsigned int phys, uint32_t domain)
 	__attribute__((warn_unused_result));
@@ -453,8 +453,8 @@ int hwc_detach(struct core *c, struct adapter *a, unsigned int phys)
  * @bytes: size.
  * @perm: HW_PERM_* and HW_MAP_4K.
  *
- * Return: 0; -ENOMEM, -ERANGE or -EEXIST (expected: see hwcall.c), or
- * another error (an internal error).
+ * Return: 0; -ENOMEM, -ENOSPC, -ERANGE or -EEXIST (expected: see
+ * hwcall.c), or another error (an internal error).
  */
 int hwc_map(struct core *c, struct adapter *a, iova_t iova, pa_t pa, uint64_t bytes,
 	    unsigned int perm) __attribute__((warn_unused_result));
@@ -556,8 +556,8 @@ int hwc_power(struct core *c, struct adapter *a, unsigned int phys, bool on)
  * @phys: its physical adapter.
  * @job: the job.
  *
- * Return: 0; -EIO while the model has the device off, -ERANGE (expected),
- * or another error (an internal error).
+ * Return: 0; -EIO while the model has the device off, -ERANGE, -EBUSY or
+ * -EOPNOTSUPP (expected: see hwcall.c), or another error (an internal error).
  */
 int hwc_gpu_submit(struct core *c, struct adapter *a, unsigned int phys, const struct hw_job *job)
 	__attribute__((warn_unused_result));
