@@ -84,10 +84,6 @@ static int execute(void *ctx, uint64_t index, struct wl_event *e)
 	return apply(r, index, e);
 }
 
-/*
- * Events from the cache if it holds this trace, else from CTF (filling the
- * cache): to the model (replay_run()), or into memory (replay_read()).
- */
 /* A foreign event an import map did not match, listed in the results (@ctx: the run). */
 static void unmatched(void *ctx, uint64_t index, uint64_t ts, const char *event, const char *why)
 {
@@ -103,6 +99,10 @@ static void unmatched(void *ctx, uint64_t index, uint64_t ts, const char *event,
 			why);
 }
 
+/*
+ * Events from the cache if it holds this trace, else from CTF (filling the
+ * cache): to the model (replay_run()), or into memory (replay_read()).
+ */
 static int feed(const struct replay_opts *o, struct run *r)
 {
 	struct replay_report *rep = r->rep;
