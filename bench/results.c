@@ -46,6 +46,19 @@ void results_fini(struct results *r)
 	free(r->violations);
 	r->violations = NULL;
 	r->nviolations = r->violations_cap = 0;
+	free(r->refused.v);
+	free(r->unmatched.v);
+	r->refused = r->unmatched = (struct event_notes){ 0 };
+}
+
+int results_add_note(struct event_notes *list, const struct event_note *note)
+{
+	if (list->n == RESULTS_MAX_LISTED)
+		return 0;
+	if (array_reserve(&list->v, &list->cap, list->n, sizeof(*list->v)))
+		return -ENOMEM;
+	list->v[list->n++] = *note;
+	return 0;
 }
 
 int results_add_violation(struct results *r, const struct violation_result *v)
@@ -118,6 +131,21 @@ static void dma_records(struct json *j, const char *name, const struct dma_recor
 	json_arr_end(j);
 }
 
+/* A list of refused or unmatched events: not metrics (the counts under "events" are). */
+static void notes(struct json *j, const char *key, const struct event_notes *list)
+{
+	json_arr_begin(j, key);
+	for (size_t i = 0; i < list->n; i++) {
+		json_obj_begin(j, NULL);
+		json_u64(j, "event", list->v[i].event);
+		json_u64(j, "ts_ns", list->v[i].ts_ns);
+		json_str(j, "name", list->v[i].name);
+		json_str(j, "reason", list->v[i].reason);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 /* "dma": the counts by reason (exact metrics), then the first records in full. */
 static void dma_json(struct json *j, const struct dma_result *d)
 {
@@ -178,6 +206,8 @@ static void write_doc(const struct results *r, struct json *j)
 	json_u64(j, "left_live", r->events.left_live);
 	json_u64(j, "live_at_start", r->events.live_at_start);
 	json_obj_end(j);
+	notes(j, "refusals", &r->refused);
+	notes(j, "unmatched_events", &r->unmatched);
 	json_obj_begin(j, "ops");
 	for (size_t i = 0; i < r->nops; i++) {
 		const struct op_result *op = &r->ops[i];

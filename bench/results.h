@@ -122,9 +122,30 @@ struct event_counts {
 	uint64_t not_run;     /* after a bugcheck: the machine had stopped */
 };
 
+/*
+ * One event of the trace that was refused, or left unmatched: what the
+ * results' lists say of each (the counts are in struct event_counts).
+ */
+struct event_note {
+	uint64_t event;  /* its index in the trace */
+	uint64_t ts_ns;  /* its timestamp */
+	char name[64];   /* the workload event's name, or the foreign event's class */
+	char reason[96]; /* why it was refused, or why it was not matched */
+};
+
+/* The first RESULTS_MAX_LISTED notes of one kind, in trace order. */
+#define RESULTS_MAX_LISTED 10000
+
+struct event_notes {
+	size_t n, cap;
+	struct event_note *v;
+};
+
 struct results {
 	struct run_info run;
 	struct event_counts events;
+	struct event_notes refused;   /* each refused event (events.refused counts them all) */
+	struct event_notes unmatched; /* each unmatched event (events.unmatched counts them all) */
 	size_t nops;
 	struct op_result ops[RESULTS_MAX_OPS];
 	struct power_result power;
@@ -158,6 +179,18 @@ void results_fini(struct results *r);
  * Return: 0, -ENOMEM.
  */
 int results_add_violation(struct results *r, const struct violation_result *v);
+
+/**
+ * results_add_note() - list one refused or unmatched event.
+ * @list: &r->refused or &r->unmatched.
+ * @note: the event (copied).
+ *
+ * Past RESULTS_MAX_LISTED notes in @list, the note is left out: the count
+ * in struct event_counts still has it.
+ *
+ * Return: 0, -ENOMEM (not listed).
+ */
+int results_add_note(struct event_notes *list, const struct event_note *note);
 
 /**
  * results_build_json() - which build wrote a file, as keys of the current

@@ -132,7 +132,7 @@ static void decide_flags(struct core *c, struct adapter *a)
 /* VidMm's VRAM segment of the lead adapter: everything below its frame-buffer reserve. */
 static int vram_init(struct core *c, struct adapter *a)
 {
-	uint64_t vram = c->hw->ops->vram_size(c->hw, a->phys[0].dev);
+	uint64_t vram = hwc_vram_size(c, a, 0);
 	uint64_t top = vram - GPUISO_MIN(a->phys[0].fb_bytes, vram);
 
 	range_init(&a->vram);

@@ -128,18 +128,21 @@ static uint64_t adapter_digest(const struct handle_table *ht, const struct adapt
 
 int core_state_digest(struct core *core, uint64_t *digest)
 {
-	uint64_t h;
+	uint64_t h, hw;
+	int rc;
 
 	/* a KMD of the caller's may keep state of its own */
-	if (!core->hw->ops->state_digest || core->kmd ||
-	    memcmp(&core->kmd_merged, kmd_reference(), sizeof(core->kmd_merged)))
+	if (core->kmd || memcmp(&core->kmd_merged, kmd_reference(), sizeof(core->kmd_merged)))
 		return -EOPNOTSUPP;
+	rc = hwc_state_digest(core, &hw);
+	if (rc)
+		return rc;
 	h = DIGEST_FOLD(0, core->started, core->stopped, core->irql, core->event, core->ts_ns,
 			core->stale_seen, core->nadapters, core->bugchecked);
 	for (size_t i = 0; i < core->nadapters; i++)
 		h = adapter_digest(&core->ht, &core->adapters[i], h);
 	h = handles_digest(&core->ht, h);
 	h = physmem_digest(core->pm, h);
-	*digest = digest_combine(h, core->hw->ops->state_digest(core->hw));
+	*digest = digest_combine(h, hw);
 	return 0;
 }

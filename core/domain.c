@@ -20,20 +20,22 @@ int dom_hw_map(struct core *c, struct adapter *a, iova_t iova, pa_t pa, uint64_t
 {
 	if (fp_should_fail(c->fp, FP_IOMMU_MAP))
 		return -ENOMEM;
-	return c->hw->ops->map(c->hw, a->domain, iova, pa, bytes, perm);
+	return hwc_map(c, a, iova, pa, bytes, perm);
 }
 
-/* One unmap call of the backend and its IOTLB flush; a failure is logged. */
+/*
+ * One unmap call of the backend and its IOTLB flush. The model unmaps only
+ * what it mapped: a failure is an internal error (hwc_unmap()), and the
+ * flush is made all the same.
+ */
 void dom_hw_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t bytes)
 {
-	int rc = c->hw->ops->unmap(c->hw, a->domain, iova, bytes);
-
-	if (rc)
-		log_err("%s: unmap [%#llx, +%#llx) failed: %d", a->cfg->name,
-			(unsigned long long)iova, (unsigned long long)bytes, rc);
+	if (hwc_unmap(c, a, iova, bytes))
+		log_info("%s: [%#llx, +%#llx) may still be mapped", a->cfg->name,
+			 (unsigned long long)iova, (unsigned long long)bytes);
 	else
 		blocked_note_unmap(c, a, iova, bytes);
-	c->hw->ops->flush(c->hw, a->domain, iova, bytes);
+	hwc_flush(c, a, iova, bytes);
 }
 
 /*

@@ -60,7 +60,7 @@ int dom_enable(struct core *c, struct adapter *a, bool mappings, bool attach)
 	if (!a->iommu_enabled) {
 		if (fp_should_fail(c->fp, FP_ADAPTER_ENABLE))
 			return -EIO;
-		rc = c->hw->ops->domain_alloc(c->hw, &a->domain);
+		rc = hwc_domain_alloc(c, a, &a->domain);
 		if (rc)
 			return rc;
 		a->iommu_enabled = true;
@@ -94,7 +94,9 @@ undo:
 		a->mappings = false;
 	}
 	if (created) {
-		c->hw->ops->domain_free(c->hw, a->domain);
+		/* one the backend would not free stays the adapter's (an internal error) */
+		if (hwc_domain_free(c, a))
+			return rc;
 		a->domain = CORE_NO_DOMAIN;
 		a->iommu_enabled = false;
 		if (a->mode == MODE_PHYSICAL)
@@ -106,6 +108,8 @@ undo:
 /* Detach, drop what is left, check the domain is empty, free it. */
 void dom_teardown(struct core *c, struct adapter *a)
 {
+	bool freed;
+
 	if (a->domain == CORE_NO_DOMAIN)
 		return;
 	unmap_tracked(c, a);
@@ -116,12 +120,16 @@ void dom_teardown(struct core *c, struct adapter *a)
 	if (a->mapped_bytes)
 		viol(c, CORE_V_MAPPING_LEAK, "%s: %llu bytes still mapped in its domain after teardown",
 		     a->cfg->name, (unsigned long long)a->mapped_bytes);
-	c->hw->ops->domain_free(c->hw, a->domain);
+	freed = !hwc_domain_free(c, a);
 	a->domain = CORE_NO_DOMAIN;
 	a->mappings = false;
 	idmap_free(&a->idmap);
-	/* no device reaches the frames of refused unmaps any more: those freed go back */
-	for (size_t i = 0; i < a->held.n; i++) {
+	/*
+	 * No device reaches the frames of refused unmaps any more: those freed
+	 * go back. Unless the backend kept the domain (an internal error): then
+	 * its entries may still reach them, and they stay out of the free pool.
+	 */
+	for (size_t i = 0; freed && i < a->held.n; i++) {
 		const struct phys_run *run = &phys_runs_array(&a->held)[i];
 
 		physmem_unhold(c->pm, run->pa, run->npages);

@@ -13,7 +13,7 @@ static uint64_t dma_count(struct core *c)
 {
 	struct hw_stats st;
 
-	c->hw->ops->stats(c->hw, &st);
+	hwc_stats(c, &st);
 	return st.dma_transfers;
 }
 
@@ -29,7 +29,7 @@ uint64_t exclusive_begin(struct core *c, struct adapter *a)
 
 	a->sched_suspended = true;
 	for (size_t i = 0; i < a->nphys; i++)
-		if (c->hw->ops->gpu_wait(c->hw, a->phys[i].dev))
+		if (hwc_gpu_wait(c, a, (unsigned int)i))
 			hw_err_pop(c, a, (unsigned int)i);
 	before = dma_count(c);
 	a->in_exclusive = true;
@@ -43,7 +43,7 @@ uint64_t exclusive_begin(struct core *c, struct adapter *a)
 	if (a->started)
 		c->kmd_merged.begin_exclusive_access(c, c->kmd, a->index);
 	for (size_t i = 0; i < a->nphys; i++)
-		if (c->hw->ops->gpu_pending(c->hw, a->phys[i].dev))
+		if (hwc_gpu_pending(c, a, (unsigned int)i))
 			viol(c, CORE_V_WORK_IN_EXCLUSIVE,
 			     "%s: physical adapter %zu has work queued inside exclusive access",
 			     a->cfg->name, i);
@@ -75,22 +75,21 @@ int attach_all(struct core *c, struct adapter *a, uint32_t domain)
 		struct phys_adapter *p = &a->phys[i];
 
 		if (domain == CORE_NO_DOMAIN) {
-			if (p->domain != CORE_NO_DOMAIN)
-				c->hw->ops->detach(c->hw, p->dev);
-			p->domain = CORE_NO_DOMAIN;
+			/* one the backend would not detach stays attached (an internal error) */
+			if (p->domain != CORE_NO_DOMAIN && !hwc_detach(c, a, (unsigned int)i))
+				p->domain = CORE_NO_DOMAIN;
 			continue;
 		}
 		rc = fp_should_fail(c->fp, FP_DOMAIN_ATTACH) ? -EIO
-			: c->hw->ops->attach(c->hw, p->dev, domain);
+			: hwc_attach(c, a, (unsigned int)i, domain);
 		if (rc)
 			break;
 		p->domain = domain;
 	}
 	if (rc) {
-		while (i--) {
-			c->hw->ops->detach(c->hw, a->phys[i].dev);
-			a->phys[i].domain = CORE_NO_DOMAIN;
-		}
+		while (i--)
+			if (!hwc_detach(c, a, (unsigned int)i))
+				a->phys[i].domain = CORE_NO_DOMAIN;
 	}
 	exclusive_end(c, a, dma_before);
 	return rc;

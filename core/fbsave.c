@@ -119,7 +119,7 @@ int fb_init(struct core *c, struct adapter *a, char *why, size_t len)
 		shared_notes(a);
 	for (unsigned int i = 0; i < a->nphys; i++) {
 		struct phys_adapter *p = &a->phys[i];
-		uint64_t vram = c->hw->ops->vram_size(c->hw, p->dev);
+		uint64_t vram = hwc_vram_size(c, a, i);
 
 		p->fb_bytes = a->sections[i].bytes;
 		p->fb_section_off = 0;
@@ -394,13 +394,11 @@ int core_small_buffer(struct core *core, unsigned int adapter, unsigned int phys
 #define SEED_PERIOD (2 * 1024 * 1024)
 
 /* A digest of a physical adapter's VRAM reserve: what a restore must reproduce. */
-uint64_t fb_hash(struct core *c, struct adapter *a, unsigned int phys)
+int fb_hash(struct core *c, struct adapter *a, unsigned int phys, uint64_t *digest)
 {
 	struct phys_adapter *p = &a->phys[phys];
-	uint64_t digest = 0;
 
-	c->hw->ops->vram_digest(c->hw, p->dev, p->fb_vram_off, p->fb_now, &digest);
-	return digest;
+	return hwc_vram_digest(c, a, phys, p->fb_vram_off, p->fb_now, digest);
 }
 
 /*
@@ -410,31 +408,38 @@ uint64_t fb_hash(struct core *c, struct adapter *a, unsigned int phys)
  * repeats over the whole reserve, so a backend holds one period's memory
  * however large the reserve is (vram_fill). A restore that leaves any part
  * out still fails the check: VRAM reads as zero after a power-off.
+ * Returns 0, or an error (-ENOMEM, or the fill's: an internal error) after
+ * which the reserve cannot vouch for a restore.
  */
-static void fb_seed(struct core *c, struct adapter *a, unsigned int phys)
+static int fb_seed(struct core *c, struct adapter *a, unsigned int phys)
 {
 	struct phys_adapter *p = &a->phys[phys];
 	uint64_t *buf;
+	int rc;
 
 	if (p->seeded || !p->fb_bytes)
-		return;
+		return 0;
 	buf = malloc(SEED_PERIOD);
-	if (!buf)
-		return;
+	if (!buf) {
+		log_warn("%s physical adapter %u: out of memory seeding the save area: its restore is not checked",
+			 a->cfg->name, phys);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < SEED_PERIOD / sizeof(uint64_t); i++)
 		buf[i] = (i % (SEED_BLOCK / sizeof(uint64_t)) + 1) * 0x9e3779b97f4a7c15ull;
 	for (uint64_t off = 0; off < SEED_PERIOD; off += SEED_BLOCK)
 		buf[off / sizeof(uint64_t)] = ((uint64_t)a->index << 56) ^ ((uint64_t)phys << 48) ^ off;
-	c->hw->ops->vram_fill(c->hw, p->dev, p->fb_vram_off, p->fb_bytes, buf, SEED_PERIOD);
+	rc = hwc_vram_fill(c, a, phys, p->fb_vram_off, p->fb_bytes, buf, SEED_PERIOD);
 	free(buf);
-	p->seeded = true;
+	p->seeded = !rc;
+	return rc;
 }
 
 static uint64_t modeled_now(struct core *c)
 {
 	struct hw_stats st;
 
-	c->hw->ops->stats(c->hw, &st);
+	hwc_stats(c, &st);
 	return st.modeled_ns;
 }
 
@@ -446,7 +451,8 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 					 .adapter = adapter, .phys = phys, .to = state };
 	struct phys_adapter *p;
 	enum core_irql irql;
-	uint64_t t0, m0;
+	uint64_t t0, m0, restored;
+	bool checkable = true; /* the backend's answers let the restore be checked */
 	int rc;
 
 	if (!a || phys >= a->nphys)
@@ -457,12 +463,16 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 	if ((state == POWER_D0) == p->powered || (state != POWER_D0 && state != POWER_D3))
 		return -EINVAL;
 
+	/*
+	 * A reserve the backend would not seed or digest, or a device it would
+	 * not power, cannot vouch for a restore: no check is made (each backend
+	 * error is an internal error), never one of a digest that was not taken.
+	 */
 	if (state == POWER_D3) {
 		fb_ask_size(core, a, phys);
-		fb_seed(core, a, phys);
-		p->saved_hash = fb_hash(core, a, phys);
+		checkable = !fb_seed(core, a, phys) && !fb_hash(core, a, phys, &p->saved_hash);
 	} else {
-		core->hw->ops->power(core->hw, p->dev, true);
+		checkable = !hwc_power(core, a, phys, true);
 		p->powered = true;
 	}
 	t0 = clock_mono_ns();
@@ -499,15 +509,18 @@ int core_power(struct core *core, unsigned int adapter, unsigned int phys,
 		p->reset = false;
 	}
 	if (state == POWER_D3) {
-		p->saved_valid = !rc;
-		core->hw->ops->power(core->hw, p->dev, false);
+		/* a device that kept its power (-EBUSY) kept its VRAM: a restore would prove nothing */
+		checkable = !hwc_power(core, a, phys, false) && checkable;
+		p->saved_valid = !rc && checkable;
 		p->powered = false;
 	} else if (!rc && p->saved_valid) {
-		rec.verified = fb_hash(core, a, phys) == p->saved_hash;
-		if (!rec.verified)
-			viol(core, CORE_V_FB_RESTORE_MISMATCH,
-			     "%s physical adapter %u: VRAM reserve after restore differs from what was saved",
-			     a->cfg->name, phys);
+		if (checkable && !fb_hash(core, a, phys, &restored)) {
+			rec.verified = restored == p->saved_hash;
+			if (!rec.verified)
+				viol(core, CORE_V_FB_RESTORE_MISMATCH,
+				     "%s physical adapter %u: VRAM reserve after restore differs from what was saved",
+				     a->cfg->name, phys);
+		}
 		p->saved_valid = false;
 	}
 	stale_check(core);

@@ -118,7 +118,7 @@ int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys)
 	struct hw_fault f;
 	int n = 0;
 
-	while (!c->hw->ops->fault_pop(c->hw, &f)) {
+	while (!hwc_fault_pop(c, &f)) {
 		struct core_fault cf = {
 			.event = c->event, .ts_ns = c->ts_ns, .adapter = a->index, .phys = phys,
 			.iova = f.iova, .write = f.write, .reason = f.reason,
@@ -156,15 +156,14 @@ int device_dma(struct core *c, struct adapter *a, unsigned int phys, uint64_t ad
 {
 	struct hw_job job = { .dir = write ? HW_COPY_TO_SYSTEM : HW_COPY_FROM_SYSTEM,
 			      .iova = address, .len = bytes };
-	uint32_t dev = a->phys[phys].dev;
-	int rc;
+	int rc, wait;
 
-	rc = c->hw->ops->gpu_submit(c->hw, dev, &job);
+	rc = hwc_gpu_submit(c, a, phys, &job);
+	/* after a refused submit too: what was queued before it runs, and may fault */
+	wait = hwc_gpu_wait(c, a, phys);
 	if (!rc)
-		rc = c->hw->ops->gpu_wait(c->hw, dev);
-	else
-		c->hw->ops->gpu_wait(c->hw, dev);
-	if (rc == -EFAULT)
+		rc = wait;
+	if (wait == -EFAULT)
 		hw_err_pop(c, a, phys);
 	stale_check(c);
 	if (!rc && a->phys[phys].domain == CORE_NO_DOMAIN)
@@ -179,7 +178,7 @@ void stale_check(struct core *c)
 {
 	struct hw_stats st;
 
-	c->hw->ops->stats(c->hw, &st);
+	hwc_stats(c, &st);
 	if (st.stale_hits > c->stale_seen) {
 		viol(c, CORE_V_STALE_TRANSLATION,
 		     "%llu access(es) translated by stale IOTLB entries (unmap without flush)",

@@ -313,6 +313,31 @@ void viol(struct core *c, enum core_violation_code code, const char *fmt, ...)
  */
 void internal_error(struct core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /**
+ * internal_warn() - report a broken precondition of the model, as the
+ * kernel's WARN_ON() does; CORE_WARN_ON() calls it.
+ * @c: the core.
+ * @file: where the check is.
+ * @line: its line.
+ * @cond: the condition that held and must not have.
+ *
+ * An internal_error() (logged loudly with the event, model_sound broken),
+ * so that a run of a release build goes on and reports it. Debug and
+ * sanitizer builds (GPUISO_WARN_ABORT in config.h) abort as well: there a
+ * broken precondition stops the test or fuzz target at the place it broke,
+ * with the sanitizer's stack, rather than at the wrong verdict it leads to.
+ *
+ * Return: true, so that CORE_WARN_ON() is the value of its condition.
+ */
+bool internal_warn(struct core *c, const char *file, int line, const char *cond);
+
+/*
+ * CORE_WARN_ON() - the value of @cond; when it holds, a precondition of the
+ * model is broken: internal_warn() reports it (and aborts in debug and
+ * sanitizer builds). Used as the kernel's WARN_ON(): if (CORE_WARN_ON(c, x)) return;
+ */
+#define CORE_WARN_ON(c, cond) ((cond) ? internal_warn((c), __FILE__, __LINE__, #cond) : false)
+
+/**
  * adapter_error() - note a finding about the adapter that does not stop it
  * (scenario explain's notes).
  * @a: the adapter; past CORE_MAX_ERRORS, notes are dropped.
@@ -414,6 +439,192 @@ void handle_table_free(struct handle_table *ht);
  * Return: a static string ("MDL", "CPU view"...), "?" for an unknown kind.
  */
 const char *hkind_name(enum hkind kind);
+
+/*
+ * hwcall.c: every call core/ makes to its backend (hw/iommu.h) goes through
+ * these. An error the model handles is returned as the op returned it, and
+ * nothing is recorded; any other is returned too and is an internal error
+ * naming the op, its adapter, physical adapter and device, and the errno.
+ */
+
+/**
+ * hwc_domain_alloc() - a new domain for @a.
+ * @c: the core.
+ * @a: the adapter it is for (for reports).
+ * @domain: out: its id.
+ *
+ * Return: 0; -ENOMEM or -ENOSPC (the backend has no room: expected), or
+ * another error (an internal error).
+ */
+int hwc_domain_alloc(struct core *c, struct adapter *a, uint32_t *domain)
+	__attribute__((warn_unused_result));
+/**
+ * hwc_domain_free() - free @a's domain (a->domain) in the backend.
+ * @c: the core.
+ * @a: the adapter; a->domain is left as it is.
+ *
+ * Return: 0, or an error (an internal error: the model detaches first).
+ */
+int hwc_domain_free(struct core *c, struct adapter *a) __attribute__((warn_unused_result));
+/**
+ * hwc_attach() - attach physical adapter @phys of @a to @domain.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter.
+ * @domain: the domain; not CORE_NO_DOMAIN.
+ *
+ * Return: 0; -ENOMEM or -ENOSPC (expected), or another error (an internal error).
+ */
+int hwc_attach(struct core *c, struct adapter *a, unsigned int phys, uint32_t domain)
+	__attribute__((warn_unused_result));
+/**
+ * hwc_detach() - detach physical adapter @phys of @a from its domain.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter; attached (a->phys[phys].domain set).
+ *
+ * Return: 0, or an error (an internal error).
+ */
+int hwc_detach(struct core *c, struct adapter *a, unsigned int phys)
+	__attribute__((warn_unused_result));
+/**
+ * hwc_map() - one map call in @a's domain.
+ * @c: the core.
+ * @a: the adapter; its domain exists.
+ * @iova: device address.
+ * @pa: physical address.
+ * @bytes: size.
+ * @perm: HW_PERM_* and HW_MAP_4K.
+ *
+ * Return: 0; -ENOMEM, -ENOSPC, -ERANGE or -EEXIST (expected: see
+ * hwcall.c), or another error (an internal error).
+ */
+int hwc_map(struct core *c, struct adapter *a, iova_t iova, pa_t pa, uint64_t bytes,
+	    unsigned int perm) __attribute__((warn_unused_result));
+/**
+ * hwc_unmap() - one unmap call in @a's domain (the IOTLB is not flushed).
+ * @c: the core.
+ * @a: the adapter; its domain exists.
+ * @iova: device address.
+ * @bytes: size.
+ *
+ * Return: 0, or an error (an internal error: the model unmaps only what it mapped).
+ */
+int hwc_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t bytes)
+	__attribute__((warn_unused_result));
+/**
+ * hwc_flush() - invalidate the IOTLB entries of [iova, iova+bytes) in @a's domain.
+ * @c: the core.
+ * @a: the adapter; its domain exists.
+ * @iova: device address.
+ * @bytes: size.
+ */
+void hwc_flush(struct core *c, struct adapter *a, iova_t iova, uint64_t bytes);
+/**
+ * hwc_fault_pop() - take the oldest fault the backend queued.
+ * @c: the core.
+ * @fault: out: the fault.
+ *
+ * Return: 0; -ENOENT when none is queued, or another error (an internal error).
+ */
+int hwc_fault_pop(struct core *c, struct hw_fault *fault) __attribute__((warn_unused_result));
+/**
+ * hwc_stats() - the backend's counters so far.
+ * @c: the core.
+ * @stats: out: the counters.
+ */
+void hwc_stats(struct core *c, struct hw_stats *stats);
+/**
+ * hwc_state_digest() - the digest of the backend's state (hw_ops.state_digest).
+ * @c: the core.
+ * @digest: out: the digest.
+ *
+ * Return: 0, or -EOPNOTSUPP for a backend that cannot see all of its state.
+ */
+int hwc_state_digest(struct core *c, uint64_t *digest) __attribute__((warn_unused_result));
+/**
+ * hwc_vram_size() - bytes of VRAM of physical adapter @phys of @a.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter.
+ *
+ * Return: the size; 0 (an internal error) when the backend does not know the device.
+ */
+uint64_t hwc_vram_size(struct core *c, struct adapter *a, unsigned int phys)
+	__attribute__((warn_unused_result));
+/**
+ * hwc_vram_fill() - write a pattern over a range of a powered device's VRAM.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter; powered.
+ * @off: byte offset in VRAM.
+ * @len: bytes.
+ * @pattern: the pattern.
+ * @plen: its bytes.
+ *
+ * Return: 0, or an error (an internal error).
+ */
+int hwc_vram_fill(struct core *c, struct adapter *a, unsigned int phys, uint64_t off,
+		  uint64_t len, const void *pattern, uint64_t plen)
+	__attribute__((warn_unused_result));
+/**
+ * hwc_vram_digest() - the digest of a range of a powered device's VRAM.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter; powered.
+ * @off: byte offset in VRAM.
+ * @len: bytes.
+ * @digest: out: the digest, set only on success.
+ *
+ * Return: 0, or an error (an internal error): no digest to compare then.
+ */
+int hwc_vram_digest(struct core *c, struct adapter *a, unsigned int phys, uint64_t off,
+		    uint64_t len, uint64_t *digest) __attribute__((warn_unused_result));
+/**
+ * hwc_power() - power a physical adapter's device on or off.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter.
+ * @on: on, or off (VRAM content is lost).
+ *
+ * Return: 0, or an error (an internal error; -EBUSY: the device still had
+ * work queued, and kept its power and its VRAM).
+ */
+int hwc_power(struct core *c, struct adapter *a, unsigned int phys, bool on)
+	__attribute__((warn_unused_result));
+/**
+ * hwc_gpu_submit() - queue a copy-engine job on a physical adapter's device.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter.
+ * @job: the job.
+ *
+ * Return: 0; -EIO while the model has the device off, -ERANGE, -EBUSY or
+ * -EOPNOTSUPP (expected: see hwcall.c), or another error (an internal error).
+ */
+int hwc_gpu_submit(struct core *c, struct adapter *a, unsigned int phys, const struct hw_job *job)
+	__attribute__((warn_unused_result));
+/**
+ * hwc_gpu_wait() - run a physical adapter's queued jobs to completion.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter.
+ *
+ * Return: 0; -EFAULT (an access was blocked: its fault is queued) or
+ * -ERANGE (expected), or another error (an internal error).
+ */
+int hwc_gpu_wait(struct core *c, struct adapter *a, unsigned int phys)
+	__attribute__((warn_unused_result));
+/**
+ * hwc_gpu_pending() - jobs queued on a physical adapter's device and not yet run.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter.
+ *
+ * Return: how many.
+ */
+unsigned int hwc_gpu_pending(struct core *c, struct adapter *a, unsigned int phys)
+	__attribute__((warn_unused_result));
 
 /* gate.c: every driver callback starts here */
 
@@ -702,7 +913,8 @@ int dom_hw_map(struct core *c, struct adapter *a, iova_t iova, pa_t pa, uint64_t
  * @iova: device address.
  * @bytes: size.
  *
- * A failed unmap is logged; the flush is made all the same.
+ * The model unmaps only what it mapped: a failed unmap is an internal error
+ * (hwc_unmap()); the flush is made all the same.
  */
 void dom_hw_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t bytes);
 /**
@@ -917,11 +1129,14 @@ void fb_fini(struct core *c, struct adapter *a);
  * fb_hash() - a digest of a physical adapter's VRAM reserve.
  * @c: the core.
  * @a: the adapter.
- * @phys: the physical adapter.
+ * @phys: the physical adapter; powered.
+ * @digest: out: the digest (what a restore must reproduce), set only on success.
  *
- * Return: the digest: what a restore must reproduce.
+ * Return: 0, or the backend's error (an internal error, hwc_vram_digest()):
+ * there is no digest to compare then.
  */
-uint64_t fb_hash(struct core *c, struct adapter *a, unsigned int phys);
+int fb_hash(struct core *c, struct adapter *a, unsigned int phys, uint64_t *digest)
+	__attribute__((warn_unused_result));
 
 /* kmd.c */
 

@@ -31,7 +31,7 @@ static int dma_enter(struct core *c, unsigned int adapter, unsigned int phys, ui
 		return -ENOENT;
 	if (!a->started)
 		return -ENODEV;
-	if (!bytes || bytes > c->hw->ops->vram_size(c->hw, a->phys[phys].dev))
+	if (!bytes || bytes > hwc_vram_size(c, a, phys))
 		return -EINVAL;
 	if (a->sched_suspended) {
 		viol(c, CORE_V_WORK_IN_EXCLUSIVE, "%s: GPU work submitted while the scheduler is suspended",
@@ -65,7 +65,7 @@ int core_dma_exclusive(struct core *core, unsigned int adapter, unsigned int phy
 		return -ENOENT;
 	if (!a->started)
 		return -ENODEV;
-	if (!bytes || bytes > core->hw->ops->vram_size(core->hw, a->phys[phys].dev))
+	if (!bytes || bytes > hwc_vram_size(core, a, phys))
 		return -EINVAL;
 	if (address + bytes < address)
 		return -ERANGE;

@@ -8,6 +8,7 @@
 #define LOG_PREFIX "verifier"
 #include "common/log.h"
 #include "common/array.h"
+#include "config.h"
 #include "internal.h"
 
 static const char *const violation_names[CORE_V_NVIOLATIONS] = {
@@ -127,6 +128,16 @@ void internal_error(struct core *c, const char *fmt, ...)
 		c->first_internal = (struct core_violation){ .event = c->event, .ts_ns = c->ts_ns };
 		memcpy(c->first_internal.detail, detail, sizeof(detail));
 	}
+}
+
+bool internal_warn(struct core *c, const char *file, int line, const char *cond)
+{
+	internal_error(c, "WARN_ON(%s) at %s:%d: a precondition of the model is broken", cond, file,
+		       line);
+#if GPUISO_WARN_ABORT
+	abort(); /* a debug or sanitizer build: stop where it broke (internal.h) */
+#endif
+	return true;
 }
 
 uint64_t core_internal_errors(const struct core *core, const struct core_violation **first)

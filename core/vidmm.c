@@ -265,8 +265,7 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 	struct adapter *a = adapter_get(core, adapter);
 	struct hobj *o;
 	uint64_t first_iova = 0, copied;
-	uint32_t dev;
-	int rc = 0;
+	int rc = 0, wait;
 
 	if (!a || phys >= a->nphys)
 		return -ENOENT;
@@ -282,7 +281,6 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 		return -ERANGE;
 	if (fp_should_fail(core->fp, FP_GPU_COPY))
 		return -EIO;
-	dev = a->phys[phys].dev;
 	copied = bytes;
 	while (bytes && !rc) {
 		struct hw_job job = { .dir = dir, .vram_off = vram_off };
@@ -301,16 +299,16 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 		if (bytes == copied)
 			first_iova = job.iova;
 		job.len = GPUISO_MIN(bytes, dom_span(a, &o->pg, &o->map, offset));
-		rc = core->hw->ops->gpu_submit(core->hw, dev, &job);
+		rc = hwc_gpu_submit(core, a, phys, &job);
 		offset += job.len;
 		vram_off += job.len;
 		bytes -= job.len;
 	}
+	/* after a refused submit too: the jobs queued before it run, and may fault */
+	wait = hwc_gpu_wait(core, a, phys);
 	if (!rc)
-		rc = core->hw->ops->gpu_wait(core->hw, dev);
-	else
-		core->hw->ops->gpu_wait(core->hw, dev);
-	if (rc == -EFAULT)
+		rc = wait;
+	if (wait == -EFAULT)
 		hw_err_pop(core, a, phys);
 	stale_check(core);
 	/* memory never mapped for the device, reached with no domain between */
@@ -330,7 +328,7 @@ int core_dma(struct core *core, unsigned int adapter, unsigned int phys, core_ha
 		return -ENOENT;
 	if (!a->started)
 		return -ENODEV;
-	vram = core->hw->ops->vram_size(core->hw, a->phys[phys].dev);
+	vram = hwc_vram_size(core, a, phys);
 	if (!bytes || bytes > vram)
 		return -EINVAL;
 	/* The GPU's side of a DMA is scratch VRAM at offset 0. */

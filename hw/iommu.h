@@ -6,7 +6,8 @@
 
 /*
  * The backend interface: one ops table in front of interchangeable IOMMU
- * backends (hw/sim, later hw/vfio). The core never calls a backend directly.
+ * backends (hw/sim, later hw/vfio). The core never calls a backend directly:
+ * core/hwcall.c is its one way to these ops, and checks what each returns.
  *
  * A backend owns IOMMU domains (each an I/O page table), devices (the
  * physical adapters: each a GPU with VRAM and a copy engine with a work

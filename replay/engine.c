@@ -277,10 +277,24 @@ core_handle_t engine_handle(const struct replay_engine *e, uint64_t adapter, uin
 	return v ? LIVE_HANDLE(*v) : 0;
 }
 
+/* List event @index in @list of the results, as @why says (the count is the caller's). */
+static void note(struct event_notes *list, const struct wl_event *ev, uint64_t index,
+		 const char *why)
+{
+	struct event_note n = { .event = index, .ts_ns = ev->ts };
+
+	snprintf(n.name, sizeof(n.name), "%s", wl_catalogue[ev->kind].name);
+	snprintf(n.reason, sizeof(n.reason), "%s", why);
+	if (results_add_note(list, &n))
+		log_err("out of memory listing event %llu (%s: %s)", (unsigned long long)index,
+			n.name, why);
+}
+
 static int refuse(struct replay_engine *e, const struct wl_event *ev, uint64_t index, int rc,
 		  const char *why)
 {
 	e->refused++;
+	note(&e->res->refused, ev, index, why);
 	if (e->nrefusals < REPLAY_MAX_REFUSALS) {
 		struct replay_refusal *r = &e->refusals[e->nrefusals++];
 
@@ -503,10 +517,12 @@ static void end_orphan(struct replay_engine *e, uint64_t key, uint64_t val)
 	e->lost.ended++;
 }
 
-/* After a loss, an event naming an object whose creation was lost: not executed. */
-static int skip_orphan(struct replay_engine *e)
+/* After a loss, an event naming an object whose creation was lost: not executed, unmatched. */
+static int skip_orphan(struct replay_engine *e, const struct wl_event *ev, uint64_t index,
+		       const char *why)
 {
 	e->lost.skipped++;
+	note(&e->res->unmatched, ev, index, why);
 	return 0;
 }
 
@@ -572,7 +588,7 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 	if (destroys || wl_uses(ev->kind)) {
 		obj = u64map_get(&e->live, key);
 		if (!obj && (ev->flags & WL_AFTER_LOSS))
-			return skip_orphan(e);
+			return skip_orphan(e, ev, index, "after a loss: its object's creation was lost");
 		/* a device does not know what the driver freed: it uses the address it had */
 		if (!obj && ev->kind == WL_DMA && dead_handle(e, key, &dead) && !dead)
 			return refuse(e, ev, index, -ENOENT, "its object's creation was refused");
@@ -586,7 +602,9 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 	if (wl_refers(ev->kind)) {
 		ref = u64map_get(&e->live, live_key(adapter, ev->v[WL_REF]));
 		if (!ref && (ev->flags & WL_AFTER_LOSS))
-			return skip_orphan(e); /* and its end, when it comes, too */
+			/* and its end, when it comes, too */
+			return skip_orphan(e, ev, index,
+					   "after a loss: the creation of the object it refers to was lost");
 		if (!ref)
 			return input_error(e, ev, index, "the object it refers to is not live");
 	}

@@ -97,6 +97,8 @@ struct import_map {
 	size_t nextents, extents_cap;
 	struct wl_event *queue;
 	size_t nqueue, queue_cap, queue_head;
+	const char *unmatched_event; /* the class of the last event found unmatched */
+	const char *unmatched_why;   /* and why */
 };
 
 /* An object with an extent: [start, end) at its key, @left bytes of it still mapped. */
@@ -839,6 +841,13 @@ bool import_next(struct import_map *m, struct wl_event *e)
 	return true;
 }
 
+/* An event of a rule's that makes nothing: why, for import_unmatched_why(). */
+static enum import_outcome unmatched(struct import_map *m, const char *why)
+{
+	m->unmatched_why = why;
+	return IMPORT_UNMATCHED;
+}
+
 /*
  * A span rule's event: [key, key + span) is unmapped. Each object whose
  * extent it finishes ends (its destroy, in address order); one it covers
@@ -853,7 +862,7 @@ static enum import_outcome translate_span(struct import_map *m, struct rule *r, 
 	size_t i;
 
 	if (!present(r, &r->span, values))
-		return IMPORT_UNMATCHED;
+		return unmatched(m, "a field its rule reads is missing");
 	span = evaluate(&r->span, values);
 	end = key + span < key ? UINT64_MAX : key + span;
 	for (i = extent_find(m, key); i < m->nextents && m->extents[i].start < end;) {
@@ -877,10 +886,10 @@ static enum import_outcome translate_span(struct import_map *m, struct rule *r, 
 		if (*nout < 2)
 			out[(*nout)++] = e;
 		else if (queue_push(m, &e))
-			return IMPORT_UNMATCHED;
+			return unmatched(m, "out of memory");
 	}
 	m->unmatched_ends += !touched; /* an unmap of what was mapped before the trace */
-	return touched ? IMPORT_USED : IMPORT_UNMATCHED;
+	return touched ? IMPORT_USED : unmatched(m, "its range covers no object the map made");
 }
 
 /* What rule @r makes of an event that passed its filter. */
@@ -895,7 +904,7 @@ static enum import_outcome translate(struct import_map *m, struct rule *r, uint6
 		uint64_t bytes;
 
 		if (!present(r, &r->pressure, values))
-			return IMPORT_UNMATCHED;
+			return unmatched(m, "a field its rule reads is missing");
 		bytes = evaluate(&r->pressure, values);
 		m->outstanding = r->sub ? (m->outstanding > bytes ? m->outstanding - bytes : 0)
 					: m->outstanding + bytes;
@@ -908,7 +917,7 @@ static enum import_outcome translate(struct import_map *m, struct rule *r, uint6
 	if (r->nkeys) {
 		for (size_t i = 0; i < r->nkeys; i++)
 			if (!has(r, r->keys[i], values, true))
-				return IMPORT_UNMATCHED;
+				return unmatched(m, "a field its rule reads is missing");
 		key = rule_key(r, values);
 		if (r->spans)
 			return translate_span(m, r, ts, key, values, out, nout);
@@ -916,7 +925,7 @@ static enum import_outcome translate(struct import_map *m, struct rule *r, uint6
 	}
 	if ((wl_destroys(r->op) || wl_uses(r->op)) && !obj) {
 		m->unmatched_ends += wl_destroys(r->op);
-		return IMPORT_UNMATCHED;
+		return unmatched(m, "no object was made under its key (its creation is not in the trace)");
 	}
 	if (wl_creates(r->op) && obj) {
 		/* the key is reused without its free (lost event): end the old object first */
@@ -936,14 +945,14 @@ static enum import_outcome translate(struct import_map *m, struct rule *r, uint6
 
 		if (!target) {
 			*nout = 0;
-			return IMPORT_UNMATCHED;
+			return unmatched(m, "the object it refers to was never made");
 		}
 		e->v[WL_REF] = *target >> 8;
 	}
 	for (size_t i = 0; i < r->nsets; i++) {
 		if (!present(r, &r->sets[i].v, values)) {
 			*nout = 0;
-			return IMPORT_UNMATCHED;
+			return unmatched(m, "a field its rule reads is missing");
 		}
 		e->v[r->sets[i].slot] = evaluate(&r->sets[i].v, values);
 	}
@@ -952,7 +961,7 @@ static enum import_outcome translate(struct import_map *m, struct rule *r, uint6
 		if (u64map_put(&m->objects, key, e->v[WL_ID] << 8 | r->op) ||
 		    (m->spans && r->nkeys == 1 && extent_add(m, key, e->v[WL_BYTES]))) {
 			*nout = 0;
-			return IMPORT_UNMATCHED;
+			return unmatched(m, "out of memory");
 		}
 	} else if (obj) {
 		e->v[WL_ID] = *obj >> 8;
@@ -971,6 +980,8 @@ enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 	const struct group *g = &m->groups[tag];
 
 	*nout = 0;
+	m->unmatched_event = g->event;
+	m->unmatched_why = "";
 	for (size_t i = 0; i < g->nmembers; i++) {
 		struct rule *r = &m->rules[g->members[i].rule];
 		struct ctf_value vals[CTF_MAX_FIELDS];
@@ -981,4 +992,10 @@ enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 			return translate(m, r, ts, vals, out, nout);
 	}
 	return IMPORT_IGNORED;
+}
+
+const char *import_unmatched_why(const struct import_map *m, const char **event)
+{
+	*event = m->unmatched_event ? m->unmatched_event : "";
+	return m->unmatched_why ? m->unmatched_why : "";
 }

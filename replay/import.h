@@ -107,6 +107,17 @@ enum import_outcome import_event(struct import_map *m, int tag, uint64_t ts,
 				 const struct ctf_value *values, struct wl_event *out, size_t *nout);
 
 /**
+ * import_unmatched_why() - why the last event import_event() returned
+ * IMPORT_UNMATCHED for made nothing.
+ * @m: the map.
+ * @event: out: that event's class, as the map names it.
+ *
+ * Return: the reason, e.g. "no object was made under its key (its creation
+ * is not in the trace)"; static, or the map's.
+ */
+const char *import_unmatched_why(const struct import_map *m, const char **event);
+
+/**
  * import_next() - the next workload event import_event() made of its last
  * event beyond the two it returned (a `span` rule's event may end many
  * objects). Call it until it returns false after each import_event().

@@ -363,9 +363,13 @@ void replay_events_free(struct replay_events *evs);
  * latency, power transitions, refusals, violations, invariants.
  * @res: results.
  * @rep: the report.
+ * @verbose: list each refused and each unmatched event (res->refused,
+ *           res->unmatched: index, time, name, reason), not only the first
+ *           ten refused (`gpuiso replay -v`).
  * @out: where.
  */
-void replay_summary(const struct results *res, const struct replay_report *rep, FILE *out);
+void replay_summary(const struct results *res, const struct replay_report *rep, bool verbose,
+		    FILE *out);
 
 /**
  * replay_findings() - whether the run found violations or broken invariants.

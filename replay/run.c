@@ -25,6 +25,7 @@ struct run {
 	const struct replay_opts *o;
 	struct replay_engine *engine;
 	struct replay_report *rep;
+	struct results *res;        /* where refused and unmatched events are listed, or NULL */
 	struct cache_writer *cache;
 	struct import_map *map;     /* translating foreign events, or NULL */
 	uint64_t records;           /* workload events executed (by the executing thread) */
@@ -83,6 +84,21 @@ static int execute(void *ctx, uint64_t index, struct wl_event *e)
 	return apply(r, index, e);
 }
 
+/* A foreign event an import map did not match, listed in the results (@ctx: the run). */
+static void unmatched(void *ctx, uint64_t index, uint64_t ts, const char *event, const char *why)
+{
+	struct run *r = ctx;
+	struct event_note n = { .event = index, .ts_ns = ts };
+
+	if (!r->res)
+		return;
+	snprintf(n.name, sizeof(n.name), "%s", event);
+	snprintf(n.reason, sizeof(n.reason), "%s", why);
+	if (results_add_note(&r->res->unmatched, &n))
+		log_err("out of memory listing event %llu (%s: %s)", (unsigned long long)index, event,
+			why);
+}
+
 /*
  * Events from the cache if it holds this trace, else from CTF (filling the
  * cache): to the model (replay_run()), or into memory (replay_read()).
@@ -132,7 +148,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 	}
 	/* the decoder is a process of its own: the model runs here while it decodes ahead */
 	rc = wl_source_read(&(struct wl_source){ .trace = o->trace, .map = r->map,
-						 .strict = o->strict },
+						 .strict = o->strict, .unmatched = unmatched },
 			    execute, r, &st, &counts, err, sizeof(err));
 	/* events after a loss whose objects' creation was lost were not used (the cache keeps this) */
 	rep->used = counts.used;
@@ -240,6 +256,7 @@ static int run_model(const struct replay_opts *o, struct run *r,
 	struct hw_backend be = { 0 };
 	const char *names[WL_NKINDS];
 	const struct core_violation *internal;
+	const struct replay_refusal *refusals;
 	struct core *core = NULL;
 	struct fp_ctx fp, *fpc = NULL;
 	uint64_t t0 = clock_mono_ns();
@@ -253,6 +270,7 @@ static int run_model(const struct replay_opts *o, struct run *r,
 	if (rc)
 		goto environment;
 	run_info(o, source == feed, &res->run);
+	r->res = res;
 	rc = scenario_backend_open(o->scn, o->backend, &be, rep->error, sizeof(rep->error));
 	if (rc) {
 		rep->failure = rc == -EINVAL ? REPLAY_BAD_INPUT : REPLAY_ENVIRONMENT;
@@ -304,8 +322,9 @@ static int run_model(const struct replay_opts *o, struct run *r,
 		rep->bugcheck_event = core_bugcheck(core)->event;
 		rep->bugcheck_ts = core_bugcheck(core)->ts_ns;
 	}
-	memcpy(rep->refusals, engine_refusals(r->engine, &rep->nrefusals, &rep->refused),
-	       rep->nrefusals * sizeof(*rep->refusals));
+	/* the count is set by the call: read it only after (argument order is unspecified) */
+	refusals = engine_refusals(r->engine, &rep->nrefusals, &rep->refused);
+	memcpy(rep->refusals, refusals, rep->nrefusals * sizeof(*rep->refusals));
 	res->events = (struct event_counts){ .total = rep->events, .used = rep->used,
 					     .ignored = rep->ignored, .unmatched = rep->unmatched,
 					     .discarded = rep->discarded, .lost_packets = rep->lost_packets,
@@ -476,8 +495,18 @@ static void dma_summary(const struct dma_result *d, FILE *out)
 	}
 }
 
-void replay_summary(const struct results *res, const struct replay_report *rep, FILE *out)
+/* One listed event: "refused: event 3 at 4000 ns (dma): STATUS_INVALID_ADDRESS". */
+static void summary_note(FILE *out, const char *what, const struct event_note *n)
 {
+	fprintf(out, "%s: event %llu at %llu ns (%s): %s\n", what, (unsigned long long)n->event,
+		(unsigned long long)n->ts_ns, n->name, n->reason);
+}
+
+void replay_summary(const struct results *res, const struct replay_report *rep, bool verbose,
+		    FILE *out)
+{
+	size_t shown;
+
 	fprintf(out, "trace: %s\n", res->run.trace);
 	fprintf(out, "backend: %s\n", rep->backend);
 	fprintf(out, "events: %llu in the trace: %llu used, %llu ignored, %llu unmatched%s\n",
@@ -534,14 +563,24 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 	for (size_t i = 0; i < res->ninjected; i++)
 		fprintf(out, "%s%s %llu%s", i ? ", " : "faults injected: ", res->injected[i].name,
 			(unsigned long long)res->injected[i].n, i + 1 == res->ninjected ? "\n" : "");
-	for (size_t i = 0; i < rep->nrefusals && i < 10; i++) {
-		const struct replay_refusal *f = &rep->refusals[i];
-
-		fprintf(out, "refused: event %llu at %llu ns (%s): %s\n", (unsigned long long)f->index,
-			(unsigned long long)f->ts, wl_catalogue[f->kind].name, f->why);
-	}
-	if (rep->refused > 10)
-		fprintf(out, "refused: ... %llu more\n", (unsigned long long)(rep->refused - 10));
+	/* each refused and each unmatched event with -v; else the first ten refused */
+	for (shown = 0; shown < res->refused.n && (verbose || shown < 10); shown++)
+		summary_note(out, "refused", &res->refused.v[shown]);
+	if (rep->refused > shown && verbose)
+		fprintf(out, "refused: ... %llu more, not listed (past the first %d)\n",
+			(unsigned long long)(rep->refused - shown), RESULTS_MAX_LISTED);
+	else if (rep->refused > shown)
+		fprintf(out, "refused: ... %llu more (-v lists each)\n",
+			(unsigned long long)(rep->refused - shown));
+	for (shown = 0; verbose && shown < res->unmatched.n; shown++)
+		summary_note(out, "unmatched", &res->unmatched.v[shown]);
+	if (verbose && rep->unmatched > shown && rep->from_cache)
+		fprintf(out, "unmatched: ... %llu more, not listed (foreign events an import map did "
+			"not match: the replay cache keeps their count only, --no-cache lists them)\n",
+			(unsigned long long)(rep->unmatched - shown));
+	else if (verbose && rep->unmatched > shown)
+		fprintf(out, "unmatched: ... %llu more, not listed (past the first %d)\n",
+			(unsigned long long)(rep->unmatched - shown), RESULTS_MAX_LISTED);
 	/* the choice is said even when nothing was left live: it decides what the count means */
 	fprintf(out, "left live by the trace: %zu objects%s (--trace-covers %s: %s)\n", rep->left_live,
 		!rep->left_live ? "" : rep->bugchecked ? " when the machine stopped (not judged)"

@@ -110,6 +110,11 @@ static int on_foreign_event(struct source_read *r, int tag, uint64_t index, uint
 		break;
 	case IMPORT_UNMATCHED:
 		r->counts.unmatched++;
+		if (r->s->unmatched) {
+			const char *event, *why = import_unmatched_why(r->s->map, &event);
+
+			r->s->unmatched(r->ctx, index, ts, event, why);
+		}
 		break;
 	case IMPORT_IGNORED:
 		break;

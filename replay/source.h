@@ -18,6 +18,13 @@
 /* Receives each workload event, in trace order; a negative return stops the read with it. */
 typedef int (*wl_source_fn)(void *ctx, uint64_t index, struct wl_event *e);
 
+/*
+ * Receives each foreign event an import map found unmatched: its index,
+ * time, class and why (import_unmatched_why()).
+ */
+typedef void (*wl_source_unmatched_fn)(void *ctx, uint64_t index, uint64_t ts, const char *event,
+				       const char *why);
+
 /* What the trace's events became. */
 struct wl_source_counts {
 	uint64_t used;      /* events that became workload events */
@@ -31,6 +38,7 @@ struct wl_source {
 	struct import_map *map;     /* for a foreign trace, or NULL: the catalogue's events */
 	bool strict;                /* an event class that is not read is an error */
 	const struct ctf_limits *lim; /* the decoder's limits, or NULL */
+	wl_source_unmatched_fn unmatched; /* told each unmatched event (with the read's ctx), or NULL */
 };
 
 /**

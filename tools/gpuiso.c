@@ -262,7 +262,9 @@ static const char replay_usage[] =
 	"  --trace-covers what the trace covers: window (the default), a window of a longer run,\n"
 	"                 whose objects still live at its end are released quietly; life, the\n"
 	"                 adapters' whole life, so each object still live at its end leaked\n"
-	"                 (HANDLE_LEAK at the event that created it, no_leaks broken, exit 1)";
+	"                 (HANDLE_LEAK at the event that created it, no_leaks broken, exit 1)\n"
+	"  -v             list each refused and each unmatched event: index, time, name, reason\n"
+	"                 (and log more)";
 
 /* One replay: its summary, its results JSON at @json (or none); the exit code. */
 static int replay_one(const struct replay_opts *o, struct replay_report *rep, const char *json)
@@ -281,7 +283,7 @@ static int replay_one(const struct replay_opts *o, struct replay_report *rep, co
 	}
 	if (o->repeat)
 		fprintf(text_out(json), "%srepeat %u\n", o->repeat > 1 ? "\n" : "", o->repeat);
-	replay_summary(&res, rep, text_out(json));
+	replay_summary(&res, rep, log_enabled(LOG_INFO), text_out(json));
 	if (json) {
 		int werr = results_write_json(&res, json);
 

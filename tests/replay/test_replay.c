@@ -842,7 +842,7 @@ static void texts(const struct results *res, const struct replay_report *rep, ch
 	FILE *f = open_memstream(summary, &len);
 
 	cr_assert_not_null(f);
-	replay_summary(res, rep, f);
+	replay_summary(res, rep, false, f);
 	cr_assert_eq(fclose(f), 0);
 	snprintf(path, sizeof(path), "%s/r.json", tmp);
 	cr_assert_eq(results_write_json(res, path), 0);

@@ -744,6 +744,47 @@ Test(cli, replay_with_maps_reports_used_ignored_unmatched)
 		  r.out);
 }
 
+/*
+ * Foreign events an import map does not match are listed with -v and in the
+ * results JSON, each with its index, time, class and why; from the replay
+ * cache, which keeps only their count, -v says so.
+ */
+Test(cli, replay_lists_each_unmatched_event_of_an_import_map)
+{
+	const char *json = tpath("unmatched.json"), *cache = tpath("unmatched-cache");
+	char j[256], c[256], value[160], *doc;
+	struct run r;
+	FILE *f;
+
+	snprintf(j, sizeof(j), "%s", json);
+	snprintf(c, sizeof(c), "%s", cache);
+	RUN(&r, "replay", "traces/virtio-gpu/trace.dat", "--map", "tests/data/maps/unmatched-unmap.yaml",
+	    "--cache-dir", c, "-v", "--json", j);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "0 used, 1286 ignored, 220 unmatched"), "%s", r.out);
+	cr_assert(strstr(r.out, "\nunmatched: event 30 at 2156596545 ns (dma:dma_unmap_page): no "
+			 "object was made under its key"), "%s", r.out);
+	doc = calloc(1, 1 << 20);
+	f = fopen(j, "r");
+	cr_assert(doc && f);
+	cr_assert_gt(fread(doc, 1, (1 << 20) - 1, f), 0);
+	fclose(f);
+	cr_assert(jsonq_get(doc, "unmatched_events.0.event", value, sizeof(value)));
+	cr_assert_str_eq(value, "30");
+	cr_assert(jsonq_get(doc, "unmatched_events.0.name", value, sizeof(value)));
+	cr_assert_str_eq(value, "dma:dma_unmap_page");
+	cr_assert(jsonq_get(doc, "unmatched_events.219.reason", value, sizeof(value)));
+	cr_assert(strstr(value, "no object was made under its key"), "%s", value);
+	cr_assert_not(jsonq_get(doc, "unmatched_events.220.event", value, sizeof(value)));
+	free(doc);
+
+	RUN(&r, "replay", "traces/virtio-gpu/trace.dat", "--map", "tests/data/maps/unmatched-unmap.yaml",
+	    "--cache-dir", c, "-v");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "(from the replay cache)"), "%s", r.out);
+	cr_assert(strstr(r.out, "unmatched: ... 220 more, not listed"), "%s", r.out);
+}
+
 Test(cli, faults_list_and_a_faults_file)
 {
 	const char *bad = tpath("bad-faults.yaml"), *good = tpath("faults.yaml");

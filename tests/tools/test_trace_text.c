@@ -436,3 +436,57 @@ Test(trace_text, both_commands_have_help)
 	RUN(&r, "--help");
 	cr_assert(strstr(r.out, "trace dump") && strstr(r.out, "trace make"), "%s", r.out);
 }
+
+/*
+ * tests/data/text/refused-and-unmatched.txt: each refused event is said
+ * with its own index, time, name and reason (the summary's copy of the
+ * refusals read their count before it was set, and printed event 0 of
+ * every one, with no reason); with -v and in the results JSON, each
+ * refused and each unmatched event is listed.
+ */
+Test(trace_text, refused_events_are_said_with_their_index_time_name_and_reason)
+{
+	const char *dir = tpath("refused"), *json = tpath("refused.json");
+	char d[256], j[256], value[128], *doc;
+	struct run r;
+
+	snprintf(d, sizeof(d), "%s", dir);
+	snprintf(j, sizeof(j), "%s", json);
+	RUN(&r, "trace", "make", "tests/data/text/refused-and-unmatched.txt", "-o", d);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "replay", d, "--no-cache");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "refused: 2 operations the model refused"), "%s", r.out);
+	cr_assert(strstr(r.out, "refused: event 3 at 4000 ns (dma): STATUS_"), "%s", r.out);
+	cr_assert(strstr(r.out, "refused: event 4 at 5000 ns (power): STATUS_"), "%s", r.out);
+	cr_assert_null(strstr(r.out, "event 0 at 0 ns"), "%s", r.out);
+	cr_assert_null(strstr(r.out, "unmatched: event"), "listed with -v only: %s", r.out);
+
+	RUN(&r, "replay", d, "--no-cache", "-v", "--json", j);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_assert(strstr(r.out, "refused: event 3 at 4000 ns (dma): STATUS_"), "%s", r.out);
+	cr_assert(strstr(r.out, "unmatched: event 5 at 6000 ns (free_mdl): after a loss: its "
+			 "object's creation was lost\n"), "%s", r.out);
+	doc = slurp(j);
+	cr_assert(jsonq_get(doc, "refusals.0.event", value, sizeof(value)));
+	cr_assert_str_eq(value, "3");
+	cr_assert(jsonq_get(doc, "refusals.0.ts_ns", value, sizeof(value)));
+	cr_assert_str_eq(value, "4000");
+	cr_assert(jsonq_get(doc, "refusals.0.name", value, sizeof(value)));
+	cr_assert_str_eq(value, "dma");
+	cr_assert(jsonq_get(doc, "refusals.0.reason", value, sizeof(value)));
+	cr_assert_str_eq(value, "STATUS_INVALID_ADDRESS");
+	cr_assert(jsonq_get(doc, "refusals.1.name", value, sizeof(value)));
+	cr_assert_str_eq(value, "power");
+	cr_assert_not(jsonq_get(doc, "refusals.2.name", value, sizeof(value)));
+	cr_assert(jsonq_get(doc, "unmatched_events.0.event", value, sizeof(value)));
+	cr_assert_str_eq(value, "5");
+	cr_assert(jsonq_get(doc, "unmatched_events.0.ts_ns", value, sizeof(value)));
+	cr_assert_str_eq(value, "6000");
+	cr_assert(jsonq_get(doc, "unmatched_events.0.name", value, sizeof(value)));
+	cr_assert_str_eq(value, "free_mdl");
+	cr_assert(jsonq_get(doc, "unmatched_events.0.reason", value, sizeof(value)));
+	cr_assert_str_eq(value, "after a loss: its object's creation was lost");
+	cr_assert_not(jsonq_get(doc, "unmatched_events.1.name", value, sizeof(value)));
+	free(doc);
+}
