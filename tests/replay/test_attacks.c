@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "tests/common/jsonq.h"
 #include "tests/tools/run_gpuiso.h"
@@ -158,6 +159,45 @@ Test(attacks, cross_adapter_address_is_the_other_adapters, .timeout = 120)
 	cr_expect_str_eq(a, b, "the same page: gpu1's");
 	cr_expect_str_eq(a, "8192");
 	free(doc);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/*
+ * A replay recorded by a real LTTng session (scripts/record): the blocked
+ * DMA of the after-free attack is a gpuiso:dma_fault event with its cause
+ * (5, after a free) and the event that freed it (2).
+ */
+Test(attacks, a_recorded_replay_holds_the_dma_fault, .timeout = 300)
+{
+	const char *root = getenv("GPUISO_SOURCE_ROOT"), *bin = getenv("GPUISO_BIN");
+	char tmp[] = "/tmp/gpuiso-attacks-XXXXXX", trace[64], cmd[4096], line[1024];
+	unsigned int faults = 0;
+	struct run r;
+	FILE *f;
+	int rc;
+
+	cr_assert(root && bin && mkdtemp(tmp));
+	snprintf(trace, sizeof(trace), "%s/after-free", tmp);
+	RUN(&r, "trace", "make", "traces/attacks/after-free.txt", "-o", trace);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && scripts/record -o '%s/rec' --all -- '%s' replay '%s' --no-cache "
+		 ">'%s/record.out' 2>&1", root, tmp, bin, trace, tmp);
+	rc = system(cmd);
+	/* the replay's status: 1, a blocked DMA is a finding (3: no LTTng session daemon here) */
+	cr_assert_eq(WEXITSTATUS(rc), 1, "%s: exit %d", cmd, WEXITSTATUS(rc));
+	snprintf(cmd, sizeof(cmd), "babeltrace2 '%s/rec' 2>/dev/null", tmp);
+	f = popen(cmd, "r");
+	cr_assert(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "gpuiso:dma_fault:")) {
+			faults++;
+			cr_expect(strstr(line, "cause = 5") && strstr(line, "by_event = 2") &&
+				  strstr(line, "event = 3,"), "%s", line);
+		}
+	pclose(f);
+	cr_expect_eq(faults, 1, "one blocked DMA, one gpuiso:dma_fault");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	cr_expect_eq(system(cmd), 0);
 }
