@@ -21,9 +21,9 @@ const struct core_exposure *core_exposures(const struct core *core, size_t *n)
 	return core->exposures.data;
 }
 
-/* What every DMA a device starts on its own needs: an adapter, started, and a running scheduler. */
-static int dma_enter(struct core *c, unsigned int adapter, unsigned int phys, uint64_t bytes,
-		     struct adapter **out)
+/* What every DMA a device starts on its own needs: an adapter, started, a length it can move. */
+static int dma_check(struct core *c, unsigned int adapter, unsigned int phys, uint64_t address,
+		     uint64_t bytes, struct adapter **out)
 {
 	struct adapter *a = adapter_get(c, adapter);
 
@@ -33,43 +33,43 @@ static int dma_enter(struct core *c, unsigned int adapter, unsigned int phys, ui
 		return -ENODEV;
 	if (!bytes || bytes > hwc_vram_size(c, a, phys))
 		return -EINVAL;
-	if (a->sched_suspended) {
-		viol(c, CORE_V_WORK_IN_EXCLUSIVE, "%s: GPU work submitted while the scheduler is suspended",
-		     a->cfg->name);
-		return -EPERM;
-	}
+	if (address + bytes < address)
+		return -ERANGE;
 	*out = a;
 	return 0;
+}
+
+/* dma_check(), and a scheduler that runs: work the trace submits now. */
+static int dma_enter(struct core *c, unsigned int adapter, unsigned int phys, uint64_t address,
+		     uint64_t bytes, struct adapter **out)
+{
+	int rc = dma_check(c, adapter, phys, address, bytes, out);
+
+	if (!rc && (*out)->sched_suspended) {
+		viol(c, CORE_V_WORK_IN_EXCLUSIVE, "%s: GPU work submitted while the scheduler is suspended",
+		     (*out)->cfg->name);
+		return -EPERM;
+	}
+	return rc;
 }
 
 int core_dma_raw(struct core *core, unsigned int adapter, unsigned int phys, uint64_t address,
 		 uint64_t bytes, bool write)
 {
 	struct adapter *a;
-	int rc = dma_enter(core, adapter, phys, bytes, &a);
+	int rc = dma_enter(core, adapter, phys, address, bytes, &a);
 
-	if (rc)
-		return rc;
-	if (address + bytes < address)
-		return -ERANGE;
-	return device_dma(core, a, phys, address, bytes, write, false);
+	return rc ? rc : device_dma(core, a, phys, address, bytes, write, false);
 }
 
 int core_dma_exclusive(struct core *core, unsigned int adapter, unsigned int phys,
 		       uint64_t address, uint64_t bytes, bool write)
 {
 	struct armed_dma d = { .phys = phys, .address = address, .bytes = bytes, .write = write };
-	struct adapter *a = adapter_get(core, adapter);
+	struct adapter *a;
+	int rc = dma_check(core, adapter, phys, address, bytes, &a);
 
-	if (!a || phys >= a->nphys)
-		return -ENOENT;
-	if (!a->started)
-		return -ENODEV;
-	if (!bytes || bytes > hwc_vram_size(core, a, phys))
-		return -EINVAL;
-	if (address + bytes < address)
-		return -ERANGE;
-	return vec_push(&a->armed, &d);
+	return rc ? rc : vec_push(&a->armed, &d);
 }
 
 static const struct tomb *tomb_of(const struct core *c, core_handle_t h)
@@ -94,7 +94,7 @@ int core_dma_stale(struct core *core, unsigned int adapter, unsigned int phys, c
 
 	if (!t || t->adapter != adapter)
 		return -ENOENT;
-	rc = dma_enter(core, adapter, phys, bytes, &a);
+	rc = dma_enter(core, adapter, phys, 0, bytes, &a);
 	if (rc)
 		return rc;
 	if (offset + bytes < offset || offset + bytes > t->npages * GPUISO_PAGE_SIZE)
