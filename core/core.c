@@ -140,8 +140,9 @@ void core_stop(struct core *core)
 		return;
 	core->stopped = true;
 	core->irql = CORE_IRQL_PASSIVE; /* DxgkDdiStopDevice and what it frees run at PASSIVE_LEVEL */
+	core->op = "teardown"; /* what unmaps or fails from here on does so in it */
 	if (core->fp)
-		core->fp->op = "teardown"; /* what fails from here on fails in it */
+		core->fp->op = core->op;
 	for (size_t i = 0; i < core->nadapters; i++) {
 		struct adapter *a = &core->adapters[i];
 
