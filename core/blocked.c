@@ -4,6 +4,7 @@
 #include <string.h>
 
 #define LOG_PREFIX "core"
+#include "common/array.h"
 #include "common/log.h"
 #include "internal.h"
 
@@ -48,12 +49,11 @@ void blocked_note_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t
 {
 	struct unmap_note *n;
 
-	if (!a->unmaps) {
-		a->unmaps = calloc(CORE_UNMAP_NOTES, sizeof(*a->unmaps));
-		if (!a->unmaps) {
-			log_err("out of memory remembering unmaps: blocked DMA will say less");
-			return;
-		}
+	/* the ring grows as unmaps come, to CORE_UNMAP_NOTES; only then does it wrap */
+	if (a->unmaps_next < CORE_UNMAP_NOTES &&
+	    array_reserve(&a->unmaps, &a->unmaps_cap, (size_t)a->unmaps_next, sizeof(*a->unmaps))) {
+		log_err("out of memory remembering unmaps: blocked DMA will say less");
+		return;
 	}
 	n = &a->unmaps[a->unmaps_next++ % CORE_UNMAP_NOTES];
 	*n = (struct unmap_note){ .iova = iova, .bytes = bytes, .event = c->event, .ts_ns = c->ts_ns,

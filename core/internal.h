@@ -173,7 +173,7 @@ struct unmap_note {
 	bool freed;      /* the memory went with the mapping */
 };
 
-/* How many unmaps an adapter remembers (2.5 MiB, allocated at its first unmap). */
+/* How many unmaps an adapter remembers (3 MiB at most, grown as they come). */
 #define CORE_UNMAP_NOTES 65536
 
 /* The device addresses a freed object had: what a device that kept them still uses. */
@@ -212,6 +212,7 @@ struct adapter {
 	struct phys_runs held;       /* frames whose unmap the IOMMU refused: held until the domain goes */
 	uint64_t mapped_bytes;       /* bytes mapped in the domain right now */
 	struct unmap_note *unmaps;   /* a ring of the last CORE_UNMAP_NOTES unmaps, or NULL */
+	size_t unmaps_cap;           /* its room, growing to CORE_UNMAP_NOTES */
 	uint64_t unmaps_next;        /* unmaps noted so far */
 
 	/* exclusive access */

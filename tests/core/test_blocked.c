@@ -137,3 +137,30 @@ Test(blocked, with_no_domain_memory_is_exposed)
 	cr_assert_eq(core_driver_mdl_free(fx.core, 0, drv), 0);
 	fx_fini(&fx);
 }
+
+/* The adapter remembers its last CORE_UNMAP_NOTES unmaps: older ones no longer name their event. */
+Test(blocked, the_unmaps_remembered_are_the_last_ones)
+{
+	core_handle_t h;
+	iova_t first_iova = 0;
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx_start(&fx);
+	for (uint64_t i = 0; i < 65536 + 16; i++) {
+		core_set_event(fx.core, i, i, "free_mdl");
+		cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), 0);
+		if (!i)
+			first_iova = fx_iova_of(&fx, h, 0);
+		cr_assert_eq(core_free_mdl(fx.core, 0, h), 0);
+	}
+	/* the last one freed: its free is remembered */
+	cr_assert_eq(core_dma_stale(fx.core, 0, 0, h, 0, 64, false), -EFAULT);
+	cr_assert_eq(last_fault(&fx)->cause, CORE_FAULT_AFTER_FREE);
+	cr_assert_eq(last_fault(&fx)->by_event, 65536 + 15);
+	/* the first page was unmapped again and again since: its newest unmap is named */
+	cr_assert_eq(core_dma_raw(fx.core, 0, 0, first_iova, 64, false), -EFAULT);
+	cr_assert_eq(last_fault(&fx)->cause, CORE_FAULT_AFTER_FREE);
+	cr_assert_geq(last_fault(&fx)->by_event, 65536);
+	fx_fini(&fx);
+}
