@@ -84,6 +84,8 @@ int hwc_domain_free(struct core *c, struct adapter *a)
 	if (CORE_WARN_ON(c, a->domain == CORE_NO_DOMAIN))
 		return -EINVAL;
 	rc = c->hw->ops->domain_free(c->hw, a->domain);
+	if (!rc)
+		return 0; /* the call's text is made only for an error */
 	snprintf(call, sizeof(call), "domain_free(domain %u)", a->domain);
 	return CHECK(c, a, a->nphys, rc, call);
 }
@@ -100,6 +102,8 @@ int hwc_attach(struct core *c, struct adapter *a, unsigned int phys, uint32_t do
 	if (!phys_ok(c, a, phys) || CORE_WARN_ON(c, domain == CORE_NO_DOMAIN))
 		return -EINVAL;
 	rc = c->hw->ops->attach(c->hw, a->phys[phys].dev, domain);
+	if (!rc)
+		return 0; /* the call's text is made only for an error */
 	snprintf(call, sizeof(call), "attach(domain %u)", domain);
 	return CHECK(c, a, phys, rc, call, -ENOMEM, -ENOSPC);
 }
@@ -131,6 +135,8 @@ int hwc_map(struct core *c, struct adapter *a, iova_t iova, pa_t pa, uint64_t by
 	if (CORE_WARN_ON(c, a->domain == CORE_NO_DOMAIN))
 		return -EINVAL;
 	rc = c->hw->ops->map(c->hw, a->domain, iova, pa, bytes, perm);
+	if (!rc)
+		return 0; /* the call's text is made only for an error */
 	snprintf(call, sizeof(call), "map(domain %u, iova %#llx, pa %#llx, %#llx bytes, perm %#x)",
 		 a->domain, (unsigned long long)iova, (unsigned long long)pa,
 		 (unsigned long long)bytes, perm);
@@ -146,6 +152,8 @@ int hwc_unmap(struct core *c, struct adapter *a, iova_t iova, uint64_t bytes)
 	if (CORE_WARN_ON(c, a->domain == CORE_NO_DOMAIN))
 		return -EINVAL;
 	rc = c->hw->ops->unmap(c->hw, a->domain, iova, bytes);
+	if (!rc)
+		return 0; /* the call's text is made only for an error */
 	snprintf(call, sizeof(call), "unmap(domain %u, iova %#llx, %#llx bytes)", a->domain,
 		 (unsigned long long)iova, (unsigned long long)bytes);
 	return CHECK(c, a, a->nphys, rc, call);
@@ -201,6 +209,8 @@ int hwc_vram_fill(struct core *c, struct adapter *a, unsigned int phys, uint64_t
 	if (!phys_ok(c, a, phys) || CORE_WARN_ON(c, !a->phys[phys].powered))
 		return -EINVAL;
 	rc = c->hw->ops->vram_fill(c->hw, a->phys[phys].dev, off, len, pattern, plen);
+	if (!rc)
+		return 0; /* the call's text is made only for an error */
 	snprintf(call, sizeof(call), "vram_fill(offset %#llx, %#llx bytes)",
 		 (unsigned long long)off, (unsigned long long)len);
 	return CHECK(c, a, phys, rc, call);
@@ -217,12 +227,13 @@ int hwc_vram_digest(struct core *c, struct adapter *a, unsigned int phys, uint64
 	if (!phys_ok(c, a, phys) || CORE_WARN_ON(c, !a->phys[phys].powered))
 		return -EINVAL;
 	rc = c->hw->ops->vram_digest(c->hw, a->phys[phys].dev, off, len, &d);
+	if (!rc) {
+		*digest = d;
+		return 0;
+	}
 	snprintf(call, sizeof(call), "vram_digest(offset %#llx, %#llx bytes)",
 		 (unsigned long long)off, (unsigned long long)len);
-	rc = CHECK(c, a, phys, rc, call);
-	if (!rc)
-		*digest = d;
-	return rc;
+	return CHECK(c, a, phys, rc, call);
 }
 
 /*
@@ -254,7 +265,7 @@ int hwc_gpu_submit(struct core *c, struct adapter *a, unsigned int phys, const s
 	if (!phys_ok(c, a, phys))
 		return -EINVAL;
 	rc = c->hw->ops->gpu_submit(c->hw, a->phys[phys].dev, job);
-	if (rc == -EIO && !a->phys[phys].powered)
+	if (!rc || (rc == -EIO && !a->phys[phys].powered))
 		return rc;
 	snprintf(call, sizeof(call), "gpu_submit(%s, VRAM %#llx, iova %#llx, %#llx bytes)",
 		 job->dir == HW_COPY_TO_SYSTEM ? "to system" : "from system",
