@@ -151,21 +151,24 @@ void exposure_note(struct core *c, struct adapter *a, unsigned int phys, uint64_
 		log_err("out of memory recording an exposure");
 }
 
+int device_wait(struct core *c, struct adapter *a, unsigned int phys, int submitted)
+{
+	/* after a refused submit too: what was queued before it runs, and may fault */
+	int wait = hwc_gpu_wait(c, a, phys);
+
+	if (wait == -EFAULT)
+		hw_err_pop(c, a, phys);
+	stale_check(c);
+	return submitted ? submitted : wait;
+}
+
 int device_dma(struct core *c, struct adapter *a, unsigned int phys, uint64_t address,
 	       uint64_t bytes, bool write, bool stale)
 {
 	struct hw_job job = { .dir = write ? HW_COPY_TO_SYSTEM : HW_COPY_FROM_SYSTEM,
 			      .iova = address, .len = bytes };
-	int rc, wait;
+	int rc = device_wait(c, a, phys, hwc_gpu_submit(c, a, phys, &job));
 
-	rc = hwc_gpu_submit(c, a, phys, &job);
-	/* after a refused submit too: what was queued before it runs, and may fault */
-	wait = hwc_gpu_wait(c, a, phys);
-	if (!rc)
-		rc = wait;
-	if (wait == -EFAULT)
-		hw_err_pop(c, a, phys);
-	stale_check(c);
 	if (!rc && a->phys[phys].domain == CORE_NO_DOMAIN)
 		exposure_note(c, a, phys, address, bytes, write, CORE_EXPOSED_NO_DOMAIN);
 	else if (!rc && stale)

@@ -691,6 +691,17 @@ int hw_err_pop(struct core *c, struct adapter *a, unsigned int phys);
 void exposure_note(struct core *c, struct adapter *a, unsigned int phys, uint64_t address,
 		   uint64_t bytes, bool write, enum core_exposure_how how);
 /**
+ * device_wait() - wait for a device's jobs after they were submitted: the
+ * faults it queued recorded (hw_err_pop()), stale IOTLB use checked.
+ * @c: the core.
+ * @a: the adapter.
+ * @phys: its physical adapter whose jobs these are.
+ * @submitted: 0, or the submit's error (the jobs queued before it still run).
+ *
+ * Return: @submitted if an error, else the wait's (-EFAULT: blocked).
+ */
+int device_wait(struct core *c, struct adapter *a, unsigned int phys, int submitted);
+/**
  * device_dma() - one stretch of device addresses, as the device issues it
  * on its own (rogue.c, exclusive.c): what the IOMMU blocks recorded as
  * faults, what reaches memory with no domain between, or through a stale

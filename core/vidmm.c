@@ -265,7 +265,7 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 	struct adapter *a = adapter_get(core, adapter);
 	struct hobj *o;
 	uint64_t first_iova = 0, copied;
-	int rc = 0, wait;
+	int rc = 0;
 
 	if (!a || phys >= a->nphys)
 		return -ENOENT;
@@ -304,13 +304,7 @@ int core_gpu_copy(struct core *core, unsigned int adapter, unsigned int phys,
 		vram_off += job.len;
 		bytes -= job.len;
 	}
-	/* after a refused submit too: the jobs queued before it run, and may fault */
-	wait = hwc_gpu_wait(core, a, phys);
-	if (!rc)
-		rc = wait;
-	if (wait == -EFAULT)
-		hw_err_pop(core, a, phys);
-	stale_check(core);
+	rc = device_wait(core, a, phys, rc);
 	/* memory never mapped for the device, reached with no domain between */
 	if (!rc && !o->map.wanted && a->phys[phys].domain == CORE_NO_DOMAIN)
 		exposure_note(core, a, phys, first_iova, copied, dir == HW_COPY_TO_SYSTEM,
