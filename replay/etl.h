@@ -56,4 +56,49 @@ bool etl_file_is(const char *path);
  */
 int etl_file_check(const char *path, struct etl_layout *lay, char *err, size_t errlen);
 
+/* One record of the file, in time order (etl_next()). */
+struct etl_event {
+	uint64_t index;           /* its place in time order, from 0 */
+	uint64_t ts_ns;           /* from the logfile header's time */
+	unsigned int cpu;         /* the processor whose buffer held it */
+	uint8_t kind;             /* the record header's kind: 0x12, 0x13 an EVENT_HEADER event */
+	uint8_t provider[16];     /* EVENT_HEADER: the provider's GUID as stored; else zero */
+	uint16_t id, task;        /* EVENT_HEADER: its descriptor */
+	uint8_t version, opcode, level, channel;
+	uint64_t keyword;
+	uint32_t pid, tid;        /* EVENT_HEADER and SYSTEM records */
+	const uint8_t *data;      /* the payload (user data), in the file's mapping */
+	uint32_t len;
+};
+
+struct etl_reader;
+
+/**
+ * etl_open() - open an .etl file to read its records in time order: its
+ * layout is walked first (etl_file_check()).
+ * @path: the file.
+ * @out: out: the reader; etl_close() it.
+ * @lay: out: the layout (may be NULL).
+ * @err: out: why not, as etl_file_check() says it.
+ * @errlen: size of @err.
+ *
+ * Return: 0, or what etl_file_check() returns, -ENOMEM.
+ */
+int etl_open(const char *path, struct etl_reader **out, struct etl_layout *lay, char *err,
+	     size_t errlen);
+
+/**
+ * etl_next() - the next record in time order: the processors' buffers
+ * merged by timestamp, each processor's in file order; the logfile header
+ * itself is not one.
+ * @r: the reader.
+ * @ev: out: the record; its data stays valid until etl_close().
+ *
+ * Return: 1, or 0 at the end.
+ */
+int etl_next(struct etl_reader *r, struct etl_event *ev);
+
+/** etl_close() - close a reader. @r: from etl_open(), or NULL. */
+void etl_close(struct etl_reader *r);
+
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "replay/etl.h"
+#include "replay/etl_internal.h"
 
 /*
  * The layout walk of an .etl file (etl.h): its buffers and the records in
@@ -64,7 +65,7 @@ static int walk_fail(struct walk *w, uint64_t at, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static uint64_t le(const uint8_t *p, unsigned int n)
+uint64_t etl_le(const uint8_t *p, unsigned int n)
 {
 	uint64_t v = 0;
 
@@ -73,39 +74,49 @@ static uint64_t le(const uint8_t *p, unsigned int n)
 	return v;
 }
 
-/*
- * The header length and total size of the record at @p (@room bytes left in
- * its buffer): byte 3 holds the trace-header flags, byte 2 the header kind.
- */
-static int record_size(struct walk *w, uint64_t at, const uint8_t *p, uint64_t room,
-		       uint32_t *hdr, uint32_t *size)
+int etl_record_header(const uint8_t *p, uint64_t room, uint32_t *hdr, uint32_t *size)
 {
 	uint8_t kind = p[2], flags = p[3];
 
 	if (room < 8)
-		return walk_fail(w, at, "a record header of %" PRIu64 " bytes", room);
+		return -ENODATA;
 	if ((flags & 0xC0) == 0xC0) {
 		switch (kind) {
-		case 0x01: case 0x02: *hdr = 0x20; *size = (uint32_t)le(p + 4, 2); break; /* SYSTEM */
-		case 0x03: case 0x04: *hdr = 0x18; *size = (uint32_t)le(p + 4, 2); break; /* COMPACT */
-		case 0x0A: case 0x14: *hdr = 0x30; *size = (uint32_t)le(p, 2); break; /* FULL */
-		case 0x0B: case 0x15: *hdr = 0x48; *size = (uint32_t)le(p, 2); break; /* INSTANCE */
-		case 0x10: case 0x11: *hdr = 0x10; *size = (uint32_t)le(p + 4, 2); break; /* PERFINFO */
-		case 0x12: case 0x13: *hdr = 0x50; *size = (uint32_t)le(p, 2); break; /* EVENT_HEADER */
+		case 0x01: case 0x02: *hdr = 0x20; *size = (uint32_t)etl_le(p + 4, 2); break; /* SYSTEM */
+		case 0x03: case 0x04: *hdr = 0x18; *size = (uint32_t)etl_le(p + 4, 2); break; /* COMPACT */
+		case 0x0A: case 0x14: *hdr = 0x30; *size = (uint32_t)etl_le(p, 2); break; /* FULL */
+		case 0x0B: case 0x15: *hdr = 0x48; *size = (uint32_t)etl_le(p, 2); break; /* INSTANCE */
+		case 0x10: case 0x11: *hdr = 0x10; *size = (uint32_t)etl_le(p + 4, 2); break; /* PERFINFO */
+		case 0x12: case 0x13: *hdr = 0x50; *size = (uint32_t)etl_le(p, 2); break; /* EVENT_HEADER */
 		default:
-			return walk_fail(w, at, "a record of kind 0x%02x, which no ETW writer makes",
-					 kind);
+			return -EPROTO;
 		}
 	} else if ((flags & 0x90) == 0x90) {
 		*hdr = 8; /* MESSAGE_TRACE_HEADER (WPP) */
-		*size = (uint32_t)le(p, 2);
+		*size = (uint32_t)etl_le(p, 2);
 	} else {
-		return walk_fail(w, at, "no trace header here (flags 0x%02x)", flags);
+		return -EBADMSG;
 	}
-	if (*size < *hdr || *size > room)
+	return *size < *hdr || *size > room ? -EMSGSIZE : 0;
+}
+
+/* etl_record_header(), its failure said with the record's buffer and offset. */
+static int record_size(struct walk *w, uint64_t at, const uint8_t *p, uint64_t room,
+		       uint32_t *hdr, uint32_t *size)
+{
+	switch (etl_record_header(p, room, hdr, size)) {
+	case 0:
+		return 0;
+	case -ENODATA:
+		return walk_fail(w, at, "a record header of %" PRIu64 " bytes", room);
+	case -EPROTO:
+		return walk_fail(w, at, "a record of kind 0x%02x, which no ETW writer makes", p[2]);
+	case -EBADMSG:
+		return walk_fail(w, at, "no trace header here (flags 0x%02x)", p[3]);
+	default:
 		return walk_fail(w, at, "a record of %u bytes (its header alone is %u, %" PRIu64
 				 " bytes are left in the buffer)", *size, *hdr, room);
-	return 0;
+	}
 }
 
 /* An EVENT_HEADER record's extended data items: each inside the record, the last unlinked. */
@@ -113,19 +124,19 @@ static int walk_extended(struct walk *w, uint64_t at, const uint8_t *p, uint32_t
 {
 	uint32_t off = 0x50;
 
-	if (!(le(p + EVH_FLAGS, 2) & EVH_FLAG_EXTENDED))
+	if (!(etl_le(p + EVH_FLAGS, 2) & EVH_FLAG_EXTENDED))
 		return 0;
 	for (;;) {
 		uint32_t item, data;
 
 		if (size - off < 8)
 			return walk_fail(w, at + off, "an extended data item past its record");
-		data = (uint32_t)le(p + off + 6, 2);
+		data = (uint32_t)etl_le(p + off + 6, 2);
 		item = 8 + data;
 		if (item > size - off)
 			return walk_fail(w, at + off, "an extended data item of %u bytes past its "
 					 "record", item);
-		if (!(le(p + off + 4, 2) & 1))
+		if (!(etl_le(p + off + 4, 2) & 1))
 			return 0;
 		off = (off + item + 7) & ~7u;
 		if (off > size)
@@ -140,12 +151,12 @@ static int walk_logfile(struct walk *w, const uint8_t *p, uint32_t hdr, uint32_t
 	uint32_t len = size - hdr;
 	unsigned int wide;
 
-	if ((p[2] != 0x01 && p[2] != 0x02) || le(p + SYS_HOOK_ID, 2) != 0)
+	if ((p[2] != 0x01 && p[2] != 0x02) || etl_le(p + SYS_HOOK_ID, 2) != 0)
 		return walk_fail(w, BUF_HEADER, "the first record is not the logfile header (kind "
-				 "0x%02x, hook 0x%04x)", p[2], (unsigned int)le(p + SYS_HOOK_ID, 2));
+				 "0x%02x, hook 0x%04x)", p[2], (unsigned int)etl_le(p + SYS_HOOK_ID, 2));
 	if (len < LOG_POINTER_SIZE + 4)
 		return walk_fail(w, BUF_HEADER, "a logfile header of %u bytes", len);
-	w->lay->pointer_size = (unsigned int)le(h + LOG_POINTER_SIZE, 4);
+	w->lay->pointer_size = (unsigned int)etl_le(h + LOG_POINTER_SIZE, 4);
 	if (w->lay->pointer_size != 4 && w->lay->pointer_size != 8)
 		return walk_fail(w, BUF_HEADER, "pointer size %u (4 or 8 expected)",
 				 w->lay->pointer_size);
@@ -153,12 +164,12 @@ static int walk_logfile(struct walk *w, const uint8_t *p, uint32_t hdr, uint32_t
 	if (len < log_buffers_lost[wide] + 4)
 		return walk_fail(w, BUF_HEADER, "a logfile header of %u bytes, %u expected", len,
 				 log_buffers_lost[wide] + 4);
-	w->lay->cpus = (unsigned int)le(h + LOG_CPUS, 4);
-	w->lay->events_lost = le(h + LOG_EVENTS_LOST, 4);
-	w->lay->perf_freq = le(h + log_perf_freq[wide], 8);
-	w->lay->clock_type = (uint32_t)le(h + log_clock_type[wide], 4);
-	w->lay->buffers_lost = le(h + log_buffers_lost[wide], 4);
-	w->lay->start_ticks = le(p + REC_TIMESTAMP, 8);
+	w->lay->cpus = (unsigned int)etl_le(h + LOG_CPUS, 4);
+	w->lay->events_lost = etl_le(h + LOG_EVENTS_LOST, 4);
+	w->lay->perf_freq = etl_le(h + log_perf_freq[wide], 8);
+	w->lay->clock_type = (uint32_t)etl_le(h + log_clock_type[wide], 4);
+	w->lay->buffers_lost = etl_le(h + log_buffers_lost[wide], 4);
+	w->lay->start_ticks = etl_le(p + REC_TIMESTAMP, 8);
 	if (w->lay->clock_type != 1 && w->lay->clock_type != 2)
 		return walk_fail(w, BUF_HEADER, "clock type %u: only the performance counter (1) "
 				 "and system time (2) are read", w->lay->clock_type);
@@ -173,13 +184,13 @@ static int walk_buffer(struct walk *w, uint64_t start)
 	const uint8_t *b = w->base + start;
 	uint32_t bsize = w->lay->buffer_size, saved, flags, off = BUF_HEADER;
 
-	if (le(b, 4) != bsize)
+	if (etl_le(b, 4) != bsize)
 		return walk_fail(w, start, "a buffer of %u bytes among buffers of %u",
-				 (uint32_t)le(b, 4), bsize);
-	saved = (uint32_t)le(b + BUF_SAVED_OFFSET, 4);
+				 (uint32_t)etl_le(b, 4), bsize);
+	saved = (uint32_t)etl_le(b + BUF_SAVED_OFFSET, 4);
 	if (saved < BUF_HEADER || saved > bsize)
 		return walk_fail(w, start, "%u bytes in use in a buffer of %u", saved, bsize);
-	flags = (uint32_t)le(b + BUF_FLAGS, 2);
+	flags = (uint32_t)etl_le(b + BUF_FLAGS, 2);
 	if (flags & BUF_FLAG_COMPRESSED)
 		return walk_fail(w, start, "a compressed buffer (a relogged file): not read");
 	w->lay->buffers_flagged_lost += !!(flags & (BUF_FLAG_EVENTS_LOST | BUF_FLAG_BUFFER_LOST));
@@ -215,8 +226,8 @@ bool etl_file_is(const char *path)
 	is = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
 	     read(fd, head, sizeof(head)) == (ssize_t)sizeof(head) &&
 	     (head[BUF_HEADER + 2] == 0x01 || head[BUF_HEADER + 2] == 0x02) &&
-	     head[BUF_HEADER + 3] == 0xC0 && !le(head + BUF_HEADER + SYS_HOOK_ID, 2) &&
-	     le(head, 4) >= 2 * BUF_HEADER;
+	     head[BUF_HEADER + 3] == 0xC0 && !etl_le(head + BUF_HEADER + SYS_HOOK_ID, 2) &&
+	     etl_le(head, 4) >= 2 * BUF_HEADER;
 	close(fd);
 	return is;
 }
@@ -251,7 +262,7 @@ int etl_file_check(const char *path, struct etl_layout *lay, char *err, size_t e
 		return rc;
 	}
 	w.base = map;
-	w.lay->buffer_size = (uint32_t)le(w.base, 4);
+	w.lay->buffer_size = (uint32_t)etl_le(w.base, 4);
 	if (w.lay->buffer_size < 2 * BUF_HEADER || w.lay->buffer_size > (64u << 20)) {
 		rc = walk_fail(&w, 0, "buffers of %u bytes (a buffer holds at least its header "
 			       "and a record, and at most 64 MiB)", w.lay->buffer_size);

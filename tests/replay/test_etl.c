@@ -98,3 +98,37 @@ Test(etl, damage_is_refused_with_its_buffer_and_offset)
 	}
 	free(orig);
 }
+
+/* The records in time order: every processor's, merged; the events by provider. */
+Test(etl, the_records_come_in_time_order_by_provider)
+{
+	static const uint8_t dxgkrnl[16] = { 0x5a, 0xc4, 0x2e, 0x80, 0x99, 0x1e, 0x83, 0x4b,
+					     0x99, 0x20, 0x87, 0xc9, 0x82, 0x77, 0xba, 0x9d };
+	char path[4096], err[512] = "";
+	uint64_t n = 0, dxg = 0, events = 0, last = 0, cpus = 0;
+	struct etl_reader *r;
+	struct etl_layout l;
+	struct etl_event ev;
+
+	snprintf(path, sizeof(path), "%s/%s", getenv("GPUISO_SOURCE_ROOT"), EXCERPT);
+	cr_assert_eq(etl_open(path, &r, &l, err, sizeof(err)), 0, "%s", err);
+	while (etl_next(r, &ev) == 1) {
+		cr_assert_eq(ev.index, n, "indexes count up");
+		cr_assert_geq(ev.ts_ns, last, "record %llu goes back in time",
+			      (unsigned long long)ev.index);
+		last = ev.ts_ns;
+		cpus |= 1ull << (ev.cpu & 63);
+		if (ev.kind == 0x13) {
+			events++;
+			dxg += !memcmp(ev.provider, dxgkrnl, 16);
+		}
+		n++;
+	}
+	etl_close(r);
+	cr_assert_eq(n, 1842, "every record but the logfile header");
+	cr_assert_eq(events, 1841);
+	cr_assert_eq(dxg, 1755, "as the count of the provider's GUID bytes gives");
+	cr_assert_gt(last, 0);
+	cr_assert_lt(last, 3000000000ull, "the excerpt spans under 3 s");
+	cr_assert_gt(__builtin_popcountll(cpus), 1, "buffers of several processors merged");
+}
