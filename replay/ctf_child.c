@@ -55,6 +55,7 @@
 #include "common/types.h"
 #include "common/units.h"
 #include "replay/ctf_decode.h"
+#include "replay/etl.h"
 #include "replay/ftrace.h"
 
 #define CHILD_OUT_BUF (64 * 1024)       /* the child's writes */
@@ -75,17 +76,33 @@ struct trace_decoder {
 	const char *library;  /* what decodes */
 	const char *trace;    /* "cannot open TRACE" */
 	const char *packet;   /* "in or after PACKET K of STREAM" */
+	const char *child;    /* the child process's name */
 };
 
 static const struct trace_decoder ctf_decoder = {
 	.decode = ctf_decode, .name = "CTF", .library = "babeltrace2", .trace = "CTF trace",
-	.packet = "packet",
+	.packet = "packet", .child = "ctf-decode",
 };
 
 static const struct trace_decoder ftrace_decoder = {
 	.decode = ftrace_decode, .name = "trace.dat", .library = "libtracecmd",
-	.trace = "trace.dat", .packet = "page",
+	.trace = "trace.dat", .packet = "page", .child = "ftrace-decode",
 };
+
+static const struct trace_decoder etl_decoder = {
+	.decode = etl_decode, .name = ".etl", .library = "gpuiso's ETW reader",
+	.trace = ".etl file", .packet = "buffer", .child = "etl-decode",
+};
+
+/* The decoder of the trace at @path, by what its first bytes are. */
+static const struct trace_decoder *decoder_for(const char *path)
+{
+	if (ftrace_file_is(path))
+		return &ftrace_decoder;
+	if (etl_file_is(path))
+		return &etl_decoder;
+	return &ctf_decoder;
+}
 
 /* ---- the child's side ---- */
 
@@ -860,7 +877,7 @@ static int start_child(struct decoder *d)
 	fcntl(data[1], F_SETPIPE_SZ, CHILD_PIPE_BYTES); /* (the default is fine too) */
 	d->owner = getpid();
 	d->anon_base = anon_bytes(d->owner);
-	d->pid = child_fork(d->dec == &ftrace_decoder ? "ftrace-decode" : "ctf-decode");
+	d->pid = child_fork(d->dec->child);
 	if (d->pid == 0) {
 		close(data[0]);
 		close(said[0]);
@@ -900,7 +917,7 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
 {
 	struct ctf_stats own;
 	struct decoder d = {
-		.dec = ftrace_file_is(path) ? &ftrace_decoder : &ctf_decoder, .path = path, .bind = bind, .on_event = on_event, .ctx = ctx,
+		.dec = decoder_for(path), .path = path, .bind = bind, .on_event = on_event, .ctx = ctx,
 		.st = st ? st : &own, .err = err, .errlen = errlen, .cap = 256 * 1024,
 		.lim = { .idle_s = lim && lim->idle_s ? lim->idle_s : CTF_IDLE_S,
 			 .anon_bytes = lim && lim->anon_bytes ? lim->anon_bytes : CTF_ANON_BYTES },

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "replay/ctf_decode.h"
+
 /*
  * Windows event traces (.etl: ETW, written by WPR, xperf, tracelog or any
  * session logging to a file), read without Windows. A file is a sequence
@@ -61,6 +63,8 @@ struct etl_event {
 	uint64_t index;           /* its place in time order, from 0 */
 	uint64_t ts_ns;           /* from the logfile header's time */
 	unsigned int cpu;         /* the processor whose buffer held it */
+	uint64_t buffer;          /* that buffer's index in the file, from 0 */
+	uint64_t offset;          /* the record's offset from the file's start */
 	uint8_t kind;             /* the record header's kind: 0x12, 0x13 an EVENT_HEADER event */
 	uint8_t provider[16];     /* EVENT_HEADER: the provider's GUID as stored; else zero */
 	uint16_t id, task;        /* EVENT_HEADER: its descriptor */
@@ -98,7 +102,41 @@ int etl_open(const char *path, struct etl_reader **out, struct etl_layout *lay, 
  */
 int etl_next(struct etl_reader *r, struct etl_event *ev);
 
+/**
+ * etl_rewind() - read the records again from the first.
+ * @r: the reader.
+ */
+void etl_rewind(struct etl_reader *r);
+
 /** etl_close() - close a reader. @r: from etl_open(), or NULL. */
 void etl_close(struct etl_reader *r);
+
+/**
+ * etl_decode() - ctf_decode() of an .etl file.
+ * @path: the file.
+ * @bind: as ctf_read()'s: asked once per event class, by its name
+ *        ("PROVIDER:TASK/OPCODE", as the provider's manifest names it), and
+ *        when the caller skips that name, by its id ("PROVIDER:ID"). A
+ *        provider gpuiso has no manifest of is named by its GUID, and its
+ *        events have no fields. A field name may also be "NAME[I]",
+ *        "NAME.count" or "NAME.sum" of an array field.
+ * @on_event: as ctf_read()'s.
+ * @mark: told where the decoder is: the file (CTF_MARK_FOLDER), each buffer
+ *        as its first record is read (CTF_MARK_PACKET, "cpu N" and the
+ *        buffer's index in the file), the statistics (CTF_MARK_STATS).
+ * @ctx: passed to the three callbacks.
+ * @st: as ctf_read()'s: the events and buffers the session lost count as
+ *      discarded events and lost packets, before the first event.
+ * @err: as ctf_read()'s.
+ * @errlen: size of @err.
+ *
+ * An event whose fields the caller reads must be at a version whose layout
+ * gpuiso knows: any other is refused, never read by guess; a payload
+ * shorter than its layout is a corrupt trace.
+ *
+ * Return: as ctf_read().
+ */
+int etl_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf_mark_fn mark,
+	       void *ctx, struct ctf_stats *st, char *err, size_t errlen);
 
 #endif

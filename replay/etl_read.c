@@ -144,8 +144,7 @@ int etl_open(const char *path, struct etl_reader **out, struct etl_layout *lay, 
 		}
 		c->buffers[c->nbuffers++] = b;
 	}
-	for (size_t i = 0; i < r->ncur; i++)
-		cursor_advance(r, &r->cur[i]);
+	etl_rewind(r);
 	if (lay)
 		*lay = r->lay;
 	*out = r;
@@ -174,7 +173,9 @@ int etl_next(struct etl_reader *r, struct etl_event *ev)
 	p = c->buf + c->at;
 	etl_record_header(p, c->end - c->at, &hdr, &size);
 	*ev = (struct etl_event){ .index = r->index++, .ts_ns = ticks_ns(&r->lay, cursor_ts(c)),
-				  .cpu = c->cpu, .kind = p[2], .data = p + hdr, .len = size - hdr };
+				  .cpu = c->cpu, .buffer = c->buffers[c->next - 1],
+				  .offset = (uint64_t)(p - r->base), .kind = p[2], .data = p + hdr,
+				  .len = size - hdr };
 	if (p[2] == 0x12 || p[2] == 0x13) {
 		uint32_t off = 0x50;
 
@@ -206,6 +207,15 @@ int etl_next(struct etl_reader *r, struct etl_event *ev)
 	if (c->at >= c->end)
 		cursor_advance(r, c);
 	return 1;
+}
+
+void etl_rewind(struct etl_reader *r)
+{
+	r->index = 0;
+	for (size_t i = 0; i < r->ncur; i++) {
+		r->cur[i].next = 0;
+		cursor_advance(r, &r->cur[i]);
+	}
 }
 
 void etl_close(struct etl_reader *r)
