@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The .etl layout walk (replay/etl_file.c) on an excerpt of a real
- * recording (tests/data/etl/README.md), and on copies of it damaged where
- * a reader must notice: the walk's counts are the independent count's, and
- * each damage is refused saying its buffer and offset.
+ * The .etl reader (replay/etl_*.c) on an excerpt of a real recording
+ * (tests/data/etl/README.md), and on copies of it damaged where a reader
+ * must notice: the walk's counts and the decoder's events and fields are
+ * those an independent reader (airbus-cert/etl-parser) gives, and each
+ * damage is refused saying where.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -11,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "replay/ctf.h"
 #include "replay/etl.h"
+#include "replay/etl_schema.h"
 
 #define EXCERPT "tests/data/etl/steamvr-4buffers.etl"
 #define BUF 65536
@@ -131,4 +134,312 @@ Test(etl, the_records_come_in_time_order_by_provider)
 	cr_assert_gt(last, 0);
 	cr_assert_lt(last, 3000000000ull, "the excerpt spans under 3 s");
 	cr_assert_gt(__builtin_popcountll(cpus), 1, "buffers of several processors merged");
+}
+
+/* ---- the decoder, through ctf_read() (the child process) ---- */
+
+#define DXGKRNL "Microsoft-Windows-DxgKrnl:"
+
+struct counted {
+	char names[256][128];
+	uint64_t count[256];
+	unsigned int n;
+};
+
+static int count_bind(void *ctx, const char *name, struct ctf_binding *b)
+{
+	struct counted *c = ctx;
+
+	b->tag = -1;
+	if (b->listed)
+		return 0;
+	cr_assert_lt(c->n, 256);
+	/* several classes (versions, ids) may share a name */
+	for (unsigned int i = 0; i < c->n; i++)
+		if (!strcmp(c->names[i], name)) {
+			b->tag = (int)i;
+			return 0;
+		}
+	snprintf(c->names[c->n], sizeof(c->names[0]), "%s", name);
+	b->tag = (int)c->n++;
+	return 0;
+}
+
+static int count_event(void *ctx, int tag, uint64_t index, uint64_t ts,
+		       const struct ctf_value *values)
+{
+	((struct counted *)ctx)->count[tag]++;
+	return 0;
+}
+
+/* How the decoder names a DxgKrnl event (its manifest's task and opcode). */
+static const char *dxgkrnl_name(unsigned int id, unsigned int version, unsigned int opcode,
+				unsigned int task)
+{
+	for (size_t i = 0; i < etl_dxgkrnl.nevents; i++) {
+		const struct etl_event_desc *e = &etl_dxgkrnl.events[i];
+
+		if (e->id == id && e->version == version && e->opcode == opcode && e->task == task)
+			return e->name;
+	}
+	cr_assert_fail("DxgKrnl event %u version %u is not in the table", id, version);
+	return NULL;
+}
+
+/*
+ * Every event of the excerpt, named and counted: per provider and event,
+ * the counts etl-parser gives (tests/data/etl/steamvr-4buffers.counts);
+ * plus the one SYSTEM record it does not count as an event.
+ */
+Test(etl, every_event_is_named_and_counted_as_an_independent_reader_counts_it)
+{
+	char path[4096], err[512] = "", line[512], guid[64], name[160];
+	struct counted *got = calloc(1, sizeof(*got));
+	unsigned int id, version, opcode, task;
+	unsigned long long count, total = 0;
+	bool seen[256] = { false };
+	struct ctf_stats st;
+	FILE *f;
+
+	cr_assert(got);
+	snprintf(path, sizeof(path), "%s/%s", getenv("GPUISO_SOURCE_ROOT"), EXCERPT);
+	cr_assert_eq(ctf_read(path, count_bind, count_event, got, NULL, &st, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(st.events, 1842);
+	cr_assert_eq(st.first_ts, 0, "the first event is at the logfile header's time");
+	snprintf(path, sizeof(path), "%s/tests/data/etl/steamvr-4buffers.counts",
+		 getenv("GPUISO_SOURCE_ROOT"));
+	f = fopen(path, "r");
+	cr_assert(f, "%s", path);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int i;
+
+		if (line[0] == '#')
+			continue;
+		cr_assert_eq(sscanf(line, "%63s %u %u %u %u %llu", guid, &id, &version, &opcode,
+				    &task, &count), 6, "%s", line);
+		if (!strcmp(guid, "{802ec45a-1e99-4b83-9920-87c98277ba9d}"))
+			snprintf(name, sizeof(name), DXGKRNL "%s",
+				 dxgkrnl_name(id, version, opcode, task));
+		else
+			snprintf(name, sizeof(name), "%s:%u", guid, id);
+		for (i = 0; i < got->n && strcmp(got->names[i], name); i++)
+			;
+		cr_assert_lt(i, got->n, "no event named %s", name);
+		/* several versions or ids may share a name: their counts add up */
+		seen[i] = true;
+		got->count[i] -= count;
+		total += count;
+	}
+	fclose(f);
+	cr_assert_eq(total, 1841);
+	for (unsigned int i = 0; i < got->n; i++) {
+		if (!strcmp(got->names[i], "ETW:SYSTEM64")) {
+			cr_expect_eq(got->count[i], 1, "the SYSTEM record after the logfile header");
+			continue;
+		}
+		cr_expect(seen[i], "%s is not in the independent count", got->names[i]);
+		cr_expect_eq(got->count[i], 0, "%s: %lld more than the independent count",
+			     got->names[i], (long long)got->count[i]);
+	}
+	free(got);
+}
+
+/* A binding of fixed fields to one class, and what its events held. */
+struct fields_seen {
+	const char *event;
+	const char *names[4];
+	unsigned int n;
+	uint64_t ts[8];
+	struct ctf_value v[8][4];
+	char str[8][4][64];
+	unsigned int seen;
+	unsigned int present[4];   /* events where each field was present */
+};
+
+static int fields_bind(void *ctx, const char *name, struct ctf_binding *b)
+{
+	struct fields_seen *fs = ctx;
+
+	b->tag = -1;
+	if (strcmp(name, fs->event))
+		return 0;
+	b->tag = 0;
+	b->n = fs->n;
+	for (unsigned int i = 0; i < fs->n; i++)
+		b->names[i] = fs->names[i];
+	return 0;
+}
+
+static int fields_event(void *ctx, int tag, uint64_t index, uint64_t ts,
+			const struct ctf_value *values)
+{
+	struct fields_seen *fs = ctx;
+
+	for (unsigned int i = 0; i < fs->n; i++)
+		fs->present[i] += values[i].present;
+	if (fs->seen < 8) {
+		fs->ts[fs->seen] = ts;
+		for (unsigned int i = 0; i < fs->n; i++) {
+			fs->v[fs->seen][i] = values[i];
+			if (values[i].is_str)
+				snprintf(fs->str[fs->seen][i], 64, "%s", values[i].s);
+		}
+	}
+	fs->seen++;
+	return 0;
+}
+
+static void read_fields(const char *file, struct fields_seen *fs)
+{
+	char err[512] = "";
+
+	cr_assert_eq(ctf_read(file, fields_bind, fields_event, fs, NULL, NULL, err, sizeof(err)),
+		     0, "%s", err);
+}
+
+/*
+ * Field values, as etl-parser decodes the same events (its DxgKrnl
+ * parser, generated from a manifest of its own): AdapterAllocation/Stop
+ * version 3 and DmaPacket version 1, the first in time order; timestamps
+ * as (QPC - logfile header's) * 10^9 / PerfFreq.
+ */
+Test(etl, fields_read_as_an_independent_reader_reads_them)
+{
+	struct fields_seen alloc = { .event = DXGKRNL "AdapterAllocation/Stop", .n = 4,
+		.names = { "allocSize", "hVidMmGlobalAlloc", "dwWriteSegment", "PreferredSegment" } };
+	struct fields_seen dma = { .event = DXGKRNL "DmaPacket", .n = 3,
+		.names = { "hContext", "uliCompletionId", "ulQueueSubmitSequence" } };
+	static const uint64_t want[4][5] = {
+		{ 23358987, 4096, 18446698478598355616ull, 2, 0 },
+		{ 23444588, 4096, 18446698478081726368ull, 2, 0 },
+		{ 23994418, 8192, 18446698478594939360ull, 15, 33566786 },
+		{ 24046356, 1048576, 18446698478029244336ull, 12, 50331651 },
+	};
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", getenv("GPUISO_SOURCE_ROOT"), EXCERPT);
+	read_fields(path, &alloc);
+	cr_assert_eq(alloc.seen, 4);
+	for (unsigned int e = 0; e < 4; e++) {
+		cr_expect_eq(alloc.ts[e], want[e][0], "event %u at %llu ns", e,
+			     (unsigned long long)alloc.ts[e]);
+		for (unsigned int i = 0; i < 4; i++) {
+			cr_expect(alloc.v[e][i].present && !alloc.v[e][i].is_str);
+			cr_expect_eq(alloc.v[e][i].u, want[e][i + 1], "event %u: %s is %llu", e,
+				     alloc.names[i], (unsigned long long)alloc.v[e][i].u);
+		}
+	}
+	read_fields(path, &dma);
+	cr_assert_eq(dma.seen, 32);
+	cr_expect_eq(dma.ts[0], 22771646);
+	cr_expect_eq(dma.v[0][0].u, 18446607758057605136ull);
+	cr_expect_eq(dma.v[0][1].u, 4117141);
+	cr_expect_eq(dma.v[0][2].u, 10429770);
+	cr_expect_eq(dma.v[1][1].u, 4117142);
+}
+
+/*
+ * Array fields: QueuePacket/Start at version 2 (id 245) holds ObjectCount
+ * handles and as many fence values; its other ids (178, 244) have no
+ * ObjectCount, which is then absent.
+ */
+Test(etl, array_fields_read_by_their_count_field)
+{
+	struct fields_seen qp = { .event = DXGKRNL "QueuePacket/Start", .n = 4,
+		.names = { "ObjectCount", "ObjectArray.count", "FenceValue.count", "ObjectArray[0]" } };
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", getenv("GPUISO_SOURCE_ROOT"), EXCERPT);
+	read_fields(path, &qp);
+	cr_assert_eq(qp.seen, 15 + 5 + 15, "ids 178, 244 and 245, as etl-parser counts them");
+	cr_assert_eq(qp.present[0], 15, "id 245's events");
+	cr_assert_eq(qp.present[1], 15);
+	cr_assert_eq(qp.present[2], 15);
+	cr_assert_lt(qp.present[3], 15, "element 0 is absent from an empty array");
+	cr_assert_gt(qp.present[3], 0);
+	for (unsigned int e = 0; e < 8; e++) {
+		if (!qp.v[e][0].present)
+			continue;
+		cr_expect_eq(qp.v[e][1].u, qp.v[e][0].u);
+		cr_expect_eq(qp.v[e][2].u, qp.v[e][0].u);
+		cr_expect_eq(qp.v[e][3].present, qp.v[e][0].u > 0);
+		cr_expect(!qp.v[e][3].present || qp.v[e][3].u, "a handle");
+	}
+}
+
+/* The offset in the excerpt of the first record of DxgKrnl event @id. */
+static uint64_t first_record(const char *path, unsigned int id)
+{
+	struct etl_reader *r;
+	struct etl_event ev;
+	char err[512] = "";
+	uint64_t at = 0;
+
+	cr_assert_eq(etl_open(path, &r, NULL, err, sizeof(err)), 0, "%s", err);
+	while (!at && etl_next(r, &ev) == 1)
+		if (ev.kind == 0x13 && ev.id == id)
+			at = ev.offset;
+	etl_close(r);
+	cr_assert_neq(at, 0, "no event %u", id);
+	return at;
+}
+
+/*
+ * A version whose layout gpuiso does not know is refused when its fields
+ * are read, saying which event and version, and where its first event is;
+ * an event of it that nothing reads does not stop the read.
+ */
+Test(etl, an_unknown_version_is_refused_by_name)
+{
+	struct fields_seen any = { .event = DXGKRNL "AdapterAllocation/Stop", .n = 0 };
+	struct fields_seen one = { .event = DXGKRNL "AdapterAllocation/Stop", .n = 1,
+				   .names = { "allocSize" } };
+	char path[4096], copy[64], err[512] = "";
+	size_t n;
+	char *d;
+	uint64_t at;
+
+	snprintf(path, sizeof(path), "%s/%s", getenv("GPUISO_SOURCE_ROOT"), EXCERPT);
+	at = first_record(path, 34);
+	d = slurp(EXCERPT, &n);
+	cr_assert_eq(d[at + 0x2A], 3, "AdapterAllocation/Stop is at version 3");
+	d[at + 0x2A] = 9;
+	spill(d, n, copy);
+	cr_assert_eq(ctf_read(copy, fields_bind, fields_event, &one, NULL, NULL, err, sizeof(err)),
+		     -EINVAL);
+	cr_expect(strstr(err, DXGKRNL "AdapterAllocation/Stop (id 34) is at version 9, whose "
+			 "layout gpuiso does not know (it knows versions 1, 3)"), "%s", err);
+	cr_expect(strstr(err, ": event ") && strstr(err, " ns (CPU "), "where: %s", err);
+	cr_expect_eq(one.seen, 0);
+	read_fields(copy, &any);
+	cr_expect_eq(any.seen, 4, "read, as nothing of it is");
+	unlink(copy);
+	free(d);
+}
+
+/* A count that puts an array past its payload: a corrupt trace, said where. */
+Test(etl, a_payload_shorter_than_its_layout_is_corrupt)
+{
+	struct fields_seen qp = { .event = DXGKRNL "QueuePacket/Start", .n = 1,
+				  .names = { "ObjectCount" } };
+	char path[4096], copy[64], err[512] = "";
+	size_t n;
+	char *d;
+	uint64_t at;
+
+	snprintf(path, sizeof(path), "%s/%s", getenv("GPUISO_SOURCE_ROOT"), EXCERPT);
+	at = first_record(path, 245);
+	d = slurp(EXCERPT, &n);
+	/* hContext (8 bytes), SubmitSequence, Flags, then ObjectCount */
+	d[at + 0x50 + 16] = (char)0xff;
+	d[at + 0x50 + 17] = (char)0xff;
+	spill(d, n, copy);
+	cr_assert_eq(ctf_read(copy, fields_bind, fields_event, &qp, NULL, NULL, err, sizeof(err)),
+		     -EINVAL);
+	cr_expect(strstr(err, "corrupt trace: " DXGKRNL "QueuePacket/Start (version 2)'s field "
+			 "'ObjectArray' lies beyond its"), "%s", err);
+	cr_expect(strstr(err, ", buffer ") && strstr(err, ", offset "), "where: %s", err);
+	unlink(copy);
+	free(d);
 }
