@@ -18,6 +18,7 @@
 #include "bench/runfile.h"
 #include "bench/suites/suites.h"
 #include "cli.h"
+#include "common/atomic_file.h"
 #include "common/log.h"
 #include "common/units.h"
 #include "common/yaml.h"
@@ -31,6 +32,7 @@
 #include "replay/ctf.h"
 #include "replay/gen.h"
 #include "replay/info.h"
+#include "replay/machine.h"
 #include "replay/replay.h"
 #include "replay/text.h"
 #include "replay/trim.h"
@@ -240,6 +242,67 @@ static int load_scenario(const char *path, struct scenario *scn)
 			fputc('\n', stderr);
 	}
 	return rc;
+}
+
+static const char from_trace_usage[] =
+	"gpuiso scenario from-trace TRACE [--base FILE.yaml] [-o OUT.yaml]\n"
+	"  the machine TRACE ran on, as a scenario: its adapters from the trace's\n"
+	"  DxgKrnl adapter events (an .etl file), the rest from --base (default: the\n"
+	"  built-in default.yaml); written to OUT.yaml (default: standard output)";
+
+static int cmd_scenario_from_trace(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "base", required_argument, NULL, 'b' }, { "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	const char *base_path = NULL, *out_path = NULL;
+	struct atomic_file af = { .f = stdout };
+	struct scenario base = { 0 }, check = { 0 };
+	char err[4096] = "";
+	int opt, rc;
+
+	while ((opt = getopt_long(argc, argv, "hvb:o:", opts, NULL)) != -1) {
+		if (opt == 'b')
+			base_path = optarg;
+		else if (opt == 'o')
+			out_path = optarg;
+		else if (common_opt(opt, from_trace_usage, &rc))
+			return rc;
+	}
+	if (optind + 1 != argc)
+		return usage_error(from_trace_usage, "%s", optind < argc ? "one trace, please" :
+				   "missing the trace");
+	rc = load_scenario(base_path, &base);
+	if (rc) {
+		scenario_free(&base);
+		return load_exit(rc);
+	}
+	rc = out_path ? atomic_file_open(&af, out_path) : 0;
+	if (rc) {
+		fprintf(stderr, "gpuiso: scenario from-trace: %s: %s\n", out_path, strerror(-rc));
+		scenario_free(&base);
+		return EXIT_ENV;
+	}
+	rc = machine_from_trace(argv[optind], &base, base_path ? base_path : "default.yaml", af.f,
+				err, sizeof(err));
+	if (out_path)
+		rc ? atomic_file_abort(&af) : (void)(rc = atomic_file_commit(&af));
+	scenario_free(&base);
+	if (rc) {
+		fprintf(stderr, "gpuiso: scenario from-trace: %s\n", err[0] ? err : strerror(-rc));
+		return rc == -ENOENT || !(ctf_error_is_environment(rc) || rc == -EIO ||
+					  rc == -ENOSPC) ? EXIT_INPUT : EXIT_ENV;
+	}
+	/* what was written is a scenario the model takes: say it if not */
+	if (out_path && scenario_load(out_path, &check, err, sizeof(err))) {
+		fprintf(stderr, "gpuiso: scenario from-trace: %s: the scenario written is not one "
+			"gpuiso reads (a defect): %s", out_path, err);
+		scenario_free(&check);
+		return EXIT_ENV;
+	}
+	scenario_free(&check);
+	return EXIT_OK;
 }
 
 static const char replay_usage[] =
@@ -1066,6 +1129,8 @@ static const struct command commands[] = {
 	{ "version", cmd_version, version_usage, "version and what was compiled in" },
 	{ "scenario explain", cmd_scenario_explain, explain_usage,
 	  "validate a scenario and print what the model decides per adapter" },
+	{ "scenario from-trace", cmd_scenario_from_trace, from_trace_usage,
+	  "the machine a trace ran on (its DxgKrnl adapter events), as a scenario" },
 	{ "trace gen", cmd_trace_gen, gen_usage, "write a synthetic CTF trace" },
 	{ "trace info", cmd_trace_info, info_usage, "event counts, time span, discarded events" },
 	{ "trace dump", cmd_trace_dump, dump_usage, "a trace's workload events as text, one line each" },
@@ -1093,7 +1158,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: gpuiso COMMAND [OPTIONS]   (gpuiso COMMAND --help for more)\n\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-18s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-19s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nexit codes: 0 ok, 1 violations found, 2 bad input, 3 environment problem\n");
 }
 

@@ -15,6 +15,7 @@
 #include "replay/ctf.h"
 #include "replay/etl.h"
 #include "replay/etl_schema.h"
+#include "tests/tools/run_gpuiso.h"
 
 #define EXCERPT "tests/data/etl/steamvr-4buffers.etl"
 #define BUF 65536
@@ -442,4 +443,238 @@ Test(etl, a_payload_shorter_than_its_layout_is_corrupt)
 	cr_expect(strstr(err, ", buffer ") && strstr(err, ", offset "), "where: %s", err);
 	unlink(copy);
 	free(d);
+}
+
+/* ---- crafted recordings: the excerpt's logfile header, then events of ours ---- */
+
+struct craft_field {
+	const char *name;
+	uint64_t value;
+};
+
+/* A DxgKrnl event: id, version, fields by name (the others 0). */
+struct craft_event {
+	unsigned int id, version;
+	struct craft_field f[4];
+};
+
+static uint32_t craft_size(uint8_t type)
+{
+	switch (type) {
+	case ETL_U8: case ETL_I8: return 1;
+	case ETL_U16: case ETL_I16: return 2;
+	case ETL_U32: case ETL_I32: case ETL_BOOL: case ETL_F32: return 4;
+	case ETL_GUID: case ETL_SYSTEMTIME: return 16;
+	case ETL_WSTR: return 2;
+	case ETL_ASTR: case ETL_BINARY: return 1;
+	default: return 8; /* 64-bit integers, pointers of an EVENT_HEADER64 record, FILETIME */
+	}
+}
+
+/* The payload of @e by the table's layout (arrays and strings empty); its length. */
+static uint32_t craft_payload(const struct craft_event *e, uint8_t *out, uint16_t *task,
+			      uint8_t *opcode)
+{
+	const struct etl_event_desc *d = NULL;
+	uint32_t at = 0;
+
+	for (size_t i = 0; i < etl_dxgkrnl.nevents && !d; i++)
+		if (etl_dxgkrnl.events[i].id == e->id && etl_dxgkrnl.events[i].version == e->version)
+			d = &etl_dxgkrnl.events[i];
+	cr_assert(d, "no event %u version %u", e->id, e->version);
+	*task = d->task;
+	*opcode = d->opcode;
+	for (unsigned int i = 0; i < d->nfields; i++) {
+		const struct etl_field *f = &d->fields[i];
+		uint32_t size = craft_size(f->type);
+		uint64_t v = 0;
+
+		if (f->count_of >= 0 || f->count != 1) {
+			/* an empty array (its count field is 0), or a string of just its NUL */
+			if (f->count_of < 0 && (f->type == ETL_WSTR || f->type == ETL_ASTR)) {
+				memset(out + at, 0, size);
+				at += size;
+			}
+			cr_assert(f->count_of >= 0 || f->type == ETL_WSTR || f->type == ETL_ASTR,
+				  "a fixed array in %u", e->id);
+			continue;
+		}
+		for (unsigned int k = 0; k < 4 && e->f[k].name; k++)
+			if (!strcmp(e->f[k].name, f->name))
+				v = e->f[k].value;
+		for (uint32_t b = 0; b < size; b++)
+			out[at + b] = (uint8_t)(size > 8 || b >= 8 ? 0 : v >> (8 * b));
+		at += size;
+	}
+	for (unsigned int k = 0; k < 4 && e->f[k].name; k++) {
+		bool known = false;
+
+		for (unsigned int i = 0; i < d->nfields; i++)
+			known |= !strcmp(d->fields[i].name, e->f[k].name);
+		cr_assert(known, "event %u has no field %s", e->id, e->f[k].name);
+	}
+	return at;
+}
+
+/*
+ * A one-buffer .etl file at @path: the excerpt's first buffer header and
+ * logfile header, then @n DxgKrnl events of processor 0, 1 ms apart.
+ */
+static void craft(const char *path, const struct craft_event *ev, size_t n)
+{
+	static const uint8_t dxgkrnl[16] = { 0x5a, 0xc4, 0x2e, 0x80, 0x99, 0x1e, 0x83, 0x4b,
+					     0x99, 0x20, 0x87, 0xc9, 0x82, 0x77, 0xba, 0x9d };
+	size_t len;
+	char *orig = slurp(EXCERPT, &len);
+	uint8_t *b = calloc(1, BUF);
+	uint32_t at = 0x48 + (uint32_t)((uint8_t)orig[0x48 + 4] | (uint8_t)orig[0x48 + 5] << 8);
+	FILE *f;
+
+	cr_assert(b);
+	memcpy(b, orig, at);
+	b[0x28] = 0; /* processor 0 */
+	at = (at + 7) & ~7u;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ts = 746858886363ull + 3119ull * (i + 1);
+		uint16_t task;
+		uint8_t opcode, *r = b + at;
+		uint32_t size = 0x50 + craft_payload(&ev[i], r + 0x50, &task, &opcode);
+
+		r[0] = (uint8_t)size;
+		r[1] = (uint8_t)(size >> 8);
+		r[2] = 0x13;
+		r[3] = 0xC0;
+		r[8] = 4;       /* thread */
+		r[12] = 4;      /* process */
+		for (unsigned int k = 0; k < 8; k++)
+			r[0x10 + k] = (uint8_t)(ts >> (8 * k));
+		memcpy(r + 0x18, dxgkrnl, 16);
+		r[0x28] = (uint8_t)ev[i].id;
+		r[0x29] = (uint8_t)(ev[i].id >> 8);
+		r[0x2A] = (uint8_t)ev[i].version;
+		r[0x2D] = opcode;
+		r[0x2E] = (uint8_t)task;
+		r[0x2F] = (uint8_t)(task >> 8);
+		at = (at + size + 7) & ~7u;
+		cr_assert_lt(at, BUF);
+	}
+	b[4] = (uint8_t)at;
+	b[5] = (uint8_t)(at >> 8);
+	b[6] = b[7] = 0;
+	f = fopen(path, "wb");
+	cr_assert(f && fwrite(b, 1, BUF, f) == BUF);
+	fclose(f);
+	free(b);
+	free(orig);
+}
+
+static const char *tmp_path(const char *name)
+{
+	static char path[8][256];
+	static unsigned int next;
+	char *p = path[next++ % 8];
+
+	snprintf(p, 256, "/tmp/gpuiso-etl-%d-%s", (int)getpid(), name);
+	return p;
+}
+
+/*
+ * The shipped map: an allocation made, evicted and destroyed, a fence, the
+ * adapter powered down and up; an event no rule takes is ignored; the
+ * second replay comes from the replay cache, with the same counts.
+ */
+Test(etl, the_dxgkrnl_map_replays_a_recording)
+{
+	static const struct craft_event ev[] = {
+		{ 33, 3, { { "hVidMmGlobalAlloc", 0xffffbc8a00001000 }, { "allocSize", 65536 } } },
+		{ 92, 0, { { "hSyncObject", 0xffffbc8a00002000 } } },
+		{ 17, 0, { { "FrameNumber", 7 } } },
+		{ 74, 0, { { "hGlobalAllocationHandle", 0xffffbc8a00001000 } } },
+		{ 154, 0, { { "DeviceUid", 0xffffffff }, { "DevicePowerState", 4 } } },
+		{ 154, 0, { { "DeviceUid", 0xffffffff }, { "DevicePowerState", 1 } } },
+		{ 94, 0, { { "hSyncObject", 0xffffbc8a00002000 } } },
+		{ 34, 3, { { "hVidMmGlobalAlloc", 0xffffbc8a00001000 }, { "allocSize", 65536 } } },
+	};
+	const char *file = tmp_path("map.etl"), *cache = tmp_path("cache");
+	char cmd[512];
+	struct run r;
+
+	craft(file, ev, sizeof(ev) / sizeof(ev[0]));
+	RUN(&r, "replay", file, "--map", "traces/maps/windows-dxgkrnl.yaml", "--cache-dir", cache);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "events: 8 in the trace: 7 used, 1 ignored, 0 unmatched"), "%s",
+		  r.out);
+	cr_expect(strstr(r.out, "power: 2 transitions, 2 completed"), "%s", r.out);
+	cr_expect(strstr(r.out, "\ntransfer ") && strstr(r.out, "\nfence_create "), "%s", r.out);
+	cr_expect(strstr(r.out, "violations: 0"), "%s", r.out);
+	RUN(&r, "replay", file, "--map", "traces/maps/windows-dxgkrnl.yaml", "--cache-dir", cache);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "(from the replay cache)"), "%s", r.out);
+	cr_expect(strstr(r.out, "events: 8 in the trace: 7 used, 1 ignored, 0 unmatched"), "%s",
+		  r.out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", file, cache);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* The real recording: its events through the map, none refused, none an error. */
+Test(etl, the_excerpt_replays_through_the_dxgkrnl_map)
+{
+	struct run r;
+
+	RUN(&r, "replay", EXCERPT, "--map", "traces/maps/windows-dxgkrnl.yaml", "--no-cache");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "events: 1842 in the trace: "), "%s", r.out);
+	RUN(&r, "trace", "info", EXCERPT);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "format:     .etl, 4 buffers of 65536 bytes, 8 CPUs, 4-byte pointers, "
+			 "clock QPC at 3119142 Hz\n"), "%s", r.out);
+	cr_expect(strstr(r.out, "by provider:\n  ETW "), "%s", r.out);
+	cr_expect(strstr(r.out, "\n  Microsoft-Windows-DxgKrnl                        1755\n"), "%s",
+		  r.out);
+	cr_expect(strstr(r.out, "\n  {8f8f13b1-60eb-4b6a-a433-de86104115ac}             86\n"), "%s",
+		  r.out);
+}
+
+/*
+ * scenario from-trace: one adapter per hardware adapter of a DxgKrnl
+ * rundown, the software one left out; the address limit the trace gives,
+ * integrated as its type says; the file written is one the model takes.
+ */
+Test(etl, a_scenario_is_made_from_a_rundown_of_adapters)
+{
+	static const struct craft_event ev[] = {
+		{ 26, 0, { { "pDxgAdapter", 0xffff9d8100a00000 }, { "AdapterType", 0x3 },
+			   { "HighestAcceptableAddress", 0xfffffffff } } },
+		{ 26, 0, { { "pDxgAdapter", 0xffff9d8100b00000 }, { "AdapterType", 0x5 },
+			   { "HighestAcceptableAddress", 0xffffffffffffffff } } },
+		{ 24, 0, { { "pDxgAdapter", 0xffff9d8100c00000 }, { "AdapterType", 0x23 },
+			   { "HighestAcceptableAddress", 0xffffffffffffffff } } },
+	};
+	const char *file = tmp_path("rundown.etl"), *out = tmp_path("machine.yaml");
+	char text[8192] = "";
+	struct run r;
+	FILE *f;
+
+	craft(file, ev, sizeof(ev) / sizeof(ev[0]));
+	RUN(&r, "scenario", "from-trace", file, "-o", out);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	f = fopen(out, "r");
+	cr_assert(f);
+	cr_assert_gt(fread(text, 1, sizeof(text) - 1, f), 0);
+	fclose(f);
+	cr_expect(strstr(text, "  - name: gpu0\n    wddm: \"3.0\""), "%s", text);
+	cr_expect(strstr(text, "      highest_visible_address: 0xfffffffff\n"), "%s", text);
+	cr_expect(strstr(text, "a software adapter (AdapterType 0x5), which does no DMA: left out"),
+		  "%s", text);
+	cr_expect(strstr(text, "  - name: gpu1\n    wddm: \"2.9\"\n    integrated: true\n"), "%s",
+		  text);
+	cr_expect_null(strstr(text, "gpu2"), "%s", text);
+	RUN(&r, "scenario", "explain", out);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	/* the recording has no adapter events */
+	RUN(&r, "scenario", "from-trace", EXCERPT);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "no hardware adapter in the trace"), "%s", r.err);
+	unlink(file);
+	unlink(out);
 }
