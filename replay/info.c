@@ -161,9 +161,9 @@ static int print_text(const char *path, const struct ctf_stats *st, const struct
 			"%u-byte pages\n", f->dat.version, f->dat.compression, f->dat.cpus,
 			f->dat.page_size);
 	else if (!strcmp(f->format, "etl"))
-		fprintf(out, "format:     .etl, %" PRIu64 " buffers of %u bytes, %u CPUs, %u-byte "
-			"pointers, clock %s at %" PRIu64 " Hz\n", f->etl.buffers, f->etl.buffer_size,
-			f->etl.cpus, f->etl.pointer_size, f->etl.clock_type == 1 ?
+		fprintf(out, "format:     .etl, %" PRIu64 " buffer%s of %u bytes, %u CPUs, %u-byte "
+			"pointers, clock %s at %" PRIu64 " Hz\n", f->etl.buffers,
+			f->etl.buffers == 1 ? "" : "s", f->etl.buffer_size, f->etl.cpus, f->etl.pointer_size, f->etl.clock_type == 1 ?
 			"QPC" : "system time", f->etl.clock_type == 1 ? f->etl.perf_freq : 10000000u);
 	else
 		fprintf(out, "folders:    %u\n", st->traces);

@@ -246,6 +246,37 @@ Test(etl, every_event_is_named_and_counted_as_an_independent_reader_counts_it)
 	free(got);
 }
 
+/*
+ * Another writer's file (airbus-cert/etl-parser's test recording of a WSL
+ * kernel session): 8 KiB buffers, 64-bit pointers, a 10 MHz clock, and a
+ * provider gpuiso has no manifest of, named by its GUID and event id.
+ */
+Test(etl, another_recording_reads_as_etl_parser_reads_it)
+{
+	char path[4096], err[512] = "";
+	struct counted *got = calloc(1, sizeof(*got));
+	struct etl_layout l;
+	struct ctf_stats st;
+
+	cr_assert(got);
+	snprintf(path, sizeof(path), "%s/tests/data/etl/lxcore-kernel.etl",
+		 getenv("GPUISO_SOURCE_ROOT"));
+	cr_assert_eq(etl_file_check(path, &l, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(l.buffer_size, 8192);
+	cr_expect_eq(l.buffers, 3);
+	cr_expect_eq(l.pointer_size, 8);
+	cr_expect_eq(l.cpus, 6);
+	cr_expect_eq(l.perf_freq, 10000000);
+	cr_assert_eq(ctf_read(path, count_bind, count_event, got, NULL, &st, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(st.events, 3);
+	cr_assert_eq(got->n, 2);
+	cr_expect_str_eq(got->names[0], "ETW:SYSTEM64");
+	cr_expect_str_eq(got->names[1], "{0cd1c309-0878-4515-83db-749843b3f5c9}:0");
+	cr_expect_eq(got->count[1], 2, "as etl-parser counts them");
+	free(got);
+}
+
 /* A binding of fixed fields to one class, and what its events held. */
 struct fields_seen {
 	const char *event;
