@@ -140,8 +140,8 @@ int machine_from_trace(const char *trace, const struct scenario *base, const cha
 		hardware += !(m.v[i].type & ADAPTER_TYPE_SOFTWARE);
 	if (!hardware) {
 		snprintf(err, errlen, "%s: no hardware adapter in the trace: it has no %s or %s event "
-			 "of one (%zu of a software adapter); a session that enables "
-			 "Microsoft-Windows-DxgKrnl's Rundown keyword records one per adapter",
+			 "of one (%zu of a software adapter); DxgKrnl writes one per adapter when a "
+			 "session asks it to capture its state (xperf -capturestate)",
 			 trace, adapter_events[0], adapter_events[1], m.n);
 		rc = -ENOENT;
 		goto free_adapters;
