@@ -69,4 +69,14 @@ enum ctf_sel ctf_name_parse(const char *name, char *base, size_t len, uint32_t *
  */
 void ctf_clean_cause(const char *in, char *out, size_t len);
 
+/**
+ * ctf_err_first() - say why a decoder stops, unless it already said so.
+ * @err: the decoder's message (its caller's @err), left as it is when it
+ *       holds one: the first cause is the one to tell.
+ * @errlen: size of @err.
+ * @fmt: printf() format of the message, and its arguments.
+ */
+void ctf_err_first(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif

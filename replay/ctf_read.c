@@ -250,6 +250,17 @@ static void put(char *out, size_t len, size_t *o, const char *s, size_t n)
  * address fields ("msg-it-addr=0x…") and fold line breaks, so what is left
  * fits on one line and says something to a user.
  */
+void ctf_err_first(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen || err[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
 void ctf_clean_cause(const char *in, char *out, size_t len)
 {
 	const char *sep = "";

@@ -9,7 +9,6 @@
  * of them fails before any event, then to hand the events over.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,19 +64,6 @@ struct edec {
 	char *str;                            /* the current event's strings: ETL_STR_MAX each */
 	uint64_t buffer;                      /* the buffer last marked, plus one */
 };
-
-static void edec_err(struct edec *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void edec_err(struct edec *d, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!d->err || !d->errlen || d->err[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(d->err, d->errlen, fmt, ap);
-	va_end(ap);
-}
 
 static void guid_format(const uint8_t g[16], char *out, size_t len)
 {
@@ -272,13 +258,14 @@ static int refuse_unknown(struct edec *d, const struct eclass *c, const struct e
 	}
 	event_where(d, ev, index, where, sizeof(where));
 	if (c->like)
-		edec_err(d, "%s: %s (id %u) is at version %u, whose layout gpuiso does not know "
-			 "(it knows version%s %s): refused rather than read by guess", where,
-			 c->name, c->id, c->version, strchr(versions, ',') ? "s" : "", versions);
+		ctf_err_first(d->err, d->errlen, "%s: %s (id %u) is at version %u, whose layout gpuiso "
+			      "does not know (it knows version%s %s): refused rather than read by "
+			      "guess", where, c->name, c->id, c->version,
+			      strchr(versions, ',') ? "s" : "", versions);
 	else
-		edec_err(d, "%s: %s (version %u, task %u, opcode %u) is an event whose layout "
-			 "gpuiso does not know: its fields cannot be read", where, c->name,
-			 c->version, c->task, c->opcode);
+		ctf_err_first(d->err, d->errlen, "%s: %s (version %u, task %u, opcode %u) is an event "
+			      "whose layout gpuiso does not know: its fields cannot be read", where,
+			      c->name, c->version, c->task, c->opcode);
 	return -EINVAL;
 }
 
@@ -476,8 +463,8 @@ static int one_event(struct edec *d, const struct etl_event *ev, struct placed *
 		return rc;
 	if (d->st->events && ev->ts_ns < d->st->last_ts) {
 		event_where(d, ev, d->st->events, where, sizeof(where));
-		edec_err(d, "%s: corrupt trace: it comes after event %" PRIu64 " at %" PRIu64 " ns",
-			 where, d->st->events - 1, d->st->last_ts);
+		ctf_err_first(d->err, d->errlen, "%s: corrupt trace: it comes after event %" PRIu64
+			      " at %" PRIu64 " ns", where, d->st->events - 1, d->st->last_ts);
 		return -EINVAL;
 	}
 	index = d->st->events++;
@@ -491,7 +478,7 @@ static int one_event(struct edec *d, const struct etl_event *ev, struct placed *
 		rc = class_bind(d, c, false);
 		if (rc < 0) {
 			event_where(d, ev, index, where, sizeof(where));
-			edec_err(d, "%s", where);
+			ctf_err_first(d->err, d->errlen, "%s", where);
 			return rc;
 		}
 		rc = refuse_unknown(d, c, ev, index);
@@ -502,8 +489,9 @@ static int one_event(struct edec *d, const struct etl_event *ev, struct placed *
 		return 0;
 	if (c->desc && c->n && (bad = place(c->desc, ev, pl)) >= 0) {
 		event_where(d, ev, index, where, sizeof(where));
-		edec_err(d, "%s: corrupt trace: %s (version %u)'s field '%s' lies beyond its "
-			 "%u bytes", where, c->name, c->version, c->desc->fields[bad].name, ev->len);
+		ctf_err_first(d->err, d->errlen, "%s: corrupt trace: %s (version %u)'s field '%s' lies "
+			      "beyond its %u bytes", where, c->name, c->version,
+			      c->desc->fields[bad].name, ev->len);
 		return -EINVAL;
 	}
 	for (unsigned int i = 0; i < c->n; i++)
@@ -527,7 +515,7 @@ static int list_classes(struct edec *d, struct etl_reader *r)
 		c = &d->cls[i];
 		rc = class_bind(d, c, true);
 		if (rc < 0) {
-			edec_err(d, "%s: the trace's event classes", d->path);
+			ctf_err_first(d->err, d->errlen, "%s: the trace's event classes", d->path);
 			return rc;
 		}
 		rc = refuse_unknown(d, c, &c->first, c->first.index);
@@ -571,15 +559,15 @@ int etl_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf_ma
 	while (!rc && etl_next(r, &ev))
 		rc = one_event(&d, &ev, pl);
 	if (rc == -ENOMEM || rc == -ENOSPC) {
-		edec_err(&d, "%s: %s", path, rc == -ENOMEM ? "out of memory" :
-			 "more providers than a trace may have");
+		ctf_err_first(d.err, d.errlen, "%s: %s", path, rc == -ENOMEM ? "out of memory" :
+			      "more providers than a trace may have");
 		rc = rc == -ENOSPC ? -EINVAL : rc;
 	}
 	mark(ctx, CTF_MARK_STATS, NULL, 0);
 	u64map_fini(&d.by_key);
 free_buffers:
 	if (rc == -ENOMEM)
-		edec_err(&d, "%s: out of memory", path);
+		ctf_err_first(d.err, d.errlen, "%s: out of memory", path);
 	free(pl);
 	free(d.str);
 	free(d.cls);

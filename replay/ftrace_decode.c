@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,19 +66,6 @@ struct fdec {
 	char *str;                  /* the current event's strings: a page each (no record is longer) */
 	int rc;                     /* what stopped the iteration */
 };
-
-static void fdec_err(struct fdec *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void fdec_err(struct fdec *d, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!d->err || !d->errlen || d->err[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(d->err, d->errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* The element size of an array field whose format did not say it (its type does). */
 static unsigned int elem_size(const struct tep_format_field *f)
@@ -300,15 +286,17 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 		d->mark(d->ctx, CTF_MARK_STATS, NULL, 0);
 	}
 	if (!ev) {
-		fdec_err(d, "%s: corrupt trace: event %" PRIu64 " at %llu ns (CPU %d, offset %llu) "
-			 "has type %d, which no event format of the file defines", d->path,
-			 d->st->events, rec->ts, rec->cpu, rec->offset, tep_data_type(d->tep, rec));
+		ctf_err_first(d->err, d->errlen, "%s: corrupt trace: event %" PRIu64 " at %llu ns "
+			      "(CPU %d, offset %llu) has type %d, which no event format of the file "
+			      "defines", d->path, d->st->events, rec->ts, rec->cpu, rec->offset,
+			      tep_data_type(d->tep, rec));
 		return d->rc = -EINVAL;
 	}
 	if (d->st->events && rec->ts < d->st->last_ts) {
-		fdec_err(d, "%s: corrupt trace: event %" PRIu64 " at %llu ns (CPU %d, offset %llu) "
-			 "comes after event %" PRIu64 " at %" PRIu64 " ns", d->path, d->st->events,
-			 rec->ts, rec->cpu, rec->offset, d->st->events - 1, d->st->last_ts);
+		ctf_err_first(d->err, d->errlen, "%s: corrupt trace: event %" PRIu64 " at %llu ns "
+			      "(CPU %d, offset %llu) comes after event %" PRIu64 " at %" PRIu64 " ns",
+			      d->path, d->st->events, rec->ts, rec->cpu, rec->offset,
+			      d->st->events - 1, d->st->last_ts);
 		return d->rc = -EINVAL;
 	}
 	slot = u64map_get(&d->classes, (uint64_t)(unsigned int)ev->id);
@@ -318,8 +306,8 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 		rc = class_bind(d, ev, false, &c);
 		if (rc < 0) {
 			/* the caller refused it: say where (its message says what) */
-			fdec_err(d, "%s: event %" PRIu64 " at %llu ns", d->path, d->st->events,
-				 rec->ts);
+			ctf_err_first(d->err, d->errlen, "%s: event %" PRIu64 " at %llu ns", d->path,
+				      d->st->events, rec->ts);
 			return d->rc = rc;
 		}
 	}
@@ -334,10 +322,10 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, 
 	for (unsigned int i = 0; i < c->n; i++) {
 		if (!read_value(d, rec, &c->sel[i], &vals[i], d->str + (size_t)i * (d->page_size + 1),
 				d->page_size + 1)) {
-			fdec_err(d, "%s: corrupt trace: event %" PRIu64 " at %llu ns (CPU %d, offset "
-				 "%llu): %s:%s's field '%s' lies beyond its %d bytes", d->path, index,
-				 rec->ts, rec->cpu, rec->offset, ev->system, ev->name,
-				 c->sel[i].f->name, rec->size);
+			ctf_err_first(d->err, d->errlen, "%s: corrupt trace: event %" PRIu64 " at %llu "
+				      "ns (CPU %d, offset %llu): %s:%s's field '%s' lies beyond its %d "
+				      "bytes", d->path, index, rec->ts, rec->cpu, rec->offset,
+				      ev->system, ev->name, c->sel[i].f->name, rec->size);
 			return d->rc = -EINVAL;
 		}
 	}
@@ -399,8 +387,9 @@ int ftrace_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf
 	h = open_heard(path, words, sizeof(words));
 	if (!h) {
 		/* (its errno says little: a damaged size makes it allocate too much) */
-		fdec_err(&d, "%s: libtracecmd cannot read this trace.dat (version %u, compression: "
-			 "%s)%s%s", path, lay.version, lay.compression, words[0] ? ": " : "", words);
+		ctf_err_first(d.err, d.errlen, "%s: libtracecmd cannot read this trace.dat (version %u, "
+			      "compression: %s)%s%s", path, lay.version, lay.compression,
+			      words[0] ? ": " : "", words);
 		return -EINVAL;
 	}
 	st->traces = 1;
@@ -409,7 +398,7 @@ int ftrace_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf
 	d.str = malloc((size_t)CTF_MAX_FIELDS * (d.page_size + 1));
 	rc = d.str ? u64map_init(&d.classes) : -ENOMEM;
 	if (rc) {
-		fdec_err(&d, "%s: out of memory", path);
+		ctf_err_first(d.err, d.errlen, "%s: out of memory", path);
 		goto close_handle;
 	}
 	/* every class the file defines, before any event: what a map names and the file lacks */
@@ -419,13 +408,13 @@ int ftrace_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf
 
 		rc = ev ? class_bind(&d, ev, true, &c) : 0;
 		if (rc < 0) {
-			fdec_err(&d, "%s: the trace's event formats", path);
+			ctf_err_first(d.err, d.errlen, "%s: the trace's event formats", path);
 			goto fini_classes;
 		}
 	}
 	if (tracecmd_iterate_events(h, NULL, 0, on_record, &d) < 0 && !d.rc) {
-		fdec_err(&d, "%s: libtracecmd stopped after event %" PRIu64 " at %" PRIu64 " ns",
-			 path, st->events ? st->events - 1 : 0, st->last_ts);
+		ctf_err_first(d.err, d.errlen, "%s: libtracecmd stopped after event %" PRIu64 " at %"
+			      PRIu64 " ns", path, st->events ? st->events - 1 : 0, st->last_ts);
 		d.rc = -EINVAL;
 	}
 	rc = d.rc;
