@@ -507,10 +507,12 @@ static int list_classes(struct edec *d, struct etl_reader *r)
 	int rc;
 
 	while (etl_next(r, &ev)) {
+		mark_buffer(d, &ev);
 		rc = class_find(d, &ev, &c);
 		if (rc)
 			return rc;
 	}
+	d->buffer = 0;
 	for (size_t i = 0; i < d->ncls; i++) {
 		c = &d->cls[i];
 		rc = class_bind(d, c, true);
