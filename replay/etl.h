@@ -33,8 +33,9 @@ struct etl_layout {
 };
 
 /**
- * etl_file_is() - whether @path begins as an .etl file does: a buffer whose
- * first record is a logfile header.
+ * etl_file_is() - whether @path is an .etl file: a regular file named
+ * *.etl, or one that begins as an .etl file does (a buffer whose first
+ * record is a logfile header).
  * @path: any path.
  *
  * Return: true or false.

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -217,17 +218,20 @@ static int walk_buffer(struct walk *w, uint64_t start)
 bool etl_file_is(const char *path)
 {
 	uint8_t head[BUF_HEADER + 8];
+	size_t len = strlen(path);
 	struct stat st;
 	bool is;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return false;
-	is = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	     read(fd, head, sizeof(head)) == (ssize_t)sizeof(head) &&
-	     (head[BUF_HEADER + 2] == 0x01 || head[BUF_HEADER + 2] == 0x02) &&
-	     head[BUF_HEADER + 3] == 0xC0 && !etl_le(head + BUF_HEADER + SYS_HOOK_ID, 2) &&
-	     etl_le(head, 4) >= 2 * BUF_HEADER;
+	is = !fstat(fd, &st) && S_ISREG(st.st_mode);
+	/* by name, so that a damaged one is told what is wrong with it as an .etl file */
+	if (is && !(len >= 4 && !strcasecmp(path + len - 4, ".etl")))
+		is = read(fd, head, sizeof(head)) == (ssize_t)sizeof(head) &&
+		     (head[BUF_HEADER + 2] == 0x01 || head[BUF_HEADER + 2] == 0x02) &&
+		     head[BUF_HEADER + 3] == 0xC0 && !etl_le(head + BUF_HEADER + SYS_HOOK_ID, 2) &&
+		     etl_le(head, 4) >= 2 * BUF_HEADER;
 	close(fd);
 	return is;
 }

@@ -41,8 +41,8 @@ static void spill(const char *d, size_t len, char path[static 64])
 {
 	FILE *f;
 
-	snprintf(path, 64, "/tmp/gpuiso-etl-XXXXXX");
-	cr_assert_geq(close(mkstemp(path)), 0);
+	snprintf(path, 64, "/tmp/gpuiso-etl-XXXXXX.etl");
+	cr_assert_geq(close(mkstemps(path, 4)), 0);
 	f = fopen(path, "wb");
 	cr_assert(f && fwrite(d, 1, len, f) == len);
 	fclose(f);
@@ -83,6 +83,7 @@ Test(etl, damage_is_refused_with_its_buffer_and_offset)
 		{ 0x48 + 6, 0x05, 0, "buffer 0 at offset 72: the first record is not the logfile header" },
 		{ 0x48 + 0x20 + 0x2C, 0x05, 0, "pointer size 5" },
 	};
+	struct run r;
 	size_t n;
 	char *orig = slurp(EXCERPT, &n);
 
@@ -97,6 +98,10 @@ Test(etl, damage_is_refused_with_its_buffer_and_offset)
 		cr_expect_eq(etl_file_check(path, NULL, err, sizeof(err)), -22, "case %zu", i);
 		cr_expect(strstr(err, cases[i].says), "case %zu: %s", i, err);
 		cr_expect_null(strchr(err, '\n'), "one line: %s", err);
+		/* as a user meets it: bad input, said where */
+		RUN(&r, "trace", "info", path);
+		cr_expect_eq(r.status, 2, "case %zu: %s", i, r.err);
+		cr_expect(strstr(r.err, cases[i].says), "case %zu: %s", i, r.err);
 		unlink(path);
 		free(d);
 	}
@@ -428,6 +433,7 @@ Test(etl, an_unknown_version_is_refused_by_name)
 	struct fields_seen one = { .event = DXGKRNL "AdapterAllocation/Stop", .n = 1,
 				   .names = { "allocSize" } };
 	char path[4096], copy[64], err[512] = "";
+	struct run r;
 	size_t n;
 	char *d;
 	uint64_t at;
@@ -446,6 +452,12 @@ Test(etl, an_unknown_version_is_refused_by_name)
 	cr_expect_eq(one.seen, 0);
 	read_fields(copy, &any);
 	cr_expect_eq(any.seen, 4, "read, as nothing of it is");
+	/* as a user meets it: the shipped map reads its handle */
+	RUN(&r, "replay", copy, "--map", "traces/maps/windows-dxgkrnl.yaml", "--no-cache");
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "AdapterAllocation/Stop (id 34) is at version 9"), "%s", r.err);
+	RUN(&r, "trace", "info", copy);
+	cr_expect_eq(r.status, 0, "nothing reads its fields: %s", r.err);
 	unlink(copy);
 	free(d);
 }
