@@ -39,7 +39,8 @@ struct eclass {
 	char name[160], by_id[80];
 	uint16_t id, task;
 	uint8_t version, opcode;
-	bool listed;
+	bool asked;                           /* bound at least once */
+	bool listed;                          /* the last binding was asked before any event */
 	int tag;
 	unsigned int n;
 	struct esel sel[CTF_MAX_FIELDS];
@@ -224,6 +225,7 @@ static int class_bind(struct edec *d, struct eclass *c, bool listed)
 	}
 	if (rc < 0)
 		return rc;
+	c->asked = true;
 	c->listed = listed;
 	c->tag = b.tag;
 	c->n = b.n > CTF_MAX_FIELDS ? CTF_MAX_FIELDS : b.n;
@@ -473,8 +475,8 @@ static int one_event(struct edec *d, const struct etl_event *ev, struct placed *
 	d->st->last_ts = ev->ts_ns;
 	if ((index & 4095) == 4095)
 		d->mark(d->ctx, CTF_MARK_STATS, NULL, 0);
-	if (c->listed && c->tag < 0) {
-		/* asked again at its first event, where the caller may refuse it */
+	if (!c->asked || (c->listed && c->tag < 0)) {
+		/* asked (again) at its first event, where the caller may refuse it */
 		rc = class_bind(d, c, false);
 		if (rc < 0) {
 			event_where(d, ev, index, where, sizeof(where));
