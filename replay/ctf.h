@@ -123,6 +123,15 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
 	     const struct ctf_limits *lim, struct ctf_stats *st, char *err, size_t errlen);
 
 /**
+ * ctf_trace_file_is() - whether @path is a trace in one file that ctf_read()
+ * reads: a trace.dat or an .etl file.
+ * @path: any path.
+ *
+ * Return: true or false (a folder, or any other file).
+ */
+bool ctf_trace_file_is(const char *path);
+
+/**
  * ctf_error_is_environment() - whether ctf_read()'s @rc is the machine's fault, not the trace's.
  * @rc: what ctf_read() returned.
  *

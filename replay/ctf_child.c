@@ -104,6 +104,11 @@ static const struct trace_decoder *decoder_for(const char *path)
 	return &ctf_decoder;
 }
 
+bool ctf_trace_file_is(const char *path)
+{
+	return decoder_for(path) != &ctf_decoder;
+}
+
 /* ---- the child's side ---- */
 
 struct feeder {

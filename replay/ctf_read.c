@@ -192,7 +192,7 @@ static int find_traces(const char *path, struct folders *out, char *err, size_t 
 		return ret;
 	}
 	if (!S_ISDIR(sb.st_mode)) {
-		set_err(err, errlen, "%s: neither a trace folder (CTF) nor a trace.dat (ftrace)", path);
+		set_err(err, errlen, "%s: neither a trace folder (CTF) nor a trace file (a trace.dat, an .etl file)", path);
 		return -ENOENT;
 	}
 	ret = walk(path, 0, out, err, errlen);

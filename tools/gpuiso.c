@@ -310,7 +310,7 @@ static const char replay_usage[] =
 	"                  [--backend sim|vfio:BDF[,iommu=type1|iommufd]] [--pace asap|trace] [--json OUT]\n"
 	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [--repeat N]\n"
 	"                  [--trace-covers window|life] [-v]\n"
-	"  TRACE          a CTF folder (or a folder above several), or an ftrace trace.dat\n"
+	"  TRACE          a CTF folder (or a folder above several), an ftrace trace.dat or an .etl\n"
 	"  --scenario     the system and adapters (default: the built-in default.yaml)\n"
 	"  --faults       a fault plan; --fail-nth fails one point's Nth hit (gpuiso faults list)\n"
 	"  --pace         asap, or each event at its trace time (latency from the intended time)\n"
@@ -434,7 +434,7 @@ static int cmd_replay(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return usage_error(replay_usage, "%s", optind < argc ? "one trace, please" :
-				   "missing the trace (a CTF folder or a trace.dat)");
+				   "missing the trace (a CTF folder, a trace.dat or an .etl file)");
 	if (repeats > 1 && json && !strcmp(json, "-"))
 		return usage_error(replay_usage, "%s", "--repeat writes a folder of results: --json DIR, not -");
 	o.backend = backend;
@@ -612,7 +612,7 @@ static const char sweep_usage[] =
 	"                 [--stall-timeout SECONDS] [--trace-covers window|life] [--shard I/N] [-v]\n"
 	"  fails each hit of each point in turn, one run each, and groups the runs that do not\n"
 	"  recover into findings (OUT/summary.txt, OUT/summary.json);\n"
-	"  TRACE          a CTF folder (or a folder above several), or an ftrace trace.dat\n"
+	"  TRACE          a CTF folder (or a folder above several), an ftrace trace.dat or an .etl\n"
 	"  --map          an import map for a foreign trace, as for replay (up to 8): every run,\n"
 	"                 trim and reproducer replays through them\n"
 	"  --faults       a base plan every run replays under (e.g. every pin fails): the points\n"
@@ -859,7 +859,7 @@ static int cmd_trace_gen(int argc, char **argv)
 
 static const char info_usage[] =
 	"gpuiso trace info TRACE [--json] [-v]\n"
-	"  TRACE  a CTF folder (or a folder above several), or an ftrace trace.dat";
+	"  TRACE  a CTF folder (or a folder above several), an ftrace trace.dat or an .etl file";
 
 static int cmd_trace_info(int argc, char **argv)
 {
@@ -923,7 +923,7 @@ static int cmd_trace_dump(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return usage_error(dump_usage, "%s", optind < argc ? "one trace, please" :
-				   "missing the trace (a CTF folder or a trace.dat)");
+				   "missing the trace (a CTF folder, a trace.dat or an .etl file)");
 	rc = text_dump_file(argv[optind], maps, nmaps, out, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpuiso: trace dump: %s\n", err[0] ? err : strerror(-rc));
@@ -1048,7 +1048,8 @@ static int cmd_trace_trim(int argc, char **argv)
 	}
 	if (optind + 1 != argc || !o.out)
 		return usage_error(trim_usage, "%s", !o.out ? "-o OUT is required" :
-				   optind < argc ? "one trace, please" : "missing the trace (a CTF folder or a trace.dat)");
+				   optind < argc ? "one trace, please" :
+				   "missing the trace (a CTF folder, a trace.dat or an .etl file)");
 	o.trace = argv[optind];
 	rc = load_scenario(o.scenario_path, &scn);
 	if (rc) {

@@ -18,7 +18,7 @@
 #include "common/u64map.h"
 #include "common/yaml.h"
 #include "faults/campaign/campaign_internal.h"
-#include "replay/ftrace.h"
+#include "replay/ctf.h"
 #include "replay/import.h"
 
 #define MAX_RUNS 100000u /* (runs x traces x seeds x repetitions) of one campaign */
@@ -126,23 +126,23 @@ static void append_errors(char *err, size_t errlen, const char *more)
 	snprintf(err + n, errlen - n, "%s", more);
 }
 
-/* A trace entry's path, resolved as every path is: a CTF folder or a trace.dat file. */
+/* A trace entry's path, resolved as every path is: a CTF folder or a trace file (trace.dat, .etl). */
 static bool trace_path(struct yaml_doc *d, const struct yaml_field *f, struct campaign *c,
 		       struct camp_trace *t)
 {
-	const char *s = yaml_str(d, f, "a trace folder or trace.dat file");
+	const char *s = yaml_str(d, f, "a trace folder or trace file");
 	struct stat st;
 
 	if (!s)
 		return false;
 	if (!resolve_path(c, s, t->path) || stat(t->path, &st)) {
-		yaml_field_error(d, f, "'%s' is not a trace folder or trace.dat file (tried from the "
+		yaml_field_error(d, f, "'%s' is not a trace folder or trace file (tried from the "
 				 "current folder, then from %s)", s, c->folder);
 		return false;
 	}
-	if (!S_ISDIR(st.st_mode) && !ftrace_file_is(t->path)) {
-		yaml_field_error(d, f, "'%s' (%s) is neither a trace folder nor a trace.dat file", s,
-				 t->path);
+	if (!S_ISDIR(st.st_mode) && !ctf_trace_file_is(t->path)) {
+		yaml_field_error(d, f, "'%s' (%s) is neither a trace folder nor a trace file (a "
+				 "trace.dat, an .etl file)", s, t->path);
 		return false;
 	}
 	return true;

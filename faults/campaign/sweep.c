@@ -53,7 +53,7 @@
 #include "faults/campaign/pool.h"
 #include "faults/campaign/sweep.h"
 #include "faults/campaign/sweep_internal.h"
-#include "replay/ftrace.h"
+#include "replay/ctf.h"
 #include "replay/import.h"
 #include "replay/replay.h"
 #include "replay/verdict.h"
@@ -751,9 +751,9 @@ static int sweep_prepare(struct sweep *s)
 		snprintf(s->err, s->errlen, "sweep: %s: %s", o->trace, strerror(errno));
 		return -EINVAL;
 	}
-	if (!S_ISDIR(st.st_mode) && !ftrace_file_is(o->trace)) {
-		snprintf(s->err, s->errlen, "sweep: %s: neither a trace folder nor a trace.dat file",
-			 o->trace);
+	if (!S_ISDIR(st.st_mode) && !ctf_trace_file_is(o->trace)) {
+		snprintf(s->err, s->errlen, "sweep: %s: neither a trace folder nor a trace file "
+			 "(a trace.dat, an .etl file)", o->trace);
 		return -EINVAL;
 	}
 	rc = maps_check(s);

@@ -430,7 +430,7 @@ Test(maps, sweep_refuses_what_is_not_a_trace)
 	FMT(args, "sweep %s --map %s -o %s", text, map, out);
 	status = gpuiso(log, sizeof(log), args);
 	cr_assert_eq(status, 2, "exit %d: %s", status, log);
-	cr_assert(strstr(log, text) && strstr(log, "neither a trace folder nor a trace.dat file"),
+	cr_assert(strstr(log, text) && strstr(log, "neither a trace folder nor a trace file (a trace.dat, an .etl file)"),
 		  "%s", log);
 
 	FMT(args, "sweep %s --map %s -o %s", dat, text, out);
@@ -613,5 +613,5 @@ Test(maps, a_campaign_refuses_what_is_not_a_trace)
 	/* said of a file that is there: neither a trace folder nor a trace.dat */
 	write_campaign("c.yaml", "[notes.txt]");
 	campaign("c.yaml", "out", "", log, sizeof(log));
-	cr_assert(strstr(log, "is neither a trace folder nor a trace.dat file"), "%s", log);
+	cr_assert(strstr(log, "is neither a trace folder nor a trace file (a trace.dat, an .etl file)"), "%s", log);
 }
