@@ -17,6 +17,7 @@
 #include "replay.h"
 #include "replay/cache.h"
 #include "replay/ctf.h"
+#include "replay/etl.h"
 #include "replay/import.h"
 #include "replay/source.h"
 
@@ -520,7 +521,9 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 		fprintf(out, "EMPTY: the trace holds no event (its stream files are empty, or missing)\n");
 	else if (!rep->used && !res->run.nmaps)
 		fprintf(out, "NOTHING USED: no event is a gpuiso workload event; another tool's "
-			"trace needs an import map (--map, docs/import-maps.md)\n");
+			"trace needs an import map (--map, docs/import-maps.md%s)\n",
+			etl_file_is(res->run.trace) ? "; Windows' DxgKrnl events: "
+			"traces/maps/windows-dxgkrnl.yaml" : "");
 	if (rep->discarded)
 		fprintf(out, "INCOMPLETE: the tracer discarded %llu events\n",
 			(unsigned long long)rep->discarded);

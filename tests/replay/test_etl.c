@@ -672,6 +672,11 @@ Test(etl, the_excerpt_replays_through_the_dxgkrnl_map)
 	RUN(&r, "replay", EXCERPT, "--map", "traces/maps/windows-dxgkrnl.yaml", "--no-cache");
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	cr_expect(strstr(r.out, "events: 1842 in the trace: "), "%s", r.out);
+	/* without a map, the replay names the one for it */
+	RUN(&r, "replay", EXCERPT, "--no-cache");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "NOTHING USED") && strstr(r.out, "traces/maps/windows-dxgkrnl.yaml"),
+		  "%s", r.out);
 	RUN(&r, "trace", "info", EXCERPT);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "format:     .etl, 4 buffers of 65536 bytes, 8 CPUs, 4-byte pointers, "
