@@ -641,6 +641,7 @@ Test(etl, the_dxgkrnl_map_replays_a_recording)
 	const char *file = tmp_path("map.etl"), *cache = tmp_path("cache");
 	char cmd[512];
 	struct run r;
+	FILE *f;
 
 	craft(file, ev, sizeof(ev) / sizeof(ev[0]));
 	RUN(&r, "replay", file, "--map", "traces/maps/windows-dxgkrnl.yaml", "--cache-dir", cache);
@@ -655,6 +656,23 @@ Test(etl, the_dxgkrnl_map_replays_a_recording)
 	cr_expect(strstr(r.out, "(from the replay cache)"), "%s", r.out);
 	cr_expect(strstr(r.out, "events: 8 in the trace: 7 used, 1 ignored, 0 unmatched"), "%s",
 		  r.out);
+	/* a map may name an event by its id: EvictAllocation is id 74 */
+	f = fopen(tmp_path("by-id.yaml"), "w");
+	cr_assert(f);
+	fputs("rules:\n"
+	      "  - event: Microsoft-Windows-DxgKrnl:AdapterAllocation/Start\n"
+	      "    op: alloc_create\n    key: hVidMmGlobalAlloc\n"
+	      "    fields: {bytes: allocSize, segment: 0}\n"
+	      "  - event: Microsoft-Windows-DxgKrnl:74\n"
+	      "    op: transfer\n    key: hGlobalAllocationHandle\n    fields: {dir: 1, bytes: 0}\n",
+	      f);
+	fclose(f);
+	RUN(&r, "replay", file, "--map", tmp_path("by-id.yaml"), "--no-cache");
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	cr_expect(strstr(r.out, "events: 8 in the trace: 2 used, 6 ignored, 0 unmatched"), "%s",
+		  r.out);
+	cr_expect(strstr(r.out, "\ntransfer "), "%s", r.out);
+	unlink(tmp_path("by-id.yaml"));
 	/* a sweep takes it as a trace too: every hit of the allocation's life failed in turn */
 	RUN(&r, "sweep", file, "--map", "traces/maps/windows-dxgkrnl.yaml", "-o", tmp_path("sweep"));
 	cr_expect(r.status == 0 || r.status == 1, "%s", r.err);
