@@ -191,6 +191,8 @@ static int walk_buffer(struct walk *w, uint64_t start)
 	saved = (uint32_t)etl_le(b + BUF_SAVED_OFFSET, 4);
 	if (saved < BUF_HEADER || saved > bsize)
 		return walk_fail(w, start, "%u bytes in use in a buffer of %u", saved, bsize);
+	if (!start && saved < BUF_HEADER + 8)
+		return walk_fail(w, start, "the first buffer holds no record: no logfile header");
 	flags = (uint32_t)etl_le(b + BUF_FLAGS, 2);
 	if (flags & BUF_FLAG_COMPRESSED)
 		return walk_fail(w, start, "a compressed buffer (a relogged file): not read");

@@ -75,13 +75,16 @@ Test(etl, damage_is_refused_with_its_buffer_and_offset)
 		unsigned char byte;
 		size_t cut;      /* or the length the file is cut to (0: whole) */
 		const char *says;
+		size_t at2;      /* and a second byte made 0 (0: none) */
 	} cases[] = {
-		{ 0, 0, 3 * BUF + 100, "buffer 3 at offset 196608: the file ends 100 bytes" },
-		{ BUF + 0x48 + 2, 0x7e, 0, "buffer 1 at offset 65608: a record of kind 0x7e" },
-		{ BUF + 0x48 + 3, 0x00, 0, "buffer 1 at offset 65608: no trace header here" },
-		{ 2 * BUF + 6, 0x01, 0, "bytes in use in a buffer of 65536" },
-		{ 0x48 + 6, 0x05, 0, "buffer 0 at offset 72: the first record is not the logfile header" },
-		{ 0x48 + 0x20 + 0x2C, 0x05, 0, "pointer size 5" },
+		{ 0, 0, 3 * BUF + 100, "buffer 3 at offset 196608: the file ends 100 bytes", 0 },
+		{ BUF + 0x48 + 2, 0x7e, 0, "buffer 1 at offset 65608: a record of kind 0x7e", 0 },
+		{ BUF + 0x48 + 3, 0x00, 0, "buffer 1 at offset 65608: no trace header here", 0 },
+		{ 2 * BUF + 6, 0x01, 0, "bytes in use in a buffer of 65536", 0 },
+		{ 0x48 + 6, 0x05, 0, "buffer 0 at offset 72: the first record is not the logfile header", 0 },
+		{ 0x48 + 0x20 + 0x2C, 0x05, 0, "pointer size 5", 0 },
+		/* the first buffer in use up to its header only (found by fuzzing) */
+		{ 4, 0x48, 0, "buffer 0 at offset 0: the first buffer holds no record", 5 },
 	};
 	struct run r;
 	size_t n;
@@ -94,6 +97,8 @@ Test(etl, damage_is_refused_with_its_buffer_and_offset)
 		memcpy(d, orig, n);
 		if (!cases[i].cut)
 			d[cases[i].at] = (char)cases[i].byte;
+		if (cases[i].at2)
+			d[cases[i].at2] = 0;
 		spill(d, cases[i].cut ? cases[i].cut : n, path);
 		cr_expect_eq(etl_file_check(path, NULL, err, sizeof(err)), -22, "case %zu", i);
 		cr_expect(strstr(err, cases[i].says), "case %zu: %s", i, err);
