@@ -453,7 +453,8 @@ rollback:
 /* Open @file into @s->db as every store is opened: 0, or a negative errno said in @err. */
 static int open_db(struct store *s, const char *file, int flags, char *err, size_t errlen)
 {
-	int rc = sqlite3_open_v2(file, &s->db, flags, NULL);
+	/* the connection is this process's own and used by one thread: no serialising mutex */
+	int rc = sqlite3_open_v2(file, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 
 	if (rc)
 		return db_error(s, rc, "open", err, errlen);
