@@ -146,14 +146,15 @@ static int cmp_double(const void *a, const void *b)
 
 double median_of(const double *v, size_t n)
 {
-	double *c = malloc(n * sizeof(*c)), m;
+	double few[16], *c = n <= ARRAY_SIZE(few) ? few : malloc(n * sizeof(*c)), m;
 
 	if (!c)
 		return NAN;
 	memcpy(c, v, n * sizeof(*c));
 	qsort(c, n, sizeof(*c), cmp_double);
 	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-	free(c);
+	if (c != few)
+		free(c);
 	return m;
 }
 
