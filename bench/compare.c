@@ -16,19 +16,36 @@
 
 /* --- sample sets --- */
 
+/*
+ * The sample of @name of @benchmark (NULL: of any benchmark, the first). A
+ * set holds one sample a benchmark and name, so with @benchmark the search
+ * may begin anywhere: at *@next (when @next is not NULL), which then becomes
+ * the place after the one found, as the series of one run and the next
+ * come in the same order.
+ */
 static struct sample *sample_find(const struct sample_set *set, const char *benchmark,
-				  const char *name)
+				  const char *name, size_t *next)
 {
-	for (size_t i = 0; i < set->n; i++)
-		if (!strcmp(set->s[i].name, name) && (!benchmark || !strcmp(set->s[i].benchmark, benchmark)))
+	size_t from = benchmark && next && *next < set->n ? *next : 0;
+
+	for (size_t k = 0; k < set->n; k++) {
+		size_t i = from + k < set->n ? from + k : from + k - set->n;
+
+		if (!strcmp(set->s[i].name, name) && (!benchmark || !strcmp(set->s[i].benchmark, benchmark))) {
+			if (next)
+				*next = i + 1;
 			return &set->s[i];
+		}
+	}
 	return NULL;
 }
 
-int sample_set_add(struct sample_set *set, const char *benchmark, enum run_kind kind,
-		   const char *name, const char *unit, double value, uint64_t ops)
+/* sample_set_add(), searching from *@next (sample_find()); the sample in *@out. */
+static int sample_add(struct sample_set *set, const char *benchmark, enum run_kind kind,
+		      const char *name, const char *unit, double value, uint64_t ops, size_t *next,
+		      struct sample **out)
 {
-	struct sample *s = sample_find(set, benchmark, name);
+	struct sample *s = sample_find(set, benchmark, name, next);
 
 	if (!s) {
 		if (array_reserve(&set->s, &set->cap, set->n, sizeof(*set->s)))
@@ -42,13 +59,24 @@ int sample_set_add(struct sample_set *set, const char *benchmark, enum run_kind 
 			return -ENOMEM;
 		}
 		snprintf(s->unit, sizeof(s->unit), "%s", unit);
+		if (next)
+			*next = set->n + 1;
 		set->n++;
 	}
 	if (array_reserve(&s->v, &s->cap, s->n, sizeof(*s->v)))
 		return -ENOMEM;
 	s->v[s->n++] = value;
 	s->ops = GPUISO_MIN(s->ops, ops);
+	*out = s;
 	return 0;
+}
+
+int sample_set_add(struct sample_set *set, const char *benchmark, enum run_kind kind,
+		   const char *name, const char *unit, double value, uint64_t ops)
+{
+	struct sample *s;
+
+	return sample_add(set, benchmark, kind, name, unit, value, ops, NULL, &s);
 }
 
 /* Note what @s's newest run ran: the code and inputs of all its runs, while they agree. */
@@ -77,10 +105,12 @@ static int sample_ran(struct sample *s, const struct run_record *rec)
 int sample_set_add_run(struct sample_set *set, const struct run_record *rec)
 {
 	const char *benchmark = rec->benchmark ? rec->benchmark : run_kind_name(rec->kind);
+	size_t next = 0;
 
 	for (size_t i = 0; i < rec->nmetrics; i++) {
 		const struct run_metric *m = &rec->metrics[i];
 		uint64_t ops = UINT64_MAX;
+		struct sample *s;
 		char count[160];
 		int rc;
 
@@ -90,8 +120,8 @@ int sample_set_add_run(struct sample_set *set, const struct run_record *rec)
 			/* an operation that did not happen is not written: no operation */
 			ops = isnan(c) || c < 0 ? 0 : (uint64_t)c;
 		}
-		rc = sample_set_add(set, benchmark, rec->kind, m->name, m->unit, m->value, ops) ?:
-		     sample_ran(sample_find(set, benchmark, m->name), rec);
+		rc = sample_add(set, benchmark, rec->kind, m->name, m->unit, m->value, ops, &next, &s) ?:
+		     sample_ran(s, rec);
 		if (rc)
 			return rc;
 	}
@@ -146,14 +176,15 @@ static int cmp_double(const void *a, const void *b)
 
 double median_of(const double *v, size_t n)
 {
-	double *c = malloc(n * sizeof(*c)), m;
+	double few[16], *c = n <= ARRAY_SIZE(few) ? few : malloc(n * sizeof(*c)), m;
 
 	if (!c)
 		return NAN;
 	memcpy(c, v, n * sizeof(*c));
 	qsort(c, n, sizeof(*c), cmp_double);
 	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-	free(c);
+	if (c != few)
+		free(c);
 	return m;
 }
 
@@ -322,14 +353,14 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
 		 const struct compare_opts *o, struct compare_row **rows, size_t *nrows)
 {
 	struct compare_row *out = calloc(before->n + after->n + 1, sizeof(*out));
-	size_t n = 0;
+	size_t n = 0, next = 0;
 	int rc = 0;
 
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0; !rc && i < before->n; i++) {
 		const struct sample *b = &before->s[i];
-		const struct sample *a = sample_find(after, o->across ? NULL : b->benchmark, b->name);
+		const struct sample *a = sample_find(after, o->across ? NULL : b->benchmark, b->name, &next);
 		struct compare_row *r = &out[n];
 
 		if (o->glob && fnmatch(o->glob, b->name, 0))
@@ -345,11 +376,12 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
 		}
 		n++;
 	}
+	next = 0;
 	for (size_t i = 0; !rc && i < after->n; i++) {
 		const struct sample *a = &after->s[i];
 
 		if ((o->glob && fnmatch(o->glob, a->name, 0)) ||
-		    sample_find(before, o->across ? NULL : a->benchmark, a->name))
+		    sample_find(before, o->across ? NULL : a->benchmark, a->name, &next))
 			continue;
 		out[n++] = (struct compare_row){ .benchmark = a->benchmark, .name = a->name,
 						 .unit = a->unit, .after = median_of(a->v, a->n),

@@ -7,10 +7,8 @@
 #include <string.h>
 
 #include "common/array.h"
-#include "common/digest.h"
 #include "common/digest_path.h"
 #include "common/types.h"
-#include "common/u64map.h"
 #include "history.h"
 
 /* Shortest level on either side of a measured change, in revisions. */
@@ -83,52 +81,201 @@ static int inputs_changed(const char *before, const char *after, char **out)
 	return 0;
 }
 
-/* Keep a copy of @value in *@at, unless it holds it already (or @value is NULL). */
-static int keep_str(char **at, const char *value)
+/*
+ * Loading. The store hands over every value by benchmark, then run by run,
+ * each run's by metric name; each benchmark keeps its series sorted by
+ * metric, so that a run's values are found in their series by walking that
+ * list beside them (one comparison a value when the runs of a benchmark hold
+ * the same metrics), by bisection otherwise. A run's revision, date, inputs
+ * and code are kept once for all of its series (struct load_run).
+ */
+
+/* The benchmark whose runs are being loaded: its series, by metric. */
+struct load_bench {
+	char *name;
+	size_t *by_metric; /* positions in h->s */
+	size_t n, cap;
+};
+
+/* The run being loaded: its strings, kept in the history, shared by its revisions. */
+struct load_run {
+	long long id;
+	struct load_bench *bench; /* NULL: a run of no benchmark, not loaded */
+	bool known_kind;          /* a kind this gpuiso judges: its values can start a series */
+	enum run_kind kind;
+	const char *rev, *date, *inputs, *code;
+};
+
+struct load_ctx {
+	struct history *h;
+	struct load_bench *benches;
+	size_t nbenches, benches_cap;
+	struct load_run run;
+	bool begun;               /* a run was begun: @run is one */
+	size_t next;              /* where the run's next value is likely to be in its benchmark's list */
+};
+
+/*
+ * *@at := @value as the history keeps it: @last when equal to it (the run
+ * before's), else a copy the history owns; NULL for NULL. Return: 0, -ENOMEM.
+ */
+static int keep_str(struct history *h, const char *last, const char *value, const char **at)
 {
-	if (!value || (*at && !strcmp(*at, value)))
+	char *copy;
+
+	if (!value || (last && !strcmp(last, value))) {
+		*at = value ? last : NULL;
 		return 0;
-	free(*at);
-	*at = strdup(value);
-	return *at ? 0 : -ENOMEM;
+	}
+	if (array_reserve(&h->strs, &h->strs_cap, h->nstrs, sizeof(*h->strs)))
+		return -ENOMEM;
+	copy = strdup(value);
+	if (!copy)
+		return -ENOMEM;
+	h->strs[h->nstrs++] = copy;
+	*at = copy;
+	return 0;
 }
 
-/* One value into its series: a new revision when the run's differs from the last one's. */
-static int add_point(struct series *sr, const struct store_row *row)
+/* The benchmark named @name: the current one, one seen before, or a new one (NULL: no memory). */
+static struct load_bench *bench_of(struct load_ctx *lc, const char *name)
+{
+	struct load_bench *b = lc->run.bench;
+
+	if (b && !strcmp(b->name, name))
+		return b;
+	for (size_t i = 0; i < lc->nbenches; i++) /* runs come by benchmark: seldom */
+		if (!strcmp(lc->benches[i].name, name))
+			return &lc->benches[i];
+	if (array_reserve(&lc->benches, &lc->benches_cap, lc->nbenches, sizeof(*lc->benches)))
+		return NULL;
+	b = &lc->benches[lc->nbenches];
+	*b = (struct load_bench){ .name = strdup(name) };
+	if (!b->name)
+		return NULL;
+	lc->nbenches++;
+	return b;
+}
+
+/* A new run begins at @row: what its values share. Return: 0, -ENOMEM. */
+static int run_begin(struct load_ctx *lc, const struct store_row *row)
+{
+	struct load_run *r = &lc->run, last = *r;
+
+	r->id = row->run;
+	lc->begun = true;
+	lc->next = 0;
+	if (!row->benchmark) {
+		r->bench = NULL;
+		return 0;
+	}
+	r->bench = bench_of(lc, row->benchmark);
+	if (!r->bench)
+		return -ENOMEM;
+	r->known_kind = !run_kind_parse(row->kind, &r->kind);
+	return keep_str(lc->h, last.rev, row->git_rev ? row->git_rev : "?", &r->rev) ?:
+	       keep_str(lc->h, last.date, row->date ? row->date : "", &r->date) ?:
+	       keep_str(lc->h, last.inputs, row->inputs, &r->inputs) ?:
+	       keep_str(lc->h, last.code, row->code, &r->code);
+}
+
+/* A new series for @row, at @pos of its benchmark's list. */
+static struct series *series_new(struct load_ctx *lc, const struct store_row *row, size_t pos)
+{
+	struct history *h = lc->h;
+	struct load_bench *b = lc->run.bench;
+	struct series *sr;
+
+	if (array_reserve(&h->s, &h->cap, h->n, sizeof(*h->s)) ||
+	    array_reserve(&b->by_metric, &b->cap, b->n, sizeof(*b->by_metric)))
+		return NULL;
+	sr = &h->s[h->n];
+	*sr = (struct series){ .benchmark = dup_str(row->benchmark), .metric = dup_str(row->metric),
+			       .kind = lc->run.kind,
+			       .exact = metric_class(lc->run.kind, row->metric) == METRIC_EXACT };
+	snprintf(sr->unit, sizeof(sr->unit), "%s", row->unit ? row->unit : "");
+	if (!sr->benchmark || !sr->metric) {
+		free(sr->benchmark);
+		free(sr->metric);
+		return NULL;
+	}
+	memmove(&b->by_metric[pos + 1], &b->by_metric[pos], (b->n - pos) * sizeof(*b->by_metric));
+	b->by_metric[pos] = h->n++;
+	b->n++;
+	return sr;
+}
+
+/*
+ * The series of @row's metric in its run's benchmark: where the run's last
+ * value's series was followed by it, or found by bisection, or new. NULL
+ * with *@rc 0: not a series (a kind this gpuiso does not know); with *@rc
+ * -ENOMEM: no memory.
+ */
+static struct series *series_of(struct load_ctx *lc, const struct store_row *row, int *rc)
+{
+	struct load_bench *b = lc->run.bench;
+	struct series *s = lc->h->s;
+	size_t lo = 0, hi = b->n;
+
+	if (lc->next < b->n && !strcmp(s[b->by_metric[lc->next]].metric, row->metric))
+		return &s[b->by_metric[lc->next++]];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s[b->by_metric[mid]].metric, row->metric);
+
+		if (!c) {
+			lc->next = mid + 1;
+			return &s[b->by_metric[mid]];
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lc->run.known_kind)
+		return NULL; /* a kind this gpuiso does not know: not a series it can judge */
+	s = series_new(lc, row, lo);
+	if (!s) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	lc->next = lo + 1;
+	return s;
+}
+
+/* One value into its series: a new revision when the run's differs from the series' last one's. */
+static int add_point(struct series *sr, const struct load_run *run, double value)
 {
 	struct history_rev *r = sr->nrevs ? &sr->revs[sr->nrevs - 1] : NULL;
-	const char *rev = row->git_rev ? row->git_rev : "?";
 
-	if (!r || strcmp(r->rev, rev)) {
+	if (!r || (r->rev != run->rev && strcmp(r->rev, run->rev))) {
 		if (array_reserve(&sr->revs, &sr->revs_cap, sr->nrevs, sizeof(*sr->revs)))
 			return -ENOMEM;
 		r = &sr->revs[sr->nrevs++];
-		*r = (struct history_rev){ .rev = dup_str(rev), .date = dup_str(row->date) };
-		if (!r->rev || !r->date)
-			return -ENOMEM;
+		*r = (struct history_rev){ .rev = run->rev, .date = run->date };
 	}
-	if (array_reserve(&r->v, &r->cap, r->n, sizeof(*r->v)))
+	if (array_reserve(&sr->values, &sr->values_cap, sr->nvalues, sizeof(*sr->values)))
 		return -ENOMEM;
-	r->v[r->n++] = row->value;
-	return keep_str(&r->inputs, row->inputs) ?: keep_str(&r->code, row->code);
+	sr->values[sr->nvalues++] = value;
+	r->n++;
+	/* the inputs and code of its last run that says them */
+	if (run->inputs)
+		r->inputs = run->inputs;
+	if (run->code)
+		r->code = run->code;
+	return 0;
 }
 
-static void rev_free(struct history_rev *r)
-{
-	free(r->rev);
-	free(r->date);
-	free(r->v);
-	free(r->inputs);
-	free(r->code);
-	free(r->changed);
-}
-
-/* Each revision's value, and what changed in its inputs. */
+/* Each revision's values, value, and what changed in its inputs. */
 static int settle(struct series *sr)
 {
+	const double *v = sr->values;
+
 	for (size_t i = 0; i < sr->nrevs; i++) {
 		struct history_rev *r = &sr->revs[i];
 
+		r->v = v;
+		v += r->n;
 		r->value = median_of(r->v, r->n);
 		if (isnan(r->value))
 			return -ENOMEM;
@@ -140,57 +287,18 @@ static int settle(struct series *sr)
 	return 0;
 }
 
-/* Loading: every series of the store, found by the digest of "BENCHMARK\0METRIC". */
-struct load_ctx {
-	struct history *h;
-	struct u64map index; /* key -> position in h->s */
-};
-
-static uint64_t series_key(const char *benchmark, const char *metric)
-{
-	uint64_t h = digest_bytes(benchmark, strlen(benchmark) + 1);
-
-	/* UINT64_MAX is no key of the map */
-	return digest_combine(h, digest_bytes(metric, strlen(metric))) & ~(1ull << 63);
-}
-
-static struct series *series_of(struct load_ctx *lc, const struct store_row *row, int *rc)
-{
-	struct history *h = lc->h;
-	uint64_t key = series_key(row->benchmark, row->metric), *at = u64map_get(&lc->index, key);
-	enum run_kind kind;
-	struct series *sr;
-
-	if (at) {
-		sr = &h->s[*at];
-		if (!strcmp(sr->benchmark, row->benchmark) && !strcmp(sr->metric, row->metric))
-			return sr;
-		*rc = -EIO; /* two series with one 63-bit digest: say so rather than mix them */
-		return NULL;
-	}
-	if (run_kind_parse(row->kind, &kind))
-		return NULL; /* a kind this gpuiso does not know: not a series it can judge */
-	if (array_reserve(&h->s, &h->cap, h->n, sizeof(*h->s)) || u64map_put(&lc->index, key, h->n)) {
-		*rc = -ENOMEM;
-		return NULL;
-	}
-	sr = &h->s[h->n++];
-	*sr = (struct series){ .benchmark = dup_str(row->benchmark), .metric = dup_str(row->metric),
-			       .kind = kind, .exact = metric_class(kind, row->metric) == METRIC_EXACT };
-	snprintf(sr->unit, sizeof(sr->unit), "%s", row->unit ? row->unit : "");
-	if (!sr->benchmark || !sr->metric) {
-		*rc = -ENOMEM;
-		return NULL;
-	}
-	return sr;
-}
-
 static int load_row(const struct store_row *row, void *ctx)
 {
+	struct load_ctx *lc = ctx;
+	struct series *sr;
 	int rc = 0;
-	struct series *sr = row->benchmark && row->metric ? series_of(ctx, row, &rc) : NULL;
 
-	return sr ? add_point(sr, row) : rc;
+	if ((!lc->begun || row->run != lc->run.id) && (rc = run_begin(lc, row)))
+		return rc;
+	if (!lc->run.bench || !row->metric)
+		return 0;
+	sr = series_of(lc, row, &rc);
+	return sr ? add_point(sr, &lc->run, row->value) : rc;
 }
 
 /*
@@ -212,9 +320,8 @@ static bool searchable(const struct history *h, struct series *sr)
 	if (!needed || !count[0])
 		return true;
 	cs = history_find(h, sr->benchmark, count);
-	for (size_t i = 0; cs && i < cs->nrevs; i++)
-		for (size_t k = 0; k < cs->revs[i].n; k++)
-			fewest = fmin(fewest, cs->revs[i].v[k]);
+	for (size_t i = 0; cs && i < cs->nvalues; i++)
+		fewest = fmin(fewest, cs->values[i]);
 	if (fewest >= (double)needed)
 		return true;
 	snprintf(sr->unjudged, sizeof(sr->unjudged), "%s needs %llu operations a run (had %.0f)",
@@ -225,8 +332,9 @@ static bool searchable(const struct history *h, struct series *sr)
 static void series_free(struct series *sr)
 {
 	for (size_t k = 0; k < sr->nrevs; k++)
-		rev_free(&sr->revs[k]);
+		free(sr->revs[k].changed);
 	free(sr->revs);
+	free(sr->values);
 	free(sr->changes);
 	free(sr->benchmark);
 	free(sr->metric);
@@ -241,19 +349,23 @@ static int cmp_series(const void *x, const void *y)
 }
 
 /*
- * Every series is loaded: the measured ones that can be searched are the
- * family their significance is corrected for, whatever the globs show.
- * Then only those the globs match are kept, in order.
+ * Every series is loaded, in order (history_find() bisects): the measured
+ * ones that can be searched are the family their significance is corrected
+ * for, whatever the globs show. Then only those the globs match are kept.
  */
 static int load(struct store *s, const struct history_opts *o, struct history *h)
 {
 	struct load_ctx lc = { .h = h };
 	size_t kept = 0;
-	int rc = u64map_init(&lc.index);
+	int rc = store_points(s, load_row, &lc);
 
-	if (!rc)
-		rc = store_points(s, load_row, &lc);
-	u64map_fini(&lc.index);
+	for (size_t i = 0; i < lc.nbenches; i++) {
+		free(lc.benches[i].name);
+		free(lc.benches[i].by_metric);
+	}
+	free(lc.benches);
+	if (h->n) /* no series: no array at all */
+		qsort(h->s, h->n, sizeof(*h->s), cmp_series);
 	for (size_t i = 0; !rc && i < h->n; i++)
 		if (!h->s[i].exact && searchable(h, &h->s[i]))
 			h->searched++;
@@ -267,8 +379,6 @@ static int load(struct store *s, const struct history_opts *o, struct history *h
 			h->s[kept++] = *sr;
 	}
 	h->n = kept;
-	if (h->n) /* no series: no array at all */
-		qsort(h->s, h->n, sizeof(*h->s), cmp_series);
 	for (size_t i = 0; !rc && i < h->n; i++)
 		rc = settle(&h->s[i]);
 	return rc;
@@ -291,10 +401,9 @@ static int load_ack(const struct store_ack *a, void *ctx)
 
 struct series *history_find(const struct history *h, const char *benchmark, const char *metric)
 {
-	for (size_t i = 0; i < h->n; i++)
-		if (!strcmp(h->s[i].benchmark, benchmark) && !strcmp(h->s[i].metric, metric))
-			return &h->s[i];
-	return NULL;
+	const struct series key = { .benchmark = (char *)benchmark, .metric = (char *)metric };
+
+	return h->n ? bsearch(&key, h->s, h->n, sizeof(*h->s), cmp_series) : NULL;
 }
 
 /* The note of the latest acknowledgement of a change of @sr at @rev, or NULL. */
@@ -459,6 +568,9 @@ void history_free(struct history *h)
 		free(h->acks[i].added);
 	}
 	free(h->acks);
+	for (size_t i = 0; i < h->nstrs; i++)
+		free(h->strs[i]);
+	free(h->strs);
 	*h = (struct history){ 0 };
 }
 

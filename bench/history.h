@@ -29,16 +29,16 @@
  * machine's, not the code's: it is listed, and raises no alarm.
  */
 
-/* One revision in a series: its runs, in a row. */
+/* One revision in a series: its runs, in a row. Its strings are the history's. */
 struct history_rev {
-	char *rev;
-	char *date;       /* of its first run */
-	double *v;        /* its runs' values */
-	size_t n, cap;
-	double value;     /* their median */
-	char *inputs;     /* the input digests of its last run (runfile.h), or NULL */
-	char *code;       /* the code its last run ran (runfile.h), or NULL */
-	char *changed;    /* the inputs whose content differs from the revision before, or NULL */
+	const char *rev;
+	const char *date;   /* of its first run */
+	const double *v;    /* its runs' values (in its series' values) */
+	size_t n;
+	double value;       /* their median */
+	const char *inputs; /* the input digests of its last run (runfile.h), or NULL */
+	const char *code;   /* the code its last run ran (runfile.h), or NULL */
+	char *changed;      /* the inputs whose content differs from the revision before, or NULL */
 };
 
 struct history_change {
@@ -62,6 +62,8 @@ struct series {
 	bool varies;           /* exact, yet the runs of some revision differ */
 	struct history_rev *revs;
 	size_t nrevs, revs_cap;
+	double *values;        /* every run's value, in run order: the revisions' in a row */
+	size_t nvalues, values_cap;
 	struct history_change *changes;
 	size_t nchanges, changes_cap;
 	bool alarm;            /* its last change made it worse, unacknowledged */
@@ -85,6 +87,8 @@ struct history {
 		char *benchmark, *metric, *rev, *note, *added;
 	} *acks;
 	size_t nacks, acks_cap;
+	char **strs;           /* the revisions' revisions, dates, inputs and code, each kept once */
+	size_t nstrs, strs_cap;
 };
 
 /**

@@ -453,7 +453,8 @@ rollback:
 /* Open @file into @s->db as every store is opened: 0, or a negative errno said in @err. */
 static int open_db(struct store *s, const char *file, int flags, char *err, size_t errlen)
 {
-	int rc = sqlite3_open_v2(file, &s->db, flags, NULL);
+	/* the connection is this process's own and used by one thread: no serialising mutex */
+	int rc = sqlite3_open_v2(file, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 
 	if (rc)
 		return db_error(s, rc, "open", err, errlen);
@@ -735,33 +736,51 @@ int store_runs(struct store *s, int (*fn)(const struct store_run *run, void *ctx
 		     NULL, NULL, run_row, &rc);
 }
 
-struct points_ctx {
-	int (*fn)(const struct store_row *row, void *ctx);
-	void *ctx;
-};
-
-static int point_row(sqlite3_stmt *st, void *ctx)
-{
-	struct points_ctx *pc = ctx;
-	struct store_row row = {
-		.benchmark = col_text(st, 0), .kind = col_text(st, 1), .git_rev = col_text(st, 2),
-		.date = col_text(st, 3), .inputs = col_text(st, 4), .metric = col_text(st, 5),
-		.unit = col_text(st, 6), .value = sqlite3_column_double(st, 7), .code = col_text(st, 8),
-	};
-
-	return pc->fn(&row, pc->ctx);
-}
-
 int store_points(struct store *s, int (*fn)(const struct store_row *row, void *ctx), void *ctx)
 {
-	struct points_ctx pc = { fn, ctx };
+	sqlite3_stmt *runs = NULL, *values = NULL;
+	int rc, stop = 0;
 
-	/* runs by their index on (benchmark, date, id), each run's metrics by its key */
-	return query(s,
-		     "SELECT benchmark, kind, git_rev, date, inputs, name, unit, value, code"
-		     " FROM runs JOIN metrics ON metrics.run = runs.id"
-		     " ORDER BY benchmark, date, runs.id, name",
-		     NULL, NULL, point_row, &pc);
+	s->err[0] = '\0';
+	/*
+	 * The runs by their index on (benchmark, date, id), then each run's
+	 * values by their key (run, name): a run's own columns are read once,
+	 * not once per value. The runs statement stays active throughout, so
+	 * every read is of one snapshot of the store.
+	 */
+	rc = sqlite3_prepare_v2(s->db,
+				"SELECT id, benchmark, kind, git_rev, date, inputs, code FROM runs"
+				" ORDER BY benchmark, date, id",
+				-1, &runs, NULL);
+	if (!rc)
+		rc = sqlite3_prepare_v2(s->db,
+					"SELECT name, unit, value FROM metrics WHERE run = ?1 ORDER BY name",
+					-1, &values, NULL);
+	while (!rc && (rc = sqlite3_step(runs)) == SQLITE_ROW) {
+		struct store_row row = {
+			.run = sqlite3_column_int64(runs, 0), .benchmark = col_text(runs, 1),
+			.kind = col_text(runs, 2), .git_rev = col_text(runs, 3),
+			.date = col_text(runs, 4), .inputs = col_text(runs, 5), .code = col_text(runs, 6),
+		};
+
+		sqlite3_reset(values);
+		sqlite3_bind_int64(values, 1, row.run);
+		while ((rc = sqlite3_step(values)) == SQLITE_ROW) {
+			row.metric = col_text(values, 0);
+			row.unit = col_text(values, 1);
+			row.value = sqlite3_column_double(values, 2);
+			stop = fn(&row, ctx);
+			if (stop)
+				goto finalize;
+		}
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	if (rc != SQLITE_DONE)
+		stop = db_error(s, rc, "read", s->err, sizeof(s->err));
+finalize:
+	sqlite3_finalize(values);
+	sqlite3_finalize(runs);
+	return stop;
 }
 
 int store_run_json(struct store *s, long long id, char **json)

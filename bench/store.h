@@ -97,6 +97,7 @@ int store_runs(struct store *s, int (*fn)(const struct store_run *run, void *ctx
 
 /* One value of one metric of one run, with where it comes from. */
 struct store_row {
+	long long run;      /* the run's id: the values of one run come one after the other */
 	const char *benchmark, *kind, *git_rev, *date;
 	const char *inputs; /* the run's input digests (runfile.h), or NULL */
 	const char *code;   /* the code that ran (runfile.h), or NULL */
@@ -107,9 +108,11 @@ struct store_row {
 /**
  * store_points() - every stored value, by benchmark, then in run order
  * (date, then when added), then by metric: one pass for the history of
- * every series (a series is one metric of one benchmark).
+ * every series (a series is one metric of one benchmark). A run without
+ * values is not seen.
  * @s: the store.
- * @fn: called per value; a non-zero return stops and is returned.
+ * @fn: called per value (the row is valid during the call); a non-zero
+ *      return stops and is returned.
  * @ctx: for @fn.
  *
  * Return: 0, @fn's return, or a negative errno.

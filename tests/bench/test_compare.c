@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench/compare.h"
+#include "common/types.h"
 
 #define BENCH "results trace=t backend=sim host=h"
 
@@ -284,4 +285,39 @@ Test(compare, in_a_store_the_same_code_on_the_same_inputs_is_not_judged)
 	free(rows);
 	sample_set_free(&a);
 	sample_set_free(&b);
+}
+
+/* Runs whose metrics differ in order and in number, of two benchmarks: each value in its own sample. */
+Test(compare, each_value_of_a_run_goes_into_its_benchmarks_sample)
+{
+	struct run_metric m1[] = { { (char *)"a", 1, "count" }, { (char *)"b", 2, "count" },
+				   { (char *)"c", 3, "count" } };
+	struct run_metric m2[] = { { (char *)"c", 30, "count" }, { (char *)"a", 10, "count" } };
+	struct run_metric m3[] = { { (char *)"b", 200, "count" }, { (char *)"d", 400, "count" },
+				   { (char *)"a", 100, "count" } };
+	struct run_record r[] = {
+		{ .kind = RUN_RESULTS, .benchmark = (char *)"results trace=x", .metrics = m1, .nmetrics = 3 },
+		{ .kind = RUN_RESULTS, .benchmark = (char *)"results trace=x", .metrics = m2, .nmetrics = 2 },
+		{ .kind = RUN_RESULTS, .benchmark = (char *)"results trace=y", .metrics = m3, .nmetrics = 3 },
+		{ .kind = RUN_RESULTS, .benchmark = (char *)"results trace=x", .metrics = m3, .nmetrics = 3 },
+	};
+	static const struct { const char *benchmark, *name; size_t n; double v[3]; } want[] = {
+		{ "results trace=x", "a", 3, { 1, 10, 100 } }, { "results trace=x", "b", 2, { 2, 200 } },
+		{ "results trace=x", "c", 2, { 3, 30 } },      { "results trace=y", "b", 1, { 200 } },
+		{ "results trace=y", "d", 1, { 400 } },        { "results trace=y", "a", 1, { 100 } },
+		{ "results trace=x", "d", 1, { 400 } },
+	};
+	struct sample_set set = { 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(r); i++)
+		cr_assert_eq(sample_set_add_run(&set, &r[i]), 0);
+	cr_assert_eq(set.n, ARRAY_SIZE(want), "one sample a benchmark and metric");
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		cr_assert_str_eq(set.s[i].benchmark, want[i].benchmark, "in the order first seen");
+		cr_assert_str_eq(set.s[i].name, want[i].name);
+		cr_assert_eq(set.s[i].n, want[i].n, "%s %s", want[i].benchmark, want[i].name);
+		for (size_t k = 0; k < want[i].n; k++)
+			cr_assert_eq(set.s[i].v[k], want[i].v[k]);
+	}
+	sample_set_free(&set);
 }

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,5 +271,133 @@ Test(history, an_exact_change_of_the_same_code_is_not_deterministic)
 	cr_assert(sr->changes[0].machine);
 	cr_assert(sr->alarm, "exact figures of the same code and inputs must not move");
 	cr_assert(strstr(change_cause(sr, &sr->changes[0]), "NOT DETERMINISTIC"));
+	history_free(&h);
+}
+
+/* Store a run of @benchmark: revision @rev on @date, inputs and code (or NULL), values of @names. */
+static void run_of(const char *benchmark, const char *rev, const char *date, const char *inputs,
+		   const char *code, const char *const *names, double value)
+{
+	struct run_metric m[8];
+	char key[96], err[256];
+	struct run_record r = { .kind = RUN_RESULTS, .key = key, .git_rev = (char *)rev,
+				.date = (char *)date, .json = (char *)"{}", .benchmark = (char *)benchmark,
+				.inputs = (char *)inputs, .code = (char *)code, .metrics = m };
+	size_t added;
+
+	for (; names[r.nmetrics]; r.nmetrics++)
+		m[r.nmetrics] = (struct run_metric){ (char *)names[r.nmetrics], value + (double)r.nmetrics,
+						     "count" };
+	snprintf(key, sizeof(key), "%s %s", benchmark, date);
+	cr_assert_eq(store_add(store, &r, 1, &added, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(added, 1);
+}
+
+/*
+ * The store hands its values over run by run: each goes into the series of
+ * its benchmark and metric, in run order (date, then when added), whatever
+ * each run holds and in whatever order the runs were added.
+ */
+Test(history, a_series_is_one_metric_of_one_benchmark_whatever_the_runs_hold)
+{
+	static const char *const ac[] = { "a", "c", NULL }, *const abc[] = { "a", "b", "c", NULL };
+	static const char *const c[] = { "c", NULL }, *const a[] = { "a", NULL };
+	struct history_opts only_b = opts;
+	struct history h;
+	const struct series *sr;
+
+	/* added out of date order: the dates decide */
+	run_of("results trace=y", "r2", "2026-01-03T00:00:00Z", "t=2\n", NULL, abc, 30);
+	run_of("results trace=y", "r1", "2026-01-01T00:00:00Z", "t=1\n", "tree1", ac, 10);
+	run_of("results trace=x", "r1", "2026-01-01T00:00:00Z", NULL, NULL, abc, 100);
+	/* a run without b, of the revision before's again; then a run without inputs or code */
+	run_of("results trace=y", "r2", "2026-01-02T00:00:00Z", "t=3\n", "tree2", c, 20);
+	run_of("results trace=y", "r1", "2026-01-04T00:00:00Z", "t=1\n", "tree1", a, 40);
+	run_of("results trace=y", "r1", "2026-01-05T00:00:00Z", NULL, NULL, abc, 50);
+	cr_assert_eq(history_load(store, &opts, &h), 0);
+	cr_assert_eq(h.n, 6, "three metrics of two benchmarks");
+	for (size_t i = 1; i < h.n; i++)
+		cr_assert_lt(strcmp(h.s[i - 1].benchmark, h.s[i].benchmark) ?: strcmp(h.s[i - 1].metric, h.s[i].metric),
+			     0, "in order");
+	cr_assert_null(history_find(&h, "results trace=y", "d"));
+	cr_assert_null(history_find(&h, "results trace=z", "a"));
+
+	/* a: r1 (10), r2 (30), r1 again (40, 50): a revision back is a revision of its own */
+	sr = history_find(&h, "results trace=y", "a");
+	cr_assert_not_null(sr);
+	cr_assert_eq(sr->nrevs, 3);
+	cr_assert_str_eq(sr->revs[0].rev, "r1");
+	cr_assert_str_eq(sr->revs[1].rev, "r2");
+	cr_assert_str_eq(sr->revs[2].rev, "r1");
+	cr_assert_eq(sr->revs[2].n, 2);
+	cr_assert_eq(sr->revs[2].v[0], 40);
+	cr_assert_eq(sr->revs[2].v[1], 50);
+	cr_assert_eq(sr->revs[2].value, 45);
+	cr_assert_str_eq(sr->revs[2].date, "2026-01-04T00:00:00Z", "the date of its first run");
+	cr_assert_str_eq(sr->revs[2].inputs, "t=1\n", "of its last run that says them");
+	cr_assert_str_eq(sr->revs[2].code, "tree1");
+	cr_assert_str_eq(sr->revs[1].inputs, "t=2\n");
+	cr_assert_null(sr->revs[1].code);
+	cr_assert_str_eq(sr->revs[1].changed, "t");
+
+	/* b: first in the third run; not in the fourth and fifth */
+	sr = history_find(&h, "results trace=y", "b");
+	cr_assert_not_null(sr);
+	cr_assert_eq(sr->nrevs, 2);
+	cr_assert_str_eq(sr->revs[0].rev, "r2");
+	cr_assert_eq(sr->revs[0].v[0], 31);
+	cr_assert_str_eq(sr->revs[1].rev, "r1");
+	cr_assert_eq(sr->revs[1].v[0], 51);
+
+	/* c: r1 (11), r2 (20, 32), r1 (52): two runs of r2 in a row are its samples */
+	sr = history_find(&h, "results trace=y", "c");
+	cr_assert_not_null(sr);
+	cr_assert_eq(sr->nrevs, 3);
+	cr_assert_eq(sr->revs[0].v[0], 11);
+	cr_assert_eq(sr->revs[1].n, 2);
+	cr_assert_eq(sr->revs[1].v[0], 20);
+	cr_assert_eq(sr->revs[1].v[1], 32);
+	cr_assert_str_eq(sr->revs[1].inputs, "t=2\n", "the last of its runs");
+	cr_assert_str_eq(sr->revs[1].code, "tree2", "the last of its runs that says it");
+	cr_assert_eq(sr->revs[2].v[0], 52);
+
+	/* the other benchmark's series of the same metrics are its own */
+	sr = history_find(&h, "results trace=x", "c");
+	cr_assert_not_null(sr);
+	cr_assert_eq(sr->nrevs, 1);
+	cr_assert_eq(sr->revs[0].v[0], 102);
+	cr_assert_null(sr->revs[0].inputs);
+	history_free(&h);
+
+	/* a glob keeps its series; the others are still loaded to count the family */
+	only_b.metric = "b";
+	cr_assert_eq(history_load(store, &only_b, &h), 0);
+	cr_assert_eq(h.n, 2);
+	cr_assert_str_eq(h.s[0].benchmark, "results trace=x");
+	cr_assert_str_eq(h.s[1].benchmark, "results trace=y");
+	cr_assert_not_null(history_find(&h, "results trace=y", "b"));
+	cr_assert_null(history_find(&h, "results trace=y", "a"));
+	history_free(&h);
+}
+
+/* A run of a kind a newer gpuiso stored: its benchmark's values are no series this one judges. */
+Test(history, a_run_of_an_unknown_kind_starts_no_series)
+{
+	static const char *const a[] = { "a", NULL };
+	struct history h;
+	sqlite3 *other;
+
+	run_of("results trace=y", "r1", "2026-01-01T00:00:00Z", NULL, NULL, a, 10);
+	cr_assert_eq(sqlite3_open(db, &other), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(other,
+				  "INSERT INTO runs (id, key, kind, git_rev, date, json, added, benchmark)"
+				  " VALUES (7, 'k7', 'future', 'r1', '2026-01-02T00:00:00Z', '{}', '', 'future x=1');"
+				  "INSERT INTO metrics VALUES (7, 'a', 1, 'count'), (7, 'b', 2, 'count');",
+				  NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(other));
+	sqlite3_close(other);
+	cr_assert_eq(history_load(store, &opts, &h), 0);
+	cr_assert_eq(h.n, 1);
+	cr_assert_not_null(history_find(&h, "results trace=y", "a"));
+	cr_assert_eq(history_find(&h, "results trace=y", "a")->nrevs, 1);
 	history_free(&h);
 }
