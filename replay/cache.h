@@ -96,9 +96,15 @@ typedef int (*cache_event_fn)(void *ctx, uint64_t index, const struct wl_event *
  * @ctx: passed to @fn.
  * @meta: out: what the trace held.
  *
+ * The file is read twice through a buffer of a fixed size, so that its
+ * length costs no memory: the first reading checks all of it, the second
+ * delivers the events (and checks them again).
+ *
  * Return: 0, -ENOENT (no file), -ESTALE (wrong key, version, size,
  * checksum, a record that does not decode, or a count that is not the
- * header's: rebuild it; @fn was not called then), or @fn's error.
+ * header's: rebuild it; @fn was not called then, unless the file was
+ * written in place between the two readings, which gpuiso never does),
+ * -ENOMEM, or @fn's error.
  */
 int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 	       struct cache_meta *meta);

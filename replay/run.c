@@ -132,7 +132,7 @@ static int feed(const struct replay_opts *o, struct run *r)
 			return rc;
 		}
 		if (r->records) {
-			/* cache_read() checks a file whole before it delivers: this cannot be */
+			/* cache_read() checks a file whole before it delivers: one written in place between its readings */
 			snprintf(rep->error, sizeof(rep->error),
 				 "%llu events of a stale replay cache reached the model before it was "
 				 "found stale", (unsigned long long)r->records);

@@ -260,3 +260,63 @@ Test(cache, a_count_the_records_do_not_match_delivers_nothing)
 	cr_assert_eq(cache_read(path, 42, collect, &c, &got), -ESTALE);
 	cr_assert_eq(c.n, 0, "%zu events reached the model from a cache that is no good", c.n);
 }
+
+/* Counts what a long read delivers, checking each event against sample(). */
+struct tally {
+	size_t n;
+	size_t wrong;
+};
+
+static int tally(void *ctx, uint64_t index, const struct wl_event *e)
+{
+	struct tally *t = ctx;
+	struct wl_event want;
+
+	sample(&want, (int)t->n);
+	if (index != (uint64_t)t->n * 2 || memcmp(e, &want, sizeof(want)))
+		t->wrong++;
+	t->n++;
+	return 0;
+}
+
+/*
+ * A file of many times the reader's buffer (records straddling every
+ * boundary between two reads): every event comes back; damaged in its last
+ * bytes, or cut short there, it delivers none, though all the events before
+ * the damage were read before it was found.
+ */
+Test(cache, a_long_file_is_checked_to_its_end_before_any_event)
+{
+	enum { N = 300000 };
+	struct tally t = { 0 };
+	int c;
+	struct cache_meta meta;
+	char path[256];
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/long.wlc", dir);
+	write_cache(path, 42, N);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_gt(st.st_size, 4 << 20, "the file spans many reads (%lld bytes)",
+		     (long long)st.st_size);
+	cr_assert_eq(cache_read(path, 42, tally, &t, &meta), 0);
+	cr_assert_eq(t.n, N);
+	cr_assert_eq(t.wrong, 0, "%zu events differ", t.wrong);
+
+	f = fopen(path, "r+");
+	cr_assert_not_null(f);
+	fseek(f, st.st_size - 3, SEEK_SET);
+	c = fgetc(f);
+	fseek(f, st.st_size - 3, SEEK_SET);
+	fputc(c ^ 0x40, f); /* one bit of the last record */
+	fclose(f);
+	t = (struct tally){ 0 };
+	cr_assert_eq(cache_read(path, 42, tally, &t, &meta), -ESTALE);
+	cr_assert_eq(t.n, 0, "%zu events of a damaged file were delivered", t.n);
+
+	write_cache(path, 42, N);
+	cr_assert_eq(truncate(path, st.st_size - 1), 0);
+	cr_assert_eq(cache_read(path, 42, tally, &t, &meta), -ESTALE);
+	cr_assert_eq(t.n, 0, "%zu events of a cut file were delivered", t.n);
+}
