@@ -3,10 +3,12 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -17,20 +19,41 @@
 #include "common/path.h"
 #include "replay/record.h"
 
-/* --- the key: a digest of the trace's files, names and contents (common/digest_path.h) --- */
+/* --- finding a trace's cache file: by its files' identity, else by their content --- */
 
-int cache_key(const char *trace, const char *const *extra, size_t nextra, uint64_t *key)
+/* The content key of inputs of these content digests. */
+static uint64_t content_key(const uint64_t *digest, size_t n)
 {
-	uint64_t h = digest_combine(CACHE_VERSION, 0x6770756973);
-	int rc = digest_path(trace, &h);
+	return digest_fold(digest_combine(CACHE_VERSION, 0x6770756973), digest, n);
+}
 
-	for (size_t i = 0; !rc && i < nextra; i++)
-		rc = digest_path(extra[i], &h);
-	*key = h;
+int cache_hash(const char *trace, const char *const *maps, size_t nmaps, struct cache_entry *e)
+{
+	int rc = 0;
+
+	if (nmaps >= CACHE_MAX_INPUTS)
+		return -E2BIG;
+	e->ninputs = nmaps + 1;
+	for (size_t i = 0; !rc && i < e->ninputs; i++) {
+		e->digest[i] = 0;
+		rc = digest_path(i ? maps[i - 1] : trace, &e->digest[i]);
+	}
+	e->key = content_key(e->digest, e->ninputs);
+	e->by_identity = false;
 	return rc;
 }
 
-int cache_path(const char *dir, uint64_t key, char *out, size_t len)
+int cache_key(const char *trace, const char *const *extra, size_t nextra, uint64_t *key)
+{
+	struct cache_entry e;
+	int rc = cache_hash(trace, extra, nextra, &e);
+
+	*key = e.key;
+	return rc;
+}
+
+/* Where the cache file (".wlc") or the identity file (".wli") named @key lives. */
+static int cache_file_path(const char *dir, uint64_t key, const char *ext, char *out, size_t len)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	int n;
@@ -38,15 +61,106 @@ int cache_path(const char *dir, uint64_t key, char *out, size_t len)
 	if (dir && !*dir)
 		return -EINVAL; /* not the root folder */
 	if (dir)
-		n = snprintf(out, len, "%s/%016llx.wlc", dir, (unsigned long long)key);
+		n = snprintf(out, len, "%s/%016llx%s", dir, (unsigned long long)key, ext);
 	else if (xdg && *xdg)
-		n = snprintf(out, len, "%s/gpuiso/%016llx.wlc", xdg, (unsigned long long)key);
+		n = snprintf(out, len, "%s/gpuiso/%016llx%s", xdg, (unsigned long long)key, ext);
 	else if (home && *home)
-		n = snprintf(out, len, "%s/.cache/gpuiso/%016llx.wlc", home,
-			     (unsigned long long)key);
+		n = snprintf(out, len, "%s/.cache/gpuiso/%016llx%s", home, (unsigned long long)key,
+			     ext);
 	else
 		return -ENOENT;
 	return n >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+int cache_path(const char *dir, uint64_t key, char *out, size_t len)
+{
+	return cache_file_path(dir, key, ".wlc", out, len);
+}
+
+_Static_assert(sizeof(struct cache_ident) == 32 + 8 * CACHE_MAX_INPUTS + 8,
+	       "an identity file has no padding: its checksum covers every byte");
+
+/* The checksum an identity file carries: of every byte before it. */
+static uint64_t ident_checksum(const struct cache_ident *id)
+{
+	return digest_bytes(id, offsetof(struct cache_ident, checksum));
+}
+
+/*
+ * The key and digests the identity file @path records for @e's identity and
+ * number of inputs, into @e: 0, or -ENOENT when there is none that is good
+ * (missing, not a file, another size, version or identity, damaged).
+ */
+static int ident_read(const char *path, struct cache_entry *e)
+{
+	struct cache_ident id;
+	struct stat st;
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -ENOENT;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size == (off_t)sizeof(id))
+		n = pread(fd, &id, sizeof(id), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(id) || memcmp(id.magic, CACHE_IDENT_MAGIC, 8) ||
+	    id.version != CACHE_VERSION || id.ninputs != e->ninputs || id.identity != e->identity ||
+	    id.checksum != ident_checksum(&id) || id.key != content_key(id.digest, e->ninputs))
+		return -ENOENT;
+	e->key = id.key;
+	memcpy(e->digest, id.digest, e->ninputs * sizeof(e->digest[0]));
+	return 0;
+}
+
+int cache_find(const char *dir, const char *trace, const char *const *maps, size_t nmaps,
+	       struct cache_entry *e)
+{
+	struct path_identity id = { .digest = digest_combine(CACHE_VERSION, 0x6964656e74) };
+	struct timespec now;
+	char path[4096];
+	int rc = 0;
+
+	memset(e, 0, sizeof(*e));
+	if (nmaps >= CACHE_MAX_INPUTS)
+		return -E2BIG;
+	e->ninputs = nmaps + 1;
+	for (size_t i = 0; !rc && i < e->ninputs; i++)
+		rc = digest_path_identity(i ? maps[i - 1] : trace, &id);
+	if (rc)
+		return rc;
+	e->identity = id.digest;
+	/*
+	 * Files changed in the last CACHE_SETTLE_S seconds may change again
+	 * within the tick of the clock that stamps them, keeping their times:
+	 * their identity is neither trusted nor recorded until they settle.
+	 */
+	clock_gettime(CLOCK_REALTIME, &now);
+	e->settled = id.newest.tv_sec + CACHE_SETTLE_S < now.tv_sec;
+	if (e->settled && !cache_file_path(dir, e->identity, ".wli", path, sizeof(path)) &&
+	    !ident_read(path, e)) {
+		e->by_identity = true;
+		return 0;
+	}
+	return cache_hash(trace, maps, nmaps, e);
+}
+
+int cache_remember(const char *dir, const struct cache_entry *e)
+{
+	struct cache_ident id = {
+		.magic = CACHE_IDENT_MAGIC, .version = CACHE_VERSION,
+		.ninputs = (uint32_t)e->ninputs, .identity = e->identity, .key = e->key,
+	};
+	char path[4096];
+	int rc;
+
+	if (e->by_identity || !e->settled)
+		return 0;
+	memcpy(id.digest, e->digest, e->ninputs * sizeof(e->digest[0]));
+	id.checksum = ident_checksum(&id);
+	rc = cache_file_path(dir, e->identity, ".wli", path, sizeof(path));
+	if (!rc)
+		rc = path_mkdir_parent(path);
+	return rc ? rc : atomic_file_write(path, &id, sizeof(id));
 }
 
 /*
