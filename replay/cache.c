@@ -80,8 +80,7 @@ int cache_path(const char *dir, uint64_t key, char *out, size_t len)
 _Static_assert(sizeof(struct cache_ident) == 32 + 8 * CACHE_MAX_INPUTS + 8,
 	       "an identity file has no padding: its checksum covers every byte");
 
-/* The checksum an identity file carries: of every byte before it. */
-static uint64_t ident_checksum(const struct cache_ident *id)
+uint64_t cache_ident_checksum(const struct cache_ident *id)
 {
 	return digest_bytes(id, offsetof(struct cache_ident, checksum));
 }
@@ -105,7 +104,7 @@ static int ident_read(const char *path, struct cache_entry *e)
 	close(fd);
 	if (n != (ssize_t)sizeof(id) || memcmp(id.magic, CACHE_IDENT_MAGIC, 8) ||
 	    id.version != CACHE_VERSION || id.ninputs != e->ninputs || id.identity != e->identity ||
-	    id.checksum != ident_checksum(&id) || id.key != content_key(id.digest, e->ninputs))
+	    id.checksum != cache_ident_checksum(&id) || id.key != content_key(id.digest, e->ninputs))
 		return -ENOENT;
 	e->key = id.key;
 	memcpy(e->digest, id.digest, e->ninputs * sizeof(e->digest[0]));
@@ -156,7 +155,7 @@ int cache_remember(const char *dir, const struct cache_entry *e)
 	if (e->by_identity || !e->settled)
 		return 0;
 	memcpy(id.digest, e->digest, e->ninputs * sizeof(e->digest[0]));
-	id.checksum = ident_checksum(&id);
+	id.checksum = cache_ident_checksum(&id);
 	rc = cache_file_path(dir, e->identity, ".wli", path, sizeof(path));
 	if (!rc)
 		rc = path_mkdir_parent(path);

@@ -56,4 +56,12 @@ struct cache_ident {
 uint64_t cache_checksum(uint64_t key, const uint8_t *payload, size_t n,
 			const struct cache_meta *meta);
 
+/**
+ * cache_ident_checksum() - the checksum an identity file carries.
+ * @id: the file's content (its checksum field is not read).
+ *
+ * Return: the checksum.
+ */
+uint64_t cache_ident_checksum(const struct cache_ident *id);
+
 #endif
