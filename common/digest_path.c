@@ -43,8 +43,33 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every regular file below @dir, in name order, by relative name and content. */
-static int digest_tree(const char *dir, const char *rel, uint64_t *h)
+/* What the walk folds of a regular file, by its path and stat(): into @ctx. */
+typedef int (*digest_file_fn)(const char *path, const struct stat *st, uint64_t *h, void *ctx);
+
+/* digest_file_fn: its content. */
+static int fold_content(const char *path, const struct stat *st, uint64_t *h, void *ctx)
+{
+	(void)st;
+	(void)ctx;
+	return digest_file(path, h);
+}
+
+/* digest_file_fn: its identity, the newest modification time in @ctx (a struct path_identity). */
+static int fold_identity(const char *path, const struct stat *st, uint64_t *h, void *ctx)
+{
+	struct path_identity *id = ctx;
+
+	(void)path;
+	*h = DIGEST_FOLD(*h, st->st_dev, st->st_ino, st->st_size, st->st_mtim.tv_sec,
+			 st->st_mtim.tv_nsec, st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+	if (st->st_mtim.tv_sec > id->newest.tv_sec ||
+	    (st->st_mtim.tv_sec == id->newest.tv_sec && st->st_mtim.tv_nsec > id->newest.tv_nsec))
+		id->newest = st->st_mtim;
+	return 0;
+}
+
+/* Every regular file below @dir, in name order, by relative name and @fn. */
+static int digest_tree(const char *dir, const char *rel, uint64_t *h, digest_file_fn fn, void *ctx)
 {
 	char path[4096], sub[4096];
 	char **names = NULL;
@@ -86,9 +111,9 @@ static int digest_tree(const char *dir, const char *rel, uint64_t *h)
 			continue;
 		*h = digest_combine(*h, digest_bytes(sub, strlen(sub) + 1));
 		if (S_ISDIR(st.st_mode))
-			rc = digest_tree(dir, sub, h);
+			rc = digest_tree(dir, sub, h, fn, ctx);
 		else if (S_ISREG(st.st_mode))
-			rc = digest_file(path, h);
+			rc = fn(path, &st, h, ctx);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -96,17 +121,28 @@ static int digest_tree(const char *dir, const char *rel, uint64_t *h)
 	return rc;
 }
 
-int digest_path(const char *path, uint64_t *h)
+/* A file by @fn, or a folder by its walk. */
+static int digest_walk(const char *path, uint64_t *h, digest_file_fn fn, void *ctx)
 {
 	struct stat st;
 
 	if (stat(path, &st))
 		return -errno;
 	if (S_ISDIR(st.st_mode))
-		return digest_tree(path, "", h);
+		return digest_tree(path, "", h, fn, ctx);
 	if (S_ISREG(st.st_mode))
-		return digest_file(path, h);
+		return fn(path, &st, h, ctx);
 	return -EINVAL;
+}
+
+int digest_path(const char *path, uint64_t *h)
+{
+	return digest_walk(path, h, fold_content, NULL);
+}
+
+int digest_path_identity(const char *path, struct path_identity *id)
+{
+	return digest_walk(path, &id->digest, fold_identity, id);
 }
 
 int digest_path_hex(const char *path, char out[DIGEST_HEX_LEN])

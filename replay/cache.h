@@ -4,15 +4,40 @@
 
 #include "replay/event.h"
 
+#include <stdbool.h>
+
 /*
  * The compiled replay cache: a trace's workload events in a compact binary
  * form (varint deltas), so later replays of the same trace skip CTF decoding.
- * A cache file names the key of what it was built from (a hash of every file
- * of the trace, and of the import map if one was used) and a checksum of
- * its payload; anything that does not match — another trace, a newer
- * version of this one, a truncated or foreign file — is refused, and the
- * caller rebuilds it.
+ * A cache file is named by its content key, a digest of the content of
+ * every file of the trace and of the import maps used, which its header
+ * carries with a checksum of its payload; anything that does not match —
+ * another trace, a newer version of this one, a truncated or foreign file —
+ * is refused, and the caller rebuilds it.
+ *
+ * A replay finds the cache file by its inputs' identity (where their files
+ * are and when they last changed: common/digest_path.h) without reading
+ * them: an identity file, named by the identity, records the content key
+ * and each input's content digest. An identity without one (a copied
+ * trace, a touched file) has its inputs' contents hashed; the cache file of
+ * that content key then serves, and the identity is recorded.
  */
+
+/* Inputs a cache file is built from: the trace and up to 8 import maps. */
+#define CACHE_MAX_INPUTS 9
+
+/* Files changed this recently (seconds) are hashed, their identity not trusted nor recorded. */
+#define CACHE_SETTLE_S 2
+
+/* A trace's place in the cache (cache_find()). */
+struct cache_entry {
+	uint64_t key;                      /* the content key: names the cache file */
+	uint64_t digest[CACHE_MAX_INPUTS]; /* each input's content (digest_path() from 0) */
+	size_t ninputs;                    /* the trace, then each map */
+	uint64_t identity;                 /* of the inputs' files: names the identity file */
+	bool settled;  /* no file changed in the last CACHE_SETTLE_S seconds */
+	bool by_identity; /* key and digests from the identity file: no content was read */
+};
 
 /* What the trace held besides the events kept. */
 struct cache_meta {
@@ -27,14 +52,54 @@ struct cache_meta {
 };
 
 /**
- * cache_key() - a hash of every regular file below @trace (names and
- * contents, in a fixed order) and of the @nextra files in @extra.
+ * cache_find() - where the cache holds @trace read through @maps: by the
+ * files' identity when an identity file records it, else by hashing their
+ * contents.
+ * @dir: the cache folder, or NULL for the default (cache_path()).
+ * @trace: the trace (a folder or a file).
+ * @maps: the import maps, or NULL.
+ * @nmaps: how many (below CACHE_MAX_INPUTS).
+ * @e: out: the content key and digests, and how they were found.
+ *
+ * Return: 0; -E2BIG (too many maps); errors of digest_path() (an input
+ * that cannot be read).
+ */
+int cache_find(const char *dir, const char *trace, const char *const *maps, size_t nmaps,
+	       struct cache_entry *e);
+
+/**
+ * cache_hash() - the content key and digests of @trace and @maps, hashed
+ * (what cache_find() does without an identity file).
+ * @trace: the trace.
+ * @maps: the import maps, or NULL.
+ * @nmaps: how many (below CACHE_MAX_INPUTS).
+ * @e: in and out: key, digest, ninputs set, by_identity cleared; the rest kept.
+ *
+ * Return: 0; -E2BIG; errors of digest_path().
+ */
+int cache_hash(const char *trace, const char *const *maps, size_t nmaps, struct cache_entry *e);
+
+/**
+ * cache_remember() - record @e's identity in its identity file (atomically),
+ * once its cache file is known good: later replays then find it without
+ * hashing. Nothing is done for an entry found by its identity, or whose
+ * files have not settled.
+ * @dir: the cache folder, or NULL for the default.
+ * @e: an entry of cache_find() or cache_hash().
+ *
+ * Return: 0 or a negative errno (the folder is created if missing).
+ */
+int cache_remember(const char *dir, const struct cache_entry *e);
+
+/**
+ * cache_key() - the content key of @trace and the @nextra files in @extra
+ * (cache_hash()).
  * @trace: the trace folder.
  * @extra: other files the events depend on (import maps), or NULL.
  * @nextra: how many.
  * @key: out.
  *
- * Return: 0, -ENOENT, -EIO.
+ * Return: 0, -ENOENT, -EIO, -E2BIG.
  */
 int cache_key(const char *trace, const char *const *extra, size_t nextra, uint64_t *key);
 
@@ -96,9 +161,15 @@ typedef int (*cache_event_fn)(void *ctx, uint64_t index, const struct wl_event *
  * @ctx: passed to @fn.
  * @meta: out: what the trace held.
  *
+ * The file is read twice through a buffer of a fixed size, so that its
+ * length costs no memory: the first reading checks all of it, the second
+ * delivers the events (and checks them again).
+ *
  * Return: 0, -ENOENT (no file), -ESTALE (wrong key, version, size,
  * checksum, a record that does not decode, or a count that is not the
- * header's: rebuild it; @fn was not called then), or @fn's error.
+ * header's: rebuild it; @fn was not called then, unless the file was
+ * written in place between the two readings, which gpuiso never does),
+ * -ENOMEM, or @fn's error.
  */
 int cache_read(const char *path, uint64_t key, cache_event_fn fn, void *ctx,
 	       struct cache_meta *meta);

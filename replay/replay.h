@@ -280,6 +280,7 @@ struct replay_report {
 	struct engine_losses lost;   /* what the loss did to the events after it */
 	uint64_t first_ts, last_ts;
 	bool from_cache;             /* events came from the compiled cache */
+	bool cache_by_identity;      /* found by its files' identity: the trace was not hashed */
 	bool cache_written;
 	uint64_t refused;            /* events the model refused */
 	size_t nrefusals;
@@ -346,7 +347,8 @@ struct replay_events {
  * @o: options: trace, strict, cache, cache_dir, maps and nmaps are read.
  * @evs: out: the events (replay_events_free() them; empty after an error).
  * @rep: out: the counts (events, used, ignored, unmatched, discarded,
- *       lost_packets, first_ts, last_ts, from_cache, cache_written), or
+ *       lost_packets, first_ts, last_ts, from_cache, cache_by_identity,
+ *       cache_written), or
  *       failure and error.
  *
  * Events after a loss of the tracer keep WL_AFTER_LOSS; none is skipped.

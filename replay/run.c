@@ -33,7 +33,13 @@ struct run {
 	struct replay_events *into; /* reading only: events kept here, not executed */
 	const struct wl_event *events; /* replaying from memory: the events, or NULL */
 	size_t nevents;
+	bool looked;                /* in the cache for the trace: */
+	int found;                  /* cache_find()'s return (-ENOENT: the cache is not used) */
+	struct cache_entry entry;   /* when found is 0: the trace's content key and digests */
+	struct run_input *input[CACHE_MAX_INPUTS]; /* the trace's and maps' among the results' inputs */
 };
+
+_Static_assert(REPLAY_MAX_MAPS < CACHE_MAX_INPUTS, "the cache keys on the trace and every map");
 
 /* Reading only: one workload event appended to the events in memory. */
 static int keep(struct run *r, const struct wl_event *e)
@@ -101,25 +107,78 @@ static void unmatched(void *ctx, uint64_t index, uint64_t ts, const char *event,
 }
 
 /*
+ * The trace's entry in the replay cache (r->entry): found by its files'
+ * identity, else by their content (hashed).
+ */
+static void find_cache(const struct replay_opts *o, struct run *r)
+{
+	r->looked = true;
+	/* --strict judges the trace's event classes, which the cache does not keep */
+	r->found = -ENOENT;
+	if (o->cache && !o->strict)
+		r->found = cache_find(o->cache_dir, o->trace, o->maps, o->nmaps, &r->entry);
+}
+
+/* A digest as run files record it (digest_path_hex()). */
+static void digest_hex(uint64_t digest, char out[DIGEST_HEX_LEN])
+{
+	snprintf(out, DIGEST_HEX_LEN, "%016llx", (unsigned long long)digest);
+}
+
+/*
+ * The cache file an identity file named is missing or damaged: hash the
+ * trace (it is to be decoded anyway), in case the identity file is what
+ * is wrong; the results then record the digests read. Return: 0, or
+ * cache_hash()'s error (then the cache is not used).
+ */
+static int rehash_cache(const struct replay_opts *o, struct run *r)
+{
+	int rc = cache_hash(o->trace, o->maps, o->nmaps, &r->entry);
+
+	for (size_t i = 0; !rc && i < r->entry.ninputs; i++)
+		if (r->input[i])
+			digest_hex(r->entry.digest[i], r->input[i]->digest);
+	return rc;
+}
+
+/* The trace's cache file is good: record the identity it was found by, if it was hashed. */
+static void remember_cache(const struct replay_opts *o, struct run *r)
+{
+	int rc = cache_remember(o->cache_dir, &r->entry);
+
+	if (rc) /* the replay is fine; later ones will hash the trace, and should know why */
+		log_warn("cannot record the trace's identity in the replay cache: %s", strerror(-rc));
+}
+
+/*
  * Events from the cache if it holds this trace, else from CTF (filling the
  * cache): to the model (replay_run()), or into memory (replay_read()).
  */
 static int feed(const struct replay_opts *o, struct run *r)
 {
 	struct replay_report *rep = r->rep;
+	struct cache_entry *ce = &r->entry;
 	struct cache_meta meta = { 0 };
 	struct wl_source_counts counts = { 0 };
 	struct ctf_stats st = { 0 };
 	char path[4096], err[512] = "";
-	uint64_t key = 0;
 	int rc;
 
-	/* --strict judges the trace's event classes, which the cache does not keep */
-	if (o->cache && !o->strict && !cache_key(o->trace, o->maps, o->nmaps, &key) &&
-	    !cache_path(o->cache_dir, key, path, sizeof(path))) {
-		rc = cache_read(path, key, apply, r, &meta);
+	if (!r->looked)
+		find_cache(o, r);
+	if (!r->found && !cache_path(o->cache_dir, ce->key, path, sizeof(path))) {
+		rc = cache_read(path, ce->key, apply, r, &meta);
+		if ((rc == -ENOENT || rc == -ESTALE) && ce->by_identity && !r->records) {
+			uint64_t key = ce->key;
+
+			if (rehash_cache(o, r))
+				goto decode;
+			if (ce->key != key && !cache_path(o->cache_dir, ce->key, path, sizeof(path)))
+				rc = cache_read(path, ce->key, apply, r, &meta);
+		}
 		if (!rc || (rc != -ENOENT && rc != -ESTALE)) {
 			rep->from_cache = !rc;
+			rep->cache_by_identity = !rc && ce->by_identity;
 			rep->events = meta.events;
 			rep->used = meta.events - meta.ignored - meta.unmatched;
 			rep->ignored = meta.ignored;
@@ -129,10 +188,12 @@ static int feed(const struct replay_opts *o, struct run *r)
 			rep->lost_packets = meta.lost_packets;
 			rep->first_ts = meta.first_ts;
 			rep->last_ts = meta.last_ts;
+			if (!rc)
+				remember_cache(o, r);
 			return rc;
 		}
 		if (r->records) {
-			/* cache_read() checks a file whole before it delivers: this cannot be */
+			/* cache_read() checks a file whole before it delivers: one written in place between its readings */
 			snprintf(rep->error, sizeof(rep->error),
 				 "%llu events of a stale replay cache reached the model before it was "
 				 "found stale", (unsigned long long)r->records);
@@ -140,13 +201,14 @@ static int feed(const struct replay_opts *o, struct run *r)
 		}
 		if (rc == -ESTALE)
 			log_info("cache %s does not match the trace: rebuilding it", path);
-		rc = cache_writer_open(path, key, &r->cache);
+		rc = cache_writer_open(path, ce->key, &r->cache);
 		if (rc) {
 			/* the replay goes on from CTF; later ones will too, and should know why */
 			log_warn("cannot write the replay cache %s: %s", path, strerror(-rc));
 			r->cache = NULL;
 		}
 	}
+decode:
 	/* the decoder is a process of its own: the model runs here while it decodes ahead */
 	rc = wl_source_read(&(struct wl_source){ .trace = o->trace, .map = r->map,
 						 .strict = o->strict, .unmatched = unmatched },
@@ -179,6 +241,8 @@ static int feed(const struct replay_opts *o, struct run *r)
 					    .last_ts = st.last_ts,
 					    .unmatched_ends = counts.unmatched_ends };
 		rep->cache_written = !cache_writer_commit(r->cache, &meta);
+		if (rep->cache_written)
+			remember_cache(o, r);
 	} else if (r->cache) {
 		cache_writer_abort(r->cache);
 	}
@@ -186,21 +250,34 @@ static int feed(const struct replay_opts *o, struct run *r)
 	return rc;
 }
 
-/* Record @path, if any, with the digest of its content among the run's inputs. */
-static void add_input(struct run_info *ri, const char *path)
+/*
+ * Record @path, if any, with the digest of its content among the run's
+ * inputs: @digest when the replay cache knows it (r->entry), else hashed.
+ * Return: where it was recorded, or NULL.
+ */
+static struct run_input *add_input(struct run_info *ri, const char *path, const uint64_t *digest)
 {
 	struct run_input *in = &ri->inputs[ri->ninputs];
 
-	if (!path || !*path || ri->ninputs == ARRAY_SIZE(ri->inputs) ||
-	    digest_path_hex(path, in->digest))
-		return; /* what cannot be read fails the run itself, with its reason */
+	if (!path || !*path || ri->ninputs == ARRAY_SIZE(ri->inputs))
+		return NULL;
+	if (digest)
+		digest_hex(*digest, in->digest);
+	else if (digest_path_hex(path, in->digest))
+		return NULL; /* what cannot be read fails the run itself, with its reason */
 	snprintf(in->path, sizeof(in->path), "%s", path);
 	ri->ninputs++;
+	return in;
 }
 
-/* @from_trace: the events come from o->trace (digested among the inputs), else from memory. */
-static void run_info(const struct replay_opts *o, bool from_trace, struct run_info *ri)
+/*
+ * @from_trace: the events come from o->trace (digested among the inputs,
+ * with the maps; r->input says where), else from memory.
+ */
+static void run_info(const struct replay_opts *o, bool from_trace, struct run *r,
+		     struct run_info *ri)
 {
+	const uint64_t *known = r->looked && !r->found ? r->entry.digest : NULL;
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -221,11 +298,15 @@ static void run_info(const struct replay_opts *o, bool from_trace, struct run_in
 	for (ri->nmaps = 0; ri->nmaps < o->nmaps && ri->nmaps < ARRAY_SIZE(ri->maps); ri->nmaps++)
 		snprintf(ri->maps[ri->nmaps], sizeof(ri->maps[0]), "%s", o->maps[ri->nmaps]);
 	if (from_trace)
-		add_input(ri, o->trace);
-	add_input(ri, o->scenario_path);
-	add_input(ri, o->faults_path);
-	for (size_t i = 0; from_trace && i < o->nmaps; i++)
-		add_input(ri, o->maps[i]);
+		r->input[0] = add_input(ri, o->trace, known);
+	add_input(ri, o->scenario_path, NULL);
+	add_input(ri, o->faults_path, NULL);
+	for (size_t i = 0; from_trace && i < o->nmaps; i++) {
+		struct run_input *in = add_input(ri, o->maps[i], known ? &known[i + 1] : NULL);
+
+		if (i + 1 < CACHE_MAX_INPUTS)
+			r->input[i + 1] = in;
+	}
 }
 
 /* Events in memory (r->events, r->nevents), event i as index i: the source of replay_run_events(). */
@@ -270,7 +351,9 @@ static int run_model(const struct replay_opts *o, struct run *r,
 	rc = results_init(res, names, WL_NKINDS);
 	if (rc)
 		goto environment;
-	run_info(o, source == feed, &res->run);
+	if (source == feed)
+		find_cache(o, r); /* before run_info(): it knows the trace's digest */
+	run_info(o, source == feed, r, &res->run);
 	r->res = res;
 	rc = scenario_backend_open(o->scn, o->backend, &be, rep->error, sizeof(rep->error));
 	if (rc) {

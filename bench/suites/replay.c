@@ -22,7 +22,8 @@
  * `babeltrace2 DIR -o dummy` and replayed by `gpuiso replay --no-cache`,
  * alternately, each as its own process; then replayed in this process from
  * CTF and from the compiled cache, with and without tracepoint calls; then
- * a 10M-event trace is replayed in a child process whose peak RSS is read.
+ * a 10M-event trace is replayed in a child process whose peak RSS is read,
+ * from CTF and from the cache.
  *
  * The scenario is default.yaml with a 1 MiB frame-buffer save area: a
  * desktop trace's occasional power cycles would otherwise dominate the run
@@ -72,8 +73,14 @@ static int generate(const char *dir, uint64_t events)
 	return rc;
 }
 
-/* Run @argv, its output to @out (NULL: nowhere); its wall time, and if asked its CPU time. */
-static int spawn(char *const *argv, const char *out, double *seconds, double *cpu_s)
+/*
+ * Run @argv, its output to @out (NULL: nowhere); its wall time, and if asked
+ * its CPU time. With @own_rss, it is started by a shell that forks it, not
+ * exec'd from this process: a process's peak RSS (getrusage(), which a
+ * replay's summary says) keeps that of the process it was exec'd from, so
+ * a replay exec'd from here would report this process's as its own.
+ */
+static int spawn(char *const *argv, const char *out, bool own_rss, double *seconds, double *cpu_s)
 {
 	struct rusage ru;
 	double t0 = now_s();
@@ -90,7 +97,18 @@ static int spawn(char *const *argv, const char *out, double *seconds, double *cp
 		if (!freopen(out ? out : "/dev/null", "w", stdout) ||
 		    !freopen("/dev/null", "w", stderr))
 			_exit(126);
-		execvp(argv[0], argv);
+		if (own_rss) {
+			char *sh[16] = { "/bin/sh", "-c", "\"$0\" \"$@\"; exit $?" };
+			size_t n = 0;
+
+			while (argv[n] && n + 4 < sizeof(sh) / sizeof(sh[0])) {
+				sh[3 + n] = argv[n];
+				n++;
+			}
+			execv(sh[0], sh);
+		} else {
+			execvp(argv[0], argv);
+		}
 		_exit(127);
 	}
 	if (wait4(pid, &status, 0, &ru) != pid)
@@ -176,9 +194,9 @@ static int bench_ctf_vs_bt2(struct bench_report *r, struct rig *rig)
 	int rc = 0;
 
 	for (int i = 0; !rc && i < ROUNDS; i++) {
-		rc = spawn(bt2, NULL, &t_bt2[i], NULL);
+		rc = spawn(bt2, NULL, false, &t_bt2[i], NULL);
 		if (!rc)
-			rc = spawn(ours, NULL, &t_ours[i], &cpu_ours[i]);
+			rc = spawn(ours, NULL, false, &t_ours[i], &cpu_ours[i]);
 		ratio[i] = t_ours[i] / t_bt2[i];
 	}
 	if (rc)
@@ -191,6 +209,43 @@ static int bench_ctf_vs_bt2(struct bench_report *r, struct rig *rig)
 		  "its CPU time and its decoder's (a child process)");
 	bench_add(r, "replay.ctf_vs_bt2_ratio", bench_median(ratio, ROUNDS), "ratio",
 		  "replay over decoding (target <= 1.2)");
+	return 0;
+}
+
+/*
+ * Finding the trace's cache file by its files' identity (recorded by the
+ * cached replays before: the trace was generated long enough ago), against
+ * hashing its contents, which a cached replay did twice before issue 35
+ * (for the key, and for the digest its run file records).
+ */
+static int bench_lookup(struct bench_report *r, struct rig *rig)
+{
+	enum { N = 9 };
+	double t_find[N], t_hash[N], find_s, hash_s;
+	struct cache_entry e;
+	int rc = 0;
+
+	for (int i = 0; !rc && i < N; i++) {
+		double t0 = now_s();
+
+		rc = cache_find(rig->cache, rig->trace, NULL, 0, &e);
+		t_find[i] = now_s() - t0;
+		if (!rc && !e.by_identity)
+			rc = -ESTALE; /* the identity was not recorded */
+		t0 = now_s();
+		if (!rc)
+			rc = cache_hash(rig->trace, NULL, 0, &e);
+		t_hash[i] = now_s() - t0;
+	}
+	if (rc)
+		return rc;
+	find_s = bench_median(t_find, N);
+	hash_s = bench_median(t_hash, N);
+	bench_add(r, "replay.cache_lookup_ns", find_s * 1e9, "ns",
+		  "finding the 1M trace's cache file by its files' identity");
+	bench_add(r, "replay.cache_hash_ns", hash_s * 1e9, "ns", "hashing the 1M trace's contents");
+	bench_add(r, "replay.cache_lookup_vs_hash", find_s / (2 * hash_s), "ratio",
+		  "the lookup against hashing twice, as each cached replay did before issue 35");
 	return 0;
 }
 
@@ -233,7 +288,7 @@ static int bench_cache(struct bench_report *r, struct rig *rig)
 		  "Mevents/s", "decoded from the cache without executing (target >= 50)");
 	bench_add(r, "replay.model_ns_per_event", bench_median(t_cache, ROUNDS) * 1e9 / (double)meta.events,
 		  "ns", "a replay from the cache per event: the model's own pace");
-	return 0;
+	return bench_lookup(r, rig);
 }
 
 /* The same cached replay with and without the (disabled) tracepoint calls, alternately. */
@@ -260,46 +315,62 @@ static int bench_tracing(struct bench_report *r, struct rig *rig)
  * The peak RSS of a replay and of its decoder, added, as its summary says
  * them ("memory: peak RSS R MiB, and D MiB in its trace decoder ..."): the
  * kernel's figure for the replay (wait4()) is only the larger of the two.
+ * A replay from the cache runs no decoder (@decoder false): its line says
+ * the replay's alone.
  */
-static int summary_rss(const char *path, double *mib)
+static int summary_rss(const char *path, bool decoder, double *mib)
 {
 	double replay_mib = 0, decoder_mib = 0;
+	int found = 0, want = decoder ? 2 : 1;
 	char line[256];
-	int found = 0;
 	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f) && found < 2)
+	while (fgets(line, sizeof(line), f) && found < 1)
 		found = sscanf(line, "memory: peak RSS %lf MiB, and %lf MiB in its trace decoder",
 			       &replay_mib, &decoder_mib);
 	fclose(f);
-	if (found < 2)
+	if (found != want)
 		return -EPROTO;
 	*mib = replay_mib + decoder_mib;
 	return 0;
 }
 
-/* Peak RSS of a child replaying 10M events, and of its decoder. */
+/*
+ * Peak RSS of a child replaying 10M events, and of its decoder; then of one
+ * replaying them from the cache (a first replay with the cache fills it).
+ */
 static int bench_rss(struct bench_report *r, struct rig *rig)
 {
 	char *ours[] = { rig->self, "replay", rig->trace10m, "--no-cache", "--scenario",
 			 rig->scenario, NULL };
+	char *cached[] = { rig->self, "replay", rig->trace10m, "--cache-dir", rig->cache,
+			   "--scenario", rig->scenario, NULL };
 	char summary[192];
-	double seconds, mib = 0;
+	double seconds, cached_s, mib = 0, cached_mib = 0;
 	int rc;
 
 	snprintf(summary, sizeof(summary), "%s/summary-10m.txt", rig->dir);
 	rc = generate(rig->trace10m, 10000000);
 	if (!rc)
-		rc = spawn(ours, summary, &seconds, NULL);
+		rc = spawn(ours, summary, true, &seconds, NULL);
 	if (!rc)
-		rc = summary_rss(summary, &mib);
+		rc = summary_rss(summary, true, &mib);
+	if (!rc)
+		rc = spawn(cached, summary, true, &cached_s, NULL);
+	if (!rc)
+		rc = spawn(cached, summary, true, &cached_s, NULL);
+	if (!rc)
+		rc = summary_rss(summary, false, &cached_mib);
 	if (rc)
 		return rc;
 	bench_add(r, "replay.rss_10m_mib", mib, "MiB",
 		  "peak RSS replaying 10M events, replay and decoder added (target <= 64)");
 	bench_add(r, "replay.10m_s", seconds, "s", "wall time of that replay");
+	bench_add(r, "replay.rss_10m_cached_mib", cached_mib, "MiB",
+		  "peak RSS replaying the 10M events from the cache (target <= 64)");
+	bench_add(r, "replay.10m_cached_s", cached_s, "s", "wall time of that replay");
 	return 0;
 }
 

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "common/digest.h"
+#include "common/digest_path.h"
 
 static uint64_t digest_of(const uint8_t *p, size_t n, size_t piece)
 {
@@ -75,4 +81,84 @@ Test(digest, fnv1a_word_is_one_fnv1a_step)
 	cr_assert_eq(digest_fnv1a_word(DIGEST_FNV_BASIS, 'a'),
 		     digest_fnv1a(DIGEST_FNV_BASIS, "a", 1));
 	cr_assert_eq(digest_fnv1a_word(0, 1ull << 40), (1ull << 40) * DIGEST_FNV_PRIME);
+}
+
+/* --- the identity of a path's files (common/digest_path.h) --- */
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static uint64_t identity_of(const char *path, struct timespec *newest)
+{
+	struct path_identity id = { 0 };
+
+	cr_assert_eq(digest_path_identity(path, &id), 0, "%s", path);
+	if (newest)
+		*newest = id.newest;
+	return id.digest;
+}
+
+/*
+ * A folder's identity is that of its files' names, places and times: the
+ * same while nothing changes (reading them included), another when a file
+ * is added, renamed, grows, or is rewritten, even with its content and
+ * modification time put back; newest is the latest modification time.
+ */
+Test(digest, identity_follows_the_files_not_their_reading)
+{
+	char dir[] = "/tmp/gpuiso-identity-XXXXXX", path[512], from[512], cmd[600];
+	struct timespec t[2], newest;
+	uint64_t id, h = 0, h2 = 0;
+	char buf[64];
+	FILE *f;
+
+	cr_assert_not_null(mkdtemp(dir));
+	put(dir, "a", "one");
+	put(dir, "b", "two");
+	id = identity_of(dir, NULL);
+	snprintf(path, sizeof(path), "%s/a", dir);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	cr_assert_gt(fread(buf, 1, sizeof(buf), f), 0);
+	fclose(f);
+	cr_assert_eq(identity_of(dir, NULL), id, "reading changes nothing");
+	cr_assert_eq(digest_path_identity(path, &(struct path_identity){ 0 }), 0, "a file too");
+
+	/* a newest time an hour back, then the file put back as it was but for its change time */
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= 3600;
+	t[1] = t[0];
+	cr_assert_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+	snprintf(from, sizeof(from), "%s/b", dir);
+	cr_assert_eq(utimensat(AT_FDCWD, from, t, 0), 0);
+	id = identity_of(dir, &newest);
+	cr_assert_eq(newest.tv_sec, t[1].tv_sec);
+	cr_assert_eq(newest.tv_nsec, t[1].tv_nsec);
+	cr_assert_eq(digest_path(dir, &h), 0);
+	put(dir, "a", "one");
+	cr_assert_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+	cr_assert_neq(identity_of(dir, NULL), id, "rewritten, its times put back: changed");
+	id = identity_of(dir, NULL);
+	cr_assert_eq(digest_path(dir, &h2), 0);
+	cr_assert_eq(h2, h, "the content is the same");
+	put(dir, "a", "one more");
+	cr_assert_neq(identity_of(dir, NULL), id, "grown");
+	id = identity_of(dir, NULL);
+	snprintf(from, sizeof(from), "%s/c", dir);
+	cr_assert_eq(rename(path, from), 0);
+	cr_assert_neq(identity_of(dir, NULL), id, "renamed");
+	id = identity_of(dir, NULL);
+	put(dir, "d", "");
+	cr_assert_neq(identity_of(dir, NULL), id, "a file added");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
 }

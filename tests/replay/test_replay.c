@@ -2,12 +2,15 @@
 /* Whole replays: generated traces through the model, the cache, bad input, import maps. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "common/digest_path.h"
 #include "core/scenario.h"
 #include "replay/cache.h"
 #include "replay/ctf.h"
@@ -218,6 +221,238 @@ Test(replay, a_changed_trace_rebuilds_its_cache)
 	cr_assert_eq(replay(dir, NULL, true, &res, &rep, NULL, 0), 0);
 	cr_assert_not(rep.from_cache);
 	cr_assert_eq(rep.events, 1000);
+	results_fini(&res);
+}
+
+/* Every file of the trace folder @trace modified an hour ago: settled (CACHE_SETTLE_S). */
+static void age_trace(const char *trace)
+{
+	const char *files[] = { "metadata", "stream" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct timespec t[2];
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/%s", trace, files[i]);
+		clock_gettime(CLOCK_REALTIME, &t[0]);
+		t[0].tv_sec -= 3600;
+		t[1] = t[0];
+		cr_assert_eq(utimensat(AT_FDCWD, path, t, 0), 0, "%s", path);
+	}
+}
+
+/* The digest run files record of @path, as a replay that hashes it records it. */
+static void digest_of(const char *path, char out[DIGEST_HEX_LEN])
+{
+	cr_assert_eq(digest_path_hex(path, out), 0, "%s", path);
+}
+
+/* The same operations, as many times each. */
+static void expect_same_ops(const struct results *a, const struct results *b)
+{
+	cr_assert_eq(a->nops, b->nops);
+	for (size_t k = 0; k < a->nops; k++)
+		cr_assert_eq(b->ops[k].count, a->ops[k].count, "%s", a->ops[k].name);
+}
+
+/*
+ * Once a trace's files have settled and its cache is written, a replay
+ * finds the cache by the files' identity: nothing is hashed, and the run's
+ * inputs still record the trace's content digest.
+ */
+Test(replay, a_cached_replay_finds_the_trace_by_its_files_identity)
+{
+	struct replay_report rep1, rep2;
+	struct results res1, res2;
+	char dir[256], digest[DIGEST_HEX_LEN];
+
+	snprintf(dir, sizeof(dir), "%s/t", tmp);
+	generate("desktop", 1500, dir);
+	age_trace(dir);
+	digest_of(dir, digest);
+	cr_assert_eq(replay(dir, NULL, true, &res1, &rep1, NULL, 0), 0, "%s", rep1.error);
+	cr_assert_not(rep1.from_cache);
+	cr_assert(rep1.cache_written);
+	cr_assert_eq(replay(dir, NULL, true, &res2, &rep2, NULL, 0), 0, "%s", rep2.error);
+	cr_assert(rep2.from_cache);
+	cr_assert(rep2.cache_by_identity, "found by identity, without hashing the trace");
+	cr_assert_eq(rep2.decoder_peak_rss, 0, "no decoder ran");
+	cr_assert_eq(res2.run.ninputs, 1);
+	cr_assert_str_eq(res2.run.inputs[0].digest, digest);
+	cr_assert_str_eq(res1.run.inputs[0].digest, digest);
+	cr_assert_eq(rep2.used, rep1.used);
+	expect_same_ops(&res1, &res2);
+	results_fini(&res1);
+	results_fini(&res2);
+}
+
+/*
+ * A copy of a cached trace is a new identity of the same content: its
+ * first replay hashes it and reads the cache, with no decoder; once its
+ * files settle, its own identity is recorded and found.
+ */
+Test(replay, a_copied_trace_replays_from_the_cache_without_being_decoded)
+{
+	struct replay_report rep1, rep2;
+	struct results res1, res2;
+	char dir[256], copy[256], cmd[600], digest[DIGEST_HEX_LEN];
+
+	snprintf(dir, sizeof(dir), "%s/t", tmp);
+	snprintf(copy, sizeof(copy), "%s/copy", tmp);
+	generate("desktop", 1500, dir);
+	cr_assert_eq(replay(dir, NULL, true, &res1, &rep1, NULL, 0), 0, "%s", rep1.error);
+	cr_assert(rep1.cache_written);
+	snprintf(cmd, sizeof(cmd), "cp -r %s %s", dir, copy);
+	cr_assert_eq(system(cmd), 0);
+	digest_of(copy, digest);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(replay(copy, NULL, true, &res2, &rep2, NULL, 0), 0, "%s", rep2.error);
+		cr_assert(rep2.from_cache, "replay %d of the copy", i);
+		cr_assert_eq(rep2.decoder_peak_rss, 0, "no decoder ran");
+		cr_assert_not(rep2.cache_written);
+		/* hashed while its files are new, then hashed once settled, then found by identity */
+		cr_assert_eq(rep2.cache_by_identity, i == 2, "replay %d of the copy", i);
+		cr_assert_str_eq(res2.run.inputs[0].digest, digest);
+		cr_assert_eq(rep2.used, rep1.used);
+		expect_same_ops(&res1, &res2);
+		results_fini(&res2);
+		if (!i)
+			age_trace(copy);
+	}
+	results_fini(&res1);
+}
+
+/* Replace @from by @to (as long) in the file @path, in place: the same file, the same size. */
+static void edit_in_place(const char *path, const char *from, const char *to)
+{
+	char buf[16384];
+	size_t n;
+	char *at;
+	FILE *f = fopen(path, "r+");
+
+	cr_assert_not_null(f, "%s", path);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	at = strstr(buf, from);
+	cr_assert_not_null(at, "%s holds no %s", path, from);
+	cr_assert_eq(strlen(from), strlen(to));
+	cr_assert_eq(fseek(f, at - buf, SEEK_SET), 0);
+	cr_assert_eq(fwrite(to, 1, strlen(to), f), strlen(to));
+	cr_assert_eq(fclose(f), 0);
+}
+
+/*
+ * A trace whose metadata is rewritten in place, to the same size, and its
+ * modification time set back to what it was (as an archive extracted over
+ * it does): the change time still tells, the contents are hashed, and the
+ * replay decodes the trace as it is now (its clock 5 s later).
+ */
+Test(replay, a_trace_changed_in_place_at_the_same_size_misses_the_cache)
+{
+	struct replay_report rep1, rep2, rep3;
+	struct results res1, res2, res3;
+	char dir[256], path[300];
+	struct timespec t[2];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s/t", tmp);
+	generate("desktop", 1500, dir);
+	age_trace(dir);
+	cr_assert_eq(replay(dir, NULL, true, &res1, &rep1, NULL, 0), 0, "%s", rep1.error);
+	cr_assert_eq(replay(dir, NULL, true, &res2, &rep2, NULL, 0), 0, "%s", rep2.error);
+	cr_assert(rep2.cache_by_identity);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	cr_assert_eq(stat(path, &st), 0);
+	edit_in_place(path, "offset_s = 0;", "offset_s = 5;");
+	t[0] = st.st_atim;
+	t[1] = st.st_mtim;
+	cr_assert_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+	cr_assert_eq(replay(dir, NULL, true, &res3, &rep3, NULL, 0), 0, "%s", rep3.error);
+	cr_assert_not(rep3.from_cache, "the trace changed: decoded again");
+	cr_assert(rep3.cache_written);
+	cr_assert_eq(rep3.first_ts, rep1.first_ts + 5000000000ull, "the events of the trace as it is");
+	cr_assert_str_neq(res3.run.inputs[0].digest, res1.run.inputs[0].digest);
+	results_fini(&res1);
+	results_fini(&res2);
+	results_fini(&res3);
+}
+
+/* A damaged cache file found by identity: nothing of it runs; it is rebuilt, and found again. */
+Test(replay, a_damaged_cache_found_by_identity_is_rebuilt_before_any_event)
+{
+	struct replay_report rep1, rep2, rep3;
+	struct results res1, res2, res3;
+	char dir[256], path[512];
+	struct stat st;
+	uint64_t key;
+	FILE *f;
+	int c;
+
+	snprintf(dir, sizeof(dir), "%s/t", tmp);
+	generate("desktop", 1500, dir);
+	age_trace(dir);
+	cr_assert_eq(replay(dir, NULL, true, &res1, &rep1, NULL, 0), 0, "%s", rep1.error);
+	cr_assert_eq(cache_key(dir, NULL, 0, &key), 0);
+	cr_assert_eq(cache_path(tmp, key, path, sizeof(path)), 0);
+	cr_assert_eq(stat(path, &st), 0, "%s", path);
+	f = fopen(path, "r+");
+	cr_assert_not_null(f);
+	fseek(f, st.st_size - 7, SEEK_SET); /* near its end: found after most events decoded */
+	c = fgetc(f);
+	fseek(f, st.st_size - 7, SEEK_SET);
+	fputc(c ^ 0x21, f);
+	fclose(f);
+	cr_assert_eq(replay(dir, NULL, true, &res2, &rep2, NULL, 0), 0, "%s", rep2.error);
+	cr_assert_not(rep2.from_cache, "rebuilt from the trace");
+	cr_assert(rep2.cache_written);
+	cr_assert_eq(rep2.used, rep1.used);
+	expect_same_ops(&res1, &res2);
+	cr_assert_eq(replay(dir, NULL, true, &res3, &rep3, NULL, 0), 0, "%s", rep3.error);
+	cr_assert(rep3.cache_by_identity, "the rebuilt cache is found by identity again");
+	expect_same_ops(&res1, &res3);
+	results_fini(&res1);
+	results_fini(&res2);
+	results_fini(&res3);
+}
+
+/*
+ * An identity file naming other content (its cache file missing): the
+ * replay hashes the trace, reads its true cache file, records the true
+ * digest among the run's inputs, and mends the identity file.
+ */
+Test(replay, an_identity_file_naming_other_content_is_checked_by_hashing)
+{
+	struct replay_report rep;
+	struct results res;
+	struct cache_entry e, other;
+	char dir[256], dir2[256], digest[DIGEST_HEX_LEN];
+
+	snprintf(dir, sizeof(dir), "%s/t", tmp);
+	snprintf(dir2, sizeof(dir2), "%s/other", tmp);
+	generate("desktop", 1500, dir);
+	generate("desktop", 1000, dir2);
+	age_trace(dir);
+	digest_of(dir, digest);
+	cr_assert_eq(replay(dir, NULL, true, &res, &rep, NULL, 0), 0, "%s", rep.error);
+	results_fini(&res);
+	cr_assert_eq(cache_find(tmp, dir, NULL, 0, &e), 0);
+	cr_assert(e.by_identity);
+	cr_assert_eq(cache_hash(dir2, NULL, 0, &other), 0);
+	e.key = other.key;
+	e.digest[0] = other.digest[0];
+	e.by_identity = false;
+	cr_assert_eq(cache_remember(tmp, &e), 0); /* the other trace's content, not cached here */
+
+	cr_assert_eq(replay(dir, NULL, true, &res, &rep, NULL, 0), 0, "%s", rep.error);
+	cr_assert(rep.from_cache, "its own cache file, found by its content");
+	cr_assert_not(rep.cache_by_identity);
+	cr_assert_eq(rep.events, 1500);
+	cr_assert_str_eq(res.run.inputs[0].digest, digest, "the digest of what was replayed");
+	results_fini(&res);
+	cr_assert_eq(replay(dir, NULL, true, &res, &rep, NULL, 0), 0, "%s", rep.error);
+	cr_assert(rep.cache_by_identity, "the identity file was mended");
+	cr_assert_eq(rep.events, 1500);
+	cr_assert_str_eq(res.run.inputs[0].digest, digest);
 	results_fini(&res);
 }
 
