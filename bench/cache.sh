@@ -87,28 +87,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# build_before HASH DIR: BEFORE_REV built in a temporary worktree, its gpuiso
-# copied to DIR/gpuiso (release, without LTO and -Werror, as bench/sweep.sh)
-build_before() {
-	local hash=$1 dir=$2 src=$tmp/before-src bld=$tmp/before-build log=$tmp/before-build.log
-	echo "before: building $before_rev (${hash:0:12}), release, once: kept as $dir/gpuiso"
-	before_src=$src
-	if ! git -C "$root" worktree add --detach "$src" "$hash" >"$log" 2>&1 ||
-		! meson setup "$bld" "$src" --buildtype=release -Dtests=disabled -Dwerror=false \
-			>>"$log" 2>&1 ||
-		! meson compile -C "$bld" ${build_jobs:+-j "$build_jobs"} gpuiso >>"$log" 2>&1; then
-		tail -n 20 "$log" >&2
-		echo "bench/cache.sh: building $before_rev failed (above); BEFORE=path/to/gpuiso" \
-			"names a build instead" >&2
-		exit 3
-	fi
-	mkdir -p "$dir"
-	cp "$bld/gpuiso" "$dir/gpuiso.$$"
-	mv -f "$dir/gpuiso.$$" "$dir/gpuiso"
-	git -C "$root" worktree remove --force "$src" >/dev/null 2>&1 || true
-	before_src=""
-}
-
 if [ -n "$before" ]; then
 	before_what="BEFORE=$before"
 elif hash=$(git -C "$root" rev-parse --verify -q "$before_rev^{commit}" 2>/dev/null); then

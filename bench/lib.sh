@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 #
 # bench/lib.sh - what the benchmark scripts share (sourced: bench/sweep.sh,
-# bench/shards.sh): arithmetic on figures, medians, and the bench JSON
-# (gpuiso-bench/1) they write.
+# bench/shards.sh, bench/cache.sh, bench/store.sh): arithmetic on figures,
+# medians, the bench JSON (gpuiso-bench/1) they write, and a gpuiso built
+# from an earlier revision to compare with.
 
 # calc EXPR: the value of an awk expression, to 3 decimals
 calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
@@ -23,4 +24,31 @@ bench_json() {
 	shift 3
 	"$gpuiso" bench --suite "$suite" --notes "$notes" "${@/#/--metric=}" --json "$out"
 	echo "wrote $out"
+}
+
+# build_before HASH DIR: $before_rev (commit HASH) built in a temporary
+# worktree of $root's repository under $tmp, its gpuiso copied to
+# DIR/gpuiso. Release, as make bench but without LTO and without -Werror:
+# gcc 12 at -O3 warns (maybe-uninitialized) in earlier revisions, and
+# warnings are not what is measured. $before_src names the worktree while
+# it exists (the caller's cleanup removes it); $build_jobs, if set, is
+# meson compile's -j. On failure it says so for the script $0 and exits 3.
+build_before() {
+	local hash=$1 dir=$2 src=$tmp/before-src bld=$tmp/before-build log=$tmp/before-build.log
+	echo "before: building $before_rev (${hash:0:12}), release, once: kept as $dir/gpuiso"
+	before_src=$src
+	if ! git -C "$root" worktree add --detach "$src" "$hash" >"$log" 2>&1 ||
+		! meson setup "$bld" "$src" --buildtype=release -Dtests=disabled -Dwerror=false \
+			>>"$log" 2>&1 ||
+		! meson compile -C "$bld" ${build_jobs:+-j "$build_jobs"} gpuiso >>"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		echo "$0: building $before_rev failed (above); BEFORE=path/to/gpuiso" \
+			"names a build instead" >&2
+		exit 3
+	fi
+	mkdir -p "$dir"
+	cp "$bld/gpuiso" "$dir/gpuiso.$$"
+	mv -f "$dir/gpuiso.$$" "$dir/gpuiso"
+	git -C "$root" worktree remove --force "$src" >/dev/null 2>&1 || true
+	before_src=""
 }

@@ -102,30 +102,6 @@ export XDG_CACHE_HOME=$tmp/cache
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
-# build_before HASH DIR: BEFORE_REV built in a temporary worktree, its gpuiso
-# copied to DIR/gpuiso. Release, as make bench but without LTO and without
-# -Werror: gcc 12 at -O3 warns (maybe-uninitialized) in lint/pe.c, at that
-# revision as at later ones, and warnings are not what is measured here.
-build_before() {
-	local hash=$1 dir=$2 src=$tmp/before-src bld=$tmp/before-build log=$tmp/before-build.log
-	echo "before: building $before_rev (${hash:0:12}), release, once: kept as $dir/gpuiso"
-	before_src=$src
-	if ! git -C "$root" worktree add --detach "$src" "$hash" >"$log" 2>&1 ||
-		! meson setup "$bld" "$src" --buildtype=release -Dtests=disabled -Dwerror=false \
-			>>"$log" 2>&1 ||
-		! meson compile -C "$bld" ${build_jobs:+-j "$build_jobs"} gpuiso >>"$log" 2>&1; then
-		tail -n 20 "$log" >&2
-		echo "bench/sweep.sh: building $before_rev failed (above); BEFORE=path/to/gpuiso" \
-			"names a build instead" >&2
-		exit 3
-	fi
-	mkdir -p "$dir"
-	cp "$bld/gpuiso" "$dir/gpuiso.$$"
-	mv -f "$dir/gpuiso.$$" "$dir/gpuiso"
-	git -C "$root" worktree remove --force "$src" >/dev/null 2>&1 || true
-	before_src=""
-}
-
 # build_of BIN NAME: replays the trace with BIN (which warms the cache for it)
 # and echoes how BIN was built, as its results JSON says
 build_of() {

@@ -410,8 +410,8 @@ static int walk_section(struct walk *w, uint64_t off, unsigned int want, uint64_
 static int walk_v7(struct walk *w)
 {
 	const char *algo, *algo_version;
-	uint64_t next, len;
-	bool compressed;
+	uint64_t next, len = 0;
+	bool compressed = false;
 
 	w->part = "the compression header";
 	algo = take_str(w);
