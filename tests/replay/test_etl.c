@@ -712,6 +712,30 @@ Test(etl, the_excerpt_replays_through_the_dxgkrnl_map)
 }
 
 /*
+ * The events the session lost, as its logfile header counts them, are a
+ * tracer's losses: discarded events before the first, the trace incomplete.
+ */
+Test(etl, the_sessions_losses_make_the_trace_incomplete)
+{
+	char copy[64];
+	struct run r;
+	size_t n;
+	char *d = slurp(EXCERPT, &n);
+
+	/* EventsLost: the logfile header's u32 at 0x30, after its 0x20-byte SYSTEM header */
+	cr_assert_eq(d[0x48 + 0x20 + 0x30], 0);
+	d[0x48 + 0x20 + 0x30] = 5;
+	spill(d, n, copy);
+	RUN(&r, "trace", "info", copy);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "discarded:  5 (trace is incomplete)"), "%s", r.out);
+	RUN(&r, "replay", copy, "--map", "traces/maps/windows-dxgkrnl.yaml", "--no-cache");
+	cr_expect(strstr(r.out, "INCOMPLETE: the tracer discarded 5 events"), "%s", r.out);
+	unlink(copy);
+	free(d);
+}
+
+/*
  * scenario from-trace: one adapter per hardware adapter of a DxgKrnl
  * rundown, the software one left out; the address limit the trace gives,
  * integrated as its type says; the file written is one the model takes.
