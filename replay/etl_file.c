@@ -152,7 +152,8 @@ static int walk_logfile(struct walk *w, const uint8_t *p, uint32_t hdr, uint32_t
 	uint32_t len = size - hdr;
 	unsigned int wide;
 
-	if ((p[2] != 0x01 && p[2] != 0x02) || etl_le(p + SYS_HOOK_ID, 2) != 0)
+	if ((p[3] & 0xC0) != 0xC0 || (p[2] != 0x01 && p[2] != 0x02) ||
+	    etl_le(p + SYS_HOOK_ID, 2) != 0)
 		return walk_fail(w, BUF_HEADER, "the first record is not the logfile header (kind "
 				 "0x%02x, hook 0x%04x)", p[2], (unsigned int)etl_le(p + SYS_HOOK_ID, 2));
 	if (len < LOG_POINTER_SIZE + 4)
@@ -205,7 +206,7 @@ static int walk_buffer(struct walk *w, uint64_t start)
 			return rc;
 		if (!w->lay->records && (rc = walk_logfile(w, b + off, hdr, size)))
 			return rc;
-		if (b[off + 2] == 0x12 || b[off + 2] == 0x13) {
+		if ((b[off + 3] & 0xC0) == 0xC0 && (b[off + 2] == 0x12 || b[off + 2] == 0x13)) {
 			rc = walk_extended(w, start + off, b + off, size);
 			if (rc)
 				return rc;

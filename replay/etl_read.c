@@ -25,6 +25,7 @@ struct cpu_cursor {
 	size_t nbuffers, next;    /* the buffer being read is buffers[next - 1] */
 	const uint8_t *buf;       /* it, or NULL when the processor is done */
 	uint32_t at, end;         /* the next record's offset in it; its filled bytes */
+	uint64_t last_ts;         /* the timestamp of the record it read last */
 };
 
 struct etl_reader {
@@ -63,10 +64,20 @@ static void cursor_advance(struct etl_reader *r, struct cpu_cursor *c)
 	c->buf = NULL;
 }
 
+/* Whether the record at @p has a trace header (a kind in byte 2), not a WPP message's. */
+static bool is_trace_header(const uint8_t *p)
+{
+	return (p[3] & 0xC0) == 0xC0;
+}
+
 /* The timestamp of the record @c is at (the walk checked the record holds it). */
 static uint64_t cursor_ts(const struct cpu_cursor *c)
 {
 	const uint8_t *p = c->buf + c->at;
+
+	/* a WPP message says where its timestamp is in flags of its own: it takes the last one */
+	if (!is_trace_header(p))
+		return c->last_ts;
 
 	/* PERFINFO headers keep theirs at 8, every other kind at 16 */
 	return etl_le(p + (p[2] == 0x10 || p[2] == 0x11 ? 8 : 16), 8);
@@ -172,11 +183,13 @@ int etl_next(struct etl_reader *r, struct etl_event *ev)
 		return 0;
 	p = c->buf + c->at;
 	etl_record_header(p, c->end - c->at, &hdr, &size);
-	*ev = (struct etl_event){ .index = r->index++, .ts_ns = ticks_ns(&r->lay, cursor_ts(c)),
+	c->last_ts = cursor_ts(c);
+	*ev = (struct etl_event){ .index = r->index++, .ts_ns = ticks_ns(&r->lay, c->last_ts),
 				  .cpu = c->cpu, .buffer = c->buffers[c->next - 1],
-				  .offset = (uint64_t)(p - r->base), .kind = p[2], .data = p + hdr,
+				  .offset = (uint64_t)(p - r->base),
+				  .kind = is_trace_header(p) ? p[2] : 0, .data = p + hdr,
 				  .len = size - hdr };
-	if (p[2] == 0x12 || p[2] == 0x13) {
+	if (ev->kind == 0x12 || ev->kind == 0x13) {
 		uint32_t off = 0x50;
 
 		memcpy(ev->provider, p + 0x18, 16);
@@ -199,7 +212,7 @@ int etl_next(struct etl_reader *r, struct etl_event *ev)
 		ev->data = p + off;
 		ev->len = size - off;
 	}
-	if (p[2] <= 0x04 || p[2] == 0x12 || p[2] == 0x13) {
+	if (ev->kind && (ev->kind <= 0x04 || ev->kind == 0x12 || ev->kind == 0x13)) {
 		ev->tid = (uint32_t)etl_le(p + 8, 4);
 		ev->pid = (uint32_t)etl_le(p + 12, 4);
 	}
@@ -214,6 +227,7 @@ void etl_rewind(struct etl_reader *r)
 	r->index = 0;
 	for (size_t i = 0; i < r->ncur; i++) {
 		r->cur[i].next = 0;
+		r->cur[i].last_ts = 0;
 		cursor_advance(r, &r->cur[i]);
 	}
 }

@@ -500,7 +500,8 @@ struct craft_field {
 	uint64_t value;
 };
 
-/* A DxgKrnl event: id, version, fields by name (the others 0). */
+/* A DxgKrnl event: id, version, fields by name (the others 0); id CRAFT_WPP: a WPP message. */
+#define CRAFT_WPP 0xFFFFu
 struct craft_event {
 	unsigned int id, version;
 	struct craft_field f[4];
@@ -586,7 +587,16 @@ static void craft(const char *path, const struct craft_event *ev, size_t n)
 		uint64_t ts = 746858886363ull + 3119ull * (i + 1);
 		uint16_t task;
 		uint8_t opcode, *r = b + at;
-		uint32_t size = 0x50 + craft_payload(&ev[i], r + 0x50, &task, &opcode);
+		uint32_t size;
+
+		if (ev[i].id == CRAFT_WPP) {
+			/* a MESSAGE_TRACE_HEADER of 8 bytes: its size, then its marker */
+			r[0] = 8;
+			r[3] = 0x90;
+			at += 8;
+			continue;
+		}
+		size = 0x50 + craft_payload(&ev[i], r + 0x50, &task, &opcode);
 
 		r[0] = (uint8_t)size;
 		r[1] = (uint8_t)(size >> 8);
@@ -709,6 +719,30 @@ Test(etl, the_excerpt_replays_through_the_dxgkrnl_map)
 		  r.out);
 	cr_expect(strstr(r.out, "\n  {8f8f13b1-60eb-4b6a-a433-de86104115ac}             86\n"), "%s",
 		  r.out);
+}
+
+/*
+ * A WPP message among the events: an 8-byte header whose timestamp, if
+ * any, its own flags place; it is read as a record of no kind, at the time
+ * of the record before it on its processor, with nothing read past it.
+ */
+Test(etl, a_wpp_message_is_a_record_of_its_own)
+{
+	static const struct craft_event ev[] = {
+		{ 17, 0, { { "FrameNumber", 1 } } },
+		{ CRAFT_WPP, 0, { { NULL, 0 } } },
+		{ 17, 0, { { "FrameNumber", 2 } } },
+	};
+	const char *file = tmp_path("wpp.etl");
+	struct run r;
+
+	craft(file, ev, sizeof(ev) / sizeof(ev[0]));
+	RUN(&r, "trace", "info", file);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "events:     3\n"), "%s", r.out);
+	cr_expect(strstr(r.out, "  ETW:MESSAGE "), "%s", r.out);
+	cr_expect(strstr(r.out, "  Microsoft-Windows-DxgKrnl:VSyncDPC "), "%s", r.out);
+	unlink(file);
 }
 
 /*
