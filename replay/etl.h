@@ -66,7 +66,8 @@ struct etl_event {
 	unsigned int cpu;         /* the processor whose buffer held it */
 	uint64_t buffer;          /* that buffer's index in the file, from 0 */
 	uint64_t offset;          /* the record's offset from the file's start */
-	uint8_t kind;             /* the record header's kind: 0x12, 0x13 an EVENT_HEADER event */
+	uint8_t kind;             /* the record header's kind: 0x12, 0x13 an EVENT_HEADER event;
+				   * 0 a WPP message (at the time of the record before it) */
 	uint8_t provider[16];     /* EVENT_HEADER: the provider's GUID as stored; else zero */
 	uint16_t id, task;        /* EVENT_HEADER: its descriptor */
 	uint8_t version, opcode, level, channel;
