@@ -87,17 +87,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-if [ -n "$before" ]; then
-	before_what="BEFORE=$before"
-elif hash=$(git -C "$root" rev-parse --verify -q "$before_rev^{commit}" 2>/dev/null); then
-	before_what="$before_rev (${hash:0:12})"
-	if [ -x "$before_cache/before-${hash:0:12}/gpuiso" ]; then
-		echo "before: $before_what, built already: $before_cache/before-${hash:0:12}/gpuiso"
-	else
-		build_before "$hash" "$before_cache/before-${hash:0:12}"
-	fi
-	before=$before_cache/before-${hash:0:12}/gpuiso
-else
+if ! find_before; then
 	echo "bench/cache.sh: no BEFORE, and $before_rev is not in this tree's git history" >&2
 	exit 3
 fi

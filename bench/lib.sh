@@ -52,3 +52,23 @@ build_before() {
 	git -C "$root" worktree remove --force "$src" >/dev/null 2>&1 || true
 	before_src=""
 }
+
+# find_before: the binary to compare with, in $before and its name in
+# $before_what: $before itself when set, else $before_rev built once
+# (build_before) and kept in $before_cache/before-HASH. Return: 1 when
+# there is neither (no BEFORE, and $before_rev not in this tree's history).
+find_before() {
+	local hash
+	if [ -n "$before" ]; then
+		before_what="BEFORE=$before"
+		return 0
+	fi
+	hash=$(git -C "$root" rev-parse --verify -q "$before_rev^{commit}" 2>/dev/null) || return 1
+	before_what="$before_rev (${hash:0:12})"
+	if [ -x "$before_cache/before-${hash:0:12}/gpuiso" ]; then
+		echo "before: $before_what, built already: $before_cache/before-${hash:0:12}/gpuiso"
+	else
+		build_before "$hash" "$before_cache/before-${hash:0:12}"
+	fi
+	before=$before_cache/before-${hash:0:12}/gpuiso
+}

@@ -156,17 +156,7 @@ normalised() {
 
 # The binary compared with: BEFORE, else BEFORE_REV built (or cached), else none.
 no_compare=""
-if [ -n "$before" ]; then
-	before_what="BEFORE=$before"
-elif hash=$(git -C "$root" rev-parse --verify -q "$before_rev^{commit}" 2>/dev/null); then
-	before_what="$before_rev (${hash:0:12})"
-	if [ -x "$before_cache/before-${hash:0:12}/gpuiso" ]; then
-		echo "before: $before_what, built already: $before_cache/before-${hash:0:12}/gpuiso"
-	else
-		build_before "$hash" "$before_cache/before-${hash:0:12}"
-	fi
-	before=$before_cache/before-${hash:0:12}/gpuiso
-else
+if ! find_before; then
 	before_what=""
 	no_compare="no BEFORE, and $before_rev is not in this tree's git history"
 	echo "before: $no_compare (no git checkout, or a shallow one): the comparison is skipped"
