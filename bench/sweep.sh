@@ -1,46 +1,55 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# bench/sweep.sh - how fast a fail-nth sweep runs: forking at each hit
-# (gpuiso sweep) against rerunning the whole trace per hit (--from-scratch,
-# the iommufd fail-nth selftest's way), and the full fork sweep against a
-# build from before the triage work (issue 23), all measured here, on one
-# machine.
+# bench/sweep.sh - how fast a fail-nth sweep runs: in persistent workers
+# that restore a snapshot after each run (gpuiso sweep, the default),
+# forking at each hit (--fork) and rerunning the whole trace per hit
+# (--from-scratch, the iommufd fail-nth selftest's way); and the full sweep
+# against the fork sweep of a build from before persistent workers (issue
+# 35), all measured here, on one machine.
 #
 #   bench/sweep.sh OUT.json
 #
 # It generates a power-cycle trace (EVENTS events, seed 1), warms the replay
 # cache, and counts the hits of every injection point. When the from-scratch
 # baseline over every point would take more than BASELINE_MAX_S seconds
-# (hits x one replay / JOBS), both modes run over the points of POINTS only
-# (and the output says so). Their summaries (summary.json, summary.txt) must
-# be the same once each output folder's path is replaced by OUT.
+# (hits x one replay / JOBS), the three modes run over the points of POINTS
+# only (and the output says so). Their summaries (summary.json, summary.txt)
+# must be the same once each output folder's path is replaced by OUT.
 #
-# Then the full fork sweep over every point runs ROUNDS times, each run into
-# its own folder, alternating with the same sweep by the BEFORE binary
-# (before, now, before, now, ...): the figures are the medians, and their
-# ratio now/before (target <= 1.10; printed, never failed: figures are judged
-# by people, docs/benchmarks.md). BEFORE is a gpuiso binary; when unset,
-# BEFORE_REV is built once (release, in a temporary git worktree of this
-# tree's repository) and kept in BEFORE_CACHE/before-HASH. Without BEFORE and
-# without BEFORE_REV in the tree's git history (a tarball), the comparison is
-# skipped. A run still going after FULL_BUDGET_S seconds ends the rounds: then
-# there is no comparison, and when no run of this build finished, the full
-# sweep's time is estimated from the subset's seconds per run.
+# Then the full sweep over every point runs ROUNDS times, each run into its
+# own folder, alternating with the same sweep by the BEFORE binary (before,
+# now, before, now, ...), which forks at each hit: the figures are the
+# medians of wall time and of CPU time (user + system, the runs' included),
+# and the speedups before/now (target >= 5 in wall time; printed, never
+# failed: figures are judged by people, docs/benchmarks.md). Last, the same
+# sweep of a trace SCALE times as long (one round): its CPU time over the
+# full sweep's median (target <= 3.3 for SCALE 3: a sweep grows with its
+# runs, not faster). BEFORE is a gpuiso binary; when unset, BEFORE_REV is
+# built once (release, in a temporary git worktree of this tree's
+# repository) and kept in BEFORE_CACHE/before-HASH. Without BEFORE and
+# without BEFORE_REV in the tree's git history (a tarball), the comparison
+# is skipped. A run still going after FULL_BUDGET_S seconds ends the rounds:
+# then there is no comparison, and when no run of this build finished, the
+# full sweep's time is estimated from the subset's seconds per run.
 #
 # Environment: GPUISO (default: build/gpuiso), EVENTS (10000), SCENARIO
 # (traces/scenarios/lda-chain.yaml), JOBS (2), POINTS ('fbsave/*'),
-# BASELINE_MAX_S (120), FULL_BUDGET_S (120 per run), ROUNDS (3), BEFORE
-# (unset), BEFORE_REV (975619f, the last commit before issue 23),
-# BEFORE_CACHE ($XDG_CACHE_HOME/gpuiso-bench, or ~/.cache/gpuiso-bench),
-# BUILD_JOBS (meson compile -j; default: ninja's).
+# BASELINE_MAX_S (120), FULL_BUDGET_S (300 per run), ROUNDS (3), SCALE (3;
+# 0: no scaled sweep), BEFORE (unset), BEFORE_REV (21ab465, where issue 35
+# measured the fork sweep), BEFORE_CACHE ($XDG_CACHE_HOME/gpuiso-bench, or
+# ~/.cache/gpuiso-bench), BUILD_JOBS (meson compile -j; default: ninja's).
 #
-# Writes bench JSON (gpuiso-bench/1): sweep.fork_s, sweep.from_scratch_s (s),
-# sweep.runs_per_s (ops/s, fork mode), sweep.speedup (ratio), sweep.full_fork_s
-# or sweep.full_fork_estimate_s (s), and with the comparison
-# sweep.full_fork_before_s (s) and sweep.full_fork_vs_before (ratio).
+# Writes bench JSON (gpuiso-bench/1): sweep.persistent_s, sweep.fork_s,
+# sweep.from_scratch_s (s, over the subset), sweep.runs_per_s (ops/s,
+# persistent), sweep.speedup (ratio, from scratch over persistent),
+# sweep.fork_vs_persistent (ratio), sweep.full_s and sweep.full_cpu_s (s)
+# or sweep.full_estimate_s (s), with the comparison sweep.full_before_s,
+# sweep.full_before_cpu_s (s), sweep.speedup_vs_before and
+# sweep.cpu_speedup_vs_before (ratio), and with SCALE sweep.scaled_cpu_s
+# (s) and sweep.scaled_cpu_ratio (ratio).
 #
-# Exit codes: 0 measured (whatever the figures), 1 the two modes disagree,
+# Exit codes: 0 measured (whatever the figures), 1 the modes disagree,
 # 2 usage, 3 environment problem (gpuiso not built, BEFORE not executable,
 # BEFORE_REV failed to build, a sweep failed).
 set -euo pipefail
@@ -54,16 +63,22 @@ scenario=${SCENARIO:-$root/traces/scenarios/lda-chain.yaml}
 jobs=${JOBS:-2}
 points=${POINTS:-fbsave/*}
 baseline_max=${BASELINE_MAX_S:-120}
-full_budget=${FULL_BUDGET_S:-120}
+full_budget=${FULL_BUDGET_S:-300}
 rounds=${ROUNDS:-3}
 before=${BEFORE:-}
-before_rev=${BEFORE_REV:-975619f}
+before_rev=${BEFORE_REV:-21ab465}
 before_cache=${BEFORE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpuiso-bench}
 build_jobs=${BUILD_JOBS:-}
-target=1.10  # the full fork sweep now over before (issue 23)
+scale=${SCALE:-3}
+target=5      # the full sweep's speedup over before's fork sweep, wall time (issue 35)
+scale_target=3.3  # CPU of the sweep SCALE (3) times as long over the full sweep's
 
 if [ $# -ne 1 ]; then
 	echo "usage: bench/sweep.sh OUT.json" >&2
+	exit 2
+fi
+if ! [[ $scale =~ ^[0-9]+$ ]]; then
+	echo "bench/sweep.sh: SCALE takes a whole number, not '$scale'" >&2
 	exit 2
 fi
 if ! [[ $rounds =~ ^[0-9]+$ ]] || [ "$((10#$rounds))" -lt 1 ]; then
@@ -111,14 +126,25 @@ build_of() {
 		grep . || echo unknown
 }
 
-# run_sweep NAME ARGS...: a sweep into $tmp/NAME, its wall time in $wall
-run_sweep() {
-	local name=$1 t0 rc=0
+# timed FILE CMD...: run CMD, its output into FILE; its wall and CPU time
+# (user + system, its children's included) in $wall and $cpu; its status in $rc
+timed() {
+	local file=$1 t
 	shift
-	t0=$(now)
-	"$gpuiso" sweep "$tmp/trace" --scenario "$scenario" -o "$tmp/$name" --jobs "$jobs" "$@" \
-		>"$tmp/$name.log" 2>&1 || rc=$?
-	wall=$(secs "$t0" "$(now)")
+	rc=0
+	t=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$file" 2>&1; } 2>&1 ) || rc=$?
+	# time(1)'s line is the last: the command's own output went to FILE
+	t=$(printf '%s\n' "$t" | tail -n 1)
+	wall=$(awk '{ printf "%.3f", $1 }' <<<"$t")
+	cpu=$(awk '{ printf "%.3f", $2 + $3 }' <<<"$t")
+}
+
+# run_sweep NAME ARGS...: a sweep into $tmp/NAME, its wall and CPU time in $wall and $cpu
+run_sweep() {
+	local name=$1
+	shift
+	timed "$tmp/$name.log" "$gpuiso" sweep "$tmp/trace" --scenario "$scenario" -o "$tmp/$name" \
+		--jobs "$jobs" "$@"
 	# 1 is a finding (violations or crashes), not a failure of the bench
 	if [ "$rc" -gt 1 ]; then
 		cat "$tmp/$name.log" >&2
@@ -126,17 +152,16 @@ run_sweep() {
 	fi
 	runs=$(sed -n 's/^sweep: [0-9]* hits, \([0-9]*\) runs.*/\1/p' "$tmp/$name.log")
 	echo "  $name: $(sed -n 's/^sweep: //p' "$tmp/$name.log")"
-	echo "  $name: $runs runs in $wall s wall"
+	echo "  $name: $runs runs in $wall s wall, $cpu s CPU"
 }
 
-# full_run NAME BIN: the full fork sweep (every point) by BIN into $tmp/NAME,
-# its wall time in $wall; fails when it was still going after FULL_BUDGET_S
+# full_run NAME BIN [TRACE]: the full sweep (every point, the binary's default
+# mode) by BIN into $tmp/NAME, its wall and CPU time in $wall and $cpu; fails
+# when it was still going after FULL_BUDGET_S
 full_run() {
-	local name=$1 bin=$2 t0 rc=0
-	t0=$(now)
-	timeout "$full_budget" "$bin" sweep "$tmp/trace" --scenario "$scenario" -o "$tmp/$name" \
-		--jobs "$jobs" >"$tmp/$name.log" 2>&1 || rc=$?
-	wall=$(secs "$t0" "$(now)")
+	local name=$1 bin=$2 trace=${3:-$tmp/trace}
+	timed "$tmp/$name.log" timeout "$full_budget" "$bin" sweep "$trace" --scenario "$scenario" \
+		-o "$tmp/$name" --jobs "$jobs"
 	[ "$rc" -ne 124 ] || return 1
 	if [ "$rc" -gt 1 ]; then
 		cat "$tmp/$name.log" >&2
@@ -222,33 +247,44 @@ else
 	echo "the baseline would take more than $baseline_max s: both modes run over $scope only"
 fi
 
+echo "persistent workers ($scope):"
+run_sweep persistent "${sel[@]}"
+persistent_s=$wall
+persistent_runs=$runs
 echo "fork at each hit ($scope):"
-run_sweep fork "${sel[@]}"
+run_sweep fork "${sel[@]}" --fork
 fork_s=$wall
-fork_runs=$runs
 echo "from scratch ($scope):"
 run_sweep scratch "${sel[@]}" --from-scratch
 scratch_s=$wall
 # the summaries name each sweep's own folder (trimmed traces under OUT/findings/)
-for f in summary.json summary.txt; do
-	if ! diff <(normalised "$tmp/fork" "$f") <(normalised "$tmp/scratch" "$f") >"$tmp/$f.diff"; then
-		echo "bench/sweep.sh: the two modes disagree ($f, each folder's path as OUT):" >&2
-		head -n 40 "$tmp/$f.diff" >&2
-		exit 1
-	fi
+for mode in persistent fork; do
+	for f in summary.json summary.txt; do
+		if ! diff <(normalised "$tmp/$mode" "$f") <(normalised "$tmp/scratch" "$f") \
+			>"$tmp/$f.diff"; then
+			echo "bench/sweep.sh: $mode and from scratch disagree ($f, each folder's" \
+				"path as OUT):" >&2
+			head -n 40 "$tmp/$f.diff" >&2
+			exit 1
+		fi
+	done
 done
-rate=$(calc "$fork_runs / $fork_s")
-scratch_rate=$(calc "$fork_runs / $scratch_s")
-speedup=$(calc "$scratch_s / $fork_s")
-echo "runs/s: fork $rate, from scratch $scratch_rate; speedup $speedup (same summaries)"
+rate=$(calc "$persistent_runs / $persistent_s")
+speedup=$(calc "$scratch_s / $persistent_s")
+fork_ratio=$(calc "$fork_s / $persistent_s")
+echo "runs/s: persistent $rate, fork $(calc "$persistent_runs / $fork_s"), from scratch" \
+	"$(calc "$persistent_runs / $scratch_s"); persistent is $fork_ratio x fork and $speedup x" \
+	"from scratch (same summaries)"
 
-# The full fork sweep, ROUNDS times, alternating with BEFORE's when there is one.
+# The full sweep, ROUNDS times, alternating with BEFORE's (a fork sweep) when there is one.
 rounds_word=rounds
 [ "$rounds" -ne 1 ] || rounds_word=round
-echo "fork at each hit, every point, $rounds $rounds_word${before:+, alternating with before}" \
+echo "every point, $rounds $rounds_word${before:+, alternating with before}" \
 	"(at most $full_budget s a run):"
 now_s=()
+now_cpu=()
 before_s=()
+before_cpu=()
 stopped=""
 for r in $(seq 1 "$rounds"); do
 	line="  round $r:"
@@ -258,15 +294,17 @@ for r in $(seq 1 "$rounds"); do
 			break
 		fi
 		before_s+=("$wall")
-		line="$line before $wall s,"
+		before_cpu+=("$cpu")
+		line="$line before $wall s ($cpu s CPU),"
 	fi
 	if ! full_run "full-now-$r" "$gpuiso"; then
 		stopped="this build's run of round $r was still going after $full_budget s"
 		break
 	fi
 	now_s+=("$wall")
-	line="$line now $wall s"
-	[ -z "$before" ] || line="$line, now/before $(calc "$wall / ${before_s[-1]}")"
+	now_cpu+=("$cpu")
+	line="$line now $wall s ($cpu s CPU)"
+	[ -z "$before" ] || line="$line, before/now $(calc "${before_s[-1]} / $wall")"
 	echo "$line"
 	if [ "$r" -eq 1 ]; then
 		echo "  now: $(sed -n 's/^sweep: //p' "$tmp/full-now-1.log")"
@@ -283,39 +321,62 @@ done
 [ -z "$stopped" ] || echo "  stopped: $stopped"
 
 metrics=(
+	"sweep.persistent_s=$persistent_s:s"
 	"sweep.fork_s=$fork_s:s"
 	"sweep.from_scratch_s=$scratch_s:s"
 	"sweep.runs_per_s=$rate:ops/s"
 	"sweep.speedup=$speedup:ratio"
+	"sweep.fork_vs_persistent=$fork_ratio:ratio"
 )
 if [ ${#now_s[@]} -gt 0 ]; then
 	full_s=$(median "${now_s[@]}")
-	metrics+=("sweep.full_fork_s=$full_s:s")
-	notes="${notes:+$notes; }full fork sweep rounds (s): now ${now_s[*]}"
+	full_cpu=$(median "${now_cpu[@]}")
+	metrics+=("sweep.full_s=$full_s:s" "sweep.full_cpu_s=$full_cpu:s")
+	notes="${notes:+$notes; }full sweep rounds (s): now ${now_s[*]}"
 	[ ${#before_s[@]} -eq 0 ] || notes="$notes, before ${before_s[*]} ($before_what)"
 	if [ -n "$before" ] && [ -z "$stopped" ]; then
 		before_med=$(median "${before_s[@]}")
-		ratio=$(calc "$full_s / $before_med")
+		before_cpu_med=$(median "${before_cpu[@]}")
+		ratio=$(calc "$before_med / $full_s")
+		cpu_ratio=$(calc "$before_cpu_med / $full_cpu")
 		verdict=""
-		! awk "BEGIN { exit !($ratio > $target) }" || verdict=": ABOVE TARGET"
-		echo "full fork sweep: now $full_s s, before $before_med s (medians of $rounds" \
-			"alternating rounds): ratio $ratio (target <= $target)$verdict"
-		metrics+=("sweep.full_fork_before_s=$before_med:s"
-			"sweep.full_fork_vs_before=$ratio:ratio")
+		! awk "BEGIN { exit !($ratio < $target) }" || verdict=": BELOW TARGET"
+		echo "full sweep: now $full_s s ($full_cpu s CPU), before $before_med s" \
+			"($before_cpu_med s CPU; medians of $rounds alternating rounds): speedup" \
+			"$ratio in wall time (target >= $target)$verdict, $cpu_ratio in CPU time"
+		metrics+=("sweep.full_before_s=$before_med:s" "sweep.full_before_cpu_s=$before_cpu_med:s"
+			"sweep.speedup_vs_before=$ratio:ratio" "sweep.cpu_speedup_vs_before=$cpu_ratio:ratio")
 	else
-		echo "full fork sweep: now $full_s s (median of ${#now_s[@]} of $rounds $rounds_word); no comparison:" \
-			"${stopped:-$no_compare}"
+		echo "full sweep: now $full_s s (median of ${#now_s[@]} of $rounds $rounds_word); no" \
+			"comparison: ${stopped:-$no_compare}"
 		notes="$notes; no comparison: ${stopped:-$no_compare}"
 	fi
-elif [ -n "$hits" ] && [ "$fork_runs" -gt 0 ]; then
-	full_est=$(calc "$hits * $fork_s / $fork_runs")
-	echo "full fork sweep: no run of this build done ($stopped); at the fork mode's" \
-		"$(calc "$fork_s / $fork_runs") s/run its $hits runs would take about $full_est s;" \
-		"no comparison"
-	metrics+=("sweep.full_fork_estimate_s=$full_est:s")
-	notes="${notes:+$notes; }full fork sweep estimated from the subset's seconds per run"
+	if [ "$scale" -gt 0 ]; then
+		"$gpuiso" trace gen --profile power-cycle --events "$((events * scale))" --seed 1 \
+			-o "$tmp/trace-scaled" >/dev/null
+		"$gpuiso" replay "$tmp/trace-scaled" --scenario "$scenario" >/dev/null  # the cache
+		if full_run full-scaled "$gpuiso" "$tmp/trace-scaled"; then
+			scaled_ratio=$(calc "$cpu / $full_cpu")
+			verdict=""
+			[ "$scale" -ne 3 ] || ! awk "BEGIN { exit !($scaled_ratio > $scale_target) }" ||
+				verdict=": ABOVE TARGET"
+			echo "a trace $scale times as long: $wall s ($cpu s CPU), $scaled_ratio x the CPU" \
+				"of the full sweep's median${verdict:+ (target <= $scale_target)$verdict}"
+			echo "  scaled: $(sed -n 's/^sweep: //p' "$tmp/full-scaled.log")"
+			metrics+=("sweep.scaled_cpu_s=$cpu:s" "sweep.scaled_cpu_ratio=$scaled_ratio:ratio")
+		else
+			echo "a trace $scale times as long: still going after $full_budget s; no figure"
+		fi
+	fi
+elif [ -n "$hits" ] && [ "$persistent_runs" -gt 0 ]; then
+	full_est=$(calc "$hits * $persistent_s / $persistent_runs")
+	echo "full sweep: no run of this build done ($stopped); at the persistent mode's" \
+		"$(calc "$persistent_s / $persistent_runs") s/run its $hits runs would take about" \
+		"$full_est s; no comparison"
+	metrics+=("sweep.full_estimate_s=$full_est:s")
+	notes="${notes:+$notes; }full sweep estimated from the subset's seconds per run"
 else
-	echo "full fork sweep: no run of this build done ($stopped); no comparison"
+	echo "full sweep: no run of this build done ($stopped); no comparison"
 fi
 
 bench_json "$out_json" sweep "$events-event power-cycle trace, $(basename "$scenario"), --jobs $jobs; $scope${notes:+; $notes}" "${metrics[@]}"

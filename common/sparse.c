@@ -33,6 +33,7 @@ struct sparse_chunk {
 	uint32_t refs;                     /* directory slots and borrowed pages holding it, in any store */
 	uint32_t pins;                     /* sparse_pin() holds: plain memory a device may access */
 	bool digest_valid;                 /* @digest is that of the content as it is */
+	bool heap_data;                    /* @data came from malloc() (sparse_chunks_from_heap()) */
 	uint64_t digest;
 	struct sparse_chunk *next;         /* in a store's pool */
 };
@@ -228,6 +229,28 @@ static void pages_discard(struct sparse_mem *sm, struct sparse_chunk *ch, uint64
 
 /* --- chunks --- */
 
+/* Where chunks come from (sparse_chunks_from_heap()): the process's, as mallopt() is. */
+static bool sparse_heap_chunks;
+
+void sparse_chunks_from_heap(bool heap)
+{
+	sparse_heap_chunks = heap;
+}
+
+/* A chunk's bytes: a mapping of their own (huge pages where they can), or from the heap. */
+static void *chunk_data_new(bool heap)
+{
+	void *p;
+
+	if (heap)
+		return malloc(SPARSE_CHUNK);
+	p = mmap(NULL, SPARSE_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, SPARSE_CHUNK, MADV_HUGEPAGE);
+	return p;
+}
+
 /*
  * A chunk's bytes are their own 2 MiB anonymous mapping that the kernel may
  * back with one huge page: copies through it then cost no more TLB misses
@@ -246,13 +269,12 @@ static struct sparse_chunk *chunk_new(struct sparse_mem *sm)
 		ch = malloc(sizeof(*ch));
 		if (!ch)
 			return NULL;
-		p = mmap(NULL, SPARSE_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-		if (p == MAP_FAILED) {
+		ch->heap_data = sparse_heap_chunks;
+		p = chunk_data_new(ch->heap_data);
+		if (!p) {
 			free(ch);
 			return NULL;
 		}
-		madvise(p, SPARSE_CHUNK, MADV_HUGEPAGE);
 		ch->data = p;
 		ch->borrow = NULL;
 		ch->nborrowed = 0;
@@ -267,7 +289,10 @@ static struct sparse_chunk *chunk_new(struct sparse_mem *sm)
 
 static void chunk_release(struct sparse_chunk *ch)
 {
-	munmap(ch->data, SPARSE_CHUNK);
+	if (ch->heap_data)
+		free(ch->data);
+	else
+		munmap(ch->data, SPARSE_CHUNK);
 	free(ch->borrow);
 	free(ch);
 }

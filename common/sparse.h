@@ -60,6 +60,16 @@ int sparse_init(struct sparse_mem *sm, uint64_t size);
 void sparse_fini(struct sparse_mem *sm);
 
 /**
+ * sparse_chunks_from_heap() - take new chunks from malloc() instead of mappings of their own.
+ * @heap: true: from the heap; false (the default): mapped, with huge pages where they can be.
+ *
+ * Process-wide, like mallopt(): for a process whose memory is under
+ * snapshots (common/snap.h), which must map and unmap nothing. Each chunk
+ * is given back the way it came.
+ */
+void sparse_chunks_from_heap(bool heap);
+
+/**
  * sparse_ptr() - a pointer for writing at @addr, allocating its chunk if
  * needed (or copying it, if it is shared).
  * @sm: the store.

@@ -608,10 +608,14 @@ static int cmd_campaign_run(int argc, char **argv)
 
 static const char sweep_usage[] =
 	"gpuiso sweep TRACE [--map FILE.yaml]... [--scenario FILE] [--faults BASE.yaml] [--points GLOB]\n"
-	"                 -o OUT [--jobs N] [--from-scratch] [--run-timeout SECONDS]\n"
+	"                 -o OUT [--jobs N] [--fork | --from-scratch] [--run-timeout SECONDS]\n"
 	"                 [--stall-timeout SECONDS] [--trace-covers window|life] [--shard I/N] [-v]\n"
 	"  fails each hit of each point in turn, one run each, and groups the runs that do not\n"
-	"  recover into findings (OUT/summary.txt, OUT/summary.json);\n"
+	"  recover into findings (OUT/summary.txt, OUT/summary.json); each of --jobs workers\n"
+	"  replays the trace once and branches at its hits, restoring a snapshot after each run;\n"
+	"  --fork         fork a process at each hit instead (where snapshots are not available,\n"
+	"                 the sweep says so and forks);\n"
+	"  --from-scratch replay the whole trace for each run (the baseline);\n"
 	"  TRACE          a CTF folder (or a folder above several), an ftrace trace.dat or an .etl\n"
 	"  --map          an import map for a foreign trace, as for replay (up to 8): every run,\n"
 	"                 trim and reproducer replays through them\n"
@@ -646,7 +650,7 @@ static int cmd_sweep(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
 		{ "faults", required_argument, NULL, 'f' },
 		{ "from-scratch", no_argument, NULL, 'F' }, { "run-timeout", required_argument, NULL, 'T' },
-		{ "stall-timeout", required_argument, NULL, 'S' },
+		{ "stall-timeout", required_argument, NULL, 'S' }, { "fork", no_argument, NULL, 'K' },
 		{ "trace-covers", required_argument, NULL, 'L' }, { "shard", required_argument, NULL, 'I' },
 		{ "map", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
@@ -665,6 +669,7 @@ static int cmd_sweep(int argc, char **argv)
 		case 'o': o.out = optarg; break;
 		case 'f': o.faults = optarg; break;
 		case 'F': o.from_scratch = true; break;
+		case 'K': o.fork = true; break;
 		case 'm':
 			if (o.nmaps == sizeof(maps) / sizeof(maps[0]))
 				return usage_error(sweep_usage, "%s", "at most 8 --map files");

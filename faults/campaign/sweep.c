@@ -58,10 +58,6 @@
 #include "replay/replay.h"
 #include "replay/verdict.h"
 
-/* added to the status of a run that stopped where it met the unfailed run */
-#define SWEEP_EXIT_MET 8
-/* the status of a run that stopped where an earlier run had been (meet_follow()) */
-#define SWEEP_EXIT_FOLLOWS (SWEEP_EXIT_BASE + 16)
 
 /* Blocks from this size up get their own mapping (glibc's initial default, kept fixed). */
 #define SWEEP_MMAP_THRESHOLD (128 * 1024)
@@ -81,14 +77,13 @@ static enum sweep_outcome classify(const struct verdict *v)
 	return (enum sweep_outcome)v->outcome;
 }
 
-/*
- * A child hands its verdict to the parent, then leaves with its status
- * (_exit: see child_exit()). A run that recovered says nothing: its status
- * says all the parent keeps of it.
- */
-static void child_leave(struct sweep *s, const struct verdict *v, int status)
+_Noreturn void sweep_run_leave(struct sweep *s, int status, const struct verdict *v)
 {
-	if (v->outcome != VERDICT_RECOVERED && pool_send(&s->pool, s->slot, v, sizeof(*v)))
+	if (v && v->outcome == VERDICT_RECOVERED)
+		v = NULL;
+	if (s->persist)
+		sweep_persist_leave(s, status, v); /* does not return */
+	if (v && pool_send(&s->pool, s->slot, v, sizeof(*v)))
 		_exit(SWEEP_EXIT_ERROR);
 	_exit(status);
 }
@@ -126,9 +121,9 @@ static void child_exit(struct sweep *s, const struct results *res, int rc)
 	struct verdict v;
 
 	if (rc || !res)
-		_exit(SWEEP_EXIT_ERROR);
+		sweep_run_leave(s, SWEEP_EXIT_ERROR, NULL);
 	verdict_of(res, &v);
-	child_leave(s, &v, SWEEP_EXIT_BASE + (int)classify(&v));
+	sweep_run_leave(s, SWEEP_EXIT_BASE + (int)classify(&v), &v);
 }
 
 /* The end of a replay: a child (even one forked during it) leaves at once, without freeing. */
@@ -180,7 +175,7 @@ static void met_exit(struct sweep *s, const struct replay_engine *e)
 	memset(&res, 0, sizeof(res));
 	engine_findings_so_far(e, &res);
 	verdict_of(&res, &v);
-	child_leave(s, &v, SWEEP_EXIT_BASE + SWEEP_EXIT_MET + (int)classify(&v));
+	sweep_run_leave(s, SWEEP_EXIT_BASE + SWEEP_EXIT_MET + (int)classify(&v), &v);
 }
 
 /*
@@ -209,7 +204,7 @@ static void meet_state(const struct replay_engine *e, uint64_t index, void *arg)
 	first = meet_claim(&s->meet, DIGEST_FOLD(event, digest, found), s->run);
 	if (first != s->run) {
 		meet_follow(&s->meet, s->run, first);
-		_exit(SWEEP_EXIT_FOLLOWS);
+		sweep_run_leave(s, SWEEP_EXIT_FOLLOWS, NULL);
 	}
 }
 
@@ -223,8 +218,7 @@ static void beat_event(const struct replay_engine *e, uint64_t index, void *arg)
 	watch_event(s->beat);
 }
 
-/* The fork pass: progress, and where a child meets another run (with the digests). */
-static void fork_event(const struct replay_engine *e, uint64_t index, void *arg)
+void sweep_fork_event(const struct replay_engine *e, uint64_t index, void *arg)
 {
 	struct sweep *s = arg;
 
@@ -233,8 +227,7 @@ static void fork_event(const struct replay_engine *e, uint64_t index, void *arg)
 		meet_state(e, index, arg);
 }
 
-/* Run one replay with @fp. In a child (forked before or during it) this never returns. */
-static int sweep_replay(struct sweep *s, struct fp_ctx *fp,
+int sweep_replay(struct sweep *s, struct fp_ctx *fp,
 			void (*before_event)(const struct replay_engine *, uint64_t, void *),
 			enum sweep_outcome *outcome)
 {
@@ -307,8 +300,7 @@ static enum sweep_outcome outcome_of_status(int status, bool *met)
 	return code >= 0 && code < SWEEP_CRASH ? (enum sweep_outcome)code : SWEEP_CRASH;
 }
 
-/* A line every twentieth of the sweep or every few seconds, whichever comes first. */
-static void progress(struct sweep *s)
+void sweep_progress(struct sweep *s)
 {
 	double now;
 
@@ -351,24 +343,15 @@ static bool slot_verdict(const struct pool *p, size_t i, struct verdict *v)
 	return true;
 }
 
-/*
- * The child of slot @i ended with @status: book its run. A run that
- * followed another is booked once all have ended (book_followers()): the
- * run it followed may still be going.
- */
-static void child_done(void *arg, const struct pool *p, size_t i, int status)
+void sweep_run_ended(struct sweep *s, uint32_t r, int status, bool killed, const struct verdict *v)
 {
-	struct sweep *s = arg;
-	uint32_t r = (uint32_t)p->slots[i].job;
 	struct sweep_run *run = &s->runs[r];
-	struct verdict sent;
-	const struct verdict *v = slot_verdict(p, i, &sent) ? &sent : NULL;
 	enum sweep_outcome oc;
 	bool met;
 
 	run->ended = true;
 	s->ended++;
-	if (p->slots[i].killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+	if (killed) {
 		sweep_book(s, r, SWEEP_HUNG, NULL);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == SWEEP_EXIT_FOLLOWS) {
 		run->follows = true;
@@ -381,11 +364,24 @@ static void child_done(void *arg, const struct pool *p, size_t i, int status)
 		sweep_book(s, r, oc, v);
 		s->met += met;
 	}
-	progress(s);
+	sweep_progress(s);
 }
 
-/* Wait for every child and book it; when waiting fails, kill the rest. Return: 0 or a negative errno. */
-static int reap_all(struct sweep *s)
+/*
+ * The child of slot @i ended with @status: book its run. A run that
+ * followed another is booked once all have ended (book_followers()): the
+ * run it followed may still be going.
+ */
+static void child_done(void *arg, const struct pool *p, size_t i, int status)
+{
+	struct verdict sent;
+	const struct verdict *v = slot_verdict(p, i, &sent) ? &sent : NULL;
+
+	sweep_run_ended(arg, (uint32_t)p->slots[i].job, status,
+			p->slots[i].killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, v);
+}
+
+int sweep_reap_all(struct sweep *s)
 {
 	int rc = 0;
 
@@ -417,7 +413,7 @@ static int spawn_run(struct sweep *s, uint32_t run)
 	pid = pool_fork(&s->pool, slot, run, "sweep-run", SWEEP_EXIT_ERROR);
 	if (pid == -EAGAIN && s->pool.running) {
 		/* out of processes: let ours end, then try once more */
-		rc = reap_all(s);
+		rc = sweep_reap_all(s);
 		if (rc)
 			return rc;
 		pid = pool_fork(&s->pool, slot, run, "sweep-run", SWEEP_EXIT_ERROR);
@@ -523,7 +519,7 @@ static int book_followers(struct sweep *s)
 		if (rc > 0)
 			scratch_replay(s, (uint32_t)r);
 	}
-	wrc = reap_all(s);
+	wrc = sweep_reap_all(s);
 	return rc ? rc : s->error ? s->error : wrc;
 }
 
@@ -559,15 +555,8 @@ static bool fork_observe(void *arg, enum fp_point p, uint64_t hit)
 	int rc;
 
 	/* a child fails exactly one hit; an earlier error stops forking */
-	if (s->in_child || s->error)
+	if (s->in_child || s->error || !sweep_hit_expected(s, run, p, hit))
 		return false;
-	if (run == s->total || s->runs[run].point != p || s->runs[run].nth != hit) {
-		snprintf(s->err, s->errlen, "sweep: hit %llu of %s is not where the counting pass "
-			 "had it: the replay is not deterministic", (unsigned long long)hit,
-			 fp_point_name(p));
-		s->error = -EPROTO;
-		return false;
-	}
 	if (s->runs[run].skip)
 		return false;
 	rc = spawn(s, (uint32_t)run);
@@ -576,8 +565,7 @@ static bool fork_observe(void *arg, enum fp_point p, uint64_t hit)
 	return rc == 1;
 }
 
-/* The base plan's rules, and every selected point observed through @observe. */
-static void fp_observe(const struct sweep *s, struct fp_ctx *fp,
+void sweep_fp_observe(const struct sweep *s, struct fp_ctx *fp,
 		       bool (*observe)(void *, enum fp_point, uint64_t), void *arg)
 {
 	const struct fp_rule rule = { .observe = true };
@@ -595,7 +583,7 @@ static int count_pass(struct sweep *s)
 	struct fp_ctx fp;
 	int rc;
 
-	fp_observe(s, &fp, count_observe, s);
+	sweep_fp_observe(s, &fp, count_observe, s);
 	s->count_fp = &fp;
 	/* a merge forks no run: it needs no digests */
 	s->digests = s->o->from_scratch || s->merging ? NULL : malloc(4096 * sizeof(*s->digests));
@@ -624,6 +612,7 @@ static int count_pass(struct sweep *s)
 	 * and fills the cache would finish and commit that cache file as well.
 	 */
 	s->forking = !s->o->from_scratch && s->cached;
+	s->persisting = s->forking && !s->o->fork && !s->merging && sweep_persist_available(s);
 	s->uncacheable = !s->cached;
 	if (s->uncacheable && !s->merging) /* once, progress or not: the counting replay said why */
 		fprintf(s->o->progress ? s->o->progress : stderr,
@@ -642,34 +631,55 @@ static int count_pass(struct sweep *s)
 	return 0;
 }
 
-static int fork_pass(struct sweep *s)
+int sweep_meet_init(struct sweep *s)
 {
-	enum sweep_outcome ignored;
-	struct fp_ctx fp;
-	int rc;
+	/* a run claims the states it checks: at most one per doubling of its distance */
+	size_t checks = 1;
 
-	if (s->digests) {
-		/* a run claims the states it checks: at most one per doubling of its distance */
-		size_t checks = 1;
+	if (!s->digests)
+		return 0;
+	while (s->ndigests >> checks)
+		checks++;
+	return meet_table_init(&s->meet, s->total, s->todo * (checks + 1));
+}
 
-		while (s->ndigests >> checks)
-			checks++;
-		rc = meet_table_init(&s->meet, s->total, s->todo * (checks + 1));
-		if (rc)
-			return rc;
-	}
-	fp_observe(s, &fp, fork_observe, s);
-	rc = sweep_replay(s, &fp, fork_event, &ignored);
+void sweep_hits_check(struct sweep *s, const struct fp_ctx *fp)
+{
 	/* the counting pass ran the same replay: differing now means it is not deterministic */
-	for (int p = 0; !rc && !s->error && p < FP_NPOINTS; p++) {
-		if (s->selected[p] && fp.hits[p] != s->hits[p]) {
+	for (int p = 0; !s->error && p < FP_NPOINTS; p++) {
+		if (s->selected[p] && fp->hits[p] != s->hits[p]) {
 			s->error = -EPROTO;
 			snprintf(s->err, s->errlen,
 				 "sweep: %s was hit %llu times, then %llu: the replay is not deterministic",
 				 fp_point_name(p), (unsigned long long)s->hits[p],
-				 (unsigned long long)fp.hits[p]);
+				 (unsigned long long)fp->hits[p]);
 		}
 	}
+}
+
+bool sweep_hit_expected(struct sweep *s, uint64_t run, enum fp_point p, uint64_t hit)
+{
+	if (run < s->total && s->runs[run].point == p && s->runs[run].nth == hit)
+		return true;
+	snprintf(s->err, s->errlen, "sweep: hit %llu of %s is not where the counting pass "
+		 "had it: the replay is not deterministic", (unsigned long long)hit,
+		 fp_point_name(p));
+	s->error = -EPROTO;
+	return false;
+}
+
+static int fork_pass(struct sweep *s)
+{
+	enum sweep_outcome ignored;
+	struct fp_ctx fp;
+	int rc = sweep_meet_init(s);
+
+	if (rc)
+		return rc;
+	sweep_fp_observe(s, &fp, fork_observe, s);
+	rc = sweep_replay(s, &fp, sweep_fork_event, &ignored);
+	if (!rc)
+		sweep_hits_check(s, &fp);
 	return rc;
 }
 
@@ -878,12 +888,13 @@ static int run_all(struct sweep *s)
 
 	if (s->o->progress)
 		fprintf(s->o->progress, "sweep: %llu runs to do (%s)\n", (unsigned long long)s->todo,
+			s->persisting ? "in persistent workers" :
 			s->forking ? "forking at each hit" : "from scratch");
 	s->next_progress = (s->todo + 19) / 20;
 	s->next_progress_s = now_s() + SWEEP_PROGRESS_S;
-	rc = s->forking ? fork_pass(s) : scratch_pass(s);
+	rc = s->persisting ? sweep_persist_pass(s) : s->forking ? fork_pass(s) : scratch_pass(s);
 	/* whatever happened, no child is left behind */
-	wrc = reap_all(s);
+	wrc = sweep_reap_all(s);
 	if (!rc)
 		rc = s->error ? s->error : wrc;
 	if (!rc)

@@ -36,7 +36,8 @@ struct sweep_opts {
 	const char *faults;    /* a base plan every run (the unfailed one too) replays under, or NULL */
 	const char *out;       /* output folder: OUT/summary.json */
 	unsigned int jobs;     /* concurrent children (>= 1) */
-	bool from_scratch;     /* rerun the whole trace per hit (the baseline) instead of forking at it */
+	bool from_scratch;     /* rerun the whole trace per hit (the baseline) instead of branching at it */
+	bool fork;             /* fork a process at each hit rather than branch in persistent workers */
 	enum trace_covers covers; /* what the trace covers (replay --trace-covers) */
 	/* a run still going after this long is killed (hung); 0: no limit */
 	unsigned int run_timeout_s;

@@ -11,6 +11,8 @@
  *   sweep.c         sweep_run(): the counting pass, the runs (forked at each
  *                   hit or from scratch) in the pool, their outcomes booked;
  *                   then the report, or the shard's journal
+ *   sweep_persist.c the runs branched at each hit in persistent workers,
+ *                   which restore a snapshot (common/snap.h) after each
  *   sweep_shard.c   a shard's part of the runs and its journal
  *                   (OUT/shards/I-of-N); sweep_merge(): the report from
  *                   every shard's journal
@@ -39,6 +41,10 @@
  */
 #define SWEEP_EXIT_BASE 100
 #define SWEEP_EXIT_ERROR 99
+/* added to the status of a run that stopped where it met the unfailed run */
+#define SWEEP_EXIT_MET 8
+/* the status of a run that stopped where an earlier run had been (meet_follow()) */
+#define SWEEP_EXIT_FOLLOWS (SWEEP_EXIT_BASE + 16)
 
 /* Where a hit was, as the counting replay saw it: the same in every run up to it. */
 struct sweep_hit {
@@ -128,6 +134,8 @@ struct sweep {
 	bool cached;    /* the trace is in the replay cache (the last replay read or wrote it) */
 	bool uncacheable; /* the counting replay could not write it: the runs do without */
 	bool forking;   /* fork at each hit (else rerun from scratch) */
+	bool persisting; /* ... or rather branch at each hit in persistent workers */
+	struct sweep_persist *persist; /* a persistent worker: its state; NULL elsewhere */
 	bool in_child;  /* this process is a child: hits pass, nothing forks */
 	bool merging;   /* sweep_merge(): runs come from the shards' journals */
 	int journal;    /* a shard: its journal, open for appending; or -1 */
@@ -180,6 +188,139 @@ void sweep_totals_fill(const struct sweep *s, struct sweep_totals *t);
  * @s: the sweep, from sweep_init().
  */
 void sweep_free(struct sweep *s);
+
+/**
+ * sweep_replay() - run one replay with @fp. A run that has begun (in a
+ * child, or branched in a worker) leaves through sweep_run_leave() and
+ * does not return.
+ * @s: the sweep.
+ * @fp: its fault rules and observer.
+ * @before_event: called before each event (progress, meets, the counting pass's digests).
+ * @outcome: out: the replay's outcome.
+ *
+ * Return: 0, -EINVAL (bad input: @s->err says where), other negative errno.
+ */
+int sweep_replay(struct sweep *s, struct fp_ctx *fp,
+		 void (*before_event)(const struct replay_engine *, uint64_t, void *),
+		 enum sweep_outcome *outcome);
+
+/**
+ * sweep_fp_observe() - arm @fp with the base plan's rules and every
+ * selected point observed through @observe.
+ * @s: the sweep.
+ * @fp: out: the rules.
+ * @observe: called at each hit of a selected point.
+ * @arg: for @observe.
+ */
+void sweep_fp_observe(const struct sweep *s, struct fp_ctx *fp,
+		      bool (*observe)(void *, enum fp_point, uint64_t), void *arg);
+
+/**
+ * sweep_fork_event() - before each event of the replay that runs branch at
+ * its hits: progress, and where a run that has begun meets another.
+ * @e: the engine.
+ * @index: the event's index.
+ * @arg: the sweep.
+ */
+void sweep_fork_event(const struct replay_engine *e, uint64_t index, void *arg);
+
+/**
+ * sweep_hit_expected() - check that hit @hit of @p is run @run, where the
+ * counting pass had it; say otherwise in @s->err and @s->error.
+ * @s: the sweep.
+ * @run: the hits reached so far in this replay, this one left out.
+ * @p: the point.
+ * @hit: its hit count.
+ *
+ * Return: true when it is.
+ */
+bool sweep_hit_expected(struct sweep *s, uint64_t run, enum fp_point p, uint64_t hit);
+
+/**
+ * sweep_hits_check() - after a replay that ran every hit: each point was
+ * hit as often as in the counting pass (else @s->error and @s->err say so).
+ * @s: the sweep.
+ * @fp: the replay's rules, with their hit counts.
+ */
+void sweep_hits_check(struct sweep *s, const struct fp_ctx *fp);
+
+/**
+ * sweep_meet_init() - the table of states runs reach, when there are digests to meet.
+ * @s: the sweep, after its counting pass.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int sweep_meet_init(struct sweep *s);
+
+/**
+ * sweep_run_leave() - a run that has begun ends: leave with @status (an
+ * exit status SWEEP_EXIT_BASE + outcome, with SWEEP_EXIT_MET added when
+ * it met the unfailed run, SWEEP_EXIT_FOLLOWS or SWEEP_EXIT_ERROR) and
+ * what it found. A forked child exits; a branch in a worker goes back to
+ * where it was branched. Does not return.
+ * @s: the sweep.
+ * @status: the status.
+ * @v: its verdict, or NULL (one that recovered is not sent).
+ */
+_Noreturn void sweep_run_leave(struct sweep *s, int status, const struct verdict *v);
+
+/**
+ * sweep_run_ended() - book run @r, which ended with @status (as
+ * sweep_run_leave() said it, or a wait status): its outcome, or that it
+ * follows another run (booked by book_followers()).
+ * @s: the sweep.
+ * @r: the run.
+ * @status: a wait status.
+ * @killed: the watch killed it (hung).
+ * @v: the verdict it sent, or NULL.
+ */
+void sweep_run_ended(struct sweep *s, uint32_t r, int status, bool killed, const struct verdict *v);
+
+/**
+ * sweep_progress() - a line every twentieth of the sweep or every few
+ * seconds, whichever comes first.
+ * @s: the sweep.
+ */
+void sweep_progress(struct sweep *s);
+
+/**
+ * sweep_reap_all() - wait for every child and book it; when waiting fails, kill the rest.
+ * @s: the sweep.
+ *
+ * Return: 0 or a negative errno.
+ */
+int sweep_reap_all(struct sweep *s);
+
+/* ---- sweep_persist.c -------------------------------------------------------- */
+
+/**
+ * sweep_persist_available() - whether runs can branch in persistent workers
+ * here; where they cannot, say why on the progress stream (or stderr).
+ * @s: the sweep, after its counting pass.
+ *
+ * Return: true when they can.
+ */
+bool sweep_persist_available(struct sweep *s);
+
+/**
+ * sweep_persist_pass() - every run of the sweep, branched at its hit in a
+ * worker that replays the trace once and restores its snapshot after each
+ * run; a worker that crashes or hangs is replaced, its run booked as such,
+ * and the rest of its runs done by the next. Each run is booked as it ends.
+ * @s: the sweep, after its counting pass.
+ *
+ * Return: 0, or a negative errno (@s->err says what).
+ */
+int sweep_persist_pass(struct sweep *s);
+
+/**
+ * sweep_persist_leave() - in a worker's branch: book the run's @status and
+ * @v for the parent, and go back to where the branch began.
+ * @s: the sweep.
+ * @status: as sweep_run_leave().
+ * @v: the verdict, or NULL.
+ */
+_Noreturn void sweep_persist_leave(struct sweep *s, int status, const struct verdict *v);
 
 /* ---- sweep_shard.c ---------------------------------------------------------- */
 

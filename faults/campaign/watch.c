@@ -57,6 +57,7 @@ void watch_start(struct watch *w, size_t i)
 
 	atomic_store(&w->beat[i].beats, 0);
 	atomic_store(&w->beat[i].events, 0);
+	atomic_store(&w->beat[i].runs, 0);
 	w->run[i] = (struct watch_run){ .on = true, .start_ms = t, .moved_ms = t, .looked_ms = t };
 }
 
@@ -77,11 +78,16 @@ static void wait_at_most(int *wait_ms, uint64_t ms)
 enum watch_verdict watch_check(struct watch *w, size_t i, int *wait_ms)
 {
 	struct watch_run *r = &w->run[i];
-	uint64_t beats, t = now_ms(), stall = w->stall_s * 1000ull;
+	uint64_t beats, runs, t = now_ms(), stall = w->stall_s * 1000ull;
 
 	if (!r->on)
 		return WATCH_MOVING;
 	beats = atomic_load_explicit(&w->beat[i].beats, memory_order_relaxed);
+	runs = atomic_load_explicit(&w->beat[i].runs, memory_order_relaxed);
+	if (runs != r->runs) { /* another run began: the limit is each run's */
+		r->runs = runs;
+		r->start_ms = t;
+	}
 	/*
 	 * Not looked at for half the stall limit, when a quarter was asked: this
 	 * process was stopped (^Z stops the runs too), or busy. The run gets a

@@ -26,12 +26,14 @@
 struct watch_beat {
 	_Atomic uint64_t beats;   /* anything it did */
 	_Atomic uint64_t events;  /* events begun */
+	_Atomic uint64_t runs;    /* runs begun, by a process that does many (watch_run_begins()) */
 };
 
 /* The parent's view of one slot. */
 struct watch_run {
 	bool on;
 	uint64_t seen;           /* beats when last looked at */
+	uint64_t runs;           /* runs begun, when last looked at */
 	uint64_t start_ms, moved_ms;
 	uint64_t looked_ms;      /* when last looked at */
 };
@@ -107,6 +109,19 @@ static inline void watch_beat(struct watch_beat *b)
 {
 	if (b)
 		atomic_fetch_add_explicit(&b->beats, 1, memory_order_relaxed);
+}
+
+/**
+ * watch_run_begins() - in a process that does many runs: it begins another.
+ * The run limit is then each run's: counted from when the parent first
+ * sees the run begun, which is at most one look (a quarter of the stall
+ * limit, or less) after it began.
+ * @b: its slot.
+ */
+static inline void watch_run_begins(struct watch_beat *b)
+{
+	atomic_fetch_add_explicit(&b->runs, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&b->beats, 1, memory_order_relaxed);
 }
 
 /**

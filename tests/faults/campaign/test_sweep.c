@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "common/snap.h"
 #include "core/scenario.h"
 #include "faults/campaign/shard.h"
 #include "faults/campaign/sweep.h"
@@ -78,6 +79,15 @@ static char *path_in_tmp(const char *name)
 	char *p = NULL;
 
 	cr_assert(asprintf(&p, "%s/%s", tmp, name) > 0);
+	return p;
+}
+
+/* tmp/@name-@what */
+static char *in_tmp_of(const char *name, const char *what)
+{
+	char *p = NULL;
+
+	cr_assert(asprintf(&p, "%s/%s-%s", tmp, name, what) > 0);
 	return p;
 }
 
@@ -165,11 +175,15 @@ static void count_hits(const char *trace, const char *scn_path, uint64_t hits[FP
 	free(rep);
 }
 
-static char *sweep_progress(const char *trace, const char *scn, const char *points, bool scratch,
+/* How a sweep's runs are done: the default (persistent workers where they can be had), ... */
+enum mode { PERSIST, FORK, SCRATCH };
+
+static char *sweep_progress(const char *trace, const char *scn, const char *points, enum mode m,
 			    const char *out, struct sweep_totals *t, FILE *progress)
 {
 	struct sweep_opts o = { .trace = trace, .scenario = scn, .points = points, .out = out,
-				.jobs = 2, .from_scratch = scratch, .progress = progress };
+				.jobs = 2, .from_scratch = m == SCRATCH, .fork = m == FORK,
+				.progress = progress };
 	char err[1024] = "", *summary;
 
 	cr_assert_eq(sweep_run(&o, t, err, sizeof(err)), 0, "%s", err);
@@ -177,10 +191,10 @@ static char *sweep_progress(const char *trace, const char *scn, const char *poin
 	return summary;
 }
 
-static char *sweep(const char *trace, const char *scn, const char *points, bool scratch,
+static char *sweep(const char *trace, const char *scn, const char *points, enum mode m,
 		   const char *out, struct sweep_totals *t)
 {
-	return sweep_progress(trace, scn, points, scratch, out, t, NULL);
+	return sweep_progress(trace, scn, points, m, out, t, NULL);
 }
 
 static uint64_t get_u64(const char *doc, const char *fmt, const char *a)
@@ -294,60 +308,98 @@ static void check_reproducer(const char *doc, size_t i)
 	}
 }
 
-Test(sweep, fbsave_points_match_the_count_in_both_modes)
+/* Whether the progress lines in @f say @what. */
+static bool progress_says(FILE *f, const char *what)
+{
+	char line[512];
+	bool said = false;
+
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		said |= strstr(line, what) != NULL;
+	return said;
+}
+
+/*
+ * The default mode runs in persistent workers wherever snapshots can be
+ * had (common/snap.h: a kernel with userfaultfd asynchronous write-protect
+ * and PAGEMAP_SCAN, not a sanitizer build), and says why it forks where
+ * they cannot. Return: whether it ran persistent.
+ */
+static bool check_persistent_said(FILE *progress)
+{
+	char why[512];
+	bool can = snap_probe(why, sizeof(why)) == 0;
+
+	if (can)
+		cr_assert(progress_says(progress, "(in persistent workers)"),
+			  "snapshots can be had here, but the sweep did not use them");
+	else
+		cr_assert(progress_says(progress, "persistent workers are not available here"),
+			  "the sweep did not say why it forked (%s)", why);
+	return can;
+}
+
+/* Summaries of two sweeps into @a and @b, the same once their folders are left out. */
+static void assert_same(const char *adoc, const char *a, const char *bdoc, const char *b,
+			const char *what)
+{
+	char *f = without_out(adoc, a), *g = without_out(bdoc, b);
+
+	cr_assert_str_eq(f, g, "%s", what);
+	free(f);
+	free(g);
+}
+
+Test(sweep, fbsave_points_match_the_count_in_every_mode)
 {
 	char *trace = trace_gen("pc300", 300, 3), *scn = scenario_write("small.yaml", "1MiB");
-	char *fork_out = path_in_tmp("fork"), *scratch_out = path_in_tmp("scratch");
-	struct sweep_totals tf, ts;
+	char *per_out = path_in_tmp("persist"), *fork_out = path_in_tmp("fork");
+	char *scratch_out = path_in_tmp("scratch"), *nocache_out = path_in_tmp("nocache");
+	struct sweep_totals tp, tf, ts, tn;
 	uint64_t hits[FP_NPOINTS];
-	char *fs, *ss, *fdoc, *sdoc, line[256];
-	bool said_so = false;
-	FILE *progress;
+	char *ps, *fs, *ss, *ns, *pdoc, *fdoc, *sdoc, *ndoc;
+	FILE *progress = tmpfile();
 
+	cr_assert_not_null(progress);
 	count_hits(trace, scn, hits);
 	cr_assert_gt(hits[FP_FBSAVE_PIN], 0, "the trace has no power transitions");
-	fs = sweep(trace, scn, "fbsave/*", false, fork_out, &tf);
-	ss = sweep(trace, scn, "fbsave/*", true, scratch_out, &ts);
+	ps = sweep_progress(trace, scn, "fbsave/*", PERSIST, per_out, &tp, progress);
+	check_persistent_said(progress);
+	fclose(progress);
+	fs = sweep(trace, scn, "fbsave/*", FORK, fork_out, &tf);
+	ss = sweep(trace, scn, "fbsave/*", SCRATCH, scratch_out, &ts);
+	pdoc = slurp(ps);
 	fdoc = slurp(fs);
 	sdoc = slurp(ss);
+	check_summary(pdoc, "fbsave/*", hits, &tp);
 	check_summary(fdoc, "fbsave/*", hits, &tf);
 	check_summary(sdoc, "fbsave/*", hits, &ts);
-	{
-		char *f = without_out(fdoc, fork_out), *g = without_out(sdoc, scratch_out);
+	assert_same(pdoc, per_out, sdoc, scratch_out, "persistent and from-scratch sweeps differ");
+	assert_same(fdoc, fork_out, sdoc, scratch_out, "fork and from-scratch sweeps differ");
 
-		cr_assert_str_eq(f, g, "fork and from-scratch sweeps differ");
-		free(f);
-		free(g);
-	}
-	free(fdoc);
-	free(fs);
-	free(fork_out);
-
-	/* no replay cache (its folder cannot be made): the sweep must not fork, and agree */
-	fork_out = path_in_tmp("nocache");
+	/* no replay cache (its folder cannot be made): the sweep must not branch, and agree */
 	progress = tmpfile();
 	cr_assert_not_null(progress);
 	cr_assert_eq(setenv("XDG_CACHE_HOME", scn, 1), 0); /* a file, not a folder */
-	fs = sweep_progress(trace, scn, "fbsave/*", false, fork_out, &tf, progress);
-	fdoc = slurp(fs);
-	{
-		char *f = without_out(fdoc, fork_out), *g = without_out(sdoc, scratch_out);
-
-		cr_assert_str_eq(f, g, "a sweep without the cache differs");
-		free(f);
-		free(g);
-	}
-	rewind(progress);
-	while (fgets(line, sizeof(line), progress))
-		said_so |= strstr(line, "from scratch instead of forking") != NULL;
+	ns = sweep_progress(trace, scn, "fbsave/*", PERSIST, nocache_out, &tn, progress);
+	ndoc = slurp(ns);
+	assert_same(ndoc, nocache_out, sdoc, scratch_out, "a sweep without the cache differs");
+	cr_assert(progress_says(progress, "from scratch instead of forking"),
+		  "the sweep branched without a replay cache");
 	fclose(progress);
-	cr_assert(said_so, "the sweep forked without a replay cache");
-	free(fdoc);
+	free(ndoc);
 	free(sdoc);
-	free(fs);
+	free(fdoc);
+	free(pdoc);
+	free(ns);
 	free(ss);
-	free(fork_out);
+	free(fs);
+	free(ps);
+	free(nocache_out);
 	free(scratch_out);
+	free(fork_out);
+	free(per_out);
 	free(scn);
 	free(trace);
 }
@@ -356,43 +408,49 @@ Test(sweep, all_points_agree_and_every_reproducer_reproduces)
 {
 	/* a name the reproducer must quote for the shell */
 	char *trace = trace_gen("pc 100 'q'", 100, 3), *scn = scenario_write("tiny.yaml", "64KiB");
-	char *fork_out = path_in_tmp("fork"), *scratch_out = path_in_tmp("scratch");
-	struct sweep_totals tf, ts;
+	char *per_out = path_in_tmp("persist"), *fork_out = path_in_tmp("fork");
+	char *scratch_out = path_in_tmp("scratch");
+	struct sweep_totals tp, tf, ts;
 	uint64_t hits[FP_NPOINTS];
-	char *fs, *ss, *fdoc, *sdoc;
+	char *ps, *fs, *ss, *pdoc, *fdoc, *sdoc;
 	size_t nfail;
 
 	count_hits(trace, scn, hits);
-	fs = sweep(trace, scn, NULL, false, fork_out, &tf);
-	ss = sweep(trace, scn, NULL, true, scratch_out, &ts);
+	ps = sweep(trace, scn, NULL, PERSIST, per_out, &tp);
+	fs = sweep(trace, scn, NULL, FORK, fork_out, &tf);
+	ss = sweep(trace, scn, NULL, SCRATCH, scratch_out, &ts);
+	pdoc = slurp(ps);
 	fdoc = slurp(fs);
 	sdoc = slurp(ss);
-	nfail = check_summary(fdoc, "*", hits, &tf);
+	nfail = check_summary(pdoc, "*", hits, &tp);
+	check_summary(fdoc, "*", hits, &tf);
 	check_summary(sdoc, "*", hits, &ts);
-	{
-		char *f = without_out(fdoc, fork_out), *g = without_out(sdoc, scratch_out);
+	assert_same(pdoc, per_out, sdoc, scratch_out, "persistent and from-scratch sweeps differ");
+	assert_same(fdoc, fork_out, sdoc, scratch_out, "fork and from-scratch sweeps differ");
+	/* branched runs stop where they meet the unfailed run, and still end as full runs do */
+	for (int i = 0; i < 2; i++) {
+		const struct sweep_totals *t = i ? &tf : &tp;
 
-		cr_assert_str_eq(f, g, "fork and from-scratch sweeps differ");
-		free(f);
-		free(g);
+		cr_assert_gt(t->met, 0, "no branched run met the unfailed run");
+		cr_assert_lt(t->met, t->runs);
+		/* ... or where they meet an earlier run, whose outcome they take */
+		cr_assert_gt(t->followed, 0, "no branched run met an earlier one");
+		cr_assert_lt(t->met + t->followed, t->runs);
 	}
-	/* forked runs stop where they meet the unfailed run, and still end as full runs do */
-	cr_assert_gt(tf.met, 0, "no forked run met the unfailed run");
-	cr_assert_lt(tf.met, tf.runs);
 	cr_assert_eq(ts.met, 0, "a from-scratch run stopped early");
-	/* ... or where they meet an earlier forked run, whose outcome they take */
-	cr_assert_gt(tf.followed, 0, "no forked run met an earlier one");
-	cr_assert_lt(tf.met + tf.followed, tf.runs);
 	cr_assert_eq(ts.followed, 0, "a from-scratch run followed another");
 	/* this trace is known to break the model at some hits: the checks below must see some */
-	cr_assert_gt(tf.violation, 0);
-	cr_assert_gt(tf.reset, 0);
+	cr_assert_gt(tp.violation, 0);
+	cr_assert_gt(tp.reset, 0);
 	for (size_t i = 0; i < nfail; i++)
-		check_reproducer(fdoc, i);
+		check_reproducer(pdoc, i);
+	free(pdoc);
 	free(fdoc);
 	free(sdoc);
+	free(ps);
 	free(fs);
 	free(ss);
+	free(per_out);
 	free(fork_out);
 	free(scratch_out);
 	free(scn);
@@ -470,7 +528,8 @@ static bool is_sweep_run(int pid)
 /*
  * Stop a running child of @pid (a sweep's run) and return it, or 0 when none
  * runs now. Stopping first makes sure it is alive: a kill that found a zombie
- * would do nothing.
+ * would do nothing. A persistent worker names itself sweep-run while in a
+ * run: one stopped just as its run ended is let go again.
  */
 static pid_t stop_a_child(pid_t pid)
 {
@@ -487,6 +546,10 @@ static pid_t stop_a_child(pid_t pid)
 		for (int i = 0; i < 1000; i++) {
 			char st = proc_state(child);
 
+			if ((st == 'T' || st == 't') && !is_sweep_run(child)) {
+				kill(child, SIGCONT);
+				break;
+			}
 			if (st == 'T' || st == 't') {
 				fclose(f);
 				return child;
@@ -500,11 +563,16 @@ static pid_t stop_a_child(pid_t pid)
 	return 0;
 }
 
-Test(sweep, a_killed_run_is_a_crash_and_the_sweep_goes_on)
+/*
+ * Kill a run of a sweep (with @mode: --fork, or NULL for the default, in
+ * persistent workers where it can): it is a crash, and the other runs go
+ * on (in a persistent worker: those of the worker killed, in a fresh one).
+ */
+static void a_killed_run_is_a_crash(const char *mode, const char *name)
 {
 	/* bigger save areas: each run (failing one pinning) lasts long enough to be caught */
-	char *trace = trace_gen("pc300", 300, 3), *scn = scenario_write("slow.yaml", "8MiB");
-	char *out = path_in_tmp("crash"), *summary = path_in_tmp("crash/summary.json");
+	char *trace = trace_gen(name, 300, 3), *scn = scenario_write("slow.yaml", "8MiB");
+	char *out = in_tmp_of(name, "crash"), *summary = in_tmp_of(name, "crash/summary.json");
 	const struct timespec tick = { 0, 200000 };
 	char *log, *doc, val[2048];
 	pid_t pid, child = 0;
@@ -512,7 +580,7 @@ Test(sweep, a_killed_run_is_a_crash_and_the_sweep_goes_on)
 	int status;
 
 	pid = gpuiso_spawn((const char *const[]){ "sweep", trace, "--scenario", scn, "--points",
-						  "fbsave/pin", "-o", out, "--jobs", "2", NULL });
+						  "fbsave/pin", "-o", out, "--jobs", "2", mode, NULL });
 	for (int i = 0; i < 300000 && !child; i++) {
 		child = stop_a_child(pid);
 		if (!child)
@@ -543,6 +611,12 @@ Test(sweep, a_killed_run_is_a_crash_and_the_sweep_goes_on)
 	free(trace);
 }
 
+Test(sweep, a_killed_run_is_a_crash_and_the_sweep_goes_on)
+{
+	a_killed_run_is_a_crash(NULL, "pc300");
+	a_killed_run_is_a_crash("--fork", "pc300-fork");
+}
+
 /* Stop a run of sweep @pid within 60 s (see stop_a_child()). */
 static pid_t stop_a_run(pid_t pid)
 {
@@ -566,10 +640,11 @@ static pid_t stop_a_run(pid_t pid)
  * killed, counted as hung (not as a crash), listed with its reproducer, and
  * the sweep goes on.
  */
-Test(sweep, a_stopped_run_is_killed_as_hung_and_the_sweep_goes_on)
+/* A run of a sweep with @mode (as a_killed_run_is_a_crash()) stopped: it is hung. */
+static void a_stopped_run_is_hung(const char *mode, const char *name)
 {
-	char *trace = trace_gen("pc300", 300, 3), *scn = scenario_write("slow.yaml", "8MiB");
-	char *out = path_in_tmp("hung"), *summary = path_in_tmp("hung/summary.json");
+	char *trace = trace_gen(name, 300, 3), *scn = scenario_write("slow.yaml", "8MiB");
+	char *out = in_tmp_of(name, "hung"), *summary = in_tmp_of(name, "hung/summary.json");
 	char *cli = path_in_tmp("cli.out"), *log, *doc, val[2048];
 	pid_t pid, child;
 	uint64_t hits;
@@ -577,7 +652,7 @@ Test(sweep, a_stopped_run_is_killed_as_hung_and_the_sweep_goes_on)
 
 	pid = gpuiso_spawn((const char *const[]){ "sweep", trace, "--scenario", scn, "--points",
 						  "fbsave/pin", "-o", out, "--jobs", "2",
-						  "--stall-timeout", "1", NULL });
+						  "--stall-timeout", "1", mode, NULL });
 	child = stop_a_run(pid);
 	if (!procs_wait(pid, 30000, &status)) {
 		kill(child, SIGKILL);
@@ -607,6 +682,12 @@ Test(sweep, a_stopped_run_is_killed_as_hung_and_the_sweep_goes_on)
 	free(out);
 	free(scn);
 	free(trace);
+}
+
+Test(sweep, a_stopped_run_is_killed_as_hung_and_the_sweep_goes_on)
+{
+	a_stopped_run_is_hung(NULL, "pc300");
+	a_stopped_run_is_hung("--fork", "pc300-fork");
 }
 
 /*
@@ -817,7 +898,7 @@ Test(sweep, failing_runs_are_findings_with_trimmed_reproducers)
 
 	cr_assert_not_null(root, "GPUISO_SOURCE_ROOT must be set");
 	cr_assert(asprintf(&scn, "%s/traces/scenarios/lda-chain.yaml", root) > 0);
-	fs = sweep(trace, scn, NULL, false, out, &t);
+	fs = sweep(trace, scn, NULL, PERSIST, out, &t);
 	doc = slurp(fs);
 	cr_assert(jsonq_valid(doc));
 	for (; snprintf(path, sizeof(path), "failures.%llu.point", (unsigned long long)failures),
@@ -893,7 +974,7 @@ Test(sweep, a_base_plan_reaches_the_chunked_save_and_its_resets)
 	fputs("faults:\n  - {point: fbsave/pin, probability: 1}\n", f);
 	cr_assert_eq(fclose(f), 0);
 	/* alone, the trace never reaches a chunk: the sweep says so, and what would */
-	fs = sweep(trace, scn, "fbsave/*", false, plain, &t);
+	fs = sweep(trace, scn, "fbsave/*", PERSIST, plain, &t);
 	doc = slurp(fs);
 	cr_assert_eq(get_u64(doc, "points.%s.hits", "fbsave/map_chunk"), 0);
 	cr_assert(jsonq_get(doc, "unreached.0.point", val, sizeof(val)));
@@ -1008,7 +1089,7 @@ Test(sweep, shards_merge_into_the_summary_of_one_sweep)
 	struct sweep_totals one, t;
 	const uint32_t splits[] = { 1, 3, 7 };
 
-	free(sweep(trace, scn, NULL, false, ref, &one));
+	free(sweep(trace, scn, NULL, PERSIST, ref, &one));
 	cr_assert_gt(one.findings, 0, "nothing to merge but recovered runs");
 	for (size_t k = 0; k < sizeof(splits) / sizeof(splits[0]); k++) {
 		uint64_t runs = 0;
@@ -1026,7 +1107,7 @@ Test(sweep, shards_merge_into_the_summary_of_one_sweep)
 	}
 	/* from scratch, over some points: the same as forking over them */
 	out = path_in_tmp("scratch-ref");
-	free(sweep(trace, scn, "fbsave/*", false, out, &one));
+	free(sweep(trace, scn, "fbsave/*", PERSIST, out, &one));
 	free(ref);
 	ref = out;
 	out = path_in_tmp("scratch");
@@ -1056,7 +1137,7 @@ Test(sweep, a_missing_shard_is_listed_and_a_resumed_one_completes_the_merge)
 	struct sweep_totals one, t, again, first;
 	struct stat st;
 
-	free(sweep(trace, scn, NULL, false, ref, &one));
+	free(sweep(trace, scn, NULL, PERSIST, ref, &one));
 	sweep_shard(trace, scn, NULL, false, out, 0, 3);
 	sweep_shard(trace, scn, NULL, false, out, 2, 3);
 	cr_assert_eq(merge(out, &t, err, sizeof(err)), -ENODATA, "merged: %s", err);
@@ -1123,7 +1204,7 @@ Test(sweep, a_foreign_journal_is_named_and_not_taken_on)
 	struct stat st;
 	int status;
 
-	free(sweep(trace, scn, "iommu/*", false, ref, &one));
+	free(sweep(trace, scn, "iommu/*", PERSIST, ref, &one));
 	sweep_shard(trace, scn, "iommu/*", false, out, 0, 2);
 	sweep_shard(trace, scn, "iommu/*", false, out, 1, 2);
 	sweep_shard(trace, scn, "fbsave/*", false, other, 0, 2);

@@ -2,7 +2,7 @@
 /*
  * The run watchdog: a run whose beats move is moving however long it takes,
  * one whose beats stop is stalled after the stall limit, one past the run
- * limit is overtime; beats from a forked child reach the parent; the parent
+ * limit is overtime (each run's, for a process that does many); beats from a forked child reach the parent; the parent
  * is told to look again soon enough to see each of these in time.
  */
 #include <criterion/criterion.h>
@@ -81,6 +81,30 @@ Test(watch, beats_of_a_forked_child_are_seen_and_a_run_limit_ends_it)
 	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_OVERTIME);
 	watch_stop(&w, 0);
 	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_MOVING);
+	watch_fini(&w);
+}
+
+/* A process that does many runs: the run limit is each run's, from when it was seen begun. */
+Test(watch, the_run_limit_of_a_process_of_many_runs_is_each_runs)
+{
+	struct watch w;
+	int wait_ms = -1;
+
+	cr_assert_eq(watch_init(&w, 1, 60, 1), 0);
+	watch_start(&w, 0);
+	/* 2 s in runs of 0.5 s each, looked at between them: never overtime */
+	for (int i = 0; i < 4; i++) {
+		watch_run_begins(&w.beat[0]);
+		cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_MOVING, "run %d", i);
+		usleep(500000);
+		watch_event(&w.beat[0]);
+	}
+	/* then one run of more than the limit: overtime */
+	watch_run_begins(&w.beat[0]);
+	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_MOVING);
+	usleep(1050000);
+	watch_event(&w.beat[0]);
+	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_OVERTIME);
 	watch_fini(&w);
 }
 
