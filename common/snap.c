@@ -49,6 +49,9 @@ struct pm_scan_arg {
 #define SNAP_SANITIZER 1
 #endif
 #endif
+#ifndef SNAP_SANITIZER
+#define SNAP_SANITIZER 0
+#endif
 
 #define SNAP_PAGE 4096u
 #define SNAP_MAX_RANGES 1024
@@ -361,14 +364,12 @@ static int snap_new(struct snap **out, char *why, size_t whylen)
 	int rc;
 
 	*out = NULL;
-#ifdef SNAP_SANITIZER
-	(void)api;
-	(void)sn;
-	(void)rc;
-	if (whylen)
-		snprintf(why, whylen, "not in a sanitizer build (its allocator maps memory of its own)");
-	return -EOPNOTSUPP;
-#else
+	if (SNAP_SANITIZER) {
+		if (whylen)
+			snprintf(why, whylen,
+				 "not in a sanitizer build (its allocator maps memory of its own)");
+		return -EOPNOTSUPP;
+	}
 	sn = mmap(NULL, SNAP_SELF_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (sn == MAP_FAILED)
 		return -ENOMEM;
@@ -406,7 +407,6 @@ static int snap_new(struct snap **out, char *why, size_t whylen)
 close_snap:
 	snap_close(sn);
 	return rc;
-#endif
 }
 
 int snap_probe(char *why, size_t whylen)
