@@ -33,7 +33,7 @@
 
 #define ROUNDS 3
 
-static const char bench_scenario[] =
+const char bench_replay_scenario[] =
 	"system:\n"
 	"  memory: 64GiB\n"
 	"  os_memory_map: [{base: 0x0, size: 2GiB}, {base: 0x100000000, size: 62GiB}]\n"
@@ -166,7 +166,7 @@ static int rig_up(struct rig *rig)
 	f = fopen(rig->scenario, "w");
 	if (!f)
 		return -errno;
-	fputs(bench_scenario, f);
+	fputs(bench_replay_scenario, f);
 	fclose(f);
 	rc = scenario_load(rig->scenario, &rig->scn, err, sizeof(err));
 	if (!rc)
