@@ -222,10 +222,17 @@ static int rec_fault_pop(struct hw *hw, struct hw_fault *fault)
 	return rc;
 }
 
-/* Not recorded: the model's reading of the counters is its own bookkeeping. */
+/* Not recorded, nor modeled_ns: the model's reading of the counters is its own bookkeeping. */
 static void rec_stats(struct hw *hw, struct hw_stats *stats)
 {
 	to_rec(hw)->inner->ops->stats(to_rec(hw)->inner, stats);
+}
+
+static uint64_t rec_modeled_ns(struct hw *hw)
+{
+	struct hw *inner = to_rec(hw)->inner;
+
+	return inner->ops->modeled_ns ? inner->ops->modeled_ns(inner) : 0;
 }
 
 static uint64_t rec_vram_size(struct hw *hw, uint32_t dev)
@@ -319,6 +326,7 @@ static const struct hw_ops rec_ops = {
 	.attach = rec_attach, .detach = rec_detach,
 	.map = rec_map, .unmap = rec_unmap, .flush = rec_flush,
 	.dma = rec_dma, .fault_pop = rec_fault_pop, .stats = rec_stats,
+	.modeled_ns = rec_modeled_ns,
 	.state_digest = NULL, /* a replay takes none */
 	.vram_size = rec_vram_size, .vram_rw = rec_vram_rw, .vram_fill = rec_vram_fill,
 	.vram_digest = rec_vram_digest, .power = rec_power,

@@ -93,6 +93,13 @@ struct sim {
 	size_t nruns, runs_cap;
 
 	struct hw_stats st;
+	/*
+	 * The cost model's two divisions made multiplications and shifts
+	 * where they are exact (sim_create()): modeled ns per cycle (0: divide
+	 * by the clock), and log2 of the bytes a cycle moves (-1: divide).
+	 */
+	uint64_t ns_per_cycle;
+	int bytes_shift;
 };
 
 /**
