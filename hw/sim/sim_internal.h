@@ -44,6 +44,8 @@ struct sim_domain {
 	 */
 	uint64_t shadow_first, shadow_last;
 	uint64_t tlb_held;   /* IOTLB entries of this domain */
+	uint64_t tlb_large;  /* of those, entries of 2 MiB and 1 GiB leaves ... */
+	uint64_t large_first, large_last; /* ... all within pages [large_first, large_last] */
 };
 
 /* One translation: a leaf of any size. */
