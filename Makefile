@@ -47,6 +47,7 @@ bench: deps
 	@meson compile -C $(BENCH_BUILD) >/dev/null
 	./$(BENCH_BUILD)/gpuiso bench --suite micro --json $(BENCH_BUILD)/bench-micro.json
 	./$(BENCH_BUILD)/gpuiso bench --suite replay --json $(BENCH_BUILD)/bench-replay.json
+	./$(BENCH_BUILD)/gpuiso bench --suite floor --json $(BENCH_BUILD)/bench-floor.json
 
 # Every fuzz target (fuzz/) for FUZZ_SECONDS each, built with clang and libFuzzer
 # under ASan+UBSan; findings land in fuzz/crashes/ (docs/fuzzing.md).

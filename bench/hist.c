@@ -4,25 +4,7 @@
 
 #include "hist.h"
 
-/*
- * Bucket b holds values in [2^(b + sub_half_magnitude), 2^(b + sub_half_magnitude + 1))
- * (bucket 0 also everything below), each split into sub-buckets of width
- * 2^b: the top half of bucket b's sub-buckets. Index arithmetic as in
- * HdrHistogram.
- */
-
-static unsigned int magnitude_of(uint64_t v)
-{
-	return 63u - (unsigned int)__builtin_clzll(v);
-}
-
-static size_t counts_index(const struct hist *h, uint64_t v)
-{
-	unsigned int bucket = magnitude_of(v | h->sub_mask) - h->sub_half_magnitude;
-	uint64_t sub = v >> bucket;
-
-	return ((size_t)bucket << h->sub_half_magnitude) + (size_t)sub;
-}
+/* Buckets and sub-buckets: hist_record() (hist.h). */
 
 /* The highest value that lands in the same slot as index @i. */
 static uint64_t highest_equivalent(const struct hist *h, size_t i)
@@ -62,24 +44,6 @@ void hist_fini(struct hist *h)
 	h->counts = NULL;
 }
 
-void hist_record(struct hist *h, uint64_t value)
-{
-	size_t i;
-
-	if (!value)
-		value = 1;
-	if (value >> HIST_MAX_MAGNITUDE)
-		value = ((uint64_t)1 << HIST_MAX_MAGNITUDE) - 1;
-	i = counts_index(h, value);
-	h->counts[i]++;
-	h->total++;
-	h->sum += (double)value;
-	if (value < h->min)
-		h->min = value;
-	if (value > h->max)
-		h->max = value;
-}
-
 uint64_t hist_percentile(const struct hist *h, double p)
 {
 	uint64_t want, seen = 0;
@@ -104,5 +68,5 @@ uint64_t hist_percentile(const struct hist *h, double p)
 
 double hist_mean(const struct hist *h)
 {
-	return h->total ? h->sum / (double)h->total : 0.0;
+	return h->total ? (double)h->sum / (double)h->total : 0.0;
 }

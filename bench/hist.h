@@ -22,7 +22,7 @@ struct hist {
 	uint64_t *counts;
 	uint64_t total;                  /* values recorded */
 	uint64_t min, max;               /* exact extremes */
-	double sum;                      /* for the mean */
+	unsigned __int128 sum;           /* for the mean: exact, and an integer add per value */
 };
 
 /**
@@ -39,10 +39,30 @@ void hist_fini(struct hist *h);
 
 /**
  * hist_record() - count one value (0 counts as 1; above the range, as the top).
+ * Inline: a replay records two values per event.
  * @h: the histogram.
  * @value: e.g. nanoseconds.
+ *
+ * Bucket b holds values in [2^(b + sub_half_magnitude), 2^(b +
+ * sub_half_magnitude + 1)) (bucket 0 also everything below), each split into
+ * sub-buckets of width 2^b: the top half of bucket b's sub-buckets. Index
+ * arithmetic as in HdrHistogram.
  */
-void hist_record(struct hist *h, uint64_t value);
+static inline void hist_record(struct hist *h, uint64_t value)
+{
+	unsigned int bucket;
+
+	if (!value)
+		value = 1;
+	if (value >> HIST_MAX_MAGNITUDE)
+		value = ((uint64_t)1 << HIST_MAX_MAGNITUDE) - 1;
+	bucket = 63u - (unsigned int)__builtin_clzll(value | h->sub_mask) - h->sub_half_magnitude;
+	h->counts[((size_t)bucket << h->sub_half_magnitude) + (size_t)(value >> bucket)]++;
+	h->total++;
+	h->sum += value;
+	h->min = value < h->min ? value : h->min;
+	h->max = value > h->max ? value : h->max;
+}
 
 /**
  * hist_percentile() - the value at or below which @p percent of values fall.

@@ -64,41 +64,64 @@ static void identity_unmap_unreferenced(struct core *c, struct adapter *a, uint6
 	}
 }
 
-/* Map the pages of @run nobody maps yet, then reference all. Nothing changes on failure. */
+/*
+ * Map the pages of @run nobody maps yet, then reference all. Nothing changes
+ * on failure. The references are taken first: when they show that no frame
+ * was referenced (a run of its own) or that every frame was (a run mapped
+ * already), that decides it without looking at the counts again.
+ */
 static int identity_map_run(struct core *c, struct adapter *a, const struct phys_run *run,
 			    unsigned int perm)
 {
-	uint64_t pfn = run->pa / GPUISO_PAGE_SIZE, n = run->npages;
-	uint64_t i = idmap_stretch(&a->idmap, pfn, n, false);
+	uint64_t pfn = run->pa / GPUISO_PAGE_SIZE, n = run->npages, i;
+	unsigned int saw;
 	int rc;
 
-	while (i < n) {
-		uint64_t len = idmap_stretch(&a->idmap, pfn + i, n - i, true);
-
-		rc = identity_map_pages(c, a, pfn + i, len, perm);
-		if (rc) {
-			identity_unmap_unreferenced(c, a, pfn, i);
-			return rc;
-		}
-		i += len;
-		i += idmap_stretch(&a->idmap, pfn + i, n - i, false);
-	}
-	rc = idmap_get(&a->idmap, pfn, n);
+	rc = idmap_get(&a->idmap, pfn, n, &saw);
 	if (rc)
-		identity_unmap_unreferenced(c, a, pfn, n);
+		return rc;
+	if (saw != IDMAP_SAW_ZERO && saw != IDMAP_SAW_SET) {
+		/* some frames were referenced, some not: back, and map stretch by stretch */
+		idmap_put(&a->idmap, pfn, n, NULL);
+		for (i = idmap_stretch(&a->idmap, pfn, n, false); i < n;) {
+			uint64_t len = idmap_stretch(&a->idmap, pfn + i, n - i, true);
+
+			rc = identity_map_pages(c, a, pfn + i, len, perm);
+			if (rc) {
+				identity_unmap_unreferenced(c, a, pfn, i);
+				return rc;
+			}
+			i += len;
+			i += idmap_stretch(&a->idmap, pfn + i, n - i, false);
+		}
+		rc = idmap_get(&a->idmap, pfn, n, NULL);
+		if (rc)
+			identity_unmap_unreferenced(c, a, pfn, n);
+		return rc;
+	}
+	if (saw == IDMAP_SAW_ZERO) {
+		rc = identity_map_pages(c, a, pfn, n, perm);
+		if (rc)
+			idmap_put(&a->idmap, pfn, n, NULL);
+	}
 	return rc;
 }
 
 static void identity_unmap_run(struct core *c, struct adapter *a, const struct phys_run *run)
 {
 	uint64_t pfn = run->pa / GPUISO_PAGE_SIZE;
-	uint64_t none = idmap_put(&a->idmap, pfn, run->npages);
+	unsigned int saw;
+	uint64_t none = idmap_put(&a->idmap, pfn, run->npages, &saw);
 
 	if (none)
 		internal_error(c, "%s: unmapping [%#llx, +%llu pages): %llu frames had no identity mapping reference to drop",
 			       a->cfg->name, (unsigned long long)run->pa,
 			       (unsigned long long)run->npages, (unsigned long long)none);
-	identity_unmap_unreferenced(c, a, pfn, run->npages);
+	/* no frame referenced any more: one stretch; every frame still is: none */
+	if (saw == IDMAP_SAW_ZERO)
+		dom_hw_unmap(c, a, pfn * GPUISO_PAGE_SIZE, run->npages * GPUISO_PAGE_SIZE);
+	else if (saw != IDMAP_SAW_SET)
+		identity_unmap_unreferenced(c, a, pfn, run->npages);
 }
 
 int dom_map(struct core *c, struct adapter *a, const struct pages *pg, struct dmap *m)

@@ -16,26 +16,32 @@
  */
 
 /*
- * One reference more (@get) or one fewer to each frame of @p.
+ * One reference more (@get) or one fewer to each frame of @p; IDMAP_SAW_*
+ * of the counts (before a get, after a put) added to *@saw.
  * Return: the frames a put found with no reference to drop (an impossible
  * state: the caller reports it); their counts stay at zero.
  */
-static inline uint64_t idmap_update(const struct idmap_piece *p, bool get)
+static inline uint64_t idmap_update(const struct idmap_piece *p, bool get, unsigned int *saw)
 {
 	struct idmap_leaf *l = p->leaf;
-	uint32_t *same, *cnt, diff = 0;
+	uint32_t *same, *cnt, diff = 0, zero = 0, set = 0;
 	uint64_t none = 0;
 	bool *mixed;
 
-	if (!l)
+	if (!l) {
+		*saw |= IDMAP_SAW_ZERO;
 		return p->len; /* only a put comes here: nothing was ever counted */
+	}
 	same = &l->chunk[p->chunk].same;
 	mixed = &l->chunk[p->chunk].mixed;
 	cnt = l->each[p->chunk];
 	if (!*mixed) {
-		if (!get && !*same)
+		if (!get && !*same) {
+			*saw |= IDMAP_SAW_ZERO;
 			return p->len;
+		}
 		if (p->len == IDMAP_CHUNK) {
+			*saw |= (get ? *same : *same - 1) ? IDMAP_SAW_SET : IDMAP_SAW_ZERO;
 			*same = get ? *same + 1 : *same - 1;
 			return 0;
 		}
@@ -44,14 +50,20 @@ static inline uint64_t idmap_update(const struct idmap_piece *p, bool get)
 		*mixed = true;
 	}
 	if (get) {
-		for (uint64_t i = 0; i < p->len; i++)
+		for (uint64_t i = 0; i < p->len; i++) {
+			zero |= !cnt[p->in + i];
+			set |= cnt[p->in + i];
 			cnt[p->in + i]++;
+		}
 	} else {
 		for (uint64_t i = 0; i < p->len; i++) {
 			none += !cnt[p->in + i];
 			cnt[p->in + i] -= cnt[p->in + i] != 0;
+			zero |= !cnt[p->in + i];
+			set |= cnt[p->in + i];
 		}
 	}
+	*saw |= (zero ? IDMAP_SAW_ZERO : 0) | (set ? IDMAP_SAW_SET : 0);
 	if (p->len < IDMAP_CHUNK)
 		return none;
 	for (unsigned int i = 1; i < IDMAP_CHUNK; i++)
@@ -64,10 +76,13 @@ static inline uint64_t idmap_update(const struct idmap_piece *p, bool get)
 }
 
 /* Count one more reference to each frame of [pfn, pfn+n). Nothing is counted on failure. */
-int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n)
+int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n, unsigned int *saw)
 {
 	uint64_t last = (pfn + n - 1) >> IDMAP_LEAF_SHIFT;
+	unsigned int seen = 0;
 
+	if (saw)
+		*saw = 0;
 	if (!n)
 		return 0;
 	/* every leaf first, so that counting cannot fail half way */
@@ -89,23 +104,28 @@ int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n)
 	for (uint64_t done = 0, len; done < n; done += len) {
 		struct idmap_piece p = idmap_piece(im, pfn + done, n - done);
 
-		(void)idmap_update(&p, true); /* a get always has a count to raise */
+		(void)idmap_update(&p, true, &seen); /* a get always has a count to raise */
 		len = p.len;
 	}
+	if (saw)
+		*saw = seen;
 	return 0;
 }
 
 /* Drop one reference to each frame of [pfn, pfn+n). Return: the frames that had none. */
-uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n)
+uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n, unsigned int *saw)
 {
 	uint64_t none = 0;
+	unsigned int seen = 0;
 
 	for (uint64_t done = 0, len; done < n; done += len) {
 		struct idmap_piece p = idmap_piece(im, pfn + done, n - done);
 
-		none += idmap_update(&p, false);
+		none += idmap_update(&p, false, &seen);
 		len = p.len;
 	}
+	if (saw)
+		*saw = seen;
 	return none;
 }
 

@@ -867,24 +867,33 @@ int pages_rw(struct core *c, const struct pages *pg, uint64_t offset, void *buf,
 
 /* idmap.c: one reference count per page frame mapped 1:1 */
 
+/* What idmap_get() and idmap_put() saw of the frames' counts: */
+#define IDMAP_SAW_ZERO 1u /* a frame's count was zero (before a get, after a put) */
+#define IDMAP_SAW_SET 2u  /* a frame's count was not (before a get, after a put) */
+
 /**
  * idmap_get() - count one more reference to each frame of [pfn, pfn+n).
  * @im: the counts.
  * @pfn: first page frame number.
  * @n: frames; 0 does nothing.
+ * @saw: out: IDMAP_SAW_* of the counts before (IDMAP_SAW_ZERO alone: no
+ *       frame was referenced, IDMAP_SAW_SET alone: every frame was), or
+ *       NULL; 0 when @n is 0.
  *
  * Return: 0, or -ENOMEM (nothing counted then).
  */
-int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n);
+int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n, unsigned int *saw);
 /**
  * idmap_put() - drop one reference to each frame of [pfn, pfn+n).
  * @im: the counts.
  * @pfn: first page frame number.
  * @n: frames.
+ * @saw: out: IDMAP_SAW_* of the counts after (IDMAP_SAW_ZERO alone: no frame
+ *       is referenced any more), or NULL.
  *
  * Return: the frames that had no reference to drop (0 when all is well).
  */
-uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n);
+uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n, unsigned int *saw);
 /**
  * idmap_free() - free all counts and empty @im.
  * @im: the counts.

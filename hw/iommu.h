@@ -140,6 +140,12 @@ struct hw_ops {
 	/** @stats: fill @stats with the counters so far. */
 	void (*stats)(struct hw *hw, struct hw_stats *stats);
 	/**
+	 * @modeled_ns: what @stats would say in modeled_ns, without filling
+	 * the counters (a replay reads it after every event). NULL for a
+	 * backend whose modeled time is 0 (real hardware).
+	 */
+	uint64_t (*modeled_ns)(struct hw *hw);
+	/**
 	 * @state_digest: a digest of everything the backend holds that decides
 	 * what later calls do (page tables, IOTLB, devices' VRAM and queues,
 	 * faults not yet taken), its counters left out: equal states give equal

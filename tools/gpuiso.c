@@ -117,7 +117,7 @@ static int cmd_scenario_explain(int argc, char **argv)
 }
 
 static const char bench_usage[] =
-	"gpuiso bench [--suite micro|replay] [--json OUT] [-v]\n"
+	"gpuiso bench [--suite micro|replay|floor] [--json OUT] [-v]\n"
 	"       gpuiso bench --suite NAME --metric NAME=VALUE:UNIT... [--notes TEXT] --json OUT\n"
 	"  the second records figures measured outside gpuiso (bench/sweep.sh,\n"
 	"  bench/shards.sh) as bench JSON: no suite runs";
@@ -125,6 +125,7 @@ static const char bench_usage[] =
 static const struct bench_suite bench_suites[] = {
 	{ "micro", bench_suite_micro },
 	{ "replay", bench_suite_replay },
+	{ "floor", bench_suite_floor },
 };
 
 /* --metric NAME=VALUE:UNIT into @r; 0, or the exit code after saying why not. */

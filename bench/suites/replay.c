@@ -33,7 +33,7 @@
 
 #define ROUNDS 3
 
-static const char bench_scenario[] =
+const char bench_replay_scenario[] =
 	"system:\n"
 	"  memory: 64GiB\n"
 	"  os_memory_map: [{base: 0x0, size: 2GiB}, {base: 0x100000000, size: 62GiB}]\n"
@@ -166,7 +166,7 @@ static int rig_up(struct rig *rig)
 	f = fopen(rig->scenario, "w");
 	if (!f)
 		return -errno;
-	fputs(bench_scenario, f);
+	fputs(bench_replay_scenario, f);
 	fclose(f);
 	rc = scenario_load(rig->scenario, &rig->scn, err, sizeof(err));
 	if (!rc)
@@ -184,31 +184,45 @@ static void rig_down(struct rig *rig)
 		fprintf(stderr, "bench: could not remove %s\n", rig->dir);
 }
 
-/* gpuiso replay (a process) against babeltrace2's decoding (a process), alternately. */
+/*
+ * gpuiso replay (a process) against babeltrace2's decoding (a process),
+ * alternately, and `gpuiso trace info` (the same decoder child, its stream
+ * read by a consumer that only counts events): wall and CPU time.
+ */
 static int bench_ctf_vs_bt2(struct bench_report *r, struct rig *rig)
 {
 	char *bt2[] = { "babeltrace2", rig->trace, "-o", "dummy", NULL };
 	char *ours[] = { rig->self, "replay", rig->trace, "--pace", "asap", "--no-cache",
 			 "--scenario", rig->scenario, NULL };
+	char *info[] = { rig->self, "trace", "info", rig->trace, NULL };
 	double t_bt2[ROUNDS], t_ours[ROUNDS], cpu_ours[ROUNDS], ratio[ROUNDS];
+	double cpu_bt2[ROUNDS], cpu_ratio[ROUNDS], t_info[ROUNDS], cpu_info[ROUNDS];
 	int rc = 0;
 
 	for (int i = 0; !rc && i < ROUNDS; i++) {
-		rc = spawn(bt2, NULL, false, &t_bt2[i], NULL);
+		rc = spawn(bt2, NULL, false, &t_bt2[i], &cpu_bt2[i]);
 		if (!rc)
 			rc = spawn(ours, NULL, false, &t_ours[i], &cpu_ours[i]);
+		if (!rc)
+			rc = spawn(info, NULL, false, &t_info[i], &cpu_info[i]);
 		ratio[i] = t_ours[i] / t_bt2[i];
+		cpu_ratio[i] = cpu_ours[i] / cpu_bt2[i];
 	}
 	if (rc)
 		return rc;
 	bench_add(r, "replay.bt2_decode_s", bench_median(t_bt2, ROUNDS), "s",
 		  "babeltrace2 DIR -o dummy, 1M desktop events");
+	bench_add(r, "replay.bt2_decode_cpu_s", bench_median(cpu_bt2, ROUNDS), "s", "its CPU time");
 	bench_add(r, "replay.ctf_s", bench_median(t_ours, ROUNDS), "s",
 		  "gpuiso replay --no-cache, same trace");
 	bench_add(r, "replay.ctf_cpu_s", bench_median(cpu_ours, ROUNDS), "s",
 		  "its CPU time and its decoder's (a child process)");
 	bench_add(r, "replay.ctf_vs_bt2_ratio", bench_median(ratio, ROUNDS), "ratio",
 		  "replay over decoding (target <= 1.2)");
+	bench_add(r, "replay.ctf_cpu_vs_bt2_cpu", bench_median(cpu_ratio, ROUNDS), "ratio",
+		  "the same in CPU time, per round");
+	bench_add(r, "replay.decode_only_cpu_s", bench_median(cpu_info, ROUNDS), "s",
+		  "gpuiso trace info: the decoder child, events only counted");
 	return 0;
 }
 

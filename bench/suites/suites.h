@@ -30,4 +30,21 @@ int bench_suite_micro(struct bench_report *r);
  */
 int bench_suite_replay(struct bench_report *r);
 
+/*
+ * The scenario of the replay and floor suites: default.yaml with a 1 MiB
+ * frame-buffer save area (they measure replay, not 64 MiB saves).
+ */
+extern const char bench_replay_scenario[];
+
+/**
+ * bench_suite_floor() - the floor suite: a replay of 1M desktop events from
+ * the compiled cache against the same simulator operations and live-map
+ * lookups replayed alone (recorded in a pass of their own), alternately.
+ * @r: out: metrics.
+ *
+ * Return: 0, or a negative errno (-EPROTO when the floor did not do the
+ * model's simulator work: its counters differ).
+ */
+int bench_suite_floor(struct bench_report *r);
+
 #endif

@@ -52,8 +52,10 @@ static void entry_drop(struct sim *s, struct sim_tlb_entry *e)
 	if (!e->dom)
 		return;
 	d = sim_dom(s, e->dom);
-	if (d)
+	if (d) {
 		d->tlb_held--;
+		d->tlb_large -= e->level > 1;
+	}
 	s->tlb_large -= e->level > 1;
 	e->dom = 0;
 }
@@ -81,23 +83,33 @@ typedef void (*entry_fn)(struct sim *s, struct sim_tlb_entry *e, void *arg);
 
 /*
  * Call @fn on each entry of @id whose leaf, smaller than @below levels,
- * overlaps pages [first, last]. With fewer pages than entries, look where
- * each such leaf would be (consecutive leaves, consecutive slots); else go
- * through them all.
+ * overlaps pages [first, last]. Only where the domain holds entries: none
+ * of a page size it holds none of, and nothing once it holds none (@fn may
+ * drop them). With fewer pages than entries, look where each such leaf
+ * would be (consecutive leaves, consecutive slots); else go through them
+ * all.
  */
 static void entries_over(struct sim *s, uint32_t id, uint64_t first, uint64_t last,
 			 unsigned int below, entry_fn fn, void *arg)
 {
+	const struct sim_domain *d = sim_dom(s, id);
+
+	if (!d || !d->tlb_held)
+		return;
 	if (last - first < s->ntlb) {
-		below = GPUISO_MIN(below, s->tlb_large ? SIM_LEVELS : 2u);
+		if (!d->tlb_large || first > d->large_last || last < d->large_first)
+			below = GPUISO_MIN(below, 2u);
 		for (unsigned int l = 1; l < below; l++) {
 			uint64_t vpn = ALIGN_DOWN(first, leaf_pages(l));
 			struct sim_tlb_entry *e = sim_iotlb_slot(s, id, vpn, l);
 
 			for (;; vpn += leaf_pages(l)) {
 				/* a leaf of this size over [first, last] begins here */
-				if (e->dom == id && e->vpn == vpn && e->level == l)
+				if (e->dom == id && e->vpn == vpn && e->level == l) {
 					fn(s, e, arg);
+					if (!d->tlb_held)
+						return;
+				}
 				if (last - vpn < leaf_pages(l))
 					break;
 				if (++e == s->tlb + s->ntlb)
@@ -106,7 +118,7 @@ static void entries_over(struct sim *s, uint32_t id, uint64_t first, uint64_t la
 		}
 		return;
 	}
-	for (size_t i = 0; i < s->ntlb; i++)
+	for (size_t i = 0; i < s->ntlb && d->tlb_held; i++)
 		if (s->tlb[i].level < below && entry_overlaps(&s->tlb[i], id, first, last))
 			fn(s, &s->tlb[i], arg);
 }
@@ -204,6 +216,14 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 		entry_drop(s, e);
 		s->tlb_large += l > 1;
 		d->tlb_held++;
+		if (l > 1) {
+			uint64_t end = first + leaf_pages(l) - 1;
+
+			/* grows only: a bound of where the domain's large entries are */
+			d->large_first = d->tlb_large ? GPUISO_MIN(d->large_first, first) : first;
+			d->large_last = d->tlb_large ? GPUISO_MAX(d->large_last, end) : end;
+			d->tlb_large++;
+		}
 		*e = (struct sim_tlb_entry){ .vpn = first,
 					     .pte = pte - ((vpn - first) << GPUISO_PAGE_SHIFT),
 					     .gen = d->gen, .dom = id, .level = l };

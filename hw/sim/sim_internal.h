@@ -44,6 +44,8 @@ struct sim_domain {
 	 */
 	uint64_t shadow_first, shadow_last;
 	uint64_t tlb_held;   /* IOTLB entries of this domain */
+	uint64_t tlb_large;  /* of those, entries of 2 MiB and 1 GiB leaves ... */
+	uint64_t large_first, large_last; /* ... all within pages [large_first, large_last] */
 };
 
 /* One translation: a leaf of any size. */
@@ -93,6 +95,13 @@ struct sim {
 	size_t nruns, runs_cap;
 
 	struct hw_stats st;
+	/*
+	 * The cost model's two divisions made multiplications and shifts
+	 * where they are exact (sim_create()): modeled ns per cycle (0: divide
+	 * by the clock), and log2 of the bytes a cycle moves (-1: divide).
+	 */
+	uint64_t ns_per_cycle;
+	int bytes_shift;
 };
 
 /**

@@ -379,6 +379,39 @@ Test(sim, cost_model_is_deterministic)
 	cr_assert_eq(a.modeled_ns, sim_cost_ns(&cost, &a));
 }
 
+/*
+ * The modeled time read without the counters (the modeled_ns op, a replay's
+ * per-event read) is stats()' own, whether the cost model's two divisions
+ * are exact as multiplications and shifts (the defaults: 1000 MHz, 16 bytes
+ * a cycle) or not (a clock that does not divide 1 GHz, a bandwidth that is
+ * not a power of two, a clock of 0, no bandwidth).
+ */
+Test(sim, modeled_ns_op_is_stats_modeled_ns)
+{
+	static const uint32_t clocks[] = { 1000, 500, 333, 1500, 0, 1 };
+	static const uint32_t widths[] = { 16, 1, 10, 0, 64, 3 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(clocks); i++) {
+		struct sim_config cfg = { .pm = &pm, .ndevs = 2, .vram_bytes = vram };
+		struct hw_stats st;
+
+		ops->destroy(hw);
+		sim_cost_default(&cfg.cost);
+		cfg.cost.clock_mhz = clocks[i];
+		cfg.cost.bytes_per_cycle = widths[i];
+		cr_assert_eq(sim_create(&cfg, &hw), 0);
+		ops = hw->ops;
+		cr_assert_not_null(ops->modeled_ns);
+		cr_assert_eq(ops->modeled_ns(hw), 0);
+		st = run_sequence();
+		cr_assert_eq(ops->modeled_ns(hw), st.modeled_ns, "clock %u MHz, %u bytes a cycle: %llu, not %llu",
+			     clocks[i], widths[i], (unsigned long long)ops->modeled_ns(hw),
+			     (unsigned long long)st.modeled_ns);
+		cr_assert_eq(st.modeled_ns, sim_cost_ns(&cfg.cost, &st));
+		cr_assert_gt(st.modeled_ns, 0);
+	}
+}
+
 Test(sim, fault_queue_overflows_but_counts)
 {
 	uint8_t b;
