@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -62,6 +64,18 @@ struct pm_scan_arg {
 #define SNAP_HEAP_SHADOW (SNAP_SHADOW_BYTES / 2)
 #define SNAP_SELF_BYTES ((sizeof(struct snap) + SNAP_PAGE - 1) & ~(size_t)(SNAP_PAGE - 1))
 
+/* Open files: at most this many, their copies numbered from SNAP_FD_COPY up. */
+#define SNAP_MAX_FDS 256
+#define SNAP_FD_COPY 1000
+
+/* A file descriptor open at the snapshot, and a copy of it that a branch cannot close. */
+struct snap_fd {
+	int fd, copy;
+	int flags;      /* its F_GETFD flags */
+	dev_t dev;      /* what it is open on */
+	ino_t ino;
+};
+
 /* One watched mapping and its copy in the shadow. */
 struct snap_range {
 	uintptr_t start, end;
@@ -85,6 +99,10 @@ struct snap {
 	bool returned;
 	bool taken;
 	struct snap_stats st;
+	struct snap_fd fds[SNAP_MAX_FDS];  /* sorted by fd */
+	unsigned int nfds;
+	int open_now[SNAP_MAX_FDS + 1];    /* fds_open()'s answer */
+	char dents[8192];
 	struct page_region vec[SNAP_VEC];
 };
 
@@ -469,6 +487,8 @@ void snap_close(struct snap *sn)
 {
 	if (!sn)
 		return;
+	for (unsigned int i = 0; i < sn->nfds; i++)
+		close(sn->fds[i].copy);
 	/* closing the userfaultfd unregisters every range */
 	if (sn->uffd >= 0)
 		close(sn->uffd);
@@ -560,6 +580,134 @@ static long sync_written(struct snap *sn, enum scan_way way)
 	return scan_copy(sn, sn->range[0].start, sn->range[sn->nranges - 1].end, way);
 }
 
+/* Whether @fd is one of the copies the snapshots keep. */
+static bool fd_copy_is(const struct snap *sn, int fd)
+{
+	for (unsigned int i = 0; i < sn->nfds; i++)
+		if (sn->fds[i].copy == fd)
+			return true;
+	return false;
+}
+
+/*
+ * The descriptors open now into sn->open_now, sorted, leaving out the
+ * copies the snapshots keep. Return: how many, or a negative errno.
+ */
+static int fds_open(struct snap *sn)
+{
+	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
+	long got;
+
+	if (dir < 0)
+		return -errno;
+	while ((got = syscall(SYS_getdents64, dir, sn->dents, sizeof(sn->dents))) > 0) {
+		for (long at = 0; at < got;) {
+			const struct dirent64 *d = (const void *)(sn->dents + at);
+			int fd = atoi(d->d_name);
+
+			at += d->d_reclen;
+			if (d->d_name[0] < '0' || d->d_name[0] > '9' || fd == dir)
+				continue;
+			if (fd >= SNAP_FD_COPY && fd_copy_is(sn, fd))
+				continue;
+			if (n == SNAP_MAX_FDS) {
+				close(dir);
+				return -ENOSPC;
+			}
+			sn->open_now[n++] = fd;
+		}
+	}
+	close(dir);
+	if (got < 0)
+		return -EIO;
+	/* the kernel lists them in order; keep them so whatever it does */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j && sn->open_now[j - 1] > sn->open_now[j]; j--) {
+			int t = sn->open_now[j];
+
+			sn->open_now[j] = sn->open_now[j - 1];
+			sn->open_now[j - 1] = t;
+		}
+	return n;
+}
+
+/*
+ * Whether descriptor @fd is still what @f noted: open, on the same file.
+ * (A file opened again on the same number passes: what a replay reads
+ * with pread() is the same.)
+ */
+static bool fd_same(const struct snap_fd *f, int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && st.st_dev == f->dev && st.st_ino == f->ino;
+}
+
+/* The files open now become the snapshot's: each kept by a copy a branch cannot close. */
+static int fds_take(struct snap *sn)
+{
+	struct snap_fd was[SNAP_MAX_FDS];
+	unsigned int nwas = sn->nfds, k = 0;
+	int n = fds_open(sn);
+
+	if (n < 0)
+		return n;
+	memcpy(was, sn->fds, nwas * sizeof(*was));
+	sn->nfds = 0;
+	for (int i = 0; i < n; i++) {
+		int fd = sn->open_now[i];
+		struct snap_fd *f = &sn->fds[sn->nfds];
+		struct stat st;
+
+		while (k < nwas && was[k].fd < fd)
+			close(was[k++].copy);  /* closed since: its copy goes */
+		if (k < nwas && was[k].fd == fd && fd_same(&was[k], fd)) {
+			*f = was[k++];
+			sn->nfds++;
+			continue;
+		}
+		if (k < nwas && was[k].fd == fd)
+			close(was[k++].copy);  /* another file on the same number */
+		if (fstat(fd, &st))
+			continue;  /* closed as it was looked at */
+		*f = (struct snap_fd){ .fd = fd, .flags = fcntl(fd, F_GETFD),
+				       .dev = st.st_dev, .ino = st.st_ino };
+		f->copy = fcntl(fd, F_DUPFD_CLOEXEC, SNAP_FD_COPY);
+		if (f->copy < 0)
+			return -errno;
+		sn->nfds++;
+	}
+	while (k < nwas)
+		close(was[k++].copy);
+	return 0;
+}
+
+/* The files back as the snapshot had them: those a branch closed reopened, those it opened closed. */
+static int fds_restore(struct snap *sn)
+{
+	unsigned int k = 0;
+	int n = fds_open(sn);
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		int fd = sn->open_now[i];
+
+		while (k < sn->nfds && sn->fds[k].fd < fd)
+			k++;
+		if (k == sn->nfds || sn->fds[k].fd != fd)
+			close(fd);  /* opened by the branch */
+	}
+	for (unsigned int i = 0; i < sn->nfds; i++) {
+		const struct snap_fd *f = &sn->fds[i];
+
+		if (!fd_same(f, f->fd) &&
+		    dup3(f->copy, f->fd, f->flags > 0 && (f->flags & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
 int snap_take(struct snap *sn)
 {
 	long pages = sync_written(sn, SCAN_TAKE);
@@ -568,6 +716,8 @@ int snap_take(struct snap *sn)
 	if (pages < 0)
 		return (int)pages;
 	rc = heap_grown(sn);
+	if (!rc)
+		rc = fds_take(sn);
 	if (rc)
 		return rc;
 	sn->fn_taken = sn->fn;
@@ -586,6 +736,7 @@ int snap_take(struct snap *sn)
 int snap_restore(struct snap *sn)
 {
 	long pages;
+	int rc;
 
 	if (!sn->taken)
 		return -EINVAL;
@@ -593,6 +744,9 @@ int snap_restore(struct snap *sn)
 	if (pages < 0)
 		return (int)pages;
 	heap_trim(sn);
+	rc = fds_restore(sn);
+	if (rc)
+		return rc;
 	sn->fn = sn->fn_taken;
 	sn->returned = false;
 	sn->st.restores++;

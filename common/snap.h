@@ -25,12 +25,17 @@
  * caller takes a snapshot, resumes it, and when it yields again restores
  * the snapshot and resumes it from the snapshot's place.
  *
+ * Files are part of the snapshot too: each descriptor open at the snapshot
+ * is kept by a copy (numbered from 1000 up), so that one a branch closed is
+ * open again after the restore, and one a branch opened is closed.
+ *
  * What the process may do while snapshots are taken, for a restore to be
  * whole: run one thread; map and unmap no memory (only the heap may grow,
  * through brk; never shrink it: mallopt() M_MMAP_MAX 0 and M_TRIM_THRESHOLD
  * as in faults/campaign/sweep_persist.c); read files with pread() rather
- * than by their offsets. The caller's own bookkeeping goes in memory
- * snap_open() left alone: the main stack or a shared mapping.
+ * than by their offsets (an offset is the kernel's, shared with the copy).
+ * The caller's own bookkeeping goes in memory snap_open() left alone: the
+ * main stack or a shared mapping.
  *
  * Needs Linux 6.7 (UFFD_FEATURE_WP_ASYNC, PAGEMAP_SCAN); not available in
  * sanitizer builds, whose allocators map memory of their own.

@@ -2,7 +2,8 @@
 /*
  * In-process snapshots: a restore brings back the heap, the data and the
  * function's stack and place, however much a branch wrote, freed, or grew
- * the heap; the heap a branch grew comes back zeroed; a process with two
+ * the heap; the heap a branch grew comes back zeroed; a file a branch
+ * closed is open again, one it opened is closed; a process with two
  * threads is refused; where snapshots cannot be had, the reason is said.
  *
  * Each check runs in a child forked from the test (one thread, as the
@@ -10,6 +11,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,6 +28,8 @@ static char in_bss[10000];
 /* What the controller tells the function and hears from it: on the controller's stack. */
 struct ctl {
 	struct snap *sn;
+	int fd;            /* open on this test's program before the first snapshot */
+	int opened;        /* what the last branch opened */
 	bool branch;       /* the function is in a branch: it writes all over */
 	int branches;      /* branches run */
 	int bad;           /* the first check that failed after a restore (0: none) */
@@ -51,6 +55,8 @@ static void branch(struct ctl *c, int round, int *heap, char *kept, char *local)
 	memset(heap, 0xee, 4096 * sizeof(*heap));
 	strcpy(local, "branch");
 	free(kept);  /* freed here, still there after the restore */
+	c->opened = open("/dev/null", O_RDONLY);  /* opened here, closed after the restore */
+	close(c->fd);  /* closed here, open after the restore */
 	/* the heap grows well past its top pad */
 	for (int i = 0; i < BLOCKS; i++) {
 		grown[i] = malloc(BLOCK);
@@ -69,7 +75,7 @@ static void fn(void *arg)
 	struct ctl *c = arg;
 	int *heap = malloc(4096 * sizeof(*heap));
 	char *kept = strdup("kept across branches");
-	char local[32] = "before";
+	char local[32] = "before", buf[4];
 
 	if (!heap || !kept) {
 		c->bad = 1;
@@ -93,6 +99,10 @@ static void fn(void *arg)
 			c->bad = 4;
 		else if (strcmp(local, "before") || strcmp(kept, "kept across branches"))
 			c->bad = 5;
+		else if (pread(c->fd, buf, 4, 0) != 4 || memcmp(buf, "\177ELF", 4))
+			c->bad = 7;
+		else if (c->opened >= 0 && fcntl(c->opened, F_GETFD) != -1)
+			c->bad = 8;
 	}
 	/* what the branches grew the heap by comes back zeroed, as calloc() expects */
 	for (int i = 0; i < BLOCKS && !c->bad; i++) {
@@ -114,6 +124,9 @@ static int snapshots_in_child(void)
 
 	mallopt(M_MMAP_MAX, 0);
 	mallopt(M_TRIM_THRESHOLD, -1);
+	c.fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (c.fd < 0)
+		return 15;
 	rc = snap_open(&c.sn, 1 << 20, why, sizeof(why));
 	if (rc)
 		return 10;
@@ -157,8 +170,9 @@ Test(snap, a_restore_brings_back_heap_data_stack_and_place)
 		cr_assert_eq(in_child(snapshots_in_child), 10, "snap_open() did not refuse: %s", why);
 		return;
 	}
-	cr_assert_eq(in_child(snapshots_in_child), 0,
-		     "10-14: a snapshot call failed; 21-26: a check after a restore failed");
+	rc = in_child(snapshots_in_child);
+	cr_assert_eq(rc, 0, "%d (10-15: a snapshot call failed; 21-28: a check after a restore "
+		     "failed)", rc);
 }
 
 static void *sleeper(void *arg)
