@@ -1005,6 +1005,18 @@ int core_explain(struct core *core, FILE *out, bool json);
 int core_state_digest(struct core *core, uint64_t *digest);
 
 /**
+ * core_state_digest_full() - core_state_digest() computed again from all of
+ * the state, without the parts kept as the state changes.
+ * @core: the model.
+ * @digest: out.
+ *
+ * The cross-check of the kept parts (tests): the two are always equal.
+ *
+ * Return: 0, or -EOPNOTSUPP as core_state_digest().
+ */
+int core_state_digest_full(struct core *core, uint64_t *digest);
+
+/**
  * core_handle_digest() - a handle as core_state_digest() counts it: by the
  * object slot it names and whether it resolves there, not its generation.
  * @core: the model.

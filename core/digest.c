@@ -105,16 +105,16 @@ static uint64_t phys_digest(const struct handle_table *ht, const struct phys_ada
 	return dmap_digest(&p->pfs_map, h);
 }
 
-static uint64_t adapter_digest(const struct handle_table *ht, const struct adapter *a,
+static uint64_t adapter_digest(const struct handle_table *ht, struct adapter *a, bool full,
 			       uint64_t h)
 {
 	h = DIGEST_FOLD(h, a->started, a->want_enable, a->want_mappings, a->want_attach,
 			a->attach_on, a->iommu_enabled, a->mappings, a->attached, a->mode,
 			a->domain, a->logical_limit, a->mapped_bytes, a->in_exclusive,
 			a->sched_suspended, a->nphys, a->fb_commit, a->secure_vms, a->xfer.active);
-	h = range_digest(&a->iova, h);
-	h = idmap_digest(&a->idmap, h);
-	h = range_digest(&a->vram, h);
+	h = DIGEST_FOLD(h, full ? range_digest_full(&a->iova) : range_digest(&a->iova),
+			full ? idmap_digest_full(&a->idmap) : idmap_digest(&a->idmap),
+			full ? range_digest_full(&a->vram) : range_digest(&a->vram));
 	for (size_t i = 0; i < a->nphys; i++) {
 		const struct section *sec = &a->sections[i];
 
@@ -126,7 +126,8 @@ static uint64_t adapter_digest(const struct handle_table *ht, const struct adapt
 	return h;
 }
 
-int core_state_digest(struct core *core, uint64_t *digest)
+/* core_state_digest(), or with @full core_state_digest_full(). */
+static int state_digest(struct core *core, bool full, uint64_t *digest)
 {
 	uint64_t h, hw;
 	int rc;
@@ -134,15 +135,25 @@ int core_state_digest(struct core *core, uint64_t *digest)
 	/* a KMD of the caller's may keep state of its own */
 	if (core->kmd || memcmp(&core->kmd_merged, kmd_reference(), sizeof(core->kmd_merged)))
 		return -EOPNOTSUPP;
-	rc = hwc_state_digest(core, &hw);
+	rc = hwc_state_digest(core, full, &hw);
 	if (rc)
 		return rc;
 	h = DIGEST_FOLD(0, core->started, core->stopped, core->irql, core->event, core->ts_ns,
 			core->stale_seen, core->nadapters, core->bugchecked);
 	for (size_t i = 0; i < core->nadapters; i++)
-		h = adapter_digest(&core->ht, &core->adapters[i], h);
+		h = adapter_digest(&core->ht, &core->adapters[i], full, h);
 	h = handles_digest(&core->ht, h);
-	h = physmem_digest(core->pm, h);
+	h = digest_combine(h, full ? physmem_digest_full(core->pm) : physmem_digest(core->pm));
 	*digest = digest_combine(h, hw);
 	return 0;
+}
+
+int core_state_digest(struct core *core, uint64_t *digest)
+{
+	return state_digest(core, false, digest);
+}
+
+int core_state_digest_full(struct core *core, uint64_t *digest)
+{
+	return state_digest(core, true, digest);
 }

@@ -103,10 +103,26 @@ struct handle_table {
 	size_t live;
 };
 
+/* A chunk of counts changed since the digest was last taken, and its term then. */
+struct idmap_touch {
+	uint64_t chunk;             /* pfn >> IDMAP_CHUNK_SHIFT */
+	uint64_t term;
+};
+
 /* Reference counts of identity-mapped pages in a 1:1 domain, by page frame number. */
 struct idmap {
 	struct idmap_leaf **leaves; /* [pfn >> 18] -> counts of 2^18 frames, or NULL (core/idmap.h) */
 	size_t nleaves;
+	/*
+	 * The digest (idmap_digest()), kept once first asked for: the XOR of
+	 * the chunks' terms as of the last call, and the chunks changed since
+	 * (each once, with its term then) to fold in at the next.
+	 */
+	bool track;
+	bool touch_lost;            /* a chunk could not be noted: the next call walks them all */
+	uint64_t state;
+	struct idmap_touch *touched;
+	size_t ntouched, touched_cap;
 };
 
 struct section {
@@ -538,11 +554,14 @@ void hwc_stats(struct core *c, struct hw_stats *stats);
 /**
  * hwc_state_digest() - the digest of the backend's state (hw_ops.state_digest).
  * @c: the core.
+ * @full: computed again from all the state (hw_ops.state_digest_full), as
+ *        the cross-check of what the backend keeps.
  * @digest: out: the digest.
  *
  * Return: 0, or -EOPNOTSUPP for a backend that cannot see all of its state.
  */
-int hwc_state_digest(struct core *c, uint64_t *digest) __attribute__((warn_unused_result));
+int hwc_state_digest(struct core *c, bool full, uint64_t *digest)
+	__attribute__((warn_unused_result));
 /**
  * hwc_vram_size() - bytes of VRAM of physical adapter @phys of @a.
  * @c: the core.
@@ -891,16 +910,26 @@ uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n);
  */
 void idmap_free(struct idmap *im);
 /**
- * idmap_digest() - fold the counts into a digest.
+ * idmap_digest() - a digest of the counts, kept as they change.
  * @im: the counts.
- * @h: the digest so far.
  *
- * Equal counts give equal digests however they are held (per chunk or per
- * frame).
+ * The XOR of a term per chunk of counts: equal counts give equal digests
+ * however they are held (per chunk or per frame). The first call walks
+ * every chunk and starts keeping the value; each later one costs the
+ * chunks changed since.
  *
- * Return: the new digest.
+ * Return: the digest.
  */
-uint64_t idmap_digest(const struct idmap *im, uint64_t h);
+uint64_t idmap_digest(struct idmap *im);
+/**
+ * idmap_digest_full() - idmap_digest() computed again from every chunk.
+ * @im: the counts.
+ *
+ * The cross-check of the kept value (tests): the two are always equal.
+ *
+ * Return: the digest.
+ */
+uint64_t idmap_digest_full(const struct idmap *im);
 
 /* domain.c: mappings */
 

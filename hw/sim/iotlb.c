@@ -52,10 +52,23 @@ static void entry_drop(struct sim *s, struct sim_tlb_entry *e)
 	if (!e->dom)
 		return;
 	d = sim_dom(s, e->dom);
+	if (s->digest_on) {
+		s->tlb_state ^= sim_tlb_term(s, e);
+		if (d && e->gen == d->gen)
+			d->tlb_valid ^= sim_tlb_valid_term(s, e);
+	}
 	if (d)
 		d->tlb_held--;
 	s->tlb_large -= e->level > 1;
 	e->dom = 0;
+}
+
+/* @e, of @d, was checked against the page table: valid again. */
+static void entry_checked(struct sim *s, struct sim_domain *d, struct sim_tlb_entry *e)
+{
+	e->gen = d->gen;
+	if (s->digest_on)
+		d->tlb_valid ^= sim_tlb_valid_term(s, e);
 }
 
 /* Where the entry of the leaf of @level that begins at page @vpn would be. */
@@ -185,7 +198,7 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 			if (cur != pte)
 				s->st.stale_hits++;
 			else if (span >= leaf_pages(l))
-				e->gen = d->gen; /* its whole leaf still translates alike */
+				entry_checked(s, d, e); /* its whole leaf still translates alike */
 			else /* split since: the page's translation holds to the end of its new leaf */
 				pages = span - (vpn & (span - 1));
 		}
@@ -207,6 +220,10 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 		*e = (struct sim_tlb_entry){ .vpn = first,
 					     .pte = pte - ((vpn - first) << GPUISO_PAGE_SHIFT),
 					     .gen = d->gen, .dom = id, .level = l };
+		if (s->digest_on) {
+			s->tlb_state ^= sim_tlb_term(s, e);
+			d->tlb_valid ^= sim_tlb_valid_term(s, e);
+		}
 	}
 found:
 	if (pte && l > 1 && pages > 1 && vpn <= d->shadow_last && vpn + pages - 1 >= d->shadow_first)

@@ -196,13 +196,22 @@ static void pt_spare_free(struct pt_spare *sp)
 		free(sp->t[--sp->n]);
 }
 
-/* Replace the leaf *e of @level by a table of 512 leaves one level smaller; entries written. */
-static uint64_t pt_split(uint64_t *e, unsigned int level, struct pt_spare *sp)
+/*
+ * Replace the leaf *e of @level, at @base, by a table of 512 leaves one
+ * level smaller; entries written. The digest's terms follow while @digest.
+ */
+static uint64_t pt_split(struct sim_domain *d, bool digest, uint64_t *e, iova_t base,
+			 unsigned int level, struct pt_spare *sp)
 {
 	uint64_t *t = sp->t[--sp->n], flags = *e & ~SIM_PTE_ADDR, pa = *e & SIM_PTE_ADDR;
 
-	for (unsigned int i = 0; i < SIM_PT_ENTRIES; i++)
+	if (digest)
+		d->pt_state ^= sim_leaf_term(base, level, *e);
+	for (unsigned int i = 0; i < SIM_PT_ENTRIES; i++) {
 		t[i] = (pa + i * pt_size(level - 1)) | flags;
+		if (digest)
+			d->pt_state ^= sim_leaf_term(base + i * pt_size(level - 1), level - 1, t[i]);
+	}
 	*e = (uint64_t)(uintptr_t)t | SIM_PTE_TABLE;
 	return SIM_PT_ENTRIES;
 }
@@ -212,8 +221,8 @@ static uint64_t pt_split(uint64_t *e, unsigned int level, struct pt_spare *sp)
  * the splittable leaves that reach outside it with tables from @sp. Returns
  * the levels walked; *writes counts the entries written.
  */
-static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size, struct pt_spare *sp,
-			 uint64_t *leaves, uint64_t *writes)
+static uint64_t pt_clear(struct sim *s, struct sim_domain *d, iova_t iova, uint64_t size,
+			 struct pt_spare *sp, uint64_t *leaves, uint64_t *writes)
 {
 	uint64_t levels = 0, n = 0, split = 0, cleared;
 	unsigned int l;
@@ -222,11 +231,13 @@ static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size, struc
 		uint64_t *e = pt_walk(d, iova + off, 1, false, &l);
 
 		while (l > 1 && (!ALIGNED(iova + off, pt_size(l)) || size - off < pt_size(l))) {
-			split += pt_split(e, l, sp);
+			split += pt_split(d, s->digest_on, e, ALIGN_DOWN(iova + off, pt_size(l)), l, sp);
 			l--;
 			e = &pt_child(*e)[pt_index(iova + off, l)];
 		}
 		cleared = l == 1 ? pt_l1_run(iova + off, size - off) : 1;
+		for (uint64_t i = 0; s->digest_on && i < cleared; i++)
+			d->pt_state ^= sim_leaf_term(iova + off + (i << pt_shift(l)), l, e[i]);
 		if (cleared == 1)
 			*e = 0; /* a large leaf, or one page: no block clear for one entry */
 		else
@@ -298,6 +309,8 @@ int sim_pt_map(struct sim *s, struct sim_domain *d, iova_t iova, pa_t pa, uint64
 		n = l == 1 ? pt_l1_run(iova + off, size - off) : 1;
 		for (uint64_t i = 0; i < n; i++)
 			e[i] = (pa + off + (i << GPUISO_PAGE_SHIFT)) | flags;
+		for (uint64_t i = 0; s->digest_on && i < n; i++)
+			d->pt_state ^= sim_leaf_term(iova + off + (i << pt_shift(l)), l, e[i]);
 		next = off + (n << pt_shift(l));
 		levels += n * (SIM_LEVELS - l + 1);
 		leaves += n;
@@ -311,7 +324,7 @@ int sim_pt_map(struct sim *s, struct sim_domain *d, iova_t iova, pa_t pa, uint64
 
 unwind:
 	/* Out of memory for a table: take back the leaves written so far (whole ones). */
-	pt_clear(d, iova, off, NULL, &leaves, &levels);
+	pt_clear(s, d, iova, off, NULL, &leaves, &levels);
 	return -ENOMEM;
 }
 
@@ -361,11 +374,12 @@ int sim_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 		return -ENOMEM;
 	}
 
-	s->st.pt_walk_levels += pt_clear(d, iova, size, &spare, &leaves, &writes);
+	s->st.pt_walk_levels += pt_clear(s, d, iova, size, &spare, &leaves, &writes);
 	pt_spare_free(&spare);
 	s->st.pte_writes += writes;
 	s->st.pt_walks += leaves;
 	/* IOTLB entries filled before now may be stale: they are checked on use. */
 	d->gen++;
+	d->tlb_valid = 0;
 	return 0;
 }

@@ -159,6 +159,7 @@ static const struct hw_ops sim_ops = {
 	.fault_pop = sim_op_fault_pop,
 	.stats = sim_op_stats,
 	.state_digest = sim_op_state_digest,
+	.state_digest_full = sim_op_state_digest_full,
 	.vram_size = sim_op_vram_size,
 	.vram_rw = sim_op_vram_rw,
 	.vram_fill = sim_op_vram_fill,

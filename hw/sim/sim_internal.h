@@ -2,6 +2,7 @@
 #ifndef GPUISO_HW_SIM_INTERNAL_H
 #define GPUISO_HW_SIM_INTERNAL_H
 
+#include "common/digest.h"
 #include "sim.h"
 
 /*
@@ -44,6 +45,10 @@ struct sim_domain {
 	 */
 	uint64_t shadow_first, shadow_last;
 	uint64_t tlb_held;   /* IOTLB entries of this domain */
+	/* kept while sim->digest_on (digest.c): the XOR of the leaves' terms ... */
+	uint64_t pt_state;
+	/* ... and of the valid IOTLB entries' (filled or checked at the current gen) */
+	uint64_t tlb_valid;
 };
 
 /* One translation: a leaf of any size. */
@@ -92,6 +97,14 @@ struct sim {
 	struct sim_run *runs; /* scratch for the transfer being translated */
 	size_t nruns, runs_cap;
 
+	/*
+	 * The state digest's running terms (digest.c), kept from its first
+	 * call on: the IOTLB entries' here, the leaves' and the valid entries'
+	 * in each domain.
+	 */
+	bool digest_on;
+	uint64_t tlb_state;
+
 	struct hw_stats st;
 };
 
@@ -121,6 +134,52 @@ static inline struct sim_domain *sim_dom(struct sim *s, uint32_t id)
 	if (!id || id > s->ndoms || !s->doms[id - 1].root)
 		return NULL;
 	return &s->doms[id - 1];
+}
+
+/*
+ * The state digest's terms, inline: pt.c and iotlb.c keep them as they
+ * change the state, digest.c sums them. A leaf by its address, level and
+ * entry; an IOTLB entry by its slot and what it holds; whether an entry is
+ * valid (checked on use or not) by its slot, in its domain's term: an unmap
+ * makes every entry of the domain invalid at once.
+ */
+
+/**
+ * sim_leaf_term() - the term of one leaf of a page table.
+ * @iova: the first address it maps.
+ * @level: its level (1: 4 KiB).
+ * @pte: the entry.
+ *
+ * Return: the term.
+ */
+static inline uint64_t sim_leaf_term(iova_t iova, unsigned int level, uint64_t pte)
+{
+	return DIGEST_FOLD(0x6c656166ull, iova | level, pte);
+}
+
+/**
+ * sim_tlb_term() - the term of one IOTLB entry, its validity left out.
+ * @s: the simulator.
+ * @e: the entry, not empty.
+ *
+ * Return: the term.
+ */
+static inline uint64_t sim_tlb_term(const struct sim *s, const struct sim_tlb_entry *e)
+{
+	return DIGEST_FOLD((uint64_t)(e - s->tlb), e->vpn, e->pte,
+			   (uint64_t)e->dom << 8 | e->level << 1);
+}
+
+/**
+ * sim_tlb_valid_term() - the term of an IOTLB entry being valid, in its domain's.
+ * @s: the simulator.
+ * @e: the entry.
+ *
+ * Return: the term.
+ */
+static inline uint64_t sim_tlb_valid_term(const struct sim *s, const struct sim_tlb_entry *e)
+{
+	return digest_combine(0x76616c6964ull, (uint64_t)(e - s->tlb));
 }
 
 /* pt.c: I/O page tables */
@@ -257,11 +316,24 @@ void sim_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size);
  * sim_op_state_digest() - the state_digest op of struct hw_ops (hw/iommu.h).
  * @hw: the simulator.
  *
+ * The first call computes the terms of the leaves and the IOTLB and keeps
+ * them from then on (sim->digest_on); each later one costs what changed
+ * since, as the devices' VRAM's does (sparse_state_digest()), plus the
+ * domains, the devices' queued jobs and the queued faults.
+ *
  * Return: a digest of the domains' tables, the IOTLB, the devices (power,
  * queued jobs, VRAM), the queued faults and the stale-hit count; the other
  * counters are left out.
  */
 uint64_t sim_op_state_digest(struct hw *hw);
+/**
+ * sim_op_state_digest_full() - the state_digest_full op of struct hw_ops.
+ * @hw: the simulator.
+ *
+ * Return: what sim_op_state_digest() gives, computed again from every
+ * leaf, IOTLB entry and chunk of VRAM without the kept terms.
+ */
+uint64_t sim_op_state_digest_full(struct hw *hw);
 
 /* dma.c */
 
