@@ -207,11 +207,12 @@ const struct replay_refusal *engine_refusals(const struct replay_engine *e, size
 	return e->refusals;
 }
 
-int engine_state_digest(const struct replay_engine *e, uint64_t *digest)
+/* engine_state_digest(), or with @full engine_state_digest_full(). */
+static int state_digest(const struct replay_engine *e, bool full, uint64_t *digest)
 {
 	uint64_t key, val, live = 0, h;
 	size_t pos = 0;
-	int rc = core_state_digest(e->core, &h);
+	int rc = full ? core_state_digest_full(e->core, &h) : core_state_digest(e->core, &h);
 
 	if (rc)
 		return rc;
@@ -226,6 +227,16 @@ int engine_state_digest(const struct replay_engine *e, uint64_t *digest)
 				       e->rf[val - 1].index);
 	*digest = digest_combine(digest_combine(h, live), e->next_step);
 	return 0;
+}
+
+int engine_state_digest(const struct replay_engine *e, uint64_t *digest)
+{
+	return state_digest(e, false, digest);
+}
+
+int engine_state_digest_full(const struct replay_engine *e, uint64_t *digest)
+{
+	return state_digest(e, true, digest);
 }
 
 void engine_findings(const struct replay_engine *e, bool *violation, bool *reset, uint64_t *found)

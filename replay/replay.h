@@ -143,6 +143,19 @@ const struct replay_refusal *engine_refusals(const struct replay_engine *e, size
 int engine_state_digest(const struct replay_engine *e, uint64_t *digest);
 
 /**
+ * engine_state_digest_full() - engine_state_digest() computed again from
+ * all of the state (core_state_digest_full()), without the parts kept as
+ * the state changes.
+ * @e: the engine.
+ * @digest: out.
+ *
+ * The cross-check of the kept parts (tests): the two are always equal.
+ *
+ * Return: 0, or -EOPNOTSUPP as core_state_digest().
+ */
+int engine_state_digest_full(const struct replay_engine *e, uint64_t *digest);
+
+/**
  * engine_findings() - what the run has found so far, before the end-of-run
  * checks: a violation (or a power transition neither completed nor
  * cancelled), transitions cancelled with an adapter reset, and a digest
