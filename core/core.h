@@ -1017,6 +1017,42 @@ int core_state_digest(struct core *core, uint64_t *digest);
 int core_state_digest_full(struct core *core, uint64_t *digest);
 
 /**
+ * core_digest_ref() - count a handle held outside the model (a trace id's
+ * object) in the state digest, or, called again alike, no longer.
+ * @core: the model.
+ * @h: the handle.
+ * @tag: what holds it, the same for both calls (distinct for each holder).
+ *
+ * While @h resolves, a term of its slot and @tag is in its slot's part of
+ * the digest: freeing the object takes it out, so a holder's own term need
+ * only name the slot. Nothing is counted for a handle that does not
+ * resolve, nor before the first core_state_digest() (core_digest_kept());
+ * a holder that starts counting then counts every handle it holds.
+ * The value is core_digest_ref_term()'s.
+ */
+void core_digest_ref(struct core *core, core_handle_t h, uint64_t tag);
+
+/**
+ * core_digest_ref_term() - the term core_digest_ref() counts for @h and
+ * @tag now, as a holder's recomputation (engine_state_digest_full()) adds it.
+ * @core: the model.
+ * @h: the handle.
+ * @tag: its holder's tag.
+ *
+ * Return: the term, or 0 when @h does not resolve.
+ */
+uint64_t core_digest_ref_term(const struct core *core, core_handle_t h, uint64_t tag);
+
+/**
+ * core_digest_kept() - whether the state digest's parts are being kept
+ * (from the first core_state_digest() on).
+ * @core: the model.
+ *
+ * Return: true once they are.
+ */
+bool core_digest_kept(const struct core *core);
+
+/**
  * core_handle_digest() - a handle as core_state_digest() counts it: by the
  * object slot it names and whether it resolves there, not its generation.
  * @core: the model.

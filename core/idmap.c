@@ -82,11 +82,9 @@ static uint64_t chunk_term(const struct idmap_leaf *l, unsigned int c, uint64_t 
 			   digest_bytes(cnt, IDMAP_CHUNK * sizeof(*cnt)));
 }
 
-/* The chunk of @p is about to change: note it and its term for the digest, once. */
+/* The chunk of @p (of frame @pfn) is about to change: note it for the digest, once. */
 static void idmap_touch(struct idmap *im, const struct idmap_piece *p, uint64_t pfn)
 {
-	uint64_t chunk = pfn >> IDMAP_CHUNK_SHIFT;
-
 	if (!im->track || im->touch_lost || !p->leaf || p->leaf->chunk[p->chunk].touched)
 		return;
 	if (array_reserve(&im->touched, &im->touched_cap, im->ntouched, sizeof(*im->touched))) {
@@ -94,8 +92,7 @@ static void idmap_touch(struct idmap *im, const struct idmap_piece *p, uint64_t 
 		return;
 	}
 	p->leaf->chunk[p->chunk].touched = true;
-	im->touched[im->ntouched++] =
-		(struct idmap_touch){ chunk, chunk_term(p->leaf, p->chunk, chunk) };
+	im->touched[im->ntouched++] = pfn >> IDMAP_CHUNK_SHIFT;
 }
 
 /* Count one more reference to each frame of [pfn, pfn+n). Nothing is counted on failure. */
@@ -146,8 +143,8 @@ uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n)
 	return none;
 }
 
-/* The XOR of every chunk's term; with @reset, each chunk is no longer noted as touched. */
-static uint64_t idmap_walk(struct idmap *im, bool reset)
+/* The XOR of every chunk's term; with @keep, each chunk keeps its own, noted as not touched. */
+static uint64_t idmap_walk(struct idmap *im, bool keep)
 {
 	uint64_t h = 0;
 
@@ -155,9 +152,13 @@ static uint64_t idmap_walk(struct idmap *im, bool reset)
 		struct idmap_leaf *l = im->leaves[top];
 
 		for (unsigned int c = 0; l && c < IDMAP_CHUNKS; c++) {
-			h ^= chunk_term(l, c, top * IDMAP_CHUNKS + c);
-			if (reset)
+			uint64_t term = chunk_term(l, c, top * IDMAP_CHUNKS + c);
+
+			h ^= term;
+			if (keep) {
+				l->chunk[c].term = term;
 				l->chunk[c].touched = false;
+			}
 		}
 	}
 	return h;
@@ -165,7 +166,7 @@ static uint64_t idmap_walk(struct idmap *im, bool reset)
 
 uint64_t idmap_digest_full(const struct idmap *im)
 {
-	/* without @reset the walk changes nothing */
+	/* without @keep the walk changes nothing */
 	return idmap_walk((struct idmap *)im, false);
 }
 
@@ -180,11 +181,13 @@ uint64_t idmap_digest(struct idmap *im)
 		return im->state;
 	}
 	for (size_t i = 0; i < im->ntouched; i++) {
-		uint64_t chunk = im->touched[i].chunk;
+		uint64_t chunk = im->touched[i];
 		struct idmap_leaf *l = im->leaves[chunk / IDMAP_CHUNKS];
 		unsigned int c = (unsigned int)(chunk % IDMAP_CHUNKS);
+		uint64_t term = chunk_term(l, c, chunk);
 
-		im->state ^= im->touched[i].term ^ chunk_term(l, c, chunk);
+		im->state ^= l->chunk[c].term ^ term;
+		l->chunk[c].term = term;
 		l->chunk[c].touched = false;
 	}
 	im->ntouched = 0;

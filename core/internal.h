@@ -94,19 +94,39 @@ struct hobj {
 #define H_INDEX_MASK ((1u << H_INDEX_BITS) - 1)
 #define H_CHUNK 1024
 
+/*
+ * A slot's part of the state digest (core/digest.c), beside its object. A
+ * reference to a handle (an object's to its MDL, PMO or view, a trace id's
+ * to its object) counts twice: the slot it names in its holder's term, and,
+ * while it resolves, a term in the named slot's refs, which goes when that
+ * object is freed: so freeing an object changes no other slot's term.
+ */
+struct hdig {
+	uint64_t term;          /* in ht->objs as of the last digest; 0 for a free slot */
+	uint64_t refs;          /* the XOR of the terms of the references resolving here */
+	core_handle_t reg;      /* the handle the object referred to then, counted in its slot's refs */
+	bool touched;           /* noted in ht->touched: its term is due again */
+};
+
 struct handle_table {
 	struct hobj **chunks;
+	struct hdig **dig;   /* [nchunks] -> [H_CHUNK], beside chunks */
 	size_t nchunks;
 	uint32_t next_index; /* first never-used index */
 	uint64_t *free_bits; /* bit set: the slot below next_index is free */
 	uint32_t first_free; /* no slot below this is free */
 	size_t live;
-};
-
-/* A chunk of counts changed since the digest was last taken, and its term then. */
-struct idmap_touch {
-	uint64_t chunk;             /* pfn >> IDMAP_CHUNK_SHIFT */
-	uint64_t term;
+	/*
+	 * The digest's terms, kept once a digest was asked for (track): the
+	 * XOR of the live slots' terms as of the last digest, of the terms of
+	 * the references that resolve, and the slots changed since (each once).
+	 */
+	bool track;
+	bool touch_lost;     /* a slot could not be noted: the next digest takes every slot again */
+	uint64_t objs;
+	uint64_t refs;
+	uint32_t *touched;
+	size_t ntouched, touched_cap;
 };
 
 /* Reference counts of identity-mapped pages in a 1:1 domain, by page frame number. */
@@ -115,13 +135,13 @@ struct idmap {
 	size_t nleaves;
 	/*
 	 * The digest (idmap_digest()), kept once first asked for: the XOR of
-	 * the chunks' terms as of the last call, and the chunks changed since
-	 * (each once, with its term then) to fold in at the next.
+	 * the chunks' terms as of the last call (each chunk keeps its own),
+	 * and the chunks changed since (pfn >> IDMAP_CHUNK_SHIFT, each once).
 	 */
 	bool track;
 	bool touch_lost;            /* a chunk could not be noted: the next call walks them all */
 	uint64_t state;
-	struct idmap_touch *touched;
+	uint64_t *touched;
 	size_t ntouched, touched_cap;
 };
 
@@ -435,6 +455,16 @@ struct hobj *handle_get(struct core *c, core_handle_t h, enum hkind kind, unsign
  * is not live.
  */
 struct hobj *handle_any(struct core *c, core_handle_t h, const char *what);
+/**
+ * handle_touch() - note that the object in slot @index is changing: its
+ * term in the state digest is due again (core/digest.c). handle_new(),
+ * handle_release() and the lookups that give an object to change
+ * (handle_peek(), handle_get(), handle_any()) note it themselves; a walk
+ * of the table that changes objects calls it.
+ * @ht: the handle table.
+ * @index: the slot.
+ */
+void handle_touch(struct handle_table *ht, uint32_t index);
 /**
  * handle_release() - free a handle's slot for reuse.
  * @c: the core.
