@@ -450,7 +450,7 @@ bool physmem_overlaps_ram(const struct physmem *pm, pa_t pa, uint64_t len)
 	return len && i < pm->nram && pm->ram[i].base < end;
 }
 
-/* The digest of @pm's figures with its frames' digests (@frames: free, held, withheld) and its bytes'. */
+/* @pm's digest from its frames' (@frames: free, held, withheld) and its bytes' (@bytes). */
 static uint64_t digest_of(const struct physmem *pm, const uint64_t frames[3], uint64_t bytes)
 {
 	/* usage.resident is not in: it counts the host memory behind the bytes, not the bytes */

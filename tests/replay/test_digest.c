@@ -153,8 +153,8 @@ Test(digest, the_kept_digest_is_the_computed_one_with_faults_injected, .timeout 
 {
 	static const char *const nth[] = {
 		"fbsave/pin:1", "fbsave/map_chunk:3", "mem/alloc_contiguous:2", "mem/alloc_mdl:5",
-		"mem/commit:4", "mem/lock:6", "iommu/map:7", "iommu/unmap:2", "domain/attach:1", "adapter/enable:1",
-		"gpu/copy:3",
+		"mem/commit:4", "mem/lock:6", "iommu/map:7", "iommu/unmap:2", "domain/attach:1",
+		"adapter/enable:1", "gpu/copy:3",
 	};
 	static const char *const remap_nth[] = { "mem/pmo_create:2", "mem/adl_alloc:3",
 						 "iommu/iova_alloc:4", "iommu/unmap:5" };
