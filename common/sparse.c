@@ -866,12 +866,16 @@ uint64_t sparse_state_digest(struct sparse_mem *sm)
 	size_t kept = 0;
 
 	if (!sm->track || sm->touch_lost) {
-		/* the first call, or a slot went unnoted: start again from every chunk */
-		if (!sm->dirty)
-			sm->dirty = calloc(sm->ndir * (SPARSE_PER_SLOT / 64), sizeof(*sm->dirty));
+		/*
+		 * The first call, or a slot went unnoted: start again from every
+		 * chunk. The bits come from calloc(), not memset(): as large as
+		 * present (4 MiB for system memory's 2^46 bytes), they cost only
+		 * the pages a bit is set in (and a forked process copies only those).
+		 */
+		free(sm->dirty);
+		sm->dirty = calloc(sm->ndir * (SPARSE_PER_SLOT / 64), sizeof(*sm->dirty));
 		if (!sm->dirty)
 			return sparse_state_digest_full(sm);
-		memset(sm->dirty, 0, sm->ndir * (SPARSE_PER_SLOT / 64) * sizeof(*sm->dirty));
 		sm->ntouched = 0;
 		sm->touch_lost = false;
 		sm->track = true;
