@@ -999,6 +999,11 @@ int core_explain(struct core *core, FILE *out, bool json);
  * @core: the model.
  * @digest: out.
  *
+ * Its large parts (handles, memory, page tables, IOTLB, 1:1 counts, free
+ * extents) are sums of a term per object kept as the objects change, from
+ * the first call on: a call costs what changed since the last one, plus
+ * the adapters, domains and devices.
+ *
  * Return: 0, or -EOPNOTSUPP when part of the state is out of sight: a
  * backend without a state digest (real hardware) or a KMD of the caller's.
  */

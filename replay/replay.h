@@ -138,6 +138,10 @@ const struct replay_refusal *engine_refusals(const struct replay_engine *e, size
  * @e: the engine.
  * @digest: out.
  *
+ * Its parts are kept as the state changes from the first call on (in the
+ * process that made it, and the processes it forks after): a call costs
+ * what changed since the last one (docs/campaign-format.md).
+ *
  * Return: 0, or -EOPNOTSUPP as core_state_digest().
  */
 int engine_state_digest(const struct replay_engine *e, uint64_t *digest);

@@ -2,7 +2,6 @@
 #ifndef GPUISO_HW_SIM_INTERNAL_H
 #define GPUISO_HW_SIM_INTERNAL_H
 
-#include "common/digest.h"
 #include "sim.h"
 
 /*
@@ -138,11 +137,29 @@ static inline struct sim_domain *sim_dom(struct sim *s, uint32_t id)
 
 /*
  * The state digest's terms, inline: pt.c and iotlb.c keep them as they
- * change the state, digest.c sums them. A leaf by its address, level and
- * entry; an IOTLB entry by its slot and what it holds; whether an entry is
- * valid (checked on use or not) by its slot, in its domain's term: an unmap
- * makes every entry of the domain invalid at once.
+ * change the state (a map of 1 GiB changes 262,144 leaves), digest.c sums
+ * them. A leaf by its address, level and entry; an IOTLB entry by its slot
+ * and what it holds; whether an entry is valid (checked on use or not) by
+ * its slot, in its domain's term: an unmap makes every entry of the domain
+ * invalid at once. Each is a chain of a 64-bit finalizer (MurmurHash3's,
+ * a bijection), a few cycles: the sums are compared within one sweep, so
+ * only their spread matters, not any value.
  */
+
+/**
+ * sim_mix() - the finalizer the terms are made of.
+ * @k: a value.
+ *
+ * Return: its mix (distinct values give distinct mixes).
+ */
+static inline uint64_t sim_mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	return k ^ (k >> 33);
+}
 
 /**
  * sim_leaf_term() - the term of one leaf of a page table.
@@ -154,7 +171,7 @@ static inline struct sim_domain *sim_dom(struct sim *s, uint32_t id)
  */
 static inline uint64_t sim_leaf_term(iova_t iova, unsigned int level, uint64_t pte)
 {
-	return DIGEST_FOLD(0x6c656166ull, iova | level, pte);
+	return sim_mix(sim_mix((iova | level) ^ 0x6c656166ull) ^ pte);
 }
 
 /**
@@ -166,8 +183,10 @@ static inline uint64_t sim_leaf_term(iova_t iova, unsigned int level, uint64_t p
  */
 static inline uint64_t sim_tlb_term(const struct sim *s, const struct sim_tlb_entry *e)
 {
-	return DIGEST_FOLD((uint64_t)(e - s->tlb), e->vpn, e->pte,
-			   (uint64_t)e->dom << 8 | e->level << 1);
+	/* the slot (below SIM_IOTLB_MAX, 2^20), level and domain in one word */
+	uint64_t where = (uint64_t)e->dom << 32 | (uint64_t)e->level << 24 | (uint64_t)(e - s->tlb);
+
+	return sim_mix(sim_mix(sim_mix(where ^ 0x746c62ull) ^ e->vpn) ^ e->pte);
 }
 
 /**
@@ -179,7 +198,7 @@ static inline uint64_t sim_tlb_term(const struct sim *s, const struct sim_tlb_en
  */
 static inline uint64_t sim_tlb_valid_term(const struct sim *s, const struct sim_tlb_entry *e)
 {
-	return digest_combine(0x76616c6964ull, (uint64_t)(e - s->tlb));
+	return sim_mix((uint64_t)(e - s->tlb) ^ 0x76616c6964000000ull);
 }
 
 /* pt.c: I/O page tables */
