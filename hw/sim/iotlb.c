@@ -36,6 +36,9 @@ void sim_iotlb_fini(struct sim *s)
 {
 	free(s->tlb);
 	s->tlb = NULL;
+	free(s->tlb_terms);
+	free(s->tlb_dirty_bits);
+	free(s->tlb_dirty);
 }
 
 /* Pages a leaf of @level spans. */
@@ -52,11 +55,9 @@ static void entry_drop(struct sim *s, struct sim_tlb_entry *e)
 	if (!e->dom)
 		return;
 	d = sim_dom(s, e->dom);
-	if (s->digest_on) {
-		s->tlb_state ^= sim_tlb_term(s, e);
-		if (d && e->gen == d->gen)
-			d->tlb_valid ^= sim_tlb_valid_term(s, e);
-	}
+	sim_tlb_touch(s, e);
+	if (s->digest_on && d && e->gen == d->gen)
+		d->tlb_valid ^= sim_tlb_valid_term(s, e);
 	if (d)
 		d->tlb_held--;
 	s->tlb_large -= e->level > 1;
@@ -220,10 +221,9 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 		*e = (struct sim_tlb_entry){ .vpn = first,
 					     .pte = pte - ((vpn - first) << GPUISO_PAGE_SHIFT),
 					     .gen = d->gen, .dom = id, .level = l };
-		if (s->digest_on) {
-			s->tlb_state ^= sim_tlb_term(s, e);
+		sim_tlb_touch(s, e);
+		if (s->digest_on)
 			d->tlb_valid ^= sim_tlb_valid_term(s, e);
-		}
 	}
 found:
 	if (pte && l > 1 && pages > 1 && vpn <= d->shadow_last && vpn + pages - 1 >= d->shadow_first)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "sim_internal.h"
 
 /*
@@ -85,10 +86,26 @@ int sim_pt_init(struct sim_domain *d)
 	return d->root ? 0 : -ENOMEM;
 }
 
+void sim_l1_touch(struct sim *s, struct sim_domain *d, iova_t base)
+{
+	if (!s->digest_on || d->l1_lost)
+		return;
+	/* a run of maps or unmaps in one region notes it once */
+	if (d->nl1_dirty && d->l1_dirty[d->nl1_dirty - 1] == base)
+		return;
+	if (array_reserve(&d->l1_dirty, &d->l1_dirty_cap, d->nl1_dirty, sizeof(*d->l1_dirty))) {
+		d->l1_lost = true;
+		return;
+	}
+	d->l1_dirty[d->nl1_dirty++] = base;
+}
+
 void sim_pt_fini(struct sim_domain *d)
 {
 	if (d->root)
 		pt_table_free(d->root, SIM_LEVELS);
+	u64map_fini(&d->l1_terms);
+	free(d->l1_dirty);
 	*d = (struct sim_domain){ .l1_region = UINT64_MAX, .shadow_first = UINT64_MAX };
 }
 
@@ -200,18 +217,21 @@ static void pt_spare_free(struct pt_spare *sp)
  * Replace the leaf *e of @level, at @base, by a table of 512 leaves one
  * level smaller; entries written. The digest's terms follow while @digest.
  */
-static uint64_t pt_split(struct sim_domain *d, bool digest, uint64_t *e, iova_t base,
+static uint64_t pt_split(struct sim *s, struct sim_domain *d, uint64_t *e, iova_t base,
 			 unsigned int level, struct pt_spare *sp)
 {
 	uint64_t *t = sp->t[--sp->n], flags = *e & ~SIM_PTE_ADDR, pa = *e & SIM_PTE_ADDR;
 
-	if (digest)
+	if (s->digest_on)
 		d->pt_state ^= sim_leaf_term(base, level, *e);
 	for (unsigned int i = 0; i < SIM_PT_ENTRIES; i++) {
 		t[i] = (pa + i * pt_size(level - 1)) | flags;
-		if (digest)
+		if (s->digest_on && level > 2)
 			d->pt_state ^= sim_leaf_term(base + i * pt_size(level - 1), level - 1, t[i]);
 	}
+	/* a table of 4 KiB leaves counts whole, at the next digest */
+	if (level == 2)
+		sim_l1_touch(s, d, base);
 	*e = (uint64_t)(uintptr_t)t | SIM_PTE_TABLE;
 	return SIM_PT_ENTRIES;
 }
@@ -231,13 +251,15 @@ static uint64_t pt_clear(struct sim *s, struct sim_domain *d, iova_t iova, uint6
 		uint64_t *e = pt_walk(d, iova + off, 1, false, &l);
 
 		while (l > 1 && (!ALIGNED(iova + off, pt_size(l)) || size - off < pt_size(l))) {
-			split += pt_split(d, s->digest_on, e, ALIGN_DOWN(iova + off, pt_size(l)), l, sp);
+			split += pt_split(s, d, e, ALIGN_DOWN(iova + off, pt_size(l)), l, sp);
 			l--;
 			e = &pt_child(*e)[pt_index(iova + off, l)];
 		}
 		cleared = l == 1 ? pt_l1_run(iova + off, size - off) : 1;
-		for (uint64_t i = 0; s->digest_on && i < cleared; i++)
-			d->pt_state ^= sim_leaf_term(iova + off + (i << pt_shift(l)), l, e[i]);
+		if (l == 1)
+			sim_l1_touch(s, d, ALIGN_DOWN(iova + off, pt_size(2)));
+		else if (s->digest_on)
+			d->pt_state ^= sim_leaf_term(iova + off, l, *e);
 		if (cleared == 1)
 			*e = 0; /* a large leaf, or one page: no block clear for one entry */
 		else
@@ -309,8 +331,10 @@ int sim_pt_map(struct sim *s, struct sim_domain *d, iova_t iova, pa_t pa, uint64
 		n = l == 1 ? pt_l1_run(iova + off, size - off) : 1;
 		for (uint64_t i = 0; i < n; i++)
 			e[i] = (pa + off + (i << GPUISO_PAGE_SHIFT)) | flags;
-		for (uint64_t i = 0; s->digest_on && i < n; i++)
-			d->pt_state ^= sim_leaf_term(iova + off + (i << pt_shift(l)), l, e[i]);
+		if (l == 1)
+			sim_l1_touch(s, d, ALIGN_DOWN(iova + off, pt_size(2)));
+		else if (s->digest_on)
+			d->pt_state ^= sim_leaf_term(iova + off, l, *e);
 		next = off + (n << pt_shift(l));
 		levels += n * (SIM_LEVELS - l + 1);
 		leaves += n;

@@ -2,6 +2,7 @@
 #ifndef GPUISO_HW_SIM_INTERNAL_H
 #define GPUISO_HW_SIM_INTERNAL_H
 
+#include "common/u64map.h"
 #include "sim.h"
 
 /*
@@ -44,9 +45,19 @@ struct sim_domain {
 	 */
 	uint64_t shadow_first, shadow_last;
 	uint64_t tlb_held;   /* IOTLB entries of this domain */
-	/* kept while sim->digest_on (digest.c): the XOR of the leaves' terms ... */
+	/*
+	 * Kept while sim->digest_on (digest.c): the XOR of the large leaves'
+	 * terms and of the level-1 tables' as of the last digest (l1_terms:
+	 * a 2 MiB region's base -> its table's term), the regions whose table
+	 * was written since (pt.c notes them, l1_dirty; l1_lost: one could
+	 * not be, the next digest takes every table), ...
+	 */
 	uint64_t pt_state;
-	/* ... and of the valid IOTLB entries' (filled or checked at the current gen) */
+	struct u64map l1_terms;
+	uint64_t *l1_dirty;
+	size_t nl1_dirty, l1_dirty_cap;
+	bool l1_lost;
+	/* ... and the XOR of the valid IOTLB entries' terms (filled or checked at the current gen) */
 	uint64_t tlb_valid;
 };
 
@@ -102,7 +113,11 @@ struct sim {
 	 * in each domain.
 	 */
 	bool digest_on;
-	uint64_t tlb_state;
+	uint64_t tlb_state;          /* the XOR of tlb_terms */
+	uint64_t *tlb_terms;         /* [ntlb]: each entry's term as of the last digest */
+	uint64_t *tlb_dirty_bits;    /* a bit per entry changed since ... */
+	uint32_t *tlb_dirty;         /* ... and those entries, each once */
+	size_t ntlb_dirty;
 
 	struct hw_stats st;
 };
@@ -199,6 +214,31 @@ static inline uint64_t sim_tlb_term(const struct sim *s, const struct sim_tlb_en
 static inline uint64_t sim_tlb_valid_term(const struct sim *s, const struct sim_tlb_entry *e)
 {
 	return sim_mix((uint64_t)(e - s->tlb) ^ 0x76616c6964000000ull);
+}
+
+/**
+ * sim_l1_touch() - note that the level-1 table of the 2 MiB region at
+ * @base is being written: its term is taken again at the next digest.
+ * @s: the simulator; nothing is noted unless s->digest_on.
+ * @d: the domain.
+ * @base: the region's first address.
+ */
+void sim_l1_touch(struct sim *s, struct sim_domain *d, iova_t base);
+
+/**
+ * sim_tlb_touch() - note that IOTLB entry @e is changing: its term is
+ * taken again at the next digest.
+ * @s: the simulator; nothing is noted unless s->digest_on.
+ * @e: the entry.
+ */
+static inline void sim_tlb_touch(struct sim *s, const struct sim_tlb_entry *e)
+{
+	size_t i = (size_t)(e - s->tlb);
+
+	if (!s->digest_on || (s->tlb_dirty_bits[i / 64] >> (i % 64) & 1))
+		return;
+	s->tlb_dirty_bits[i / 64] |= (uint64_t)1 << (i % 64);
+	s->tlb_dirty[s->ntlb_dirty++] = (uint32_t)i;
 }
 
 /* pt.c: I/O page tables */
