@@ -94,6 +94,8 @@ static void pt_flush(struct sim_domain *d)
 		pt_retake(d);
 		return;
 	}
+	/* each table once */
+	sim_l1_compact(d);
 	for (size_t i = 0; i < d->nl1_dirty; i++) {
 		iova_t base = d->l1_dirty[i];
 		const uint64_t *t = l1_table(d, base), *kept = u64map_get(&d->l1_terms, base);

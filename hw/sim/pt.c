@@ -86,6 +86,24 @@ int sim_pt_init(struct sim_domain *d)
 	return d->root ? 0 : -ENOMEM;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void sim_l1_compact(struct sim_domain *d)
+{
+	size_t n = 0;
+
+	qsort(d->l1_dirty, d->nl1_dirty, sizeof(*d->l1_dirty), cmp_u64);
+	for (size_t i = 0; i < d->nl1_dirty; i++)
+		if (!n || d->l1_dirty[n - 1] != d->l1_dirty[i])
+			d->l1_dirty[n++] = d->l1_dirty[i];
+	d->nl1_dirty = n;
+}
+
 void sim_l1_touch(struct sim *s, struct sim_domain *d, iova_t base)
 {
 	if (!s->digest_on || d->l1_lost)
@@ -93,6 +111,9 @@ void sim_l1_touch(struct sim *s, struct sim_domain *d, iova_t base)
 	/* a run of maps or unmaps in one region notes it once */
 	if (d->nl1_dirty && d->l1_dirty[d->nl1_dirty - 1] == base)
 		return;
+	/* a run that goes long between digests notes the same regions again and again */
+	if (d->nl1_dirty == d->l1_dirty_cap && d->nl1_dirty >= 1024)
+		sim_l1_compact(d);
 	if (array_reserve(&d->l1_dirty, &d->l1_dirty_cap, d->nl1_dirty, sizeof(*d->l1_dirty))) {
 		d->l1_lost = true;
 		return;

@@ -226,6 +226,13 @@ static inline uint64_t sim_tlb_valid_term(const struct sim *s, const struct sim_
 void sim_l1_touch(struct sim *s, struct sim_domain *d, iova_t base);
 
 /**
+ * sim_l1_compact() - sort the regions @d noted (sim_l1_touch()) and drop
+ * those noted twice.
+ * @d: the domain.
+ */
+void sim_l1_compact(struct sim_domain *d);
+
+/**
  * sim_tlb_touch() - note that IOTLB entry @e is changing: its term is
  * taken again at the next digest.
  * @s: the simulator; nothing is noted unless s->digest_on.
