@@ -97,6 +97,8 @@ void sim_l1_compact(struct sim_domain *d)
 {
 	size_t n = 0;
 
+	if (d->nl1_dirty < 2)
+		return; /* nothing to sort (and qsort() takes no NULL array) */
 	qsort(d->l1_dirty, d->nl1_dirty, sizeof(*d->l1_dirty), cmp_u64);
 	for (size_t i = 0; i < d->nl1_dirty; i++)
 		if (!n || d->l1_dirty[n - 1] != d->l1_dirty[i])
