@@ -1031,8 +1031,8 @@ int core_state_digest_full(struct core *core, uint64_t *digest);
  * While @h resolves, a term of its slot and @tag is in its slot's part of
  * the digest: freeing the object takes it out, so a holder's own term need
  * only name the slot. Nothing is counted for a handle that does not
- * resolve, nor before the first core_state_digest() (core_digest_kept());
- * a holder that starts counting then counts every handle it holds.
+ * resolve, nor before the first core_state_digest(): a holder that starts
+ * counting then counts every handle it holds.
  * The value is core_digest_ref_term()'s.
  */
 void core_digest_ref(struct core *core, core_handle_t h, uint64_t tag);
@@ -1047,15 +1047,6 @@ void core_digest_ref(struct core *core, core_handle_t h, uint64_t tag);
  * Return: the term, or 0 when @h does not resolve.
  */
 uint64_t core_digest_ref_term(const struct core *core, core_handle_t h, uint64_t tag);
-
-/**
- * core_digest_kept() - whether the state digest's parts are being kept
- * (from the first core_state_digest() on).
- * @core: the model.
- *
- * Return: true once they are.
- */
-bool core_digest_kept(const struct core *core);
 
 /**
  * core_handle_digest() - a handle as core_state_digest() counts it: by the

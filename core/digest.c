@@ -206,11 +206,6 @@ uint64_t core_digest_ref_term(const struct core *core, core_handle_t h, uint64_t
 	return resolves(&core->ht, h) ? ref_term(h, tag) : 0;
 }
 
-bool core_digest_kept(const struct core *core)
-{
-	return core->ht.track;
-}
-
 static uint64_t phys_digest(const struct handle_table *ht, const struct phys_adapter *p,
 			    uint64_t h)
 {
