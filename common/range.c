@@ -18,6 +18,22 @@ void range_fini(struct range_alloc *ra)
 	*ra = (struct range_alloc){ 0 };
 }
 
+/* The term of one free extent in the allocator's digest. */
+static uint64_t ext_term(uint64_t base, uint64_t size)
+{
+	return DIGEST_FOLD(0x72616e6765ull, base, size);
+}
+
+/* Set extent @i to [base, base+size), keeping the digest. */
+static void ext_set(struct range_alloc *ra, size_t i, uint64_t base, uint64_t size)
+{
+	struct range_extent *e = &ra->ext[i];
+
+	ra->digest ^= ext_term(e->base, e->size) ^ ext_term(base, size);
+	e->base = base;
+	e->size = size;
+}
+
 /* Index of the first extent whose base is above @addr (0..n). */
 static size_t range_upper(const struct range_alloc *ra, uint64_t addr)
 {
@@ -41,11 +57,13 @@ static int range_insert(struct range_alloc *ra, size_t i, uint64_t base, uint64_
 	memmove(&ra->ext[i + 1], &ra->ext[i], (ra->n - i) * sizeof(ra->ext[0]));
 	ra->ext[i] = (struct range_extent){ base, size };
 	ra->n++;
+	ra->digest ^= ext_term(base, size);
 	return 0;
 }
 
 static void range_delete(struct range_alloc *ra, size_t i)
 {
+	ra->digest ^= ext_term(ra->ext[i].base, ra->ext[i].size);
 	memmove(&ra->ext[i], &ra->ext[i + 1], (ra->n - i - 1) * sizeof(ra->ext[0]));
 	ra->n--;
 }
@@ -73,14 +91,13 @@ int range_add(struct range_alloc *ra, uint64_t base, uint64_t size)
 		return -EINVAL;
 
 	if (prev && ext_end(prev) == base) {
-		prev->size += size;
-		if (next && next->base == end) {
-			prev->size += next->size;
+		uint64_t grown = prev->size + size + (next && next->base == end ? next->size : 0);
+
+		if (next && next->base == end)
 			range_delete(ra, i);
-		}
+		ext_set(ra, i - 1, ra->ext[i - 1].base, grown);
 	} else if (next && next->base == end) {
-		next->base = base;
-		next->size += size;
+		ext_set(ra, i, base, next->size + size);
 	} else {
 		int err = range_insert(ra, i, base, size);
 
@@ -99,17 +116,16 @@ int range_remove_at(struct range_alloc *ra, size_t i, uint64_t base, uint64_t si
 	if (base == e->base && end == e_end) {
 		range_delete(ra, i);
 	} else if (base == e->base) {
-		e->base = end;
-		e->size -= size;
+		ext_set(ra, i, end, e->size - size);
 	} else if (end == e_end) {
-		e->size -= size;
+		ext_set(ra, i, e->base, e->size - size);
 	} else {
 		/* A hole in the middle: the tail becomes a new extent. */
 		int err = range_insert(ra, i + 1, end, e_end - end);
 
 		if (err)
 			return err;
-		ra->ext[i].size = base - ra->ext[i].base;
+		ext_set(ra, i, ra->ext[i].base, base - ra->ext[i].base);
 	}
 	ra->free_bytes -= size;
 	return 0;
@@ -180,10 +196,11 @@ uint64_t range_largest(const struct range_alloc *ra)
 	return best;
 }
 
-uint64_t range_digest(const struct range_alloc *ra, uint64_t h)
+uint64_t range_digest_full(const struct range_alloc *ra)
 {
-	h = digest_combine(h, ra->n);
+	uint64_t h = 0;
+
 	for (size_t i = 0; i < ra->n; i++)
-		h = DIGEST_FOLD(h, ra->ext[i].base, ra->ext[i].size);
+		h ^= ext_term(ra->ext[i].base, ra->ext[i].size);
 	return h;
 }

@@ -21,6 +21,7 @@ struct range_alloc {
 	size_t n;                 /* extents in use */
 	size_t cap;               /* extents allocated */
 	uint64_t free_bytes;      /* sum of extent sizes */
+	uint64_t digest;          /* XOR of each extent's term, kept as they change (range_digest()) */
 };
 
 /**
@@ -112,12 +113,27 @@ const struct range_extent *range_first_overlap(const struct range_alloc *ra, uin
 uint64_t range_largest(const struct range_alloc *ra);
 
 /**
- * range_digest() - fold the free space into a running state digest.
+ * range_digest() - a digest of the free space, kept as it changes: O(1).
  * @ra: the allocator.
- * @h: the running value (see digest_combine()).
  *
- * Return: the new running value: equal free space gives equal values.
+ * The XOR of a term per free extent (its base and size): the extents are
+ * coalesced, so equal free space is equal extents and gives equal values.
+ *
+ * Return: the digest (0 when nothing is free).
  */
-uint64_t range_digest(const struct range_alloc *ra, uint64_t h);
+static inline uint64_t range_digest(const struct range_alloc *ra)
+{
+	return ra->digest;
+}
+
+/**
+ * range_digest_full() - range_digest() computed again from every extent.
+ * @ra: the allocator.
+ *
+ * The cross-check of the kept value (tests): the two are always equal.
+ *
+ * Return: the digest.
+ */
+uint64_t range_digest_full(const struct range_alloc *ra);
 
 #endif

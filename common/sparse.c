@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <string.h>
 
+#include "array.h"
 #include "copy.h"
 #include "digest.h"
 #include "sparse.h"
@@ -352,6 +353,8 @@ void sparse_fini(struct sparse_mem *sm)
 	free(sm->dir);
 	free(sm->present);
 	free(sm->present_dirs);
+	free(sm->dirty);
+	free(sm->touched);
 	*sm = (struct sparse_mem){ 0 };
 }
 
@@ -402,12 +405,47 @@ static void present_mark(struct sparse_mem *sm, uint64_t addr, bool held)
 					 : sm->present_dirs[dir / 64] & ~bit;
 }
 
+static uint64_t chunk_digest(struct sparse_chunk *ch);
+static uint64_t zero_chunk_digest(void);
+
+/* The term of chunk slot @c holding @ch (NULL: none) in the state digest. */
+static uint64_t slot_term(uint64_t c, struct sparse_chunk *ch)
+{
+	uint64_t d = chunk_digest(ch);
+
+	/* a chunk of zeros reads as an absent one */
+	return d == zero_chunk_digest() ? 0 : DIGEST_FOLD(0x737061727365ull, c, d);
+}
+
+/* Note slot @c with its term before it changes; false when it cannot be. */
+static bool touch_note(struct sparse_mem *sm, uint64_t c, uint64_t term)
+{
+	if (array_reserve(&sm->touched, &sm->touched_cap, sm->ntouched, sizeof(*sm->touched))) {
+		sm->touch_lost = true;
+		return false;
+	}
+	sm->dirty[c / 64] |= (uint64_t)1 << (c % 64);
+	sm->touched[sm->ntouched++] = (struct sparse_touch){ c, term };
+	return true;
+}
+
+/* The slot of @addr is about to change: note it for the state digest, once. */
+static void slot_touch(struct sparse_mem *sm, uint64_t addr)
+{
+	uint64_t c = addr >> SPARSE_CHUNK_SHIFT;
+
+	if (!sm->track || sm->touch_lost || (sm->dirty[c / 64] >> (c % 64) & 1))
+		return;
+	touch_note(sm, c, slot_term(c, sparse_chunk_at(sm, addr)));
+}
+
 /* Make *@slot (the slot of @addr) a chunk only this slot holds, about to change. */
 static struct sparse_chunk *slot_own(struct sparse_mem *sm, struct sparse_chunk **slot,
 				     uint64_t addr)
 {
 	struct sparse_chunk *ch = *slot, *copy;
 
+	slot_touch(sm, addr);
 	if (!ch) {
 		ch = chunk_new(sm);
 		if (!ch)
@@ -451,6 +489,7 @@ static void slot_drop(struct sparse_mem *sm, struct sparse_chunk **slot, uint64_
 {
 	if (!slot || !*slot)
 		return;
+	slot_touch(sm, addr);
 	chunk_put(sm, *slot);
 	*slot = NULL;
 	present_mark(sm, addr, false);
@@ -634,6 +673,7 @@ static void slot_share(struct sparse_mem *sm, struct sparse_chunk **slot, uint64
 {
 	if (*slot == ch)
 		return;
+	slot_touch(sm, addr);
 	ch->refs++;
 	slot_drop(sm, slot, addr);
 	*slot = ch;
@@ -810,9 +850,13 @@ int sparse_digest(const struct sparse_mem *sm, uint64_t addr, uint64_t len, uint
 	return 0;
 }
 
-uint64_t sparse_state_digest(const struct sparse_mem *sm, uint64_t h)
+/*
+ * The XOR of every present chunk's term; with @note, the pinned ones are
+ * noted as changed (a device writes them behind the store's back).
+ */
+static uint64_t state_walk(struct sparse_mem *sm, bool note)
 {
-	const uint64_t zero = zero_chunk_digest();
+	uint64_t h = 0;
 
 	for (size_t dw = 0; dw < (sm->ndir + 63) / 64; dw++) {
 		for (uint64_t dirs = sm->present_dirs[dw]; dirs; dirs &= dirs - 1) {
@@ -823,16 +867,59 @@ uint64_t sparse_state_digest(const struct sparse_mem *sm, uint64_t h)
 			for (size_t w = dir * per_dir; w < (dir + 1) * per_dir; w++) {
 				for (uint64_t bits = sm->present[w]; bits; bits &= bits - 1) {
 					uint64_t c = w * 64 + (uint64_t)__builtin_ctzll(bits);
-					uint64_t d = chunk_digest(sm->dir[dir][c % SPARSE_PER_SLOT]);
+					struct sparse_chunk *ch = sm->dir[dir][c % SPARSE_PER_SLOT];
+					uint64_t term = slot_term(c, ch);
 
-					/* a chunk of zeros reads as an absent one */
-					if (d != zero)
-						h = DIGEST_FOLD(h, c, d);
+					h ^= term;
+					if (note && ch->pins)
+						touch_note(sm, c, term);
 				}
 			}
 		}
 	}
 	return h;
+}
+
+uint64_t sparse_state_digest_full(const struct sparse_mem *sm)
+{
+	/* without @note the walk changes nothing but the chunks' cached digests */
+	return state_walk((struct sparse_mem *)sm, false);
+}
+
+uint64_t sparse_state_digest(struct sparse_mem *sm)
+{
+	size_t kept = 0;
+
+	if (!sm->track || sm->touch_lost) {
+		/*
+		 * The first call, or a slot went unnoted: start again from every
+		 * chunk. The bits come from calloc(), not memset(): as large as
+		 * present (4 MiB for system memory's 2^46 bytes), they cost only
+		 * the pages a bit is set in (and a forked process copies only those).
+		 */
+		free(sm->dirty);
+		sm->dirty = calloc(sm->ndir * (SPARSE_PER_SLOT / 64), sizeof(*sm->dirty));
+		if (!sm->dirty)
+			return sparse_state_digest_full(sm);
+		sm->ntouched = 0;
+		sm->touch_lost = false;
+		sm->track = true;
+		sm->state = state_walk(sm, true);
+		return sm->state;
+	}
+	for (size_t i = 0; i < sm->ntouched; i++) {
+		uint64_t c = sm->touched[i].chunk;
+		struct sparse_chunk *ch = sparse_chunk_at(sm, c << SPARSE_CHUNK_SHIFT);
+		uint64_t term = slot_term(c, ch);
+
+		sm->state ^= sm->touched[i].term ^ term;
+		if (ch && ch->pins)
+			sm->touched[kept++] = (struct sparse_touch){ c, term };
+		else
+			sm->dirty[c / 64] &= ~((uint64_t)1 << (c % 64));
+	}
+	sm->ntouched = kept;
+	return sm->state;
 }
 
 void *sparse_pin(struct sparse_mem *sm, uint64_t addr, uint64_t len, uint64_t *avail)

@@ -33,6 +33,12 @@
 
 struct sparse_chunk;
 
+/* A chunk slot changed since the state digest was last taken, and its term then. */
+struct sparse_touch {
+	uint64_t chunk;   /* slot: address >> SPARSE_CHUNK_SHIFT */
+	uint64_t term;
+};
+
 struct sparse_mem {
 	uint64_t size;                 /* addressable bytes */
 	struct sparse_chunk ***dir;    /* [size / 1 GiB] -> [512] -> chunk or NULL */
@@ -42,6 +48,18 @@ struct sparse_mem {
 	uint64_t resident;             /* bytes of chunks held (a shared chunk counts in each store) */
 	struct sparse_chunk *pool;     /* chunks let go, for reuse */
 	unsigned int npool;
+	/*
+	 * The state digest (sparse_state_digest()), kept once first asked
+	 * for: the XOR of each present chunk's term as of the last call, and
+	 * the slots changed since (each once, with its term then) to fold in
+	 * at the next. Pinned chunks stay noted: a device writes them unseen.
+	 */
+	bool track;
+	bool touch_lost;               /* a slot could not be noted: the next call walks every chunk */
+	uint64_t state;
+	uint64_t *dirty;               /* a bit per chunk slot, as present: noted in touched */
+	struct sparse_touch *touched;
+	size_t ntouched, touched_cap;
 };
 
 /**
@@ -163,18 +181,32 @@ int sparse_copy(struct sparse_mem *dst, uint64_t doff, const struct sparse_mem *
 		uint64_t soff, uint64_t len, bool stream);
 
 /**
- * sparse_state_digest() - fold the content of the whole store into a running
- * state digest.
+ * sparse_state_digest() - a digest of the content of the whole store, kept
+ * as it changes.
  * @sm: the store.
- * @h: the running value (see digest_combine()).
  *
- * Equal content gives equal values however the store holds it: chunks
- * absent or present, pages zeroed, owned or borrowed. Chunks' digests are
- * cached, so content only moved since the last call costs little.
+ * The XOR of a term per chunk slot (its place and its content's digest, 0
+ * for content that reads as zero): equal content gives equal values however
+ * the store holds it, chunks absent or present, pages zeroed, owned or
+ * borrowed. The first call walks every chunk and starts keeping the value;
+ * each later one costs what changed since: the slots changed (their chunks'
+ * digests, which are cached, so content only moved costs little) and the
+ * pinned chunks.
  *
- * Return: the new running value.
+ * Return: the digest.
  */
-uint64_t sparse_state_digest(const struct sparse_mem *sm, uint64_t h);
+uint64_t sparse_state_digest(struct sparse_mem *sm);
+
+/**
+ * sparse_state_digest_full() - sparse_state_digest() computed again from
+ * every chunk, without the kept value.
+ * @sm: the store.
+ *
+ * The cross-check of the kept value (tests): the two are always equal.
+ *
+ * Return: the digest.
+ */
+uint64_t sparse_state_digest_full(const struct sparse_mem *sm);
 
 /**
  * sparse_digest() - a digest (common/digest.h) of the content of a range.

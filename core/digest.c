@@ -51,44 +51,159 @@ static uint64_t dmap_digest(const struct dmap *m, uint64_t h)
 	return DIGEST_FOLD(h, m->wanted, m->mapped, m->logical, m->perm, m->iova);
 }
 
-static uint64_t hobj_digest(const struct handle_table *ht, const struct hobj *o, uint64_t h)
+/* The handle @o refers to (its MDL, PMO or CPU view), or 0. */
+static core_handle_t hobj_ref(const struct hobj *o)
 {
-	h = DIGEST_FOLD(h, o->kind, o->adapter);
-	h = pages_digest(&o->pg, h);
-	h = dmap_digest(&o->map, h);
 	switch (o->kind) {
 	case H_MDL_MAP:
-		return DIGEST_FOLD(h, canon(ht, o->u.mdl_map.mdl));
+		return o->u.mdl_map.mdl;
+	case H_PMO_OPEN:
+		return o->u.pmo_open.pmo;
+	case H_VIEW:
+		return o->u.view.pmo;
+	case H_ADL:
+		return o->u.adl.pmo;
+	case H_ALLOC:
+		return o->u.alloc.cpu_view;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A handle an object holds, in its term: the slot it names (whether it
+ * resolves there is its slot's refs' part, ref_term()).
+ */
+static uint64_t raw(core_handle_t h)
+{
+	return h ? (uint64_t)(h & H_INDEX_MASK) << 1 | 1 : 0;
+}
+
+/* The term of live object @o in slot @index; its reference by its slot alone. */
+static uint64_t hobj_term(const struct hobj *o, uint32_t index)
+{
+	uint64_t h = DIGEST_FOLD(0x686f626aull, index, o->kind, o->adapter);
+
+	h = pages_digest(&o->pg, h);
+	h = dmap_digest(&o->map, h);
+	h = digest_combine(h, raw(hobj_ref(o)));
+	switch (o->kind) {
 	case H_PMO:
 		return DIGEST_FOLD(h, o->u.pmo.opens, o->u.pmo.adls, o->u.pmo.views,
 				   o->u.pmo.cache);
-	case H_PMO_OPEN:
-		return DIGEST_FOLD(h, canon(ht, o->u.pmo_open.pmo));
 	case H_VIEW:
-		return DIGEST_FOLD(h, canon(ht, o->u.view.pmo), o->u.view.fb_pin,
-				   o->u.view.fb_chunk, o->u.view.section);
-	case H_ADL:
-		return DIGEST_FOLD(h, canon(ht, o->u.adl.pmo));
+		return DIGEST_FOLD(h, o->u.view.fb_pin, o->u.view.fb_chunk, o->u.view.section);
 	case H_ALLOC:
 		h = DIGEST_FOLD(h, o->u.alloc.cpu_view_freed, o->u.alloc.cpu_view_freed_at);
 		return DIGEST_FOLD(h, o->u.alloc.seg, o->u.alloc.flags, o->u.alloc.vram_off,
-				   o->u.alloc.aperture_mapped, canon(ht, o->u.alloc.cpu_view));
+				   o->u.alloc.aperture_mapped);
 	default:
 		return h;
 	}
 }
 
-/* Live objects by slot: the free slots follow (the lowest is handed out first). */
-static uint64_t handles_digest(const struct handle_table *ht, uint64_t h)
+/* Whether @h names the live object of its slot (canon()'s low bit). */
+static bool resolves(const struct handle_table *ht, core_handle_t h)
 {
-	h = DIGEST_FOLD(h, ht->next_index, ht->live);
+	return canon(ht, h) & 1;
+}
+
+/* The term of a reference tagged @tag (its holder) that resolves to @h's slot. */
+static uint64_t ref_term(core_handle_t h, uint64_t tag)
+{
+	return DIGEST_FOLD(0x726566ull, h & H_INDEX_MASK, tag);
+}
+
+/* The tag of the reference an object in slot @index holds. */
+static uint64_t obj_tag(uint32_t index)
+{
+	return digest_combine(0x6f626a726566ull, index);
+}
+
+/* Count a reference to @h tagged @tag in its slot's refs, or (a second call) no longer. */
+static void ref_toggle(struct handle_table *ht, core_handle_t h, uint64_t tag)
+{
+	uint32_t index = h & H_INDEX_MASK;
+	uint64_t t;
+
+	if (!resolves(ht, h))
+		return; /* its object went, and its refs with it */
+	t = ref_term(h, tag);
+	ht->dig[index / H_CHUNK][index % H_CHUNK].refs ^= t;
+	ht->refs ^= t;
+}
+
+/* Take slot @index's term again, and its object's reference. */
+static void slot_retake(struct handle_table *ht, uint32_t index)
+{
+	const struct hobj *o = &ht->chunks[index / H_CHUNK][index % H_CHUNK];
+	struct hdig *d = &ht->dig[index / H_CHUNK][index % H_CHUNK];
+
+	ht->objs ^= d->term;
+	if (d->reg)
+		ref_toggle(ht, d->reg, obj_tag(index));
+	d->term = 0;
+	d->reg = 0;
+	if (o->kind != H_FREE) {
+		d->term = hobj_term(o, index);
+		d->reg = hobj_ref(o);
+		if (d->reg && resolves(ht, d->reg))
+			ref_toggle(ht, d->reg, obj_tag(index));
+		else
+			d->reg = 0;
+	}
+	ht->objs ^= d->term;
+	d->touched = false;
+}
+
+/*
+ * The handles' part of the digest, kept: the first call (or one after a
+ * slot went unnoted) takes every slot, each later one the slots touched.
+ */
+static uint64_t handles_digest(struct handle_table *ht)
+{
+	if (!ht->track || ht->touch_lost) {
+		for (uint32_t i = 0; i < ht->next_index; i++)
+			slot_retake(ht, i);
+		ht->track = true;
+		ht->touch_lost = false;
+	} else {
+		for (size_t i = 0; i < ht->ntouched; i++)
+			slot_retake(ht, ht->touched[i]);
+	}
+	ht->ntouched = 0;
+	return DIGEST_FOLD(ht->next_index, ht->live, ht->objs);
+}
+
+/* handles_digest() computed again from every slot; its references' part in *@refs. */
+static uint64_t handles_digest_full(const struct handle_table *ht, uint64_t *refs)
+{
+	uint64_t objs = 0;
+
+	*refs = 0;
 	for (uint32_t i = 0; i < ht->next_index; i++) {
 		const struct hobj *o = &ht->chunks[i / H_CHUNK][i % H_CHUNK];
+		core_handle_t ref;
 
-		if (o->kind != H_FREE)
-			h = hobj_digest(ht, o, DIGEST_FOLD(h, i));
+		if (o->kind == H_FREE)
+			continue;
+		objs ^= hobj_term(o, i);
+		ref = hobj_ref(o);
+		if (ref && resolves(ht, ref))
+			*refs ^= ref_term(ref, obj_tag(i));
 	}
-	return h;
+	return DIGEST_FOLD(ht->next_index, ht->live, objs);
+}
+
+void core_digest_ref(struct core *core, core_handle_t h, uint64_t tag)
+{
+	if (core->ht.track)
+		ref_toggle(&core->ht, h, tag);
+}
+
+uint64_t core_digest_ref_term(const struct core *core, core_handle_t h, uint64_t tag)
+{
+	return resolves(&core->ht, h) ? ref_term(h, tag) : 0;
 }
 
 static uint64_t phys_digest(const struct handle_table *ht, const struct phys_adapter *p,
@@ -105,16 +220,16 @@ static uint64_t phys_digest(const struct handle_table *ht, const struct phys_ada
 	return dmap_digest(&p->pfs_map, h);
 }
 
-static uint64_t adapter_digest(const struct handle_table *ht, const struct adapter *a,
+static uint64_t adapter_digest(const struct handle_table *ht, struct adapter *a, bool full,
 			       uint64_t h)
 {
 	h = DIGEST_FOLD(h, a->started, a->want_enable, a->want_mappings, a->want_attach,
 			a->attach_on, a->iommu_enabled, a->mappings, a->attached, a->mode,
 			a->domain, a->logical_limit, a->mapped_bytes, a->in_exclusive,
 			a->sched_suspended, a->nphys, a->fb_commit, a->secure_vms, a->xfer.active);
-	h = range_digest(&a->iova, h);
-	h = idmap_digest(&a->idmap, h);
-	h = range_digest(&a->vram, h);
+	h = DIGEST_FOLD(h, full ? range_digest_full(&a->iova) : range_digest(&a->iova),
+			full ? idmap_digest_full(&a->idmap) : idmap_digest(&a->idmap),
+			full ? range_digest_full(&a->vram) : range_digest(&a->vram));
 	for (size_t i = 0; i < a->nphys; i++) {
 		const struct section *sec = &a->sections[i];
 
@@ -126,23 +241,40 @@ static uint64_t adapter_digest(const struct handle_table *ht, const struct adapt
 	return h;
 }
 
-int core_state_digest(struct core *core, uint64_t *digest)
+/* core_state_digest(), or with @full core_state_digest_full(). */
+static int state_digest(struct core *core, bool full, uint64_t *digest)
 {
-	uint64_t h, hw;
+	uint64_t h, hw, refs;
 	int rc;
 
 	/* a KMD of the caller's may keep state of its own */
 	if (core->kmd || memcmp(&core->kmd_merged, kmd_reference(), sizeof(core->kmd_merged)))
 		return -EOPNOTSUPP;
-	rc = hwc_state_digest(core, &hw);
+	rc = hwc_state_digest(core, full, &hw);
 	if (rc)
 		return rc;
 	h = DIGEST_FOLD(0, core->started, core->stopped, core->irql, core->event, core->ts_ns,
 			core->stale_seen, core->nadapters, core->bugchecked);
 	for (size_t i = 0; i < core->nadapters; i++)
-		h = adapter_digest(&core->ht, &core->adapters[i], h);
-	h = handles_digest(&core->ht, h);
-	h = physmem_digest(core->pm, h);
-	*digest = digest_combine(h, hw);
+		h = adapter_digest(&core->ht, &core->adapters[i], full, h);
+	if (full) {
+		h = digest_combine(h, handles_digest_full(&core->ht, &refs));
+	} else {
+		h = digest_combine(h, handles_digest(&core->ht));
+		refs = core->ht.refs;
+	}
+	h = digest_combine(h, full ? physmem_digest_full(core->pm) : physmem_digest(core->pm));
+	/* the references' terms outside the fold: a sum, to which the engine's add (core_digest_ref()) */
+	*digest = digest_combine(h, hw) ^ refs;
 	return 0;
+}
+
+int core_state_digest(struct core *core, uint64_t *digest)
+{
+	return state_digest(core, false, digest);
+}
+
+int core_state_digest_full(struct core *core, uint64_t *digest)
+{
+	return state_digest(core, true, digest);
 }

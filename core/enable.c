@@ -21,6 +21,7 @@ static int map_tracked(struct core *c, struct adapter *a)
 
 		if (o->kind == H_FREE || o->adapter != a->index)
 			continue;
+		handle_touch(&c->ht, i);
 		rc = dom_map(c, a, &o->pg, &o->map);
 		if (rc)
 			return rc;
@@ -39,8 +40,10 @@ static void unmap_tracked(struct core *c, struct adapter *a)
 	for (uint32_t i = 0; i < c->ht.next_index; i++) {
 		struct hobj *o = &c->ht.chunks[i / H_CHUNK][i % H_CHUNK];
 
-		if (o->kind != H_FREE && o->adapter == a->index)
+		if (o->kind != H_FREE && o->adapter == a->index) {
+			handle_touch(&c->ht, i);
 			dom_unmap(c, a, &o->pg, &o->map);
+		}
 	}
 	for (size_t i = 0; i < a->nphys; i++)
 		dom_unmap(c, a, &a->phys[i].pfs, &a->phys[i].pfs_map);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "internal.h"
 
 /*
@@ -28,6 +29,23 @@ const char *hkind_name(enum hkind kind)
 static struct hobj *slot(const struct handle_table *ht, uint32_t index)
 {
 	return &ht->chunks[index / H_CHUNK][index % H_CHUNK];
+}
+
+void handle_touch(struct handle_table *ht, uint32_t index)
+{
+	struct hdig *d;
+
+	if (!ht->track || ht->touch_lost)
+		return;
+	d = &ht->dig[index / H_CHUNK][index % H_CHUNK];
+	if (d->touched)
+		return;
+	if (array_reserve(&ht->touched, &ht->touched_cap, ht->ntouched, sizeof(*ht->touched))) {
+		ht->touch_lost = true;
+		return;
+	}
+	d->touched = true;
+	ht->touched[ht->ntouched++] = index;
 }
 
 int handle_new(struct core *c, enum hkind kind, unsigned int adapter, core_handle_t *h,
@@ -57,19 +75,28 @@ int handle_new(struct core *c, enum hkind kind, unsigned int adapter, core_handl
 		index = ht->next_index;
 		if (index / H_CHUNK == ht->nchunks) {
 			struct hobj **chunks = realloc(ht->chunks, (ht->nchunks + 1) * sizeof(*chunks));
+			struct hdig **dig;
 			uint64_t *bits;
 
 			if (!chunks)
 				return -ENOMEM;
 			ht->chunks = chunks;
+			dig = realloc(ht->dig, (ht->nchunks + 1) * sizeof(*dig));
+			if (!dig)
+				return -ENOMEM;
+			ht->dig = dig;
 			bits = realloc(ht->free_bits, (ht->nchunks + 1) * (H_CHUNK / 8));
 			if (!bits)
 				return -ENOMEM;
 			ht->free_bits = bits;
 			memset(bits + ht->nchunks * (H_CHUNK / 64), 0, H_CHUNK / 8);
 			chunks[ht->nchunks] = calloc(H_CHUNK, sizeof(struct hobj));
-			if (!chunks[ht->nchunks])
+			dig[ht->nchunks] = calloc(H_CHUNK, sizeof(struct hdig));
+			if (!chunks[ht->nchunks] || !dig[ht->nchunks]) {
+				free(chunks[ht->nchunks]);
+				free(dig[ht->nchunks]);
 				return -ENOMEM;
+			}
 			ht->nchunks++;
 		}
 		ht->next_index++;
@@ -88,6 +115,7 @@ int handle_new(struct core *c, enum hkind kind, unsigned int adapter, core_handl
 	o->map = (struct dmap){ 0 };
 	memset(&o->u, 0, sizeof(o->u));
 	ht->live++;
+	handle_touch(ht, index);
 	*h = (o->gen << H_INDEX_BITS) | index;
 	*obj = o;
 	return 0;
@@ -103,6 +131,8 @@ struct hobj *handle_peek(struct core *c, core_handle_t h)
 	o = slot(&c->ht, index);
 	if (o->kind == H_FREE || o->gen != h >> H_INDEX_BITS)
 		return NULL;
+	/* given to be changed, perhaps */
+	handle_touch(&c->ht, index);
 	return o;
 }
 
@@ -143,9 +173,14 @@ struct hobj *handle_any(struct core *c, core_handle_t h, const char *what)
 void handle_release(struct core *c, core_handle_t h)
 {
 	struct hobj *o = handle_peek(c, h);
+	struct hdig *d;
 
 	if (!o)
 		return;
+	/* the references to it no longer resolve (handle_peek() noted the slot) */
+	d = &c->ht.dig[(h & H_INDEX_MASK) / H_CHUNK][(h & H_INDEX_MASK) % H_CHUNK];
+	c->ht.refs ^= d->refs;
+	d->refs = 0;
 	phys_runs_free(&o->pg.runs);
 	o->kind = H_FREE;
 	c->ht.free_bits[(h & H_INDEX_MASK) / 64] |= 1ull << (h & 63);
@@ -155,10 +190,14 @@ void handle_release(struct core *c, core_handle_t h)
 
 void handle_table_free(struct handle_table *ht)
 {
-	for (size_t i = 0; i < ht->nchunks; i++)
+	for (size_t i = 0; i < ht->nchunks; i++) {
 		free(ht->chunks[i]);
+		free(ht->dig[i]);
+	}
 	free(ht->chunks);
+	free(ht->dig);
 	free(ht->free_bits);
+	free(ht->touched);
 	memset(ht, 0, sizeof(*ht));
 }
 

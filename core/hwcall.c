@@ -179,11 +179,14 @@ void hwc_stats(struct core *c, struct hw_stats *stats)
 	c->hw->ops->stats(c->hw, stats);
 }
 
-int hwc_state_digest(struct core *c, uint64_t *digest)
+int hwc_state_digest(struct core *c, bool full, uint64_t *digest)
 {
-	if (!c->hw->ops->state_digest)
+	uint64_t (*fn)(struct hw *hw) = full ? c->hw->ops->state_digest_full
+					     : c->hw->ops->state_digest;
+
+	if (!fn)
 		return -EOPNOTSUPP; /* a backend that cannot see all of its state (hw/iommu.h) */
-	*digest = c->hw->ops->state_digest(c->hw);
+	*digest = fn(c->hw);
 	return 0;
 }
 

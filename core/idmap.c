@@ -4,6 +4,7 @@
 #include <string.h>
 
 #define LOG_PREFIX "idmap"
+#include "common/array.h"
 #include "common/digest.h"
 #include "common/log.h"
 #include "idmap.h"
@@ -75,6 +76,37 @@ static inline uint64_t idmap_update(const struct idmap_piece *p, bool get, unsig
 	return none;
 }
 
+/* The term of chunk @chunk of @l (the chunk's index among all) in the digest. */
+static uint64_t chunk_term(const struct idmap_leaf *l, unsigned int c, uint64_t chunk)
+{
+	const uint32_t *cnt = l->each[c];
+	uint32_t same = l->chunk[c].same, diff = 0;
+
+	if (l->chunk[c].mixed) {
+		for (unsigned int i = 1; i < IDMAP_CHUNK; i++)
+			diff |= cnt[i] ^ cnt[0];
+		same = cnt[0];
+	}
+	/* a chunk of equal counts reads alike however it is held */
+	if (!diff)
+		return same ? DIGEST_FOLD(0x69646d6170ull, chunk << 1, same) : 0;
+	return DIGEST_FOLD(0x69646d6170ull, chunk << 1 | 1,
+			   digest_bytes(cnt, IDMAP_CHUNK * sizeof(*cnt)));
+}
+
+/* The chunk of @p (of frame @pfn) is about to change: note it for the digest, once. */
+static void idmap_touch(struct idmap *im, const struct idmap_piece *p, uint64_t pfn)
+{
+	if (!im->track || im->touch_lost || !p->leaf || p->leaf->chunk[p->chunk].touched)
+		return;
+	if (array_reserve(&im->touched, &im->touched_cap, im->ntouched, sizeof(*im->touched))) {
+		im->touch_lost = true;
+		return;
+	}
+	p->leaf->chunk[p->chunk].touched = true;
+	im->touched[im->ntouched++] = pfn >> IDMAP_CHUNK_SHIFT;
+}
+
 /* Count one more reference to each frame of [pfn, pfn+n). Nothing is counted on failure. */
 int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n, unsigned int *saw)
 {
@@ -104,6 +136,7 @@ int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n, unsigned int *saw)
 	for (uint64_t done = 0, len; done < n; done += len) {
 		struct idmap_piece p = idmap_piece(im, pfn + done, n - done);
 
+		idmap_touch(im, &p, pfn + done);
 		(void)idmap_update(&p, true, &seen); /* a get always has a count to raise */
 		len = p.len;
 	}
@@ -121,6 +154,7 @@ uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n, unsigned int *saw
 	for (uint64_t done = 0, len; done < n; done += len) {
 		struct idmap_piece p = idmap_piece(im, pfn + done, n - done);
 
+		idmap_touch(im, &p, pfn + done);
 		none += idmap_update(&p, false, &seen);
 		len = p.len;
 	}
@@ -129,31 +163,55 @@ uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n, unsigned int *saw
 	return none;
 }
 
-uint64_t idmap_digest(const struct idmap *im, uint64_t h)
+/* The XOR of every chunk's term; with @keep, each chunk keeps its own, noted as not touched. */
+static uint64_t idmap_walk(struct idmap *im, bool keep)
 {
+	uint64_t h = 0;
+
 	for (size_t top = 0; top < im->nleaves; top++) {
-		const struct idmap_leaf *l = im->leaves[top];
+		struct idmap_leaf *l = im->leaves[top];
 
 		for (unsigned int c = 0; l && c < IDMAP_CHUNKS; c++) {
-			const uint32_t *cnt = l->each[c];
-			uint64_t chunk = top * IDMAP_CHUNKS + c;
-			uint32_t same = l->chunk[c].same, diff = 0;
+			uint64_t term = chunk_term(l, c, top * IDMAP_CHUNKS + c);
 
-			if (l->chunk[c].mixed) {
-				for (unsigned int i = 1; i < IDMAP_CHUNK; i++)
-					diff |= cnt[i] ^ cnt[0];
-				same = cnt[0];
+			h ^= term;
+			if (keep) {
+				l->chunk[c].term = term;
+				l->chunk[c].touched = false;
 			}
-			/* a chunk of equal counts reads alike however it is held */
-			if (!diff) {
-				if (same)
-					h = DIGEST_FOLD(h, chunk << 1, same);
-				continue;
-			}
-			h = DIGEST_FOLD(h, chunk << 1 | 1, digest_bytes(cnt, IDMAP_CHUNK * sizeof(*cnt)));
 		}
 	}
 	return h;
+}
+
+uint64_t idmap_digest_full(const struct idmap *im)
+{
+	/* without @keep the walk changes nothing */
+	return idmap_walk((struct idmap *)im, false);
+}
+
+uint64_t idmap_digest(struct idmap *im)
+{
+	if (!im->track || im->touch_lost) {
+		/* the first call, or a chunk went unnoted: start again from every chunk */
+		im->state = idmap_walk(im, true);
+		im->ntouched = 0;
+		im->touch_lost = false;
+		im->track = true;
+		return im->state;
+	}
+	for (size_t i = 0; i < im->ntouched; i++) {
+		uint64_t chunk = im->touched[i];
+		struct idmap_leaf *l = im->leaves[chunk / IDMAP_CHUNKS];
+		unsigned int c = (unsigned int)(chunk % IDMAP_CHUNKS);
+		uint64_t term = chunk_term(l, c, chunk);
+
+		im->state ^= l->chunk[c].term ^ term;
+		l->chunk[c].term = term;
+		l->chunk[c].touched = false;
+	}
+	im->ntouched = 0;
+	return im->state;
 }
 
 void idmap_free(struct idmap *im)
@@ -161,5 +219,6 @@ void idmap_free(struct idmap *im)
 	for (size_t i = 0; i < im->nleaves; i++)
 		free(im->leaves[i]);
 	free(im->leaves);
+	free(im->touched);
 	memset(im, 0, sizeof(*im));
 }

@@ -31,6 +31,8 @@ struct idmap_leaf {
 	struct {
 		uint32_t same;  /* every frame's count, unless mixed */
 		bool mixed;     /* the frames' counts are in each[] */
+		bool touched;   /* noted in the idmap's touched (idmap_digest()) ... */
+		uint64_t term;  /* ... and its term there as of the last one */
 	} chunk[IDMAP_CHUNKS];
 	uint32_t each[IDMAP_CHUNKS][IDMAP_CHUNK];
 };

@@ -94,19 +94,55 @@ struct hobj {
 #define H_INDEX_MASK ((1u << H_INDEX_BITS) - 1)
 #define H_CHUNK 1024
 
+/*
+ * A slot's part of the state digest (core/digest.c), beside its object. A
+ * reference to a handle (an object's to its MDL, PMO or view, a trace id's
+ * to its object) counts twice: the slot it names in its holder's term, and,
+ * while it resolves, a term in the named slot's refs, which goes when that
+ * object is freed: so freeing an object changes no other slot's term.
+ */
+struct hdig {
+	uint64_t term;          /* in ht->objs as of the last digest; 0 for a free slot */
+	uint64_t refs;          /* the XOR of the terms of the references resolving here */
+	core_handle_t reg;      /* the handle the object referred to then, counted in its slot's refs */
+	bool touched;           /* noted in ht->touched: its term is due again */
+};
+
 struct handle_table {
 	struct hobj **chunks;
+	struct hdig **dig;   /* [nchunks] -> [H_CHUNK], beside chunks */
 	size_t nchunks;
 	uint32_t next_index; /* first never-used index */
 	uint64_t *free_bits; /* bit set: the slot below next_index is free */
 	uint32_t first_free; /* no slot below this is free */
 	size_t live;
+	/*
+	 * The digest's terms, kept once a digest was asked for (track): the
+	 * XOR of the live slots' terms as of the last digest, of the terms of
+	 * the references that resolve, and the slots changed since (each once).
+	 */
+	bool track;
+	bool touch_lost;     /* a slot could not be noted: the next digest takes every slot again */
+	uint64_t objs;
+	uint64_t refs;
+	uint32_t *touched;
+	size_t ntouched, touched_cap;
 };
 
 /* Reference counts of identity-mapped pages in a 1:1 domain, by page frame number. */
 struct idmap {
 	struct idmap_leaf **leaves; /* [pfn >> 18] -> counts of 2^18 frames, or NULL (core/idmap.h) */
 	size_t nleaves;
+	/*
+	 * The digest (idmap_digest()), kept once first asked for: the XOR of
+	 * the chunks' terms as of the last call (each chunk keeps its own),
+	 * and the chunks changed since (pfn >> IDMAP_CHUNK_SHIFT, each once).
+	 */
+	bool track;
+	bool touch_lost;            /* a chunk could not be noted: the next call walks them all */
+	uint64_t state;
+	uint64_t *touched;
+	size_t ntouched, touched_cap;
 };
 
 struct section {
@@ -420,6 +456,16 @@ struct hobj *handle_get(struct core *c, core_handle_t h, enum hkind kind, unsign
  */
 struct hobj *handle_any(struct core *c, core_handle_t h, const char *what);
 /**
+ * handle_touch() - note that the object in slot @index is changing: its
+ * term in the state digest is due again (core/digest.c). handle_new(),
+ * handle_release() and the lookups that give an object to change
+ * (handle_peek(), handle_get(), handle_any()) note it themselves; a walk
+ * of the table that changes objects calls it.
+ * @ht: the handle table.
+ * @index: the slot.
+ */
+void handle_touch(struct handle_table *ht, uint32_t index);
+/**
  * handle_release() - free a handle's slot for reuse.
  * @c: the core.
  * @h: the handle; one not live is ignored.
@@ -538,11 +584,14 @@ void hwc_stats(struct core *c, struct hw_stats *stats);
 /**
  * hwc_state_digest() - the digest of the backend's state (hw_ops.state_digest).
  * @c: the core.
+ * @full: computed again from all the state (hw_ops.state_digest_full), as
+ *        the cross-check of what the backend keeps.
  * @digest: out: the digest.
  *
  * Return: 0, or -EOPNOTSUPP for a backend that cannot see all of its state.
  */
-int hwc_state_digest(struct core *c, uint64_t *digest) __attribute__((warn_unused_result));
+int hwc_state_digest(struct core *c, bool full, uint64_t *digest)
+	__attribute__((warn_unused_result));
 /**
  * hwc_vram_size() - bytes of VRAM of physical adapter @phys of @a.
  * @c: the core.
@@ -900,16 +949,26 @@ uint64_t idmap_put(struct idmap *im, uint64_t pfn, uint64_t n, unsigned int *saw
  */
 void idmap_free(struct idmap *im);
 /**
- * idmap_digest() - fold the counts into a digest.
+ * idmap_digest() - a digest of the counts, kept as they change.
  * @im: the counts.
- * @h: the digest so far.
  *
- * Equal counts give equal digests however they are held (per chunk or per
- * frame).
+ * The XOR of a term per chunk of counts: equal counts give equal digests
+ * however they are held (per chunk or per frame). The first call walks
+ * every chunk and starts keeping the value; each later one costs the
+ * chunks changed since.
  *
- * Return: the new digest.
+ * Return: the digest.
  */
-uint64_t idmap_digest(const struct idmap *im, uint64_t h);
+uint64_t idmap_digest(struct idmap *im);
+/**
+ * idmap_digest_full() - idmap_digest() computed again from every chunk.
+ * @im: the counts.
+ *
+ * The cross-check of the kept value (tests): the two are always equal.
+ *
+ * Return: the digest.
+ */
+uint64_t idmap_digest_full(const struct idmap *im);
 
 /* domain.c: mappings */
 

@@ -152,6 +152,12 @@ struct hw_ops {
 	 * digests. NULL for a backend that cannot see all of it (real hardware).
 	 */
 	uint64_t (*state_digest)(struct hw *hw);
+	/**
+	 * @state_digest_full: state_digest's value computed again from all the
+	 * state, for a backend that keeps parts of it as they change (the
+	 * cross-check of the kept parts); NULL when state_digest is.
+	 */
+	uint64_t (*state_digest_full)(struct hw *hw);
 
 	/** @vram_size: bytes of VRAM of @dev (0 for an unknown device). */
 	uint64_t (*vram_size)(struct hw *hw, uint32_t dev);

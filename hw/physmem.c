@@ -450,14 +450,28 @@ bool physmem_overlaps_ram(const struct physmem *pm, pa_t pa, uint64_t len)
 	return len && i < pm->nram && pm->ram[i].base < end;
 }
 
-uint64_t physmem_digest(const struct physmem *pm, uint64_t h)
+/* @pm's digest from its frames' (@frames: free, held, withheld) and its bytes' (@bytes). */
+static uint64_t digest_of(const struct physmem *pm, const uint64_t frames[3], uint64_t bytes)
 {
 	/* usage.resident is not in: it counts the host memory behind the bytes, not the bytes */
-	h = DIGEST_FOLD(h, pm->commit_limit, pm->lockable_limit, pm->pressure.commit_available,
-			pm->pressure.lockable_available, pm->pressure.max_contiguous,
-			pm->usage.committed, pm->usage.locked, pm->usage.allocated);
-	h = range_digest(&pm->frames, h);
-	h = range_digest(&pm->held, h);
-	h = range_digest(&pm->withheld, h);
-	return sparse_state_digest(&pm->bytes, h);
+	return DIGEST_FOLD(0, pm->commit_limit, pm->lockable_limit, pm->pressure.commit_available,
+			   pm->pressure.lockable_available, pm->pressure.max_contiguous,
+			   pm->usage.committed, pm->usage.locked, pm->usage.allocated, frames[0],
+			   frames[1], frames[2], bytes);
+}
+
+uint64_t physmem_digest(struct physmem *pm)
+{
+	const uint64_t frames[3] = { range_digest(&pm->frames), range_digest(&pm->held),
+				     range_digest(&pm->withheld) };
+
+	return digest_of(pm, frames, sparse_state_digest(&pm->bytes));
+}
+
+uint64_t physmem_digest_full(const struct physmem *pm)
+{
+	const uint64_t frames[3] = { range_digest_full(&pm->frames), range_digest_full(&pm->held),
+				     range_digest_full(&pm->withheld) };
+
+	return digest_of(pm, frames, sparse_state_digest_full(&pm->bytes));
 }

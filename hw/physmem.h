@@ -245,14 +245,27 @@ bool physmem_is_ram(const struct physmem *pm, pa_t pa, uint64_t len);
 bool physmem_overlaps_ram(const struct physmem *pm, pa_t pa, uint64_t len);
 
 /**
- * physmem_digest() - fold everything that decides what later calls do
- * into a running state digest: free frames, charges, limits and pressure,
- * and the bytes.
+ * physmem_digest() - a digest of everything that decides what later calls
+ * do: free frames, charges, limits and pressure, and the bytes.
  * @pm: the memory.
- * @h: the running value (see digest_combine()).
  *
- * Return: the new running value.
+ * The frames' and the bytes' parts are kept as they change
+ * (range_digest(), sparse_state_digest()): this costs what changed since
+ * the last call, not what the memory holds.
+ *
+ * Return: the digest.
  */
-uint64_t physmem_digest(const struct physmem *pm, uint64_t h);
+uint64_t physmem_digest(struct physmem *pm);
+
+/**
+ * physmem_digest_full() - physmem_digest() computed again from every free
+ * extent and every chunk of bytes, without the kept values.
+ * @pm: the memory.
+ *
+ * The cross-check of the kept values (tests): the two are always equal.
+ *
+ * Return: the digest.
+ */
+uint64_t physmem_digest_full(const struct physmem *pm);
 
 #endif

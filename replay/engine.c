@@ -48,6 +48,13 @@ struct replay_engine {
 	struct u64map refused_at; /* (adapter, id) of a live object -> 1 + its refused_free */
 	struct refused_free *rf;
 	size_t nrf, caprf;
+	/*
+	 * The state digest's part of live and refused_at, kept from the first
+	 * engine_state_digest() on (digest_on): the XOR of their entries'
+	 * terms; what an entry's object is counts in the model (core_digest_ref()).
+	 */
+	bool digest_on;
+	uint64_t digest_ids;
 	struct core_violation *window_leaks; /* window: live objects whose free was refused */
 	size_t nwindow_leaks;
 	bool started;
@@ -206,25 +213,114 @@ const struct replay_refusal *engine_refusals(const struct replay_engine *e, size
 	return e->refusals;
 }
 
-int engine_state_digest(const struct replay_engine *e, uint64_t *digest)
+/* The tag of the trace id @key as a holder of a handle (core_digest_ref()). */
+static uint64_t id_tag(uint64_t key)
 {
-	uint64_t key, val, live = 0, h;
-	size_t pos = 0;
-	int rc = core_state_digest(e->core, &h);
+	return digest_combine(0x74726163652d6964ull, key);
+}
 
-	if (rc)
-		return rc;
+/* The term of live entry @key -> @val: its object by its slot alone (core_digest_ref()). */
+static uint64_t live_term(const struct replay_engine *e, uint64_t key, uint64_t val)
+{
+	return DIGEST_FOLD(0x6c697665ull, key, LIVE_KIND(val),
+			   core_handle_digest(e->core, LIVE_HANDLE(val)) & ~1ull);
+}
+
+/* The term of refused_at's entry @key -> @val. */
+static uint64_t refused_term(const struct replay_engine *e, uint64_t key, uint64_t val)
+{
+	return DIGEST_FOLD(0x7265667573656400ull, key, e->rf[val - 1].index);
+}
+
+/* Count live entry @key -> @val in the kept digest, or (a second call) no longer. */
+static void live_toggle(struct replay_engine *e, uint64_t key, uint64_t val)
+{
+	e->digest_ids ^= live_term(e, key, val);
+	if (LIVE_HANDLE(val))
+		core_digest_ref(e->core, LIVE_HANDLE(val), id_tag(key));
+}
+
+/* u64map_put() of @key -> @val in live, the kept digest following. */
+static int live_put(struct replay_engine *e, uint64_t key, uint64_t val)
+{
+	uint64_t *old = e->digest_on ? u64map_get(&e->live, key) : NULL;
+
+	if (old)
+		live_toggle(e, key, *old);
+	if (u64map_put(&e->live, key, val))
+		return -ENOMEM;
+	if (e->digest_on)
+		live_toggle(e, key, val);
+	return 0;
+}
+
+/*
+ * live's and refused_at's part of the digest computed from every entry;
+ * the terms their objects count in the model's part (core_digest_ref()) in *@refs.
+ */
+static uint64_t ids_full(const struct replay_engine *e, uint64_t *refs)
+{
+	uint64_t key, val, h = 0;
+	size_t pos = 0;
+
+	*refs = 0;
 	/* the map's slots depend on its history: each entry alone, in any order */
-	while (u64map_next(&e->live, &pos, &key, &val))
-		live ^= digest_combine(digest_combine(digest_combine(0, key), LIVE_KIND(val)),
-				       core_handle_digest(e->core, LIVE_HANDLE(val)));
+	while (u64map_next(&e->live, &pos, &key, &val)) {
+		h ^= live_term(e, key, val);
+		if (LIVE_HANDLE(val))
+			*refs ^= core_digest_ref_term(e->core, LIVE_HANDLE(val), id_tag(key));
+	}
 	/* an object whose free was refused is a finding to come: part of the state */
 	pos = 0;
 	while (u64map_next(&e->refused_at, &pos, &key, &val))
-		live ^= digest_combine(digest_combine(0x7265667573656400ull, key),
-				       e->rf[val - 1].index);
-	*digest = digest_combine(digest_combine(h, live), e->next_step);
+		h ^= refused_term(e, key, val);
+	return h;
+}
+
+/* engine_state_digest(), or with @full engine_state_digest_full(). */
+static int state_digest(const struct replay_engine *e, bool full, uint64_t *digest)
+{
+	/* the kept parts are a cache of the state: keeping them changes nothing of it */
+	struct replay_engine *me = (struct replay_engine *)e;
+	uint64_t key, val, h, ids, refs;
+	size_t pos = 0;
+	int rc;
+
+	if (!full && !e->digest_on) {
+		/* the model keeps its parts from its first digest: count the ids' objects from then on */
+		rc = core_state_digest(e->core, &h);
+		if (rc)
+			return rc;
+		me->digest_ids = 0;
+		while (u64map_next(&e->live, &pos, &key, &val))
+			live_toggle(me, key, val);
+		pos = 0;
+		while (u64map_next(&e->refused_at, &pos, &key, &val))
+			me->digest_ids ^= refused_term(e, key, val);
+		me->digest_on = true;
+	}
+	if (full) {
+		rc = core_state_digest_full(e->core, &h);
+		ids = ids_full(e, &refs);
+		h ^= refs;
+	} else {
+		rc = core_state_digest(e->core, &h);
+		ids = e->digest_ids;
+	}
+	if (rc)
+		return rc;
+	*digest = DIGEST_FOLD(h, ids, e->next_step);
 	return 0;
+}
+
+int engine_state_digest(const struct replay_engine *e, uint64_t *digest)
+{
+	return state_digest(e, false, digest);
+}
+
+int engine_state_digest_full(const struct replay_engine *e, uint64_t *digest)
+{
+	return state_digest(e, true, digest);
 }
 
 void engine_findings(const struct replay_engine *e, bool *violation, bool *reset, uint64_t *found)
@@ -492,6 +588,12 @@ static bool dead_handle(const struct replay_engine *e, uint64_t key, core_handle
 /* The object of @key ended (or never began): no longer live. */
 static void forget(struct replay_engine *e, uint64_t key)
 {
+	uint64_t *v;
+
+	if (e->digest_on && (v = u64map_get(&e->live, key)))
+		live_toggle(e, key, *v);
+	if (e->digest_on && (v = u64map_get(&e->refused_at, key)))
+		e->digest_ids ^= refused_term(e, key, *v);
 	u64map_del(&e->live, key);
 	u64map_del(&e->refused_at, key);
 	if (e->life) {
@@ -541,9 +643,17 @@ static int remember_refused(struct replay_engine *e, uint64_t key, const struct 
 {
 	if (array_reserve(&e->rf, &e->caprf, e->nrf, sizeof(*e->rf)))
 		return -ENOMEM;
+	uint64_t *old = e->digest_on ? u64map_get(&e->refused_at, key) : NULL;
+
 	e->rf[e->nrf++] = (struct refused_free){ .index = index, .ts = ev->ts, .kind = ev->kind,
 						 .rc = rc };
-	return u64map_put(&e->refused_at, key, e->nrf);
+	if (old)
+		e->digest_ids ^= refused_term(e, key, *old);
+	if (u64map_put(&e->refused_at, key, e->nrf))
+		return -ENOMEM;
+	if (e->digest_on)
+		e->digest_ids ^= refused_term(e, key, e->nrf);
+	return 0;
 }
 
 int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t index)
@@ -613,7 +723,7 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 			bury(e, key, 0);
 			forget(e, key);
 		}
-		if (creates && u64map_put(&e->live, key, LIVE(0, ev->kind)))
+		if (creates && live_put(e, key, LIVE(0, ev->kind)))
 			return -ENOMEM;
 		return refuse(e, ev, index, -ENOENT, "its object's creation was refused");
 	}
@@ -642,7 +752,7 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 	if (!e->notrace)
 		trace_op(ev->kind, (uint32_t)adapter, ev->v[WL_ID], rc, wall, modeled, index);
 
-	if (creates && u64map_put(&e->live, key, LIVE(rc ? 0 : created, ev->kind)))
+	if (creates && live_put(e, key, LIVE(rc ? 0 : created, ev->kind)))
 		return -ENOMEM;
 	if (creates && !rc && e->life &&
 	    (u64map_put(&e->born, key, index) || u64map_put(&e->born_ts, key, ev->ts)))

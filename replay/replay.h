@@ -138,9 +138,26 @@ const struct replay_refusal *engine_refusals(const struct replay_engine *e, size
  * @e: the engine.
  * @digest: out.
  *
+ * Its parts are kept as the state changes from the first call on (in the
+ * process that made it, and the processes it forks after): a call costs
+ * what changed since the last one (docs/campaign-format.md).
+ *
  * Return: 0, or -EOPNOTSUPP as core_state_digest().
  */
 int engine_state_digest(const struct replay_engine *e, uint64_t *digest);
+
+/**
+ * engine_state_digest_full() - engine_state_digest() computed again from
+ * all of the state (core_state_digest_full()), without the parts kept as
+ * the state changes.
+ * @e: the engine.
+ * @digest: out.
+ *
+ * The cross-check of the kept parts (tests): the two are always equal.
+ *
+ * Return: 0, or -EOPNOTSUPP as core_state_digest().
+ */
+int engine_state_digest_full(const struct replay_engine *e, uint64_t *digest);
 
 /**
  * engine_findings() - what the run has found so far, before the end-of-run

@@ -190,7 +190,15 @@ static void meet_state(const struct replay_engine *e, uint64_t index, void *arg)
 	uint32_t first;
 
 	(void)index;
-	if (!s->in_child || event != s->next_check || event >= s->ndigests)
+	/*
+	 * The digest's parts are kept from the first one on: kept current
+	 * here, a child's first check costs what it changed since its fork.
+	 */
+	if (!s->in_child) {
+		(void)engine_state_digest(e, &digest);
+		return;
+	}
+	if (event != s->next_check || event >= s->ndigests)
 		return;
 	/* the next multiple of the step: runs forked apart check at the same events */
 	s->next_check = (event / s->check_step + 1) * s->check_step;

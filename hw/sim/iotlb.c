@@ -36,6 +36,9 @@ void sim_iotlb_fini(struct sim *s)
 {
 	free(s->tlb);
 	s->tlb = NULL;
+	free(s->tlb_terms);
+	free(s->tlb_dirty_bits);
+	free(s->tlb_dirty);
 }
 
 /* Pages a leaf of @level spans. */
@@ -52,12 +55,23 @@ static void entry_drop(struct sim *s, struct sim_tlb_entry *e)
 	if (!e->dom)
 		return;
 	d = sim_dom(s, e->dom);
+	sim_tlb_touch(s, e);
+	if (s->digest_on && d && e->gen == d->gen)
+		d->tlb_valid ^= sim_tlb_valid_term(s, e);
 	if (d) {
 		d->tlb_held--;
 		d->tlb_large -= e->level > 1;
 	}
 	s->tlb_large -= e->level > 1;
 	e->dom = 0;
+}
+
+/* @e, of @d, was checked against the page table: valid again. */
+static void entry_checked(struct sim *s, struct sim_domain *d, struct sim_tlb_entry *e)
+{
+	e->gen = d->gen;
+	if (s->digest_on)
+		d->tlb_valid ^= sim_tlb_valid_term(s, e);
 }
 
 /* Where the entry of the leaf of @level that begins at page @vpn would be. */
@@ -197,7 +211,7 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 			if (cur != pte)
 				s->st.stale_hits++;
 			else if (span >= leaf_pages(l))
-				e->gen = d->gen; /* its whole leaf still translates alike */
+				entry_checked(s, d, e); /* its whole leaf still translates alike */
 			else /* split since: the page's translation holds to the end of its new leaf */
 				pages = span - (vpn & (span - 1));
 		}
@@ -227,6 +241,9 @@ uint64_t sim_iotlb_lookup(struct sim *s, uint32_t id, struct sim_domain *d, iova
 		*e = (struct sim_tlb_entry){ .vpn = first,
 					     .pte = pte - ((vpn - first) << GPUISO_PAGE_SHIFT),
 					     .gen = d->gen, .dom = id, .level = l };
+		sim_tlb_touch(s, e);
+		if (s->digest_on)
+			d->tlb_valid ^= sim_tlb_valid_term(s, e);
 	}
 found:
 	if (pte && l > 1 && pages > 1 && vpn <= d->shadow_last && vpn + pages - 1 >= d->shadow_first)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "sim_internal.h"
 
 /*
@@ -85,10 +86,49 @@ int sim_pt_init(struct sim_domain *d)
 	return d->root ? 0 : -ENOMEM;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void sim_l1_compact(struct sim_domain *d)
+{
+	size_t n = 0;
+
+	if (d->nl1_dirty < 2)
+		return; /* nothing to sort (and qsort() takes no NULL array) */
+	qsort(d->l1_dirty, d->nl1_dirty, sizeof(*d->l1_dirty), cmp_u64);
+	for (size_t i = 0; i < d->nl1_dirty; i++)
+		if (!n || d->l1_dirty[n - 1] != d->l1_dirty[i])
+			d->l1_dirty[n++] = d->l1_dirty[i];
+	d->nl1_dirty = n;
+}
+
+void sim_l1_touch(struct sim *s, struct sim_domain *d, iova_t base)
+{
+	if (!s->digest_on || d->l1_lost)
+		return;
+	/* a run of maps or unmaps in one region notes it once */
+	if (d->nl1_dirty && d->l1_dirty[d->nl1_dirty - 1] == base)
+		return;
+	/* a run that goes long between digests notes the same regions again and again */
+	if (d->nl1_dirty == d->l1_dirty_cap && d->nl1_dirty >= 1024)
+		sim_l1_compact(d);
+	if (array_reserve(&d->l1_dirty, &d->l1_dirty_cap, d->nl1_dirty, sizeof(*d->l1_dirty))) {
+		d->l1_lost = true;
+		return;
+	}
+	d->l1_dirty[d->nl1_dirty++] = base;
+}
+
 void sim_pt_fini(struct sim_domain *d)
 {
 	if (d->root)
 		pt_table_free(d->root, SIM_LEVELS);
+	u64map_fini(&d->l1_terms);
+	free(d->l1_dirty);
 	*d = (struct sim_domain){ .l1_region = UINT64_MAX, .shadow_first = UINT64_MAX };
 }
 
@@ -196,13 +236,25 @@ static void pt_spare_free(struct pt_spare *sp)
 		free(sp->t[--sp->n]);
 }
 
-/* Replace the leaf *e of @level by a table of 512 leaves one level smaller; entries written. */
-static uint64_t pt_split(uint64_t *e, unsigned int level, struct pt_spare *sp)
+/*
+ * Replace the leaf *e of @level, at @base, by a table of 512 leaves one
+ * level smaller; entries written. The digest's terms follow while @digest.
+ */
+static uint64_t pt_split(struct sim *s, struct sim_domain *d, uint64_t *e, iova_t base,
+			 unsigned int level, struct pt_spare *sp)
 {
 	uint64_t *t = sp->t[--sp->n], flags = *e & ~SIM_PTE_ADDR, pa = *e & SIM_PTE_ADDR;
 
-	for (unsigned int i = 0; i < SIM_PT_ENTRIES; i++)
+	if (s->digest_on)
+		d->pt_state ^= sim_leaf_term(base, level, *e);
+	for (unsigned int i = 0; i < SIM_PT_ENTRIES; i++) {
 		t[i] = (pa + i * pt_size(level - 1)) | flags;
+		if (s->digest_on && level > 2)
+			d->pt_state ^= sim_leaf_term(base + i * pt_size(level - 1), level - 1, t[i]);
+	}
+	/* a table of 4 KiB leaves counts whole, at the next digest */
+	if (level == 2)
+		sim_l1_touch(s, d, base);
 	*e = (uint64_t)(uintptr_t)t | SIM_PTE_TABLE;
 	return SIM_PT_ENTRIES;
 }
@@ -212,8 +264,8 @@ static uint64_t pt_split(uint64_t *e, unsigned int level, struct pt_spare *sp)
  * the splittable leaves that reach outside it with tables from @sp. Returns
  * the levels walked; *writes counts the entries written.
  */
-static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size, struct pt_spare *sp,
-			 uint64_t *leaves, uint64_t *writes)
+static uint64_t pt_clear(struct sim *s, struct sim_domain *d, iova_t iova, uint64_t size,
+			 struct pt_spare *sp, uint64_t *leaves, uint64_t *writes)
 {
 	uint64_t levels = 0, n = 0, split = 0, cleared;
 	unsigned int l;
@@ -222,11 +274,15 @@ static uint64_t pt_clear(struct sim_domain *d, iova_t iova, uint64_t size, struc
 		uint64_t *e = pt_walk(d, iova + off, 1, false, &l);
 
 		while (l > 1 && (!ALIGNED(iova + off, pt_size(l)) || size - off < pt_size(l))) {
-			split += pt_split(e, l, sp);
+			split += pt_split(s, d, e, ALIGN_DOWN(iova + off, pt_size(l)), l, sp);
 			l--;
 			e = &pt_child(*e)[pt_index(iova + off, l)];
 		}
 		cleared = l == 1 ? pt_l1_run(iova + off, size - off) : 1;
+		if (l == 1)
+			sim_l1_touch(s, d, ALIGN_DOWN(iova + off, pt_size(2)));
+		else if (s->digest_on)
+			d->pt_state ^= sim_leaf_term(iova + off, l, *e);
 		if (cleared == 1)
 			*e = 0; /* a large leaf, or one page: no block clear for one entry */
 		else
@@ -298,6 +354,10 @@ int sim_pt_map(struct sim *s, struct sim_domain *d, iova_t iova, pa_t pa, uint64
 		n = l == 1 ? pt_l1_run(iova + off, size - off) : 1;
 		for (uint64_t i = 0; i < n; i++)
 			e[i] = (pa + off + (i << GPUISO_PAGE_SHIFT)) | flags;
+		if (l == 1)
+			sim_l1_touch(s, d, ALIGN_DOWN(iova + off, pt_size(2)));
+		else if (s->digest_on)
+			d->pt_state ^= sim_leaf_term(iova + off, l, *e);
 		next = off + (n << pt_shift(l));
 		levels += n * (SIM_LEVELS - l + 1);
 		leaves += n;
@@ -311,7 +371,7 @@ int sim_pt_map(struct sim *s, struct sim_domain *d, iova_t iova, pa_t pa, uint64
 
 unwind:
 	/* Out of memory for a table: take back the leaves written so far (whole ones). */
-	pt_clear(d, iova, off, NULL, &leaves, &levels);
+	pt_clear(s, d, iova, off, NULL, &leaves, &levels);
 	return -ENOMEM;
 }
 
@@ -361,11 +421,12 @@ int sim_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 		return -ENOMEM;
 	}
 
-	s->st.pt_walk_levels += pt_clear(d, iova, size, &spare, &leaves, &writes);
+	s->st.pt_walk_levels += pt_clear(s, d, iova, size, &spare, &leaves, &writes);
 	pt_spare_free(&spare);
 	s->st.pte_writes += writes;
 	s->st.pt_walks += leaves;
 	/* IOTLB entries filled before now may be stale: they are checked on use. */
 	d->gen++;
+	d->tlb_valid = 0;
 	return 0;
 }

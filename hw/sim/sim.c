@@ -182,6 +182,7 @@ static const struct hw_ops sim_ops = {
 	.stats = sim_op_stats,
 	.modeled_ns = sim_op_modeled_ns,
 	.state_digest = sim_op_state_digest,
+	.state_digest_full = sim_op_state_digest_full,
 	.vram_size = sim_op_vram_size,
 	.vram_rw = sim_op_vram_rw,
 	.vram_fill = sim_op_vram_fill,

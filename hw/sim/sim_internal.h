@@ -2,6 +2,7 @@
 #ifndef GPUISO_HW_SIM_INTERNAL_H
 #define GPUISO_HW_SIM_INTERNAL_H
 
+#include "common/u64map.h"
 #include "sim.h"
 
 /*
@@ -46,6 +47,20 @@ struct sim_domain {
 	uint64_t tlb_held;   /* IOTLB entries of this domain */
 	uint64_t tlb_large;  /* of those, entries of 2 MiB and 1 GiB leaves ... */
 	uint64_t large_first, large_last; /* ... all within pages [large_first, large_last] */
+	/*
+	 * Kept while sim->digest_on (digest.c): the XOR of the large leaves'
+	 * terms and of the level-1 tables' as of the last digest (l1_terms:
+	 * a 2 MiB region's base -> its table's term), the regions whose table
+	 * was written since (pt.c notes them, l1_dirty; l1_lost: one could
+	 * not be, the next digest takes every table), ...
+	 */
+	uint64_t pt_state;
+	struct u64map l1_terms;
+	uint64_t *l1_dirty;
+	size_t nl1_dirty, l1_dirty_cap;
+	bool l1_lost;
+	/* ... and the XOR of the valid IOTLB entries' terms (filled or checked at the current gen) */
+	uint64_t tlb_valid;
 };
 
 /* One translation: a leaf of any size. */
@@ -94,6 +109,18 @@ struct sim {
 	struct sim_run *runs; /* scratch for the transfer being translated */
 	size_t nruns, runs_cap;
 
+	/*
+	 * The state digest's running terms (digest.c), kept from its first
+	 * call on: the IOTLB entries' here, the leaves' and the valid entries'
+	 * in each domain.
+	 */
+	bool digest_on;
+	uint64_t tlb_state;          /* the XOR of tlb_terms */
+	uint64_t *tlb_terms;         /* [ntlb]: each entry's term as of the last digest */
+	uint64_t *tlb_dirty_bits;    /* a bit per entry changed since ... */
+	uint32_t *tlb_dirty;         /* ... and those entries, each once */
+	size_t ntlb_dirty;
+
 	struct hw_stats st;
 	/*
 	 * The cost model's two divisions made multiplications and shifts
@@ -130,6 +157,104 @@ static inline struct sim_domain *sim_dom(struct sim *s, uint32_t id)
 	if (!id || id > s->ndoms || !s->doms[id - 1].root)
 		return NULL;
 	return &s->doms[id - 1];
+}
+
+/*
+ * The state digest's terms, inline: pt.c and iotlb.c keep them as they
+ * change the state (a map of 1 GiB changes 262,144 leaves), digest.c sums
+ * them. A leaf by its address, level and entry; an IOTLB entry by its slot
+ * and what it holds; whether an entry is valid (checked on use or not) by
+ * its slot, in its domain's term: an unmap makes every entry of the domain
+ * invalid at once. Each is a chain of a 64-bit finalizer (MurmurHash3's,
+ * a bijection), a few cycles: the sums are compared within one sweep, so
+ * only their spread matters, not any value.
+ */
+
+/**
+ * sim_mix() - the finalizer the terms are made of.
+ * @k: a value.
+ *
+ * Return: its mix (distinct values give distinct mixes).
+ */
+static inline uint64_t sim_mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ull;
+	return k ^ (k >> 33);
+}
+
+/**
+ * sim_leaf_term() - the term of one leaf of a page table.
+ * @iova: the first address it maps.
+ * @level: its level (1: 4 KiB).
+ * @pte: the entry.
+ *
+ * Return: the term.
+ */
+static inline uint64_t sim_leaf_term(iova_t iova, unsigned int level, uint64_t pte)
+{
+	return sim_mix(sim_mix((iova | level) ^ 0x6c656166ull) ^ pte);
+}
+
+/**
+ * sim_tlb_term() - the term of one IOTLB entry, its validity left out.
+ * @s: the simulator.
+ * @e: the entry, not empty.
+ *
+ * Return: the term.
+ */
+static inline uint64_t sim_tlb_term(const struct sim *s, const struct sim_tlb_entry *e)
+{
+	/* the slot (below SIM_IOTLB_MAX, 2^20), level and domain in one word */
+	uint64_t where = (uint64_t)e->dom << 32 | (uint64_t)e->level << 24 | (uint64_t)(e - s->tlb);
+
+	return sim_mix(sim_mix(sim_mix(where ^ 0x746c62ull) ^ e->vpn) ^ e->pte);
+}
+
+/**
+ * sim_tlb_valid_term() - the term of an IOTLB entry being valid, in its domain's.
+ * @s: the simulator.
+ * @e: the entry.
+ *
+ * Return: the term.
+ */
+static inline uint64_t sim_tlb_valid_term(const struct sim *s, const struct sim_tlb_entry *e)
+{
+	return sim_mix((uint64_t)(e - s->tlb) ^ 0x76616c6964000000ull);
+}
+
+/**
+ * sim_l1_touch() - note that the level-1 table of the 2 MiB region at
+ * @base is being written: its term is taken again at the next digest.
+ * @s: the simulator; nothing is noted unless s->digest_on.
+ * @d: the domain.
+ * @base: the region's first address.
+ */
+void sim_l1_touch(struct sim *s, struct sim_domain *d, iova_t base);
+
+/**
+ * sim_l1_compact() - sort the regions @d noted (sim_l1_touch()) and drop
+ * those noted twice.
+ * @d: the domain.
+ */
+void sim_l1_compact(struct sim_domain *d);
+
+/**
+ * sim_tlb_touch() - note that IOTLB entry @e is changing: its term is
+ * taken again at the next digest.
+ * @s: the simulator; nothing is noted unless s->digest_on.
+ * @e: the entry.
+ */
+static inline void sim_tlb_touch(struct sim *s, const struct sim_tlb_entry *e)
+{
+	size_t i = (size_t)(e - s->tlb);
+
+	if (!s->digest_on || (s->tlb_dirty_bits[i / 64] >> (i % 64) & 1))
+		return;
+	s->tlb_dirty_bits[i / 64] |= (uint64_t)1 << (i % 64);
+	s->tlb_dirty[s->ntlb_dirty++] = (uint32_t)i;
 }
 
 /* pt.c: I/O page tables */
@@ -266,11 +391,24 @@ void sim_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size);
  * sim_op_state_digest() - the state_digest op of struct hw_ops (hw/iommu.h).
  * @hw: the simulator.
  *
+ * The first call computes the terms of the leaves and the IOTLB and keeps
+ * them from then on (sim->digest_on); each later one costs what changed
+ * since, as the devices' VRAM's does (sparse_state_digest()), plus the
+ * domains, the devices' queued jobs and the queued faults.
+ *
  * Return: a digest of the domains' tables, the IOTLB, the devices (power,
  * queued jobs, VRAM), the queued faults and the stale-hit count; the other
  * counters are left out.
  */
 uint64_t sim_op_state_digest(struct hw *hw);
+/**
+ * sim_op_state_digest_full() - the state_digest_full op of struct hw_ops.
+ * @hw: the simulator.
+ *
+ * Return: what sim_op_state_digest() gives, computed again from every
+ * leaf, IOTLB entry and chunk of VRAM without the kept terms.
+ */
+uint64_t sim_op_state_digest_full(struct hw *hw);
 
 /* dma.c */
 

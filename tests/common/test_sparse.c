@@ -438,27 +438,64 @@ Test(sparse, state_digest_follows_the_whole_content_not_its_representation)
 {
 	static uint8_t bytes[SPARSE_CHUNK];
 	struct sparse_mem other;
-	uint64_t empty = sparse_state_digest(&sm, 0), d;
+	uint64_t empty = sparse_state_digest(&sm), d;
 
 	for (size_t i = 0; i < sizeof(bytes); i++)
 		bytes[i] = (uint8_t)(i * 13 + 1);
 	cr_assert_eq(sparse_init(&other, sm.size), 0);
-	cr_assert_eq(sparse_state_digest(&other, 0), empty);
+	cr_assert_eq(sparse_state_digest(&other), empty);
 	/* the same bytes, written here and shared there, far apart in the space */
 	cr_assert_eq(sparse_write(&sm, 700 * SZ_1G, bytes, sizeof(bytes)), 0);
 	cr_assert_eq(sparse_copy(&other, 700 * SZ_1G, &sm, 700 * SZ_1G, SPARSE_CHUNK, false), 0);
-	d = sparse_state_digest(&sm, 0);
+	d = sparse_state_digest(&sm);
 	cr_assert_neq(d, empty);
-	cr_assert_eq(sparse_state_digest(&other, 0), d);
+	cr_assert_eq(sparse_state_digest(&other), d);
 	/* the same bytes one chunk further: not the same content */
 	cr_assert_eq(sparse_write(&other, 700 * SZ_1G + SPARSE_CHUNK, bytes, 1), 0);
 	cr_assert_eq(sparse_discard(&other, 700 * SZ_1G, SPARSE_CHUNK), 0);
-	cr_assert_neq(sparse_state_digest(&other, 0), d);
+	cr_assert_neq(sparse_state_digest(&other), d);
 	/* written zeros read as nothing written; a chunk given back too */
 	cr_assert_eq(sparse_discard(&sm, 700 * SZ_1G, SPARSE_CHUNK), 0);
 	memset(bytes, 0, 4096);
 	cr_assert_eq(sparse_write(&sm, 5 * SZ_1G, bytes, 4096), 0);
-	cr_assert_eq(sparse_state_digest(&sm, 0), empty);
+	cr_assert_eq(sparse_state_digest(&sm), empty);
+	cr_assert_eq(sparse_state_digest(&sm), sparse_state_digest_full(&sm));
+	cr_assert_eq(sparse_state_digest(&other), sparse_state_digest_full(&other));
+	sparse_fini(&other);
+}
+
+/* The kept digest follows writes, shares, discards and a device writing pinned memory. */
+Test(sparse, the_kept_state_digest_is_the_computed_one)
+{
+	static uint8_t bytes[3 * 4096];
+	struct sparse_mem other;
+	uint64_t avail, before;
+	uint8_t *p;
+
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)(i * 7 + 3);
+	cr_assert_eq(sparse_init(&other, sm.size), 0);
+	cr_assert_eq(sparse_write(&sm, SPARSE_CHUNK + 4096, bytes, sizeof(bytes)), 0);
+	(void)sparse_state_digest(&sm); /* kept from here on */
+	(void)sparse_state_digest(&other);
+	cr_assert_eq(sparse_write(&sm, 5 * SPARSE_CHUNK - 100, bytes, sizeof(bytes)), 0, "two chunks");
+	cr_assert_eq(sparse_copy(&other, 0, &sm, SPARSE_CHUNK, SPARSE_CHUNK, false), 0, "shared");
+	cr_assert_eq(sparse_copy(&sm, 9 * SPARSE_CHUNK, &sm, SPARSE_CHUNK, 8192, false), 0, "borrowed");
+	cr_assert_eq(sparse_state_digest(&sm), sparse_state_digest_full(&sm));
+	cr_assert_eq(sparse_state_digest(&other), sparse_state_digest_full(&other));
+	cr_assert_eq(sparse_write(&other, 100, bytes, 1), 0, "the share copied");
+	cr_assert_eq(sparse_discard(&sm, SPARSE_CHUNK, SPARSE_CHUNK), 0);
+	cr_assert_eq(sparse_state_digest(&sm), sparse_state_digest_full(&sm));
+	cr_assert_eq(sparse_state_digest(&other), sparse_state_digest_full(&other));
+	/* a device writes a pinned chunk behind the store's back: the digest sees it */
+	p = sparse_pin(&sm, 3 * SPARSE_CHUNK, SPARSE_CHUNK, &avail);
+	cr_assert_not_null(p);
+	before = sparse_state_digest(&sm);
+	p[12345] = 0x5a;
+	cr_assert_neq(sparse_state_digest(&sm), before);
+	cr_assert_eq(sparse_state_digest(&sm), sparse_state_digest_full(&sm));
+	sparse_unpin(&sm, 3 * SPARSE_CHUNK);
+	cr_assert_eq(sparse_state_digest(&sm), sparse_state_digest_full(&sm));
 	sparse_fini(&other);
 }
 

@@ -754,4 +754,45 @@ Test(sim, state_digest_follows_the_leaves)
 	cr_assert_eq(ops->unmap(hw, d, 0x100000, GPUISO_PAGE_SIZE), 0);
 	cr_assert_eq(ops->map(hw, d, 0x100000, 0x301000, GPUISO_PAGE_SIZE, HW_PERM_RW | HW_MAP_4K), 0);
 	cr_assert_neq(ops->state_digest(hw), one);
+	cr_assert_eq(ops->state_digest(hw), ops->state_digest_full(hw));
+}
+
+/*
+ * The digest's terms are kept as the state changes: leaves mapped, split
+ * and cleared, IOTLB entries filled, made unchecked by an unmap, checked
+ * again, flushed; a domain freed with its tables.
+ */
+Test(sim, the_kept_state_digest_is_the_computed_one)
+{
+	uint32_t d = attached_domain(), d2;
+	uint64_t valid, unchecked;
+	uint8_t b;
+
+	(void)ops->state_digest(hw); /* kept from here on */
+	/* 2 MiB and 4 KiB leaves, splittable */
+	cr_assert_eq(ops->map(hw, d, 2 * SZ_1G, 2 * SZ_1G, 4 * MiB + 8 * GPUISO_PAGE_SIZE,
+			      HW_PERM_RW | HW_MAP_4K), 0);
+	cr_assert_eq(ops->state_digest(hw), ops->state_digest_full(hw), "mapped");
+	cr_assert_eq(read_byte(2 * SZ_1G + 8192, &b), 0);
+	cr_assert_eq(read_byte(2 * SZ_1G + 4 * MiB, &b), 0);
+	valid = ops->state_digest(hw);
+	cr_assert_eq(valid, ops->state_digest_full(hw), "IOTLB filled");
+	/* an unmap elsewhere leaves the entries unchecked: another state */
+	cr_assert_eq(ops->unmap(hw, d, 2 * SZ_1G + 4 * MiB + 4096, GPUISO_PAGE_SIZE), 0);
+	unchecked = ops->state_digest(hw);
+	cr_assert_eq(unchecked, ops->state_digest_full(hw), "unchecked");
+	cr_assert_eq(read_byte(2 * SZ_1G + 8192, &b), 0, "checked again");
+	cr_assert_eq(ops->state_digest(hw), ops->state_digest_full(hw));
+	/* a split of a 2 MiB leaf, then a flush */
+	cr_assert_eq(ops->unmap(hw, d, 2 * SZ_1G + 2 * MiB + 12288, GPUISO_PAGE_SIZE), 0);
+	cr_assert_eq(ops->state_digest(hw), ops->state_digest_full(hw), "split");
+	ops->flush(hw, d, 0, UINT64_MAX);
+	cr_assert_eq(ops->state_digest(hw), ops->state_digest_full(hw), "flushed");
+	/* a second domain, filled and freed */
+	cr_assert_eq(ops->domain_alloc(hw, &d2), 0);
+	cr_assert_eq(ops->map(hw, d2, 0x200000, 0x400000, 2 * MiB, HW_PERM_RW), 0);
+	cr_assert_eq(ops->state_digest(hw), ops->state_digest_full(hw), "second domain");
+	cr_assert_eq(ops->unmap(hw, d2, 0x200000, 2 * MiB), 0);
+	cr_assert_eq(ops->domain_free(hw, d2), 0);
+	cr_assert_eq(ops->state_digest(hw), ops->state_digest_full(hw), "freed");
 }
