@@ -62,6 +62,9 @@ struct persist_out {
 	int rc;                   /* the error it stopped with, or 0 */
 	char err[1024];           /* ... and what it said */
 	struct snap_stats snap;   /* what its snapshots cost, once it has done its runs */
+	uint64_t events;          /* events its runs began after their hits ... */
+	uint64_t events_to_end;   /* ... of those, in runs that went to the end of the trace */
+	uint64_t runs_to_end;
 };
 
 /* The parent's side of the pass; a worker reads it, and writes the shared parts. */
@@ -70,6 +73,7 @@ struct persist_pass {
 	size_t n;                  /* workers */
 	struct persist_out *out;   /* n, shared */
 	struct snap_stats snap;    /* the workers' snapshots, summed */
+	uint64_t events, events_to_end, runs_to_end; /* the workers' runs', summed */
 	struct persist_end *ends;  /* s->total, shared */
 	struct verdict *verdicts;  /* s->total, shared, touched only for runs that send one */
 	size_t out_bytes, ends_bytes, verdicts_bytes;
@@ -86,6 +90,7 @@ struct sweep_persist {
 	uint64_t run;      /* the run whose hit it yielded at */
 	bool at_hit;       /* it yielded at a hit (else: a branch left) */
 	bool fail;         /* the hit fails (a branch), or passes (after the restore) */
+	bool to_end;       /* the branch went to the end of the trace */
 	int rc;            /* its unfailed replay's error */
 };
 
@@ -147,6 +152,7 @@ _Noreturn void sweep_persist_leave(struct sweep *s, int status, const struct ver
 		w->pass->verdicts[s->run] = *v;
 	end->status = status;
 	end->has_verdict = v != NULL;
+	w->to_end = status >= SWEEP_EXIT_BASE && status - SWEEP_EXIT_BASE < SWEEP_EXIT_MET;
 	atomic_store_explicit(&end->state, PERSIST_ENDED, memory_order_release);
 	w->at_hit = false;
 	snap_yield(w->sn);
@@ -191,6 +197,11 @@ static void worker_branch(struct sweep *s, struct sweep_persist *w, struct persi
 		worker_stop(s, out, -EPROTO, "a run went on past its end");
 
 	atomic_store_explicit(&out->current, 0, memory_order_release);
+	out->events += s->event - saved.event;
+	if (w->to_end) {
+		out->events_to_end += s->event - saved.event;
+		out->runs_to_end++;
+	}
 	/* wake the parent to book it (it reads what this wrote before it) */
 	pool_send(&s->pool, s->slot, "", 1);
 	rc = snap_restore(w->sn);
@@ -359,6 +370,9 @@ static void worker_ended(void *arg, const struct pool *p, size_t i, int status)
 		pass->snap.pages_taken += out->snap.pages_taken;
 		pass->snap.pages_restored += out->snap.pages_restored;
 		pass->snap.bytes = GPUISO_MAX(pass->snap.bytes, out->snap.bytes);
+		pass->events += out->events;
+		pass->events_to_end += out->events_to_end;
+		pass->runs_to_end += out->runs_to_end;
 		if (!runs_left(pass, i))
 			return;
 		snprintf(s->err, s->errlen, "sweep: a persistent worker ended with runs not done");
@@ -400,11 +414,16 @@ int sweep_persist_pass(struct sweep *s)
 	}
 	/* whatever happened, no worker is left behind */
 	pool_kill_all(&s->pool);
-	if (!rc && !s->error && s->o->progress && pass.snap.restores)
+	if (!rc && !s->error && s->o->progress && pass.snap.restores) {
 		fprintf(s->o->progress, "sweep: a run wrote %.0f pages on average (restored from the "
 			"snapshot), of %.1f MiB under watch\n",
 			(double)pass.snap.pages_restored / (double)pass.snap.restores,
 			(double)pass.snap.bytes / (1 << 20));
+		fprintf(s->o->progress, "sweep: the runs replayed %llu events after their hits, %llu "
+			"of them in the %llu runs that went to the end of the trace\n",
+			(unsigned long long)pass.events, (unsigned long long)pass.events_to_end,
+			(unsigned long long)pass.runs_to_end);
+	}
 	pass_fini(&pass);
 	return rc;
 }
