@@ -52,6 +52,11 @@ void child_fork_set_traced(bool (*traced)(void))
 	fork_traced = traced;
 }
 
+bool child_fork_traced(void)
+{
+	return lttng_ust_after_fork_child && !lttng_inert && fork_traced && fork_traced();
+}
+
 pid_t child_fork_plain(void)
 {
 	bool hooks = lttng_ust_before_fork && lttng_ust_after_fork_parent &&
@@ -67,7 +72,7 @@ pid_t child_fork_plain(void)
 	err = errno;
 	if (pid > 0 || pid < 0) {
 		lttng_ust_after_fork_parent(&saved);
-	} else if (fork_traced && fork_traced()) {
+	} else if (child_fork_traced()) {
 		lttng_ust_after_fork_child(&saved); /* a traced process of its own */
 	} else {
 		/*

@@ -70,6 +70,14 @@ pid_t child_fork_plain(void);
 void child_fork_set_traced(bool (*traced)(void));
 
 /**
+ * child_fork_traced() - whether a child forked now would be a traced
+ * process of its own, with LTTng-UST's threads started again in it.
+ *
+ * Return: true when this process's tracepoints are being recorded.
+ */
+bool child_fork_traced(void);
+
+/**
  * child_fork() - fork a child for one risky job: tied (child_tie()), no
  * core file, the fatal signals' default actions.
  * @name: its name, at most 15 bytes are kept.

@@ -20,12 +20,14 @@
  * A forked run also stops early once it is back where the unfailed run
  * was. The counting pass records the state digest before each event
  * (engine_state_digest()); a child compares its own at its failure's event,
- * the next, then the next multiple of 2, of 4, of 8... Where they meet,
+ * the next, then the next multiple of 2, of 4, of 8..., and at every
+ * multiple of SWEEP_MEET_EVERY in between. Where they meet,
  * the rest of its run would be the unfailed run's rest, which (when the
  * unfailed run ends recovered) adds no finding and leaves nothing behind:
  * its outcome is what it has found so far. Where a child's state and
  * findings so far meet an earlier run's instead (faults/campaign/meet.h),
- * it stops and takes that run's outcome, booked once every run has ended
+ * (checked at the doublings only, where every run checks) it stops and
+ * takes that run's outcome, booked once every run has ended
  * (unless that run crashed: then it runs again from the start).
  * From-scratch runs always run to the end.
  *
@@ -61,6 +63,14 @@
 
 /* Blocks from this size up get their own mapping (glibc's initial default, kept fixed). */
 #define SWEEP_MMAP_THRESHOLD (128 * 1024)
+
+/*
+ * A run compares its state with the unfailed run's at least this often, in
+ * events: a digest is kept as the state changes (a few microseconds), so
+ * a run that rejoins the unfailed run far from its hit stops within this
+ * many events of it rather than at the next doubling of its distance.
+ */
+#define SWEEP_MEET_EVERY 64
 
 /* At most this long between progress lines (a sweep can take hours). */
 #define SWEEP_PROGRESS_S 5.0
@@ -186,7 +196,7 @@ static void meet_state(const struct replay_engine *e, uint64_t index, void *arg)
 {
 	struct sweep *s = arg;
 	uint64_t event = s->event++, digest, found;
-	bool violation, reset;
+	bool violation, reset, claim;
 	uint32_t first;
 
 	(void)index;
@@ -198,16 +208,21 @@ static void meet_state(const struct replay_engine *e, uint64_t index, void *arg)
 		(void)engine_state_digest(e, &digest);
 		return;
 	}
-	if (event != s->next_check || event >= s->ndigests)
+	if (event >= s->ndigests)
 		return;
-	/* the next multiple of the step: runs forked apart check at the same events */
-	s->next_check = (event / s->check_step + 1) * s->check_step;
-	s->check_step *= 2;
+	claim = event == s->next_check;
+	if (!claim && event % SWEEP_MEET_EVERY)
+		return;
 	if (engine_state_digest(e, &digest))
 		return;
-	engine_findings(e, &violation, &reset, &found);
 	if (digest == s->digests[event])
 		met_exit(s, e);
+	if (!claim)
+		return;
+	/* the next multiple of the step: runs branched apart claim at the same events */
+	s->next_check = (event / s->check_step + 1) * s->check_step;
+	s->check_step *= 2;
+	engine_findings(e, &violation, &reset, &found);
 	/* what it found so far is in the key: a run that follows takes the other's verdict whole */
 	first = meet_claim(&s->meet, DIGEST_FOLD(event, digest, found), s->run);
 	if (first != s->run) {

@@ -38,6 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "common/snap.h"
 #include "common/sparse.h"
 #include "faults/campaign/sweep_internal.h"
@@ -99,6 +100,12 @@ bool sweep_persist_available(struct sweep *s)
 	char why[512];
 	int rc = snap_probe(why, sizeof(why));
 
+	if (!rc && child_fork_traced()) {
+		/* a worker would run LTTng-UST's threads again: snapshots need one thread */
+		snprintf(why, sizeof(why), "gpuiso's tracepoints are being recorded, and a worker "
+			 "would be traced with threads of its own");
+		rc = -EOPNOTSUPP;
+	}
 	if (!rc)
 		return true;
 	fprintf(s->o->progress ? s->o->progress : stderr,

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "common/json.h"
 #include "common/snap.h"
 #include "core/scenario.h"
@@ -349,6 +350,24 @@ static void assert_same(const char *adoc, const char *a, const char *bdoc, const
 	cr_assert_str_eq(f, g, "%s", what);
 	free(f);
 	free(g);
+}
+
+static bool recorded(void)
+{
+	return true;
+}
+
+/*
+ * While gpuiso's tracepoints are recorded a child is traced with LTTng-UST's
+ * threads of its own, which snapshots refuse: the sweep must see it before
+ * it forks a worker (sweep_persist_available()), from child_fork_traced().
+ */
+Test(sweep, a_recorded_process_forks_traced_children)
+{
+	child_fork_set_traced(recorded);
+	cr_assert(child_fork_traced(), "the tracepoints are recorded, and LTTng-UST is linked");
+	child_fork_set_traced(NULL);
+	cr_assert_not(child_fork_traced());
 }
 
 Test(sweep, fbsave_points_match_the_count_in_every_mode)
