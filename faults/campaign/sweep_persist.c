@@ -204,6 +204,7 @@ static void worker_branch(struct sweep *s, struct sweep_persist *w, struct persi
 		worker_stop(s, out, -EPROTO, "a run went on past its end");
 
 	atomic_store_explicit(&out->current, 0, memory_order_release);
+	watch_run_ends(s->beat);
 	out->events += s->event - saved.event;
 	if (w->to_end) {
 		out->events_to_end += s->event - saved.event;
@@ -318,6 +319,8 @@ static int worker_spawn(struct persist_pass *pass, size_t k)
 	if (!pid) {
 		s->beat = pool_beat(&s->pool, k);
 		s->slot = k;
+		/* replaying up to its first hit is no run: the run limit waits for one */
+		watch_run_ends(s->beat);
 		persist_worker(s, pass, k);
 	}
 	return 0;

@@ -58,6 +58,7 @@ void watch_start(struct watch *w, size_t i)
 	atomic_store(&w->beat[i].beats, 0);
 	atomic_store(&w->beat[i].events, 0);
 	atomic_store(&w->beat[i].runs, 0);
+	atomic_store(&w->beat[i].between, 0);
 	w->run[i] = (struct watch_run){ .on = true, .start_ms = t, .moved_ms = t, .looked_ms = t };
 }
 
@@ -84,7 +85,8 @@ enum watch_verdict watch_check(struct watch *w, size_t i, int *wait_ms)
 		return WATCH_MOVING;
 	beats = atomic_load_explicit(&w->beat[i].beats, memory_order_relaxed);
 	runs = atomic_load_explicit(&w->beat[i].runs, memory_order_relaxed);
-	if (runs != r->runs) { /* another run began: the limit is each run's */
+	if (runs != r->runs || atomic_load_explicit(&w->beat[i].between, memory_order_relaxed)) {
+		/* another run began, or none is going on: the limit is each run's */
 		r->runs = runs;
 		r->start_ms = t;
 	}

@@ -27,6 +27,7 @@ struct watch_beat {
 	_Atomic uint64_t beats;   /* anything it did */
 	_Atomic uint64_t events;  /* events begun */
 	_Atomic uint64_t runs;    /* runs begun, by a process that does many (watch_run_begins()) */
+	_Atomic uint32_t between; /* ... which is between two of them now (watch_run_ends()) */
 };
 
 /* The parent's view of one slot. */
@@ -121,6 +122,18 @@ static inline void watch_beat(struct watch_beat *b)
 static inline void watch_run_begins(struct watch_beat *b)
 {
 	atomic_fetch_add_explicit(&b->runs, 1, memory_order_relaxed);
+	atomic_store_explicit(&b->between, 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&b->beats, 1, memory_order_relaxed);
+}
+
+/**
+ * watch_run_ends() - in a process that does many runs: it is between two
+ * (or before its first), where no run limit applies; the stall limit does.
+ * @b: its slot.
+ */
+static inline void watch_run_ends(struct watch_beat *b)
+{
+	atomic_store_explicit(&b->between, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&b->beats, 1, memory_order_relaxed);
 }
 

@@ -99,6 +99,13 @@ Test(watch, the_run_limit_of_a_process_of_many_runs_is_each_runs)
 		usleep(500000);
 		watch_event(&w.beat[0]);
 	}
+	/* between runs (replaying towards the next hit) for longer than the limit: no run to time */
+	watch_run_ends(&w.beat[0]);
+	for (int i = 0; i < 3; i++) {
+		usleep(500000);
+		watch_event(&w.beat[0]);
+		cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_MOVING, "between runs, %d", i);
+	}
 	/* then one run of more than the limit: overtime */
 	watch_run_begins(&w.beat[0]);
 	cr_assert_eq(watch_check(&w, 0, &wait_ms), WATCH_MOVING);
