@@ -60,7 +60,6 @@
 #include "replay/replay.h"
 #include "replay/verdict.h"
 
-
 /* Blocks from this size up get their own mapping (glibc's initial default, kept fixed). */
 #define SWEEP_MMAP_THRESHOLD (128 * 1024)
 
@@ -251,8 +250,8 @@ void sweep_fork_event(const struct replay_engine *e, uint64_t index, void *arg)
 }
 
 int sweep_replay(struct sweep *s, struct fp_ctx *fp,
-			void (*before_event)(const struct replay_engine *, uint64_t, void *),
-			enum sweep_outcome *outcome)
+		 void (*before_event)(const struct replay_engine *, uint64_t, void *),
+		 enum sweep_outcome *outcome)
 {
 	struct replay_report *rep = calloc(1, sizeof(*rep));
 	struct replay_opts ro;
@@ -589,7 +588,7 @@ static bool fork_observe(void *arg, enum fp_point p, uint64_t hit)
 }
 
 void sweep_fp_observe(const struct sweep *s, struct fp_ctx *fp,
-		       bool (*observe)(void *, enum fp_point, uint64_t), void *arg)
+		      bool (*observe)(void *, enum fp_point, uint64_t), void *arg)
 {
 	const struct fp_rule rule = { .observe = true };
 
