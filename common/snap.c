@@ -297,10 +297,10 @@ static int watch_all(struct snap *sn, char *why, size_t whylen)
 	uintptr_t prev_guard = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 
-	if (!buf || fd < 0) {
+	if (fd < 0 || !buf) {
 		rc = fd < 0 ? -errno : -ENOMEM;
 		say(why, whylen, "%s: %s", path, -rc);
-		goto free_buf;
+		goto close_maps;
 	}
 	for (ssize_t n; (n = read(fd, buf + len, cap - 1 - len)) > 0;)
 		len += (size_t)n;
@@ -336,8 +336,9 @@ static int watch_all(struct snap *sn, char *why, size_t whylen)
 		if (rc)
 			say(why, whylen, "watching %s: %s", *name ? name : "anonymous memory", -rc);
 	}
-	close(fd);
-free_buf:
+close_maps:
+	if (fd >= 0)
+		close(fd);
 	free(buf);
 	return rc;
 }
