@@ -2,11 +2,25 @@
 #
 # bench/lib.sh - what the benchmark scripts share (sourced: bench/sweep.sh,
 # bench/shards.sh, bench/cache.sh, bench/store.sh): arithmetic on figures,
-# medians, the bench JSON (gpuiso-bench/1) they write, and a gpuiso built
-# from an earlier revision to compare with.
+# medians, a command's wall and CPU time, the bench JSON (gpuiso-bench/1)
+# they write, and a gpuiso built from an earlier revision to compare with.
 
 # calc EXPR: the value of an awk expression, to 3 decimals
 calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
+
+# timed LOG CMD...: run CMD, its output (stdout and stderr) into LOG; its
+# wall and CPU seconds (user + system, its children's included) in $wall
+# and $cpu. Return: CMD's exit status.
+timed() {
+	local log=$1 t rc=0
+	shift
+	t=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$log" 2>&1; } 2>&1 ) || rc=$?
+	# time's line is the last: the command's own output went to LOG
+	read -r wall user sys <<<"$(tail -n 1 <<<"$t")"
+	cpu=$(calc "$user + $sys")
+	wall=$(calc "$wall")
+	return "$rc"
+}
 
 # median VALUE...: the median of the values, to 3 decimals
 median() {

@@ -53,13 +53,11 @@ out_json=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Run a command; its wall and CPU seconds in $wall and $cpu, its output in
+# Run a command (timed, bench/lib.sh: $wall and $cpu), its output in
 # $tmp/log; its exit status (its output shown when above 1: not findings).
-timed() {
-	local t rc=0
-	t=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$tmp/log" 2>&1; } 2>&1 ) || rc=$?
-	read -r wall user sys <<<"$(tail -n 1 <<<"$t")"
-	cpu=$(calc "$user + $sys")
+timed_log() {
+	local rc=0
+	timed "$tmp/log" "$@" || rc=$?
 	[ "$rc" -le 1 ] || cat "$tmp/log" >&2
 	return "$rc"
 }
@@ -74,7 +72,7 @@ declare -A cpu_sum max_wall max_cpu balance merge_s met
 one_s=() one_cpu=() one_met=0
 for r in $(seq 1 "$rounds"); do
 	rm -rf "$tmp/out"
-	timed "$gpuiso" "${sweep[@]}" || [ $? -eq 1 ] || exit 3
+	timed_log "$gpuiso" "${sweep[@]}" || [ $? -eq 1 ] || exit 3
 	one_s+=("$wall")
 	one_cpu+=("$cpu")
 	one_met=$(met_earlier)
@@ -84,13 +82,13 @@ for r in $(seq 1 "$rounds"); do
 		rm -rf "$tmp/out"
 		sum=0 mw=0 mc=0 m=0
 		for i in $(seq 0 $((n - 1))); do
-			timed "$gpuiso" "${sweep[@]}" --shard "$i/$n" || exit 3
+			timed_log "$gpuiso" "${sweep[@]}" --shard "$i/$n" || exit 3
 			sum=$(calc "$sum + $cpu")
 			m=$((m + $(met_earlier)))
 			mw=$(calc "($wall > $mw) ? $wall : $mw")
 			mc=$(calc "($cpu > $mc) ? $cpu : $mc")
 		done
-		timed "$gpuiso" merge "$tmp/out" --jobs "$jobs" || [ $? -eq 1 ] || exit 3
+		timed_log "$gpuiso" merge "$tmp/out" --jobs "$jobs" || [ $? -eq 1 ] || exit 3
 		for f in summary.json summary.txt; do
 			cmp -s "$tmp/one/$f" "$tmp/out/$f" ||
 				{ echo "bench/shards.sh: $n shards: $f differs from one process's" >&2; exit 1; }

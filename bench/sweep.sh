@@ -126,25 +126,12 @@ build_of() {
 		grep . || echo unknown
 }
 
-# timed FILE CMD...: run CMD, its output into FILE; its wall and CPU time
-# (user + system, its children's included) in $wall and $cpu; its status in $rc
-timed() {
-	local file=$1 t
-	shift
-	rc=0
-	t=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$file" 2>&1; } 2>&1 ) || rc=$?
-	# time(1)'s line is the last: the command's own output went to FILE
-	t=$(printf '%s\n' "$t" | tail -n 1)
-	wall=$(awk '{ printf "%.3f", $1 }' <<<"$t")
-	cpu=$(awk '{ printf "%.3f", $2 + $3 }' <<<"$t")
-}
-
 # run_sweep NAME ARGS...: a sweep into $tmp/NAME, its wall and CPU time in $wall and $cpu
 run_sweep() {
-	local name=$1
+	local name=$1 rc=0
 	shift
 	timed "$tmp/$name.log" "$gpuiso" sweep "$tmp/trace" --scenario "$scenario" -o "$tmp/$name" \
-		--jobs "$jobs" "$@"
+		--jobs "$jobs" "$@" || rc=$?
 	# 1 is a finding (violations or crashes), not a failure of the bench
 	if [ "$rc" -gt 1 ]; then
 		cat "$tmp/$name.log" >&2
@@ -159,9 +146,9 @@ run_sweep() {
 # mode) by BIN into $tmp/NAME, its wall and CPU time in $wall and $cpu; fails
 # when it was still going after FULL_BUDGET_S
 full_run() {
-	local name=$1 bin=$2 trace=${3:-$tmp/trace}
+	local name=$1 bin=$2 trace=${3:-$tmp/trace} rc=0
 	timed "$tmp/$name.log" timeout "$full_budget" "$bin" sweep "$trace" --scenario "$scenario" \
-		-o "$tmp/$name" --jobs "$jobs"
+		-o "$tmp/$name" --jobs "$jobs" || rc=$?
 	[ "$rc" -ne 124 ] || return 1
 	if [ "$rc" -gt 1 ]; then
 		cat "$tmp/$name.log" >&2
