@@ -377,7 +377,6 @@ static void worker_ended(void *arg, const struct pool *p, size_t i, int status)
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !out->rc) {
 		pass->snap.restores += out->snap.restores;
-		pass->snap.pages_taken += out->snap.pages_taken;
 		pass->snap.pages_restored += out->snap.pages_restored;
 		pass->snap.bytes = GPUISO_MAX(pass->snap.bytes, out->snap.bytes);
 		pass->events += out->events;
