@@ -70,6 +70,18 @@ static inline uint64_t load_le64(const uint8_t *p)
 	return le64toh(v);
 }
 
+size_t rec_length(const uint8_t *in)
+{
+	uint32_t head = (uint32_t)load_le64(in);
+	size_t len = 4;
+
+	if ((head & ((1u << KIND_BITS) - 1)) >= WL_NKINDS)
+		return 0;
+	for (unsigned int i = 0; i < REC_VALUES; i++)
+		len += CODE_LEN[(head >> (KIND_BITS + 3 * i)) & 7];
+	return len;
+}
+
 size_t rec_decode(struct rec_codec *c, const uint8_t *in, uint64_t *index, struct wl_event *e)
 {
 	static const uint64_t mask[8] = { 0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffffull,

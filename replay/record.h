@@ -61,4 +61,14 @@ size_t rec_encode(struct rec_codec *c, uint8_t *out, uint64_t index, const struc
  */
 size_t rec_decode(struct rec_codec *c, const uint8_t *in, uint64_t *index, struct wl_event *e);
 
+/**
+ * rec_length() - the length of the record at @in, without decoding it: what
+ * rec_decode() would return (a check of the records' framing is a quarter of
+ * a decode).
+ * @in: the record; REC_READ bytes must be readable from there.
+ *
+ * Return: the record's length, or 0 if its kind is not one.
+ */
+size_t rec_length(const uint8_t *in);
+
 #endif

@@ -45,6 +45,7 @@ Test(record, every_kind_and_length_decodes_as_encoded)
 		size_t len = rec_decode(&dec, buf + at, &index, &out);
 
 		cr_assert(len > 0 && len <= REC_MAX, "record %zu: length %zu", i, len);
+		cr_assert_eq(rec_length(buf + at), len, "record %zu: its framing", i);
 		cr_assert_eq(index, index_in[i], "record %zu", i);
 		cr_assert_eq(memcmp(&out, &in[i], sizeof(out)), 0, "record %zu (kind %u)", i, in[i].kind);
 		at += len;
@@ -63,6 +64,7 @@ Test(record, a_kind_that_is_not_one_is_refused)
 	rec_codec_init(&dec);
 	cr_assert_eq(rec_decode(&dec, buf, &index, &e), 0);
 	cr_assert_eq(dec.index, UINT64_MAX, "the codec is unchanged");
+	cr_assert_eq(rec_length(buf), 0);
 }
 
 Test(record, the_next_event_with_small_values_takes_a_byte_a_value)
