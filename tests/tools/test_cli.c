@@ -65,6 +65,37 @@ Test(cli, version_names_backends)
 	cr_assert_eq(r.status, 0);
 	cr_assert(strstr(r.out, "gpuiso 0."), "%s", r.out);
 	cr_assert(strstr(r.out, "backends: sim"), "%s", r.out);
+	cr_assert(strstr(r.out, "build: "), "%s", r.out);
+}
+
+Test(cli, version_as_an_option_and_as_json)
+{
+	char value[128], first[256];
+	struct run r;
+
+	RUN(&r, "version");
+	cr_assert_eq(r.status, 0);
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(r.out, "\n"), r.out);
+	RUN(&r, "--version");
+	cr_assert_eq(r.status, 0);
+	cr_assert_eq(strncmp(r.out, first, strlen(first)), 0, "%s against %s", r.out, first);
+	RUN(&r, "-V");
+	cr_assert_eq(r.status, 0);
+	cr_assert_eq(strncmp(r.out, first, strlen(first)), 0, "%s against %s", r.out, first);
+
+	RUN(&r, "--version", "--json");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(jsonq_valid(r.out), "%s", r.out);
+	cr_assert(jsonq_get(r.out, "schema", value, sizeof(value)));
+	cr_assert_str_eq(value, "gpuiso-version/1");
+	cr_assert(jsonq_get(r.out, "version", value, sizeof(value)));
+	cr_assert(strstr(first, value), "%s in %s", value, first);
+	cr_assert(jsonq_get(r.out, "backends.0", value, sizeof(value)));
+	cr_assert_str_eq(value, "sim");
+	cr_assert(jsonq_get(r.out, "features.2", value, sizeof(value)));
+	cr_assert_str_eq(value, "ctf-replay");
+	RUN(&r, "version", "--json", "extra");
+	cr_assert_eq(r.status, 2, "%s", r.out);
 }
 
 Test(cli, unknown_command_and_option_are_bad_input)
