@@ -9,6 +9,7 @@
 #include "atomic_file.h"
 #include "digest_path.h"
 #include "json.h"
+#include "path.h"
 
 void json_init(struct json *j, FILE *f)
 {
@@ -190,7 +191,10 @@ int json_write_file(const char *path, void (*fill)(struct json *j, const void *c
 	 */
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode))
 		return write_into(path, fill, ctx);
-	rc = atomic_file_open(&af, path);
+	/* an output's folder is made, as "mkdir -p" would: runs/$(date +%F)/x.json */
+	rc = path_mkdir_parent(path);
+	if (!rc)
+		rc = atomic_file_open(&af, path);
 	if (rc)
 		return rc;
 	json_init(&j, af.f);

@@ -72,6 +72,7 @@ int json_end(struct json *j);
  * @path.PID.tmp, then renamed: a reader never sees half a file), or to stdout
  * for "-". Where @path is not a regular file (a device, a FIFO, a symbolic
  * link), the document is written through it instead: it is never replaced.
+ * The folders above @path that are missing are made first (path_mkdir_parent()).
  * @path: the file.
  * @fill: writes the document's one top-level value.
  * @ctx: passed to @fill.

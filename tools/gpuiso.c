@@ -21,6 +21,7 @@
 #include "common/atomic_file.h"
 #include "common/json.h"
 #include "common/log.h"
+#include "common/path.h"
 #include "common/units.h"
 #include "common/yaml.h"
 #include "config.h"
@@ -518,8 +519,8 @@ static int cmd_replay(int argc, char **argv)
 		scenario_free(&scn);
 		return EXIT_ENV;
 	}
-	if (repeats > 1 && json && mkdir(json, 0777) && errno != EEXIST) {
-		fprintf(stderr, "gpuiso: replay: %s: %s\n", json, strerror(errno));
+	if (repeats > 1 && json && (rc = path_mkdir_p(json))) {
+		fprintf(stderr, "gpuiso: replay: making the --json folder %s: %s\n", json, strerror(-rc));
 		rc = EXIT_ENV;
 		goto out;
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -841,4 +842,37 @@ Test(cli, faults_list_and_a_faults_file)
 	    "--faults", good);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "(0 pinned,"), "%s", r.out);
+}
+
+/* --json OUT makes the folders above OUT (the README's runs/desktop), or says which output failed. */
+Test(cli, json_outputs_make_their_folders)
+{
+	char one[256], many[256], file[256], blocked[300];
+	struct stat st;
+	struct run r;
+	FILE *f;
+
+	snprintf(one, sizeof(one), "%s", tpath("runs/2026-11-28/desktop.json"));
+	snprintf(many, sizeof(many), "%s", tpath("runs/desktop"));
+	RUN(&r, "replay", "traces/desktop", "--json", one);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(stat(one, &st), 0, "%s", one);
+	RUN(&r, "replay", "traces/desktop", "--repeat", "2", "--json", many);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(blocked, sizeof(blocked), "%s/repeat-2.json", many);
+	cr_assert_eq(stat(blocked, &st), 0, "%s", blocked);
+
+	snprintf(file, sizeof(file), "%s", tpath("a-file"));
+	f = fopen(file, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	snprintf(blocked, sizeof(blocked), "%s/out.json", file);
+	RUN(&r, "replay", "traces/desktop", "--json", blocked);
+	cr_assert_eq(r.status, 3, "%s", r.err);
+	cr_assert(strstr(r.err, "writing ") && strstr(r.err, "a-file/out.json: Not a directory"),
+		  "%s", r.err);
+	RUN(&r, "replay", "traces/desktop", "--repeat", "2", "--json", blocked);
+	cr_assert_eq(r.status, 3, "%s", r.err);
+	cr_assert(strstr(r.err, "making the --json folder ") && strstr(r.err, "Not a directory"),
+		  "%s", r.err);
 }
