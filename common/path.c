@@ -13,6 +13,7 @@
 static int mkdir_prefix(const char *path, size_t len)
 {
 	char buf[PATH_MAX];
+	struct stat st;
 
 	if (!len)
 		return -ENOENT; /* as mkdir("") */
@@ -30,7 +31,10 @@ static int mkdir_prefix(const char *path, size_t len)
 	}
 	if (mkdir(buf, 0755) && errno != EEXIST)
 		return -errno;
-	return 0;
+	/* what exists there must be a folder (mkdir's EEXIST says only that something does) */
+	if (stat(buf, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
 int path_mkdir_p(const char *dir)

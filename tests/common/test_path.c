@@ -74,6 +74,10 @@ Test(path, errors_are_said)
 	fclose(f);
 	snprintf(p, sizeof(p), "%s/plain/below", tmp);
 	cr_assert_eq(path_mkdir_p(p), -ENOTDIR, "a file in the way");
+	snprintf(p, sizeof(p), "%s/plain", tmp);
+	cr_assert_eq(path_mkdir_p(p), -ENOTDIR, "a file where the folder would be");
+	snprintf(p, sizeof(p), "%s/plain/out.json", tmp);
+	cr_assert_eq(path_mkdir_parent(p), -ENOTDIR, "a file where the folder would be");
 	memset(p, 'a', sizeof(p) - 1);
 	p[sizeof(p) - 1] = '\0';
 	cr_assert_eq(path_mkdir_p(p), -ENAMETOOLONG);
