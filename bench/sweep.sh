@@ -95,12 +95,10 @@ fi
 
 tmp=$(mktemp -d /tmp/gpuiso-bench-sweep-XXXXXX)
 before_src=""  # the temporary worktree BEFORE_REV builds in, while it exists
-count_pid=""   # script(1) running the sweep that counts hits, while it runs
+count_pid=""   # the sweep that counts hits (a session leader), while it runs
 cleanup() {
-	local pid
 	if [ -n "$count_pid" ] && kill -0 "$count_pid" 2>/dev/null; then
-		pid=$(pgrep -P "$count_pid" || true)
-		[ -z "$pid" ] || kill -TERM -- "-$pid" 2>/dev/null || true
+		kill -TERM -- "-$count_pid" 2>/dev/null || true
 	fi
 	if [ -n "$before_src" ]; then
 		git -C "$root" worktree remove --force "$before_src" >/dev/null 2>&1 || true
@@ -195,33 +193,27 @@ if [ -n "$before" ]; then
 	fi
 fi
 
-# Hits of every point: the sweep prints them before its first run, on a
-# terminal only (hence script(1)); stop it there.
+# Hits of every point: the sweep prints them on stderr before its first run;
+# stop it there (in a session of its own: it and its workers).
+setsid "$gpuiso" sweep "$tmp/trace" --scenario "$scenario" -o "$tmp/count" --jobs 1 \
+	>/dev/null 2>"$tmp/count.log" &
+count_pid=$!
 hits=""
-if command -v script >/dev/null; then
-	script -qfec "'$gpuiso' sweep '$tmp/trace' --scenario '$scenario' -o '$tmp/count' --jobs 1" \
-		"$tmp/count.log" >/dev/null 2>&1 &
-	count_pid=$!
-	for _ in $(seq 1 $((${one_run%.*} * 20 + 600))); do
-		# script(1) may not have made its log yet
-		hits=$(sed -n 's/^sweep: \([0-9]*\) runs to do.*/\1/p' "$tmp/count.log" 2>/dev/null |
-			tr -d '\r' || true)
-		[ -n "$hits" ] && break
-		kill -0 "$count_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	# the sweep leads its own session under script(1): end its process group (it and its runs)
-	sweep_pid=$(pgrep -P "$count_pid" || true)
-	[ -n "$sweep_pid" ] && kill -TERM -- "-$sweep_pid" 2>/dev/null || true
-	wait "$count_pid" 2>/dev/null || true
-	[ ! -f "$tmp/count.log" ] || tr -d '\r' <"$tmp/count.log" | sed -n 's/^sweep: \([a-z_]*\/[a-z_]*\): \([0-9]*\) hits/  \1 \2/p'
-fi
+for _ in $(seq 1 $((${one_run%.*} * 20 + 600))); do
+	hits=$(sed -n 's/^sweep: \([0-9]*\) runs to do.*/\1/p' "$tmp/count.log" 2>/dev/null || true)
+	[ -n "$hits" ] && break
+	kill -0 "$count_pid" 2>/dev/null || break
+	sleep 0.1
+done
+kill -TERM -- "-$count_pid" 2>/dev/null || true
+wait "$count_pid" 2>/dev/null || true
+sed -n 's/^sweep: \([a-z_]*\/[a-z_]*\): \([0-9]*\) hits/  \1 \2/p' "$tmp/count.log"
 if [ -n "$hits" ]; then
 	baseline_est=$(calc "$hits * $one_run / $jobs")
 	echo "every point: $hits hits; a from-scratch sweep of them all would take about $baseline_est s"
 else
 	baseline_est=$((baseline_max + 1))
-	echo "every point: hit count unknown (no script(1)); timing a subset"
+	echo "every point: hit count unknown (the sweep said none); timing a subset"
 fi
 
 if awk "BEGIN { exit !($baseline_est <= $baseline_max) }"; then

@@ -248,6 +248,7 @@ struct replay_opts {
 	bool untimed;                /* no latency histograms: operations are only counted (sweeps) */
 	enum trace_covers covers;    /* what the trace covers: what it leaves live leaked or not */
 	const char *backend;         /* "sim" (or NULL) or "vfio:BDF" (docs/backends.md) */
+	FILE *progress;              /* progress of a long replay (common/progress.h), or NULL */
 	/*
 	 * Called with the results and the run's return code once the trace
 	 * has been fed to the model (to its end or to an error), before

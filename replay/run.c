@@ -13,6 +13,7 @@
 #include "common/digest_path.h"
 #include "common/host.h"
 #include "common/log.h"
+#include "common/progress.h"
 #include "common/yaml.h"
 #include "replay.h"
 #include "replay/cache.h"
@@ -37,6 +38,7 @@ struct run {
 	int found;                  /* cache_find()'s return (-ENOENT: the cache is not used) */
 	struct cache_entry entry;   /* when found is 0: the trace's content key and digests */
 	struct run_input *input[CACHE_MAX_INPUTS]; /* the trace's and maps' among the results' inputs */
+	struct progress progress;   /* of the events executed */
 };
 
 _Static_assert(REPLAY_MAX_MAPS < CACHE_MAX_INPUTS, "the cache keys on the trace and every map");
@@ -76,6 +78,7 @@ static int apply(void *ctx, uint64_t index, const struct wl_event *e)
 		return rc;
 	}
 	r->records++;
+	progress_tick(&r->progress, r->records);
 	return 0;
 }
 
@@ -395,7 +398,9 @@ static int run_model(const struct replay_opts *o, struct run *r,
 			goto destroy_engine;
 		}
 	}
+	progress_begin(&r->progress, o->progress, "replay", "events", 0);
 	rc = source(o, r);
+	progress_end(&r->progress);
 	import_map_free(r->map);
 	r->map = NULL;
 	rep->lost = *engine_losses(r->engine);

@@ -5,6 +5,9 @@
 #include "cli.h"
 #include "common/log.h"
 
+/* -q: no progress reports (the command line's own state: one process, one command) */
+static bool cli_quiet;
+
 int usage_error(const char *usage, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "gpuiso: ");
@@ -23,6 +26,9 @@ bool common_opt(int opt, const char *usage, int *rc)
 	case 'v':
 		log_set_level(log_enabled(LOG_INFO) ? LOG_DEBUG : LOG_INFO);
 		return false;
+	case 'q':
+		cli_quiet = true;
+		return false;
 	default:
 		*rc = EXIT_INPUT;
 		fprintf(stderr, "usage: %s\n", usage);
@@ -33,4 +39,9 @@ bool common_opt(int opt, const char *usage, int *rc)
 FILE *text_out(const char *json)
 {
 	return json && !strcmp(json, "-") ? stderr : stdout;
+}
+
+FILE *progress_out(void)
+{
+	return cli_quiet ? NULL : stderr;
 }

@@ -32,7 +32,8 @@ struct command {
 int usage_error(const char *usage, const char *fmt, const char *arg);
 
 /**
- * common_opt() - handle -h/--help and -v (more output), and unknown options.
+ * common_opt() - handle -h/--help, -v (more output), -q (no progress
+ * reports: progress_out()) and unknown options.
  * @opt: getopt's return.
  * @usage: the command's usage line.
  * @rc: out: the exit code when it returns true.
@@ -40,6 +41,14 @@ int usage_error(const char *usage, const char *fmt, const char *arg);
  * Return: true when the command should return *@rc now.
  */
 bool common_opt(int opt, const char *usage, int *rc);
+
+/**
+ * progress_out() - where long work reports its progress: stderr (a bar on
+ * a terminal, periodic lines elsewhere), or NULL after -q.
+ *
+ * Return: stderr or NULL.
+ */
+FILE *progress_out(void);
 
 /**
  * text_out() - where a command's text goes: stdout, unless its JSON does.

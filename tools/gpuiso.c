@@ -22,6 +22,7 @@
 #include "common/json.h"
 #include "common/log.h"
 #include "common/path.h"
+#include "common/progress.h"
 #include "common/units.h"
 #include "common/yaml.h"
 #include "config.h"
@@ -258,7 +259,9 @@ static int cmd_bench(int argc, char **argv)
 		snprintf(dir, sizeof(dir), "%s", json);
 		if (!stat(json, &st) && S_ISDIR(st.st_mode))
 			err = EISDIR;
-		else if (access(dirname(dir), W_OK))
+		else
+			err = -path_mkdir_parent(json); /* as writing it will */
+		if (!err && access(dirname(dir), W_OK))
 			err = errno;
 		if (err) {
 			fprintf(stderr, "gpuiso: bench: cannot write %s: %s\n", json, strerror(err));
@@ -355,7 +358,7 @@ static const char replay_usage[] =
 	"gpuiso replay TRACE [--scenario FILE] [--faults FILE] [--seed S] [--fail-nth POINT:N]\n"
 	"                  [--backend sim|vfio:BDF[,iommu=type1|iommufd]] [--pace asap|trace] [--json OUT]\n"
 	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [--repeat N]\n"
-	"                  [--trace-covers window|life] [-v]\n"
+	"                  [--trace-covers window|life] [-q] [-v]\n"
 	"  TRACE          a CTF folder (or a folder above several), an ftrace trace.dat or an .etl\n"
 	"  --scenario     the system and adapters (default: the built-in default.yaml)\n"
 	"  --faults       a fault plan; --fail-nth fails one point's Nth hit (gpuiso faults list)\n"
@@ -418,6 +421,7 @@ static int cmd_replay(int argc, char **argv)
 		{ "faults", required_argument, NULL, 'f' }, { "seed", required_argument, NULL, 'E' },
 		{ "fail-nth", required_argument, NULL, 'F' }, { "repeat", required_argument, NULL, 'R' },
 		{ "trace-covers", required_argument, NULL, 'L' }, { "help", no_argument, NULL, 'h' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ 0 },
 	};
 	struct fault_plan plan = { 0 };
@@ -431,7 +435,7 @@ static int cmd_replay(int argc, char **argv)
 	struct scenario scn = { 0 };
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hvq", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': o.scenario_path = optarg; break;
 		case 'b': backend = optarg; break;
@@ -514,6 +518,7 @@ static int cmd_replay(int argc, char **argv)
 	}
 	if (seeded)
 		fault_plan_seed(&plan, o.seed);
+	o.progress = progress_out();
 	rep = calloc(1, sizeof(*rep));
 	if (!rep) {
 		scenario_free(&scn);
@@ -556,7 +561,7 @@ static int report_error(const char *err, int code)
 
 static const char campaign_usage[] =
 	"gpuiso campaign run FILE.yaml -o DIR [--jobs N] [--run-timeout SECONDS]\n"
-	"                    [--stall-timeout SECONDS] [--shard I/N] [-v]\n"
+	"                    [--stall-timeout SECONDS] [--shard I/N] [-q] [-v]\n"
 	"  a run still going after --run-timeout (default: no limit), or making no progress\n"
 	"  for --stall-timeout (default: 60), is killed and fails as hung;\n"
 	"  --shard  part I (from 0) of N of the runs, into DIR with the other parts; no\n"
@@ -605,7 +610,7 @@ static int cmd_campaign_run(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
 		{ "run-timeout", required_argument, NULL, 'T' },
 		{ "stall-timeout", required_argument, NULL, 'S' }, { "shard", required_argument, NULL, 'I' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "help", no_argument, NULL, 'h' }, { "quiet", no_argument, NULL, 'q' }, { 0 },
 	};
 	struct campaign_opts o = { .jobs = 1 };
 	struct campaign_totals t = { 0 };
@@ -613,7 +618,7 @@ static int cmd_campaign_run(int argc, char **argv)
 	uint64_t jobs;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "hvo:j:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hvqo:j:", opts, NULL)) != -1) {
 		if (opt == 'o') {
 			o.out = optarg;
 		} else if (opt == 'j') {
@@ -638,7 +643,7 @@ static int cmd_campaign_run(int argc, char **argv)
 		return usage_error(campaign_usage, "%s", !o.out ? "-o DIR is required" :
 				   "one campaign file, please");
 	o.file = argv[optind];
-	o.progress = isatty(fileno(stdout)) ? stderr : NULL;
+	o.progress = progress_out();
 	rc = campaign_run(&o, &t, err, sizeof(err));
 	if (rc)
 		return report_error(err, rc == -EINVAL ? EXIT_INPUT : EXIT_ENV);
@@ -655,7 +660,7 @@ static int cmd_campaign_run(int argc, char **argv)
 static const char sweep_usage[] =
 	"gpuiso sweep TRACE [--map FILE.yaml]... [--scenario FILE] [--faults BASE.yaml] [--points GLOB]\n"
 	"                 -o OUT [--jobs N] [--fork | --from-scratch] [--run-timeout SECONDS]\n"
-	"                 [--stall-timeout SECONDS] [--trace-covers window|life] [--shard I/N] [-v]\n"
+	"                 [--stall-timeout SECONDS] [--trace-covers window|life] [--shard I/N] [-q] [-v]\n"
 	"  fails each hit of each point in turn, one run each, and groups the runs that do not\n"
 	"  recover into findings (OUT/summary.txt, OUT/summary.json); each of --jobs workers\n"
 	"  replays the trace once and branches at its hits, restoring a snapshot after each run;\n"
@@ -698,7 +703,8 @@ static int cmd_sweep(int argc, char **argv)
 		{ "from-scratch", no_argument, NULL, 'F' }, { "run-timeout", required_argument, NULL, 'T' },
 		{ "stall-timeout", required_argument, NULL, 'S' }, { "fork", no_argument, NULL, 'K' },
 		{ "trace-covers", required_argument, NULL, 'L' }, { "shard", required_argument, NULL, 'I' },
-		{ "map", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' }, { 0 },
+		{ "map", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' },
+		{ "quiet", no_argument, NULL, 'q' }, { 0 },
 	};
 	const char *maps[REPLAY_MAX_MAPS];
 	enum trace_covers covers;
@@ -708,7 +714,7 @@ static int cmd_sweep(int argc, char **argv)
 	uint64_t jobs;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "hvo:j:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hvqo:j:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': o.scenario = optarg; break;
 		case 'P': o.points = optarg; break;
@@ -754,7 +760,7 @@ static int cmd_sweep(int argc, char **argv)
 		return usage_error(sweep_usage, "%s", !o.out ? "-o OUT is required" :
 				   "one trace, please");
 	o.trace = argv[optind];
-	o.progress = isatty(fileno(stdout)) ? stderr : NULL;
+	o.progress = progress_out();
 	o.report = stdout;
 	rc = sweep_run(&o, &t, err, sizeof(err));
 	if (rc)
@@ -774,7 +780,7 @@ static int cmd_sweep(int argc, char **argv)
 }
 
 static const char merge_usage[] =
-	"gpuiso merge OUT [--jobs N] [-v]\n"
+	"gpuiso merge OUT [--jobs N] [-q] [-v]\n"
 	"  the summary of a sweep or campaign run in shards (--shard I/N) into OUT, as one\n"
 	"  run of all of it writes it: OUT/summary.json, OUT/summary.txt (and a sweep's\n"
 	"  trimmed reproducers, --jobs at a time). When a shard's runs are missing, it says\n"
@@ -787,7 +793,8 @@ static const char merge_usage[] =
 static int cmd_merge(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "jobs", required_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 },
+		{ "jobs", required_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
+		{ "quiet", no_argument, NULL, 'q' }, { 0 },
 	};
 	struct campaign_totals ct;
 	struct sweep_totals st;
@@ -798,7 +805,7 @@ static int cmd_merge(int argc, char **argv)
 	uint64_t jobs = 1;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "hvj:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hvqj:", opts, NULL)) != -1) {
 		if (opt == 'j') {
 			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)
 				return usage_error(merge_usage, "--jobs takes 1 to 256, not '%s'", optarg);
@@ -811,7 +818,7 @@ static int cmd_merge(int argc, char **argv)
 	rc = shard_find(argv[optind], &h, err, sizeof(err));
 	if (rc)
 		return report_error(err, rc == -EINVAL || rc == -ENOENT ? EXIT_INPUT : EXIT_ENV);
-	progress = isatty(fileno(stdout)) ? stderr : NULL;
+	progress = progress_out();
 	if (!strcmp(h.kind, "sweep")) {
 		rc = sweep_merge(argv[optind], &h, (unsigned int)jobs, progress, stdout, &st, err,
 				 sizeof(err));
@@ -850,24 +857,41 @@ static int cmd_faults_list(int argc, char **argv)
 }
 
 static const char gen_usage[] =
-	"gpuiso trace gen --profile NAME [--events N] [--seed S] -o DIR [-v]\n"
+	"gpuiso trace gen --profile NAME [--events N] [--seed S] -o DIR [-q] [-v]\n"
 	"profiles: desktop, game, power-cycle, remap, dpc, cpu (gpuiso trace gen --profile list);\n"
 	"N from 1 to 1000000000 (10000 by default); a desktop trace takes about 46 bytes an event";
+
+/* The generator, its events counted for a progress report. */
+struct gen_feed {
+	struct gen *g;
+	struct progress progress;
+	uint64_t done;
+};
+
+static int gen_next_shown(void *ctx, struct wl_event *e)
+{
+	struct gen_feed *feed = ctx;
+	int rc = gen_next(feed->g, e);
+
+	if (rc > 0)
+		progress_tick(&feed->progress, ++feed->done);
+	return rc;
+}
 
 static int cmd_trace_gen(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'P' }, { "events", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 'S' }, { "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "help", no_argument, NULL, 'h' }, { "quiet", no_argument, NULL, 'q' }, { 0 },
 	};
 	const char *profile = NULL, *dir = NULL;
 	uint64_t events = 10000, seed = 1;
+	struct gen_feed feed = { 0 };
 	char err[512] = "";
-	struct gen *g;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "hvo:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hvqo:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'P': profile = optarg; break;
 		case 'o': dir = optarg; break;
@@ -892,13 +916,15 @@ static int cmd_trace_gen(int argc, char **argv)
 	if (!profile || !dir || optind < argc)
 		return usage_error(gen_usage, "%s", !profile ? "--profile is required" :
 				   !dir ? "-o DIR is required" : "unexpected argument");
-	rc = gen_create(profile, events, seed, &g);
+	rc = gen_create(profile, events, seed, &feed.g);
 	if (rc == -ENOENT)
 		return usage_error(gen_usage, "unknown profile '%s'", profile);
 	if (rc)
 		return usage_error(gen_usage, "cannot generate: %s", strerror(-rc));
-	rc = ctf_write(dir, gen_next, g, err, sizeof(err));
-	gen_destroy(g);
+	progress_begin(&feed.progress, progress_out(), "trace gen", "events", events);
+	rc = ctf_write(dir, gen_next_shown, &feed, err, sizeof(err));
+	progress_end(&feed.progress);
+	gen_destroy(feed.g);
 	if (rc) {
 		/* (the writer's messages mostly begin with the folder already) */
 		fprintf(stderr, "gpuiso: trace gen: %s%s%s\n", strncmp(err, dir, strlen(dir)) ? dir : "",
@@ -1025,7 +1051,7 @@ static int cmd_trace_make(int argc, char **argv)
 static const char trim_usage[] =
 	"gpuiso trace trim TRACE -o OUT [--scenario FILE] [--faults FILE] [--fail-nth POINT:N]\n"
 	"                  [--trace-covers window|life]\n"
-	"                  [--map FILE.yaml]... [--max-replays K] [--no-cache] [--cache-dir DIR] [-v]\n"
+	"                  [--map FILE.yaml]... [--max-replays K] [--no-cache] [--cache-dir DIR] [-q] [-v]\n"
 	"  the smallest part of TRACE whose replay breaks as TRACE's does (the same outcome,\n"
 	"  first violation and broken invariants; with --fail-nth, the failure at the same hit of\n"
 	"  the same event), written as a CTF trace to OUT and replayed from there before the\n"
@@ -1042,6 +1068,7 @@ static int cmd_trace_trim(int argc, char **argv)
 		{ "trace-covers", required_argument, NULL, 'L' }, { "map", required_argument, NULL, 'm' },
 		{ "max-replays", required_argument, NULL, 'R' }, { "no-cache", no_argument, NULL, 'N' },
 		{ "cache-dir", required_argument, NULL, 'C' }, { "help", no_argument, NULL, 'h' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ 0 },
 	};
 	struct trim_opts o = { .cache = true };
@@ -1052,7 +1079,7 @@ static int cmd_trace_trim(int argc, char **argv)
 	char err[4096] = "";
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "hvo:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "hvqo:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': o.out = optarg; break;
 		case 's': o.scenario_path = optarg; break;
@@ -1118,7 +1145,7 @@ static int cmd_trace_trim(int argc, char **argv)
 		}
 		o.base = &base;
 	}
-	o.progress = isatty(fileno(stdout)) ? stderr : NULL;
+	o.progress = progress_out();
 	rc = trim_run(&o, &r, err, sizeof(err));
 	fault_plan_free(&base);
 	scenario_free(&scn);
@@ -1211,6 +1238,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: gpuiso COMMAND [OPTIONS]   (gpuiso COMMAND --help for more)\n\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-19s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nlong work (replay, trace gen, trace trim, sweep, campaign run, merge) reports its\n"
+		   "progress on stderr: a bar on a terminal, a line every 10 s elsewhere; -q: none\n");
 	fprintf(f, "\nexit codes: 0 ok, 1 violations found, 2 bad input, 3 environment problem\n");
 }
 

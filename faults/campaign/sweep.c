@@ -71,8 +71,6 @@
  */
 #define SWEEP_MEET_EVERY 64
 
-/* At most this long between progress lines (a sweep can take hours). */
-#define SWEEP_PROGRESS_S 5.0
 
 static double now_s(void)
 {
@@ -324,19 +322,9 @@ static enum sweep_outcome outcome_of_status(int status, bool *met)
 
 void sweep_progress(struct sweep *s)
 {
-	double now;
-
-	if (!s->o->progress)
-		return;
-	now = now_s();
-	if (s->ended < s->next_progress && now < s->next_progress_s)
-		return;
-	fprintf(s->o->progress, "sweep: %llu/%llu runs in %.0f s: %llu not recovered\n",
-		(unsigned long long)s->ended, (unsigned long long)s->todo, now - s->t0,
-		(unsigned long long)s->nfailures);
-	fflush(s->o->progress);
-	s->next_progress = s->ended + (s->todo + 19) / 20;
-	s->next_progress_s = now + SWEEP_PROGRESS_S;
+	snprintf(s->runs_progress.note, sizeof(s->runs_progress.note), "%llu not recovered",
+		 (unsigned long long)s->nfailures);
+	progress_show(&s->runs_progress, s->ended);
 }
 
 void sweep_book(struct sweep *s, uint32_t r, enum sweep_outcome oc, const struct verdict *v)
@@ -912,9 +900,9 @@ static int run_all(struct sweep *s)
 		fprintf(s->o->progress, "sweep: %llu runs to do (%s)\n", (unsigned long long)s->todo,
 			s->persisting ? "in persistent workers" :
 			s->forking ? "forking at each hit" : "from scratch");
-	s->next_progress = (s->todo + 19) / 20;
-	s->next_progress_s = now_s() + SWEEP_PROGRESS_S;
+	progress_begin(&s->runs_progress, s->o->progress, "sweep", "runs", s->todo);
 	rc = s->persisting ? sweep_persist_pass(s) : s->forking ? fork_pass(s) : scratch_pass(s);
+	progress_end(&s->runs_progress);
 	/* whatever happened, no child is left behind */
 	wrc = sweep_reap_all(s);
 	if (!rc)

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/progress.h"
 #include "core/scenario.h"
 #include "faults/faults.h"
 #include "faults/plan.h"
@@ -129,8 +130,8 @@ struct sweep {
 	uint64_t event;       /* events begun so far in this process's replay */
 	uint64_t next_check;  /* a child: the event before which it compares states next ... */
 	uint64_t check_step;  /* ... and the distance to the one after */
-	uint64_t next_progress;                       /* in runs */
-	double t0, next_progress_s;                   /* in seconds (CLOCK_MONOTONIC) */
+	double t0;                                    /* the start (CLOCK_MONOTONIC seconds) */
+	struct progress runs_progress;                /* of the runs ended */
 	bool cached;    /* the trace is in the replay cache (the last replay read or wrote it) */
 	bool uncacheable; /* the counting replay could not write it: the runs do without */
 	bool forking;   /* fork at each hit (else rerun from scratch) */
@@ -277,8 +278,9 @@ _Noreturn void sweep_run_leave(struct sweep *s, int status, const struct verdict
 void sweep_run_ended(struct sweep *s, uint32_t r, int status, bool killed, const struct verdict *v);
 
 /**
- * sweep_progress() - a line every twentieth of the sweep or every few
- * seconds, whichever comes first.
+ * sweep_progress() - the runs ended, and how many did not recover, as a
+ * progress report (common/progress.h): a bar on a terminal, else a line
+ * every few seconds.
  * @s: the sweep.
  */
 void sweep_progress(struct sweep *s);

@@ -423,6 +423,7 @@ int sweep_persist_pass(struct sweep *s)
 	}
 	/* whatever happened, no worker is left behind */
 	pool_kill_all(&s->pool);
+	progress_end(&s->runs_progress); /* the runs have ended: lines follow */
 	if (!rc && !s->error && s->o->progress && pass.snap.restores) {
 		fprintf(s->o->progress, "sweep: a run wrote %.0f pages on average (restored from the "
 			"snapshot), of %.1f MiB under watch\n",

@@ -213,6 +213,22 @@ static const char *tpath(const char *name)
 	return p[i];
 }
 
+/*
+ * A path no output can take, even as root: @name under a regular file
+ * (outputs make the folders they lack, so a missing folder no longer is one).
+ */
+static const char *unwritable(const char *name)
+{
+	static char p[320];
+	const char *file = tpath("plain-file");
+	FILE *f = fopen(file, "a");
+
+	cr_assert_not_null(f);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/%s", file, name);
+	return p;
+}
+
 /* sweep loads its scenario as explain does: a value the model cannot hold says where. */
 Test(cli, sweep_of_an_impossible_scenario_says_where)
 {
@@ -569,9 +585,10 @@ Test(cli, an_output_that_cannot_be_written_is_said_first)
 	    "-o", "/nonexistent/gpuiso-out");
 	cr_assert_eq(r.status, 3, "%s", r.err);
 	cr_assert(strstr(r.err, "/nonexistent/gpuiso-out: No such file"), "%s", r.err);
-	RUN(&r, "bench", "--json", "/nonexistent/gpuiso-bench.json");
+	RUN(&r, "bench", "--json", unwritable("gpuiso-bench.json"));
 	cr_assert_eq(r.status, 3, "%s", r.err);
-	cr_assert(strstr(r.err, "cannot write /nonexistent/gpuiso-bench.json"), "%s", r.err);
+	cr_assert(strstr(r.err, "cannot write ") &&
+		  strstr(r.err, "plain-file/gpuiso-bench.json: Not a directory"), "%s", r.err);
 	cr_assert_eq(r.out[0], '\0', "no suite ran: %s", r.out);
 	RUN(&r, "replay", "traces/desktop", "--cache-dir", "");
 	cr_assert_eq(r.status, 2, "%s", r.err);
@@ -611,7 +628,7 @@ Test(cli, bench_records_figures_measured_outside_as_bench_json)
 	cr_assert_eq(r.status, 2, "no --json: %s", r.err);
 	RUN(&r, "bench", "--metric", "a=1:s", "--json", "-");
 	cr_assert_eq(r.status, 2, "no --suite: %s", r.err);
-	RUN(&r, "bench", "--suite", "sweep", "--metric", "a=1:s", "--json", "/nonexistent/b.json");
+	RUN(&r, "bench", "--suite", "sweep", "--metric", "a=1:s", "--json", unwritable("b.json"));
 	cr_assert_eq(r.status, 3, "%s", r.err);
 }
 
@@ -875,4 +892,25 @@ Test(cli, json_outputs_make_their_folders)
 	cr_assert_eq(r.status, 3, "%s", r.err);
 	cr_assert(strstr(r.err, "making the --json folder ") && strstr(r.err, "Not a directory"),
 		  "%s", r.err);
+}
+
+/* Progress goes to stderr whether or not it is a terminal (logs show it); -q silences it. */
+Test(cli, long_work_reports_progress_on_stderr_unless_quiet)
+{
+	struct run r;
+
+	RUN(&r, "sweep", "traces/desktop", "--points", "fbsave/*", "-o", tpath("loud"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "sweep: 0 runs to do"), "not a terminal, and still said: %s", r.err);
+	RUN(&r, "sweep", "traces/desktop", "--points", "fbsave/*", "-o", tpath("quiet"), "-q");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_null(strstr(r.err, "runs to do"), "%s", r.err);
+	RUN(&r, "trace", "gen", "--profile", "desktop", "--events", "100", "-o", tpath("q"), "-q");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "replay", tpath("q"), "--quiet", "--no-cache");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_empty(r.err);
+	RUN(&r, "--help");
+	cr_assert(strstr(r.out, "a bar on a terminal, a line every 10 s elsewhere; -q: none"), "%s",
+		  r.out);
 }
