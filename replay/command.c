@@ -15,7 +15,10 @@ static int option(FILE *f, const char *name, const char *word)
 int replay_command_write(FILE *f, const struct replay_command *c)
 {
 	char nth[96];
-	int rc = fputs("gpuiso replay ", f) < 0 ? -EIO : shell_word(f, c->trace);
+	int rc = shell_word(f, c->program ? c->program : "gpuiso");
+
+	if (!rc)
+		rc = fputs(" replay ", f) < 0 ? -EIO : shell_word(f, c->trace);
 
 	for (size_t i = 0; !rc && i < c->nmaps; i++)
 		rc = option(f, "--map", c->maps[i]);

@@ -16,6 +16,7 @@
  */
 
 struct replay_command {
+	const char *program;       /* the gpuiso that ran (an absolute path), or NULL: "gpuiso" */
 	const char *trace;
 	const char *const *maps;   /* import maps for a foreign trace (--map each), or NULL */
 	size_t nmaps;
@@ -30,9 +31,10 @@ struct replay_command {
 };
 
 /**
- * replay_command_write() - "gpuiso replay TRACE [--map M]... [--scenario S]
+ * replay_command_write() - "PROGRAM replay TRACE [--map M]... [--scenario S]
  * [--faults F] [--seed N] [--trace-covers life] [--fail-nth POINT:N]", each
- * path one shell word (shell_word()), without a line break.
+ * path one shell word (shell_word()), without a line break; PROGRAM is
+ * @c->program, or gpuiso.
  * @f: where to write it.
  * @c: the run.
  *

@@ -544,7 +544,8 @@ free_trim:
 int trim_reproducer(const struct trim_opts *o, const struct trim_result *r, FILE *f)
 {
 	const struct replay_command c = {
-		.trace = o->out, .scenario = o->scenario_path, .faults = o->base_path,
+		.program = o->program, .trace = o->out, .scenario = o->scenario_path,
+		.faults = o->base_path,
 		.covers = o->covers, .fail = o->fail, .point = o->point, .nth = r->nth,
 	};
 

@@ -28,6 +28,7 @@ struct trim_opts {
 	const char *trace;            /* the trace folder (or a folder above it) */
 	const struct scenario *scn;   /* the machine and adapters */
 	const char *scenario_path;    /* its file, for the reproduce command; NULL: built-in */
+	const char *program;          /* the gpuiso the reproduce command names, or NULL: "gpuiso" */
 	enum trace_covers covers;     /* what the trace covers, as replay --trace-covers */
 	const char *const *maps;      /* import maps for a foreign trace, as replay_opts */
 	size_t nmaps;

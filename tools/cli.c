@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -39,6 +41,15 @@ bool common_opt(int opt, const char *usage, int *rc)
 FILE *text_out(const char *json)
 {
 	return json && !strcmp(json, "-") ? stderr : stdout;
+}
+
+const char *cli_program(void)
+{
+	static char path[PATH_MAX];
+
+	if (!path[0] && !realpath("/proc/self/exe", path))
+		return NULL;
+	return path;
 }
 
 FILE *progress_out(void)

@@ -43,6 +43,15 @@ int usage_error(const char *usage, const char *fmt, const char *arg);
 bool common_opt(int opt, const char *usage, int *rc);
 
 /**
+ * cli_program() - this gpuiso, as an absolute path: what the reproduce
+ * commands it prints name, so that they run the binary that found them,
+ * on PATH or not.
+ *
+ * Return: the path, or NULL where /proc/self/exe cannot be read.
+ */
+const char *cli_program(void);
+
+/**
  * progress_out() - where long work reports its progress: stderr (a bar on
  * a terminal, periodic lines elsewhere), or NULL after -q.
  *

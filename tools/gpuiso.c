@@ -644,6 +644,7 @@ static int cmd_campaign_run(int argc, char **argv)
 				   "one campaign file, please");
 	o.file = argv[optind];
 	o.progress = progress_out();
+	o.program = cli_program();
 	rc = campaign_run(&o, &t, err, sizeof(err));
 	if (rc)
 		return report_error(err, rc == -EINVAL ? EXIT_INPUT : EXIT_ENV);
@@ -761,6 +762,7 @@ static int cmd_sweep(int argc, char **argv)
 				   "one trace, please");
 	o.trace = argv[optind];
 	o.progress = progress_out();
+	o.program = cli_program();
 	o.report = stdout;
 	rc = sweep_run(&o, &t, err, sizeof(err));
 	if (rc)
@@ -820,13 +822,13 @@ static int cmd_merge(int argc, char **argv)
 		return report_error(err, rc == -EINVAL || rc == -ENOENT ? EXIT_INPUT : EXIT_ENV);
 	progress = progress_out();
 	if (!strcmp(h.kind, "sweep")) {
-		rc = sweep_merge(argv[optind], &h, (unsigned int)jobs, progress, stdout, &st, err,
-				 sizeof(err));
+		rc = sweep_merge(argv[optind], &h, (unsigned int)jobs, progress, stdout, cli_program(),
+				 &st, err, sizeof(err));
 		if (!rc)
 			sweep_totals_print(&st, argv[optind], false);
 		findings = st.violation || st.crash || st.hung;
 	} else {
-		rc = campaign_merge(argv[optind], &h, &ct, err, sizeof(err));
+		rc = campaign_merge(argv[optind], &h, cli_program(), &ct, err, sizeof(err));
 		if (!rc)
 			campaign_totals_print(&ct, argv[optind]);
 		findings = ct.failed;
@@ -1146,6 +1148,7 @@ static int cmd_trace_trim(int argc, char **argv)
 		o.base = &base;
 	}
 	o.progress = progress_out();
+	o.program = cli_program();
 	rc = trim_run(&o, &r, err, sizeof(err));
 	fault_plan_free(&base);
 	scenario_free(&scn);

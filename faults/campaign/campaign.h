@@ -27,7 +27,8 @@ struct campaign_opts {
 	 * OUT/shards/I-of-N says what campaign it is part of); count 0: all
 	 */
 	struct shard shard;
-	FILE *progress;    /* progress lines (a terminal), or NULL */
+	FILE *progress;    /* progress lines, or NULL */
+	const char *program; /* the gpuiso reproducers name (an absolute path), or NULL: "gpuiso" */
 };
 
 struct campaign_totals {
@@ -69,6 +70,7 @@ int campaign_check(const char *file, char *err, size_t errlen);
  * campaign run of all of them would have written.
  * @out: the output folder.
  * @h: the header of one of its shards (shard_find()).
+ * @program: the gpuiso the reproducers name (an absolute path), or NULL: "gpuiso".
  * @t: out: totals, as campaign_run() gives them.
  * @err: out: what went wrong; for missing runs, a line per shard that has
  *       them, saying which (all of them in OUT/shards/missing).
@@ -78,7 +80,7 @@ int campaign_check(const char *file, char *err, size_t errlen);
  * -EINVAL (the campaign file is malformed, or changed since the shards
  * ran), other negative errno.
  */
-int campaign_merge(const char *out, const struct shard_header *h, struct campaign_totals *t,
-		   char *err, size_t errlen);
+int campaign_merge(const char *out, const struct shard_header *h, const char *program,
+		   struct campaign_totals *t, char *err, size_t errlen);
 
 #endif

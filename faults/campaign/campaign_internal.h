@@ -95,6 +95,7 @@ struct camp_outcome {
 };
 
 struct campaign {
+	const char *program;   /* the gpuiso reproducers name, or NULL: "gpuiso" (not owned) */
 	char name[128];
 	char folder[PATH_MAX]; /* the campaign file's folder: relative paths fall back to it */
 	struct camp_trace *traces;

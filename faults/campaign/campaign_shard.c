@@ -134,8 +134,8 @@ static int merge_missing(const struct campaign *c, const bool *done, const uint3
 	return shard_missing_end(all, c->out, err, errlen);
 }
 
-int campaign_merge(const char *out, const struct shard_header *h, struct campaign_totals *t,
-		   char *err, size_t errlen)
+int campaign_merge(const char *out, const struct shard_header *h, const char *program,
+		   struct campaign_totals *t, char *err, size_t errlen)
 {
 	const char *file = shard_field(h, "campaign");
 	struct campaign *c = calloc(1, sizeof(*c));
@@ -154,6 +154,7 @@ int campaign_merge(const char *out, const struct shard_header *h, struct campaig
 	rc = campaign_load(file, c, err, errlen);
 	if (rc)
 		goto free_campaign;
+	c->program = program;
 	if (!realpath(out, c->out)) {
 		rc = -errno;
 		snprintf(err, errlen, "merge: %s: %s", out, strerror(-rc));

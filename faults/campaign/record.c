@@ -35,7 +35,7 @@ int campaign_reproduce_cmd(const struct campaign *c, const struct camp_job *j, c
 	if (rc)
 		return rc;
 	return replay_command(&(struct replay_command){
-		.trace = t->path, .maps = (const char *const *)t->maps, .nmaps = t->nmaps,
+		.program = c->program, .trace = t->path, .maps = (const char *const *)t->maps, .nmaps = t->nmaps,
 		.scenario = c->has_scenario ? c->scenario : NULL, .faults = faults, .seeded = true,
 		.seed = j->seed, .covers = c->covers }, out);
 }

@@ -51,6 +51,7 @@ struct sweep_opts {
 	struct shard shard;
 	FILE *progress;        /* progress lines, or NULL */
 	FILE *report;          /* the findings at the end, a line each, or NULL */
+	const char *program;   /* the gpuiso reproducers name (an absolute path), or NULL: "gpuiso" */
 };
 
 struct sweep_totals {
@@ -83,6 +84,7 @@ int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, siz
  * @jobs: children trimming the findings' reproducers at once (>= 1).
  * @progress: progress lines, or NULL.
  * @report: the findings, a line each, or NULL.
+ * @program: the gpuiso the reproducers name (an absolute path), or NULL: "gpuiso".
  * @t: out: totals, as sweep_run() gives them.
  * @err: out: what went wrong; for missing runs, a line per shard that has
  *       them, saying which (all of them in OUT/shards/missing).
@@ -93,7 +95,8 @@ int sweep_run(const struct sweep_opts *o, struct sweep_totals *t, char *err, siz
  * now, or cannot be read), other negative errno.
  */
 int sweep_merge(const char *out, const struct shard_header *h, unsigned int jobs, FILE *progress,
-		FILE *report, struct sweep_totals *t, char *err, size_t errlen);
+		FILE *report, const char *program, struct sweep_totals *t, char *err,
+		size_t errlen);
 
 /* One run's record in a shard's journal (sweep_journal_read()). */
 struct sweep_record {

@@ -57,7 +57,7 @@ static int cmp_failure(const void *a, const void *b)
 static int reproducer(const struct sweep *s, const struct sweep_failure *f, char **out)
 {
 	const struct replay_command c = {
-		.trace = s->trace, .maps = (const char *const *)s->maps, .nmaps = s->o->nmaps,
+		.program = s->o->program, .trace = s->trace, .maps = (const char *const *)s->maps, .nmaps = s->o->nmaps,
 		.scenario = s->scenario, .faults = s->faults, .covers = s->o->covers, .fail = true,
 		.point = f->point, .nth = f->nth,
 	};
@@ -244,7 +244,7 @@ static void trim_opts_fill(const struct sweep *s, size_t i, struct trim_opts *to
 
 	*to = (struct trim_opts){
 		.trace = s->trace, .scn = &s->scn, .scenario_path = s->scenario,
-		.maps = (const char *const *)s->maps, .nmaps = s->o->nmaps,
+		.program = s->o->program, .maps = (const char *const *)s->maps, .nmaps = s->o->nmaps,
 		.covers = s->o->covers, .cache = !s->uncacheable,
 		.base = s->faults ? &s->base : NULL, .base_path = s->faults,
 		.fail = true, .point = f->point, .nth = f->nth, .max_replays = SWEEP_TRIM_REPLAYS,

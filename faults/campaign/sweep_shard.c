@@ -579,9 +579,11 @@ static int merge_opts(const char *out, const struct shard_header *h, struct swee
 }
 
 int sweep_merge(const char *out, const struct shard_header *h, unsigned int jobs, FILE *progress,
-		FILE *report, struct sweep_totals *t, char *err, size_t errlen)
+		FILE *report, const char *program, struct sweep_totals *t, char *err,
+		size_t errlen)
 {
-	struct sweep_opts o = { .jobs = jobs, .progress = progress, .report = report };
+	struct sweep_opts o = { .jobs = jobs, .progress = progress, .report = report,
+				.program = program };
 	const char *maps[REPLAY_MAX_MAPS];
 	struct shard_header ours = { 0 };
 	uint32_t count = h->sh.count;

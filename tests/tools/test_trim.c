@@ -5,6 +5,7 @@
  * named before it is created; what is refused, and how it exits.
  */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +55,20 @@ static void gen2000(void)
  */
 static void reproduce(const char *out, struct run *r)
 {
-	const char *cmd = strstr(out, "reproduce: gpuiso replay ");
-	char words[1024], *save = NULL;
+	const char *cmd = strstr(out, "reproduce: ");
+	char words[1024], program[PATH_MAX], bin[PATH_MAX], *save = NULL;
 	const char *argv[24];
 	size_t n = 0;
 
 	cr_assert_not_null(cmd, "%s", out);
-	snprintf(words, sizeof(words), "%s", cmd + strlen("reproduce: gpuiso "));
+	/* it names the binary that printed it, whether or not one is on PATH */
+	cmd += strlen("reproduce: ");
+	snprintf(program, sizeof(program), "%.*s", (int)strcspn(cmd, " "), cmd);
+	cr_assert_not_null(realpath(getenv("GPUISO_BIN"), bin));
+	cr_assert_str_eq(program, bin);
+	cmd += strlen(program) + 1;
+	cr_assert_eq(strncmp(cmd, "replay ", 7), 0, "%s", out);
+	snprintf(words, sizeof(words), "%s", cmd);
 	words[strcspn(words, "\n")] = '\0';
 	cr_assert_null(strchr(words, '\''), "%s", words);
 	for (char *w = strtok_r(words, " ", &save); w && n < 20; w = strtok_r(NULL, " ", &save))

@@ -49,12 +49,15 @@ static void at(char *buf, size_t len, const char *rel)
 	cr_assert_lt(snprintf(buf, len, "%s/%s", dir, rel), (int)len, "%s: too long", rel);
 }
 
+/* gpuiso, by its real path: the one reproduce commands name */
 static const char *bin(void)
 {
+	static char path[PATH_MAX];
 	const char *b = getenv("GPUISO_BIN");
 
 	cr_assert_not_null(b, "GPUISO_BIN must be set");
-	return b;
+	cr_assert_not_null(realpath(b, path), "%s", b);
+	return path;
 }
 
 static void setup(void)
@@ -236,9 +239,10 @@ static void reproduces(const char *repro, int want, const char *what, const stru
 	char *doc;
 	int status;
 
-	cr_assert(!strncmp(repro, "gpuiso replay ", 14), "%s", repro);
+	cr_assert(!strncmp(repro, bin(), strlen(bin())) &&
+		  !strncmp(repro + strlen(bin()), " replay ", 8), "%s", repro);
 	at(path, sizeof(path), json);
-	FMT(cmd, "%s%s --json %s 2>&1", bin(), repro + strlen("gpuiso"), path);
+	FMT(cmd, "%s --json %s 2>&1", repro, path);
 	status = sh(cmd, log, sizeof(log));
 	cr_assert_eq(status, want, "%s: exit %d: %s", cmd, status, log);
 	cr_assert(strstr(log, what), "%s: does not say %s: %s", cmd, what, log);
@@ -312,7 +316,7 @@ Test(maps, a_sweep_of_a_trace_dat_replays_through_its_map)
 
 		FMT(path, "failures.%llu.reproduce", (unsigned long long)i);
 		get(doc, path, repro, sizeof(repro));
-		FMT(want, "gpuiso replay %s --map %s ", dat, map);
+		FMT(want, "%s replay %s --map %s ", bin(), dat, map);
 		cr_assert(!strncmp(repro, want, strlen(want)), "%s", repro);
 		FMT(path, "failures.%llu.findings.0.code", (unsigned long long)i);
 		get(doc, path, code, sizeof(code));
@@ -321,7 +325,7 @@ Test(maps, a_sweep_of_a_trace_dat_replays_through_its_map)
 	/* a finding's command replays its trimmed trace (gpuiso's own events), or the whole one */
 	if (!jsonq_get(doc, "findings.0.trimmed.reproduce_whole", repro, sizeof(repro)))
 		get(doc, "findings.0.reproduce", repro, sizeof(repro));
-	FMT(want, "gpuiso replay %s --map %s ", dat, map);
+	FMT(want, "%s replay %s --map %s ", bin(), dat, map);
 	cr_assert(!strncmp(repro, want, strlen(want)), "%s", repro);
 	free(doc);
 }
@@ -523,7 +527,7 @@ Test(maps, a_campaign_of_a_trace_dat_replays_through_its_maps)
 	cr_assert_str_eq(v, mine);
 	cr_assert(has_input(doc, mine) && has_input(doc, dat), "inputs: %s", doc);
 	get(doc, "failures.0.reproduce", repro, sizeof(repro));
-	FMT(v, "gpuiso replay %s --map %s ", dat, mine);
+	FMT(v, "%s replay %s --map %s ", bin(), dat, mine);
 	cr_assert(!strncmp(repro, v, strlen(v)), "%s", repro);
 	free(doc);
 	reproduces(repro, 1, "MAPPING_LEAK at event", &plain, "repro.json");
