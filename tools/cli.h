@@ -12,6 +12,7 @@ enum exit_code {
 	EXIT_FINDINGS = 1, /* violations, invariant failures, regressions */
 	EXIT_INPUT = 2,    /* bad input */
 	EXIT_ENV = 3,      /* environment problem */
+	EXIT_INCOMPLETE = 4, /* merge: runs are missing, nothing was merged */
 };
 
 struct command {

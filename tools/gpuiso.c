@@ -789,8 +789,8 @@ static const char merge_usage[] =
 	"  which (all of them in OUT/shards/missing) and writes no summary (docs/slurm.md).\n"
 	"  Shard files of more than one work (other options or inputs, another sweep's or\n"
 	"  campaign's) are refused: it names each work and its files, and merges nothing.\n"
-	"  exit: 0 merged, 1 merged with findings or runs missing, 2 bad input (shard files of\n"
-	"  other work among them), 3 environment";
+	"  exit: 0 merged, 1 merged with findings, 2 bad input (shard files of other work\n"
+	"  among them), 3 environment, 4 incomplete: runs missing, nothing merged";
 
 static int cmd_merge(int argc, char **argv)
 {
@@ -836,23 +836,54 @@ static int cmd_merge(int argc, char **argv)
 	shard_header_free(&h);
 	/* runs missing: nothing merged, and the user is told which */
 	if (rc)
-		return report_error(err, rc == -ENODATA ? EXIT_FINDINGS :
+		return report_error(err, rc == -ENODATA ? EXIT_INCOMPLETE :
 					 rc == -EINVAL ? EXIT_INPUT : EXIT_ENV);
 	return findings ? EXIT_FINDINGS : EXIT_OK;
 }
 
-static const char faults_usage[] = "gpuiso faults list";
+static const char faults_usage[] =
+	"gpuiso faults list [--json]\n"
+	"  --json  as JSON (gpuiso-faults/1): each point's name and what a failure there means";
+
+static void faults_json(FILE *f)
+{
+	struct json j;
+
+	json_init(&j, f);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "schema", "gpuiso-faults/1");
+	json_arr_begin(&j, "points");
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		json_obj_begin(&j, NULL);
+		json_str(&j, "name", fp_point_name(p));
+		json_str(&j, "means", fp_point_describe(p));
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j); /* a write error: output_checked() */
+}
 
 static int cmd_faults_list(int argc, char **argv)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	bool json = false;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1)
-		if (common_opt(opt, faults_usage, &rc))
+	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		if (opt == 'j')
+			json = true;
+		else if (common_opt(opt, faults_usage, &rc))
 			return rc;
+	}
 	if (optind < argc)
 		return usage_error(faults_usage, "unexpected argument '%s'", argv[optind]);
+	if (json) {
+		faults_json(stdout);
+		return EXIT_OK;
+	}
 	for (int p = 0; p < FP_NPOINTS; p++)
 		printf("%-22s %s\n", fp_point_name(p), fp_point_describe(p));
 	return EXIT_OK;
@@ -1243,7 +1274,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-19s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nlong work (replay, trace gen, trace trim, sweep, campaign run, merge) reports its\n"
 		   "progress on stderr: a bar on a terminal, a line every 10 s elsewhere; -q: none\n");
-	fprintf(f, "\nexit codes: 0 ok, 1 violations found, 2 bad input, 3 environment problem\n");
+	fprintf(f, "\nexit codes: 0 ok, 1 violations found, 2 bad input, 3 environment problem,\n"
+		   "4 incomplete (merge: runs missing)\n");
 }
 
 /* What a command printed must have reached stdout (a full disk, a closed pipe). */

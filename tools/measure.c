@@ -14,6 +14,7 @@
 #include "bench/changes.h"
 #include "bench/compare.h"
 #include "common/array.h"
+#include "common/json.h"
 #include "common/units.h"
 #include "bench/dash.h"
 #include "bench/findings.h"
@@ -163,7 +164,9 @@ int cmd_store_add(int argc, char **argv)
 	return EXIT_OK;
 }
 
-const char store_list_usage[] = "gpuiso store list DB [-v]";
+const char store_list_usage[] =
+	"gpuiso store list DB [--json] [-v]\n"
+	"  --json  as JSON (gpuiso-store-list/1): the runs, in the order of their dates";
 
 /* The widths of the columns whose values vary in length (host, backend). */
 struct list_widths {
@@ -196,23 +199,63 @@ static int list_one(const struct store_run *r, void *ctx)
 	return 0;
 }
 
+/* One run as a JSON object (null for what is not known). */
+static int list_json_one(const struct store_run *r, void *ctx)
+{
+	struct json *j = ctx;
+
+	json_obj_begin(j, NULL);
+	json_u64(j, "id", (uint64_t)r->id);
+	json_str(j, "date", r->date);
+	json_str(j, "kind", r->kind);
+	json_str(j, "git_rev", r->git_rev);
+	json_str(j, "host", r->host);
+	json_str(j, "backend", r->backend);
+	json_str(j, "benchmark", r->benchmark);
+	json_str(j, "campaign", r->campaign);
+	json_str(j, "trace", r->trace);
+	json_str(j, "scenario", r->scenario);
+	json_u64(j, "metrics", (uint64_t)r->nmetrics);
+	json_obj_end(j);
+	return 0;
+}
+
 int cmd_store_list(int argc, char **argv)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 },
+	};
 	struct list_widths w = { (int)strlen("host"), (int)strlen("backend") };
+	bool as_json = false;
 	struct store *s;
+	struct json j;
 	int opt, rc;
 
-	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1)
-		if (common_opt(opt, store_list_usage, &rc))
+	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		if (opt == 'j')
+			as_json = true;
+		else if (common_opt(opt, store_list_usage, &rc))
 			return rc;
+	}
 	if (argc - optind != 1)
 		return usage_error(store_list_usage, "%s", "one store, please");
 	rc = open_store("store list", argv[optind], &s);
 	if (rc)
 		return rc;
-	rc = store_runs(s, list_measure, &w);
-	if (!rc) {
+	if (as_json) {
+		json_init(&j, stdout);
+		json_obj_begin(&j, NULL);
+		json_str(&j, "schema", "gpuiso-store-list/1");
+		json_arr_begin(&j, "runs");
+		rc = store_runs(s, list_json_one, &j);
+		json_arr_end(&j);
+		json_obj_end(&j);
+		if (!rc)
+			json_end(&j); /* a write error: output_checked() */
+	} else {
+		rc = store_runs(s, list_measure, &w);
+	}
+	if (!rc && !as_json) {
 		printf("%5s  %-20s  %-8s  %-12s  %-*s  %-*s  %7s  %s\n", "id", "date", "kind", "revision",
 		       w.host, "host", w.backend, "backend", "metrics", "campaign or trace");
 		rc = store_runs(s, list_one, &w);
@@ -232,7 +275,9 @@ const char store_findings_usage[] =
 	"  host): those of each series' latest run (--all: of every run), each new (no earlier\n"
 	"  run of the series had it), known (since the first that did) or gone (the run before\n"
 	"  had it, this one does not). --series picks series by their benchmark's name\n"
-	"  (`store list`, e.g. 'campaign name=nightly-pin *').";
+	"  (`store list`, e.g. 'campaign name=nightly-pin *'). Exits 1 when the latest run of\n"
+	"  a series has a new finding (a gate for CI).\n"
+	"  --json  as JSON (gpuiso-store-findings/1)";
 
 /* One run of a series: its findings and their states. */
 static void findings_print_run(const struct findings_run *run)
@@ -263,16 +308,99 @@ static void findings_print_run(const struct findings_run *run)
 	}
 }
 
+/* One finding of a run as a JSON object. */
+static void findings_json_finding(struct json *j, const struct judged_finding *f)
+{
+	json_obj_begin(j, NULL);
+	json_str(j, "state", finding_state_name(f->state));
+	json_str(j, "signature", f->f.signature);
+	json_str(j, "title", f->f.title);
+	json_str(j, "blame", f->f.blame);
+	json_str(j, "outcome", f->f.outcome);
+	json_str(j, "code", f->f.code);
+	json_str(j, "point", f->f.point);
+	json_str(j, "operation", f->f.operation);
+	json_u64(j, "runs", (uint64_t)f->f.runs);
+	if (f->f.nth_max) {
+		json_u64(j, "nth_min", (uint64_t)f->f.nth_min);
+		json_u64(j, "nth_max", (uint64_t)f->f.nth_max);
+	}
+	/* known: since the series' first run that had it; gone: last in the run before */
+	json_str(j, "since_rev", f->since_rev);
+	json_str(j, "since_date", f->since_date);
+	json_str(j, "reproduce", f->f.reproduce);
+	if (f->f.trimmed) {
+		json_obj_begin(j, "trimmed");
+		json_str(j, "trace", f->f.trimmed);
+		json_u64(j, "events", (uint64_t)f->f.trimmed_events);
+		json_u64(j, "of", (uint64_t)f->f.trimmed_of);
+		json_obj_end(j);
+	} else {
+		json_null(j, "trimmed");
+	}
+	json_obj_end(j);
+}
+
+/* One run of a series as a JSON object. */
+static void findings_json_run(struct json *j, const struct findings_run *run)
+{
+	json_obj_begin(j, NULL);
+	json_u64(j, "run", (uint64_t)run->id);
+	json_str(j, "date", run->date);
+	json_str(j, "git_rev", run->rev);
+	json_bool(j, "recorded", run->recorded);
+	json_u64(j, "new", run->nnew);
+	json_u64(j, "known", run->nknown);
+	json_u64(j, "gone", run->ngone);
+	json_arr_begin(j, "findings");
+	for (size_t i = 0; i < run->n; i++)
+		findings_json_finding(j, &run->f[i]);
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+/* The findings as gpuiso-store-findings/1: series, each with its runs (the latest, or all). */
+static void findings_json(const struct findings *fs, bool all, size_t new_latest)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "schema", "gpuiso-store-findings/1");
+	json_u64(&j, "new_in_latest", new_latest);
+	json_arr_begin(&j, "series");
+	for (size_t i = 0; i < fs->n; i++) {
+		bool first = !i || strcmp(fs->runs[i - 1].series, fs->runs[i].series);
+		bool last = i + 1 == fs->n || strcmp(fs->runs[i + 1].series, fs->runs[i].series);
+
+		if (first) {
+			json_obj_begin(&j, NULL);
+			json_str(&j, "series", fs->runs[i].series);
+			json_arr_begin(&j, "runs");
+		}
+		if (all || last)
+			findings_json_run(&j, &fs->runs[i]);
+		if (last) {
+			json_arr_end(&j);
+			json_obj_end(&j);
+		}
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j); /* a write error: output_checked() */
+}
+
 int cmd_store_findings(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "series", required_argument, NULL, 's' }, { "all", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	const char *series = NULL;
+	bool all = false, as_json = false;
+	size_t new_latest = 0;
 	struct findings fs;
 	struct store *s;
-	bool all = false;
 	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
@@ -280,6 +408,8 @@ int cmd_store_findings(int argc, char **argv)
 			series = optarg;
 		else if (opt == 'a')
 			all = true;
+		else if (opt == 'j')
+			as_json = true;
 		else if (common_opt(opt, store_findings_usage, &rc))
 			return rc;
 	}
@@ -293,6 +423,14 @@ int cmd_store_findings(int argc, char **argv)
 		rc = store_failed("store findings", argv[optind], s, rc);
 		goto free_findings;
 	}
+	for (size_t i = 0; i < fs.n; i++)
+		if (i + 1 == fs.n || strcmp(fs.runs[i + 1].series, fs.runs[i].series))
+			new_latest += fs.runs[i].nnew;
+	if (as_json) {
+		findings_json(&fs, all, new_latest);
+		rc = new_latest ? EXIT_FINDINGS : EXIT_OK;
+		goto free_findings;
+	}
 	if (!fs.n)
 		printf("no campaign or sweep stored%s\n", series ? " in the series asked for" : "");
 	for (size_t i = 0; i < fs.n; i++) {
@@ -303,7 +441,10 @@ int cmd_store_findings(int argc, char **argv)
 		if (all || last)
 			findings_print_run(&fs.runs[i]);
 	}
-	rc = EXIT_OK;
+	if (new_latest)
+		printf("\n%zu new finding%s in the latest runs: exit 1\n", new_latest,
+		       new_latest == 1 ? "" : "s");
+	rc = new_latest ? EXIT_FINDINGS : EXIT_OK;
 free_findings:
 	findings_free(&fs);
 	store_close(s);

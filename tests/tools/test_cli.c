@@ -837,6 +837,8 @@ Test(cli, replay_lists_each_unmatched_event_of_an_import_map)
 Test(cli, faults_list_and_a_faults_file)
 {
 	const char *bad = tpath("bad-faults.yaml"), *good = tpath("faults.yaml");
+	char value[256], path[64], first[64];
+	size_t n = 0;
 	struct run r;
 	FILE *f;
 
@@ -844,6 +846,22 @@ Test(cli, faults_list_and_a_faults_file)
 	cr_assert_eq(r.status, 0);
 	cr_assert(strstr(r.out, "fbsave/map_chunk"), "%s", r.out);
 	cr_assert(strstr(r.out, "iommu/iova_alloc"), "%s", r.out);
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(r.out, " "), r.out);
+	for (const char *l = r.out; *l; l = strchr(l, '\n') + 1)
+		n++;
+
+	/* the same points in the same order, as JSON */
+	RUN(&r, "faults", "list", "--json");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(jsonq_valid(r.out), "%s", r.out);
+	cr_assert(jsonq_get(r.out, "schema", value, sizeof(value)));
+	cr_assert_str_eq(value, "gpuiso-faults/1");
+	cr_assert(jsonq_get(r.out, "points.0.name", value, sizeof(value)));
+	cr_assert_str_eq(value, first);
+	snprintf(path, sizeof(path), "points.%zu.means", n - 1);
+	cr_assert(jsonq_get(r.out, path, value, sizeof(value)) && value[0], "%s", r.out);
+	snprintf(path, sizeof(path), "points.%zu.name", n);
+	cr_assert_not(jsonq_get(r.out, path, value, sizeof(value)), "%zu points: %s", n, r.out);
 
 	f = fopen(bad, "w");
 	fputs("faults:\n  - point: fbsave/pin\n    nth: lots\n", f);

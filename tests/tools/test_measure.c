@@ -166,8 +166,11 @@ Test(measure, store_findings_says_what_is_new_known_and_gone)
 	RUN(&r, "store", "add", db, campaign_file("n2.json", "aaaa cccc"), "--rev", "rev2", "--date",
 	    "2026-11-02T00:00:00Z");
 	cr_assert_eq(r.status, 0, "%s", r.err);
+	char value[128];
+
 	RUN(&r, "store", "findings", db);
-	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(r.status, 1, "a new finding fails the gate: %s", r.err);
+	cr_assert(strstr(r.out, "1 new finding in the latest runs: exit 1"), "%s", r.out);
 	cr_assert(strstr(r.out, "campaign name=nightly host=h\n"
 				"  2026-11-02T00:00:00Z  revision rev2: 2 findings: 1 new, 1 known, 1 gone\n"
 				"    new    000000000000cccc  driver  3 runs  finding cccc\n"
@@ -179,6 +182,45 @@ Test(measure, store_findings_says_what_is_new_known_and_gone)
 	cr_assert_null(strstr(r.out, "rev1:"), "the latest run only: %s", r.out);
 	RUN(&r, "store", "findings", db, "--all");
 	cr_assert(strstr(r.out, "revision rev1: 2 findings: 2 new, 0 known, 0 gone"), "%s", r.out);
+
+	RUN(&r, "store", "findings", db, "--json");
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cr_assert(jsonq_valid(r.out), "%s", r.out);
+	cr_assert(jsonq_get(r.out, "schema", value, sizeof(value)));
+	cr_assert_str_eq(value, "gpuiso-store-findings/1");
+	cr_assert(jsonq_get(r.out, "new_in_latest", value, sizeof(value)));
+	cr_assert_str_eq(value, "1");
+	cr_assert(jsonq_get(r.out, "series.0.series", value, sizeof(value)));
+	cr_assert_str_eq(value, "campaign name=nightly host=h");
+	cr_assert(jsonq_get(r.out, "series.0.runs.0.git_rev", value, sizeof(value)));
+	cr_assert_str_eq(value, "rev2", "the latest run only");
+	cr_assert_not(jsonq_get(r.out, "series.0.runs.1.git_rev", value, sizeof(value)));
+	cr_assert(jsonq_get(r.out, "series.0.runs.0.findings.0.state", value, sizeof(value)));
+	cr_assert_str_eq(value, "new");
+	cr_assert(jsonq_get(r.out, "series.0.runs.0.findings.0.signature", value, sizeof(value)));
+	cr_assert_str_eq(value, "000000000000cccc");
+	cr_assert(jsonq_get(r.out, "series.0.runs.0.findings.1.since_rev", value, sizeof(value)));
+	cr_assert_str_eq(value, "rev1");
+	RUN(&r, "store", "findings", db, "--json", "--all");
+	cr_assert(jsonq_get(r.out, "series.0.runs.1.git_rev", value, sizeof(value)));
+	cr_assert_str_eq(value, "rev2");
+
+	/* the same findings again: nothing new, the gate passes */
+	RUN(&r, "store", "add", db, campaign_file("n3.json", "aaaa cccc"), "--rev", "rev3", "--date",
+	    "2026-11-03T00:00:00Z");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "store", "findings", db);
+	cr_assert_eq(r.status, 0, "%s", r.out);
+	RUN(&r, "store", "list", db, "--json");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(jsonq_valid(r.out), "%s", r.out);
+	cr_assert(jsonq_get(r.out, "schema", value, sizeof(value)));
+	cr_assert_str_eq(value, "gpuiso-store-list/1");
+	cr_assert(jsonq_get(r.out, "runs.2.git_rev", value, sizeof(value)));
+	cr_assert_str_eq(value, "rev3");
+	cr_assert(jsonq_get(r.out, "runs.0.kind", value, sizeof(value)));
+	cr_assert_str_eq(value, "campaign");
+	cr_assert_not(jsonq_get(r.out, "runs.3.id", value, sizeof(value)));
 	RUN(&r, "store", "findings", db, "--series", "sweep *");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "no campaign or sweep stored in the series asked for"), "%s", r.out);
@@ -569,6 +611,7 @@ Test(measure, a_campaign_night_after_night_says_new_only_when_it_is)
 	text_file("s.yaml", scenario);
 	night(db, 3);
 	RUN(&r, "store", "findings", db);
+	cr_assert_eq(r.status, 1, "%s", r.err);
 	cr_assert(strstr(r.out, "revision r3: 1 finding: 1 new, 0 known, 1 gone\n"), "%s", r.out);
 	cr_assert(strstr(r.out, "    new    "), "%s", r.out);
 	cr_assert(strstr(r.out, "driver  1 run  iommu/unmap during fence_destroy \u2192 DEPRECATED_CALLBACK\n"),
