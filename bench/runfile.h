@@ -38,7 +38,8 @@ struct run_finding {
 	char *key;        /* what the signature is a digest of, readable */
 	char *title;      /* UTF-8 */
 	char *blame;      /* "fault", "driver", "model" or "none" */
-	char *outcome;    /* campaign: failed, hung; sweep: reset, violation, crash, hung */
+	char *outcome;    /* reset, violation, crash (sweeps), hung; failed (a campaign run that
+			   * could not be replayed, or any failed campaign run in older files) */
 	char *code;       /* the violation's code, or NULL */
 	char *invariants; /* the broken invariants, comma-separated ("" for none) */
 	char *point, *operation; /* the injection point and the operation, or NULL */

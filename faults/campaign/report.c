@@ -233,6 +233,21 @@ static int write_table(const struct summary *s, const char *path)
 }
 
 /*
+ * A failed run's outcome as a sweep names it, so that the same failure has
+ * the same signature whichever found it: its verdict's (violation or
+ * reset) when it replayed to the end, hung when it was killed, and failed
+ * only when it could not be replayed at all (a sweep has no such run).
+ */
+static const char *outcome_of(const struct camp_outcome *oc)
+{
+	if (oc->hung)
+		return "hung";
+	if (oc->has_verdict == CAMP_KNOWN && oc->verdict.outcome != VERDICT_RECOVERED)
+		return verdict_outcome_name(oc->verdict.outcome);
+	return "failed";
+}
+
+/*
  * Group the failed runs into findings: by where each injected first and
  * what it found (a run whose record does not say where is grouped as
  * such), in finding_cmp() order; a finding's first run is its first in
@@ -248,7 +263,7 @@ static int findings_build(struct summary *s)
 			.point = at ? fp_point_name(in->point) : NULL,
 			.op = at && in->op[0] ? in->op : NULL,
 			.unrecorded = in->known != CAMP_KNOWN,
-			.outcome = oc->hung ? "hung" : "failed",
+			.outcome = outcome_of(oc),
 			.verdict = oc->has_verdict == CAMP_KNOWN ? &oc->verdict : NULL,
 		};
 		int rc;

@@ -573,6 +573,52 @@ Test(campaign, trace_covers_decides_whether_leftovers_fail_a_run)
 /* ---- why each run failed, and findings ----------------------------------------- */
 
 /*
+ * The same failure found by a campaign (its first unmap fails) and by a
+ * sweep (the run that fails unmap hit 1) is one finding: one signature, so
+ * that the store and the dashboard see one thing whichever found it.
+ */
+Test(campaign, a_campaign_and_a_sweep_give_a_failure_one_signature)
+{
+	char trace[PATH_MAX], body[2 * PATH_MAX + 256], err[4096], cmd[CMD_LEN], log[8192];
+	char sweep[PATH_MAX], csig[32], ckey[256], path[64], v[256];
+	struct campaign_totals t;
+	bool same = false;
+	char *doc;
+
+	gen_trace("power-cycle", 300);
+	at(trace, sizeof(trace), "power-cycle");
+	snprintf(body, sizeof(body),
+		 "  traces: [%s]\n  scenario: " SCENARIO_FMT "\n  seeds: [1]\n"
+		 "  runs:\n    - {name: first-unmap-fails, faults: [{point: iommu/unmap, nth: 1}]}\n",
+		 trace, SCENARIO_ARG);
+	write_campaign("one.yaml", body);
+	cr_assert_eq(run_lib("one.yaml", "camp", 1, NULL, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(t.findings, 1);
+	doc = summary_of("camp");
+	get(doc, "findings.0.signature", csig, sizeof(csig));
+	get(doc, "findings.0.key", ckey, sizeof(ckey));
+	free(doc);
+	cr_assert(strstr(ckey, "|violation|"), "%s", ckey);
+
+	at(sweep, sizeof(sweep), "sweep");
+	snprintf(cmd, sizeof(cmd), "%s sweep %s --scenario " SCENARIO_FMT " --points iommu/unmap "
+		 "-o %s -q 2>&1", bin(), trace, SCENARIO_ARG, sweep);
+	cr_assert_eq(sh(cmd, log, sizeof(log)), 1, "%s", log);
+	doc = summary_of("sweep");
+	for (int i = 0; !same; i++) {
+		snprintf(path, sizeof(path), "findings.%d.nth.min", i);
+		cr_assert(jsonq_get(doc, path, v, sizeof(v)), "no finding of hit 1: %s", doc);
+		if (strcmp(v, "1"))
+			continue;
+		snprintf(path, sizeof(path), "findings.%d.signature", i);
+		get(doc, path, v, sizeof(v));
+		cr_assert_str_eq(v, csig, "the campaign's key: %s", ckey);
+		same = true;
+	}
+	free(doc);
+}
+
+/*
  * Three seeds of a run that fails every unmap (seeds do not change an nth
  * rule: the three runs break the same way) and one that passes: the
  * three are one finding, each failure says where it injected and what it
@@ -607,7 +653,7 @@ Test(campaign, runs_that_fail_the_same_way_are_one_finding)
 	get(doc, "findings.0.runs", v, sizeof(v));
 	cr_assert_str_eq(v, "3");
 	get(doc, "findings.0.outcome", v, sizeof(v));
-	cr_assert_str_eq(v, "failed");
+	cr_assert_str_eq(v, "violation", "named as a sweep names it");
 	get(doc, "findings.0.trimmed", v, sizeof(v));
 	cr_assert_str_eq(v, "null");
 	get(doc, "findings.0.reproduce", v, sizeof(v));
