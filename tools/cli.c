@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "common/log.h"
+#include "config.h"
 
 /* -q: no progress reports (the command line's own state: one process, one command) */
 static bool cli_quiet;
@@ -50,6 +52,45 @@ const char *cli_program(void)
 	if (!path[0] && !realpath("/proc/self/exe", path))
 		return NULL;
 	return path;
+}
+
+/* @dir/@name, then @dir/@name.yaml, into @out: whether one is a file. */
+static bool data_file(const char *dir, const char *name, char *out, size_t len)
+{
+	struct stat st;
+
+	for (int yaml = 0; yaml < 2; yaml++) {
+		if (snprintf(out, len, "%s/%s%s", dir, name, yaml ? ".yaml" : "") >= (int)len)
+			return false;
+		if (!stat(out, &st) && S_ISREG(st.st_mode))
+			return true;
+	}
+	return false;
+}
+
+const char *cli_data(const char *kind, const char *arg)
+{
+	static char found[PATH_MAX];
+	char dir[PATH_MAX], *slash;
+	const char *exe = cli_program();
+	struct stat st;
+
+	if (!arg || strchr(arg, '/') || !stat(arg, &st))
+		return arg;
+	/* installed: share/gpuiso/KIND beside the binary's folder */
+	if (exe && snprintf(dir, sizeof(dir), "%s", exe) < (int)sizeof(dir) &&
+	    (slash = strrchr(dir, '/'))) {
+		*slash = '\0';
+		if (GPUISO_DATA_FROM_BIN[0] == '/')
+			snprintf(dir, sizeof(dir), "%s/%s", GPUISO_DATA_FROM_BIN, kind);
+		else if (strlen(dir) + strlen(GPUISO_DATA_FROM_BIN) + strlen(kind) + 3 < sizeof(dir))
+			sprintf(slash, "/%s/%s", GPUISO_DATA_FROM_BIN, kind);
+		if (data_file(dir, arg, found, sizeof(found)))
+			return found;
+	}
+	/* a build tree: the source tree's traces/KIND */
+	snprintf(dir, sizeof(dir), "%s/%s", GPUISO_SOURCE_DATA, kind);
+	return data_file(dir, arg, found, sizeof(found)) ? found : arg;
 }
 
 FILE *progress_out(void)

@@ -53,6 +53,19 @@ bool common_opt(int opt, const char *usage, int *rc);
 const char *cli_program(void);
 
 /**
+ * cli_data() - a file gpuiso ships, by name: @arg itself when it is a
+ * path (it has a '/') or names a file here; else NAME or NAME.yaml in the
+ * installed share/gpuiso/@kind beside the binary, else in the source tree's
+ * traces/@kind (a build tree): --scenario lda-chain.
+ * @kind: "scenarios" or "maps".
+ * @arg: what the user gave, or NULL.
+ *
+ * Return: the path to use (@arg when nothing else is found; otherwise a
+ * buffer the next call overwrites).
+ */
+const char *cli_data(const char *kind, const char *arg);
+
+/**
  * progress_out() - where long work reports its progress: stderr (a bar on
  * a terminal, periodic lines elsewhere), or NULL after -q.
  *

@@ -131,7 +131,7 @@ static int cmd_scenario_explain(int argc, char **argv)
 	if (optind + 1 != argc)
 		return usage_error(explain_usage, "%s", optind < argc ? "one scenario file, please" :
 				   "missing the scenario file");
-	rc = scenario_load(argv[optind], &scn, err, sizeof(err));
+	rc = scenario_load(cli_data("scenarios", argv[optind]), &scn, err, sizeof(err));
 	if (rc) {
 		fputs(err, stderr);
 		if (!*err || err[strlen(err) - 1] != '\n')
@@ -313,7 +313,7 @@ static int cmd_scenario_from_trace(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "hvb:o:", opts, NULL)) != -1) {
 		if (opt == 'b')
-			base_path = optarg;
+			base_path = cli_data("scenarios", optarg);
 		else if (opt == 'o')
 			out_path = optarg;
 		else if (common_opt(opt, from_trace_usage, &rc))
@@ -360,7 +360,8 @@ static const char replay_usage[] =
 	"                  [--map FILE.yaml]... [--strict] [--no-cache] [--cache-dir DIR] [--repeat N]\n"
 	"                  [--trace-covers window|life] [-q] [-v]\n"
 	"  TRACE          a CTF folder (or a folder above several), an ftrace trace.dat or an .etl\n"
-	"  --scenario     the system and adapters (default: the built-in default.yaml)\n"
+	"  --scenario     the system and adapters: a file, or a shipped one by name (lda-chain;\n"
+	"                 share/gpuiso/scenarios); default: the built-in default.yaml\n"
 	"  --faults       a fault plan; --fail-nth fails one point's Nth hit (gpuiso faults list)\n"
 	"  --pace         asap, or each event at its trace time (latency from the intended time)\n"
 	"  --json         the results JSON (- for stdout; the summary then goes to stderr)\n"
@@ -437,7 +438,7 @@ static int cmd_replay(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "hvq", opts, NULL)) != -1) {
 		switch (opt) {
-		case 's': o.scenario_path = optarg; break;
+		case 's': o.scenario_path = cli_data("scenarios", optarg); break;
 		case 'b': backend = optarg; break;
 		case 'j': json = optarg; break;
 		case 'S': o.strict = true; break;
@@ -717,7 +718,7 @@ static int cmd_sweep(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "hvqo:j:", opts, NULL)) != -1) {
 		switch (opt) {
-		case 's': o.scenario = optarg; break;
+		case 's': o.scenario = cli_data("scenarios", optarg); break;
 		case 'P': o.points = optarg; break;
 		case 'o': o.out = optarg; break;
 		case 'f': o.faults = optarg; break;
@@ -1115,7 +1116,7 @@ static int cmd_trace_trim(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "hvqo:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': o.out = optarg; break;
-		case 's': o.scenario_path = optarg; break;
+		case 's': o.scenario_path = cli_data("scenarios", optarg); break;
 		case 'N': o.cache = false; break;
 		case 'f': o.base_path = optarg; break;
 		case 'F':
