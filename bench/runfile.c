@@ -491,7 +491,9 @@ static bool finding_of(struct finding_reader *fr, struct run_finding *f, bool sw
 {
 	static const char *const blames[] = { "fault", "driver", "model", "none", NULL };
 	static const char *const sweep_outcomes[] = { "reset", "violation", "crash", "hung", NULL };
-	static const char *const campaign_outcomes[] = { "failed", "hung", NULL };
+	/* a campaign names a failure as a sweep does; failed: not replayed (or an older file) */
+	static const char *const campaign_outcomes[] = { "reset", "violation", "failed", "hung",
+							 NULL };
 	const char *const *outcomes = sweep ? sweep_outcomes : campaign_outcomes;
 
 	if (!fy_node_is_mapping(fr->item)) {

@@ -451,7 +451,7 @@ Test(runfile, bad_findings_are_refused_with_where)
 	refused(c, "\"3f9a0c1d22e4b870\"", "12", 3, "findings[0].signature: wrong type");
 	refused(c, "\"00000000000000ff\"", "\"3f9a0c1d22e4b870\"", 4, "findings[1].signature: 3f9a0c1d22e4b870 is findings[0]'s too");
 	refused(c, "\"blame\": \"fault\"", "\"blame\": \"cosmic rays\"", 3, "findings[0].blame: expected one of fault, driver, model, none");
-	refused(c, "\"outcome\": \"hung\"", "\"outcome\": \"violation\"", 4, "findings[1].outcome: expected one of failed, hung");
+	refused(c, "\"outcome\": \"hung\"", "\"outcome\": \"crash\"", 4, "findings[1].outcome: expected one of reset, violation, failed, hung");
 	refused(c, "\"title\": \"hung\", ", "", 4, "findings[1].title: missing");
 	refused(c, "\"code\": null", "\"code\": 7", 4, "findings[1].code: wrong type, expected a string or null");
 	refused(c, "\"runs\": 2", "\"runs\": \"two\"", 3, "findings[0].runs");
