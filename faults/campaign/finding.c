@@ -72,21 +72,43 @@ static void what_of(const struct finding_run *r, char *buf, size_t len)
 	}
 }
 
+/* The operations by name, then "start" (NULL). */
+static int op_cmp(const char *a, const char *b)
+{
+	return !a || !b ? (a == NULL) - (b == NULL) : strcmp(a, b);
+}
+
+/*
+ * The title: the point and the contexts it was injected in (the first
+ * three by name, and how many more), then what broke.
+ */
+static void finding_title(struct finding *f, bool unrecorded)
+{
+	size_t n = 0, len = sizeof(f->title);
+
+	if (!f->point) {
+		snprintf(f->title, len, "%s \u2192 %s",
+			 unrecorded ? "injection not recorded" : "no fault injected", f->what);
+		return;
+	}
+	n = (size_t)snprintf(f->title, len, "%s %s ", f->point,
+			     f->nctx == 1 && !f->ctx[0].op ? "at" : "during");
+	for (size_t i = 0; i < f->nctx && i < 3 && n < len; i++)
+		n += (size_t)snprintf(f->title + n, len - n, "%s%s", i ? ", " : "",
+				      f->ctx[i].op ? f->ctx[i].op : "start");
+	if (f->nctx > 3 && n < len)
+		n += (size_t)snprintf(f->title + n, len - n, " and %zu more", f->nctx - 3);
+	if (n < len)
+		snprintf(f->title + n, len - n, " \u2192 %s", f->what);
+}
+
 static void finding_init(struct finding *f, const struct finding_run *r, const char *what,
 			 uint64_t signature, const char *key)
 {
-	const char *where = r->op ? r->op : "start";
-
 	memset(f, 0, sizeof(*f));
 	f->signature = signature;
 	snprintf(f->key, sizeof(f->key), "%s", key);
-	if (r->point)
-		snprintf(f->title, sizeof(f->title), "%s %s %s \u2192 %s", r->point,
-			 r->op ? "during" : "at", where, what);
-	else if (r->unrecorded)
-		snprintf(f->title, sizeof(f->title), "injection not recorded \u2192 %s", what);
-	else
-		snprintf(f->title, sizeof(f->title), "no fault injected \u2192 %s", what);
+	snprintf(f->what, sizeof(f->what), "%s", what);
 	f->blame = blame_of(r);
 	f->outcome = r->outcome;
 	if (r->verdict && r->verdict->kept)
@@ -97,18 +119,34 @@ static void finding_init(struct finding *f, const struct finding_run *r, const c
 	f->nth_min = UINT64_MAX;
 }
 
+/* The context of @op in @f, added in name order if new; NULL when there is no room. */
+static struct finding_context *finding_context(struct finding *f, const char *op)
+{
+	size_t i = 0;
+
+	while (i < f->nctx && op_cmp(f->ctx[i].op, op) < 0)
+		i++;
+	if (i < f->nctx && !op_cmp(f->ctx[i].op, op))
+		return &f->ctx[i];
+	if (f->nctx == FINDING_MAX_CONTEXTS)
+		return NULL;
+	memmove(&f->ctx[i + 1], &f->ctx[i], (f->nctx - i) * sizeof(f->ctx[0]));
+	f->ctx[i] = (struct finding_context){ .op = op, .nth_min = UINT64_MAX };
+	f->nctx++;
+	return &f->ctx[i];
+}
+
 int finding_add(struct finding_set *set, const struct finding_run *r, uint64_t nth, size_t run)
 {
 	char what[128], key[sizeof(((struct finding *)0)->key)];
-	uint64_t sig;
+	struct finding_context *ctx;
 	struct finding *f = NULL;
+	size_t had;
+	uint64_t sig;
 
 	what_of(r, what, sizeof(what));
-	if (r->unrecorded)
-		snprintf(key, sizeof(key), "?|?|%s|%s", r->outcome, what);
-	else
-		snprintf(key, sizeof(key), "%s|%s|%s|%s", r->point ? r->point : "-",
-			 r->op ? r->op : "start", r->outcome, what);
+	snprintf(key, sizeof(key), "%s|%s|%s", r->unrecorded ? "?" : r->point ? r->point : "-",
+		 r->outcome, what);
 	sig = digest_fnv1a_str(DIGEST_FNV_BASIS, key);
 	for (size_t i = 0; i < set->n && !f; i++)
 		if (set->v[i].signature == sig && !strcmp(set->v[i].key, key))
@@ -123,9 +161,19 @@ int finding_add(struct finding_set *set, const struct finding_run *r, uint64_t n
 	if (nth < f->nth_min || f->runs == 1) {
 		f->nth_min = nth;
 		f->first = run;
+		f->op = r->op;
 	}
 	if (nth > f->nth_max)
 		f->nth_max = nth;
+	had = f->nctx;
+	ctx = finding_context(f, r->op);
+	if (ctx) {
+		ctx->runs++;
+		ctx->nth_min = GPUISO_MIN(ctx->nth_min, nth);
+		ctx->nth_max = GPUISO_MAX(ctx->nth_max, nth);
+	}
+	if (f->nctx != had || f->runs == 1)
+		finding_title(f, r->unrecorded);
 	return 0;
 }
 
@@ -162,6 +210,15 @@ static void broken_json(struct json *j, const char *key, uint32_t broken)
 	json_arr_end(j);
 }
 
+/* "nth": {"min", "max"}: the hits failed. */
+static void nth_json(struct json *j, uint64_t min, uint64_t max)
+{
+	json_obj_begin(j, "nth");
+	json_u64(j, "min", min);
+	json_u64(j, "max", max);
+	json_obj_end(j);
+}
+
 void finding_json(struct json *j, const struct finding *f, bool with_nth, const char *reproduce,
 		  const struct finding_trim *trim, const char *full)
 {
@@ -182,12 +239,18 @@ void finding_json(struct json *j, const struct finding *f, bool with_nth, const 
 	json_str(j, "point", f->point);
 	json_str(j, "operation", f->op);
 	json_u64(j, "runs", f->runs);
-	if (with_nth) {
-		json_obj_begin(j, "nth");
-		json_u64(j, "min", f->nth_min);
-		json_u64(j, "max", f->nth_max);
+	if (with_nth)
+		nth_json(j, f->nth_min, f->nth_max);
+	json_arr_begin(j, "contexts");
+	for (size_t i = 0; i < f->nctx; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "operation", f->ctx[i].op ? f->ctx[i].op : "start");
+		json_u64(j, "runs", f->ctx[i].runs);
+		if (with_nth)
+			nth_json(j, f->ctx[i].nth_min, f->ctx[i].nth_max);
 		json_obj_end(j);
 	}
+	json_arr_end(j);
 	json_str(j, "reproduce", reproduce);
 	if (trim) {
 		json_obj_begin(j, "trimmed");
@@ -200,6 +263,24 @@ void finding_json(struct json *j, const struct finding *f, bool with_nth, const 
 		json_null(j, "trimmed");
 	}
 	json_obj_end(j);
+}
+
+void finding_contexts_text(FILE *f, const struct finding *fd, bool with_nth)
+{
+	if (fd->nctx < 2)
+		return;
+	fputs("   in", f);
+	for (size_t i = 0; i < fd->nctx; i++) {
+		const struct finding_context *c = &fd->ctx[i];
+
+		fprintf(f, "%s %s (%llu run%s", i ? "," : "", c->op ? c->op : "start",
+			(unsigned long long)c->runs, c->runs == 1 ? "" : "s");
+		if (with_nth)
+			fprintf(f, ", hits %llu..%llu", (unsigned long long)c->nth_min,
+				(unsigned long long)c->nth_max);
+		fputc(')', f);
+	}
+	fputc('\n', f);
 }
 
 void finding_verdict_json(struct json *j, const struct verdict *v)

@@ -5,17 +5,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/json.h"
 #include "replay/verdict.h"
 
 /*
  * Findings: the runs of a sweep or a campaign that did not recover,
- * grouped by what broke. A finding's signature is the injected point and
- * the operation it was injected in, the outcome, and the first violation's
- * code or the invariants broken: nothing that moves between nights (hit
- * numbers, event indices, paths), so the results store can tell a new
- * finding from a known one (docs/campaign-format.md, "Findings").
+ * grouped by what broke. A finding's signature is the injected point, the
+ * outcome, and the first violation's code or the invariants broken: nothing
+ * that moves between nights (hit numbers, event indices, paths), so the
+ * results store can tell a new finding from a known one. The operations
+ * the fault was injected in are its contexts: one root cause met in eight
+ * operations is one finding with eight contexts, not eight findings
+ * (docs/campaign-format.md, "Findings").
  */
 
 /* Who broke what a finding reports (docs/model.md, "Who broke it"). */
@@ -34,18 +37,31 @@ struct finding_run {
 	const struct verdict *verdict; /* what it found, or NULL (it crashed, hung, or said nothing) */
 };
 
+/* Where a finding's fault was injected: an operation, and its runs there. */
+struct finding_context {
+	const char *op;             /* the operation ("teardown"), or NULL (at start) */
+	uint64_t runs;
+	uint64_t nth_min, nth_max;  /* the hits its runs failed (sweeps) */
+};
+
+/* More than a trace's kinds of operation, "start" and "teardown". */
+#define FINDING_MAX_CONTEXTS 64
+
 struct finding {
 	uint64_t signature;   /* FNV-1a of key */
-	char key[192];        /* point|op|outcome|what: what the signature hashes */
-	char title[256];      /* one line a person reads */
+	char key[160];        /* point|outcome|what: what the signature hashes */
+	char title[320];      /* one line a person reads (its contexts named) */
 	enum finding_blame blame;
 	const char *outcome;
 	char code[32];        /* the first violation's, or "" */
 	uint32_t broken;      /* invariants broken (verdict.broken) */
-	const char *point, *op;
+	const char *point, *op; /* @op: the context of its first run */
 	uint64_t runs;
 	uint64_t nth_min, nth_max;  /* the hits its runs failed (sweeps) */
 	size_t first;         /* the caller's index of the run with the smallest nth */
+	struct finding_context ctx[FINDING_MAX_CONTEXTS]; /* by operation name, start last */
+	size_t nctx;
+	char what[128];       /* what broke, as the title ends */
 };
 
 /* A finding's trimmed reproducer (replay/trim.h), checked to reproduce it. */
@@ -107,6 +123,15 @@ const char *finding_blame_name(enum finding_blame b);
  */
 void finding_json(struct json *j, const struct finding *f, bool with_nth, const char *reproduce,
 		  const struct finding_trim *trim, const char *full);
+
+/**
+ * finding_contexts_text() - "   in OP (N runs, hits A..B), ...": a finding's
+ * contexts as a line of a summary's text, when there are more than one.
+ * @f: where to write.
+ * @fd: the finding.
+ * @with_nth: with each context's range of hits (a sweep's).
+ */
+void finding_contexts_text(FILE *f, const struct finding *fd, bool with_nth);
 
 /**
  * finding_verdict_json() - a run's verdict as keys of the current object:

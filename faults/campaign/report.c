@@ -202,9 +202,11 @@ static void findings_text(const struct summary *s, FILE *f)
 	for (size_t i = 0; i < s->findings.n; i++) {
 		const struct finding *fd = &s->findings.v[i];
 
-		fprintf(f, "%zu. %s\n   blame: %s; %llu run%s\n   reproduce: %s\n\n", i + 1,
-			fd->title, finding_blame_name(fd->blame), (unsigned long long)fd->runs,
-			fd->runs == 1 ? "" : "s", s->reproduce[fd->first]);
+		fprintf(f, "%zu. %s\n   blame: %s; %llu run%s\n", i + 1, fd->title,
+			finding_blame_name(fd->blame), (unsigned long long)fd->runs,
+			fd->runs == 1 ? "" : "s");
+		finding_contexts_text(f, fd, false);
+		fprintf(f, "   reproduce: %s\n\n", s->reproduce[fd->first]);
 	}
 }
 

@@ -199,10 +199,12 @@ static void summary_text(const struct sweep *s, FILE *f)
 		const struct finding *fd = &s->findings.v[i];
 		const struct sweep_repro *r = &s->repro[i];
 
-		fprintf(f, "\n%zu. %s\n   blame: %s; %llu run%s, nth %llu..%llu\n   reproduce: %s\n",
-			i + 1, fd->title, finding_blame_name(fd->blame), (unsigned long long)fd->runs,
+		fprintf(f, "\n%zu. %s\n   blame: %s; %llu run%s, nth %llu..%llu\n", i + 1, fd->title,
+			finding_blame_name(fd->blame), (unsigned long long)fd->runs,
 			fd->runs == 1 ? "" : "s", (unsigned long long)fd->nth_min,
-			(unsigned long long)fd->nth_max, r->cmd ? r->cmd : "(out of memory)");
+			(unsigned long long)fd->nth_max);
+		finding_contexts_text(f, fd, true);
+		fprintf(f, "   reproduce: %s\n", r->cmd ? r->cmd : "(out of memory)");
 		if (r->trimmed)
 			fprintf(f, "   (a trimmed trace: %llu of the trace's %llu events; on the whole "
 				"trace: %s)\n", (unsigned long long)r->trim.events,

@@ -55,14 +55,16 @@ Test(finding, runs_that_broke_the_same_way_are_one_finding)
 	cr_assert_eq(f->nth_max, 9);
 	cr_assert_eq(f->first, 1, "the reproducer is the smallest nth's");
 	cr_assert_str_eq(f->title, "iommu/unmap during free_mdl \u2192 MAPPING_LEAK at teardown");
-	cr_assert_str_eq(f->key, "iommu/unmap|free_mdl|violation|MAPPING_LEAK at teardown");
+	cr_assert_str_eq(f->key, "iommu/unmap|violation|MAPPING_LEAK at teardown");
+	cr_assert_eq(f->nctx, 1);
+	cr_assert_eq(f->ctx[0].runs, 3);
 	cr_assert_eq(f->signature, digest_fnv1a_str(DIGEST_FNV_BASIS, f->key), "a stable signature");
 	cr_assert_eq(f->blame, FINDING_BLAME_FAULT, "the OS side's consequence of the fault");
 	cr_assert_str_eq(f->code, "MAPPING_LEAK");
 	finding_set_free(&set);
 }
 
-Test(finding, another_operation_code_or_place_is_another_finding)
+Test(finding, another_point_code_or_place_is_another_finding)
 {
 	struct verdict leak = violated("MAPPING_LEAK", true, true, 0);
 	struct verdict leak_live = violated("MAPPING_LEAK", true, false, 0);
@@ -70,10 +72,10 @@ Test(finding, another_operation_code_or_place_is_another_finding)
 	struct finding_set set = { 0 };
 
 	add(&set, "iommu/unmap", "free_mdl", "violation", &leak, 1, 0);
-	add(&set, "iommu/unmap", "power", "violation", &leak, 2, 1);
 	add(&set, "iommu/unmap", "free_mdl", "violation", &leak_live, 3, 2);
 	add(&set, "iommu/map", "free_mdl", "violation", &leak, 4, 3);
 	add(&set, "iommu/unmap", "free_mdl", "violation", &handle, 5, 4);
+	add(&set, "iommu/unmap", "free_mdl", "reset", &leak, 6, 5);
 	cr_assert_eq(set.n, 5);
 	for (size_t i = 0; i < set.n; i++)
 		for (size_t k = i + 1; k < set.n; k++)
@@ -110,6 +112,40 @@ Test(finding, blame_says_who_broke_it)
 	cr_assert_str_eq(set.v[5].title, "gpu/copy during power \u2192 crash");
 	cr_assert_eq(set.v[6].blame, FINDING_BLAME_FAULT);
 	cr_assert_str_eq(set.v[6].title, "gpu/copy during power \u2192 forward_progress broken");
+	finding_set_free(&set);
+}
+
+/*
+ * One root cause met in several operations (the unmap that fails leaks a
+ * mapping whatever was being done) is one finding with its contexts: each
+ * operation with its runs and hits, by name, and the title names them.
+ */
+Test(finding, one_cause_in_several_operations_is_one_finding_with_contexts)
+{
+	static const char *const ops[] = { "free_mdl", "fence_destroy", "alloc_destroy", "transfer",
+					   "power", NULL, "unmap_mdl" };
+	struct verdict leak = violated("MAPPING_LEAK", true, true, 0);
+	struct finding_set set = { 0 };
+	const struct finding *f;
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		add(&set, "iommu/unmap", ops[i], "violation", &leak, 10 + i, i);
+	add(&set, "iommu/unmap", "power", "violation", &leak, 3, 7);
+	cr_assert_eq(set.n, 1);
+	f = &set.v[0];
+	cr_assert_eq(f->runs, 8);
+	cr_assert_eq(f->nctx, 7);
+	cr_assert_str_eq(f->key, "iommu/unmap|violation|MAPPING_LEAK at teardown");
+	cr_assert_str_eq(f->ctx[0].op, "alloc_destroy");
+	cr_assert_null(f->ctx[6].op, "start last");
+	cr_assert_str_eq(f->ctx[3].op, "power");
+	cr_assert_eq(f->ctx[3].runs, 2);
+	cr_assert_eq(f->ctx[3].nth_min, 3);
+	cr_assert_eq(f->ctx[3].nth_max, 14);
+	cr_assert_eq(f->first, 7, "the reproducer is the smallest nth's, in any context");
+	cr_assert_str_eq(f->op, "power");
+	cr_assert_str_eq(f->title, "iommu/unmap during alloc_destroy, fence_destroy, free_mdl and 4 "
+				   "more \u2192 MAPPING_LEAK at teardown");
 	finding_set_free(&set);
 }
 

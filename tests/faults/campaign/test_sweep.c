@@ -988,6 +988,50 @@ Test(sweep, failing_runs_are_findings_with_trimmed_reproducers)
 	free(trace);
 }
 
+/*
+ * Every unmap of a 3,000-event power-cycle trace failed in turn: the leaks
+ * they leave are one root cause, whatever operation the unmap was in, so
+ * one finding with its contexts (not one per operation); the contexts hold
+ * all its runs, and the text names them.
+ */
+Test(sweep, one_cause_in_many_operations_is_one_finding_with_contexts)
+{
+	char *trace = trace_gen("pc3000", 3000, 1), *out = path_in_tmp("contexts"), *fs, *doc, *txt;
+	char path[96], val[512];
+	uint64_t ctx_runs = 0;
+	struct sweep_totals t;
+	size_t n;
+
+	fs = sweep(trace, NULL, "iommu/unmap", PERSIST, out, &t);
+	doc = slurp(fs);
+	free(fs);
+	cr_assert(jsonq_valid(doc));
+	cr_assert_eq(t.findings, 1, "%zu findings: %s", t.findings, doc);
+	cr_assert(jsonq_get(doc, "findings.0.code", val, sizeof(val)));
+	cr_assert_str_eq(val, "MAPPING_LEAK");
+	cr_assert(jsonq_get(doc, "findings.0.key", val, sizeof(val)));
+	cr_assert_str_eq(val, "iommu/unmap|violation|MAPPING_LEAK at teardown");
+	for (n = 0; snprintf(path, sizeof(path), "findings.0.contexts.%zu.operation", n),
+		    jsonq_get(doc, path, val, sizeof(val)); n++)
+		ctx_runs += get_u64(doc, "findings.0.contexts.%s.runs",
+				    (snprintf(val, sizeof(val), "%zu", n), val));
+	cr_assert_geq(n, 5, "only %zu contexts", n);
+	cr_assert_eq(ctx_runs, get_u64(doc, "findings.0.%s", "runs"));
+	cr_assert_eq(ctx_runs, t.violation, "every failed unmap is in it");
+	cr_assert(jsonq_get(doc, "findings.0.title", val, sizeof(val)));
+	text_unescape(val);
+	cr_assert(strstr(val, "iommu/unmap during ") && strstr(val, " more \u2192 MAPPING_LEAK"),
+		  "%s", val);
+	free(doc);
+	cr_assert(asprintf(&fs, "%s/summary.txt", out) > 0);
+	txt = slurp(fs);
+	cr_assert(strstr(txt, "\n   in alloc_destroy (") && strstr(txt, "), free_mdl ("), "%s", txt);
+	free(txt);
+	free(fs);
+	free(out);
+	free(trace);
+}
+
 /* A sweep on a plan where every pin fails reaches the chunked save, and its resets. */
 Test(sweep, a_base_plan_reaches_the_chunked_save_and_its_resets)
 {
