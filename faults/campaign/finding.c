@@ -265,6 +265,17 @@ void finding_json(struct json *j, const struct finding *f, bool with_nth, const 
 	json_obj_end(j);
 }
 
+const char *finding_section(const struct finding_set *set, size_t i)
+{
+	bool fault = set->v[i].blame == FINDING_BLAME_FAULT;
+
+	if (i && (set->v[i - 1].blame == FINDING_BLAME_FAULT) == fault)
+		return NULL;
+	return fault ? "expected: what the injected faults cause (blame: fault)" :
+		       "actionable: gpuiso's own failures and the driver's broken rules (blame: model, "
+		       "driver)";
+}
+
 void finding_contexts_text(FILE *f, const struct finding *fd, bool with_nth)
 {
 	if (fd->nctx < 2)

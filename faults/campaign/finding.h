@@ -125,6 +125,18 @@ void finding_json(struct json *j, const struct finding *f, bool with_nth, const 
 		  const struct finding_trim *trim, const char *full);
 
 /**
+ * finding_section() - the heading of the section finding @i of a set in
+ * finding_cmp() order starts, if it starts one: the actionable findings
+ * (gpuiso's own, the driver's) are set apart from the expected
+ * consequences of the injected faults.
+ * @set: the findings, sorted.
+ * @i: one of them.
+ *
+ * Return: the heading (one line, no line break), or NULL.
+ */
+const char *finding_section(const struct finding_set *set, size_t i);
+
+/**
  * finding_contexts_text() - "   in OP (N runs, hits A..B), ...": a finding's
  * contexts as a line of a summary's text, when there are more than one.
  * @f: where to write.

@@ -202,6 +202,8 @@ static void findings_text(const struct summary *s, FILE *f)
 	for (size_t i = 0; i < s->findings.n; i++) {
 		const struct finding *fd = &s->findings.v[i];
 
+		if (finding_section(&s->findings, i))
+			fprintf(f, "%s\n\n", finding_section(&s->findings, i));
 		fprintf(f, "%zu. %s\n   blame: %s; %llu run%s\n", i + 1, fd->title,
 			finding_blame_name(fd->blame), (unsigned long long)fd->runs,
 			fd->runs == 1 ? "" : "s");

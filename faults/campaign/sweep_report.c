@@ -199,6 +199,8 @@ static void summary_text(const struct sweep *s, FILE *f)
 		const struct finding *fd = &s->findings.v[i];
 		const struct sweep_repro *r = &s->repro[i];
 
+		if (finding_section(&s->findings, i))
+			fprintf(f, "\n%s\n", finding_section(&s->findings, i));
 		fprintf(f, "\n%zu. %s\n   blame: %s; %llu run%s, nth %llu..%llu\n", i + 1, fd->title,
 			finding_blame_name(fd->blame), (unsigned long long)fd->runs,
 			fd->runs == 1 ? "" : "s", (unsigned long long)fd->nth_min,

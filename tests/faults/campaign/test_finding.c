@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* faults/campaign/finding.c: failing runs grouped by what broke, and who broke it. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/digest.h"
@@ -156,5 +157,30 @@ Test(finding, a_failure_before_the_first_event_is_at_start)
 
 	add(&set, "adapter/enable", NULL, "violation", &leak, 1, 0);
 	cr_assert_str_eq(set.v[0].title, "adapter/enable at start \u2192 MAPPING_LEAK at teardown");
+	finding_set_free(&set);
+}
+
+/* The actionable findings come first, under their heading; the faults' consequences after theirs. */
+Test(finding, actionable_findings_are_set_apart_from_expected_ones)
+{
+	struct verdict driver = violated("UNMAP_AFTER_FREE", false, false, 0);
+	struct verdict leak = violated("MAPPING_LEAK", true, true, 0);
+	struct verdict reset = { .outcome = VERDICT_RESET };
+	struct finding_set set = { 0 };
+
+	add(&set, "iommu/unmap", "free_mdl", "violation", &leak, 1, 0);
+	add(&set, "gpu/copy", "power", "reset", &reset, 2, 1);
+	add(&set, "mem/lock", "map_mdl", "violation", &driver, 3, 2);
+	add(&set, "gpu/copy", "power", "crash", NULL, 4, 3);
+	qsort(set.v, set.n, sizeof(*set.v), finding_cmp);
+	cr_assert(strstr(finding_section(&set, 0), "actionable: "), "%s", finding_section(&set, 0));
+	cr_assert_eq(set.v[0].blame, FINDING_BLAME_MODEL);
+	cr_assert_null(finding_section(&set, 1), "the driver's is actionable too");
+	cr_assert(strstr(finding_section(&set, 2), "expected: "), "%s", finding_section(&set, 2));
+	cr_assert_null(finding_section(&set, 3));
+	finding_set_free(&set);
+
+	add(&set, "iommu/unmap", "free_mdl", "violation", &leak, 1, 0);
+	cr_assert(strstr(finding_section(&set, 0), "expected: "), "no actionable one: no heading for them");
 	finding_set_free(&set);
 }
