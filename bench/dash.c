@@ -169,6 +169,35 @@ static void fmt_num(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.4g", v);
 }
 
+/*
+ * A value as people read it: whole numbers in full with thousands
+ * separators (8,408,630, never 8.40863e+06), others to 4 significant digits.
+ */
+static void fmt_value(char *buf, size_t len, double v)
+{
+	char digits[64], *out = buf;
+	size_t n, lead;
+
+	if (!isfinite(v) || fabs(v) >= 1e18 || v != floor(v)) {
+		snprintf(buf, len, "%.4g", v);
+		return;
+	}
+	n = (size_t)snprintf(digits, sizeof(digits), "%.0f", fabs(v));
+	if (len < n + n / 3 + 2) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
+	if (v < 0)
+		*out++ = '-';
+	lead = n % 3 ? n % 3 : 3;
+	for (size_t i = 0; i < n; i++) {
+		if (i >= lead && (i - lead) % 3 == 0)
+			*out++ = ',';
+		*out++ = digits[i];
+	}
+	*out = '\0';
+}
+
 static void chart(struct page *p, const struct chart *c, const struct line *lines, size_t nlines)
 {
 	FILE *f = p->file.f;
@@ -312,13 +341,57 @@ static void rev_cell(const struct site *st, FILE *f, const char *rev)
 		fprintf(f, "</a>");
 }
 
+/* The last part of a path, without ".yaml". */
+static void base_name(char *out, size_t len, const char *path, size_t n)
+{
+	const char *at = path;
+
+	for (size_t i = 0; i < n; i++)
+		if (path[i] == '/' && i + 1 < n)
+			at = path + i + 1;
+	n -= (size_t)(at - path);
+	if (n > 5 && !strncmp(at + n - 5, ".yaml", 5))
+		n -= 5;
+	snprintf(out, len, "%.*s", (int)n, at);
+}
+
+/*
+ * A benchmark's short label: its kind and what it ran by base name, e.g.
+ * "results desktop (lda-chain)" for "results trace=traces/desktop
+ * scenario=/abs/traces/scenarios/lda-chain.yaml backend=sim host=h".
+ */
+static void bench_label(char *out, size_t len, const char *benchmark)
+{
+	static const char *const whats[] = { "trace=", "campaign=", "name=", "suite=" };
+	char what[96] = "", scenario[96] = "";
+	const char *w = benchmark;
+	size_t n;
+
+	while (*w) {
+		n = strcspn(w, " ");
+		for (size_t i = 0; i < sizeof(whats) / sizeof(whats[0]); i++)
+			if (!what[0] && !strncmp(w, whats[i], strlen(whats[i])))
+				base_name(what, sizeof(what), w + strlen(whats[i]), n - strlen(whats[i]));
+		if (!strncmp(w, "scenario=", 9))
+			base_name(scenario, sizeof(scenario), w + 9, n - 9);
+		w += n + (w[n] == ' ');
+	}
+	n = strcspn(benchmark, " ");
+	snprintf(out, len, "%.*s%s%s%s%s%s", (int)n, benchmark, what[0] ? " " : "", what,
+		 scenario[0] ? " (" : "", scenario, scenario[0] ? ")" : "");
+}
+
+/* A benchmark by its short label, the full identity on hover and on its page. */
 static void benchmark_cell(FILE *f, const char *benchmark)
 {
-	char file[64];
+	char file[64], label[160];
 
 	bench_file(file, sizeof(file), benchmark);
-	fprintf(f, "<td class=\"bench l\"><a href=\"%s\">", file);
+	bench_label(label, sizeof(label), benchmark);
+	fprintf(f, "<td class=\"bench l\"><a href=\"%s\" title=\"", file);
 	esc(f, benchmark);
+	fprintf(f, "\">");
+	esc(f, label);
 	fprintf(f, "</a></td>");
 }
 
@@ -367,7 +440,7 @@ static const char *change_color(const struct series *sr, const struct history_ch
 static int series_chart(struct page *p, const struct series *sr, int w, int h, bool spark)
 {
 	struct mark *marks = calloc(sr->nchanges + 1, sizeof(*marks));
-	char (*labels)[128] = calloc(sr->nchanges + 1, sizeof(*labels));
+	char (*labels)[192] = calloc(sr->nchanges + 1, sizeof(*labels));
 	struct points pts;
 	int rc = marks && labels ? points_of(sr, &pts) : -ENOMEM;
 
@@ -380,9 +453,12 @@ static int series_chart(struct page *p, const struct series *sr, int w, int h, b
 
 		for (size_t i = 0; i < sr->nchanges; i++) {
 			const struct history_change *ch = &sr->changes[i];
+			char before[32], after[32];
 
-			snprintf(labels[i], sizeof(labels[i]), "change at %.12s: %.4g -> %.4g (%+.1f%%)",
-				 sr->revs[ch->at].rev, ch->before, ch->after, 100 * ch->change);
+			fmt_value(before, sizeof(before), ch->before);
+			fmt_value(after, sizeof(after), ch->after);
+			snprintf(labels[i], sizeof(labels[i]), "change at %.12s: %s -> %s %s (%+.2g%%)",
+				 sr->revs[ch->at].rev, before, after, sr->unit, 100 * ch->change);
 			marks[i] = (struct mark){ ch->at, labels[i], change_color(sr, ch) };
 		}
 		chart(p, &c, &l, 1);
@@ -415,9 +491,16 @@ static void change_cell(FILE *f, const struct series *sr, double from, double to
 			  : c->verdict == COMPARE_IMPROVED		  ? "good" : "";
 	const char *arrow = to > from ? "&#9650; " : to < from ? "&#9660; " : "";
 
+	char delta[64];
+
 	fprintf(f, "<td class=\"%s\">%s", cls, arrow);
-	if (from)
+	fmt_value(delta, sizeof(delta), fabs(to - from));
+	if (from && fabs(100 * (to - from) / from) >= 0.05)
 		fprintf(f, "%+.1f%%</td>", 100 * (to - from) / fabs(from));
+	else if (from)
+		/* a relative change that rounds to zero says nothing: the absolute one, and its unit */
+		fprintf(f, "%s%s %s (%+.2g%%)</td>", to < from ? "-" : "+", delta, sr->unit,
+			100 * (to - from) / fabs(from));
 	else
 		fprintf(f, "%s</td>", to ? "from 0" : "+0.0%");
 }
@@ -450,6 +533,7 @@ static int series_row(struct page *p, const struct series *sr, bool with_benchma
 {
 	FILE *f = p->file.f;
 	const struct history_rev *last = &sr->revs[sr->nrevs - 1];
+	char value[64];
 	int rc;
 
 	fprintf(f, "<tr class=\"%s\" data-benchmark=\"", sr->alarm ? "bad" : "");
@@ -460,7 +544,8 @@ static int series_row(struct page *p, const struct series *sr, bool with_benchma
 	series_cell(f, sr);
 	fprintf(f, "<td>");
 	rc = series_chart(p, sr, 220, 40, true);
-	fprintf(f, "</td><td>%.6g</td>", last->value);
+	fmt_value(value, sizeof(value), last->value);
+	fprintf(f, "</td><td>%s</td>", value);
 	if (sr->nrevs >= 2)
 		change_cell(f, sr, sr->revs[sr->nrevs - 2].value, last->value, latest_change(sr));
 	else
@@ -518,8 +603,15 @@ static void why_cell(FILE *f, const struct series *sr, const struct history_chan
 	fprintf(f, "</td>");
 }
 
-/* A table of changes: each with the series' benchmark and metric, or of one series. */
-static void changes_table(const struct site *st, FILE *f, const struct series *only, bool acked)
+static bool same_cause(const struct series *a, const struct series *b);
+
+/*
+ * A table of changes: each with the series' benchmark and metric, or of
+ * one series. The overview's: the alarms of one cause (@cause, a series of
+ * it), or the acknowledged changes (@acked).
+ */
+static void changes_table(const struct site *st, FILE *f, const struct series *only, bool acked,
+			  const struct series *cause)
 {
 	fprintf(f, "<table><tr>%s<th>last good</th><th>first bad</th><th>before</th><th>after</th>"
 		   "<th>change</th><th>test</th><th class=\"l\">why</th></tr>\n",
@@ -532,10 +624,10 @@ static void changes_table(const struct site *st, FILE *f, const struct series *o
 		for (size_t k = 0; k < sr->nchanges; k++) {
 			const struct history_change *c = &sr->changes[k];
 			bool alarm = sr->alarm && k + 1 == sr->nchanges;
-			char test[96];
+			char test[96], before[64], after[64];
 
-			/* the overview: alarms, or acknowledged changes; a series page: all */
-			if (!only && (acked ? !c->ack_note : !alarm))
+			/* the overview: alarms of a cause, or acknowledged changes; a series page: all */
+			if (!only && (acked ? !c->ack_note : !alarm || !same_cause(sr, cause)))
 				continue;
 			fprintf(f, "<tr class=\"%s\">", alarm ? "bad" : "");
 			if (!only) {
@@ -546,7 +638,9 @@ static void changes_table(const struct site *st, FILE *f, const struct series *o
 			rev_cell(st, f, sr->revs[c->at - 1].rev);
 			fprintf(f, "</td><td>");
 			rev_cell(st, f, sr->revs[c->at].rev);
-			fprintf(f, "</td><td>%.6g</td><td>%.6g</td>", c->before, c->after);
+			fmt_value(before, sizeof(before), c->before);
+			fmt_value(after, sizeof(after), c->after);
+			fprintf(f, "</td><td>%s</td><td>%s</td>", before, after);
 			change_cell(f, sr, c->before, c->after, c);
 			fprintf(f, "<td>");
 			esc(f, change_label(sr, c, test, sizeof(test)));
@@ -564,42 +658,88 @@ static const struct history_change *alarm_of(const struct series *sr)
 	return sr->alarm ? &sr->changes[sr->nchanges - 1] : NULL;
 }
 
-/* Whether two series' alarms start in one benchmark at one revision. */
-static bool same_alarm(const struct series *a, const struct series *b)
+/*
+ * What moved @sr at its alarm, in words: an input that changed at that
+ * revision, the machine, else the code (an exact metric) or a measured
+ * change of level. Alarms of one cause at one revision are one row.
+ */
+static void cause_of(const struct series *sr, char *buf, size_t len)
 {
-	const struct history_change *ca = alarm_of(a), *cb = alarm_of(b);
+	const struct history_change *c = alarm_of(sr);
 
-	return ca && cb && !strcmp(a->benchmark, b->benchmark) &&
-	       !strcmp(a->revs[ca->at].rev, b->revs[cb->at].rev);
+	if (sr->revs[c->at].changed)
+		snprintf(buf, len, "input changed: %s", sr->revs[c->at].changed);
+	else if (c->machine)
+		snprintf(buf, len, "%s", change_cause(sr, c));
+	else
+		snprintf(buf, len, "%s", sr->exact ? "the code changed" : "measured changes of level");
 }
 
-/* Alarms by where they start: per benchmark and first bad revision, how many series. */
-static void alarm_groups(const struct site *st, FILE *f)
+/* Whether two series' alarms have one cause at one revision. */
+static bool same_cause(const struct series *a, const struct series *b)
 {
-	fprintf(f, "<ul>\n");
-	for (size_t i = 0; i < st->h.n; i++) {
-		const struct series *sr = &st->h.s[i];
-		const struct history_change *c = alarm_of(sr);
-		size_t n = 0, k;
+	const struct history_change *ca = alarm_of(a), *cb = alarm_of(b);
+	char x[512], y[512];
 
-		for (k = 0; c && k < i && !same_alarm(&st->h.s[k], sr); k++)
+	if (!ca || !cb || strcmp(a->revs[ca->at].rev, b->revs[cb->at].rev))
+		return false;
+	cause_of(a, x, sizeof(x));
+	cause_of(b, y, sizeof(y));
+	return !strcmp(x, y);
+}
+
+/*
+ * The alarms, one row per cause (an input changed, the code, measured
+ * changes, each at a revision): how many series moved and the worst
+ * change, the series themselves behind it (<details>).
+ */
+static void alarm_causes(const struct site *st, FILE *f)
+{
+	fprintf(f, "<table><tr><th class=\"l\">cause</th><th>first bad</th><th>series</th>"
+		   "<th>worst</th><th class=\"l\">benchmarks</th></tr>\n");
+	for (size_t i = 0; i < st->h.n; i++) {
+		const struct series *sr = &st->h.s[i], *worst = sr;
+		const char *bench = NULL;
+		char cause[512], label[160];
+		size_t n = 0, nbench = 0, k;
+
+		for (k = 0; alarm_of(sr) && k < i && !same_cause(&st->h.s[k], sr); k++)
 			;
-		if (!c || k < i)
-			continue; /* no alarm, or its group was said at its first series */
-		for (k = i; k < st->h.n; k++)
-			n += same_alarm(&st->h.s[k], sr);
-		fprintf(f, "<li class=\"bad\">%zu series of <b>", n);
-		esc(f, sr->benchmark);
-		fprintf(f, "</b> worse from ");
-		rev_cell(st, f, sr->revs[c->at].rev);
-		if (sr->revs[c->at].changed) {
-			fprintf(f, " (input changed: ");
-			esc(f, sr->revs[c->at].changed);
-			fprintf(f, ")");
+		if (!alarm_of(sr) || k < i)
+			continue; /* no alarm, or its cause was said at its first series */
+		for (k = i; k < st->h.n; k++) {
+			const struct series *o = &st->h.s[k];
+
+			if (!same_cause(o, sr))
+				continue;
+			n++;
+			/* series come benchmark by benchmark */
+			nbench += !bench || strcmp(bench, o->benchmark);
+			bench = o->benchmark;
+			if (fabs(alarm_of(o)->change) > fabs(alarm_of(worst)->change))
+				worst = o;
 		}
-		fprintf(f, "</li>\n");
+		cause_of(sr, cause, sizeof(cause));
+		fprintf(f, "<tr class=\"bad\"><td class=\"l\">");
+		esc(f, cause);
+		fprintf(f, "</td><td>");
+		rev_cell(st, f, sr->revs[alarm_of(sr)->at].rev);
+		fprintf(f, "</td><td>%zu</td>", n);
+		change_cell(f, worst, alarm_of(worst)->before, alarm_of(worst)->after, alarm_of(worst));
+		bench_label(label, sizeof(label), worst->benchmark);
+		fprintf(f, "<td class=\"l\">%zu benchmark%s; the worst: <span title=\"", nbench,
+			nbench == 1 ? "" : "s");
+		esc(f, worst->benchmark);
+		fprintf(f, "\">");
+		esc(f, label);
+		fprintf(f, "</span> ");
+		esc(f, worst->metric);
+		fprintf(f, "</td></tr>\n<tr><td colspan=\"5\" class=\"l\"><details><summary>the %zu "
+			   "series</summary>\n", n);
+		changes_table(st, f, NULL, false, sr);
+		fprintf(f, "</details></td></tr>\n");
 	}
-	fprintf(f, "</ul>\n");
+	fprintf(f, "</table>\n");
 }
 
 static int write_index(struct site *st)
@@ -631,13 +771,12 @@ static int write_index(struct site *st)
 	else
 		fprintf(p.file.f, "<div class=\"banner good\">No regression: no series got worse unacknowledged</div>\n");
 	if (alarms) {
-		fprintf(p.file.f, "<h2>Alarms</h2>\n");
-		alarm_groups(st, p.file.f);
-		changes_table(st, p.file.f, NULL, false);
+		fprintf(p.file.f, "<h2>Alarms, by cause</h2>\n");
+		alarm_causes(st, p.file.f);
 	}
 	if (acked) {
 		fprintf(p.file.f, "<h2>Acknowledged changes</h2>\n");
-		changes_table(st, p.file.f, NULL, true);
+		changes_table(st, p.file.f, NULL, true, NULL);
 	}
 	fprintf(p.file.f, "<h2>Series by benchmark</h2>\n<table><tr><th class=\"l\">benchmark</th>%s",
 		series_head);
@@ -703,7 +842,7 @@ static int write_series_page(struct site *st, const struct series *sr)
 	fprintf(p.file.f, " Red: worse; green: better; grey: acknowledged or neither.</p>\n");
 	rc = series_chart(&p, sr, 1100, 360, false);
 	if (sr->nchanges)
-		changes_table(st, p.file.f, sr, false);
+		changes_table(st, p.file.f, sr, false, NULL);
 	else
 		fprintf(p.file.f, "<p>No change of level.</p>\n");
 	rc = page_close(&p) ?: rc;

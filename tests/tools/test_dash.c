@@ -206,9 +206,17 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 			cr_assert(strstr(l.dom, "class=\"banner bad\""), "no red banner");
 			cr_assert(strstr(l.dom, "<meta name=\"gpuiso-regressions\" content=\"3\">"),
 				  "alloc_mdl's modeled p99, p999 and max are the alarms");
-			cr_assert(strstr(l.dom, "3 series of <b>results trace=traces/desktop backend=sim host=h</b>"
-						" worse from <a href=\"https://git.example/gpuiso/commit/rev08\">"),
-				  "the alarm says where, with a link to the revision");
+			/* one row for the one cause, its series behind it, the revision linked */
+			cr_assert(strstr(l.dom, "<tr class=\"bad\"><td class=\"l\">the code changed</td><td>"
+						"<a href=\"https://git.example/gpuiso/commit/rev08\">"),
+				  "the alarm says its cause and where, with a link to the revision");
+			cr_assert(strstr(l.dom, "</a></td><td>3</td><td class=\"bad\">\u25b2 +40.0%</td>"),
+				  "how many series moved, and the worst change: %.400s",
+				  strstr(l.dom, "the code changed"));
+			cr_assert(strstr(l.dom, "1 benchmark; the worst: <span title=\"results "
+						"trace=traces/desktop backend=sim host=h\">results desktop</span>"),
+				  "a short label, the identity on hover");
+			cr_assert(strstr(l.dom, "<details><summary>the 3 series</summary>"), "the series on demand");
 			/* grouped by benchmark, each row naming it: game's rows are there, none red */
 			cr_assert(strstr(l.dom, "<tr class=\"bad\" data-benchmark=\"results trace=traces/desktop"),
 				  "the regressed series' row is not red");
@@ -376,4 +384,59 @@ Test(dash, campaigns_show_findings_new_known_and_gone_in_chromium)
 	cr_assert(strstr(sec, "<td>1\xe2\x80\x93" "2788</td>"), "the sweep's hits: %s", sec);
 	free(sec);
 	free(l.dom);
+}
+
+/*
+ * Five nights of two traces on one scenario file; on the fourth the file
+ * changed and both traces' modeled costs rose by 1,000 ns of 8.4 million.
+ * The overview shows one alarm row for that cause, with the six series
+ * behind it, and changes that round to +0.0% as the nanoseconds they are.
+ */
+Test(dash, one_changed_input_is_one_alarm_row_in_numbers_people_read)
+{
+	static const char *const traces[] = { "traces/desktop", "traces/game" };
+	char db[256], site[256], path[512], text[2048], *index;
+	struct run r;
+
+	snprintf(db, sizeof(db), "%s/cause.sqlite", tdir);
+	snprintf(site, sizeof(site), "%s/cause-site", tdir);
+	snprintf(path, sizeof(path), "%s/cause", tdir);
+	mkdir(path, 0777);
+	for (int night = 0; night < 5; night++)
+		for (size_t t = 0; t < 2; t++) {
+			double modeled = night < 3 ? 8408630 : 8409630;
+
+			snprintf(text, sizeof(text),
+				 "{\"schema\":\"gpuiso-results/1\",\"run\":{\"id\":\"c%d-%zu\","
+				 "\"started\":\"2026-11-%02dT01:00:00Z\",\"git_rev\":\"rev%d\",\"host\":\"h\","
+				 "\"backend\":\"sim\",\"trace\":\"%s\",\"scenario\":\"/abs/s.yaml\",\"faults\":null,"
+				 "\"seed\":0,\"inputs\":{\"/abs/s.yaml\":\"%s\"}},\"ops\":{\"alloc_mdl\":{"
+				 "\"count\":10,\"errors\":0,\"modeled_ns\":{\"p50\":100,\"p90\":200,\"p99\":%.0f,"
+				 "\"p999\":%.0f,\"max\":%.0f,\"mean\":150}}},\"invariants\":{\"no_leaks\":true}}\n",
+				 night, t, night + 1, night, traces[t],
+				 night < 3 ? "1111111111111111" : "2222222222222222", modeled, modeled,
+				 modeled);
+			snprintf(path, sizeof(path), "%s/cause/n%d-%zu.json", tdir, night, t);
+			write_file(path, text);
+		}
+	snprintf(path, sizeof(path), "%s/cause", tdir);
+	RUN(&r, "store", "add", db, path);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "dash", db, "-o", site);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(path, sizeof(path), "%s/index.html", site);
+	index = slurp(path);
+	cr_assert(strstr(index, "<td class=\"l\">input changed: /abs/s.yaml</td>"), "%s", index);
+	cr_assert_null(strstr(strstr(index, "input changed: /abs/s.yaml</td>") + 1,
+			      "<tr class=\"bad\"><td class=\"l\">input changed"),
+		       "one row for the one cause: %s", index);
+	cr_assert(strstr(index, "</a></td><td>6</td>") || strstr(index, "</code></td><td>6</td>"),
+		  "six series moved: %s", index);
+	cr_assert(strstr(index, "2 benchmarks; the worst: "), "%s", index);
+	cr_assert(strstr(index, "<details><summary>the 6 series</summary>"), "%s", index);
+	cr_assert(strstr(index, "+1,000 ns (+0.012%)"), "an absolute change, with its unit: %s", index);
+	cr_assert(strstr(index, "<td>8,408,630</td><td>8,409,630</td>"), "values in full: %s", index);
+	cr_assert_null(strstr(index, "e+06"), "no scientific notation for nanoseconds: %.200s",
+		       strstr(index, "e+06") - 100);
+	free(index);
 }
