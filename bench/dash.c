@@ -62,13 +62,142 @@ static const char style[] =
 
 /*
  * For tests in a real browser: every chart's data must have a non-empty
- * box once laid out; the count goes to the body's data attributes.
+ * box once laid out (a static chart a live plot replaced counts by the
+ * plot's canvas); the counts go to the body's data attributes.
  */
 static const char drawn_script[] =
 	"<script>(function(){var c=document.querySelectorAll('svg[data-chart]'),d=0;"
-	"c.forEach(function(s){var p=s.querySelector('.data');if(p){var b=p.getBBox();"
-	"if(b.width>0||b.height>0)d++;}});document.body.setAttribute('data-charts',c.length);"
+	"c.forEach(function(s){var l=s.parentNode.querySelector('.uplot canvas');"
+	"if(l){if(l.width>0&&l.height>0)d++;return;}var p=s.querySelector('.data');"
+	"if(p){var b=p.getBBox();if(b.width>0||b.height>0)d++;}});"
+	"document.body.setAttribute('data-charts',c.length);"
 	"document.body.setAttribute('data-charts-drawn',d);})();</script>";
+
+/* The charting library, compiled in (bench/vendor/uplot, scripts/embed). */
+extern const unsigned char dash_uplot_js[], dash_uplot_css[], dash_uplot_license[];
+extern const size_t dash_uplot_js_len, dash_uplot_css_len, dash_uplot_license_len;
+
+/* What a page with live plots adds to its <head>. */
+static const char uplot_head[] =
+	"<link rel=\"stylesheet\" href=\"assets/uPlot.min.css\">"
+	"<script src=\"assets/uPlot.iife.min.js\"></script>";
+
+/*
+ * A series' live plot: the static chart before it stays for pages read
+ * without JavaScript and is hidden once the plot is built. Values on hover
+ * (the legend), drag to zoom and double-click to zoom out, the revisions
+ * and their dates on the axis and in the legend, each run of a revision as
+ * a point, the changes as vertical lines in their colours.
+ */
+static const char plot_script[] =
+	"<script>(function(){var e=document.currentScript.previousElementSibling,"
+	"d=JSON.parse(e.getAttribute('data-plot')),s=e.previousElementSibling,"
+	"x=d.median.map(function(_,i){return i;}),data=[x,d.median],"
+	"series=[{label:'revision',value:function(u,i){return i==null?'':d.revs[i]+' ('+d.dates[i]+')';}},"
+	"{label:'median',stroke:d.color,width:2,value:function(u,v){return v==null?'':v.toLocaleString()+' '+d.unit;}}];"
+	"d.runs.forEach(function(r,k){data.push(r);series.push({label:'run '+(k+1),stroke:'#888',"
+	"paths:function(){return null;},points:{show:true,size:5},value:function(u,v){return v==null?'':v.toLocaleString();}});});"
+	"var o={width:Math.min(1100,e.parentNode.clientWidth||1100),height:360,series:series,"
+	"scales:{x:{time:false}},axes:[{values:function(u,t){return t.map(function(i){return d.revs[i]||'';});}},"
+	"{label:d.unit,size:80}],hooks:{draw:[function(u){var c=u.ctx;d.changes.forEach(function(m){"
+	"var px=Math.round(u.valToPos(m.at-0.5,'x',true));c.save();c.strokeStyle=m.color;c.lineWidth=2;"
+	"c.setLineDash([6,4]);c.beginPath();c.moveTo(px,u.bbox.top);c.lineTo(px,u.bbox.top+u.bbox.height);"
+	"c.stroke();c.restore();});}]}};"
+	"new uPlot(o,data,e);if(s&&s.tagName.toLowerCase()==='svg')s.style.display='none';"
+	"var n=+(document.body.getAttribute('data-plots')||0);document.body.setAttribute('data-plots',n+1);"
+	"})();</script>\n";
+
+/* JSON text of @s (quotes and backslashes escaped, control bytes dropped) inside an attribute. */
+static void json_attr(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20)
+			continue;
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+/* A number as JSON: null when it is not one. */
+static void json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.17g", v);
+	else
+		fputs("null", f);
+}
+
+static const char *change_color(const struct series *sr, const struct history_change *c);
+
+/* The live plot of @sr, after its static chart: its data in the div, uPlot's script after it. */
+static void series_plot(FILE *f, const struct series *sr)
+{
+	size_t runs = 0;
+
+	for (size_t i = 0; i < sr->nrevs; i++)
+		runs = GPUISO_MAX(runs, sr->revs[i].n);
+	fprintf(f, "<div class=\"plot\" data-plot='{\"unit\":\"");
+	json_attr(f, sr->unit);
+	fprintf(f, "\",\"color\":\"%s\",\"revs\":[", sr->alarm ? RED : colors[0]);
+	for (size_t i = 0; i < sr->nrevs; i++) {
+		fprintf(f, "%s\"", i ? "," : "");
+		json_attr(f, sr->revs[i].rev);
+		fprintf(f, "\"");
+	}
+	fprintf(f, "],\"dates\":[");
+	for (size_t i = 0; i < sr->nrevs; i++) {
+		fprintf(f, "%s\"", i ? "," : "");
+		json_attr(f, sr->revs[i].date ? sr->revs[i].date : "");
+		fprintf(f, "\"");
+	}
+	fprintf(f, "],\"median\":[");
+	for (size_t i = 0; i < sr->nrevs; i++) {
+		fputs(i ? "," : "", f);
+		json_num(f, sr->revs[i].value);
+	}
+	fprintf(f, "],\"runs\":[");
+	for (size_t k = 0; runs > 1 && k < runs; k++) {
+		fprintf(f, "%s[", k ? "," : "");
+		for (size_t i = 0; i < sr->nrevs; i++) {
+			fputs(i ? "," : "", f);
+			json_num(f, k < sr->revs[i].n ? sr->revs[i].v[k] : NAN);
+		}
+		fputs("]", f);
+	}
+	fprintf(f, "],\"changes\":[");
+	for (size_t i = 0; i < sr->nchanges; i++)
+		fprintf(f, "%s{\"at\":%zu,\"color\":\"%s\"}", i ? "," : "", sr->changes[i].at,
+			change_color(sr, &sr->changes[i]));
+	fprintf(f, "]}'></div>\n%s", plot_script);
+}
+
+/* The library's files in @dir/assets, with its licence: the site works offline. */
+static int write_assets(const char *dir)
+{
+	static const struct {
+		const char *name;
+		const unsigned char *bytes;
+		const size_t *len;
+	} files[] = {
+		{ "uPlot.iife.min.js", dash_uplot_js, &dash_uplot_js_len },
+		{ "uPlot.min.css", dash_uplot_css, &dash_uplot_css_len },
+		{ "uPlot-LICENSE", dash_uplot_license, &dash_uplot_license_len },
+	};
+	char path[PATH_MAX];
+	int rc = 0;
+
+	if (snprintf(path, sizeof(path), "%s/assets", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0777) && errno != EEXIST)
+		return -errno;
+	for (size_t i = 0; !rc && i < sizeof(files) / sizeof(files[0]); i++) {
+		if (snprintf(path, sizeof(path), "%s/assets/%s", dir, files[i].name) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		rc = atomic_file_write(path, files[i].bytes, *files[i].len);
+	}
+	return rc;
+}
 
 /* Open a page; @head: more of its <head> (HTML), or "". */
 static int page_open(struct page *p, const char *dir, const char *name, const char *title,
@@ -822,7 +951,7 @@ static int write_series_page(struct site *st, const struct series *sr)
 
 	series_file(file, sizeof(file), sr);
 	snprintf(title, sizeof(title), "%s", sr->metric);
-	rc = page_open(&p, st->dir, file, title, "");
+	rc = page_open(&p, st->dir, file, title, uplot_head);
 	if (rc)
 		return rc;
 	fprintf(p.file.f, "<p>Benchmark: ");
@@ -841,6 +970,7 @@ static int write_series_page(struct site *st, const struct series *sr)
 			st->o->history.alpha, st->h.searched, 100 * st->o->history.threshold);
 	fprintf(p.file.f, " Red: worse; green: better; grey: acknowledged or neither.</p>\n");
 	rc = series_chart(&p, sr, 1100, 360, false);
+	series_plot(p.file.f, sr);
 	if (sr->nchanges)
 		changes_table(st, p.file.f, sr, false, NULL);
 	else
@@ -1222,7 +1352,9 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 		snprintf(err, errlen, "%s", *store_error(s) ? store_error(s) : strerror(-rc));
 		goto free_all;
 	}
-	rc = write_index(&st);
+	rc = write_assets(dir);
+	if (!rc)
+		rc = write_index(&st);
 	for (size_t i = 0, first = 0; !rc && i < st.h.n; i++) {
 		if (i + 1 == st.h.n || strcmp(st.h.s[i + 1].benchmark, st.h.s[first].benchmark)) {
 			rc = write_bench_page(&st, first, i + 1);

@@ -225,9 +225,16 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 			cr_assert_null(strstr(l.dom, "<tr class=\"bad\" data-benchmark=\"results trace=traces/game"),
 				       "game did not change");
 		}
-		if (i == 3)
+		if (i == 3) {
 			cr_assert(strstr(l.dom, "<code class=\"rev\">rev08</code>"),
 				  "the change names its revision");
+			/* the live plot was built by its script: uPlot's own markup, a canvas */
+			cr_assert(strstr(l.dom, "data-plots=\"1\""), "no plot built");
+			cr_assert(strstr(l.dom, "class=\"uplot") && strstr(l.dom, "<canvas"),
+				  "no uPlot markup after the scripts ran");
+			cr_assert(strstr(l.dom, "rev08 (2026-11-09") || strstr(l.dom, "u-legend"),
+				  "the legend for hover values");
+		}
 		if (i == 4)
 			cr_assert(strstr(l.dom, "results trace=traces/desktop") ||
 				  strstr(l.dom, "results trace=traces/game"), "a benchmark's page");
@@ -242,6 +249,13 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 	free(l.dom);
 	snprintf(shot, sizeof(shot), "%s/dash-index.png", artefacts ? artefacts : tdir);
 	cr_assert_eq(access(shot, F_OK), 0, "screenshot %s", shot);
+	/* the plots work offline: the library and its licence are in the site */
+	snprintf(path, sizeof(path), "%s/assets/uPlot.iife.min.js", site);
+	cr_assert_eq(access(path, R_OK), 0, "%s", path);
+	snprintf(path, sizeof(path), "%s/assets/uPlot-LICENSE", site);
+	index = slurp(path);
+	cr_assert(strstr(index, "The MIT License"), "%s", index);
+	free(index);
 }
 
 /*
