@@ -667,6 +667,8 @@ static int series_row(struct page *p, const struct series *sr, bool with_benchma
 
 	fprintf(f, "<tr class=\"%s\" data-benchmark=\"", sr->alarm ? "bad" : "");
 	esc(f, sr->benchmark);
+	fprintf(f, "\" data-metric=\"");
+	esc(f, sr->metric);
 	fprintf(f, "\">");
 	if (with_benchmark)
 		benchmark_cell(f, sr->benchmark);
@@ -871,6 +873,30 @@ static void alarm_causes(const struct site *st, FILE *f)
 	fprintf(f, "</table>\n");
 }
 
+/*
+ * Finding a series among many: words that must all be in its benchmark or
+ * metric, and a metric family; "N of M series" says how many are shown.
+ * index.html#filter=WORDS opens it filtered. Without JavaScript: nothing
+ * is hidden.
+ */
+static const char filter_box[] =
+	"<p class=\"filter\"><input id=\"filter\" type=\"search\" size=\"40\" "
+	"placeholder=\"filter: words of a benchmark or metric (game p99)\"> <select id=\"family\">"
+	"<option value=\"\">every metric</option><option value=\"ops.\">operations</option>"
+	"<option value=\"power.\">power</option><option value=\"invariants.\">invariants</option>"
+	"<option value=\"faults.\">faults</option><option value=\"campaign.\">campaigns</option>"
+	"<option value=\"sweep.\">sweeps</option></select> <span id=\"shown\"></span></p>\n"
+	"<script>window.addEventListener('DOMContentLoaded',function(){"
+	"var f=document.getElementById('filter'),g=document.getElementById('family'),"
+	"s=document.getElementById('shown'),rows=[].slice.call(document.querySelectorAll('tr[data-metric]'));"
+	"function apply(){var w=f.value.toLowerCase().split(/\\s+/).filter(Boolean),m=g.value,n=0;"
+	"rows.forEach(function(r){var t=(r.getAttribute('data-benchmark')+' '+r.getAttribute('data-metric')).toLowerCase(),"
+	"ok=w.every(function(x){return t.indexOf(x)>=0;})&&r.getAttribute('data-metric').indexOf(m)==0;"
+	"r.style.display=ok?'':'none';n+=ok?1:0;});s.textContent=n+' of '+rows.length+' series';"
+	"document.body.setAttribute('data-shown',n);}"
+	"var h=decodeURIComponent(location.hash.slice(1));if(h.indexOf('filter=')==0)f.value=h.slice(7);"
+	"f.addEventListener('input',apply);g.addEventListener('change',apply);apply();});</script>\n";
+
 static int write_index(struct site *st)
 {
 	size_t alarms = history_alarms(&st->h), acked = 0;
@@ -907,8 +933,8 @@ static int write_index(struct site *st)
 		fprintf(p.file.f, "<h2>Acknowledged changes</h2>\n");
 		changes_table(st, p.file.f, NULL, true, NULL);
 	}
-	fprintf(p.file.f, "<h2>Series by benchmark</h2>\n<table><tr><th class=\"l\">benchmark</th>%s",
-		series_head);
+	fprintf(p.file.f, "<h2>Series by benchmark</h2>\n%s<table><tr><th class=\"l\">benchmark</th>%s",
+		filter_box, series_head);
 	for (size_t i = 0; !rc && i < st->h.n; i++) {
 		const struct series *sr = &st->h.s[i];
 

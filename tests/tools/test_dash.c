@@ -241,6 +241,17 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 		free(l.dom);
 	}
 	free(index);
+	/* index.html#filter=WORDS: only the series with every word, and how many */
+	snprintf(path, sizeof(path), "%s/index.html#filter=traces/game%%20p99", site);
+	l = browse(path, NULL);
+	cr_assert_eq(l.console, 0);
+	cr_assert(strstr(l.dom, "data-shown=\"6\""), "game's six p99 series: %.300s",
+		  strstr(l.dom, "id=\"shown\""));
+	cr_assert(strstr(l.dom, "<span id=\"shown\">6 of 63 series"), "the count is said");
+	cr_assert(strstr(l.dom, "data-benchmark=\"results trace=traces/desktop backend=sim host=h\" "
+				"data-metric=\"ops.alloc_mdl.latency_ns.p99\" style=\"display: none;\""),
+		  "desktop's rows are hidden");
+	free(l.dom);
 	snprintf(path, sizeof(path), "%s/campaigns.html", site);
 	l = browse(path, NULL);
 	cr_assert_eq(l.console, 0);
