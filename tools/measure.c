@@ -454,7 +454,8 @@ free_findings:
 /* --- compare --- */
 
 const char compare_usage[] =
-	"gpuiso compare BEFORE AFTER [--threshold PCT] [--alpha P] [--metric GLOB] [--all] [-v]\n"
+	"gpuiso compare BEFORE AFTER [--threshold PCT] [--alpha P] [--metric GLOB] [--all] [--json]\n"
+	"               [-v]\n"
 	"gpuiso compare --db DB REV_BEFORE REV_AFTER [...]\n"
 	"  BEFORE and AFTER are run files or folders of them (repeated samples), or with --db\n"
 	"  git revisions in a store; series (a metric of a benchmark) are compared one by one.\n"
@@ -463,17 +464,59 @@ const char compare_usage[] =
 	"  (with --db also against the history's revision-to-revision noise, and not at all\n"
 	"  between runs of the same code on the same inputs), p < P (0.05) after\n"
 	"  the Benjamini-Hochberg adjustment, and a change of at least PCT percent (20); with\n"
-	"  fewer samples only an explicit --threshold judges them. Exits 1 when a series got worse.";
+	"  fewer samples only an explicit --threshold judges them. Exits 1 when a series got worse.\n"
+	"  --json: every series compared (--all or not) as gpuiso-compare/1, on stdout";
+
+/* The rows as gpuiso-compare/1 (docs/results-store.md, "compare"); the regressions. */
+static size_t compare_json(const struct compare_row *rows, size_t n, FILE *f)
+{
+	size_t regressions = 0;
+	struct json j;
+
+	for (size_t i = 0; i < n; i++)
+		regressions += rows[i].verdict == COMPARE_REGRESSED;
+	json_init(&j, f);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "schema", "gpuiso-compare/1");
+	json_u64(&j, "regressions", regressions);
+	json_arr_begin(&j, "series");
+	for (size_t i = 0; i < n; i++) {
+		const struct compare_row *r = &rows[i];
+
+		json_obj_begin(&j, NULL);
+		json_str(&j, "benchmark", r->benchmark);
+		json_str(&j, "metric", r->name);
+		json_str(&j, "unit", r->unit);
+		json_bool(&j, "exact", r->exact);
+		json_double(&j, "before", r->before);
+		json_double(&j, "after", r->after);
+		json_double(&j, "change", r->change);
+		json_double(&j, "ci_lo", r->ci_lo);
+		json_double(&j, "ci_hi", r->ci_hi);
+		json_double(&j, "p", r->p);
+		json_u64(&j, "samples_before", r->nbefore);
+		json_u64(&j, "samples_after", r->nafter);
+		json_str(&j, "verdict", verdict_name(r->verdict));
+		json_bool(&j, "against_history", r->history);
+		json_str(&j, "why", r->why[0] ? r->why : NULL);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j); /* a write error: output_checked() */
+	return regressions;
+}
 
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },	    { "threshold", required_argument, NULL, 't' },
 		{ "alpha", required_argument, NULL, 'a' },  { "metric", required_argument, NULL, 'm' },
-		{ "all", no_argument, NULL, 'A' },	    { "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "all", no_argument, NULL, 'A' },	    { "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },	    { 0 },
 	};
 	struct compare_opts o = { .alpha = 0.05, .threshold = METRIC_MEASURED_THRESHOLD };
+	bool as_json = false;
 	struct compare_sides cs;
 	struct compare_row *rows = NULL;
 	const char *db = NULL;
@@ -502,6 +545,9 @@ int cmd_compare(int argc, char **argv)
 		case 'A':
 			o.all = true;
 			break;
+		case 'j':
+			as_json = true;
+			break;
 		default:
 			if (common_opt(opt, compare_usage, &rc))
 				return rc;
@@ -516,8 +562,8 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "gpuiso: compare: %s%s", err,
 			err[0] && err[strlen(err) - 1] == '\n' ? "" : "\n");
 	else if (o.across)
-		printf("comparing two benchmarks: before is %s, after is %s\n", cs.across[0],
-		       cs.across[1]);
+		fprintf(as_json ? stderr : stdout, "comparing two benchmarks: before is %s, after is %s\n",
+			cs.across[0], cs.across[1]);
 	if (!rc)
 		rc = compare_sets(&cs.before, &cs.after, &o, &rows, &nrows);
 	if (!rc && o.glob && !nrows) {
@@ -527,7 +573,8 @@ int cmd_compare(int argc, char **argv)
 		rc = -EINVAL;
 	}
 	if (!rc) {
-		regressions = compare_print(rows, nrows, &o, stdout);
+		regressions = as_json ? compare_json(rows, nrows, stdout)
+				      : compare_print(rows, nrows, &o, stdout);
 		rc = regressions ? EXIT_FINDINGS : EXIT_OK;
 	} else {
 		rc = exit_for(rc);

@@ -60,6 +60,8 @@ def main():
                "--points", "iommu/unmap", "-o", sweep, "-q", want=(1,))
         gpuiso("store", "add", db, os.path.join(tmp, "results.json"), os.path.join(sweep, "summary.json"))
         check("gpuiso-store-list-1", json.loads(gpuiso("store", "list", db, "--json")))
+        results = os.path.join(tmp, "results.json")
+        check("gpuiso-compare-1", json.loads(gpuiso("compare", results, results, "--json")))
         findings = json.loads(gpuiso("store", "findings", db, "--json", want=(1,)))
         check("gpuiso-store-findings-1", findings)
         if not findings["new_in_latest"]:
