@@ -624,7 +624,9 @@ static void change_cell(FILE *f, const struct series *sr, double from, double to
 
 	fprintf(f, "<td class=\"%s\">%s", cls, arrow);
 	fmt_value(delta, sizeof(delta), fabs(to - from));
-	if (from && fabs(100 * (to - from) / from) >= 0.05)
+	if (to == from)
+		fprintf(f, "unchanged</td>");
+	else if (from && fabs(100 * (to - from) / from) >= 0.05)
 		fprintf(f, "%+.1f%%</td>", 100 * (to - from) / fabs(from));
 	else if (from)
 		/* a relative change that rounds to zero says nothing: the absolute one, and its unit */
