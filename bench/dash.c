@@ -1079,7 +1079,16 @@ static int latency_of(struct site *st, struct page *p, const char *benchmark)
 		fprintf(p->file.f, "%.*s", (int)(strchr(op, '.') - op), op);
 		fprintf(p->file.f, "</b>");
 		chart(p, &c, lines, nl);
-		fprintf(p->file.f, "</div>\n");
+		/* which line is which revision */
+		fprintf(p->file.f, "<br><small><span style=\"color:%s\">&#9473;&#9473; ", colors[1]);
+		esc(p->file.f, lines[0].label);
+		fprintf(p->file.f, "</span> (latest)");
+		if (nl > 1) {
+			fprintf(p->file.f, " <span style=\"color:%s\">&#9476;&#9476; ", colors[0]);
+			esc(p->file.f, lines[1].label);
+			fprintf(p->file.f, "</span> (the one before)");
+		}
+		fprintf(p->file.f, "</small></div>\n");
 	}
 	return 0;
 }
@@ -1105,12 +1114,22 @@ static int progress_of(struct site *st, struct page *p, const char *benchmark)
 		fprintf(p->file.f, "<h3>%s</h3>\n", d ? "power up (D3 to D0: restore)" : "power down (D0 to D3: save)");
 		p->charts++;
 		fprintf(p->file.f, "<svg data-chart width=\"%d\" height=\"%d\"><g class=\"data\">\n", w, h);
+		/* a revision label under a bar every @step bars, so that labels do not overlap */
+		size_t step = (size_t)(64 + bar - 1) / (size_t)GPUISO_MAX(bar, 1);
+
 		for (size_t i = 0; i < n; i++) {
 			const char *rev = tr->revs[first + i].rev;
 			double total, y = h - PAD_B;
 
 			snprintf(metric, sizeof(metric), "power.%s.transitions", dirs[d]);
 			total = value_at(st, benchmark, metric, rev);
+			if (i % step == 0 || i + 1 == n)
+				fprintf(p->file.f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#555\">%.7s"
+					      "</text>\n", PAD_L + (int)i * bar, h - PAD_B + 14, rev);
+			if (total > 0 && (i % step == 0 || i + 1 == n))
+				fprintf(p->file.f, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"#555\">%.0f "
+					      "transition%s</text>\n", PAD_L + (int)i * bar, h - PAD_B + 26,
+					total, total == 1 ? "" : "s");
 			for (size_t k = 0; total > 0 && k < 3; k++) {
 				double v, bh;
 

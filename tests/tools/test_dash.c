@@ -235,6 +235,12 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 			cr_assert(strstr(l.dom, "rev08 (2026-11-09") || strstr(l.dom, "u-legend"),
 				  "the legend for hover values");
 		}
+		if (i == 1)
+			cr_assert(strstr(l.dom, "rev11</span> (latest)") &&
+				  strstr(l.dom, "rev10</span> (the one before)"), "which line is which");
+		if (i == 2)
+			cr_assert(strstr(l.dom, ">rev11</text>") && strstr(l.dom, " transitions</text>"),
+				  "the bars name their revisions and counts");
 		if (i == 4)
 			cr_assert(strstr(l.dom, "results trace=traces/desktop") ||
 				  strstr(l.dom, "results trace=traces/game"), "a benchmark's page");
