@@ -70,8 +70,10 @@ static bool data_file(const char *dir, const char *name, char *out, size_t len)
 
 const char *cli_data(const char *kind, const char *arg)
 {
-	static char found[PATH_MAX];
-	char dir[PATH_MAX], *slash;
+	/* a command takes up to 8 maps and a scenario or two: each call gets its own buffer */
+	static char pool[CLI_DATA_PATHS][PATH_MAX];
+	static unsigned int next;
+	char *found = pool[next++ % CLI_DATA_PATHS], dir[PATH_MAX], *slash;
 	const char *exe = cli_program();
 	struct stat st;
 
@@ -85,12 +87,12 @@ const char *cli_data(const char *kind, const char *arg)
 			snprintf(dir, sizeof(dir), "%s/%s", GPUISO_DATA_FROM_BIN, kind);
 		else if (strlen(dir) + strlen(GPUISO_DATA_FROM_BIN) + strlen(kind) + 3 < sizeof(dir))
 			sprintf(slash, "/%s/%s", GPUISO_DATA_FROM_BIN, kind);
-		if (data_file(dir, arg, found, sizeof(found)))
+		if (data_file(dir, arg, found, PATH_MAX))
 			return found;
 	}
 	/* a build tree: the source tree's traces/KIND */
 	snprintf(dir, sizeof(dir), "%s/%s", GPUISO_SOURCE_DATA, kind);
-	return data_file(dir, arg, found, sizeof(found)) ? found : arg;
+	return data_file(dir, arg, found, PATH_MAX) ? found : arg;
 }
 
 FILE *progress_out(void)

@@ -52,16 +52,20 @@ bool common_opt(int opt, const char *usage, int *rc);
  */
 const char *cli_program(void);
 
+/* cli_data()'s buffers: more than a command's --map (8) and scenario options */
+#define CLI_DATA_PATHS 16
+
 /**
  * cli_data() - a file gpuiso ships, by name: @arg itself when it is a
  * path (it has a '/') or names a file here; else NAME or NAME.yaml in the
  * installed share/gpuiso/@kind beside the binary, else in the source tree's
- * traces/@kind (a build tree): --scenario lda-chain.
+ * traces/@kind (a build tree): --scenario lda-chain, --map windows-dxgkrnl.
  * @kind: "scenarios" or "maps".
  * @arg: what the user gave, or NULL.
  *
  * Return: the path to use (@arg when nothing else is found; otherwise a
- * buffer the next call overwrites).
+ * buffer of its own until CLI_DATA_PATHS more calls: one command's maps
+ * and scenarios all keep theirs).
  */
 const char *cli_data(const char *kind, const char *arg);
 

@@ -367,7 +367,8 @@ static const char replay_usage[] =
 	"  --json         the results JSON (- for stdout; the summary then goes to stderr)\n"
 	"  --repeat       replay N times (1..1000), each on a fresh model: repeated samples of the\n"
 	"                 wall-clock figures; --json OUT is then a folder of N files, repeat-K.json\n"
-	"  --map          an import map turning foreign events into operations (docs/import-maps.md)\n"
+	"  --map          an import map turning foreign events into operations (docs/import-maps.md):\n"
+	"                 a file, or a shipped one by name (windows-dxgkrnl; share/gpuiso/maps)\n"
 	"  --strict       an event of a class that is neither workload nor mapped is an error,\n"
 	"                 not skipped and counted as ignored\n"
 	"  --no-cache     decode the trace even if the compiled cache holds it\n"
@@ -462,7 +463,7 @@ static int cmd_replay(int argc, char **argv)
 		case 'm':
 			if (o.nmaps == sizeof(maps) / sizeof(maps[0]))
 				return usage_error(replay_usage, "%s", "at most 8 --map files");
-			maps[o.nmaps++] = optarg;
+			maps[o.nmaps++] = cli_data("maps", optarg);
 			o.maps = maps;
 			break;
 		case 'L':
@@ -727,7 +728,7 @@ static int cmd_sweep(int argc, char **argv)
 		case 'm':
 			if (o.nmaps == sizeof(maps) / sizeof(maps[0]))
 				return usage_error(sweep_usage, "%s", "at most 8 --map files");
-			maps[o.nmaps++] = optarg;
+			maps[o.nmaps++] = cli_data("maps", optarg);
 			o.maps = maps;
 			break;
 		case 'L':
@@ -1024,7 +1025,7 @@ static int cmd_trace_dump(int argc, char **argv)
 		case 'M':
 			if (nmaps == sizeof(maps) / sizeof(maps[0]))
 				return usage_error(dump_usage, "%s", "at most 8 --map files");
-			maps[nmaps++] = optarg;
+			maps[nmaps++] = cli_data("maps", optarg);
 			break;
 		case 'o': out = optarg; break;
 		default:
@@ -1140,7 +1141,7 @@ static int cmd_trace_trim(int argc, char **argv)
 		case 'm':
 			if (o.nmaps == sizeof(maps) / sizeof(maps[0]))
 				return usage_error(trim_usage, "%s", "at most 8 --map files");
-			maps[o.nmaps++] = optarg;
+			maps[o.nmaps++] = cli_data("maps", optarg);
 			o.maps = maps;
 			break;
 		case 'R':

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # meson install into a scratch --destdir, then the installed gpuiso run as a
-# user would: a shipped scenario by name, the man page, the bash completion,
-# the installed scripts. Arguments: the build folder.
+# user would: a shipped scenario and map by name, the man page, the bash
+# completion, the installed scripts. Arguments: the build and source folders.
 set -euo pipefail
 build=$1
+src=$2
 dest=$(mktemp -d /tmp/gpuiso-install-XXXXXX)
 trap 'rm -rf "$dest"' EXIT
 fail() { echo "install test: FAIL: $*" >&2; exit 1; }
@@ -27,6 +28,12 @@ found=$(find "$dest$prefix/share/gpuiso/scenarios" -name lda-chain.yaml)
 	fail "replay on the installed scenario: exit $?"
 grep -q "\"scenario\": \"[^\"]*share/gpuiso/scenarios/lda-chain.yaml\"" "$dest/r.json" ||
 	fail "the replay did not use the installed scenario: $(grep scenario "$dest/r.json")"
+
+# a shipped import map by name: a real ftrace recording through it
+"$bin" replay "$src/tests/data/ftrace/host-v7.dat" --map linux-page-alloc --no-cache \
+	--json "$dest/map.json" >/dev/null || fail "replay --map linux-page-alloc: exit $?"
+grep -q "share/gpuiso/maps/linux-page-alloc.yaml" "$dest/map.json" ||
+	fail "the replay did not use the installed map: $(grep -o '"maps": [^]]*' "$dest/map.json")"
 
 # the man page says what --help says
 page=$dest$prefix/share/man/man1/gpuiso.1
