@@ -50,15 +50,36 @@ def main():
     check("gpuiso-version-1", json.loads(gpuiso("version", "--json")))
     check("gpuiso-faults-1", json.loads(gpuiso("faults", "list", "--json")))
 
+    check("gpuiso-explain-1",
+          json.loads(gpuiso("scenario", "explain", "traces/scenarios/two-adapters.yaml", "--json")))
+
     with tempfile.TemporaryDirectory(prefix="gpuiso-schemas-") as tmp:
         trace, sweep, db = (os.path.join(tmp, n) for n in ("pc", "sweep", "runs.sqlite"))
         gpuiso("trace", "gen", "--profile", "power-cycle", "--events", "2000", "-o", trace, "-q")
+        check("gpuiso-trace-info-1", json.loads(gpuiso("trace", "info", trace, "--json")))
         gpuiso("replay", trace, "--scenario", "traces/scenarios/lda-chain.yaml",
                "--json", os.path.join(tmp, "results.json"), "-q")
+        with open(os.path.join(tmp, "results.json"), encoding="utf-8") as f:
+            check("gpuiso-results-1", json.load(f))
         # iommu/unmap failures leave mappings behind: findings, each with a trimmed trace
         gpuiso("sweep", trace, "--scenario", "traces/scenarios/lda-chain.yaml",
                "--points", "iommu/unmap", "-o", sweep, "-q", want=(1,))
+        with open(os.path.join(sweep, "summary.json"), encoding="utf-8") as f:
+            check("gpuiso-sweep-1", json.load(f))
+        with open(os.path.join(tmp, "c.yaml"), "w", encoding="utf-8") as f:
+            f.write(f"campaign:\n  name: schemas\n  traces: [{trace}]\n  seeds: [1]\n  runs:\n"
+                    "    - {name: first-unmap, faults: [{point: iommu/unmap, nth: 1}]}\n"
+                    "    - {name: plain, faults: []}\n")
+        gpuiso("campaign", "run", os.path.join(tmp, "c.yaml"), "-o", os.path.join(tmp, "camp"), "-q",
+               want=(1,))
+        with open(os.path.join(tmp, "camp", "summary.json"), encoding="utf-8") as f:
+            check("gpuiso-campaign-1", json.load(f))
+        bench = os.path.join(tmp, "bench.json")
+        gpuiso("bench", "--suite", "sweep", "--metric", "sweep.speedup=1.5:ratio", "--json", bench)
+        with open(bench, encoding="utf-8") as f:
+            check("gpuiso-bench-1", json.load(f))
         gpuiso("store", "add", db, os.path.join(tmp, "results.json"), os.path.join(sweep, "summary.json"))
+        check("gpuiso-changes-1", json.loads(gpuiso("changes", db, "--json", "-")))
         check("gpuiso-store-list-1", json.loads(gpuiso("store", "list", db, "--json")))
         results = os.path.join(tmp, "results.json")
         check("gpuiso-compare-1", json.loads(gpuiso("compare", results, results, "--json")))
