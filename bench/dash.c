@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
@@ -1248,9 +1249,11 @@ static void finding_row(const struct site *st, FILE *f, const struct judged_find
 			esc(f, fd->since_date);
 		fprintf(f, "</small>");
 	}
-	fprintf(f, "</td><td class=\"l\">");
+	fprintf(f, "</td><td class=\"l\"><a href=\"finding-");
+	esc(f, r->signature);
+	fprintf(f, ".html\">");
 	esc(f, r->title);
-	fprintf(f, "<br><small><code>");
+	fprintf(f, "</a><br><small><code>");
 	esc(f, r->signature);
 	fprintf(f, "</code> ");
 	esc(f, r->outcome);
@@ -1308,6 +1311,189 @@ static void findings_table(const struct site *st, FILE *f, const struct findings
 	for (size_t i = 0; i < run->n; i++)
 		finding_row(st, f, &run->f[i], sweep);
 	fprintf(f, "</table>\n");
+}
+
+/* --- a page per finding --- */
+
+/* @path's content (at most @max bytes, NUL-terminated; free() it), or NULL. */
+static char *file_text(const char *path, size_t max)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = f ? malloc(max + 1) : NULL;
+	size_t n = 0;
+
+	if (buf) {
+		n = fread(buf, 1, max, f);
+		buf[n] = '\0';
+	}
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/*
+ * The regular files of @from (a trimmed trace: a flat CTF folder) into
+ * @to, made if missing: the site carries the trace to download. Return:
+ * 0 or a negative errno.
+ */
+static int copy_folder(const char *from, const char *to)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+	struct dirent *e;
+	struct stat sb;
+	DIR *dir = opendir(from);
+	int rc = 0;
+
+	if (!dir)
+		return -errno;
+	if (mkdir(to, 0777) && errno != EEXIST)
+		rc = -errno;
+	while (!rc && (e = readdir(dir))) {
+		char *bytes;
+		FILE *f;
+		long len;
+
+		if (snprintf(src, sizeof(src), "%s/%s", from, e->d_name) >= (int)sizeof(src) ||
+		    snprintf(dst, sizeof(dst), "%s/%s", to, e->d_name) >= (int)sizeof(dst))
+			rc = -ENAMETOOLONG;
+		else if (stat(src, &sb) || !S_ISREG(sb.st_mode))
+			continue;
+		if (rc)
+			break;
+		f = fopen(src, "rb");
+		if (!f) {
+			rc = -errno;
+			break;
+		}
+		len = sb.st_size;
+		bytes = malloc((size_t)len + 1);
+		if (!bytes || fread(bytes, 1, (size_t)len, f) != (size_t)len)
+			rc = bytes ? -EIO : -ENOMEM;
+		fclose(f);
+		if (!rc)
+			rc = atomic_file_write(dst, bytes, (size_t)len);
+		free(bytes);
+	}
+	closedir(dir);
+	return rc;
+}
+
+/*
+ * The page of finding @sig: what it is, every stored run that listed it
+ * (first and last seen), the command that reproduces it, and its trimmed
+ * trace, copied into the site with its events as text (the sweep's
+ * trace.txt beside it).
+ */
+static int write_finding_page(struct site *st, const char *sig)
+{
+	const struct findings_run *first = NULL, *last = NULL;
+	const struct judged_finding *latest = NULL;
+	char name[64], folder[PATH_MAX], text_path[PATH_MAX + 8];
+	size_t seen = 0;
+	struct page p;
+	int rc;
+
+	for (size_t i = 0; i < st->findings.n; i++)
+		for (size_t k = 0; k < st->findings.runs[i].n; k++) {
+			const struct findings_run *run = &st->findings.runs[i];
+			const struct judged_finding *f = &run->f[k];
+
+			if (strcmp(f->f.signature, sig) || f->state == FINDING_GONE)
+				continue;
+			seen++;
+			if (!first || strcmp(run->date, first->date) < 0)
+				first = run;
+			if (!last || strcmp(run->date, last->date) >= 0) {
+				last = run;
+				latest = f;
+			}
+		}
+	if (!latest)
+		return 0;
+	snprintf(name, sizeof(name), "finding-%.16s.html", sig);
+	rc = page_open(&p, st->dir, name, latest->f.title, "");
+	if (rc)
+		return rc;
+	fprintf(p.file.f, "<table class=\"l\"><tr><th class=\"l\">signature</th><td class=\"l\"><code>");
+	esc(p.file.f, sig);
+	fprintf(p.file.f, "</code> (of <code>");
+	esc(p.file.f, latest->f.key);
+	fprintf(p.file.f, "</code>)</td></tr>\n<tr><th class=\"l\">blame</th><td class=\"l\">");
+	esc(p.file.f, latest->f.blame);
+	fprintf(p.file.f, "; outcome ");
+	esc(p.file.f, latest->f.outcome);
+	fprintf(p.file.f, "</td></tr>\n<tr><th class=\"l\">first seen</th><td class=\"l\">");
+	rev_cell(st, p.file.f, first->rev ? first->rev : "?");
+	fprintf(p.file.f, " %s</td></tr>\n<tr><th class=\"l\">last seen</th><td class=\"l\">", first->date);
+	rev_cell(st, p.file.f, last->rev ? last->rev : "?");
+	fprintf(p.file.f, " %s</td></tr>\n<tr><th class=\"l\">seen in</th><td class=\"l\">%zu stored "
+		     "run%s</td></tr>\n<tr><th class=\"l\">latest</th><td class=\"l\">%lld run%s", last->date,
+		seen, seen == 1 ? "" : "s", latest->f.runs, latest->f.runs == 1 ? "" : "s");
+	if (latest->f.nth_max)
+		fprintf(p.file.f, ", hits %lld&ndash;%lld", latest->f.nth_min, latest->f.nth_max);
+	fprintf(p.file.f, "</td></tr></table>\n<h2>Reproduce</h2>\n<pre>");
+	esc(p.file.f, latest->f.reproduce);
+	fprintf(p.file.f, "</pre>\n<h2>Where it was seen</h2>\n<table><tr><th class=\"l\">series</th>"
+		     "<th>date</th><th>revision</th><th>state</th><th>runs</th></tr>\n");
+	for (size_t i = 0; i < st->findings.n; i++)
+		for (size_t k = 0; k < st->findings.runs[i].n; k++) {
+			const struct findings_run *run = &st->findings.runs[i];
+			const struct judged_finding *f = &run->f[k];
+
+			if (strcmp(f->f.signature, sig))
+				continue;
+			fprintf(p.file.f, "<tr><td class=\"l\">");
+			esc(p.file.f, run->series);
+			fprintf(p.file.f, "</td><td>%s</td><td>", run->date);
+			rev_cell(st, p.file.f, run->rev ? run->rev : "?");
+			fprintf(p.file.f, "</td><td>%s</td><td>%lld</td></tr>\n",
+				finding_state_name(f->state), f->f.runs);
+		}
+	fprintf(p.file.f, "</table>\n");
+	if (latest->f.trimmed) {
+		char *text;
+
+		snprintf(folder, sizeof(folder), "%s/findings-%.16s", st->dir, sig);
+		snprintf(text_path, sizeof(text_path), "%s.txt", latest->f.trimmed);
+		fprintf(p.file.f, "<h2>The trimmed trace</h2>\n<p>%lld of the trace's %lld events",
+			latest->f.trimmed_events, latest->f.trimmed_of);
+		if (!copy_folder(latest->f.trimmed, folder))
+			fprintf(p.file.f, "; its CTF files: <a href=\"findings-%.16s/\">findings-%.16s/</a> "
+				     "(<code>gpuiso replay</code> reads the folder)", sig, sig);
+		else
+			fprintf(p.file.f, " (no longer at <code>%s</code>: not copied)", latest->f.trimmed);
+		fprintf(p.file.f, ".</p>\n");
+		text = file_text(text_path, 1 << 16);
+		if (text) {
+			fprintf(p.file.f, "<pre class=\"events\">");
+			esc(p.file.f, text);
+			fprintf(p.file.f, "</pre>\n");
+			free(text);
+		}
+	}
+	rc = page_close(&p);
+	st->pages += !rc;
+	return rc;
+}
+
+/* A page for each signature any stored run listed. */
+static int write_finding_pages(struct site *st)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < st->findings.n; i++)
+		for (size_t k = 0; !rc && k < st->findings.runs[i].n; k++) {
+			const char *sig = st->findings.runs[i].f[k].f.signature;
+			bool done = false;
+
+			/* written at its first listing */
+			for (size_t a = 0; !done && a <= i; a++)
+				for (size_t b = 0; !done && b < (a == i ? k : st->findings.runs[a].n); b++)
+					done = !strcmp(st->findings.runs[a].f[b].f.signature, sig);
+			if (!done)
+				rc = write_finding_page(st, sig);
+		}
+	return rc;
 }
 
 static int write_campaigns(struct site *st, const struct run_list *l)
@@ -1427,6 +1613,8 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 				       progress_of);
 	if (!rc)
 		rc = write_campaigns(&st, &runs);
+	if (!rc)
+		rc = write_finding_pages(&st);
 	if (rc)
 		snprintf(err, errlen, "%s: writing the site: %s", dir, strerror(-rc));
 free_all:

@@ -26,6 +26,7 @@
 #include "faults/campaign/sweep_internal.h"
 #include "replay/command.h"
 #include "replay/replay.h"
+#include "replay/text.h"
 #include "replay/trim.h"
 #include "replay/verdict.h"
 
@@ -262,6 +263,21 @@ static void trim_beat(void *arg)
 	watch_beat(arg);
 }
 
+/*
+ * Beside a trimmed trace TRACE, its events as text in TRACE.txt (as
+ * `gpuiso trace dump` writes them), for a reader of the findings and for
+ * the dashboard's page of the finding. A convenience: a failure costs the
+ * text only.
+ */
+static void trim_text(const struct trim_opts *to)
+{
+	char path[sizeof(((struct sweep_repro *)0)->trim.trace) + 8], err[256];
+
+	snprintf(path, sizeof(path), "%s.txt", to->out);
+	if (text_dump_file(to->out, NULL, 0, path, err, sizeof(err)))
+		unlink(path);
+}
+
 /* In the child of slot @slot: trim finding @i, tell the parent how it went, and leave. */
 static void trim_child(struct sweep *s, size_t slot, size_t i)
 {
@@ -273,6 +289,8 @@ static void trim_child(struct sweep *s, size_t slot, size_t i)
 	to.beat = trim_beat;
 	to.beat_arg = pool_beat(&s->pool, slot);
 	m.rc = trim_run(&to, &tr, m.why, sizeof(m.why));
+	if (!m.rc)
+		trim_text(&to);
 	m.kept = tr.kept;
 	m.events = tr.events;
 	m.nth = tr.nth;

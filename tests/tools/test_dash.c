@@ -414,6 +414,28 @@ Test(dash, campaigns_show_findings_new_known_and_gone_in_chromium)
 	cr_assert(listed(sec, "eeee", "new"), "%s", sec);
 	cr_assert(strstr(sec, "<td>1\xe2\x80\x93" "2788</td>"), "the sweep's hits: %s", sec);
 	free(sec);
+	cr_assert(strstr(l.dom, "<a href=\"finding-000000000000aaaa.html\">"), "a finding links its page");
+	free(l.dom);
+
+	/* a finding's page: where it was seen first and last, and in how many runs */
+	snprintf(path, sizeof(path), "%s/finding-000000000000aaaa.html", site);
+	l = browse(path, NULL);
+	cr_assert_eq(l.console, 0);
+	sec = strstr(l.dom, "first seen");
+	cr_assert(sec && strstr(sec, "02T02:00:00Z</code> 2026-11-02T02:00:00Z"), "%s", l.dom);
+	sec = strstr(l.dom, "last seen");
+	cr_assert(sec && strstr(sec, "04T02:00:00Z</code> 2026-11-04T02:00:00Z"), "%s", l.dom);
+	cr_assert(strstr(l.dom, "3 stored runs"), "nights 2, 3 and 4: %s", l.dom);
+	cr_assert(strstr(l.dom, "gpuiso replay /abs/trace --fail-nth iommu/unmap:aaaa"), "%s", l.dom);
+	cr_assert(strstr(l.dom, "no longer at <code>/abs/OUT/findings/aaaa/trace</code>"),
+		  "a trimmed trace that is gone is said, not linked: %s", l.dom);
+	free(l.dom);
+	/* bbbb: gone at night 4, so its last sighting is night 3 */
+	snprintf(path, sizeof(path), "%s/finding-000000000000bbbb.html", site);
+	l = browse(path, NULL);
+	sec = strstr(l.dom, "last seen");
+	cr_assert(sec && strstr(sec, "03T02:00:00Z</code> 2026-11-03T02:00:00Z"), "%s", l.dom);
+	cr_assert(strstr(l.dom, "<td>gone</td>"), "the night it went is listed: %s", l.dom);
 	free(l.dom);
 }
 

@@ -974,6 +974,16 @@ Test(sweep, failing_runs_are_findings_with_trimmed_reproducers)
 		text_unescape(repro);
 		text_unescape(trimmed);
 		cr_assert(strstr(repro, trimmed), "%s does not replay %s", repro, trimmed);
+		{
+			/* its events as text beside it, as trace dump writes them */
+			char txt_path[4200], *txt;
+
+			snprintf(txt_path, sizeof(txt_path), "%s.txt", trimmed);
+			txt = slurp(txt_path);
+			cr_assert_not_null(txt, "no %s", txt_path);
+			cr_assert_eq(strncmp(txt, "# gpuiso workload trace, text form", 34), 0, "%s", txt);
+			free(txt);
+		}
 		rc = run_reproducer(repro, !strcmp(outcome, "violation") ? code : "1 reset", &said);
 		cr_assert_eq(rc, !strcmp(outcome, "violation") ? 1 : 0, "%s: exit %d", repro, rc);
 		cr_assert(said, "%s: does not show %s", repro, code);
