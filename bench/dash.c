@@ -108,12 +108,20 @@ static const char plot_script[] =
 	"var n=+(document.body.getAttribute('data-plots')||0);document.body.setAttribute('data-plots',n+1);"
 	"})();</script>\n";
 
-/* JSON text of @s (quotes and backslashes escaped, control bytes dropped) inside an attribute. */
+/*
+ * JSON text of @s inside a single-quoted attribute: quotes and backslashes
+ * escaped for JSON, the attribute's quote and markup as \u escapes, control
+ * bytes dropped.
+ */
 static void json_attr(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if ((unsigned char)*s < 0x20)
 			continue;
+		if (*s == '\'' || *s == '&' || *s == '<' || *s == '>') {
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
 		fputc(*s, f);
