@@ -25,6 +25,12 @@ static inline uint64_t clock_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/** clock_mono_s() - CLOCK_MONOTONIC in seconds (progress, time limits, wall time). */
+static inline double clock_mono_s(void)
+{
+	return (double)clock_mono_ns() / 1e9;
+}
+
 struct fast_clock {
 	bool tsc;       /* reads the TSC (else clock_mono_ns()) */
 	uint64_t tsc0;  /* TSC at calibration */

@@ -6,11 +6,6 @@
 
 #define BAR_WIDTH 30
 
-static double now_s(void)
-{
-	return (double)clock_mono_ns() / 1e9;
-}
-
 void progress_begin(struct progress *p, FILE *f, const char *what, const char *unit,
 		    uint64_t total)
 {
@@ -19,7 +14,7 @@ void progress_begin(struct progress *p, FILE *f, const char *what, const char *u
 		return;
 	p->tty = isatty(fileno(f));
 	p->interval_s = p->tty ? PROGRESS_BAR_S : PROGRESS_LINE_S;
-	p->t0 = now_s();
+	p->t0 = clock_mono_s();
 	/* short work shows nothing: the first report comes after two intervals on a terminal */
 	p->next_s = p->t0 + (p->tty ? 2 * p->interval_s : p->interval_s);
 }
@@ -31,7 +26,7 @@ void progress_show(struct progress *p, uint64_t done)
 
 	if (!p->f)
 		return;
-	now = now_s();
+	now = clock_mono_s();
 	if (now < p->next_s)
 		return;
 	p->next_s = now + p->interval_s;

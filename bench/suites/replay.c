@@ -55,11 +55,6 @@ struct rig {
 	struct scenario scn;
 };
 
-static double now_s(void)
-{
-	return (double)clock_mono_ns() / 1e9;
-}
-
 static int generate(const char *dir, uint64_t events)
 {
 	char err[256];
@@ -83,7 +78,7 @@ static int generate(const char *dir, uint64_t events)
 static int spawn(char *const *argv, const char *out, bool own_rss, double *seconds, double *cpu_s)
 {
 	struct rusage ru;
-	double t0 = now_s();
+	double t0 = clock_mono_s();
 	pid_t self = getpid();
 	int status;
 	pid_t pid = child_fork_plain();
@@ -113,7 +108,7 @@ static int spawn(char *const *argv, const char *out, bool own_rss, double *secon
 	}
 	if (wait4(pid, &status, 0, &ru) != pid)
 		return -errno;
-	*seconds = now_s() - t0;
+	*seconds = clock_mono_s() - t0;
 	if (cpu_s)
 		*cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
@@ -129,13 +124,13 @@ static int replay_once(struct rig *rig, bool cache, bool trace, double *seconds,
 				 .cache_dir = rig->cache, .notrace = !trace };
 	struct replay_report *rep = calloc(1, sizeof(*rep));
 	struct results res;
-	double t0 = now_s();
+	double t0 = clock_mono_s();
 	int rc;
 
 	if (!rep)
 		return -ENOMEM;
 	rc = replay_run(&o, &res, rep);
-	*seconds = now_s() - t0;
+	*seconds = clock_mono_s() - t0;
 	if (from_cache)
 		*from_cache = rep->from_cache;
 	if (!rc && (res.nviolations || rep->refused))
@@ -240,16 +235,16 @@ static int bench_lookup(struct bench_report *r, struct rig *rig)
 	int rc = 0;
 
 	for (int i = 0; !rc && i < N; i++) {
-		double t0 = now_s();
+		double t0 = clock_mono_s();
 
 		rc = cache_find(rig->cache, rig->trace, NULL, 0, &e);
-		t_find[i] = now_s() - t0;
+		t_find[i] = clock_mono_s() - t0;
 		if (!rc && !e.by_identity)
 			rc = -ESTALE; /* the identity was not recorded */
-		t0 = now_s();
+		t0 = clock_mono_s();
 		if (!rc)
 			rc = cache_hash(rig->trace, NULL, 0, &e);
-		t_hash[i] = now_s() - t0;
+		t_hash[i] = clock_mono_s() - t0;
 	}
 	if (rc)
 		return rc;
@@ -289,10 +284,10 @@ static int bench_cache(struct bench_report *r, struct rig *rig)
 	if (!rc)
 		rc = cache_path(rig->cache, key, path, sizeof(path));
 	for (int i = 0; !rc && i < ROUNDS; i++) {
-		double t0 = now_s();
+		double t0 = clock_mono_s();
 
 		rc = cache_read(path, key, NULL, NULL, &meta);
-		t_decode[i] = now_s() - t0;
+		t_decode[i] = clock_mono_s() - t0;
 	}
 	if (rc)
 		return rc;

@@ -71,12 +71,6 @@
  */
 #define SWEEP_MEET_EVERY 64
 
-
-static double now_s(void)
-{
-	return (double)clock_mono_ns() / 1e9;
-}
-
 /* The outcome of a finished replay (see docs/campaign-format.md, "Sweeps"). */
 static enum sweep_outcome classify(const struct verdict *v)
 {
@@ -831,7 +825,7 @@ static int sweep_prepare(struct sweep *s)
 
 void sweep_init(struct sweep *s, const struct sweep_opts *o, char *err, size_t errlen)
 {
-	*s = (struct sweep){ .o = o, .err = err, .errlen = errlen, .t0 = now_s(), .journal = -1 };
+	*s = (struct sweep){ .o = o, .err = err, .errlen = errlen, .t0 = clock_mono_s(), .journal = -1 };
 	if (errlen)
 		*err = '\0';
 }
@@ -860,7 +854,7 @@ void sweep_totals_fill(const struct sweep *s, struct sweep_totals *t)
 	t->findings = s->findings.n;
 	t->shard_runs = s->o->shard.count ? s->todo + s->resumed : 0;
 	t->resumed = s->resumed;
-	t->seconds = now_s() - s->t0;
+	t->seconds = clock_mono_s() - s->t0;
 }
 
 void sweep_free(struct sweep *s)
