@@ -36,11 +36,15 @@ enum fp_window {
 	FP_WINDOW_TIME = 2,   /* event timestamp (ns) in [from, to] */
 };
 
+/* The most hits a rule lists (fp_rule.hits: a trimmed run's failures at one point). */
+#define FP_RULE_HITS 16
+
 /*
  * A rule on one point, as in Linux's fault_attr: a hit fails when it is in
  * the window, the byte budget @space has been used up, fewer than @times
- * failures happened, and either the probability draw says so or it is hit
- * number @nth, @nth + @every, ... (hits count from the start of the run).
+ * failures happened, and either the probability draw says so, or it is hit
+ * number @nth, @nth + @every, ..., or it is one of the hits listed (hits
+ * count from the start of the run).
  */
 struct fp_rule {
 	uint64_t nth;            /* first hit that fails (1-based) */
@@ -48,6 +52,8 @@ struct fp_rule {
 	uint64_t times;          /* at most this many failures (0: no bound) */
 	uint32_t probability_ppm; /* chance per hit in millionths (instead of nth/every) */
 	uint64_t seed;           /* of the probability draws */
+	uint64_t hits[FP_RULE_HITS]; /* (instead of the above) these hits fail, ascending */
+	uint32_t nhits;
 	uint64_t space;          /* bytes that must pass before failures start */
 	enum fp_window window;
 	uint64_t from, to;       /* window bounds, inclusive */
@@ -83,6 +89,9 @@ struct fp_ctx {
 	 */
 	bool (*observe)(void *arg, enum fp_point p, uint64_t hit);
 	void *observe_arg;
+	/* Told of every failure injected, or NULL (a trim notes where a plan's fell). */
+	void (*injected_hook)(void *arg, const struct fp_injection *at);
+	void *injected_arg;
 };
 
 /**
@@ -130,7 +139,7 @@ bool fp_point_match(const char *pattern, enum fp_point p);
  * fp_arm() - set the rule of one point (replacing any) and reset its counters.
  * @ctx: the context.
  * @p: the point.
- * @rule: the rule; one with neither nth, every, a probability nor observe disarms the point.
+ * @rule: the rule; one with neither nth, every, a probability, hits nor observe disarms the point.
  */
 void fp_arm(struct fp_ctx *ctx, enum fp_point p, const struct fp_rule *rule);
 

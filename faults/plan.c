@@ -58,12 +58,37 @@ static bool window_bounds(struct yaml_doc *d, const struct yaml_field *f, uint64
 	return true;
 }
 
+/* hits: [a, b, ...]: at most FP_RULE_HITS hits, from 1, ascending. */
+static void rule_hits(struct yaml_doc *d, const struct yaml_field *f, struct fp_rule *rule)
+{
+	char name[YAML_NAME_LEN];
+	struct yaml_field item = *f;
+	size_t index = 0;
+	void *it = NULL;
+	uint64_t v;
+
+	if (yaml_count(d, f) <= 0 || yaml_count(d, f) > FP_RULE_HITS) {
+		yaml_field_error(d, f, "expected a list of 1 to %d hits", FP_RULE_HITS);
+		return;
+	}
+	while ((item.val = yaml_items(d, f, &it, &index, name))) {
+		snprintf(item.name, sizeof(item.name), "%s", name);
+		if (!yaml_u64(d, &item, &v))
+			return;
+		if (!v || (rule->nhits && v <= rule->hits[rule->nhits - 1])) {
+			yaml_field_error(d, &item, "hits count from 1 and ascend");
+			return;
+		}
+		rule->hits[rule->nhits++] = v;
+	}
+}
+
 static void parse_rule(struct yaml_doc *d, struct fy_node *node, const char *name,
 		       struct fault_plan *plan)
 {
 	static const char *const keys[] = { "point", "probability", "nth", "every", "times",
-					    "space", "seed", "window" };
-	enum { POINT, PROB, NTH, EVERY, TIMES, SPACE, SEED, WINDOW, NKEYS };
+					    "space", "seed", "window", "hits" };
+	enum { POINT, PROB, NTH, EVERY, TIMES, SPACE, SEED, WINDOW, HITS, NKEYS };
 	struct yaml_field f[NKEYS];
 	struct fp_rule rule = { 0 };
 	const char *pattern, *s;
@@ -76,10 +101,13 @@ static void parse_rule(struct yaml_doc *d, struct fy_node *node, const char *nam
 		return;
 	}
 	pattern = yaml_str(d, &f[POINT], "a point name or glob");
-	if (!!f[PROB].val + !!(f[NTH].val || f[EVERY].val) != 1) {
-		yaml_error(d, node, NULL, "%s: give either probability, or nth and/or every", name);
+	if (!!f[PROB].val + !!(f[NTH].val || f[EVERY].val) + !!f[HITS].val != 1) {
+		yaml_error(d, node, NULL, "%s: give one of probability, nth and/or every, or hits",
+			   name);
 		return;
 	}
+	if (f[HITS].val)
+		rule_hits(d, &f[HITS], &rule);
 	if (f[PROB].val && (s = yaml_str(d, &f[PROB], "a probability"))) {
 		int rc = parse_probability(s, &rule.probability_ppm);
 
@@ -249,7 +277,8 @@ static bool rule_equal(const struct fp_rule *a, const struct fp_rule *b)
 	return a->nth == b->nth && a->every == b->every && a->times == b->times &&
 	       a->probability_ppm == b->probability_ppm && a->seed == b->seed &&
 	       a->space == b->space && a->window == b->window && a->from == b->from &&
-	       a->to == b->to && a->observe == b->observe;
+	       a->to == b->to && a->observe == b->observe && a->nhits == b->nhits &&
+	       !memcmp(a->hits, b->hits, a->nhits * sizeof(*a->hits));
 }
 
 static bool value_equal(const struct pressure_value *a, const struct pressure_value *b)
@@ -299,6 +328,74 @@ void fault_plan_seed(struct fault_plan *plan, uint64_t seed)
 {
 	for (int p = 0; p < FP_NPOINTS; p++)
 		plan->rule[p].seed = seed;
+}
+
+/* One rule of fault_plan_write(). */
+static void rule_write(FILE *f, enum fp_point p, const struct fp_rule *r)
+{
+	fprintf(f, "  - point: %s\n", fp_point_name(p));
+	if (r->nhits) {
+		fputs("    hits: [", f);
+		for (uint32_t i = 0; i < r->nhits; i++)
+			fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)r->hits[i]);
+		fputs("]\n", f);
+	} else if (r->probability_ppm) {
+		fprintf(f, "    probability: %u.%06u\n", r->probability_ppm / 1000000,
+			r->probability_ppm % 1000000);
+	} else {
+		fprintf(f, "    nth: %llu\n", (unsigned long long)r->nth);
+	}
+	if (r->every)
+		fprintf(f, "    every: %llu\n", (unsigned long long)r->every);
+	if (r->times)
+		fprintf(f, "    times: %llu\n", (unsigned long long)r->times);
+	if (r->space)
+		fprintf(f, "    space: %llu\n", (unsigned long long)r->space);
+	if (r->seed)
+		fprintf(f, "    seed: %llu\n", (unsigned long long)r->seed);
+	if (r->window != FP_WINDOW_ALL)
+		fprintf(f, "    window: {%s: [%llu, %llu]}\n",
+			r->window == FP_WINDOW_EVENTS ? "events" : "time_ns",
+			(unsigned long long)r->from, (unsigned long long)r->to);
+}
+
+/* One pressure value of fault_plan_write(), if set. */
+static void value_write(FILE *f, const char *key, const struct pressure_value *v)
+{
+	if (v->set)
+		fprintf(f, "    %s: %llu%s\n", key, (unsigned long long)v->v, v->percent ? "%" : "");
+}
+
+int fault_plan_write(FILE *f, const struct fault_plan *plan)
+{
+	bool any = false;
+
+	for (int p = 0; p < FP_NPOINTS; p++)
+		if (plan->armed[p] && plan->rule[p].observe)
+			return -EINVAL;
+	for (int p = 0; p < FP_NPOINTS; p++) {
+		if (!plan->armed[p])
+			continue;
+		if (!any)
+			fputs("faults:\n", f);
+		any = true;
+		rule_write(f, p, &plan->rule[p]);
+	}
+	if (plan->nsteps)
+		fputs("pressure:\n", f);
+	for (size_t i = 0; i < plan->nsteps; i++) {
+		const struct pressure_step *s = &plan->steps[i];
+
+		fprintf(f, "  - at: {%s: %llu}\n", s->by_time ? "time_ns" : "event",
+			(unsigned long long)s->at);
+		value_write(f, "commit_available", &s->commit);
+		value_write(f, "lockable_available", &s->lockable);
+		if (s->contiguous_set)
+			fprintf(f, "    max_contiguous: %llu\n", (unsigned long long)s->max_contiguous);
+	}
+	if (!any && !plan->nsteps)
+		fputs("faults: []\n", f);
+	return ferror(f) ? -EIO : 0;
 }
 
 void fault_plan_free(struct fault_plan *plan)

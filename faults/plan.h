@@ -2,6 +2,8 @@
 #ifndef GPUISO_FAULTS_PLAN_H
 #define GPUISO_FAULTS_PLAN_H
 
+#include <stdio.h>
+
 #include "common/yaml.h"
 #include "faults/faults.h"
 
@@ -94,6 +96,16 @@ void fault_plan_seed(struct fault_plan *plan, uint64_t seed);
  * Return: true or false.
  */
 bool fault_plan_equal(const struct fault_plan *a, const struct fault_plan *b);
+
+/**
+ * fault_plan_write() - write a plan as a faults file that fault_plan_load()
+ * reads back as fault_plan_equal() to it (a trimmed run's plan).
+ * @f: where.
+ * @plan: the plan; observed points (fp_rule.observe) have no written form.
+ *
+ * Return: 0, -EINVAL (an observed point), or -EIO when @f reports a write error.
+ */
+int fault_plan_write(FILE *f, const struct fault_plan *plan);
 
 /** fault_plan_free() - free the schedule. @plan: the plan. */
 void fault_plan_free(struct fault_plan *plan);

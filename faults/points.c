@@ -73,7 +73,8 @@ bool fp_point_match(const char *pattern, enum fp_point p)
 void fp_arm(struct fp_ctx *ctx, enum fp_point p, const struct fp_rule *rule)
 {
 	ctx->rule[p] = *rule;
-	ctx->armed[p] = rule->nth || rule->every || rule->probability_ppm || rule->observe;
+	ctx->armed[p] = rule->nth || rule->every || rule->probability_ppm || rule->nhits ||
+			rule->observe;
 	ctx->hits[p] = 0;
 	ctx->injected[p] = 0;
 	ctx->space_used[p] = 0;
@@ -91,7 +92,18 @@ static bool inject(struct fp_ctx *ctx, enum fp_point p, uint64_t n)
 		ctx->first_at[p] = here;
 	if (!ctx->ninjections++)
 		ctx->first = here;
+	if (ctx->injected_hook)
+		ctx->injected_hook(ctx->injected_arg, &here);
 	return true;
+}
+
+/* Whether @r lists hit @n (its hits ascend). */
+static bool rule_lists(const struct fp_rule *r, uint64_t n)
+{
+	for (uint32_t i = 0; i < r->nhits && r->hits[i] <= n; i++)
+		if (r->hits[i] == n)
+			return true;
+	return false;
 }
 
 static uint64_t splitmix64(uint64_t *state)
@@ -128,6 +140,9 @@ bool fp_hit(struct fp_ctx *ctx, enum fp_point p, uint64_t bytes)
 		return false;
 	if (r->probability_ppm) {
 		if (splitmix64(&ctx->rng[p]) % 1000000 >= r->probability_ppm)
+			return false;
+	} else if (r->nhits) {
+		if (!rule_lists(r, n))
 			return false;
 	} else if (n < r->nth || (n != r->nth && (!r->every || (n - r->nth) % r->every))) {
 		return false;

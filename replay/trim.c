@@ -6,11 +6,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/digest.h"
 #include "common/u64map.h"
@@ -23,9 +25,17 @@
 /* At most this long between progress lines. */
 #define TRIM_PROGRESS_NS 2000000000ull
 
-/* Where a hit of the failure's point happens, as trim.where counts it. */
+/* Where a failure happens, as trim.at counts it. */
 #define TRIM_AT_START 0 /* before the first event (the adapters starting) */
 /* i + 1: during original event i; events + 1: after the last (leftovers, teardown) */
+
+/* A failure of the trace's own run, held where it fell in every candidate. */
+struct trim_fixed {
+	enum fp_point point;
+	uint64_t where;  /* trim.at when it failed */
+	uint64_t rank;   /* which of the point's hits there (from 1) */
+	uint64_t nth;    /* its hit number in the last run, or 0: that run did not reach it */
+};
 
 struct trim {
 	const struct trim_opts *o;
@@ -40,14 +50,21 @@ struct trim {
 	uint32_t *orig;            /* candidate event -> original event */
 	size_t ncand;
 	size_t next;               /* the next of cand to write */
-	struct u64map tried;       /* candidate digest -> 1 + (reproduces ? 1 + its N' : 0) */
+	struct u64map tried;       /* candidate digest -> 1 + reproduces */
 	struct verdict v0;         /* the trace's */
-	uint64_t where, rank;      /* the failure: where, and which hit of the point there */
-	uint64_t nth;              /* N' of the units in cur */
+	struct trim_fixed *fixed;  /* the trace's own run's failures, by (where, point, rank) */
+	size_t nfixed, fixed_cap;
+	size_t target;             /* o->fail: the one of o->point's hit o->nth */
+	struct pressure_step *steps; /* the base's pressure steps, at the candidate's events */
+	struct fault_plan pressure;  /* a plan of only those (o->base) */
+	bool plan_out;             /* the reproducer's plan is written beside the trimmed trace */
 	/* during a replay */
-	bool counting;             /* the trace's own replay: fail hit o->nth, note where it is */
-	uint64_t at, hits_at;      /* where the replay is, and the point's hits there so far */
-	uint64_t injected;         /* the hit failed, or 0 */
+	bool counting;             /* the trace's own run: its plan as drawn, failures noted */
+	bool nomem;                /* a failure could not be noted */
+	bool stray;                /* the check from disk failed a hit the last replay did not */
+	struct fp_ctx *fp;         /* the replay's */
+	uint64_t at;               /* where the replay is */
+	uint64_t hits0[FP_NPOINTS]; /* each point's hits before it got there */
 	uint64_t replays, max_replays;
 	bool budget_spent;
 	uint64_t t0, next_progress;
@@ -69,14 +86,20 @@ static int trim_fail(struct trim *t, int rc, const char *fmt, ...)
 	return rc;
 }
 
+/* The replay is at @at: each point's hits count from here. */
+static void trim_move(struct trim *t, uint64_t at)
+{
+	t->at = at;
+	memcpy(t->hits0, t->fp->hits, sizeof(t->hits0));
+}
+
 /* The replay's hook before each event: the candidate's event @index is original event orig[@index]. */
 static void trim_before_event(const struct replay_engine *e, uint64_t index, void *arg)
 {
 	struct trim *t = arg;
 
 	(void)e;
-	t->at = t->orig[index] + 1;
-	t->hits_at = 0;
+	trim_move(t, t->orig[index] + 1);
 }
 
 /* The replay's hook after the last event: what fails from here fails at the end. */
@@ -85,27 +108,79 @@ static void trim_after_events(const struct replay_engine *e, void *arg)
 	struct trim *t = arg;
 
 	(void)e;
-	t->at = t->evs.n + 1;
-	t->hits_at = 0;
+	trim_move(t, t->evs.n + 1);
 }
 
-/* The observed point's hook: fail the failure's hit, wherever it is now. */
-static bool trim_observe(void *arg, enum fp_point p, uint64_t hit)
+static int trim_fixed_cmp(const void *a, const void *b)
+{
+	const struct trim_fixed *x = a, *y = b;
+
+	if (x->where != y->where)
+		return x->where < y->where ? -1 : 1;
+	if (x->point != y->point)
+		return x->point < y->point ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* The trace's own run injected a failure (fp_ctx.injected_hook): note where. */
+static void trim_injected(void *arg, const struct fp_injection *in)
 {
 	struct trim *t = arg;
 
-	(void)p;
-	t->hits_at++;
-	if (t->counting) {
-		if (hit != t->o->nth)
-			return false;
-		t->where = t->at;
-		t->rank = t->hits_at;
-	} else if (t->injected || t->at != t->where || t->hits_at != t->rank) {
-		return false;
+	if (t->nfixed == t->fixed_cap) {
+		size_t cap = t->fixed_cap ? 2 * t->fixed_cap : 16;
+		struct trim_fixed *v = realloc(t->fixed, cap * sizeof(*v));
+
+		if (!v) {
+			t->nomem = true;
+			return;
+		}
+		t->fixed = v;
+		t->fixed_cap = cap;
 	}
-	t->injected = hit;
+	t->fixed[t->nfixed++] = (struct trim_fixed){
+		.point = in->point, .where = t->at, .rank = in->nth - t->hits0[in->point],
+		.nth = in->nth,
+	};
+}
+
+/* A candidate's observed hit (fp_ctx.observe): it fails if the trace's own run failed it there. */
+static bool trim_observe(void *arg, enum fp_point p, uint64_t hit)
+{
+	struct trim *t = arg;
+	const struct trim_fixed key = { .point = p, .where = t->at, .rank = hit - t->hits0[p] };
+	struct trim_fixed *f = bsearch(&key, t->fixed, t->nfixed, sizeof(*f), trim_fixed_cmp);
+
+	if (!f)
+		return false;
+	f->nth = hit;
 	return true;
+}
+
+/*
+ * The base's pressure steps at the candidate's events: a step before
+ * original event E applies before the first kept event at or after E.
+ */
+static void trim_pressure(struct trim *t)
+{
+	const struct fault_plan *base = t->o->base;
+
+	for (size_t k = 0; base && k < base->nsteps; k++) {
+		size_t lo = 0, hi = t->ncand;
+
+		t->steps[k] = base->steps[k];
+		if (base->steps[k].by_time)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (t->orig[mid] < base->steps[k].at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		t->steps[k].at = lo;
+	}
 }
 
 /* The events of the units in t->keep, into t->cand and t->orig. */
@@ -119,6 +194,7 @@ static void trim_gather(struct trim *t)
 		t->cand[t->ncand].flags = 0; /* as the trimmed trace will read */
 		t->orig[t->ncand++] = (uint32_t)i;
 	}
+	trim_pressure(t);
 }
 
 static const char *trim_first_code(const struct verdict *v)
@@ -139,7 +215,8 @@ static int trim_replay(struct trim *t, bool *repro)
 	const struct fp_rule observe = { .observe = true };
 	struct replay_opts ro = {
 		.trace = o->trace, .scn = t->o->scn, .scenario_path = o->scenario_path,
-		.covers = o->covers, .notrace = true, .untimed = true, .faults = o->base,
+		.covers = o->covers, .notrace = true, .untimed = true,
+		.faults = o->base ? &t->pressure : NULL,
 		.before_event = trim_before_event, .before_event_arg = t,
 		.after_events = trim_after_events, .after_events_arg = t,
 	};
@@ -152,34 +229,45 @@ static int trim_replay(struct trim *t, bool *repro)
 		return trim_fail(t, -ENOMEM, "trim: out of memory");
 	trim_gather(t);
 	memset(&fp, 0, sizeof(fp));
-	if (o->base)
-		fault_plan_arm(o->base, &fp);
-	ro.fp = &fp;
-	if (o->fail) {
-		fp_arm(&fp, o->point, &observe);
+	if (t->counting) {
+		/* as replay --faults BASE --fail-nth P:N arms them: the base, then the hit */
+		if (o->base)
+			fault_plan_arm(o->base, &fp);
+		if (o->fail)
+			fp_arm(&fp, o->point, &(const struct fp_rule){ .nth = o->nth });
+		fp.injected_hook = trim_injected;
+		fp.injected_arg = t;
+	} else {
+		for (size_t i = 0; i < t->nfixed; i++) {
+			t->fixed[i].nth = 0;
+			fp_arm(&fp, t->fixed[i].point, &observe);
+		}
 		fp.observe = trim_observe;
 		fp.observe_arg = t;
-		ro.fp = &fp;
 	}
+	ro.fp = t->fp = &fp;
+	memset(t->hits0, 0, sizeof(t->hits0));
 	t->at = TRIM_AT_START;
-	t->hits_at = 0;
-	t->injected = 0;
 	t->replays++;
 	if (o->beat)
 		o->beat(o->beat_arg);
 	rc = replay_run_events(&ro, t->cand, t->ncand, &res, rep);
 	*repro = false;
-	if (rc && (t->counting || rep->failure != REPLAY_BAD_INPUT)) {
+	if (t->nomem) {
+		rc = trim_fail(t, -ENOMEM, "trim: out of memory");
+	} else if (rc && (t->counting || rep->failure != REPLAY_BAD_INPUT)) {
 		rc = trim_fail(t, rep->failure == REPLAY_BAD_INPUT ? -EINVAL : rc, "trim: %s: %s",
 			       o->trace, rep->error);
 	} else if (!rc) {
 		verdict_of(&res, &v);
 		if (t->counting)
 			t->v0 = v;
-		*repro = verdict_same(&v, &t->v0) && (!o->fail || t->injected);
+		*repro = verdict_same(&v, &t->v0) &&
+			 (t->counting || !o->fail || t->fixed[t->target].nth);
 	} else {
 		rc = 0; /* a candidate the engine refuses as input does not reproduce */
 	}
+	t->fp = NULL;
 	results_fini(&res);
 	free(rep);
 	return rc;
@@ -201,7 +289,7 @@ static void trim_progress(struct trim *t)
 /*
  * Does the candidate of the must units and @n units of @set reproduce?
  * When it does, t->cur becomes what it kept (the units it needs may have
- * dropped some of @set) and t->nth its N'.
+ * dropped some of @set).
  */
 static int trim_test(struct trim *t, const uint32_t *set, size_t n, bool *repro)
 {
@@ -218,8 +306,6 @@ static int trim_test(struct trim *t, const uint32_t *set, size_t n, bool *repro)
 	seen = u64map_get(&t->tried, h == UINT64_MAX ? 0 : h);
 	if (seen) {
 		*repro = *seen > 1;
-		if (*repro)
-			t->nth = *seen - 2;
 	} else {
 		if (t->replays >= t->max_replays) {
 			t->budget_spent = true;
@@ -229,10 +315,8 @@ static int trim_test(struct trim *t, const uint32_t *set, size_t n, bool *repro)
 		rc = trim_replay(t, repro);
 		if (rc)
 			return rc;
-		if (u64map_put(&t->tried, h == UINT64_MAX ? 0 : h, *repro ? 2 + t->injected : 1))
+		if (u64map_put(&t->tried, h == UINT64_MAX ? 0 : h, 1 + *repro))
 			return trim_fail(t, -ENOMEM, "trim: out of memory");
-		if (*repro)
-			t->nth = t->injected;
 	}
 	if (*repro) {
 		t->ncur = 0;
@@ -359,8 +443,11 @@ static int trim_start(struct trim *t)
 	t->cur = calloc(nunits, sizeof(*t->cur));
 	t->cand = calloc(t->evs.n ? t->evs.n : 1, sizeof(*t->cand));
 	t->orig = calloc(t->evs.n ? t->evs.n : 1, sizeof(*t->orig));
-	if (!t->must || !t->keep || !t->cur || !t->cand || !t->orig || u64map_init(&t->tried))
+	t->steps = calloc(o->base && o->base->nsteps ? o->base->nsteps : 1, sizeof(*t->steps));
+	if (!t->must || !t->keep || !t->cur || !t->cand || !t->orig || !t->steps ||
+	    u64map_init(&t->tried))
 		return trim_fail(t, -ENOMEM, "trim: out of memory for %zu events", t->evs.n);
+	t->pressure = (struct fault_plan){ .steps = t->steps, .nsteps = o->base ? o->base->nsteps : 0 };
 	for (size_t u = 0; u < t->units.nunits; u++)
 		t->keep[u] = true;
 	t->counting = true;
@@ -368,17 +455,22 @@ static int trim_start(struct trim *t)
 	t->counting = false;
 	if (rc)
 		return rc;
-	if (o->fail && !t->injected)
+	/* every candidate looks its failures up by where they fell */
+	qsort(t->fixed, t->nfixed, sizeof(*t->fixed), trim_fixed_cmp);
+	for (t->target = 0; o->fail && t->target < t->nfixed; t->target++)
+		if (t->fixed[t->target].point == o->point && t->fixed[t->target].nth == o->nth)
+			break;
+	if (o->fail && t->target == t->nfixed)
 		return trim_fail(t, -EINVAL, "trim: %s: %s is hit fewer than %llu times in the trace: "
 				 "nothing fails", o->trace, fp_point_name(o->point),
 				 (unsigned long long)o->nth);
 	if (t->v0.outcome == VERDICT_RECOVERED)
 		return trim_fail(t, -EINVAL, "trim: %s: nothing to trim: the run recovers", o->trace);
-	t->nth = t->injected;
 	for (size_t u = 0; u < t->units.nunits; u++)
 		t->cur[t->ncur++] = (uint32_t)u;
-	if (o->fail && t->where > TRIM_AT_START && t->where <= t->evs.n) {
-		t->must[t->units.unit_of[t->where - 1]] = true;
+	if (o->fail && t->fixed[t->target].where > TRIM_AT_START &&
+	    t->fixed[t->target].where <= t->evs.n) {
+		t->must[t->units.unit_of[t->fixed[t->target].where - 1]] = true;
 		trim_units_need_all(&t->units, t->must);
 		t->ncur = 0;
 		for (size_t u = 0; u < t->units.nunits; u++) {
@@ -390,14 +482,92 @@ static int trim_start(struct trim *t)
 	if (o->progress)
 		fprintf(o->progress, "trim: %zu events in %zu units; the run ends in %s (first %s)%s\n",
 			t->evs.n, t->units.nunits, verdict_outcome_name(t->v0.outcome),
-			trim_first_code(&t->v0), o->fail ? "" : ", with no failure injected");
+			trim_first_code(&t->v0), t->nfixed ? "" : ", with no failure injected");
 	return 0;
 }
 
 /*
- * The trimmed trace from disk, as `gpuiso replay OUT --fail-nth POINT:N'`
- * replays it: the same verdict, and the one failure at the copy of the
- * original's event.
+ * Whether the reproducer needs a plan of its own: the base's rules drew
+ * failures by counts the trimmed trace no longer has, and its pressure
+ * steps at events counted the trace's events.
+ */
+static bool trim_plan_needed(const struct trim_opts *o)
+{
+	if (!o->base)
+		return false;
+	for (int p = 0; p < FP_NPOINTS; p++)
+		if (o->base->armed[p])
+			return true;
+	for (size_t k = 0; k < o->base->nsteps; k++)
+		if (!o->base->steps[k].by_time)
+			return true;
+	return false;
+}
+
+/* OUT.faults.yaml, the plan of the trimmed run (t->plan_out): its failures' hits and pressure. */
+static int trim_plan_path(const struct trim_opts *o, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s.faults.yaml", o->out) >= (int)len ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * The plan of the trimmed run: the hits its failures fell on in the last
+ * replay (of what was kept) and the base's pressure at its events, written
+ * to trim_plan_path().
+ */
+static int trim_plan_write(struct trim *t)
+{
+	const struct trim_opts *o = t->o;
+	struct fault_plan plan = { .steps = t->steps, .nsteps = t->pressure.nsteps };
+	struct atomic_file af;
+	char path[PATH_MAX];
+	int rc;
+
+	for (size_t i = 0; i < t->nfixed; i++) {
+		const struct trim_fixed *f = &t->fixed[i];
+		struct fp_rule *r = &plan.rule[f->point];
+
+		if (!f->nth)
+			continue;
+		if (r->nhits == FP_RULE_HITS)
+			return trim_fail(t, -E2BIG, "trim: the trimmed run fails %s more than %d times: "
+					 "a faults file lists no more hits of a point",
+					 fp_point_name(f->point), FP_RULE_HITS);
+		plan.armed[f->point] = true;
+		r->hits[r->nhits++] = f->nth;
+	}
+	rc = trim_plan_path(o, path, sizeof(path));
+	if (!rc)
+		rc = atomic_file_open(&af, path);
+	if (rc)
+		return trim_fail(t, rc, "trim: %s.faults.yaml: %s", o->out, strerror(-rc));
+	fprintf(af.f, "# The failures and pressure of the trimmed run of %s, where they fell\n"
+		"# in its whole run (gpuiso trace trim).\n", o->trace);
+	rc = fault_plan_write(af.f, &plan);
+	if (rc)
+		atomic_file_abort(&af);
+	else
+		rc = atomic_file_commit(&af);
+	return rc ? trim_fail(t, rc, "trim: writing %s: %s", path, strerror(-rc)) : 0;
+}
+
+/* A failure of the check from disk (fp_ctx.injected_hook): one of the last replay's, or not. */
+static void trim_checked(void *arg, const struct fp_injection *in)
+{
+	struct trim *t = arg;
+
+	for (size_t i = 0; i < t->nfixed; i++)
+		if (t->fixed[i].point == in->point && t->fixed[i].nth == in->nth)
+			return;
+	t->stray = true;
+}
+
+/*
+ * The trimmed trace from disk, as its reproducer replays it: `gpuiso
+ * replay OUT --faults OUT.faults.yaml` when a plan was written, else
+ * `--faults BASE --fail-nth POINT:N'`. The same verdict, and the same
+ * failures: those of the last replay from memory (at the same hits of the
+ * same events), and no other.
  */
 static int trim_check(struct trim *t)
 {
@@ -407,33 +577,40 @@ static int trim_check(struct trim *t)
 				  .covers = o->covers, .notrace = true, .untimed = true,
 				  .faults = o->base };
 	struct fault_plan plan = { 0 };
-	uint64_t at = UINT64_MAX;
+	uint64_t want = 0;
 	struct results res;
 	struct verdict v;
 	struct fp_ctx fp;
-	char spec[96] = "";
+	char path[PATH_MAX], perr[1024] = "";
 	int rc;
 
 	if (!rep)
 		return trim_fail(t, -ENOMEM, "trim: out of memory");
-	if (o->fail) {
-		snprintf(spec, sizeof(spec), "%s:%llu", fp_point_name(o->point),
-			 (unsigned long long)t->nth);
-		if (fault_plan_fail_nth(&plan, spec)) {
-			free(rep);
-			return trim_fail(t, -EPROTO, "trim: --fail-nth %s does not parse", spec);
+	if (t->plan_out) {
+		rc = trim_plan_path(o, path, sizeof(path));
+		if (!rc)
+			rc = fault_plan_load(path, &plan, perr, sizeof(perr));
+		if (rc) {
+			rc = trim_fail(t, -EPROTO, "trim: the plan written, %s.faults.yaml, does not "
+				       "read back: %s", o->out, perr[0] ? perr : strerror(-rc));
+			goto free_plan;
 		}
-		/* as replay --faults BASE --fail-nth P:N arms them: the base, then the hit */
-		if (o->base)
-			fault_plan_arm(o->base, &fp);
-		else
-			memset(&fp, 0, sizeof(fp));
-		fp_arm(&fp, o->point, &plan.rule[o->point]);
-		ro.fp = &fp;
-		for (size_t i = 0; i < t->ncand; i++)
-			if (t->orig[i] + 1 == t->where)
-				at = i;
+		fault_plan_arm(&plan, &fp);
+		ro.faults = &plan;
+	} else if (o->base) {
+		fault_plan_arm(o->base, &fp);
+	} else {
+		memset(&fp, 0, sizeof(fp));
 	}
+	/* as replay --fail-nth P:N' arms it: the point's rule replaced */
+	if (o->fail && !t->plan_out)
+		fp_arm(&fp, o->point, &(const struct fp_rule){ .nth = t->fixed[t->target].nth });
+	fp.injected_hook = trim_checked;
+	fp.injected_arg = t;
+	ro.fp = &fp;
+	for (size_t i = 0; i < t->nfixed; i++)
+		want += t->fixed[i].nth != 0;
+	t->stray = false;
 	t->replays++;
 	if (o->beat)
 		o->beat(o->beat_arg);
@@ -441,7 +618,7 @@ static int trim_check(struct trim *t)
 	if (rc) {
 		rc = trim_fail(t, -EPROTO, "trim: the trimmed trace %s does not replay from disk: %s",
 			       o->out, rep->error);
-		goto fini;
+		goto fini_results;
 	}
 	verdict_of(&res, &v);
 	if (rep->events != t->ncand || rep->used != t->ncand)
@@ -454,16 +631,14 @@ static int trim_check(struct trim *t)
 			       "left there, but is no reproducer", o->out,
 			       verdict_outcome_name(v.outcome), trim_first_code(&v),
 			       verdict_outcome_name(t->v0.outcome), trim_first_code(&t->v0));
-	else if (o->fail && (fp.injected[o->point] != 1 || fp.first_at[o->point].nth != t->nth ||
-			     (at != UINT64_MAX && fp.first_at[o->point].event != at)))
-		rc = trim_fail(t, -EPROTO, "trim: the trimmed trace %s with --fail-nth %s fails %llu "
-			       "hits, the first at event %llu, not the one hit at event %llu; it is "
-			       "left there, but is no reproducer", o->out, spec,
-			       (unsigned long long)fp.injected[o->point],
-			       (unsigned long long)fp.first_at[o->point].event,
-			       (unsigned long long)at);
-fini:
+	else if (t->stray || fp.ninjections != want)
+		rc = trim_fail(t, -EPROTO, "trim: the trimmed trace %s from disk fails %llu hits, "
+			       "not the %llu of its replay from memory%s; it is left there, but is no "
+			       "reproducer", o->out, (unsigned long long)fp.ninjections,
+			       (unsigned long long)want, t->stray ? ", and others" : "");
+fini_results:
 	results_fini(&res);
+free_plan:
 	fault_plan_free(&plan);
 	free(rep);
 	return rc;
@@ -479,6 +654,8 @@ static void trim_free(struct trim *t)
 	free(t->cur);
 	free(t->cand);
 	free(t->orig);
+	free(t->fixed);
+	free(t->steps);
 }
 
 int trim_run(const struct trim_opts *o, struct trim_result *r, char *err, size_t errlen)
@@ -487,6 +664,7 @@ int trim_run(const struct trim_opts *o, struct trim_result *r, char *err, size_t
 			  .max_replays = o->max_replays ? o->max_replays : TRIM_MAX_REPLAYS };
 	uint32_t *part = NULL;
 	uint64_t kept_units = 0;
+	bool repro;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -520,13 +698,22 @@ int trim_run(const struct trim_opts *o, struct trim_result *r, char *err, size_t
 		rc = trim_fail(&t, rc, "trim: writing %s: %s", o->out, why);
 		goto free_part;
 	}
-	rc = trim_check(&t);
+	/* its failures' hits, for the reproducer: the last replay's */
+	rc = trim_replay(&t, &repro);
+	if (!rc && !repro)
+		rc = trim_fail(&t, -EPROTO, "trim: what was kept no longer reproduces from memory");
+	t.plan_out = trim_plan_needed(o);
+	if (!rc && t.plan_out)
+		rc = trim_plan_write(&t);
+	if (!rc)
+		rc = trim_check(&t);
 	if (rc)
 		goto free_part;
 	for (size_t u = 0; u < t.units.nunits; u++)
 		kept_units += t.keep[u];
 	*r = (struct trim_result){ .events = t.evs.n, .kept = t.ncand, .units = t.units.nunits,
-				   .kept_units = kept_units, .nth = o->fail ? t.nth : 0,
+				   .kept_units = kept_units,
+				   .nth = o->fail ? t.fixed[t.target].nth : 0, .plan = t.plan_out,
 				   .verdict = t.v0, .replays = t.replays,
 				   .budget_spent = t.budget_spent };
 	if (o->progress && t.budget_spent)
@@ -543,11 +730,14 @@ free_trim:
 
 int trim_reproducer(const struct trim_opts *o, const struct trim_result *r, FILE *f)
 {
+	char plan[PATH_MAX];
 	const struct replay_command c = {
 		.program = o->program, .trace = o->out, .scenario = o->scenario_path,
-		.faults = o->base_path,
-		.covers = o->covers, .fail = o->fail, .point = o->point, .nth = r->nth,
+		.faults = r->plan ? plan : o->base_path, .covers = o->covers,
+		.fail = o->fail && !r->plan, .point = o->point, .nth = r->nth,
 	};
 
+	if (r->plan && trim_plan_path(o, plan, sizeof(plan)))
+		return -ENAMETOOLONG;
 	return replay_command_write(f, &c);
 }

@@ -1091,8 +1091,9 @@ static const char trim_usage[] =
 	"  first violation and broken invariants; with --fail-nth, the failure at the same hit of\n"
 	"  the same event), written as a CTF trace to OUT and replayed from there before the\n"
 	"  command that reproduces it is printed (docs/trace-events.md, \"Trimming a trace\")\n"
-	"  --max-replays  at most K replays to trim (default 50000; the check from disk is one\n"
-	"                 more); then the smallest trace found so far is the one written\n"
+	"  --max-replays  at most K replays to trim (default 50000; two more replay what was\n"
+	"                 kept: from memory, and from disk); then the smallest trace found so\n"
+	"                 far is the one written\n"
 	"  --faults, --map, --no-cache, --cache-dir, --trace-covers: as for replay";
 
 static int cmd_trace_trim(int argc, char **argv)

@@ -95,7 +95,7 @@ Test(plan, malformed_files_say_where)
 	expect_error("faults:\n  - point: nowhere/*\n    nth: 1\n", ":2:12: error:");
 	expect_error("faults:\n  - point: nowhere/*\n    nth: 1\n", "names no injection point");
 	expect_error("faults:\n  - point: fbsave/pin\n    nth: 1\n    probability: 0.5\n",
-		     "either probability, or nth");
+		     "give one of probability, nth");
 	expect_error("faults:\n  - point: fbsave/pin\n    probability: 2\n", ":3:18: error:");
 	/* not a number between 0 and 1: NaN compares false with both bounds */
 	expect_error("faults:\n  - point: fbsave/pin\n    probability: nan\n", ":3:18: error:");
@@ -302,4 +302,62 @@ Test(plan, equal_plans_and_what_makes_them_differ)
 	cr_assert_not(fault_plan_equal(&a, &b), "a step fewer");
 	b.nsteps = 2;
 	cr_assert(fault_plan_equal(&a, &b));
+}
+
+/* hits: lists the hits that fail, and nothing else; a bad list says where. */
+Test(plan, hits_fail_exactly_the_hits_listed)
+{
+	struct fault_plan plan;
+	struct fp_ctx ctx;
+	char err[1024] = "";
+	int p = fp_point_lookup("iommu/map");
+	unsigned int failed[12] = { 0 };
+
+	cr_assert_eq(load("faults:\n  - point: iommu/map\n    hits: [2, 5, 11]\n", &plan, err,
+			  sizeof(err)), 0, "%s", err);
+	cr_assert_eq(plan.rule[p].nhits, 3);
+	fault_plan_arm(&plan, &ctx);
+	for (unsigned int i = 1; i <= 11; i++)
+		failed[i] = fp_should_fail(&ctx, p);
+	for (unsigned int i = 1; i <= 11; i++)
+		cr_assert_eq(failed[i], i == 2 || i == 5 || i == 11, "hit %u", i);
+	cr_assert_eq(fails(&ctx, p, 100, 0), 0, "nothing after the last");
+	fault_plan_free(&plan);
+	expect_error("faults:\n  - point: iommu/map\n    hits: [3, 3]\n", "ascend");
+	expect_error("faults:\n  - point: iommu/map\n    hits: [0]\n", "count from 1");
+	expect_error("faults:\n  - point: iommu/map\n    hits: []\n", "1 to 16 hits");
+	expect_error("faults:\n  - point: iommu/map\n    hits: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, "
+		     "12, 13, 14, 15, 16, 17]\n", "1 to 16 hits");
+	expect_error("faults:\n  - point: iommu/map\n    hits: [1]\n    nth: 2\n", "give one of");
+}
+
+/* A written plan reads back as the plan that was written, every key of it. */
+Test(plan, a_written_plan_reads_back_equal)
+{
+	static const char *const texts[] = {
+		"faults:\n  - point: fbsave/*\n    probability: 25%\n    times: 2\n    space: 1MiB\n"
+		"    seed: 42\n    window: {events: [3, 9]}\n  - point: iommu/map\n    nth: 3\n"
+		"    every: 4\n    window: {time_ns: [100, 200]}\n  - point: gpu/copy\n"
+		"    hits: [1, 7]\n"
+		"pressure:\n  - at: {event: 5}\n    commit_available: 10%\n    lockable_available: 1MiB\n"
+		"  - at: {time_ns: 900}\n    max_contiguous: 64KiB\n",
+		"faults: []\n",
+		"pressure:\n  - at: {event: 0}\n    commit_available: 0\n",
+	};
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(*texts); i++) {
+		struct fault_plan a, b;
+		char err[1024] = "", *text = NULL;
+		size_t len;
+		FILE *f = open_memstream(&text, &len);
+
+		cr_assert_eq(load(texts[i], &a, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(fault_plan_write(f, &a), 0);
+		fclose(f);
+		cr_assert_eq(load(text, &b, err, sizeof(err)), 0, "%s\n%s", text, err);
+		cr_assert(fault_plan_equal(&a, &b), "written:\n%s", text);
+		fault_plan_free(&a);
+		fault_plan_free(&b);
+		free(text);
+	}
 }

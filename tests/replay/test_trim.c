@@ -372,7 +372,7 @@ Test(trim, a_spent_budget_still_gives_a_checked_reproducer)
 	o.max_replays = 6;
 	cr_assert_eq(trim_run(&o, &r, err, sizeof(err)), 0, "%s", err);
 	cr_assert(r.budget_spent);
-	cr_assert_eq(r.replays, 7, "the budget, then the check from disk");
+	cr_assert_eq(r.replays, 8, "the budget, what was kept again, then the check from disk");
 	cr_assert_lt(r.kept, 2004);
 	cr_assert_gt(r.kept, 4, "not done: %llu kept", (unsigned long long)r.kept);
 	replay_verdict(o.out, NULL, 0, &v, rep);
@@ -478,4 +478,71 @@ Test(trim, units_of_views_io_pmos_and_save_callbacks)
 	cr_assert_eq(u.needs[0].unit, 1, "the view");
 	cr_assert_eq(u.needs[0].needs, 0, "needs its PMO");
 	trim_units_free(&u);
+}
+
+/*
+ * A probability plan's failures stay where they fell: the trimmed run
+ * fails the same unmap of the same free, its plan is written beside the
+ * trace (hits, and the pressure step at the trimmed trace's events), and
+ * that plan, read back, reproduces from disk.
+ */
+Test(trim, a_plans_draws_stay_where_they_fell)
+{
+	static const char text[] = "faults:\n  - point: iommu/unmap\n    probability: 0.02\n"
+				   "    seed: 7\npressure:\n  - at: {event: 500}\n"
+				   "    commit_available: 50%\n  - at: {time_ns: 5}\n"
+				   "    lockable_available: 1MiB\n";
+	struct trim_opts o = opts(strdup(tpath("pc")), strdup(tpath("out")), NULL);
+	char *faults = strdup(tpath("f.yaml"));
+	struct replay_report *rep = calloc(1, sizeof(*rep));
+	struct fault_plan base, back;
+	struct replay_opts ro = { .scn = &scn, .notrace = true };
+	struct results res;
+	struct trim_result r;
+	struct verdict v;
+	char err[1024] = "", plan[300], cmd[2048];
+	FILE *f = fopen(faults, "w");
+	int unmap = fp_point_lookup("iommu/unmap");
+
+	cr_assert_not_null(rep);
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	cr_assert_eq(fault_plan_load(faults, &base, err, sizeof(err)), 0, "%s", err);
+	generate(2000, o.trace);
+	o.base = &base;
+	o.base_path = faults;
+	cr_assert_eq(trim_run(&o, &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert(r.plan, "the plan is written");
+	cr_assert_lt(r.kept, 10, "%llu events kept", (unsigned long long)r.kept);
+	snprintf(plan, sizeof(plan), "%s.faults.yaml", o.out);
+	cr_assert_eq(fault_plan_load(plan, &back, err, sizeof(err)), 0, "%s", err);
+	cr_assert(back.armed[unmap]);
+	cr_assert_geq(back.rule[unmap].nhits, 1);
+	cr_assert_eq(back.rule[unmap].probability_ppm, 0, "no draws left to move");
+	cr_assert_eq(back.nsteps, 2);
+	cr_assert_not(back.steps[0].by_time);
+	cr_assert_leq(back.steps[0].at, r.kept, "at the trimmed trace's events");
+	cr_assert(back.steps[1].by_time);
+	cr_assert_eq(back.steps[1].at, 5, "a time step stays");
+	ro.trace = o.out;
+	ro.faults = &back;
+	cr_assert_eq(replay_run(&ro, &res, rep), 0, "%s", rep->error);
+	verdict_of(&res, &v);
+	cr_assert(verdict_same(&v, &r.verdict));
+	cr_assert_eq(res.ninjected, 1);
+	cr_assert_str_eq(res.injected[0].name, "iommu/unmap");
+	cr_assert_eq(res.injected[0].n, back.rule[unmap].nhits);
+	results_fini(&res);
+	f = fmemopen(cmd, sizeof(cmd), "w");
+	cr_assert_eq(trim_reproducer(&o, &r, f), 0);
+	fclose(f);
+	cr_assert(strstr(cmd, "--faults ") && strstr(cmd, ".faults.yaml") && !strstr(cmd, "fail-nth"),
+		  "%s", cmd);
+	fault_plan_free(&back);
+	fault_plan_free(&base);
+	free(rep);
+	free(faults);
+	free((char *)o.trace);
+	free((char *)o.out);
 }
