@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/array.h"
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/digest.h"
@@ -127,16 +128,9 @@ static void trim_injected(void *arg, const struct fp_injection *in)
 {
 	struct trim *t = arg;
 
-	if (t->nfixed == t->fixed_cap) {
-		size_t cap = t->fixed_cap ? 2 * t->fixed_cap : 16;
-		struct trim_fixed *v = realloc(t->fixed, cap * sizeof(*v));
-
-		if (!v) {
-			t->nomem = true;
-			return;
-		}
-		t->fixed = v;
-		t->fixed_cap = cap;
+	if (array_reserve(&t->fixed, &t->fixed_cap, t->nfixed, sizeof(*t->fixed))) {
+		t->nomem = true;
+		return;
 	}
 	t->fixed[t->nfixed++] = (struct trim_fixed){
 		.point = in->point, .where = t->at, .rank = in->nth - t->hits0[in->point],

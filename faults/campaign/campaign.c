@@ -171,6 +171,8 @@ int campaign_run(const struct campaign_opts *o, struct campaign_totals *t, char 
 	if (rc)
 		goto free_campaign;
 	c->program = o->program;
+	c->workers = o->jobs;
+	c->progress = o->progress;
 	c->run_timeout_s = o->run_timeout_s;
 	c->stall_timeout_s = o->stall_timeout_s;
 	rc = prepare_output(c, o->out, err, errlen);

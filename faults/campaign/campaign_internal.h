@@ -9,7 +9,9 @@
  *   campaign_file.c  read and check a campaign file; plan its runs (ids, keys)
  *   record.c         a run's files in DIR/runs: faults file, outcome record
  *   judge.c          a run's outcome: from its results, or from how it ended
- *   report.c         progress lines, summary.json and summary.txt
+ *   report.c         progress lines; the findings, their reproducers trimmed
+ *                    (finding_trim.h, shared with sweeps); summary.json and
+ *                    summary.txt
  *   campaign_shard.c a shard's part of the runs; campaign_merge()
  *   campaign.c       campaign_run(): the above, with the process pool (pool.h)
  */
@@ -96,6 +98,8 @@ struct camp_outcome {
 
 struct campaign {
 	const char *program;   /* the gpuiso reproducers name, or NULL: "gpuiso" (not owned) */
+	unsigned int workers;  /* processes at once (campaign_opts.jobs; 0: one) */
+	FILE *progress;        /* progress lines, or NULL */
 	char name[128];
 	char folder[PATH_MAX]; /* the campaign file's folder: relative paths fall back to it */
 	struct camp_trace *traces;

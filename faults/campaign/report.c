@@ -16,6 +16,8 @@
 #include "common/json.h"
 #include "faults/campaign/campaign_internal.h"
 #include "faults/campaign/finding.h"
+#include "faults/campaign/finding_trim.h"
+#include "faults/campaign/pool.h"
 
 void campaign_progress_line(struct camp_progress *pg, const struct campaign *c,
 			    const struct camp_job *j, const struct camp_outcome *oc)
@@ -44,6 +46,9 @@ struct summary {
 	char **reproduce;    /* per run: the command, for failed runs */
 	unsigned int passed, failed, hung;
 	struct finding_set findings; /* of the failed runs, in finding_cmp() order */
+	struct finding_repro *repro; /* per finding: on its trimmed trace, or its first run's */
+	struct fault_plan plan;      /* trim_opts_fill()'s: a finding's first run's, seeded */
+	char plan_path[CAMPAIGN_RUN_PATH_LEN]; /* ... and its file */
 };
 
 /* Where run @i injected first, as the keys "injected" and "injected_known". */
@@ -149,12 +154,12 @@ static void fill_summary(struct json *j, const void *ctx)
 		if (c->required[i])
 			json_str(j, NULL, campaign_invariants[i]);
 	json_arr_end(j);
-	/* trimmed: null: a campaign's probability draws shift as events are removed */
 	json_arr_begin(j, "findings");
 	for (size_t i = 0; i < s->findings.n; i++) {
-		const struct finding *f = &s->findings.v[i];
+		const struct finding_repro *r = &s->repro[i];
 
-		finding_json(j, f, false, s->reproduce[f->first], NULL, NULL);
+		finding_json(j, &s->findings.v[i], false, r->cmd, r->trimmed ? &r->trim : NULL,
+			     r->whole);
 	}
 	json_arr_end(j);
 	json_arr_begin(j, "failures");
@@ -208,7 +213,8 @@ static void findings_text(const struct summary *s, FILE *f)
 			finding_blame_name(fd->blame), (unsigned long long)fd->runs,
 			fd->runs == 1 ? "" : "s");
 		finding_contexts_text(f, fd, false);
-		fprintf(f, "   reproduce: %s\n\n", s->reproduce[fd->first]);
+		finding_repro_text(f, &s->repro[i]);
+		fputc('\n', f);
 	}
 }
 
@@ -283,6 +289,61 @@ static int findings_build(struct summary *s)
 	return 0;
 }
 
+/* Finding @i's trimming (finding_trimmer.opts): its first run, under the plan it drew from. */
+static void trim_opts_fill(void *arg, size_t i, struct trim_opts *to)
+{
+	struct summary *s = arg;
+	const struct campaign *c = s->c;
+	const struct camp_job *j = &c->jobs[s->findings.v[i].first];
+	const struct camp_trace *t = &c->traces[j->trace];
+
+	/* the run's rules with its seed, as campaign_child_run() armed them */
+	s->plan = c->runs[j->run].plan;
+	fault_plan_seed(&s->plan, j->seed);
+	if (campaign_job_path(c, j, ".faults.yaml", s->plan_path, sizeof(s->plan_path)))
+		s->plan_path[0] = '\0';
+	*to = (struct trim_opts){
+		.trace = t->path, .scn = &c->scn, .scenario_path = c->has_scenario ? c->scenario : NULL,
+		.program = c->program, .maps = (const char *const *)t->maps, .nmaps = t->nmaps,
+		.covers = c->covers, .cache = true, .base = &s->plan, .base_path = s->plan_path,
+	};
+}
+
+/* Each finding's reproducer: its first run's, then trimmed (DIR/findings, made anew). */
+static int findings_reproduce(struct summary *s, char *err, size_t errlen)
+{
+	const struct campaign *c = s->c;
+	struct finding_trimmer ft = {
+		.findings = &s->findings, .out = c->out, .who = "campaign", .progress = c->progress,
+		.exit_error = ESRCH, .opts = trim_opts_fill, .arg = s,
+	};
+	struct pool pool = { 0 };
+	int rc;
+
+	s->repro = calloc(s->findings.n ? s->findings.n : 1, sizeof(*s->repro));
+	if (!s->repro)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->findings.n; i++) {
+		size_t first = s->findings.v[i].first;
+		struct finding_repro *r = &s->repro[i];
+
+		r->whole = strdup(s->reproduce[first]);
+		if (!r->whole)
+			return -ENOMEM;
+		if (s->oc[first].has_verdict != CAMP_KNOWN)
+			snprintf(r->why, sizeof(r->why), "not trimmed: its run %s",
+				 s->oc[first].hung ? "hung" : "did not replay to its end");
+	}
+	rc = pool_init(&pool, c->workers ? c->workers : 1, c->stall_timeout_s, c->run_timeout_s);
+	if (rc)
+		return rc;
+	ft.pool = &pool;
+	ft.repro = s->repro;
+	rc = finding_trim_all(&ft, err, errlen);
+	pool_fini(&pool);
+	return rc;
+}
+
 static int collect_outcomes(struct summary *s)
 {
 	const struct campaign *c = s->c;
@@ -325,6 +386,8 @@ int campaign_summary_write(const struct campaign *c, struct campaign_totals *t, 
 	rc = collect_outcomes(&s);
 	if (!rc)
 		rc = findings_build(&s);
+	if (!rc)
+		rc = findings_reproduce(&s, err, errlen);
 	if (rc)
 		goto free_summary;
 	t->runs = (unsigned int)c->njobs;
@@ -341,6 +404,7 @@ int campaign_summary_write(const struct campaign *c, struct campaign_totals *t, 
 	if (rc)
 		snprintf(err, errlen, "campaign: %s: cannot write: %s", path, strerror(-rc));
 free_summary:
+	finding_repro_free(s.repro, s.findings.n);
 	finding_set_free(&s.findings);
 	for (size_t i = 0; s.reproduce && i < c->njobs; i++)
 		free(s.reproduce[i]);

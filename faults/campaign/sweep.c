@@ -861,11 +861,7 @@ void sweep_free(struct sweep *s)
 {
 	if (s->journal >= 0)
 		close(s->journal);
-	for (size_t i = 0; s->repro && i < s->findings.n; i++) {
-		free(s->repro[i].cmd);
-		free(s->repro[i].whole);
-	}
-	free(s->repro);
+	finding_repro_free(s->repro, s->findings.n);
 	finding_set_free(&s->findings);
 	for (int p = 0; p < FP_NPOINTS; p++)
 		array_free_shared(s->where[p], s->where_cap[p], sizeof(*s->where[p]));

@@ -28,6 +28,7 @@
 #include "faults/faults.h"
 #include "faults/plan.h"
 #include "faults/campaign/finding.h"
+#include "faults/campaign/finding_trim.h"
 #include "faults/campaign/meet.h"
 #include "faults/campaign/pool.h"
 #include "faults/campaign/sweep.h"
@@ -64,15 +65,6 @@ struct sweep_failure {
 	struct verdict verdict;
 };
 
-/* How a finding is reproduced: on its trimmed trace when it could be trimmed. */
-struct sweep_repro {
-	char *cmd;        /* the command (on the trimmed trace, checked), or NULL (out of memory) */
-	char *whole;      /* the command on the whole trace */
-	bool trimmed;
-	struct finding_trim trim;
-	char why[4608];   /* not trimmed: why */
-};
-
 /* The trace's events, as the counting replay read them (replay_report's counts). */
 struct sweep_events {
 	uint64_t total, used, ignored, unmatched;
@@ -105,7 +97,7 @@ struct sweep {
 	size_t where_cap[FP_NPOINTS];                 /*  array_reserve_shared()) */
 	struct fp_ctx *count_fp;                      /* the counting pass's (its hook reads it) */
 	struct finding_set findings;
-	struct sweep_repro *repro;                    /* per finding */
+	struct finding_repro *repro;                  /* per finding */
 	uint64_t outcomes[FP_NPOINTS][SWEEP_NOUTCOMES];
 	enum sweep_outcome baseline;                  /* of the run where nothing fails */
 	struct sweep_failure *failures;

@@ -4,29 +4,23 @@
  * The failing runs, sorted so that both modes write the same files, are
  * grouped into findings (finding.h). Each finding's first run (its
  * smallest nth) is trimmed to a reproducer on a trace of its own
- * (OUT/findings/SIGNATURE/trace, replay/trim.h), each in a child of the
- * pool, so that a trim that crashes or hangs costs that finding's trimmed
- * trace and not the sweep; a finding that could not be trimmed is
- * reproduced on the whole trace. Then OUT/summary.json (gpuiso-sweep/1),
+ * (OUT/findings/SIGNATURE/trace, finding_trim.h), each in a child of the
+ * pool; a finding that could not be trimmed is reproduced on the whole
+ * trace. Then OUT/summary.json (gpuiso-sweep/1),
  * OUT/summary.txt, and the command's lines: a line per finding and the
  * points no run reached.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "common/atomic_file.h"
 #include "common/host.h"
 #include "common/json.h"
-#include "common/path.h"
 #include "faults/campaign/finding.h"
-#include "faults/campaign/pool.h"
 #include "faults/campaign/sweep_internal.h"
 #include "replay/command.h"
 #include "replay/replay.h"
-#include "replay/text.h"
 #include "replay/trim.h"
 #include "replay/verdict.h"
 
@@ -37,13 +31,6 @@ const char *const sweep_outcome_names[SWEEP_NOUTCOMES] = {
 	[SWEEP_CRASH] = "crash",
 	[SWEEP_HUNG] = "hung",
 };
-
-/*
- * Replays one finding's trimming may spend: a trim that needs more writes
- * the smallest trace it found so far (checked all the same), so a sweep
- * is never held up for long by its findings.
- */
-#define SWEEP_TRIM_REPLAYS 1000
 
 static int cmp_failure(const void *a, const void *b)
 {
@@ -123,7 +110,7 @@ static void summary_fill(struct json *j, const void *ctx)
 	json_arr_end(j);
 	json_arr_begin(j, "findings");
 	for (size_t i = 0; i < s->findings.n; i++) {
-		const struct sweep_repro *r = &s->repro[i];
+		const struct finding_repro *r = &s->repro[i];
 
 		finding_json(j, &s->findings.v[i], true, r->cmd, r->trimmed ? &r->trim : NULL, r->whole);
 	}
@@ -198,7 +185,6 @@ static void summary_text(const struct sweep *s, FILE *f)
 		s->nfailures, s->findings.n, s->findings.n == 1 ? "" : "s");
 	for (size_t i = 0; i < s->findings.n; i++) {
 		const struct finding *fd = &s->findings.v[i];
-		const struct sweep_repro *r = &s->repro[i];
 
 		if (finding_section(&s->findings, i))
 			fprintf(f, "\n%s\n", finding_section(&s->findings, i));
@@ -207,13 +193,7 @@ static void summary_text(const struct sweep *s, FILE *f)
 			fd->runs == 1 ? "" : "s", (unsigned long long)fd->nth_min,
 			(unsigned long long)fd->nth_max);
 		finding_contexts_text(f, fd, true);
-		fprintf(f, "   reproduce: %s\n", r->cmd ? r->cmd : "(out of memory)");
-		if (r->trimmed)
-			fprintf(f, "   (a trimmed trace: %llu of the trace's %llu events; on the whole "
-				"trace: %s)\n", (unsigned long long)r->trim.events,
-				(unsigned long long)r->trim.of, r->whole ? r->whole : "(out of memory)");
-		else
-			fprintf(f, "   (the whole trace: %s)\n", r->why);
+		finding_repro_text(f, &s->repro[i]);
 	}
 	unreached_text(s, f, "\nnot reached, so not tested:\n");
 	if (s->nfailures)
@@ -235,16 +215,10 @@ static void summary_text(const struct sweep *s, FILE *f)
 	}
 }
 
-/* What a trimming child tells the sweep (pool_send()). */
-struct sweep_trimmed {
-	int rc;              /* trim_run()'s */
-	uint64_t kept, events, nth;
-	char why[1024];      /* rc != 0: why */
-};
-
-/* Finding @i's trimming: from its first run (the smallest nth), into OUT/findings/SIGNATURE/trace. */
-static void trim_opts_fill(const struct sweep *s, size_t i, struct trim_opts *to)
+/* Finding @i's trimming (finding_trimmer.opts): from its first run, the smallest nth. */
+static void trim_opts_fill(void *arg, size_t i, struct trim_opts *to)
 {
+	const struct sweep *s = arg;
 	const struct sweep_failure *f = &s->failures[s->findings.v[i].first];
 
 	*to = (struct trim_opts){
@@ -252,177 +226,32 @@ static void trim_opts_fill(const struct sweep *s, size_t i, struct trim_opts *to
 		.program = s->o->program, .maps = (const char *const *)s->maps, .nmaps = s->o->nmaps,
 		.covers = s->o->covers, .cache = !s->uncacheable,
 		.base = s->faults ? &s->base : NULL, .base_path = s->faults,
-		.fail = true, .point = f->point, .nth = f->nth, .max_replays = SWEEP_TRIM_REPLAYS,
-		.out = s->repro[i].trim.trace,
+		.fail = true, .point = f->point, .nth = f->nth,
 	};
-}
-
-/* A trimming child's beat, once per replay: it is moving. */
-static void trim_beat(void *arg)
-{
-	watch_beat(arg);
-}
-
-/*
- * Beside a trimmed trace TRACE, its events as text in TRACE.txt (as
- * `gpuiso trace dump` writes them), for a reader of the findings and for
- * the dashboard's page of the finding. A convenience: a failure costs the
- * text only.
- */
-static void trim_text(const struct trim_opts *to)
-{
-	char path[sizeof(((struct sweep_repro *)0)->trim.trace) + 8], err[256];
-
-	snprintf(path, sizeof(path), "%s.txt", to->out);
-	if (text_dump_file(to->out, NULL, 0, path, err, sizeof(err)))
-		unlink(path);
-}
-
-/* In the child of slot @slot: trim finding @i, tell the parent how it went, and leave. */
-static void trim_child(struct sweep *s, size_t slot, size_t i)
-{
-	struct sweep_trimmed m = { 0 };
-	struct trim_result tr;
-	struct trim_opts to;
-
-	trim_opts_fill(s, i, &to);
-	to.beat = trim_beat;
-	to.beat_arg = pool_beat(&s->pool, slot);
-	m.rc = trim_run(&to, &tr, m.why, sizeof(m.why));
-	if (!m.rc)
-		trim_text(&to);
-	m.kept = tr.kept;
-	m.events = tr.events;
-	m.nth = tr.nth;
-	_exit(pool_send(&s->pool, slot, &m, sizeof(m)) ? SWEEP_EXIT_ERROR : 0);
-}
-
-/* The child trimming finding p->slots[i].job ended with @status: its reproducer, checked, or why not. */
-static void trim_done(void *arg, const struct pool *p, size_t slot, int status)
-{
-	struct sweep *s = arg;
-	size_t i = p->slots[slot].job;
-	struct sweep_repro *r = &s->repro[i];
-	struct sweep_trimmed m;
-	struct trim_result tr;
-	struct trim_opts to;
-	size_t len;
-	FILE *f;
-
-	if (p->slots[slot].killed) {
-		snprintf(r->why, sizeof(r->why), "not trimmed: trimming %s, killed",
-			 p->slots[slot].killed == WATCH_OVERTIME ? "ran out of time" : "made no progress");
-		return;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) || p->slots[slot].msglen != sizeof(m)) {
-		snprintf(r->why, sizeof(r->why), "not trimmed: trimming crashed (%s %d)",
-			 WIFSIGNALED(status) ? "signal" : "exit", WIFSIGNALED(status) ?
-			 WTERMSIG(status) : WEXITSTATUS(status));
-		return;
-	}
-	memcpy(&m, p->slots[slot].msg, sizeof(m));
-	if (m.rc) {
-		snprintf(r->why, sizeof(r->why), "not trimmed: %s", m.why);
-		if (s->o->progress)
-			fprintf(s->o->progress, "sweep: finding %zu not trimmed: %s\n", i + 1, m.why);
-		return;
-	}
-	trim_opts_fill(s, i, &to);
-	tr = (struct trim_result){ .kept = m.kept, .events = m.events, .nth = m.nth };
-	f = open_memstream(&r->cmd, &len);
-	if (!f)
-		return;
-	if (trim_reproducer(&to, &tr, f) | fclose(f)) {
-		free(r->cmd);
-		r->cmd = NULL;
-		return;
-	}
-	r->trimmed = true;
-	r->trim.events = m.kept;
-	r->trim.of = m.events;
-}
-
-/*
- * Start trimming finding @i in a child of its own (a trim that crashes or
- * hangs costs its finding's trimmed trace, not the sweep). trim_run()
- * checks the trimmed trace reproduces from disk before it says so.
- * Return: 0, or a negative errno of waiting or forking.
- */
-static int finding_trim(struct sweep *s, size_t i)
-{
-	const struct finding *fd = &s->findings.v[i];
-	const struct sweep_failure *f = &s->failures[fd->first];
-	struct sweep_repro *r = &s->repro[i];
-	size_t slot = 0;
-	pid_t pid;
-	int rc;
-
-	if (!f->has_verdict) {
-		snprintf(r->why, sizeof(r->why), "not trimmed: its run %s",
-			 f->outcome == SWEEP_HUNG ? "hung" : "crashed, or said nothing");
-		return 0;
-	}
-	if ((size_t)snprintf(r->trim.trace, sizeof(r->trim.trace), "%s/findings/%016llx/trace",
-			     s->out, (unsigned long long)fd->signature) >= sizeof(r->trim.trace) ||
-	    path_mkdir_parent(r->trim.trace)) {
-		snprintf(r->why, sizeof(r->why), "not trimmed: cannot make the folder of %s",
-			 r->trim.trace);
-		return 0;
-	}
-	if (s->o->progress) {
-		fprintf(s->o->progress, "sweep: trimming the reproducer of finding %zu/%zu: %s\n", i + 1,
-			s->findings.n, fd->title);
-		fflush(s->o->progress);
-	}
-	while (s->pool.running == s->pool.n)
-		if ((rc = pool_wait(&s->pool, trim_done, s)))
-			return rc;
-	while (s->pool.slots[slot].pid)
-		slot++;
-	pid = pool_fork(&s->pool, slot, i, "sweep-trim", SWEEP_EXIT_ERROR);
-	if (pid < 0) {
-		snprintf(r->why, sizeof(r->why), "not trimmed: fork: %s", strerror((int)-pid));
-		return 0;
-	}
-	if (!pid)
-		trim_child(s, slot, i); /* does not return */
-	return 0;
 }
 
 /* Each finding's reproducer: on the whole trace, then trimmed (OUT/findings, made anew). */
 static int findings_reproduce(struct sweep *s)
 {
-	char dir[4096];
-	int rc;
+	struct finding_trimmer ft = {
+		.findings = &s->findings, .pool = &s->pool, .out = s->out, .who = "sweep",
+		.progress = s->o->progress, .exit_error = SWEEP_EXIT_ERROR, .opts = trim_opts_fill,
+		.arg = s,
+	};
 
 	s->repro = calloc(s->findings.n ? s->findings.n : 1, sizeof(*s->repro));
 	if (!s->repro)
 		return -ENOMEM;
-	snprintf(dir, sizeof(dir), "%s/findings", s->out);
-	rc = path_remove_tree(dir);
-	if (rc) {
-		snprintf(s->err, s->errlen, "sweep: %s: cannot remove the last findings: %s", dir,
-			 strerror(-rc));
-		return rc;
-	}
-	for (size_t i = 0; i < s->findings.n && !rc; i++) {
-		reproducer(s, &s->failures[s->findings.v[i].first], &s->repro[i].whole);
-		rc = finding_trim(s, i);
-	}
-	while (s->pool.running && !rc)
-		rc = pool_wait(&s->pool, trim_done, s);
-	pool_kill_all(&s->pool);
 	for (size_t i = 0; i < s->findings.n; i++) {
-		struct sweep_repro *r = &s->repro[i];
+		const struct sweep_failure *f = &s->failures[s->findings.v[i].first];
 
-		if (!r->trimmed) {
-			free(r->cmd);
-			r->cmd = r->whole ? strdup(r->whole) : NULL;
-		}
+		reproducer(s, f, &s->repro[i].whole);
+		if (!f->has_verdict)
+			snprintf(s->repro[i].why, sizeof(s->repro[i].why), "not trimmed: its run %s",
+				 f->outcome == SWEEP_HUNG ? "hung" : "crashed, or said nothing");
 	}
-	if (rc)
-		snprintf(s->err, s->errlen, "sweep: waiting for the trimming: %s", strerror(-rc));
-	return rc;
+	ft.repro = s->repro;
+	return finding_trim_all(&ft, s->err, s->errlen);
 }
 
 int sweep_summary_write(struct sweep *s)

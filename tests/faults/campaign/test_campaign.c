@@ -654,10 +654,20 @@ Test(campaign, runs_that_fail_the_same_way_are_one_finding)
 	cr_assert_str_eq(v, "3");
 	get(doc, "findings.0.outcome", v, sizeof(v));
 	cr_assert_str_eq(v, "violation", "named as a sweep names it");
-	get(doc, "findings.0.trimmed", v, sizeof(v));
-	cr_assert_str_eq(v, "null");
-	get(doc, "findings.0.reproduce", v, sizeof(v));
+	/* trimmed, its draws held where they fell: a plan of hits beside the trimmed trace */
+	get(doc, "findings.0.trimmed.of", v, sizeof(v));
+	cr_assert_str_eq(v, "300");
+	get(doc, "findings.0.trimmed.events", v, sizeof(v));
+	cr_assert_lt(strtoull(v, NULL, 10), 300, "%s", v);
+	get(doc, "findings.0.trimmed.reproduce_whole", v, sizeof(v));
 	cr_assert(strstr(v, "/runs/unmaps-fail-power-cycle-s1.faults.yaml --seed 1"), "%s", v);
+	get(doc, "findings.0.reproduce", v, sizeof(v));
+	cr_assert(strstr(v, "/findings/") && strstr(v, "/trace.faults.yaml") &&
+		  !strstr(v, "--seed"), "%s", v);
+	cr_assert(!strncmp(v, "gpuiso ", 7), "%s", v);
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", bin(), v + 7);
+	cr_assert_eq(sh(cmd, text, sizeof(text)), 1, "%s\n%s", cmd, text);
+	cr_assert(strstr(text, "MAPPING_LEAK"), "%s", text);
 	cr_assert_not(jsonq_get(doc, "findings.0.nth", v, sizeof(v)), "a campaign has no hits");
 	cr_assert_not(jsonq_get(doc, "findings.1", v, sizeof(v)), "%s", doc);
 
