@@ -1031,6 +1031,8 @@ static int set_add_file(struct runfile_set *set, const char *path, char *err, si
 	rc = runfile_read(path, &set->r[set->n], err, errlen);
 	if (!rc)
 		set->n++;
+	if (set->progress)
+		progress_show(set->progress, set->n);
 	return rc;
 }
 

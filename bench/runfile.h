@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/progress.h"
+
 /*
  * The JSON files a run leaves behind, read back for the results store and
  * for comparisons: results (gpuiso-results/1), benchmarks (gpuiso-bench/1),
@@ -113,6 +115,7 @@ void runfile_free(struct run_record *rec);
 struct runfile_set {
 	struct run_record *r;
 	size_t n, cap;
+	struct progress *progress; /* shown as each file is read, or NULL */
 };
 
 /**

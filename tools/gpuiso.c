@@ -786,7 +786,7 @@ static int cmd_sweep(int argc, char **argv)
 static const char merge_usage[] =
 	"gpuiso merge OUT [--jobs N] [-q] [-v]\n"
 	"  the summary of a sweep or campaign run in shards (--shard I/N) into OUT, as one\n"
-	"  run of all of it writes it: OUT/summary.json, OUT/summary.txt (and a sweep's\n"
+	"  run of all of it writes it: OUT/summary.json, OUT/summary.txt (and the findings'\n"
 	"  trimmed reproducers, --jobs at a time). When a shard's runs are missing, it says\n"
 	"  which (all of them in OUT/shards/missing) and writes no summary (docs/slurm.md).\n"
 	"  Shard files of more than one work (other options or inputs, another sweep's or\n"
@@ -830,7 +830,8 @@ static int cmd_merge(int argc, char **argv)
 			sweep_totals_print(&st, argv[optind], false);
 		findings = st.violation || st.crash || st.hung;
 	} else {
-		rc = campaign_merge(argv[optind], &h, cli_program(), &ct, err, sizeof(err));
+		rc = campaign_merge(argv[optind], &h, (unsigned int)jobs, progress, cli_program(), &ct,
+				    err, sizeof(err));
 		if (!rc)
 			campaign_totals_print(&ct, argv[optind]);
 		findings = ct.failed;

@@ -116,6 +116,7 @@ int cmd_store_add(int argc, char **argv)
 	};
 	const char *rev = NULL, *campaign = NULL, *date = NULL;
 	struct runfile_set fs = { 0 };
+	struct progress progress;
 	struct store *s = NULL;
 	char err[1024];
 	size_t added = 0;
@@ -137,7 +138,10 @@ int cmd_store_add(int argc, char **argv)
 	if (argc - optind < 2)
 		return usage_error(store_add_usage, "%s", "a store and at least one file, please");
 	/* every file is read and checked before the store is touched */
+	fs.progress = &progress;
+	progress_begin(&progress, progress_out(), "store add", "files read", 0);
 	rc = read_paths("store add", argv + optind + 1, argc - optind - 1, &fs);
+	progress_end(&progress);
 	if (rc) {
 		runfile_set_free(&fs);
 		return exit_for(rc);

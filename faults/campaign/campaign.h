@@ -70,6 +70,8 @@ int campaign_check(const char *file, char *err, size_t errlen);
  * campaign run of all of them would have written.
  * @out: the output folder.
  * @h: the header of one of its shards (shard_find()).
+ * @jobs: processes that trim the findings at once (0: one).
+ * @progress: progress lines of the trimming, or NULL.
  * @program: the gpuiso the reproducers name (an absolute path), or NULL: "gpuiso".
  * @t: out: totals, as campaign_run() gives them.
  * @err: out: what went wrong; for missing runs, a line per shard that has
@@ -80,7 +82,8 @@ int campaign_check(const char *file, char *err, size_t errlen);
  * -EINVAL (the campaign file is malformed, or changed since the shards
  * ran), other negative errno.
  */
-int campaign_merge(const char *out, const struct shard_header *h, const char *program,
-		   struct campaign_totals *t, char *err, size_t errlen);
+int campaign_merge(const char *out, const struct shard_header *h, unsigned int jobs,
+		   FILE *progress, const char *program, struct campaign_totals *t, char *err,
+		   size_t errlen);
 
 #endif

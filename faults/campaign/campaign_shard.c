@@ -134,8 +134,9 @@ static int merge_missing(const struct campaign *c, const bool *done, const uint3
 	return shard_missing_end(all, c->out, err, errlen);
 }
 
-int campaign_merge(const char *out, const struct shard_header *h, const char *program,
-		   struct campaign_totals *t, char *err, size_t errlen)
+int campaign_merge(const char *out, const struct shard_header *h, unsigned int jobs,
+		   FILE *progress, const char *program, struct campaign_totals *t, char *err,
+		   size_t errlen)
 {
 	const char *file = shard_field(h, "campaign");
 	struct campaign *c = calloc(1, sizeof(*c));
@@ -155,6 +156,8 @@ int campaign_merge(const char *out, const struct shard_header *h, const char *pr
 	if (rc)
 		goto free_campaign;
 	c->program = program;
+	c->workers = jobs;
+	c->progress = progress;
 	if (!realpath(out, c->out)) {
 		rc = -errno;
 		snprintf(err, errlen, "merge: %s: %s", out, strerror(-rc));

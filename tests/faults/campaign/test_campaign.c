@@ -1207,7 +1207,7 @@ static int merge_lib(const char *out, struct campaign_totals *t, char *err, size
 	if (rc)
 		return rc;
 	cr_assert_str_eq(h.kind, "campaign");
-	rc = campaign_merge(opath, &h, NULL, t, err, errlen);
+	rc = campaign_merge(opath, &h, 1, NULL, NULL, t, err, errlen);
 	shard_header_free(&h);
 	return rc;
 }
