@@ -571,6 +571,7 @@ static const struct {
 	{ "iotlb_invalidate", offsetof(struct sim_cost_model, iotlb_invalidate), false },
 	{ "dma_setup", offsetof(struct sim_cost_model, dma_setup), false },
 	{ "bytes_per_cycle", offsetof(struct sim_cost_model, bytes_per_cycle), true },
+	{ "request", offsetof(struct sim_cost_model, request), false },
 };
 
 #define NCOST ARRAY_SIZE(cost_fields)
@@ -600,9 +601,32 @@ static void parse_cost(struct yaml_doc *d, struct fy_node *map, struct fy_node *
 
 /* ---- top level --------------------------------------------------------- */
 
-enum { TF_SYSTEM, TF_REGISTRY, TF_ADAPTERS, TF_COST, TF_BACKEND, TF_N };
+enum { TF_SYSTEM, TF_REGISTRY, TF_ADAPTERS, TF_COST, TF_BACKEND, TF_IOMMU, TF_N };
 static const char *const top_keys[TF_N] = { "system", "registry", "adapters", "cost_model",
-					    "backend" };
+					    "backend", "iommu" };
+
+/* iommu: {model: vtd|amd-vi|virtio}: the simulator's model, and its default costs. */
+static void parse_iommu(struct yaml_doc *d, struct fy_node *map, struct fy_node *owner,
+			struct scenario *scn)
+{
+	static const char *const keys[] = { "model" };
+	struct yaml_field f[1];
+	const char *s;
+	int m;
+
+	if (!yaml_fields(d, map, owner, "iommu", keys, 1, f) || !f[0].key)
+		return;
+	s = yaml_str(d, &f[0], "vtd, amd-vi or virtio");
+	if (!s)
+		return;
+	m = hw_iommu_model_parse(s);
+	if (m < 0) {
+		yaml_field_error(d, &f[0], "'%s' is no IOMMU model: vtd, amd-vi or virtio", s);
+		return;
+	}
+	scn->iommu_model = (enum hw_iommu_model)m;
+	sim_cost_default(scn->iommu_model, &scn->cost);
+}
 
 /* A backend name (hw/backend.h, docs/backends.md); the command line's --backend wins. */
 static void parse_backend(struct yaml_doc *d, const struct yaml_field *f, struct scenario *scn)
@@ -644,6 +668,9 @@ static void parse_root(struct yaml_doc *d, struct fy_node *root, struct scenario
 		err_missing(d, root, NULL, "", "adapters");
 	else
 		parse_adapters(d, &f[TF_ADAPTERS], scn);
+	/* the model's default costs first, then what cost_model: says */
+	if (f[TF_IOMMU].key)
+		parse_iommu(d, f[TF_IOMMU].val, f[TF_IOMMU].key, scn);
 	if (f[TF_COST].key)
 		parse_cost(d, f[TF_COST].val, f[TF_COST].key, &scn->cost);
 	if (f[TF_BACKEND].key)
@@ -658,7 +685,7 @@ int scenario_load(const char *path, struct scenario *scn, char *errbuf, size_t e
 	if (errbuf && errlen)
 		errbuf[0] = '\0';
 	memset(scn, 0, sizeof(*scn));
-	sim_cost_default(&scn->cost);
+	sim_cost_default(HW_MODEL_VTD, &scn->cost);
 	if (!path)
 		return -EINVAL;
 	scn->path = strdup(path);
@@ -680,7 +707,7 @@ int scenario_defaults(struct scenario *scn)
 	struct scn_adapter *ad;
 
 	memset(scn, 0, sizeof(*scn));
-	sim_cost_default(&scn->cost);
+	sim_cost_default(HW_MODEL_VTD, &scn->cost);
 
 	/* 64 GiB: 2 GiB below the 32-bit MMIO hole, the rest above 4 GiB. */
 	scn->system.os_memory_map = calloc(2, sizeof(*scn->system.os_memory_map));
@@ -768,6 +795,7 @@ int scenario_backend_open(const struct scenario *scn, const char *name, struct h
 			    .commit_limit = scn->system.commit_limit,
 			    .lockable_limit = scn->system.lockable_limit },
 		.cost = scn->cost,
+		.iommu_model = scn->iommu_model,
 	};
 	struct hw_backend_name bn;
 	uint64_t *vram;

@@ -82,7 +82,8 @@ struct scenario {
 	struct scn_registry registry;
 	struct scn_adapter *adapters;
 	size_t nadapters;
-	struct sim_cost_model cost; /* defaults overridden by cost_model: */
+	enum hw_iommu_model iommu_model; /* the simulator's (iommu: model:), VT-d by default */
+	struct sim_cost_model cost; /* the model's defaults overridden by cost_model: */
 	char *backend;              /* backend: "sim" or "vfio:BDF", or NULL (the simulator) */
 };
 

@@ -52,6 +52,7 @@ struct hw_machine {
 	unsigned int ngpus;           /* one per physical adapter */
 	const uint64_t *vram;         /* [ngpus]: bytes of VRAM of each */
 	struct sim_cost_model cost;   /* the simulator's cycle costs */
+	enum hw_iommu_model iommu_model; /* the simulator's IOMMU model */
 };
 
 /* An open backend: the IOMMU and devices, and the system memory they reach. */

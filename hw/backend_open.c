@@ -32,7 +32,7 @@ int hw_backend_open(const struct hw_backend_name *name, const struct hw_machine 
 		rc = vfio_create(&vcfg, &b->hw, err, errlen);
 	} else {
 		struct sim_config scfg = { .pm = &b->pm, .ndevs = m->ngpus, .vram_bytes = m->vram,
-					   .cost = m->cost };
+					   .cost = m->cost, .model = m->iommu_model };
 
 		rc = sim_create(&scfg, &b->hw);
 		if (rc)

@@ -35,7 +35,39 @@ enum hw_perm {
 	HW_MAP_4K = 4,
 };
 
-/* Fault reasons, numbered as VT-d numbers them (and as Linux reports them). */
+/*
+ * The IOMMU models a backend may be (docs/backends.md, "IOMMU models"): the
+ * simulator is any of them, a real backend is what the machine has.
+ */
+enum hw_iommu_model {
+	HW_MODEL_VTD = 0, /* Intel VT-d */
+	HW_MODEL_AMD_VI,  /* AMD-Vi (the AMD IOMMU) */
+	HW_MODEL_VIRTIO,  /* virtio-iommu: mappings are requests to the host */
+	HW_MODEL_N
+};
+
+/**
+ * hw_iommu_model_name() - "vtd", "amd-vi" or "virtio".
+ * @m: the model.
+ *
+ * Return: the name, or NULL for an unknown model.
+ */
+const char *hw_iommu_model_name(enum hw_iommu_model m);
+
+/**
+ * hw_iommu_model_parse() - the model hw_iommu_model_name() calls @name.
+ * @name: the name.
+ *
+ * Return: the model, or -EINVAL.
+ */
+int hw_iommu_model_parse(const char *name);
+
+/*
+ * Fault reasons, numbered as VT-d numbers them (and as Linux reports them).
+ * AMD-Vi (an IO_PAGE_FAULT event) and virtio-iommu (a MAPPING fault) have
+ * no reason for an address past the width: they report it as a read or
+ * write the tables do not allow.
+ */
 enum hw_fault_reason {
 	HW_FAULT_BEYOND_AW = 0x04, /* address above the input address width */
 	HW_FAULT_NO_WRITE = 0x05,  /* write to a page without write permission (or unmapped) */
@@ -56,6 +88,7 @@ struct hw_caps {
 	unsigned int dma_bits;  /* addresses the devices can issue (a DMA mask); above iova_bits they reach past the IOMMU's width */
 	unsigned int ndevs;     /* devices the backend has */
 	bool passthrough;       /* a device attached to no domain reaches physical addresses (else nothing) */
+	enum hw_iommu_model model; /* what faults and invalidation behave like */
 };
 
 /*
@@ -75,6 +108,7 @@ struct hw_stats {
 	uint64_t faults;              /* accesses blocked */
 	uint64_t faults_unreported;   /* of those, known from the domain's mappings only: the platform's report did not come */
 	uint64_t stale_hits;          /* accesses translated by an IOTLB entry whose PTE is gone */
+	uint64_t requests;            /* map and unmap requests to the host (virtio-iommu) */
 	uint64_t modeled_ns;          /* device time the cost model assigns to all of the above */
 };
 

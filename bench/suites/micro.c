@@ -39,7 +39,7 @@ static int rig_open(struct sim_rig *rig, uint64_t ram)
 	char err[256];
 	int rc;
 
-	sim_cost_default(&m.cost);
+	sim_cost_default(HW_MODEL_VTD, &m.cost);
 	rc = hw_backend_open(&sim, &m, &rig->be, err, sizeof(err));
 	if (rc)
 		return rc;

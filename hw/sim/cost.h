@@ -25,13 +25,15 @@ struct sim_cost_model {
 	uint32_t iotlb_invalidate; /* per IOTLB entry invalidated */
 	uint32_t dma_setup;        /* per DMA transfer or copy job */
 	uint32_t bytes_per_cycle;  /* DMA/copy bandwidth */
+	uint32_t request;          /* per map or unmap request to the host (virtio-iommu) */
 };
 
 /**
- * sim_cost_default() - the documented default cost model.
- * @cost: filled with the defaults (see docs/cost-model.md).
+ * sim_cost_default() - the documented default cost model of an IOMMU model.
+ * @model: the model.
+ * @cost: filled with its defaults (see docs/cost-model.md).
  */
-void sim_cost_default(struct sim_cost_model *cost);
+void sim_cost_default(enum hw_iommu_model model, struct sim_cost_model *cost);
 
 /**
  * sim_cost_ns() - modeled nanoseconds of a set of counters.

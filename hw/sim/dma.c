@@ -48,9 +48,20 @@ static int sim_runs_add(struct sim *s, pa_t pa, uint64_t len)
 }
 
 /*
+ * An access past what the tables translate: VT-d says so; AMD-Vi and
+ * virtio-iommu have no such reason and report a read or write not allowed.
+ */
+static uint8_t sim_beyond(const struct sim *s, bool write)
+{
+	if (s->model == HW_MODEL_VTD)
+		return HW_FAULT_BEYOND_AW;
+	return write ? HW_FAULT_NO_WRITE : HW_FAULT_NO_READ;
+}
+
+/*
  * Translate the page @page for @dv: 0 with *pa and in *reach the bytes from
- * @page on that translate contiguously (the rest of its leaf), or the VT-d
- * fault reason.
+ * @page on that translate contiguously (the rest of its leaf), or the fault
+ * reason (hw/iommu.h, as the model reports it).
  */
 static uint8_t sim_translate(struct sim *s, const struct sim_dev *dv, iova_t page, bool write,
 			     pa_t *pa, uint64_t *reach)
@@ -61,13 +72,13 @@ static uint8_t sim_translate(struct sim *s, const struct sim_dev *dv, iova_t pag
 	if (!dv->domain) {
 		/* Passthrough: the address is physical; beyond the store there is nothing. */
 		if (page >= s->pm->bytes.size)
-			return HW_FAULT_BEYOND_AW;
+			return sim_beyond(s, write);
 		*pa = page;
 		*reach = s->pm->bytes.size - page;
 		return 0;
 	}
 	if (page >= SIM_IOVA_END)
-		return HW_FAULT_BEYOND_AW;
+		return sim_beyond(s, write);
 	pte = sim_iotlb_lookup(s, dv->domain, sim_dom(s, dv->domain), page, reach);
 	if (!(pte & need))
 		return write ? HW_FAULT_NO_WRITE : HW_FAULT_NO_READ;

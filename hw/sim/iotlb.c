@@ -273,9 +273,8 @@ void sim_iotlb_drop_domain(struct sim *s, uint32_t id)
 	sim_iotlb_drop(s, id, 0, UINT64_MAX);
 }
 
-void sim_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
+void sim_iotlb_invalidate(struct sim *s, uint32_t domain, iova_t iova, uint64_t size)
 {
-	struct sim *s = to_sim(hw);
 	struct sim_domain *d = sim_dom(s, domain);
 	uint64_t last;
 
@@ -289,4 +288,31 @@ void sim_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 		d->shadow_first = UINT64_MAX;
 		d->shadow_last = 0;
 	}
+}
+
+/*
+ * What a flush of [iova, iova+size) invalidates, by model: VT-d the pages
+ * of the range (page-selective invalidation); AMD-Vi the naturally aligned
+ * power-of-two block that covers it, the whole domain past 2^52 (one
+ * INVALIDATE_IOMMU_PAGES command, as Linux's build_inv_address() builds
+ * it); virtio-iommu nothing: its unmap request invalidated already.
+ */
+void sim_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
+{
+	struct sim *s = to_sim(hw);
+	uint64_t last, block;
+	int msb;
+
+	if (!size || s->model == HW_MODEL_VIRTIO)
+		return;
+	if (s->model == HW_MODEL_AMD_VI) {
+		last = size - 1 > UINT64_MAX - iova ? UINT64_MAX : iova + (size - 1);
+		if ((iova ^ last) >> GPUISO_PAGE_SHIFT) {
+			msb = 63 - __builtin_clzll(iova ^ last);
+			block = msb > 51 ? UINT64_MAX : (2ull << msb) - 1;
+			iova &= ~block;
+			size = block == UINT64_MAX ? UINT64_MAX : block + 1;
+		}
+	}
+	sim_iotlb_invalidate(s, domain, iova, size);
 }

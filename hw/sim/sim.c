@@ -21,6 +21,24 @@ static int sim_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint
 
 	if (!rc && large)
 		sim_iotlb_large_mapped(s, domain, d, iova, size);
+	if (!rc && s->model == HW_MODEL_VIRTIO)
+		s->st.requests++;
+	return rc;
+}
+
+/*
+ * Unmap. Behind virtio-iommu the unmap is a request the host serves whole:
+ * the range is invalidated with it, and no stale entry outlives it.
+ */
+static int sim_op_unmap_request(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
+{
+	struct sim *s = to_sim(hw);
+	int rc = sim_op_unmap(hw, domain, iova, size);
+
+	if (!rc && s->model == HW_MODEL_VIRTIO) {
+		s->st.requests++;
+		sim_iotlb_invalidate(s, domain, iova, size);
+	}
 	return rc;
 }
 
@@ -45,6 +63,7 @@ static void sim_op_query_caps(struct hw *hw, struct hw_caps *caps)
 		.ndevs = to_sim(hw)->ndevs,
 		.passthrough = true,
 		.dma_bits = 64,
+		.model = to_sim(hw)->model,
 	};
 }
 
@@ -69,7 +88,7 @@ static uint64_t sim_op_modeled_ns(struct hw *hw)
 	uint64_t cycles = st->pte_writes * cost->pte_write + st->pt_walk_levels * cost->pt_walk_level +
 			  st->iotlb_hits * cost->iotlb_hit + st->iotlb_misses * cost->iotlb_miss +
 			  st->iotlb_invalidations * cost->iotlb_invalidate +
-			  st->dma_transfers * cost->dma_setup;
+			  st->dma_transfers * cost->dma_setup + st->requests * cost->request;
 
 	if (s->bytes_shift >= 0)
 		cycles += st->dma_bytes >> s->bytes_shift;
@@ -175,7 +194,7 @@ static const struct hw_ops sim_ops = {
 	.attach = sim_op_attach,
 	.detach = sim_op_detach,
 	.map = sim_op_map,
-	.unmap = sim_op_unmap,
+	.unmap = sim_op_unmap_request,
 	.flush = sim_op_flush,
 	.dma = sim_op_dma,
 	.fault_pop = sim_op_fault_pop,
@@ -224,6 +243,7 @@ int sim_create(const struct sim_config *cfg, struct hw **out)
 	s->hw.ops = &sim_ops;
 	s->pm = cfg->pm;
 	s->cost = cfg->cost;
+	s->model = cfg->model;
 	s->ndevs = cfg->ndevs;
 	/* sim_cost_ns(): a clock of 0 counts cycles as ns */
 	if (!s->cost.clock_mhz || 1000 % s->cost.clock_mhz == 0)

@@ -11,7 +11,9 @@
  * (4 KiB, 2 MiB and 1 GiB pages, 48-bit input addresses), an IOTLB, a DMA
  * engine that translates every access, simulated GPUs (sparse VRAM, a copy
  * engine with a work queue) over a struct physmem, and a deterministic cost
- * model.
+ * model. Its IOMMU model (docs/backends.md, "IOMMU models") decides what a
+ * flush invalidates, whether an unmap invalidates by itself, what a fault
+ * past the address width reports and what a map or unmap costs.
  */
 
 struct sim_config {
@@ -20,6 +22,7 @@ struct sim_config {
 	const uint64_t *vram_bytes;    /* [ndevs] VRAM size of each: a page multiple up to
 					* SIM_MAX_VRAM; 0 for a GPU without VRAM */
 	unsigned int iotlb_entries;    /* 0 for the default (512) */
+	enum hw_iommu_model model;     /* how it invalidates and reports faults */
 	struct sim_cost_model cost;
 };
 

@@ -91,6 +91,7 @@ struct sim {
 	struct hw hw;
 	struct physmem *pm;
 	struct sim_cost_model cost;
+	enum hw_iommu_model model;
 	unsigned int ndevs;
 	struct sim_dev *devs;
 
@@ -320,6 +321,16 @@ int sim_pt_map(struct sim *s, struct sim_domain *d, iova_t iova, pa_t pa, uint64
  * Nothing is changed on an error.
  */
 int sim_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size);
+
+/**
+ * sim_iotlb_invalidate() - drop the IOTLB entries of @domain whose leaves
+ * overlap [iova, iova+size), counted as invalidations.
+ * @s: the simulator.
+ * @domain: the domain id (an unknown one invalidates nothing).
+ * @iova: the range's start.
+ * @size: its bytes (0: nothing).
+ */
+void sim_iotlb_invalidate(struct sim *s, uint32_t domain, iova_t iova, uint64_t size);
 
 /* iotlb.c */
 

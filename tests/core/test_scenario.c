@@ -281,7 +281,7 @@ Test(scenario, minimal_file_gets_defaults)
 	const struct scn_adapter *a;
 
 	load_ok(fixture("good-minimal.yaml"), &s);
-	sim_cost_default(&cost);
+	sim_cost_default(HW_MODEL_VTD, &cost);
 	cr_expect(eq(u64, s.system.memory, 16 * GiB));
 	cr_assert(eq(sz, s.system.nmap, 1));
 	cr_expect(eq(u64, s.system.os_memory_map[0].base, 0));
@@ -772,4 +772,24 @@ Test(scenario, free_is_idempotent)
 	scenario_free(&s);
 	scenario_free(&s);
 	cr_expect(eq(ptr, s.path, NULL));
+}
+
+/* iommu: model: picks the model and its default costs; cost_model: still overrides them. */
+Test(scenario, the_iommu_model_and_its_costs)
+{
+	struct sim_cost_model cost;
+	struct scenario s;
+
+	load_ok(fixture("good-iommu-model.yaml"), &s);
+	sim_cost_default(HW_MODEL_VIRTIO, &cost);
+	cr_expect(eq(int, s.iommu_model, HW_MODEL_VIRTIO));
+	cr_expect(eq(u32, s.cost.pte_write, 0), "virtio's default");
+	cr_expect(eq(u32, s.cost.request, 777), "cost_model: wins, wherever it is in the file");
+	cr_expect(eq(u32, s.cost.dma_setup, cost.dma_setup));
+	scenario_free(&s);
+	load_ok(fixture("good-minimal.yaml"), &s);
+	cr_expect(eq(int, s.iommu_model, HW_MODEL_VTD), "VT-d by default");
+	cr_expect(eq(u32, s.cost.request, 0));
+	scenario_free(&s);
+	expect_error("bad-iommu-model.yaml", 8, 16, "'arm-smmu' is no IOMMU model");
 }

@@ -31,7 +31,7 @@ static struct hw *sim_open(unsigned int iotlb_entries)
 	};
 	struct hw *h;
 
-	sim_cost_default(&cfg.cost);
+	sim_cost_default(HW_MODEL_VTD, &cfg.cost);
 	cr_assert_eq(sim_create(&cfg, &h), 0);
 	return h;
 }
@@ -375,7 +375,7 @@ Test(sim, cost_model_is_deterministic)
 	cr_assert_eq(a.faults, 1);
 	cr_assert_eq(a.dma_transfers, 5);
 	cr_assert_eq(a.dma_bytes, 2 * 3 * 4096 + 2 * GPUISO_PAGE_SIZE + 1);
-	sim_cost_default(&cost);
+	sim_cost_default(HW_MODEL_VTD, &cost);
 	cr_assert_eq(a.modeled_ns, sim_cost_ns(&cost, &a));
 }
 
@@ -396,7 +396,7 @@ Test(sim, modeled_ns_op_is_stats_modeled_ns)
 		struct hw_stats st;
 
 		ops->destroy(hw);
-		sim_cost_default(&cfg.cost);
+		sim_cost_default(HW_MODEL_VTD, &cfg.cost);
 		cfg.cost.clock_mhz = clocks[i];
 		cfg.cost.bytes_per_cycle = widths[i];
 		cr_assert_eq(sim_create(&cfg, &hw), 0);
@@ -795,4 +795,127 @@ Test(sim, the_kept_state_digest_is_the_computed_one)
 	cr_assert_eq(ops->unmap(hw, d2, 0x200000, 2 * MiB), 0);
 	cr_assert_eq(ops->domain_free(hw, d2), 0);
 	cr_assert_eq(ops->state_digest(hw), ops->state_digest_full(hw), "freed");
+}
+
+/* A simulator of IOMMU model @model over pm, in place of the suite's. */
+static void reopen_as(enum hw_iommu_model model)
+{
+	struct sim_config cfg = { .pm = &pm, .ndevs = 2, .vram_bytes = vram, .model = model };
+	struct hw_caps c;
+
+	ops->destroy(hw);
+	sim_cost_default(model, &cfg.cost);
+	cr_assert_eq(sim_create(&cfg, &hw), 0);
+	ops = hw->ops;
+	ops->query_caps(hw, &c);
+	cr_assert_eq(c.model, model);
+}
+
+/*
+ * The IOTLB entries a flush of two pages across a 64 KiB boundary drops,
+ * with 16 pages of the block cached: VT-d the two; AMD-Vi the naturally
+ * aligned 64 KiB block that covers them (Linux's build_inv_address()), so
+ * the other pages miss afterwards; virtio-iommu none (its unmap
+ * invalidated).
+ */
+static uint64_t flushed_of_sixteen(enum hw_iommu_model model, uint64_t *misses_after)
+{
+	uint32_t d;
+	uint8_t b;
+	struct hw_stats st;
+
+	reopen_as(model);
+	d = attached_domain();
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, 16 * GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
+	for (int i = 0; i < 16; i++)
+		cr_assert_eq(read_byte(0x100000 + (uint64_t)i * GPUISO_PAGE_SIZE, &b), 0);
+	st = stats();
+	ops->flush(hw, d, 0x107000, 2 * GPUISO_PAGE_SIZE);
+	*misses_after = stats().iotlb_misses;
+	cr_assert_eq(read_byte(0x100000, &b), 0);
+	*misses_after = stats().iotlb_misses - *misses_after;
+	return stats().iotlb_invalidations - st.iotlb_invalidations;
+}
+
+Test(sim_model, amd_vi_flushes_the_aligned_block_that_covers_the_range, .init = setup,
+     .fini = teardown)
+{
+	uint64_t misses;
+
+	cr_assert_eq(flushed_of_sixteen(HW_MODEL_VTD, &misses), 2);
+	cr_assert_eq(misses, 0, "VT-d: page 0 still cached");
+	cr_assert_eq(flushed_of_sixteen(HW_MODEL_AMD_VI, &misses), 16);
+	cr_assert_eq(misses, 1, "AMD-Vi: the block's page 0 went too");
+	cr_assert_eq(flushed_of_sixteen(HW_MODEL_VIRTIO, &misses), 0);
+	cr_assert_eq(misses, 0);
+}
+
+/* Unmapped and not flushed: VT-d and AMD-Vi still translate the old page; virtio-iommu does not. */
+Test(sim_model, a_virtio_unmap_leaves_no_stale_entry, .init = setup, .fini = teardown)
+{
+	static const enum hw_iommu_model models[] = { HW_MODEL_VTD, HW_MODEL_AMD_VI, HW_MODEL_VIRTIO };
+
+	for (size_t i = 0; i < ARRAY_SIZE(models); i++) {
+		uint8_t b = 0, v = 0x5a;
+		uint32_t d;
+		int rc;
+
+		reopen_as(models[i]);
+		d = attached_domain();
+		cr_assert_eq(sparse_write(&pm.bytes, 0x300000, &v, 1), 0);
+		cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
+		cr_assert_eq(read_byte(0x100000, &b), 0);
+		cr_assert_eq(ops->unmap(hw, d, 0x100000, GPUISO_PAGE_SIZE), 0);
+		rc = read_byte(0x100000, &b);
+		if (models[i] == HW_MODEL_VIRTIO) {
+			cr_assert_eq(rc, -EFAULT, "no stale window");
+			cr_assert_eq(stats().stale_hits, 0);
+		} else {
+			cr_assert_eq(rc, 0, "%s: the stale entry", hw_iommu_model_name(models[i]));
+			cr_assert_eq(stats().stale_hits, 1);
+		}
+	}
+}
+
+/* An access past the width: a reason of its own on VT-d only. */
+Test(sim_model, only_vtd_reports_an_access_past_the_width, .init = setup, .fini = teardown)
+{
+	static const enum hw_iommu_model models[] = { HW_MODEL_VTD, HW_MODEL_AMD_VI, HW_MODEL_VIRTIO };
+
+	for (size_t i = 0; i < ARRAY_SIZE(models); i++) {
+		struct hw_fault f;
+		uint8_t b;
+
+		reopen_as(models[i]);
+		attached_domain();
+		cr_assert_eq(ops->dma(hw, 0, (iova_t)1 << 48, &b, 1, true), -EFAULT);
+		cr_assert_eq(ops->fault_pop(hw, &f), 0);
+		cr_assert_eq(f.reason, models[i] == HW_MODEL_VTD ? HW_FAULT_BEYOND_AW : HW_FAULT_NO_WRITE,
+			     "%s: reason %#x", hw_iommu_model_name(models[i]), f.reason);
+	}
+}
+
+/* Behind virtio-iommu a map and an unmap are a request each, and the guest writes no PTE. */
+Test(sim_model, virtio_charges_requests_not_page_table_writes, .init = setup, .fini = teardown)
+{
+	struct sim_cost_model cost;
+	struct hw_stats st;
+	uint32_t d;
+
+	reopen_as(HW_MODEL_VIRTIO);
+	d = attached_domain();
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, 4 * GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->unmap(hw, d, 0x100000, 4 * GPUISO_PAGE_SIZE), 0);
+	st = stats();
+	cr_assert_eq(st.requests, 2);
+	sim_cost_default(HW_MODEL_VIRTIO, &cost);
+	cr_assert_eq(cost.pte_write, 0);
+	cr_assert_eq(st.modeled_ns, sim_cost_ns(&cost, &st));
+	cr_assert_geq(st.modeled_ns, 2 * cost.request * 1000 / cost.clock_mhz);
+	reopen_as(HW_MODEL_VTD);
+	d = attached_domain();
+	cr_assert_eq(ops->map(hw, d, 0x100000, 0x300000, 4 * GPUISO_PAGE_SIZE, HW_PERM_RW), 0);
+	cr_assert_eq(ops->unmap(hw, d, 0x100000, 4 * GPUISO_PAGE_SIZE), 0);
+	cr_assert_eq(stats().requests, 0);
+	cr_assert_lt(stats().modeled_ns, st.modeled_ns / 10);
 }
