@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/sparse.h"
 #include "edu.h"
+#include "faultlog.h"
 #include "ioas.h"
 #include "vfio.h"
 
@@ -52,7 +53,8 @@ struct vdomain {
 struct vfio {
 	struct hw hw;
 	struct physmem *pm;
-	char bdf[32], short_bdf[16]; /* "0000:00:03.0", "00:03.0" (as DMAR reports it) */
+	char bdf[32];                /* "0000:00:03.0" */
+	struct vfio_fault_source src; /* how the kernel reports its faults (faultlog.h) */
 	char name[16];               /* "vfio/type1", "vfio/iommufd" */
 	struct vfio_ioas *ioas; /* the device and its I/O address space (type1 or iommufd) */
 	int kmsg;
@@ -347,7 +349,7 @@ static void op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 	(void)size;
 }
 
-/* --- faults: the kernel's DMAR reports --- */
+/* --- faults: the kernel's reports (faultlog.h) --- */
 
 static void fault_push(struct vfio *v, const struct hw_fault *f)
 {
@@ -357,34 +359,22 @@ static void fault_push(struct vfio *v, const struct hw_fault *f)
 	v->faults[(v->fhead + v->nfaults++) % VFIO_FAULTS] = *f;
 }
 
-/*
- * Read the kernel log for DMAR fault reports about our device, e.g.
- * "DMAR: [DMA Write NO_PASID] Request device [00:03.0] fault addr 0x8000000
- * [fault reason 0x05] PTE Write access is not set". Returns how many.
- */
+/* Read the kernel log for fault reports about our device (vfio_fault_parse()). Returns how many. */
 static int faults_read(struct vfio *v)
 {
-	char rec[1024], dev[32];
+	char rec[1024];
 	int found = 0;
 	ssize_t n;
 
-	snprintf(dev, sizeof(dev), "[%s]", v->short_bdf);
 	while ((n = read(v->kmsg, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
-		const char *at;
-		unsigned long long addr;
-		unsigned int reason;
+		struct hw_fault f;
 
 		if (n < 0)
 			continue; /* records were overwritten: go on with the next */
 		rec[n] = '\0';
-		at = strstr(rec, "DMAR: [DMA ");
-		if (!at || !strstr(at, dev))
+		if (!vfio_fault_parse(&v->src, rec, &f))
 			continue;
-		if (sscanf(strstr(at, "fault addr") ?: "", "fault addr %llx [fault reason %x]", &addr,
-			   &reason) != 2)
-			continue;
-		fault_push(v, &(struct hw_fault){ 0, ALIGN_DOWN(addr, GPUISO_PAGE_SIZE),
-						  !strncmp(at + 11, "Write", 5), (uint8_t)reason });
+		fault_push(v, &f);
 		found++;
 	}
 	return found;
@@ -523,7 +513,7 @@ static void op_query_caps(struct hw *hw, struct hw_caps *caps)
 
 	*caps = (struct hw_caps){ .name = v->name, .pgsize_bitmap = v->ioas->pgsizes,
 				  .iova_bits = v->iova_bits, .dma_bits = v->engine ? EDU_DMA_BITS : 0,
-				  .ndevs = 1 };
+				  .ndevs = 1, .model = v->src.model };
 }
 
 /* --- the device's (emulated) VRAM and copy engine --- */
@@ -797,6 +787,32 @@ static int device_group(struct vfio *v, char *group, size_t len, char *err, size
 	return 0;
 }
 
+/*
+ * Whose words the kernel's fault reports about the device are in: the
+ * IOMMU it is behind (its sysfs link). One gpuiso does not know is read as
+ * VT-d's: its reports are not recognised, and faults are recorded from the
+ * mappings (hw_stats.faults_unreported).
+ */
+static int fault_source(struct vfio *v, char *err, size_t errlen)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	const char *name;
+	ssize_t n;
+	int model;
+
+	snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s/iommu", v->bdf);
+	n = readlink(link, target, sizeof(target) - 1);
+	target[n > 0 ? n : 0] = '\0';
+	name = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	model = vfio_iommu_model_of(name);
+	if (vfio_fault_source_init(&v->src, model < 0 ? HW_MODEL_VTD : (enum hw_iommu_model)model,
+				   v->bdf)) {
+		snprintf(err, errlen, "%s: not a PCI address (DDDD:BB:DD.F)", v->bdf);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The device and its address space: iommufd where the kernel has it, else a type1 container. */
 static int open_ioas(struct vfio *v, const char *group, enum hw_iommu_api iommu, char *err, size_t errlen)
 {
@@ -821,8 +837,9 @@ int vfio_create(const struct vfio_config *cfg, struct hw **out, char *err, size_
 	v->journal = -1;
 	v->powered = true;
 	snprintf(v->bdf, sizeof(v->bdf), "%s", cfg->bdf);
-	snprintf(v->short_bdf, sizeof(v->short_bdf), "%s", strlen(cfg->bdf) > 5 ? cfg->bdf + 5 : cfg->bdf);
-	rc = sparse_init(&v->vram, cfg->vram_bytes ? cfg->vram_bytes : (uint64_t)64 << 20);
+	rc = fault_source(v, err, errlen);
+	if (!rc)
+		rc = sparse_init(&v->vram, cfg->vram_bytes ? cfg->vram_bytes : (uint64_t)64 << 20);
 	if (!rc && cfg->journal) {
 		v->journal = open(cfg->journal, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 		if (v->journal < 0) {
@@ -852,7 +869,7 @@ int vfio_create(const struct vfio_config *cfg, struct hw **out, char *err, size_
 	if (!rc) {
 		v->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 		if (v->kmsg < 0 || lseek(v->kmsg, 0, SEEK_END) < 0) {
-			snprintf(err, errlen, "/dev/kmsg: %s (the kernel's DMAR fault reports are read there)",
+			snprintf(err, errlen, "/dev/kmsg: %s (the kernel's fault reports are read there)",
 				 strerror(errno));
 			rc = -EACCES;
 		}

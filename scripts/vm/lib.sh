@@ -5,8 +5,9 @@
 # the host packages, the guest kernel (built once from Debian's
 # linux-source-6.12 with `make tinyconfig` plus scripts/vm/kernel.config, and
 # cached), the initramfs (busybox, the guest library scripts/vm/guest.sh, the
-# recording tools), the QEMU boot (TCG, emulated VT-d, edu, pci-testdev,
-# virtio-gpu behind the VT-d) and the files the guest sends out.
+# recording tools), the QEMU boot (TCG, an emulated IOMMU: VT-d, AMD-Vi or
+# virtio-iommu; edu, pci-testdev, virtio-gpu behind it) and the files the
+# guest sends out.
 #
 # Sourced by bash with `set -euo pipefail` and $root (the source tree) set.
 # Every name it defines starts with vm_.
@@ -172,44 +173,66 @@ vm_initrd() {
 	(cd "$vm_rootfs" && find . | cpio -o -H newc --quiet | gzip -1 >"$vm_work/initrd")
 }
 
-# vm_boot TIMEOUT [KERNEL_ARGS...]: boots the guest until it powers off or
-# TIMEOUT seconds pass; the console goes to $vm_work/console (carriage
-# returns removed), what the guest exports to $vm_work/files. Returns QEMU's
-# exit status (124: the timeout).
+# vm_iommu_args MODEL: QEMU's device for the guest's IOMMU and the kernel's
+# options for it: vtd (QEMU's intel-iommu), amd-vi (amd-iommu) or virtio
+# (virtio-iommu-pci, which x86 finds through the ACPI VIOT table QEMU makes);
+# sets vm_iommu_device and vm_iommu_cmdline
+vm_iommu_args() {
+	case $1 in
+	vtd) vm_iommu_device=(-device intel-iommu,intremap=on,caching-mode=on)
+	     vm_iommu_cmdline="intel_iommu=on" ;;
+	amd-vi) vm_iommu_device=(-device amd-iommu,intremap=on)
+		vm_iommu_cmdline="amd_iommu=on" ;;
+	virtio) vm_iommu_device=(-device virtio-iommu-pci)
+		vm_iommu_cmdline="" ;;
+	*) vm_say "no IOMMU model '$1' (vtd, amd-vi, virtio)"; exit 3 ;;
+	esac
+}
+
+# vm_boot TIMEOUT [KERNEL_ARGS...]: boots the guest behind the IOMMU model
+# $vm_iommu (vtd unless set; vm_iommu_args) until it powers off or TIMEOUT
+# seconds pass; the console goes to $vm_out/console (carriage returns
+# removed), what the guest exports to $vm_out/files ($vm_out: $vm_work
+# unless set; several guests may boot at once, each with its own). The
+# guest's kernel command line carries gpuiso_iommu=MODEL. Returns QEMU's exit
+# status (124: the timeout).
 vm_boot() {
-	local timeout_s=$1 rc
+	local timeout_s=$1 model=${vm_iommu:-vtd} out=${vm_out:-$vm_work} rc
 	shift
-	: >"$vm_work/files"
+	vm_iommu_args "$model"
+	mkdir -p "$out"
+	: >"$out/files"
 	set +e
 	timeout "$timeout_s" qemu-system-x86_64 -machine q35,kernel-irqchip=split -accel tcg -cpu max \
-		-m 1G -smp 1 -nographic -no-reboot -device intel-iommu,intremap=on,caching-mode=on \
+		-m 1G -smp 1 -nographic -no-reboot "${vm_iommu_device[@]}" \
 		-device edu -device pci-testdev -device virtio-gpu-pci,iommu_platform=on \
-		-serial mon:stdio -chardev file,id=vmfiles,path="$vm_work/files" -serial chardev:vmfiles \
+		-serial mon:stdio -chardev file,id=vmfiles,path="$out/files" -serial chardev:vmfiles \
 		-kernel "$vm_kernel" -initrd "$vm_work/initrd" \
-		-append "console=ttyS0 intel_iommu=on iommu=strict quiet panic=-1 $*" \
-		>"$vm_work/console.raw" 2>&1
+		-append "console=ttyS0 $vm_iommu_cmdline gpuiso_iommu=$model iommu=strict quiet panic=-1 $*" \
+		>"$out/console.raw" 2>&1
 	rc=$?
 	set -e
-	tr -d '\r' <"$vm_work/console.raw" >"$vm_work/console"
+	tr -d '\r' <"$out/console.raw" >"$out/console"
 	return $rc
 }
 
-# vm_files_decode DIR: the files the guest exported, into DIR/NAME; fails
-# (naming it) if one is cut short or differs from what the guest sent
+# vm_files_decode DIR [FROM]: the files the guest exported (to FROM/files,
+# default $vm_work/files), into DIR/NAME; fails (naming it) if one is cut
+# short or differs from what the guest sent
 vm_files_decode() {
-	local dir=$1 name size sum
+	local dir=$1 files=${2:-$vm_work}/files name size sum
 	mkdir -p "$dir"
 	awk -v dir="$dir" '
 		$1 == "VMFILE-BEGIN" && $2 ~ /^[A-Za-z0-9._-]+$/ { out = dir "/" $2 ".b64"; printf "" >out; next }
 		$1 == "VMFILE-END" { close(out); print $2, $3 >(dir "/.sums"); out = ""; next }
 		out != "" { print >out }
-	' "$vm_work/files"
+	' "$files"
 	[ -f "$dir/.sums" ] || { vm_say "the guest exported no file"; return 1; }
 	while read -r name sum; do
 		base64 -d "$dir/$name.b64" >"$dir/$name" ||
 			{ vm_say "$name: not base64 as it came out of the guest"; return 1; }
 		rm -f "$dir/$name.b64"
-		size=$(awk -v n="$name" '$1 == "VMFILE-BEGIN" && $2 == n { print $3 }' "$vm_work/files" | tail -n 1)
+		size=$(awk -v n="$name" '$1 == "VMFILE-BEGIN" && $2 == n { print $3 }' "$files" | tail -n 1)
 		[ "$(stat -c %s "$dir/$name")" = "$size" ] && [ "$(sha256sum <"$dir/$name" | cut -c1-64)" = "$sum" ] ||
 			{ vm_say "$name: differs from what the guest sent ($size bytes, sha256 $sum)"; return 1; }
 	done <"$dir/.sums"
