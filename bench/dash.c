@@ -13,8 +13,7 @@
 #include "common/digest.h"
 #include "common/types.h"
 #include "changes.h"
-#include "dash.h"
-#include "findings.h"
+#include "dash_internal.h"
 
 /* Revisions the progress bars, and runs the campaigns page, show at most (the most recent). */
 #define DASH_RUNS_LISTED 20
@@ -27,12 +26,7 @@ static const char *const colors[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd"
 
 /* --- output helpers --- */
 
-struct page {
-	struct atomic_file file; /* write to file.f */
-	int charts;
-};
-
-static void esc(FILE *f, const char *s)
+void dash_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -208,8 +202,7 @@ static int write_assets(const char *dir)
 	return rc;
 }
 
-/* Open a page; @head: more of its <head> (HTML), or "". */
-static int page_open(struct page *p, const char *dir, const char *name, const char *title,
+int dash_page_open(struct page *p, const char *dir, const char *name, const char *title,
 		     const char *head)
 {
 	char path[PATH_MAX];
@@ -222,16 +215,16 @@ static int page_open(struct page *p, const char *dir, const char *name, const ch
 	if (rc)
 		return rc;
 	fprintf(p->file.f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpuiso: ");
-	esc(p->file.f, title);
+	dash_esc(p->file.f, title);
 	fprintf(p->file.f, "</title>%s<style>%s</style></head>\n<body>\n<nav><a href=\"index.html\">overview</a>"
 		      "<a href=\"latency.html\">latency</a><a href=\"progress.html\">forward progress</a>"
 		      "<a href=\"campaigns.html\">campaigns</a></nav>\n<h1>", head, style);
-	esc(p->file.f, title);
+	dash_esc(p->file.f, title);
 	fprintf(p->file.f, "</h1>\n");
 	return 0;
 }
 
-static int page_close(struct page *p)
+int dash_page_close(struct page *p)
 {
 	fprintf(p->file.f, "%s\n</body></html>\n", drawn_script);
 	return atomic_file_commit(&p->file);
@@ -384,7 +377,7 @@ static void chart(struct page *p, const struct chart *c, const struct line *line
 		for (size_t k = 0; k < n; k += step) {
 			fprintf(f, "<text stroke=\"none\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
 				tx(c, lines[0].x ? lines[0].x[k] : (double)k, xmax), c->h - 10);
-			esc(f, c->x_labels[k]);
+			dash_esc(f, c->x_labels[k]);
 			fprintf(f, "</text>\n");
 		}
 	}
@@ -395,7 +388,7 @@ static void chart(struct page *p, const struct chart *c, const struct line *line
 		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\""
 			   " stroke-dasharray=\"4 3\"><title>", x, x, pad(c, PAD_T), c->h - pad(c, PAD_B),
 			c->marks[i].color);
-		esc(f, c->marks[i].label);
+		dash_esc(f, c->marks[i].label);
 		fprintf(f, "</title></line>\n");
 	}
 	fprintf(f, "<g class=\"data\" fill=\"none\" stroke-width=\"2\">\n");
@@ -412,7 +405,7 @@ static void chart(struct page *p, const struct chart *c, const struct line *line
 			fprintf(f, "%.1f,%.1f ", tx(c, x, xmax), ty(c, l->y[k], lo, hi));
 		}
 		fprintf(f, "\"><title>");
-		esc(f, l->label);
+		dash_esc(f, l->label);
 		fprintf(f, "</title></polyline>\n");
 		/* one value is a dot, or there would be nothing to see */
 		for (size_t k = 0; (c->points || l->n == 1) && k < l->n; k++)
@@ -423,15 +416,6 @@ static void chart(struct page *p, const struct chart *c, const struct line *line
 }
 
 /* --- the site and its names --- */
-
-struct site {
-	struct store *s;
-	const char *dir;
-	const struct dash_opts *o;
-	struct history h;
-	struct findings findings; /* of the stored campaigns and sweeps, with their states */
-	size_t pages;
-};
 
 static void slug(char *out, size_t len, const char *name)
 {
@@ -463,15 +447,14 @@ static void series_file(char *out, size_t len, const struct series *sr)
 		 s);
 }
 
-/* A revision, linked to --rev-url when there is one. */
-static void rev_cell(const struct site *st, FILE *f, const char *rev)
+void dash_rev_cell(const struct site *st, FILE *f, const char *rev)
 {
 	char url[1024];
 
 	if (st->o->rev_url) {
 		snprintf(url, sizeof(url), st->o->rev_url, rev);
 		fprintf(f, "<a href=\"");
-		esc(f, url);
+		dash_esc(f, url);
 		fprintf(f, "\">");
 	}
 	fprintf(f, "<code class=\"rev\">%.12s</code>", rev);
@@ -527,9 +510,9 @@ static void benchmark_cell(FILE *f, const char *benchmark)
 	bench_file(file, sizeof(file), benchmark);
 	bench_label(label, sizeof(label), benchmark);
 	fprintf(f, "<td class=\"bench l\"><a href=\"%s\" title=\"", file);
-	esc(f, benchmark);
+	dash_esc(f, benchmark);
 	fprintf(f, "\">");
-	esc(f, label);
+	dash_esc(f, label);
 	fprintf(f, "</a></td>");
 }
 
@@ -539,7 +522,7 @@ static void series_cell(FILE *f, const struct series *sr)
 
 	series_file(file, sizeof(file), sr);
 	fprintf(f, "<td class=\"l\"><a href=\"%s\">", file);
-	esc(f, sr->metric);
+	dash_esc(f, sr->metric);
 	fprintf(f, "</a></td>");
 }
 
@@ -677,9 +660,9 @@ static int series_row(struct page *p, const struct series *sr, bool with_benchma
 	int rc;
 
 	fprintf(f, "<tr class=\"%s\" data-benchmark=\"", sr->alarm ? "bad" : "");
-	esc(f, sr->benchmark);
+	dash_esc(f, sr->benchmark);
 	fprintf(f, "\" data-metric=\"");
-	esc(f, sr->metric);
+	dash_esc(f, sr->metric);
 	fprintf(f, "\">");
 	if (with_benchmark)
 		benchmark_cell(f, sr->benchmark);
@@ -694,7 +677,7 @@ static int series_row(struct page *p, const struct series *sr, bool with_benchma
 		fprintf(f, "<td>-</td>");
 	change_cell(f, sr, best_of(sr), last->value, NULL);
 	fprintf(f, "<td>%s</td><td>", sr->unit);
-	esc(f, state_of(sr));
+	dash_esc(f, state_of(sr));
 	fprintf(f, "</td></tr>\n");
 	return rc;
 }
@@ -730,17 +713,17 @@ static void why_cell(FILE *f, const struct series *sr, const struct history_chan
 	fprintf(f, "<td class=\"l\">");
 	if (sr->revs[c->at].changed) {
 		fprintf(f, "input changed: ");
-		esc(f, sr->revs[c->at].changed);
+		dash_esc(f, sr->revs[c->at].changed);
 		sep = "; ";
 	}
 	if (c->machine) {
 		fputs(sep, f);
-		esc(f, change_cause(sr, c));
+		dash_esc(f, change_cause(sr, c));
 		sep = "; ";
 	}
 	if (c->ack_note) {
 		fprintf(f, "%sacknowledged: ", sep);
-		esc(f, c->ack_note);
+		dash_esc(f, c->ack_note);
 	}
 	fprintf(f, "</td>");
 }
@@ -777,15 +760,15 @@ static void changes_table(const struct site *st, FILE *f, const struct series *o
 				series_cell(f, sr);
 			}
 			fprintf(f, "<td>");
-			rev_cell(st, f, sr->revs[c->at - 1].rev);
+			dash_rev_cell(st, f, sr->revs[c->at - 1].rev);
 			fprintf(f, "</td><td>");
-			rev_cell(st, f, sr->revs[c->at].rev);
+			dash_rev_cell(st, f, sr->revs[c->at].rev);
 			fmt_value(before, sizeof(before), c->before);
 			fmt_value(after, sizeof(after), c->after);
 			fprintf(f, "</td><td>%s</td><td>%s</td>", before, after);
 			change_cell(f, sr, c->before, c->after, c);
 			fprintf(f, "<td>");
-			esc(f, change_label(sr, c, test, sizeof(test)));
+			dash_esc(f, change_label(sr, c, test, sizeof(test)));
 			fprintf(f, "</td>");
 			why_cell(f, sr, c);
 			fprintf(f, "</tr>\n");
@@ -863,19 +846,19 @@ static void alarm_causes(const struct site *st, FILE *f)
 		}
 		cause_of(sr, cause, sizeof(cause));
 		fprintf(f, "<tr class=\"bad\"><td class=\"l\">");
-		esc(f, cause);
+		dash_esc(f, cause);
 		fprintf(f, "</td><td>");
-		rev_cell(st, f, sr->revs[alarm_of(sr)->at].rev);
+		dash_rev_cell(st, f, sr->revs[alarm_of(sr)->at].rev);
 		fprintf(f, "</td><td>%zu</td>", n);
 		change_cell(f, worst, alarm_of(worst)->before, alarm_of(worst)->after, alarm_of(worst));
 		bench_label(label, sizeof(label), worst->benchmark);
 		fprintf(f, "<td class=\"l\">%zu benchmark%s; the worst: <span title=\"", nbench,
 			nbench == 1 ? "" : "s");
-		esc(f, worst->benchmark);
+		dash_esc(f, worst->benchmark);
 		fprintf(f, "\">");
-		esc(f, label);
+		dash_esc(f, label);
 		fprintf(f, "</span> ");
-		esc(f, worst->metric);
+		dash_esc(f, worst->metric);
 		fprintf(f, "</td></tr>\n<tr><td colspan=\"5\" class=\"l\"><details><summary>the %zu "
 			   "series</summary>\n", n);
 		changes_table(st, f, NULL, false, sr);
@@ -916,7 +899,7 @@ static int write_index(struct site *st)
 	int rc;
 
 	snprintf(head, sizeof(head), "<meta name=\"gpuiso-regressions\" content=\"%zu\">", alarms);
-	rc = page_open(&p, st->dir, "index.html", "performance overview", head);
+	rc = dash_page_open(&p, st->dir, "index.html", "performance overview", head);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < st->h.n; i++)
@@ -953,7 +936,7 @@ static int write_index(struct site *st)
 			rc = series_row(&p, sr, true);
 	}
 	fprintf(p.file.f, "</table>\n");
-	rc = page_close(&p) ?: rc;
+	rc = dash_page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
 }
@@ -966,7 +949,7 @@ static int write_bench_page(struct site *st, size_t first, size_t end)
 	int rc;
 
 	bench_file(file, sizeof(file), benchmark);
-	rc = page_open(&p, st->dir, file, benchmark, "");
+	rc = dash_page_open(&p, st->dir, file, benchmark, "");
 	if (rc)
 		return rc;
 	fprintf(p.file.f, "<p>Every series of this benchmark, one value per revision.</p>\n"
@@ -975,7 +958,7 @@ static int write_bench_page(struct site *st, size_t first, size_t end)
 		if (st->h.s[i].nrevs)
 			rc = series_row(&p, &st->h.s[i], false);
 	fprintf(p.file.f, "</table>\n");
-	rc = page_close(&p) ?: rc;
+	rc = dash_page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
 }
@@ -988,11 +971,11 @@ static int write_series_page(struct site *st, const struct series *sr)
 
 	series_file(file, sizeof(file), sr);
 	snprintf(title, sizeof(title), "%s", sr->metric);
-	rc = page_open(&p, st->dir, file, title, uplot_head);
+	rc = dash_page_open(&p, st->dir, file, title, uplot_head);
 	if (rc)
 		return rc;
 	fprintf(p.file.f, "<p>Benchmark: ");
-	esc(p.file.f, sr->benchmark);
+	dash_esc(p.file.f, sr->benchmark);
 	fprintf(p.file.f, ".<br>%s is better %s. %zu revisions. ", sr->unit,
 		metric_better(sr->metric, sr->unit) == BETTER_HIGHER ? "higher" : "lower", sr->nrevs);
 	if (sr->exact)
@@ -1012,7 +995,7 @@ static int write_series_page(struct site *st, const struct series *sr)
 		changes_table(st, p.file.f, sr, false, NULL);
 	else
 		fprintf(p.file.f, "<p>No change of level.</p>\n");
-	rc = page_close(&p) ?: rc;
+	rc = dash_page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
 }
@@ -1043,7 +1026,7 @@ static int each_replay_benchmark(struct site *st, struct page *p,
 			continue;
 		done = sr->benchmark;
 		fprintf(p->file.f, "<h2>");
-		esc(p->file.f, sr->benchmark);
+		dash_esc(p->file.f, sr->benchmark);
 		fprintf(p->file.f, "</h2>\n");
 		rc = fn(st, p, sr->benchmark);
 		shown++;
@@ -1090,11 +1073,11 @@ static int latency_of(struct site *st, struct page *p, const char *benchmark)
 		chart(p, &c, lines, nl);
 		/* which line is which revision */
 		fprintf(p->file.f, "<br><small><span style=\"color:%s\">&#9473;&#9473; ", colors[1]);
-		esc(p->file.f, lines[0].label);
+		dash_esc(p->file.f, lines[0].label);
 		fprintf(p->file.f, "</span> (latest)");
 		if (nl > 1) {
 			fprintf(p->file.f, " <span style=\"color:%s\">&#9476;&#9476; ", colors[0]);
-			esc(p->file.f, lines[1].label);
+			dash_esc(p->file.f, lines[1].label);
 			fprintf(p->file.f, "</span> (the one before)");
 		}
 		fprintf(p->file.f, "</small></div>\n");
@@ -1164,13 +1147,13 @@ static int write_replay_page(struct site *st, const char *file, const char *titl
 			     int (*fn)(struct site *st, struct page *p, const char *benchmark))
 {
 	struct page p;
-	int rc = page_open(&p, st->dir, file, title, "");
+	int rc = dash_page_open(&p, st->dir, file, title, "");
 
 	if (rc)
 		return rc;
 	fprintf(p.file.f, "<p>%s</p>\n", intro);
 	rc = each_replay_benchmark(st, &p, fn);
-	rc = page_close(&p) ?: rc;
+	rc = dash_page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
 }
@@ -1214,11 +1197,11 @@ static void failures_table(FILE *f, const struct run_record *rec, bool sweep)
 		const struct run_failure *fl = &rec->failures[i];
 
 		fprintf(f, "<tr class=\"bad\"><td>");
-		esc(f, fl->what);
+		dash_esc(f, fl->what);
 		fprintf(f, "</td><td>");
-		esc(f, fl->why);
+		dash_esc(f, fl->why);
 		fprintf(f, "</td><td style=\"text-align:left\"><code>");
-		esc(f, fl->reproduce);
+		dash_esc(f, fl->reproduce);
 		fprintf(f, "</code></td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
@@ -1246,40 +1229,40 @@ static void finding_row(const struct site *st, FILE *f, const struct judged_find
 	const struct run_finding *r = &fd->f;
 
 	fprintf(f, "<tr class=\"finding %s\" data-signature=\"", finding_state_name(fd->state));
-	esc(f, r->signature);
+	dash_esc(f, r->signature);
 	fprintf(f, "\" data-state=\"%s\"><td class=\"l\">", finding_state_name(fd->state));
 	badge(f, fd->state);
 	if (fd->state != FINDING_NEW) {
 		fprintf(f, "<br><small>%s ", fd->state == FINDING_KNOWN ? "since" : "last in");
 		if (fd->since_rev)
-			rev_cell(st, f, fd->since_rev);
+			dash_rev_cell(st, f, fd->since_rev);
 		else
-			esc(f, fd->since_date);
+			dash_esc(f, fd->since_date);
 		fprintf(f, "</small>");
 	}
 	fprintf(f, "</td><td class=\"l\"><a href=\"finding-");
-	esc(f, r->signature);
+	dash_esc(f, r->signature);
 	fprintf(f, ".html\">");
-	esc(f, r->title);
+	dash_esc(f, r->title);
 	fprintf(f, "</a><br><small><code>");
-	esc(f, r->signature);
+	dash_esc(f, r->signature);
 	fprintf(f, "</code> ");
-	esc(f, r->outcome);
+	dash_esc(f, r->outcome);
 	if (r->invariants && *r->invariants) {
 		fprintf(f, "; broke ");
-		esc(f, r->invariants);
+		dash_esc(f, r->invariants);
 	}
 	fprintf(f, "</small></td><td class=\"l\">");
-	esc(f, r->blame);
+	dash_esc(f, r->blame);
 	fprintf(f, "</td><td>%lld</td>", r->runs);
 	if (sweep)
 		fprintf(f, "<td>%lld&ndash;%lld</td>", r->nth_min, r->nth_max);
 	fprintf(f, "<td class=\"l\"><code>");
-	esc(f, r->reproduce);
+	dash_esc(f, r->reproduce);
 	fprintf(f, "</code></td><td class=\"l\">");
 	if (r->trimmed) {
 		fprintf(f, "<code>");
-		esc(f, r->trimmed);
+		dash_esc(f, r->trimmed);
 		fprintf(f, "</code><br><small>%lld of %lld events</small>", r->trimmed_events,
 			r->trimmed_of);
 	} else {
@@ -1321,194 +1304,11 @@ static void findings_table(const struct site *st, FILE *f, const struct findings
 	fprintf(f, "</table>\n");
 }
 
-/* --- a page per finding --- */
-
-/* @path's content (at most @max bytes, NUL-terminated; free() it), or NULL. */
-static char *file_text(const char *path, size_t max)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = f ? malloc(max + 1) : NULL;
-	size_t n = 0;
-
-	if (buf) {
-		n = fread(buf, 1, max, f);
-		buf[n] = '\0';
-	}
-	if (f)
-		fclose(f);
-	return buf;
-}
-
-/*
- * The regular files of @from (a trimmed trace: a flat CTF folder) into
- * @to, made if missing: the site carries the trace to download. Return:
- * 0 or a negative errno.
- */
-static int copy_folder(const char *from, const char *to)
-{
-	char src[PATH_MAX], dst[PATH_MAX];
-	struct dirent *e;
-	struct stat sb;
-	DIR *dir = opendir(from);
-	int rc = 0;
-
-	if (!dir)
-		return -errno;
-	if (mkdir(to, 0777) && errno != EEXIST)
-		rc = -errno;
-	while (!rc && (e = readdir(dir))) {
-		char *bytes;
-		FILE *f;
-		long len;
-
-		if (snprintf(src, sizeof(src), "%s/%s", from, e->d_name) >= (int)sizeof(src) ||
-		    snprintf(dst, sizeof(dst), "%s/%s", to, e->d_name) >= (int)sizeof(dst))
-			rc = -ENAMETOOLONG;
-		else if (stat(src, &sb) || !S_ISREG(sb.st_mode))
-			continue;
-		if (rc)
-			break;
-		f = fopen(src, "rb");
-		if (!f) {
-			rc = -errno;
-			break;
-		}
-		len = sb.st_size;
-		bytes = malloc((size_t)len + 1);
-		if (!bytes || fread(bytes, 1, (size_t)len, f) != (size_t)len)
-			rc = bytes ? -EIO : -ENOMEM;
-		fclose(f);
-		if (!rc)
-			rc = atomic_file_write(dst, bytes, (size_t)len);
-		free(bytes);
-	}
-	closedir(dir);
-	return rc;
-}
-
-/*
- * The page of finding @sig: what it is, every stored run that listed it
- * (first and last seen), the command that reproduces it, and its trimmed
- * trace, copied into the site with its events as text (the sweep's
- * trace.txt beside it).
- */
-static int write_finding_page(struct site *st, const char *sig)
-{
-	const struct findings_run *first = NULL, *last = NULL;
-	const struct judged_finding *latest = NULL;
-	char name[64], folder[PATH_MAX], text_path[PATH_MAX + 8];
-	size_t seen = 0;
-	struct page p;
-	int rc;
-
-	for (size_t i = 0; i < st->findings.n; i++)
-		for (size_t k = 0; k < st->findings.runs[i].n; k++) {
-			const struct findings_run *run = &st->findings.runs[i];
-			const struct judged_finding *f = &run->f[k];
-
-			if (strcmp(f->f.signature, sig) || f->state == FINDING_GONE)
-				continue;
-			seen++;
-			if (!first || strcmp(run->date, first->date) < 0)
-				first = run;
-			if (!last || strcmp(run->date, last->date) >= 0) {
-				last = run;
-				latest = f;
-			}
-		}
-	if (!latest)
-		return 0;
-	snprintf(name, sizeof(name), "finding-%.16s.html", sig);
-	rc = page_open(&p, st->dir, name, latest->f.title, "");
-	if (rc)
-		return rc;
-	fprintf(p.file.f, "<table class=\"l\"><tr><th class=\"l\">signature</th><td class=\"l\"><code>");
-	esc(p.file.f, sig);
-	fprintf(p.file.f, "</code> (of <code>");
-	esc(p.file.f, latest->f.key);
-	fprintf(p.file.f, "</code>)</td></tr>\n<tr><th class=\"l\">blame</th><td class=\"l\">");
-	esc(p.file.f, latest->f.blame);
-	fprintf(p.file.f, "; outcome ");
-	esc(p.file.f, latest->f.outcome);
-	fprintf(p.file.f, "</td></tr>\n<tr><th class=\"l\">first seen</th><td class=\"l\">");
-	rev_cell(st, p.file.f, first->rev ? first->rev : "?");
-	fprintf(p.file.f, " %s</td></tr>\n<tr><th class=\"l\">last seen</th><td class=\"l\">", first->date);
-	rev_cell(st, p.file.f, last->rev ? last->rev : "?");
-	fprintf(p.file.f, " %s</td></tr>\n<tr><th class=\"l\">seen in</th><td class=\"l\">%zu stored "
-		     "run%s</td></tr>\n<tr><th class=\"l\">latest</th><td class=\"l\">%lld run%s", last->date,
-		seen, seen == 1 ? "" : "s", latest->f.runs, latest->f.runs == 1 ? "" : "s");
-	if (latest->f.nth_max)
-		fprintf(p.file.f, ", hits %lld&ndash;%lld", latest->f.nth_min, latest->f.nth_max);
-	fprintf(p.file.f, "</td></tr></table>\n<h2>Reproduce</h2>\n<pre>");
-	esc(p.file.f, latest->f.reproduce);
-	fprintf(p.file.f, "</pre>\n<h2>Where it was seen</h2>\n<table><tr><th class=\"l\">series</th>"
-		     "<th>date</th><th>revision</th><th>state</th><th>runs</th></tr>\n");
-	for (size_t i = 0; i < st->findings.n; i++)
-		for (size_t k = 0; k < st->findings.runs[i].n; k++) {
-			const struct findings_run *run = &st->findings.runs[i];
-			const struct judged_finding *f = &run->f[k];
-
-			if (strcmp(f->f.signature, sig))
-				continue;
-			fprintf(p.file.f, "<tr><td class=\"l\">");
-			esc(p.file.f, run->series);
-			fprintf(p.file.f, "</td><td>%s</td><td>", run->date);
-			rev_cell(st, p.file.f, run->rev ? run->rev : "?");
-			fprintf(p.file.f, "</td><td>%s</td><td>%lld</td></tr>\n",
-				finding_state_name(f->state), f->f.runs);
-		}
-	fprintf(p.file.f, "</table>\n");
-	if (latest->f.trimmed) {
-		char *text;
-
-		snprintf(folder, sizeof(folder), "%s/findings-%.16s", st->dir, sig);
-		snprintf(text_path, sizeof(text_path), "%s.txt", latest->f.trimmed);
-		fprintf(p.file.f, "<h2>The trimmed trace</h2>\n<p>%lld of the trace's %lld events",
-			latest->f.trimmed_events, latest->f.trimmed_of);
-		if (!copy_folder(latest->f.trimmed, folder))
-			fprintf(p.file.f, "; its CTF files: <a href=\"findings-%.16s/\">findings-%.16s/</a> "
-				     "(<code>gpuiso replay</code> reads the folder)", sig, sig);
-		else
-			fprintf(p.file.f, " (no longer at <code>%s</code>: not copied)", latest->f.trimmed);
-		fprintf(p.file.f, ".</p>\n");
-		text = file_text(text_path, 1 << 16);
-		if (text) {
-			fprintf(p.file.f, "<pre class=\"events\">");
-			esc(p.file.f, text);
-			fprintf(p.file.f, "</pre>\n");
-			free(text);
-		}
-	}
-	rc = page_close(&p);
-	st->pages += !rc;
-	return rc;
-}
-
-/* A page for each signature any stored run listed. */
-static int write_finding_pages(struct site *st)
-{
-	int rc = 0;
-
-	for (size_t i = 0; !rc && i < st->findings.n; i++)
-		for (size_t k = 0; !rc && k < st->findings.runs[i].n; k++) {
-			const char *sig = st->findings.runs[i].f[k].f.signature;
-			bool done = false;
-
-			/* written at its first listing */
-			for (size_t a = 0; !done && a <= i; a++)
-				for (size_t b = 0; !done && b < (a == i ? k : st->findings.runs[a].n); b++)
-					done = !strcmp(st->findings.runs[a].f[b].f.signature, sig);
-			if (!done)
-				rc = write_finding_page(st, sig);
-		}
-	return rc;
-}
-
 static int write_campaigns(struct site *st, const struct run_list *l)
 {
 	struct page p;
 	size_t shown = 0;
-	int rc = page_open(&p, st->dir, "campaigns.html", "campaigns and sweeps", "");
+	int rc = dash_page_open(&p, st->dir, "campaigns.html", "campaigns and sweeps", "");
 
 	if (rc)
 		return rc;
@@ -1536,16 +1336,16 @@ static int write_campaigns(struct site *st, const struct run_list *l)
 		if (store_run_json(st->s, r->id, &json) ||
 		    runfile_parse("stored run", json, &rec, why, sizeof(why))) {
 			fprintf(p.file.f, "<h2>%s</h2>\n<p class=\"bad\">%s, revision <code>", r->kind, r->date);
-			esc(p.file.f, r->rev);
+			dash_esc(p.file.f, r->rev);
 			fprintf(p.file.f, "</code>: its stored JSON does not read (the store was edited?)</p>\n");
 			free(json);
 			continue;
 		}
 		free(json);
 		fprintf(p.file.f, "<h2>%s ", sweep ? "sweep" : "campaign");
-		esc(p.file.f, sweep ? rec.trace : rec.campaign);
+		dash_esc(p.file.f, sweep ? rec.trace : rec.campaign);
 		fprintf(p.file.f, "</h2>\n<p>%s, revision <code>", r->date);
-		esc(p.file.f, r->rev);
+		dash_esc(p.file.f, r->rev);
 		if (sweep)
 			fprintf(p.file.f, "</code>, baseline %s</p>\n", rec.baseline ? rec.baseline : "?");
 		else
@@ -1566,7 +1366,7 @@ static int write_campaigns(struct site *st, const struct run_list *l)
 	if (!shown)
 		fprintf(p.file.f, "<p>No campaign or sweep stored yet.</p>\n");
 	fprintf(p.file.f, "%s\n", badges_script);
-	rc = page_close(&p);
+	rc = dash_page_close(&p);
 	st->pages += !rc;
 	return rc;
 }
@@ -1622,7 +1422,7 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 	if (!rc)
 		rc = write_campaigns(&st, &runs);
 	if (!rc)
-		rc = write_finding_pages(&st);
+		rc = dash_finding_pages(&st);
 	if (rc)
 		snprintf(err, errlen, "%s: writing the site: %s", dir, strerror(-rc));
 free_all:
