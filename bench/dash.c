@@ -57,150 +57,18 @@ static const char style[] =
 
 /*
  * For tests in a real browser: every chart's data must have a non-empty
- * box once laid out (a static chart a live plot replaced counts by the
- * plot's canvas); the counts go to the body's data attributes.
+ * box once laid out (a static chart a live plot replaced, the plot right
+ * after it, counts by the plot's canvas); the counts go to the body's data
+ * attributes.
  */
 static const char drawn_script[] =
 	"<script>(function(){var c=document.querySelectorAll('svg[data-chart]'),d=0;"
-	"c.forEach(function(s){var l=s.parentNode.querySelector('.uplot canvas');"
+	"c.forEach(function(s){var n=s.nextElementSibling,"
+	"l=n&&n.classList.contains('plot')?n.querySelector('.uplot canvas'):null;"
 	"if(l){if(l.width>0&&l.height>0)d++;return;}var p=s.querySelector('.data');"
 	"if(p){var b=p.getBBox();if(b.width>0||b.height>0)d++;}});"
 	"document.body.setAttribute('data-charts',c.length);"
 	"document.body.setAttribute('data-charts-drawn',d);})();</script>";
-
-/* The charting library, compiled in (bench/vendor/uplot, scripts/embed). */
-extern const unsigned char dash_uplot_js[], dash_uplot_css[], dash_uplot_license[];
-extern const size_t dash_uplot_js_len, dash_uplot_css_len, dash_uplot_license_len;
-
-/* What a page with live plots adds to its <head>. */
-static const char uplot_head[] =
-	"<link rel=\"stylesheet\" href=\"assets/uPlot.min.css\">"
-	"<script src=\"assets/uPlot.iife.min.js\"></script>";
-
-/*
- * A series' live plot: the static chart before it stays for pages read
- * without JavaScript and is hidden once the plot is built. Values on hover
- * (the legend), drag to zoom and double-click to zoom out, the revisions
- * and their dates on the axis and in the legend, each run of a revision as
- * a point, the changes as vertical lines in their colours.
- */
-static const char plot_script[] =
-	"<script>(function(){var e=document.currentScript.previousElementSibling,"
-	"d=JSON.parse(e.getAttribute('data-plot')),s=e.previousElementSibling,"
-	"x=d.median.map(function(_,i){return i;}),data=[x,d.median],"
-	"series=[{label:'revision',value:function(u,i){return i==null?'':d.revs[i]+' ('+d.dates[i]+')';}},"
-	"{label:'median',stroke:d.color,width:2,value:function(u,v){return v==null?'':v.toLocaleString()+' '+d.unit;}}];"
-	"d.runs.forEach(function(r,k){data.push(r);series.push({label:'run '+(k+1),stroke:'#888',"
-	"paths:function(){return null;},points:{show:true,size:5},value:function(u,v){return v==null?'':v.toLocaleString();}});});"
-	"var o={width:Math.min(1100,e.parentNode.clientWidth||1100),height:360,series:series,"
-	"scales:{x:{time:false}},axes:[{values:function(u,t){return t.map(function(i){return d.revs[i]||'';});}},"
-	"{label:d.unit,size:80}],hooks:{draw:[function(u){var c=u.ctx;d.changes.forEach(function(m){"
-	"var px=Math.round(u.valToPos(m.at-0.5,'x',true));c.save();c.strokeStyle=m.color;c.lineWidth=2;"
-	"c.setLineDash([6,4]);c.beginPath();c.moveTo(px,u.bbox.top);c.lineTo(px,u.bbox.top+u.bbox.height);"
-	"c.stroke();c.restore();});}]}};"
-	"new uPlot(o,data,e);if(s&&s.tagName.toLowerCase()==='svg')s.style.display='none';"
-	"var n=+(document.body.getAttribute('data-plots')||0);document.body.setAttribute('data-plots',n+1);"
-	"})();</script>\n";
-
-/*
- * JSON text of @s inside a single-quoted attribute: quotes and backslashes
- * escaped for JSON, the attribute's quote and markup as \u escapes, control
- * bytes dropped.
- */
-static void json_attr(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if ((unsigned char)*s < 0x20)
-			continue;
-		if (*s == '\'' || *s == '&' || *s == '<' || *s == '>') {
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-			continue;
-		}
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-}
-
-/* A number as JSON: null when it is not one. */
-static void json_num(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.17g", v);
-	else
-		fputs("null", f);
-}
-
-static const char *change_color(const struct series *sr, const struct history_change *c);
-
-/* The live plot of @sr, after its static chart: its data in the div, uPlot's script after it. */
-static void series_plot(FILE *f, const struct series *sr)
-{
-	size_t runs = 0;
-
-	for (size_t i = 0; i < sr->nrevs; i++)
-		runs = GPUISO_MAX(runs, sr->revs[i].n);
-	fprintf(f, "<div class=\"plot\" data-plot='{\"unit\":\"");
-	json_attr(f, sr->unit);
-	fprintf(f, "\",\"color\":\"%s\",\"revs\":[", sr->alarm ? RED : colors[0]);
-	for (size_t i = 0; i < sr->nrevs; i++) {
-		fprintf(f, "%s\"", i ? "," : "");
-		json_attr(f, sr->revs[i].rev);
-		fprintf(f, "\"");
-	}
-	fprintf(f, "],\"dates\":[");
-	for (size_t i = 0; i < sr->nrevs; i++) {
-		fprintf(f, "%s\"", i ? "," : "");
-		json_attr(f, sr->revs[i].date ? sr->revs[i].date : "");
-		fprintf(f, "\"");
-	}
-	fprintf(f, "],\"median\":[");
-	for (size_t i = 0; i < sr->nrevs; i++) {
-		fputs(i ? "," : "", f);
-		json_num(f, sr->revs[i].value);
-	}
-	fprintf(f, "],\"runs\":[");
-	for (size_t k = 0; runs > 1 && k < runs; k++) {
-		fprintf(f, "%s[", k ? "," : "");
-		for (size_t i = 0; i < sr->nrevs; i++) {
-			fputs(i ? "," : "", f);
-			json_num(f, k < sr->revs[i].n ? sr->revs[i].v[k] : NAN);
-		}
-		fputs("]", f);
-	}
-	fprintf(f, "],\"changes\":[");
-	for (size_t i = 0; i < sr->nchanges; i++)
-		fprintf(f, "%s{\"at\":%zu,\"color\":\"%s\"}", i ? "," : "", sr->changes[i].at,
-			change_color(sr, &sr->changes[i]));
-	fprintf(f, "]}'></div>\n%s", plot_script);
-}
-
-/* The library's files in @dir/assets, with its licence: the site works offline. */
-static int write_assets(const char *dir)
-{
-	static const struct {
-		const char *name;
-		const unsigned char *bytes;
-		const size_t *len;
-	} files[] = {
-		{ "uPlot.iife.min.js", dash_uplot_js, &dash_uplot_js_len },
-		{ "uPlot.min.css", dash_uplot_css, &dash_uplot_css_len },
-		{ "uPlot-LICENSE", dash_uplot_license, &dash_uplot_license_len },
-	};
-	char path[PATH_MAX];
-	int rc = 0;
-
-	if (snprintf(path, sizeof(path), "%s/assets", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	if (mkdir(path, 0777) && errno != EEXIST)
-		return -errno;
-	for (size_t i = 0; !rc && i < sizeof(files) / sizeof(files[0]); i++) {
-		if (snprintf(path, sizeof(path), "%s/assets/%s", dir, files[i].name) >= (int)sizeof(path))
-			return -ENAMETOOLONG;
-		rc = atomic_file_write(path, files[i].bytes, *files[i].len);
-	}
-	return rc;
-}
 
 int dash_page_open(struct page *p, const char *dir, const char *name, const char *title,
 		     const char *head)
@@ -591,6 +459,62 @@ static int series_chart(struct page *p, const struct series *sr, int w, int h, b
 	return rc;
 }
 
+/* The most runs any revision of @sr has, when more than one (else 0: no points beside the median). */
+static size_t runs_per_rev(const struct series *sr)
+{
+	size_t runs = 0;
+
+	for (size_t i = 0; i < sr->nrevs; i++)
+		runs = GPUISO_MAX(runs, sr->revs[i].n);
+	return runs > 1 ? runs : 0;
+}
+
+/*
+ * The live plot of @sr, after its static chart: the median of each
+ * revision as a line, each of its runs as a point beside it, its changes
+ * as dashed lines in their colours, the revision and its date in the
+ * legend.
+ */
+static int series_plot(FILE *f, const struct series *sr)
+{
+	size_t runs = runs_per_rev(sr);
+	struct dash_plot_mark *marks = calloc(sr->nchanges + 1, sizeof(*marks));
+	const char **dates = calloc(sr->nrevs + 1, sizeof(*dates));
+	struct dash_plot_line *lines = calloc(runs + 1, sizeof(*lines));
+	char (*labels)[24] = calloc(runs + 1, sizeof(*labels));
+	double *y = calloc(runs * sr->nrevs + 1, sizeof(*y));
+	struct points pts;
+	int rc = marks && dates && lines && labels && y ? points_of(sr, &pts) : -ENOMEM;
+
+	if (!rc) {
+		lines[0] = (struct dash_plot_line){ .label = "median", .color = sr->alarm ? RED : colors[0],
+						    .y = pts.y };
+		for (size_t k = 0; k < runs; k++) {
+			snprintf(labels[k], sizeof(labels[k]), "run %zu", k + 1);
+			lines[k + 1] = (struct dash_plot_line){ .label = labels[k], .color = GREY,
+								.y = y + k * sr->nrevs, .points = true };
+			for (size_t i = 0; i < sr->nrevs; i++)
+				y[k * sr->nrevs + i] = k < sr->revs[i].n ? sr->revs[i].v[k] : NAN;
+		}
+		for (size_t i = 0; i < sr->nchanges; i++)
+			marks[i] = (struct dash_plot_mark){ sr->changes[i].at, change_color(sr, &sr->changes[i]) };
+		for (size_t i = 0; i < sr->nrevs; i++)
+			dates[i] = sr->revs[i].date;
+		dash_plot(f, &(struct dash_plot){ .unit = sr->unit, .xname = "revision", .w = 1100, .h = 360,
+						  .n = sr->nrevs, .xlabels = pts.x, .xinfo = dates,
+						  .lines = lines, .nlines = runs + 1, .marks = marks,
+						  .nmarks = sr->nchanges });
+		free(pts.y);
+		free(pts.x);
+	}
+	free(y);
+	free(labels);
+	free(lines);
+	free(dates);
+	free(marks);
+	return rc;
+}
+
 /* The best per-revision value of a series. */
 static double best_of(const struct series *sr)
 {
@@ -971,7 +895,7 @@ static int write_series_page(struct site *st, const struct series *sr)
 
 	series_file(file, sizeof(file), sr);
 	snprintf(title, sizeof(title), "%s", sr->metric);
-	rc = dash_page_open(&p, st->dir, file, title, uplot_head);
+	rc = dash_page_open(&p, st->dir, file, title, dash_plot_head);
 	if (rc)
 		return rc;
 	fprintf(p.file.f, "<p>Benchmark: ");
@@ -990,7 +914,7 @@ static int write_series_page(struct site *st, const struct series *sr)
 			st->o->history.alpha, st->h.searched, 100 * st->o->history.threshold);
 	fprintf(p.file.f, " Red: worse; green: better; grey: acknowledged or neither.</p>\n");
 	rc = series_chart(&p, sr, 1100, 360, false);
-	series_plot(p.file.f, sr);
+	rc = rc ?: series_plot(p.file.f, sr);
 	if (sr->nchanges)
 		changes_table(st, p.file.f, sr, false, NULL);
 	else
@@ -1036,110 +960,196 @@ static int each_replay_benchmark(struct site *st, struct page *p,
 	return rc;
 }
 
-static int latency_of(struct site *st, struct page *p, const char *benchmark)
+/*
+ * The latency percentiles of @benchmark's operation @op (its name, @oplen
+ * bytes) at its latest revision and the one before (of @sr, its p50
+ * series), a chart and a live plot: solid the latest, dashed the one
+ * before.
+ */
+static void latency_op(struct site *st, struct page *p, const char *benchmark, const struct series *sr,
+		       const char *op, int oplen)
 {
 	static const char *const pcts[] = { "p50", "p90", "p99", "p999", "max" };
 	static const char *const pct_labels[] = { "p50", "p90", "p99", "p99.9", "max" };
 	static const double nines[] = { 0.301, 1, 2, 3, 4 }; /* -log10(1 - p) */
+	struct chart c = { .w = 360, .h = 200, .log_y = true, .y_unit = "ns", .x_labels = pct_labels };
+	struct dash_plot_line plot[2];
+	struct line lines[2];
+	double y[2][5];
+	char metric[200];
+	size_t nl = 0;
 
+	for (size_t r = 0; r < 2 && r < sr->nrevs; r++) {
+		const char *rev = sr->revs[sr->nrevs - 1 - r].rev;
+
+		for (size_t k = 0; k < 5; k++) {
+			snprintf(metric, sizeof(metric), "ops.%.*s.latency_ns.%s", oplen, op, pcts[k]);
+			y[r][k] = value_at(st, benchmark, metric, rev);
+		}
+		lines[nl] = (struct line){ .y = y[r], .x = nines, .n = 5, .color = colors[1 - r],
+					   .dashed = r == 1, .label = rev };
+		plot[nl++] = (struct dash_plot_line){ .label = rev, .color = colors[1 - r], .y = y[r],
+						      .dashed = r == 1 };
+	}
+	fprintf(p->file.f, "<div style=\"display:inline-block;margin:6px\"><b>%.*s</b>", oplen, op);
+	chart(p, &c, lines, nl);
+	dash_plot(p->file.f, &(struct dash_plot){ .unit = "ns", .xname = "percentile", .log_y = true,
+						  .w = 360, .h = 220, .n = 5, .x = nines,
+						  .xlabels = pct_labels, .lines = plot, .nlines = nl });
+	/* which line is which revision */
+	fprintf(p->file.f, "<small><span style=\"color:%s\">&#9473;&#9473; ", colors[1]);
+	dash_esc(p->file.f, lines[0].label);
+	fprintf(p->file.f, "</span> (latest)");
+	if (nl > 1) {
+		fprintf(p->file.f, " <span style=\"color:%s\">&#9476;&#9476; ", colors[0]);
+		dash_esc(p->file.f, lines[1].label);
+		fprintf(p->file.f, "</span> (the one before)");
+	}
+	fprintf(p->file.f, "</small></div>\n");
+}
+
+static int latency_of(struct site *st, struct page *p, const char *benchmark)
+{
 	for (size_t i = 0; i < st->h.n; i++) {
 		const struct series *sr = &st->h.s[i];
-		double y[2][5];
-		struct line lines[2];
-		char metric[200];
-		size_t nl = 0;
-		struct chart c = { .w = 360, .h = 200, .log_y = true, .y_unit = "ns",
-				   .x_labels = pct_labels };
-		const char *op;
+		const char *op = sr->metric + 4;
 
 		if (strcmp(sr->benchmark, benchmark) || fnmatch("ops.*.latency_ns.p50", sr->metric, 0) ||
 		    !sr->nrevs)
 			continue;
-		op = sr->metric + 4;
-		for (size_t r = 0; r < 2 && r < sr->nrevs; r++) {
-			const char *rev = sr->revs[sr->nrevs - 1 - r].rev;
-
-			for (size_t k = 0; k < 5; k++) {
-				snprintf(metric, sizeof(metric), "ops.%.*s.latency_ns.%s",
-					 (int)(strchr(op, '.') - op), op, pcts[k]);
-				y[r][k] = value_at(st, benchmark, metric, rev);
-			}
-			lines[nl++] = (struct line){ .y = y[r], .x = nines, .n = 5, .color = colors[1 - r],
-						     .dashed = r == 1, .label = rev };
-		}
-		fprintf(p->file.f, "<div style=\"display:inline-block;margin:6px\"><b>");
-		fprintf(p->file.f, "%.*s", (int)(strchr(op, '.') - op), op);
-		fprintf(p->file.f, "</b>");
-		chart(p, &c, lines, nl);
-		/* which line is which revision */
-		fprintf(p->file.f, "<br><small><span style=\"color:%s\">&#9473;&#9473; ", colors[1]);
-		dash_esc(p->file.f, lines[0].label);
-		fprintf(p->file.f, "</span> (latest)");
-		if (nl > 1) {
-			fprintf(p->file.f, " <span style=\"color:%s\">&#9476;&#9476; ", colors[0]);
-			dash_esc(p->file.f, lines[1].label);
-			fprintf(p->file.f, "</span> (the one before)");
-		}
-		fprintf(p->file.f, "</small></div>\n");
+		latency_op(st, p, benchmark, sr, op, (int)(strchr(op, '.') - op));
 	}
 	return 0;
+}
+
+static const char *const progress_paths[] = { "pinned", "chunked", "reset" };
+static const char *const progress_colors[] = { GREEN, "#ff7f0e", RED };
+
+/* The transitions of one direction at the revisions shown: per revision, its total and each path's. */
+struct progress {
+	size_t n;
+	const char **revs;
+	double *total;
+	double *path[3]; /* pinned, chunked, reset */
+};
+
+/*
+ * The last (at most DASH_RUNS_LISTED) revisions of @tr, @benchmark's
+ * power.transitions, and how its transitions towards @dir ended.
+ */
+static int progress_load(const struct site *st, const char *benchmark, const struct series *tr,
+			 const char *dir, struct progress *pr)
+{
+	size_t first = tr->nrevs > DASH_RUNS_LISTED ? tr->nrevs - DASH_RUNS_LISTED : 0;
+	char metric[64];
+
+	pr->n = tr->nrevs - first;
+	pr->revs = calloc(pr->n, sizeof(*pr->revs));
+	pr->total = calloc(4 * pr->n, sizeof(*pr->total));
+	if (!pr->revs || !pr->total)
+		return -ENOMEM;
+	for (size_t k = 0; k < 3; k++)
+		pr->path[k] = pr->total + (k + 1) * pr->n;
+	for (size_t i = 0; i < pr->n; i++) {
+		pr->revs[i] = tr->revs[first + i].rev;
+		snprintf(metric, sizeof(metric), "power.%s.transitions", dir);
+		pr->total[i] = value_at(st, benchmark, metric, pr->revs[i]);
+		for (size_t k = 0; k < 3; k++) {
+			snprintf(metric, sizeof(metric), "power.%s.%s", dir, progress_paths[k]);
+			pr->path[k][i] = value_at(st, benchmark, metric, pr->revs[i]);
+		}
+	}
+	return 0;
+}
+
+/* @pr as stacked bars of the shares of each path, each labelled with its revision and count. */
+static void progress_bars(struct page *p, const struct progress *pr)
+{
+	int w = 1100, h = 160, bar = (w - PAD_L - PAD_R) / (int)pr->n;
+	/* a revision label under a bar every @step bars, so that labels do not overlap */
+	size_t step = (size_t)(64 + bar - 1) / (size_t)GPUISO_MAX(bar, 1);
+
+	p->charts++;
+	fprintf(p->file.f, "<svg data-chart width=\"%d\" height=\"%d\"><g class=\"data\">\n", w, h);
+	for (size_t i = 0; i < pr->n; i++) {
+		double total = pr->total[i], y = h - PAD_B;
+
+		if (i % step == 0 || i + 1 == pr->n)
+			fprintf(p->file.f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#555\">%.7s</text>\n",
+				PAD_L + (int)i * bar, h - PAD_B + 14, pr->revs[i]);
+		if (total > 0 && (i % step == 0 || i + 1 == pr->n))
+			fprintf(p->file.f, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"#555\">%.0f "
+				      "transition%s</text>\n", PAD_L + (int)i * bar, h - PAD_B + 26, total,
+				total == 1 ? "" : "s");
+		for (size_t k = 0; total > 0 && k < 3; k++) {
+			double v = pr->path[k][i], bh;
+
+			if (isnan(v) || v <= 0)
+				continue;
+			bh = v / total * (h - PAD_T - PAD_B);
+			y -= bh;
+			fprintf(p->file.f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
+				      "<title>%.12s %s: %.0f of %.0f</title></rect>\n",
+				PAD_L + (int)i * bar, y, GPUISO_MAX(bar - 2, 1), bh, progress_colors[k], pr->revs[i],
+				progress_paths[k], v, total);
+		}
+	}
+	fprintf(p->file.f, "</g></svg>\n");
+}
+
+/* @pr as a live plot: each path's transitions as stacked bars, the revision and total in the legend. */
+static int progress_plot(struct page *p, const struct progress *pr)
+{
+	char (*labels)[16] = calloc(pr->n, sizeof(*labels)), (*totals)[32] = calloc(pr->n, sizeof(*totals));
+	const char **xlabels = calloc(pr->n, sizeof(*xlabels)), **xinfo = calloc(pr->n, sizeof(*xinfo));
+	struct dash_plot_line lines[3];
+	int rc = labels && totals && xlabels && xinfo ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < pr->n; i++) {
+		snprintf(labels[i], sizeof(labels[i]), "%.12s", pr->revs[i]);
+		snprintf(totals[i], sizeof(totals[i]), "%.0f transition%s", pr->total[i],
+			 pr->total[i] == 1 ? "" : "s");
+		xlabels[i] = labels[i];
+		xinfo[i] = isnan(pr->total[i]) ? NULL : totals[i];
+	}
+	for (size_t k = 0; k < 3; k++)
+		lines[k] = (struct dash_plot_line){ .label = progress_paths[k], .color = progress_colors[k],
+						    .y = pr->path[k] };
+	if (!rc)
+		dash_plot(p->file.f, &(struct dash_plot){ .unit = "transitions", .xname = "revision",
+							  .stacked = true, .w = 1100, .h = 220, .n = pr->n,
+							  .xlabels = xlabels, .xinfo = xinfo, .lines = lines,
+							  .nlines = 3 });
+	free(labels);
+	free(totals);
+	free(xlabels);
+	free(xinfo);
+	return rc;
 }
 
 static int progress_of(struct site *st, struct page *p, const char *benchmark)
 {
 	static const char *const dirs[] = { "to_d3", "to_d0" };
-	static const char *const paths[] = { "pinned", "chunked", "reset" };
-	static const char *const path_colors[] = { GREEN, "#ff7f0e", RED };
 	const struct series *tr = history_find(&st->h, benchmark, "power.transitions");
-	size_t first, n;
+	int rc = 0;
 
 	if (!tr || !tr->nrevs || !tr->revs[tr->nrevs - 1].value) {
 		fprintf(p->file.f, "<p>No power transitions.</p>\n");
 		return 0;
 	}
-	first = tr->nrevs > DASH_RUNS_LISTED ? tr->nrevs - DASH_RUNS_LISTED : 0;
-	n = tr->nrevs - first;
-	for (size_t d = 0; d < 2; d++) {
-		int w = 1100, h = 160, bar = (w - PAD_L - PAD_R) / (int)n;
-		char metric[64];
+	for (size_t d = 0; !rc && d < 2; d++) {
+		struct progress pr = { 0 };
 
 		fprintf(p->file.f, "<h3>%s</h3>\n", d ? "power up (D3 to D0: restore)" : "power down (D0 to D3: save)");
-		p->charts++;
-		fprintf(p->file.f, "<svg data-chart width=\"%d\" height=\"%d\"><g class=\"data\">\n", w, h);
-		/* a revision label under a bar every @step bars, so that labels do not overlap */
-		size_t step = (size_t)(64 + bar - 1) / (size_t)GPUISO_MAX(bar, 1);
-
-		for (size_t i = 0; i < n; i++) {
-			const char *rev = tr->revs[first + i].rev;
-			double total, y = h - PAD_B;
-
-			snprintf(metric, sizeof(metric), "power.%s.transitions", dirs[d]);
-			total = value_at(st, benchmark, metric, rev);
-			if (i % step == 0 || i + 1 == n)
-				fprintf(p->file.f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#555\">%.7s"
-					      "</text>\n", PAD_L + (int)i * bar, h - PAD_B + 14, rev);
-			if (total > 0 && (i % step == 0 || i + 1 == n))
-				fprintf(p->file.f, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"#555\">%.0f "
-					      "transition%s</text>\n", PAD_L + (int)i * bar, h - PAD_B + 26,
-					total, total == 1 ? "" : "s");
-			for (size_t k = 0; total > 0 && k < 3; k++) {
-				double v, bh;
-
-				snprintf(metric, sizeof(metric), "power.%s.%s", dirs[d], paths[k]);
-				v = value_at(st, benchmark, metric, rev);
-				if (isnan(v) || v <= 0)
-					continue;
-				bh = v / total * (h - PAD_T - PAD_B);
-				y -= bh;
-				fprintf(p->file.f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
-					      "<title>%.12s %s: %.0f of %.0f</title></rect>\n",
-					PAD_L + (int)i * bar, y, GPUISO_MAX(bar - 2, 1), bh, path_colors[k], rev,
-					paths[k], v, total);
-			}
+		rc = progress_load(st, benchmark, tr, dirs[d], &pr);
+		if (!rc) {
+			progress_bars(p, &pr);
+			rc = progress_plot(p, &pr);
 		}
-		fprintf(p->file.f, "</g></svg>\n");
+		free(pr.revs);
+		free(pr.total);
 	}
-	return 0;
+	return rc;
 }
 
 /* A page of sections per replay benchmark: @intro (HTML), then @fn's part of each. */
@@ -1147,7 +1157,7 @@ static int write_replay_page(struct site *st, const char *file, const char *titl
 			     int (*fn)(struct site *st, struct page *p, const char *benchmark))
 {
 	struct page p;
-	int rc = dash_page_open(&p, st->dir, file, title, "");
+	int rc = dash_page_open(&p, st->dir, file, title, dash_plot_head);
 
 	if (rc)
 		return rc;
@@ -1393,7 +1403,7 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 		snprintf(err, errlen, "%s", *store_error(s) ? store_error(s) : strerror(-rc));
 		goto free_all;
 	}
-	rc = write_assets(dir);
+	rc = dash_plot_assets(dir);
 	if (!rc)
 		rc = write_index(&st);
 	for (size_t i = 0, first = 0; !rc && i < st.h.n; i++) {

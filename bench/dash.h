@@ -9,10 +9,11 @@
 
 /*
  * The dashboard: a static HTML site built from a results store, readable
- * from disk with no server. Charts are inline SVG; a few lines of plain
- * JavaScript only record, for tests, how many charts were drawn. Every
- * figure is a series' per-revision value (history.h); nothing compares one
- * benchmark with another.
+ * from disk with no server. Charts are inline SVG; where JavaScript runs,
+ * live plots (uPlot, dash_plot.js) replace those of the series, latency
+ * and progress pages, and a few lines record, for tests, how many charts
+ * were drawn. Every figure is a series' per-revision value (history.h);
+ * nothing compares one benchmark with another.
  *
  *   index.html        the alarms (last good and first bad revision, the
  *                     change and its interval), the acknowledged changes,

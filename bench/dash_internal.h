@@ -12,9 +12,9 @@
 #include "history.h"
 
 /*
- * What the dashboard's files share (dash.c the overview, series and
- * campaigns pages, dash_finding.c the pages of findings): the site being
- * written and its pages.
+ * What the dashboard's files share (dash.c the overview and series pages,
+ * dash_finding.c the pages of findings, dash_plot.c the live plots): the
+ * site being written, its pages, and its live plots.
  */
 
 /* A page being written. */
@@ -72,5 +72,62 @@ int dash_page_close(struct page *p);
  * Return: 0 or a negative errno.
  */
 int dash_finding_pages(struct site *st);
+
+/* --- live plots (dash_plot.c) --- */
+
+/* One line (or a layer of stacked bars) of a live plot. */
+struct dash_plot_line {
+	const char *label, *color;
+	const double *y; /* a value per x; NAN for none */
+	bool dashed;
+	bool points;     /* its values as points, without a line (a revision's runs) */
+};
+
+/* A vertical dashed line before x index @at (a change). */
+struct dash_plot_mark {
+	size_t at;
+	const char *color;
+};
+
+/* A live plot's data. */
+struct dash_plot {
+	const char *unit;            /* of the values */
+	const char *xname;           /* what x is, for the legend ("revision") */
+	bool log_y;                  /* a log scale (values up to 0 are not drawn) */
+	bool stacked;                /* the lines are bars stacked from 0 (their sums drawn) */
+	int w, h;                    /* at most (the page may be narrower) */
+	size_t n;                    /* values per line */
+	const double *x;             /* the x of each value, or NULL for 0 .. n-1 */
+	const char *const *xlabels;  /* a label per x, on the axis and in the legend */
+	const char *const *xinfo;    /* more of each x for the legend (a date), or NULL */
+	const struct dash_plot_line *lines;
+	size_t nlines;
+	const struct dash_plot_mark *marks;
+	size_t nmarks;
+};
+
+/*
+ * What a page with live plots adds to its <head>: uPlot and the plots'
+ * script (dash_plot.js), from the site's assets.
+ */
+extern const char dash_plot_head[];
+
+/**
+ * dash_plot() - a live plot after a static chart: its data in a div,
+ * dash_plot.js's gpuisoPlot() after it, which builds the plot with uPlot
+ * and hides the chart. Without JavaScript the chart stays.
+ * @f: the page.
+ * @p: the plot.
+ */
+void dash_plot(FILE *f, const struct dash_plot *p);
+
+/**
+ * dash_plot_assets() - the files live plots need, in @dir/assets: uPlot,
+ * its licence, and dash_plot.js. The site works offline.
+ * @dir: the site's folder.
+ *
+ * Return: 0 or a negative errno.
+ */
+int dash_plot_assets(const char *dir);
 
 #endif

@@ -150,6 +150,16 @@ static void series_page(const char *index, const char *metric, char *out, size_t
 	snprintf(out, len, "%.*s", (int)(end - at), at);
 }
 
+/* A live plot's legend (uPlot's markup, built by the page's scripts) names @label. */
+static void plotted(const char *dom, const char *label, const char *what)
+{
+	const char *legend = strstr(dom, "class=\"u-legend");
+	char needle[128];
+
+	snprintf(needle, sizeof(needle), "<div class=\"u-label\">%s</div>", label);
+	cr_assert(legend && strstr(legend, needle), "%s: no %s in a plot's legend", what, label);
+}
+
 Test(dash, every_page_loads_and_draws_in_chromium)
 {
 	char db[256], site[256], path[512], shot[512], rev[16], page[256], bench[64], *index;
@@ -235,12 +245,30 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 			cr_assert(strstr(l.dom, "rev08 (2026-11-09") || strstr(l.dom, "u-legend"),
 				  "the legend for hover values");
 		}
-		if (i == 1)
+		if (i == 1) {
 			cr_assert(strstr(l.dom, "rev11</span> (latest)") &&
 				  strstr(l.dom, "rev10</span> (the one before)"), "which line is which");
-		if (i == 2)
+			/* a live plot per benchmark and operation, both revisions on it */
+			cr_assert(strstr(l.dom, "data-plots=\"4\""), "two benchmarks, two operations: %s",
+				  strstr(l.dom, "<body"));
+			cr_assert(strstr(l.dom, "class=\"uplot") && strstr(l.dom, "<canvas"),
+				  "no uPlot markup after the scripts ran");
+			plotted(l.dom, "rev11", "the latest revision in the plot's legend");
+			plotted(l.dom, "rev10", "and the one before");
+			plotted(l.dom, "percentile", "the x of the hover values");
+		}
+		if (i == 2) {
 			cr_assert(strstr(l.dom, ">rev11</text>") && strstr(l.dom, " transitions</text>"),
 				  "the bars name their revisions and counts");
+			/* a live plot per benchmark and direction: the three paths stacked */
+			cr_assert(strstr(l.dom, "data-plots=\"4\""), "two benchmarks, two directions: %s",
+				  strstr(l.dom, "<body"));
+			cr_assert(strstr(l.dom, "class=\"uplot") && strstr(l.dom, "<canvas"),
+				  "no uPlot markup after the scripts ran");
+			plotted(l.dom, "pinned", "each path in the plot's legend");
+			plotted(l.dom, "chunked", "each path in the plot's legend");
+			plotted(l.dom, "reset", "each path in the plot's legend");
+		}
 		if (i == 4)
 			cr_assert(strstr(l.dom, "results trace=traces/desktop") ||
 				  strstr(l.dom, "results trace=traces/game"), "a benchmark's page");
