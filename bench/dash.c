@@ -652,8 +652,6 @@ static void why_cell(FILE *f, const struct series *sr, const struct history_chan
 	fprintf(f, "</td>");
 }
 
-static bool same_cause(const struct series *a, const struct series *b);
-
 /*
  * A table of changes: each with the series' benchmark and metric, or of
  * one series. The overview's: the alarms of one cause (@cause, a series of
@@ -676,7 +674,7 @@ static void changes_table(const struct site *st, FILE *f, const struct series *o
 			char test[96], before[64], after[64];
 
 			/* the overview: alarms of a cause, or acknowledged changes; a series page: all */
-			if (!only && (acked ? !c->ack_note : !alarm || !same_cause(sr, cause)))
+			if (!only && (acked ? !c->ack_note : !alarm || !dash_same_cause(sr, cause)))
 				continue;
 			fprintf(f, "<tr class=\"%s\">", alarm ? "bad" : "");
 			if (!only) {
@@ -701,20 +699,15 @@ static void changes_table(const struct site *st, FILE *f, const struct series *o
 	fprintf(f, "</table>\n");
 }
 
-/* The alarm of @sr: its last change. */
-static const struct history_change *alarm_of(const struct series *sr)
+const struct history_change *dash_alarm_of(const struct series *sr)
 {
 	return sr->alarm ? &sr->changes[sr->nchanges - 1] : NULL;
 }
 
-/*
- * What moved @sr at its alarm, in words: an input that changed at that
- * revision, the machine, else the code (an exact metric) or a measured
- * change of level. Alarms of one cause at one revision are one row.
- */
-static void cause_of(const struct series *sr, char *buf, size_t len)
+/* Alarms of one cause at one revision are one row of the overview. */
+void dash_cause_of(const struct series *sr, char *buf, size_t len)
 {
-	const struct history_change *c = alarm_of(sr);
+	const struct history_change *c = dash_alarm_of(sr);
 
 	if (sr->revs[c->at].changed)
 		snprintf(buf, len, "input changed: %s", sr->revs[c->at].changed);
@@ -724,23 +717,43 @@ static void cause_of(const struct series *sr, char *buf, size_t len)
 		snprintf(buf, len, "%s", sr->exact ? "the code changed" : "measured changes of level");
 }
 
-/* Whether two series' alarms have one cause at one revision. */
-static bool same_cause(const struct series *a, const struct series *b)
+bool dash_same_cause(const struct series *a, const struct series *b)
 {
-	const struct history_change *ca = alarm_of(a), *cb = alarm_of(b);
+	const struct history_change *ca = dash_alarm_of(a), *cb = dash_alarm_of(b);
 	char x[512], y[512];
 
 	if (!ca || !cb || strcmp(a->revs[ca->at].rev, b->revs[cb->at].rev))
 		return false;
-	cause_of(a, x, sizeof(x));
-	cause_of(b, y, sizeof(y));
+	dash_cause_of(a, x, sizeof(x));
+	dash_cause_of(b, y, sizeof(y));
 	return !strcmp(x, y);
+}
+
+bool dash_alarm_head(const struct site *st, size_t i)
+{
+	const struct series *sr = &st->h.s[i];
+	size_t k;
+
+	for (k = 0; dash_alarm_of(sr) && k < i && !dash_same_cause(&st->h.s[k], sr); k++)
+		;
+	return dash_alarm_of(sr) && k == i;
+}
+
+void dash_alarm_id(const struct series *sr, char *buf, size_t len)
+{
+	char cause[512], rev[64];
+
+	dash_cause_of(sr, cause, sizeof(cause));
+	slug(rev, sizeof(rev), sr->revs[dash_alarm_of(sr)->at].rev);
+	snprintf(buf, len, "alarm-%s-%08llx", rev,
+		 (unsigned long long)(digest_bytes(cause, strlen(cause)) & 0xffffffffu));
 }
 
 /*
  * The alarms, one row per cause (an input changed, the code, measured
- * changes, each at a revision): how many series moved and the worst
- * change, the series themselves behind it (<details>).
+ * changes, each at a revision; its id from dash_alarm_id()): how many
+ * series moved and the worst change, the findings new at its revision,
+ * the series themselves behind it (<details>).
  */
 static void alarm_causes(const struct site *st, FILE *f)
 {
@@ -749,32 +762,32 @@ static void alarm_causes(const struct site *st, FILE *f)
 	for (size_t i = 0; i < st->h.n; i++) {
 		const struct series *sr = &st->h.s[i], *worst = sr;
 		const char *bench = NULL;
-		char cause[512], label[160];
-		size_t n = 0, nbench = 0, k;
+		char cause[512], label[160], id[96];
+		size_t n = 0, nbench = 0;
 
-		for (k = 0; alarm_of(sr) && k < i && !same_cause(&st->h.s[k], sr); k++)
-			;
-		if (!alarm_of(sr) || k < i)
+		if (!dash_alarm_head(st, i))
 			continue; /* no alarm, or its cause was said at its first series */
-		for (k = i; k < st->h.n; k++) {
+		for (size_t k = i; k < st->h.n; k++) {
 			const struct series *o = &st->h.s[k];
 
-			if (!same_cause(o, sr))
+			if (!dash_same_cause(o, sr))
 				continue;
 			n++;
 			/* series come benchmark by benchmark */
 			nbench += !bench || strcmp(bench, o->benchmark);
 			bench = o->benchmark;
-			if (fabs(alarm_of(o)->change) > fabs(alarm_of(worst)->change))
+			if (fabs(dash_alarm_of(o)->change) > fabs(dash_alarm_of(worst)->change))
 				worst = o;
 		}
-		cause_of(sr, cause, sizeof(cause));
-		fprintf(f, "<tr class=\"bad\"><td class=\"l\">");
+		dash_cause_of(sr, cause, sizeof(cause));
+		dash_alarm_id(sr, id, sizeof(id));
+		fprintf(f, "<tr class=\"bad\" id=\"%s\"><td class=\"l\">", id);
 		dash_esc(f, cause);
 		fprintf(f, "</td><td>");
-		dash_rev_cell(st, f, sr->revs[alarm_of(sr)->at].rev);
+		dash_rev_cell(st, f, sr->revs[dash_alarm_of(sr)->at].rev);
 		fprintf(f, "</td><td>%zu</td>", n);
-		change_cell(f, worst, alarm_of(worst)->before, alarm_of(worst)->after, alarm_of(worst));
+		change_cell(f, worst, dash_alarm_of(worst)->before, dash_alarm_of(worst)->after,
+			    dash_alarm_of(worst));
 		bench_label(label, sizeof(label), worst->benchmark);
 		fprintf(f, "<td class=\"l\">%zu benchmark%s; the worst: <span title=\"", nbench,
 			nbench == 1 ? "" : "s");
@@ -783,8 +796,9 @@ static void alarm_causes(const struct site *st, FILE *f)
 		dash_esc(f, label);
 		fprintf(f, "</span> ");
 		dash_esc(f, worst->metric);
-		fprintf(f, "</td></tr>\n<tr><td colspan=\"5\" class=\"l\"><details><summary>the %zu "
-			   "series</summary>\n", n);
+		fprintf(f, "</td></tr>\n<tr><td colspan=\"5\" class=\"l\">");
+		dash_alarm_findings(st, f, i);
+		fprintf(f, "<details><summary>the %zu series</summary>\n", n);
 		changes_table(st, f, NULL, false, sr);
 		fprintf(f, "</details></td></tr>\n");
 	}

@@ -15,8 +15,8 @@
  * were drawn. Every figure is a series' per-revision value (history.h);
  * nothing compares one benchmark with another.
  *
- *   index.html        the alarms (last good and first bad revision, the
- *                     change and its interval), the acknowledged changes,
+ *   index.html        the alarms by cause (first bad revision, the change,
+ *                     the findings new at that revision), the acknowledged changes,
  *                     then the main series of every benchmark, grouped by
  *                     benchmark, each row naming it; its head carries
  *                     <meta name="gpuiso-regressions" content="N">, N the
@@ -29,6 +29,9 @@
  *   campaigns.html    the latest campaigns and sweeps: their findings, each
  *                     new, known or gone (findings.h) with its reproducer,
  *                     then their failing runs on demand
+ *   finding-SIG.html  one finding: where it was seen, the alarms where it
+ *                     appeared, the operations it was met in, its
+ *                     reproducer and trimmed trace
  */
 
 struct dash_opts {

@@ -9,7 +9,12 @@
 #include "common/atomic_file.h"
 #include "dash_internal.h"
 
-/* The dashboard's page of each finding (finding-SIGNATURE.html). */
+/*
+ * The dashboard's page of each finding (finding-SIGNATURE.html), and the
+ * links between findings and the alarms of the overview: a finding that
+ * appeared (new) at a revision where an alarm was raised may be its
+ * cause, or its symptom.
+ */
 
 /* @path's content (at most @max bytes, NUL-terminated; free() it), or NULL. */
 static char *file_text(const char *path, size_t max)
@@ -72,6 +77,140 @@ static int copy_folder(const char *from, const char *to)
 	}
 	closedir(dir);
 	return rc;
+}
+
+/* The revision of the alarm cause whose first series is @head. */
+static const char *alarm_rev(const struct site *st, size_t head)
+{
+	const struct series *sr = &st->h.s[head];
+
+	return sr->revs[dash_alarm_of(sr)->at].rev;
+}
+
+/*
+ * Whether the alarm cause whose first series is @head concerns the
+ * findings of @run: @run is of its revision and, where the cause moved
+ * series of campaigns or sweeps, of one of their benchmarks (the alarm of
+ * another campaign is not its own).
+ */
+static bool alarm_concerns(const struct site *st, size_t head, const struct findings_run *run)
+{
+	const struct series *sr = &st->h.s[head];
+	bool of_findings = false, same = false;
+
+	if (!run->rev || strcmp(run->rev, alarm_rev(st, head)))
+		return false;
+	for (size_t k = head; k < st->h.n; k++) {
+		const struct series *o = &st->h.s[k];
+
+		if ((o->kind != RUN_CAMPAIGN && o->kind != RUN_SWEEP) || !dash_same_cause(o, sr))
+			continue;
+		of_findings = true;
+		same = same || !strcmp(o->benchmark, run->series);
+	}
+	return !of_findings || same;
+}
+
+/*
+ * Whether finding @k of run @r appeared (new) at an earlier run that the
+ * alarm cause of series @head concerns: listed there already.
+ */
+static bool listed_before(const struct site *st, size_t head, size_t r, size_t k)
+{
+	const struct findings *fs = &st->findings;
+	const char *sig = fs->runs[r].f[k].f.signature;
+
+	for (size_t a = 0; a <= r; a++)
+		for (size_t b = 0; b < (a == r ? k : fs->runs[a].n); b++)
+			if (fs->runs[a].f[b].state == FINDING_NEW && !strcmp(fs->runs[a].f[b].f.signature, sig) &&
+			    alarm_concerns(st, head, &fs->runs[a]))
+				return true;
+	return false;
+}
+
+void dash_alarm_findings(const struct site *st, FILE *f, size_t head)
+{
+	size_t shown = 0;
+
+	for (size_t r = 0; r < st->findings.n; r++) {
+		const struct findings_run *run = &st->findings.runs[r];
+
+		for (size_t k = 0; k < run->n && alarm_concerns(st, head, run); k++) {
+			const struct run_finding *fd = &run->f[k].f;
+
+			if (run->f[k].state != FINDING_NEW || listed_before(st, head, r, k))
+				continue;
+			fprintf(f, "%s<a class=\"finding\" href=\"finding-%.16s.html\">",
+				shown++ ? "; " : "<p class=\"alarm-findings\">New findings at this revision: ",
+				fd->signature);
+			dash_esc(f, fd->title);
+			fprintf(f, "</a> <code>%.16s</code>", fd->signature);
+		}
+	}
+	if (shown)
+		fprintf(f, "</p>\n");
+}
+
+/* The alarms raised where finding @sig appeared (new), each linking its row of the overview. */
+static void finding_alarms(const struct site *st, FILE *f, const char *sig)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < st->h.n; i++) {
+		bool concerns = false;
+		char cause[512], id[96];
+		size_t n = 0;
+
+		if (!dash_alarm_head(st, i))
+			continue;
+		for (size_t r = 0; r < st->findings.n && !concerns; r++)
+			for (size_t k = 0; k < st->findings.runs[r].n && !concerns; k++)
+				concerns = st->findings.runs[r].f[k].state == FINDING_NEW &&
+					   !strcmp(st->findings.runs[r].f[k].f.signature, sig) &&
+					   alarm_concerns(st, i, &st->findings.runs[r]);
+		if (!concerns)
+			continue;
+		for (size_t k = i; k < st->h.n; k++)
+			n += dash_same_cause(&st->h.s[k], &st->h.s[i]);
+		if (!shown++)
+			fprintf(f, "<h2>Alarms where it appeared</h2>\n<table class=\"alarms\"><tr>"
+				   "<th class=\"l\">cause</th><th>first bad</th><th>series</th></tr>\n");
+		dash_cause_of(&st->h.s[i], cause, sizeof(cause));
+		dash_alarm_id(&st->h.s[i], id, sizeof(id));
+		fprintf(f, "<tr class=\"bad\"><td class=\"l\"><a class=\"alarm\" href=\"index.html#%s\">", id);
+		dash_esc(f, cause);
+		fprintf(f, "</a></td><td>");
+		dash_rev_cell(st, f, alarm_rev(st, i));
+		fprintf(f, "</td><td>%zu</td></tr>\n", n);
+	}
+	if (shown)
+		fprintf(f, "</table>\n");
+}
+
+/* The operations the finding @fd was met in, with their runs (and a sweep's hits); none: nothing. */
+static void finding_contexts_table(FILE *f, const struct run_finding *fd)
+{
+	bool hits = false;
+
+	if (!fd->ncontexts)
+		return;
+	for (size_t i = 0; i < fd->ncontexts; i++)
+		hits = hits || fd->contexts[i].nth_max;
+	fprintf(f, "<h2>The operations it was met in</h2>\n<table class=\"contexts\"><tr>"
+		   "<th class=\"l\">operation</th><th>runs</th>%s</tr>\n", hits ? "<th>hits</th>" : "");
+	for (size_t i = 0; i < fd->ncontexts; i++) {
+		const struct run_context *c = &fd->contexts[i];
+
+		fprintf(f, "<tr><td class=\"l\">");
+		dash_esc(f, c->operation);
+		fprintf(f, "</td><td>%lld</td>", c->runs);
+		if (hits && c->nth_max)
+			fprintf(f, "<td>%lld&ndash;%lld</td>", c->nth_min, c->nth_max);
+		else if (hits)
+			fprintf(f, "<td>&ndash;</td>");
+		fprintf(f, "</tr>\n");
+	}
+	fprintf(f, "</table>\n");
 }
 
 /* Where finding @sig is listed: each stored run, its series, date, revision, state, runs. */
@@ -155,8 +294,9 @@ static void finding_head(const struct site *st, FILE *f, const char *sig, const 
 
 /*
  * The page of finding @sig: what it is, every stored run that listed it
- * (first and last seen), the command that reproduces it, and its trimmed
- * trace.
+ * (first and last seen), the alarms raised where it appeared, the
+ * operations it was met in (as its latest run lists them), the command
+ * that reproduces it, and its trimmed trace.
  */
 static int write_finding_page(struct site *st, const char *sig)
 {
@@ -183,11 +323,16 @@ static int write_finding_page(struct site *st, const char *sig)
 		}
 	if (!last)
 		return 0;
+	rc = findings_contexts(st->s, &st->findings, last);
+	if (rc)
+		return rc;
 	snprintf(name, sizeof(name), "finding-%.16s.html", sig);
 	rc = dash_page_open(&p, st->dir, name, last->f[latest].f.title, "");
 	if (rc)
 		return rc;
 	finding_head(st, p.file.f, sig, &last->f[latest].f, first, last, seen);
+	finding_alarms(st, p.file.f, sig);
+	finding_contexts_table(p.file.f, &last->f[latest].f);
 	fprintf(p.file.f, "<h2>Reproduce</h2>\n<pre>");
 	dash_esc(p.file.f, last->f[latest].f.reproduce);
 	fprintf(p.file.f, "</pre>\n");

@@ -14,7 +14,7 @@
 /*
  * What the dashboard's files share (dash.c the overview and series pages,
  * dash_finding.c the pages of findings, dash_plot.c the live plots): the
- * site being written, its pages, and its live plots.
+ * site being written, its pages, its live plots, and the alarms by cause.
  */
 
 /* A page being written. */
@@ -64,6 +64,63 @@ int dash_page_open(struct page *p, const char *dir, const char *name, const char
  * Return: 0 or a negative errno.
  */
 int dash_page_close(struct page *p);
+
+/**
+ * dash_alarm_of() - the change that raised @sr's alarm: its last.
+ * @sr: the series.
+ *
+ * Return: the change, or NULL when @sr has no alarm.
+ */
+const struct history_change *dash_alarm_of(const struct series *sr);
+
+/**
+ * dash_alarm_head() - whether series @i of @st carries an alarm whose cause
+ * no series before it had: the overview's row of that cause.
+ * @st: the site.
+ * @i: the series' index in @st->h.
+ *
+ * Return: true when it does.
+ */
+bool dash_alarm_head(const struct site *st, size_t i);
+
+/**
+ * dash_same_cause() - whether two series' alarms have one cause at one revision.
+ * @a: a series.
+ * @b: another.
+ *
+ * Return: true when both have an alarm, at one revision, of one cause.
+ */
+bool dash_same_cause(const struct series *a, const struct series *b);
+
+/**
+ * dash_cause_of() - what moved @sr at its alarm, in words: an input that
+ * changed at that revision, the machine, else the code (an exact metric) or
+ * a measured change of level.
+ * @sr: a series with an alarm.
+ * @buf: out: the words.
+ * @len: size of @buf.
+ */
+void dash_cause_of(const struct series *sr, char *buf, size_t len);
+
+/**
+ * dash_alarm_id() - the id of the overview's row of @sr's alarm cause,
+ * "alarm-REV-DIGEST": the same for the same cause at the same revision on
+ * every build of the site, so that other pages can link it.
+ * @sr: a series with an alarm.
+ * @buf: out: the id.
+ * @len: size of @buf.
+ */
+void dash_alarm_id(const struct series *sr, char *buf, size_t len);
+
+/**
+ * dash_alarm_findings() - in the overview's row of an alarm cause, the
+ * findings that appeared (new) at its revision, each linking its page;
+ * nothing when there is none.
+ * @st: the site.
+ * @f: the page.
+ * @head: the index in @st->h of the cause's first series (dash_alarm_head()).
+ */
+void dash_alarm_findings(const struct site *st, FILE *f, size_t head);
 
 /**
  * dash_finding_pages() - a page for each signature any stored run listed.
