@@ -13,8 +13,7 @@
 #include "common/digest.h"
 #include "common/types.h"
 #include "changes.h"
-#include "dash.h"
-#include "findings.h"
+#include "dash_internal.h"
 
 /* Revisions the progress bars, and runs the campaigns page, show at most (the most recent). */
 #define DASH_RUNS_LISTED 20
@@ -27,12 +26,7 @@ static const char *const colors[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd"
 
 /* --- output helpers --- */
 
-struct page {
-	struct atomic_file file; /* write to file.f */
-	int charts;
-};
-
-static void esc(FILE *f, const char *s)
+void dash_esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -63,153 +57,20 @@ static const char style[] =
 
 /*
  * For tests in a real browser: every chart's data must have a non-empty
- * box once laid out (a static chart a live plot replaced counts by the
- * plot's canvas); the counts go to the body's data attributes.
+ * box once laid out (a static chart a live plot replaced, the plot right
+ * after it, counts by the plot's canvas); the counts go to the body's data
+ * attributes.
  */
 static const char drawn_script[] =
 	"<script>(function(){var c=document.querySelectorAll('svg[data-chart]'),d=0;"
-	"c.forEach(function(s){var l=s.parentNode.querySelector('.uplot canvas');"
+	"c.forEach(function(s){var n=s.nextElementSibling,"
+	"l=n&&n.classList.contains('plot')?n.querySelector('.uplot canvas'):null;"
 	"if(l){if(l.width>0&&l.height>0)d++;return;}var p=s.querySelector('.data');"
 	"if(p){var b=p.getBBox();if(b.width>0||b.height>0)d++;}});"
 	"document.body.setAttribute('data-charts',c.length);"
 	"document.body.setAttribute('data-charts-drawn',d);})();</script>";
 
-/* The charting library, compiled in (bench/vendor/uplot, scripts/embed). */
-extern const unsigned char dash_uplot_js[], dash_uplot_css[], dash_uplot_license[];
-extern const size_t dash_uplot_js_len, dash_uplot_css_len, dash_uplot_license_len;
-
-/* What a page with live plots adds to its <head>. */
-static const char uplot_head[] =
-	"<link rel=\"stylesheet\" href=\"assets/uPlot.min.css\">"
-	"<script src=\"assets/uPlot.iife.min.js\"></script>";
-
-/*
- * A series' live plot: the static chart before it stays for pages read
- * without JavaScript and is hidden once the plot is built. Values on hover
- * (the legend), drag to zoom and double-click to zoom out, the revisions
- * and their dates on the axis and in the legend, each run of a revision as
- * a point, the changes as vertical lines in their colours.
- */
-static const char plot_script[] =
-	"<script>(function(){var e=document.currentScript.previousElementSibling,"
-	"d=JSON.parse(e.getAttribute('data-plot')),s=e.previousElementSibling,"
-	"x=d.median.map(function(_,i){return i;}),data=[x,d.median],"
-	"series=[{label:'revision',value:function(u,i){return i==null?'':d.revs[i]+' ('+d.dates[i]+')';}},"
-	"{label:'median',stroke:d.color,width:2,value:function(u,v){return v==null?'':v.toLocaleString()+' '+d.unit;}}];"
-	"d.runs.forEach(function(r,k){data.push(r);series.push({label:'run '+(k+1),stroke:'#888',"
-	"paths:function(){return null;},points:{show:true,size:5},value:function(u,v){return v==null?'':v.toLocaleString();}});});"
-	"var o={width:Math.min(1100,e.parentNode.clientWidth||1100),height:360,series:series,"
-	"scales:{x:{time:false}},axes:[{values:function(u,t){return t.map(function(i){return d.revs[i]||'';});}},"
-	"{label:d.unit,size:80}],hooks:{draw:[function(u){var c=u.ctx;d.changes.forEach(function(m){"
-	"var px=Math.round(u.valToPos(m.at-0.5,'x',true));c.save();c.strokeStyle=m.color;c.lineWidth=2;"
-	"c.setLineDash([6,4]);c.beginPath();c.moveTo(px,u.bbox.top);c.lineTo(px,u.bbox.top+u.bbox.height);"
-	"c.stroke();c.restore();});}]}};"
-	"new uPlot(o,data,e);if(s&&s.tagName.toLowerCase()==='svg')s.style.display='none';"
-	"var n=+(document.body.getAttribute('data-plots')||0);document.body.setAttribute('data-plots',n+1);"
-	"})();</script>\n";
-
-/*
- * JSON text of @s inside a single-quoted attribute: quotes and backslashes
- * escaped for JSON, the attribute's quote and markup as \u escapes, control
- * bytes dropped.
- */
-static void json_attr(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if ((unsigned char)*s < 0x20)
-			continue;
-		if (*s == '\'' || *s == '&' || *s == '<' || *s == '>') {
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-			continue;
-		}
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-}
-
-/* A number as JSON: null when it is not one. */
-static void json_num(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.17g", v);
-	else
-		fputs("null", f);
-}
-
-static const char *change_color(const struct series *sr, const struct history_change *c);
-
-/* The live plot of @sr, after its static chart: its data in the div, uPlot's script after it. */
-static void series_plot(FILE *f, const struct series *sr)
-{
-	size_t runs = 0;
-
-	for (size_t i = 0; i < sr->nrevs; i++)
-		runs = GPUISO_MAX(runs, sr->revs[i].n);
-	fprintf(f, "<div class=\"plot\" data-plot='{\"unit\":\"");
-	json_attr(f, sr->unit);
-	fprintf(f, "\",\"color\":\"%s\",\"revs\":[", sr->alarm ? RED : colors[0]);
-	for (size_t i = 0; i < sr->nrevs; i++) {
-		fprintf(f, "%s\"", i ? "," : "");
-		json_attr(f, sr->revs[i].rev);
-		fprintf(f, "\"");
-	}
-	fprintf(f, "],\"dates\":[");
-	for (size_t i = 0; i < sr->nrevs; i++) {
-		fprintf(f, "%s\"", i ? "," : "");
-		json_attr(f, sr->revs[i].date ? sr->revs[i].date : "");
-		fprintf(f, "\"");
-	}
-	fprintf(f, "],\"median\":[");
-	for (size_t i = 0; i < sr->nrevs; i++) {
-		fputs(i ? "," : "", f);
-		json_num(f, sr->revs[i].value);
-	}
-	fprintf(f, "],\"runs\":[");
-	for (size_t k = 0; runs > 1 && k < runs; k++) {
-		fprintf(f, "%s[", k ? "," : "");
-		for (size_t i = 0; i < sr->nrevs; i++) {
-			fputs(i ? "," : "", f);
-			json_num(f, k < sr->revs[i].n ? sr->revs[i].v[k] : NAN);
-		}
-		fputs("]", f);
-	}
-	fprintf(f, "],\"changes\":[");
-	for (size_t i = 0; i < sr->nchanges; i++)
-		fprintf(f, "%s{\"at\":%zu,\"color\":\"%s\"}", i ? "," : "", sr->changes[i].at,
-			change_color(sr, &sr->changes[i]));
-	fprintf(f, "]}'></div>\n%s", plot_script);
-}
-
-/* The library's files in @dir/assets, with its licence: the site works offline. */
-static int write_assets(const char *dir)
-{
-	static const struct {
-		const char *name;
-		const unsigned char *bytes;
-		const size_t *len;
-	} files[] = {
-		{ "uPlot.iife.min.js", dash_uplot_js, &dash_uplot_js_len },
-		{ "uPlot.min.css", dash_uplot_css, &dash_uplot_css_len },
-		{ "uPlot-LICENSE", dash_uplot_license, &dash_uplot_license_len },
-	};
-	char path[PATH_MAX];
-	int rc = 0;
-
-	if (snprintf(path, sizeof(path), "%s/assets", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	if (mkdir(path, 0777) && errno != EEXIST)
-		return -errno;
-	for (size_t i = 0; !rc && i < sizeof(files) / sizeof(files[0]); i++) {
-		if (snprintf(path, sizeof(path), "%s/assets/%s", dir, files[i].name) >= (int)sizeof(path))
-			return -ENAMETOOLONG;
-		rc = atomic_file_write(path, files[i].bytes, *files[i].len);
-	}
-	return rc;
-}
-
-/* Open a page; @head: more of its <head> (HTML), or "". */
-static int page_open(struct page *p, const char *dir, const char *name, const char *title,
+int dash_page_open(struct page *p, const char *dir, const char *name, const char *title,
 		     const char *head)
 {
 	char path[PATH_MAX];
@@ -222,16 +83,16 @@ static int page_open(struct page *p, const char *dir, const char *name, const ch
 	if (rc)
 		return rc;
 	fprintf(p->file.f, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpuiso: ");
-	esc(p->file.f, title);
+	dash_esc(p->file.f, title);
 	fprintf(p->file.f, "</title>%s<style>%s</style></head>\n<body>\n<nav><a href=\"index.html\">overview</a>"
 		      "<a href=\"latency.html\">latency</a><a href=\"progress.html\">forward progress</a>"
 		      "<a href=\"campaigns.html\">campaigns</a></nav>\n<h1>", head, style);
-	esc(p->file.f, title);
+	dash_esc(p->file.f, title);
 	fprintf(p->file.f, "</h1>\n");
 	return 0;
 }
 
-static int page_close(struct page *p)
+int dash_page_close(struct page *p)
 {
 	fprintf(p->file.f, "%s\n</body></html>\n", drawn_script);
 	return atomic_file_commit(&p->file);
@@ -384,7 +245,7 @@ static void chart(struct page *p, const struct chart *c, const struct line *line
 		for (size_t k = 0; k < n; k += step) {
 			fprintf(f, "<text stroke=\"none\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
 				tx(c, lines[0].x ? lines[0].x[k] : (double)k, xmax), c->h - 10);
-			esc(f, c->x_labels[k]);
+			dash_esc(f, c->x_labels[k]);
 			fprintf(f, "</text>\n");
 		}
 	}
@@ -395,7 +256,7 @@ static void chart(struct page *p, const struct chart *c, const struct line *line
 		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\""
 			   " stroke-dasharray=\"4 3\"><title>", x, x, pad(c, PAD_T), c->h - pad(c, PAD_B),
 			c->marks[i].color);
-		esc(f, c->marks[i].label);
+		dash_esc(f, c->marks[i].label);
 		fprintf(f, "</title></line>\n");
 	}
 	fprintf(f, "<g class=\"data\" fill=\"none\" stroke-width=\"2\">\n");
@@ -412,7 +273,7 @@ static void chart(struct page *p, const struct chart *c, const struct line *line
 			fprintf(f, "%.1f,%.1f ", tx(c, x, xmax), ty(c, l->y[k], lo, hi));
 		}
 		fprintf(f, "\"><title>");
-		esc(f, l->label);
+		dash_esc(f, l->label);
 		fprintf(f, "</title></polyline>\n");
 		/* one value is a dot, or there would be nothing to see */
 		for (size_t k = 0; (c->points || l->n == 1) && k < l->n; k++)
@@ -423,15 +284,6 @@ static void chart(struct page *p, const struct chart *c, const struct line *line
 }
 
 /* --- the site and its names --- */
-
-struct site {
-	struct store *s;
-	const char *dir;
-	const struct dash_opts *o;
-	struct history h;
-	struct findings findings; /* of the stored campaigns and sweeps, with their states */
-	size_t pages;
-};
 
 static void slug(char *out, size_t len, const char *name)
 {
@@ -463,15 +315,14 @@ static void series_file(char *out, size_t len, const struct series *sr)
 		 s);
 }
 
-/* A revision, linked to --rev-url when there is one. */
-static void rev_cell(const struct site *st, FILE *f, const char *rev)
+void dash_rev_cell(const struct site *st, FILE *f, const char *rev)
 {
 	char url[1024];
 
 	if (st->o->rev_url) {
 		snprintf(url, sizeof(url), st->o->rev_url, rev);
 		fprintf(f, "<a href=\"");
-		esc(f, url);
+		dash_esc(f, url);
 		fprintf(f, "\">");
 	}
 	fprintf(f, "<code class=\"rev\">%.12s</code>", rev);
@@ -527,9 +378,9 @@ static void benchmark_cell(FILE *f, const char *benchmark)
 	bench_file(file, sizeof(file), benchmark);
 	bench_label(label, sizeof(label), benchmark);
 	fprintf(f, "<td class=\"bench l\"><a href=\"%s\" title=\"", file);
-	esc(f, benchmark);
+	dash_esc(f, benchmark);
 	fprintf(f, "\">");
-	esc(f, label);
+	dash_esc(f, label);
 	fprintf(f, "</a></td>");
 }
 
@@ -539,7 +390,7 @@ static void series_cell(FILE *f, const struct series *sr)
 
 	series_file(file, sizeof(file), sr);
 	fprintf(f, "<td class=\"l\"><a href=\"%s\">", file);
-	esc(f, sr->metric);
+	dash_esc(f, sr->metric);
 	fprintf(f, "</a></td>");
 }
 
@@ -605,6 +456,62 @@ static int series_chart(struct page *p, const struct series *sr, int w, int h, b
 	}
 	free(marks);
 	free(labels);
+	return rc;
+}
+
+/* The most runs any revision of @sr has, when more than one (else 0: no points beside the median). */
+static size_t runs_per_rev(const struct series *sr)
+{
+	size_t runs = 0;
+
+	for (size_t i = 0; i < sr->nrevs; i++)
+		runs = GPUISO_MAX(runs, sr->revs[i].n);
+	return runs > 1 ? runs : 0;
+}
+
+/*
+ * The live plot of @sr, after its static chart: the median of each
+ * revision as a line, each of its runs as a point beside it, its changes
+ * as dashed lines in their colours, the revision and its date in the
+ * legend.
+ */
+static int series_plot(FILE *f, const struct series *sr)
+{
+	size_t runs = runs_per_rev(sr);
+	struct dash_plot_mark *marks = calloc(sr->nchanges + 1, sizeof(*marks));
+	const char **dates = calloc(sr->nrevs + 1, sizeof(*dates));
+	struct dash_plot_line *lines = calloc(runs + 1, sizeof(*lines));
+	char (*labels)[24] = calloc(runs + 1, sizeof(*labels));
+	double *y = calloc(runs * sr->nrevs + 1, sizeof(*y));
+	struct points pts;
+	int rc = marks && dates && lines && labels && y ? points_of(sr, &pts) : -ENOMEM;
+
+	if (!rc) {
+		lines[0] = (struct dash_plot_line){ .label = "median", .color = sr->alarm ? RED : colors[0],
+						    .y = pts.y };
+		for (size_t k = 0; k < runs; k++) {
+			snprintf(labels[k], sizeof(labels[k]), "run %zu", k + 1);
+			lines[k + 1] = (struct dash_plot_line){ .label = labels[k], .color = GREY,
+								.y = y + k * sr->nrevs, .points = true };
+			for (size_t i = 0; i < sr->nrevs; i++)
+				y[k * sr->nrevs + i] = k < sr->revs[i].n ? sr->revs[i].v[k] : NAN;
+		}
+		for (size_t i = 0; i < sr->nchanges; i++)
+			marks[i] = (struct dash_plot_mark){ sr->changes[i].at, change_color(sr, &sr->changes[i]) };
+		for (size_t i = 0; i < sr->nrevs; i++)
+			dates[i] = sr->revs[i].date;
+		dash_plot(f, &(struct dash_plot){ .unit = sr->unit, .xname = "revision", .w = 1100, .h = 360,
+						  .n = sr->nrevs, .xlabels = pts.x, .xinfo = dates,
+						  .lines = lines, .nlines = runs + 1, .marks = marks,
+						  .nmarks = sr->nchanges });
+		free(pts.y);
+		free(pts.x);
+	}
+	free(y);
+	free(labels);
+	free(lines);
+	free(dates);
+	free(marks);
 	return rc;
 }
 
@@ -677,9 +584,9 @@ static int series_row(struct page *p, const struct series *sr, bool with_benchma
 	int rc;
 
 	fprintf(f, "<tr class=\"%s\" data-benchmark=\"", sr->alarm ? "bad" : "");
-	esc(f, sr->benchmark);
+	dash_esc(f, sr->benchmark);
 	fprintf(f, "\" data-metric=\"");
-	esc(f, sr->metric);
+	dash_esc(f, sr->metric);
 	fprintf(f, "\">");
 	if (with_benchmark)
 		benchmark_cell(f, sr->benchmark);
@@ -694,7 +601,7 @@ static int series_row(struct page *p, const struct series *sr, bool with_benchma
 		fprintf(f, "<td>-</td>");
 	change_cell(f, sr, best_of(sr), last->value, NULL);
 	fprintf(f, "<td>%s</td><td>", sr->unit);
-	esc(f, state_of(sr));
+	dash_esc(f, state_of(sr));
 	fprintf(f, "</td></tr>\n");
 	return rc;
 }
@@ -730,22 +637,20 @@ static void why_cell(FILE *f, const struct series *sr, const struct history_chan
 	fprintf(f, "<td class=\"l\">");
 	if (sr->revs[c->at].changed) {
 		fprintf(f, "input changed: ");
-		esc(f, sr->revs[c->at].changed);
+		dash_esc(f, sr->revs[c->at].changed);
 		sep = "; ";
 	}
 	if (c->machine) {
 		fputs(sep, f);
-		esc(f, change_cause(sr, c));
+		dash_esc(f, change_cause(sr, c));
 		sep = "; ";
 	}
 	if (c->ack_note) {
 		fprintf(f, "%sacknowledged: ", sep);
-		esc(f, c->ack_note);
+		dash_esc(f, c->ack_note);
 	}
 	fprintf(f, "</td>");
 }
-
-static bool same_cause(const struct series *a, const struct series *b);
 
 /*
  * A table of changes: each with the series' benchmark and metric, or of
@@ -769,7 +674,7 @@ static void changes_table(const struct site *st, FILE *f, const struct series *o
 			char test[96], before[64], after[64];
 
 			/* the overview: alarms of a cause, or acknowledged changes; a series page: all */
-			if (!only && (acked ? !c->ack_note : !alarm || !same_cause(sr, cause)))
+			if (!only && (acked ? !c->ack_note : !alarm || !dash_same_cause(sr, cause)))
 				continue;
 			fprintf(f, "<tr class=\"%s\">", alarm ? "bad" : "");
 			if (!only) {
@@ -777,15 +682,15 @@ static void changes_table(const struct site *st, FILE *f, const struct series *o
 				series_cell(f, sr);
 			}
 			fprintf(f, "<td>");
-			rev_cell(st, f, sr->revs[c->at - 1].rev);
+			dash_rev_cell(st, f, sr->revs[c->at - 1].rev);
 			fprintf(f, "</td><td>");
-			rev_cell(st, f, sr->revs[c->at].rev);
+			dash_rev_cell(st, f, sr->revs[c->at].rev);
 			fmt_value(before, sizeof(before), c->before);
 			fmt_value(after, sizeof(after), c->after);
 			fprintf(f, "</td><td>%s</td><td>%s</td>", before, after);
 			change_cell(f, sr, c->before, c->after, c);
 			fprintf(f, "<td>");
-			esc(f, change_label(sr, c, test, sizeof(test)));
+			dash_esc(f, change_label(sr, c, test, sizeof(test)));
 			fprintf(f, "</td>");
 			why_cell(f, sr, c);
 			fprintf(f, "</tr>\n");
@@ -794,20 +699,15 @@ static void changes_table(const struct site *st, FILE *f, const struct series *o
 	fprintf(f, "</table>\n");
 }
 
-/* The alarm of @sr: its last change. */
-static const struct history_change *alarm_of(const struct series *sr)
+const struct history_change *dash_alarm_of(const struct series *sr)
 {
 	return sr->alarm ? &sr->changes[sr->nchanges - 1] : NULL;
 }
 
-/*
- * What moved @sr at its alarm, in words: an input that changed at that
- * revision, the machine, else the code (an exact metric) or a measured
- * change of level. Alarms of one cause at one revision are one row.
- */
-static void cause_of(const struct series *sr, char *buf, size_t len)
+/* Alarms of one cause at one revision are one row of the overview. */
+void dash_cause_of(const struct series *sr, char *buf, size_t len)
 {
-	const struct history_change *c = alarm_of(sr);
+	const struct history_change *c = dash_alarm_of(sr);
 
 	if (sr->revs[c->at].changed)
 		snprintf(buf, len, "input changed: %s", sr->revs[c->at].changed);
@@ -817,23 +717,43 @@ static void cause_of(const struct series *sr, char *buf, size_t len)
 		snprintf(buf, len, "%s", sr->exact ? "the code changed" : "measured changes of level");
 }
 
-/* Whether two series' alarms have one cause at one revision. */
-static bool same_cause(const struct series *a, const struct series *b)
+bool dash_same_cause(const struct series *a, const struct series *b)
 {
-	const struct history_change *ca = alarm_of(a), *cb = alarm_of(b);
+	const struct history_change *ca = dash_alarm_of(a), *cb = dash_alarm_of(b);
 	char x[512], y[512];
 
 	if (!ca || !cb || strcmp(a->revs[ca->at].rev, b->revs[cb->at].rev))
 		return false;
-	cause_of(a, x, sizeof(x));
-	cause_of(b, y, sizeof(y));
+	dash_cause_of(a, x, sizeof(x));
+	dash_cause_of(b, y, sizeof(y));
 	return !strcmp(x, y);
+}
+
+bool dash_alarm_head(const struct site *st, size_t i)
+{
+	const struct series *sr = &st->h.s[i];
+	size_t k;
+
+	for (k = 0; dash_alarm_of(sr) && k < i && !dash_same_cause(&st->h.s[k], sr); k++)
+		;
+	return dash_alarm_of(sr) && k == i;
+}
+
+void dash_alarm_id(const struct series *sr, char *buf, size_t len)
+{
+	char cause[512], rev[64];
+
+	dash_cause_of(sr, cause, sizeof(cause));
+	slug(rev, sizeof(rev), sr->revs[dash_alarm_of(sr)->at].rev);
+	snprintf(buf, len, "alarm-%s-%08llx", rev,
+		 (unsigned long long)(digest_bytes(cause, strlen(cause)) & 0xffffffffu));
 }
 
 /*
  * The alarms, one row per cause (an input changed, the code, measured
- * changes, each at a revision): how many series moved and the worst
- * change, the series themselves behind it (<details>).
+ * changes, each at a revision; its id from dash_alarm_id()): how many
+ * series moved and the worst change, the findings new at its revision,
+ * the series themselves behind it (<details>).
  */
 static void alarm_causes(const struct site *st, FILE *f)
 {
@@ -842,42 +762,43 @@ static void alarm_causes(const struct site *st, FILE *f)
 	for (size_t i = 0; i < st->h.n; i++) {
 		const struct series *sr = &st->h.s[i], *worst = sr;
 		const char *bench = NULL;
-		char cause[512], label[160];
-		size_t n = 0, nbench = 0, k;
+		char cause[512], label[160], id[96];
+		size_t n = 0, nbench = 0;
 
-		for (k = 0; alarm_of(sr) && k < i && !same_cause(&st->h.s[k], sr); k++)
-			;
-		if (!alarm_of(sr) || k < i)
+		if (!dash_alarm_head(st, i))
 			continue; /* no alarm, or its cause was said at its first series */
-		for (k = i; k < st->h.n; k++) {
+		for (size_t k = i; k < st->h.n; k++) {
 			const struct series *o = &st->h.s[k];
 
-			if (!same_cause(o, sr))
+			if (!dash_same_cause(o, sr))
 				continue;
 			n++;
 			/* series come benchmark by benchmark */
 			nbench += !bench || strcmp(bench, o->benchmark);
 			bench = o->benchmark;
-			if (fabs(alarm_of(o)->change) > fabs(alarm_of(worst)->change))
+			if (fabs(dash_alarm_of(o)->change) > fabs(dash_alarm_of(worst)->change))
 				worst = o;
 		}
-		cause_of(sr, cause, sizeof(cause));
-		fprintf(f, "<tr class=\"bad\"><td class=\"l\">");
-		esc(f, cause);
+		dash_cause_of(sr, cause, sizeof(cause));
+		dash_alarm_id(sr, id, sizeof(id));
+		fprintf(f, "<tr class=\"bad\" id=\"%s\"><td class=\"l\">", id);
+		dash_esc(f, cause);
 		fprintf(f, "</td><td>");
-		rev_cell(st, f, sr->revs[alarm_of(sr)->at].rev);
+		dash_rev_cell(st, f, sr->revs[dash_alarm_of(sr)->at].rev);
 		fprintf(f, "</td><td>%zu</td>", n);
-		change_cell(f, worst, alarm_of(worst)->before, alarm_of(worst)->after, alarm_of(worst));
+		change_cell(f, worst, dash_alarm_of(worst)->before, dash_alarm_of(worst)->after,
+			    dash_alarm_of(worst));
 		bench_label(label, sizeof(label), worst->benchmark);
 		fprintf(f, "<td class=\"l\">%zu benchmark%s; the worst: <span title=\"", nbench,
 			nbench == 1 ? "" : "s");
-		esc(f, worst->benchmark);
+		dash_esc(f, worst->benchmark);
 		fprintf(f, "\">");
-		esc(f, label);
+		dash_esc(f, label);
 		fprintf(f, "</span> ");
-		esc(f, worst->metric);
-		fprintf(f, "</td></tr>\n<tr><td colspan=\"5\" class=\"l\"><details><summary>the %zu "
-			   "series</summary>\n", n);
+		dash_esc(f, worst->metric);
+		fprintf(f, "</td></tr>\n<tr><td colspan=\"5\" class=\"l\">");
+		dash_alarm_findings(st, f, i);
+		fprintf(f, "<details><summary>the %zu series</summary>\n", n);
 		changes_table(st, f, NULL, false, sr);
 		fprintf(f, "</details></td></tr>\n");
 	}
@@ -916,7 +837,7 @@ static int write_index(struct site *st)
 	int rc;
 
 	snprintf(head, sizeof(head), "<meta name=\"gpuiso-regressions\" content=\"%zu\">", alarms);
-	rc = page_open(&p, st->dir, "index.html", "performance overview", head);
+	rc = dash_page_open(&p, st->dir, "index.html", "performance overview", head);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < st->h.n; i++)
@@ -953,7 +874,7 @@ static int write_index(struct site *st)
 			rc = series_row(&p, sr, true);
 	}
 	fprintf(p.file.f, "</table>\n");
-	rc = page_close(&p) ?: rc;
+	rc = dash_page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
 }
@@ -966,7 +887,7 @@ static int write_bench_page(struct site *st, size_t first, size_t end)
 	int rc;
 
 	bench_file(file, sizeof(file), benchmark);
-	rc = page_open(&p, st->dir, file, benchmark, "");
+	rc = dash_page_open(&p, st->dir, file, benchmark, "");
 	if (rc)
 		return rc;
 	fprintf(p.file.f, "<p>Every series of this benchmark, one value per revision.</p>\n"
@@ -975,7 +896,7 @@ static int write_bench_page(struct site *st, size_t first, size_t end)
 		if (st->h.s[i].nrevs)
 			rc = series_row(&p, &st->h.s[i], false);
 	fprintf(p.file.f, "</table>\n");
-	rc = page_close(&p) ?: rc;
+	rc = dash_page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
 }
@@ -988,11 +909,11 @@ static int write_series_page(struct site *st, const struct series *sr)
 
 	series_file(file, sizeof(file), sr);
 	snprintf(title, sizeof(title), "%s", sr->metric);
-	rc = page_open(&p, st->dir, file, title, uplot_head);
+	rc = dash_page_open(&p, st->dir, file, title, dash_plot_head);
 	if (rc)
 		return rc;
 	fprintf(p.file.f, "<p>Benchmark: ");
-	esc(p.file.f, sr->benchmark);
+	dash_esc(p.file.f, sr->benchmark);
 	fprintf(p.file.f, ".<br>%s is better %s. %zu revisions. ", sr->unit,
 		metric_better(sr->metric, sr->unit) == BETTER_HIGHER ? "higher" : "lower", sr->nrevs);
 	if (sr->exact)
@@ -1007,12 +928,12 @@ static int write_series_page(struct site *st, const struct series *sr)
 			st->o->history.alpha, st->h.searched, 100 * st->o->history.threshold);
 	fprintf(p.file.f, " Red: worse; green: better; grey: acknowledged or neither.</p>\n");
 	rc = series_chart(&p, sr, 1100, 360, false);
-	series_plot(p.file.f, sr);
+	rc = rc ?: series_plot(p.file.f, sr);
 	if (sr->nchanges)
 		changes_table(st, p.file.f, sr, false, NULL);
 	else
 		fprintf(p.file.f, "<p>No change of level.</p>\n");
-	rc = page_close(&p) ?: rc;
+	rc = dash_page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
 }
@@ -1043,7 +964,7 @@ static int each_replay_benchmark(struct site *st, struct page *p,
 			continue;
 		done = sr->benchmark;
 		fprintf(p->file.f, "<h2>");
-		esc(p->file.f, sr->benchmark);
+		dash_esc(p->file.f, sr->benchmark);
 		fprintf(p->file.f, "</h2>\n");
 		rc = fn(st, p, sr->benchmark);
 		shown++;
@@ -1053,110 +974,196 @@ static int each_replay_benchmark(struct site *st, struct page *p,
 	return rc;
 }
 
-static int latency_of(struct site *st, struct page *p, const char *benchmark)
+/*
+ * The latency percentiles of @benchmark's operation @op (its name, @oplen
+ * bytes) at its latest revision and the one before (of @sr, its p50
+ * series), a chart and a live plot: solid the latest, dashed the one
+ * before.
+ */
+static void latency_op(struct site *st, struct page *p, const char *benchmark, const struct series *sr,
+		       const char *op, int oplen)
 {
 	static const char *const pcts[] = { "p50", "p90", "p99", "p999", "max" };
 	static const char *const pct_labels[] = { "p50", "p90", "p99", "p99.9", "max" };
 	static const double nines[] = { 0.301, 1, 2, 3, 4 }; /* -log10(1 - p) */
+	struct chart c = { .w = 360, .h = 200, .log_y = true, .y_unit = "ns", .x_labels = pct_labels };
+	struct dash_plot_line plot[2];
+	struct line lines[2];
+	double y[2][5];
+	char metric[200];
+	size_t nl = 0;
 
+	for (size_t r = 0; r < 2 && r < sr->nrevs; r++) {
+		const char *rev = sr->revs[sr->nrevs - 1 - r].rev;
+
+		for (size_t k = 0; k < 5; k++) {
+			snprintf(metric, sizeof(metric), "ops.%.*s.latency_ns.%s", oplen, op, pcts[k]);
+			y[r][k] = value_at(st, benchmark, metric, rev);
+		}
+		lines[nl] = (struct line){ .y = y[r], .x = nines, .n = 5, .color = colors[1 - r],
+					   .dashed = r == 1, .label = rev };
+		plot[nl++] = (struct dash_plot_line){ .label = rev, .color = colors[1 - r], .y = y[r],
+						      .dashed = r == 1 };
+	}
+	fprintf(p->file.f, "<div style=\"display:inline-block;margin:6px\"><b>%.*s</b>", oplen, op);
+	chart(p, &c, lines, nl);
+	dash_plot(p->file.f, &(struct dash_plot){ .unit = "ns", .xname = "percentile", .log_y = true,
+						  .w = 360, .h = 220, .n = 5, .x = nines,
+						  .xlabels = pct_labels, .lines = plot, .nlines = nl });
+	/* which line is which revision */
+	fprintf(p->file.f, "<small><span style=\"color:%s\">&#9473;&#9473; ", colors[1]);
+	dash_esc(p->file.f, lines[0].label);
+	fprintf(p->file.f, "</span> (latest)");
+	if (nl > 1) {
+		fprintf(p->file.f, " <span style=\"color:%s\">&#9476;&#9476; ", colors[0]);
+		dash_esc(p->file.f, lines[1].label);
+		fprintf(p->file.f, "</span> (the one before)");
+	}
+	fprintf(p->file.f, "</small></div>\n");
+}
+
+static int latency_of(struct site *st, struct page *p, const char *benchmark)
+{
 	for (size_t i = 0; i < st->h.n; i++) {
 		const struct series *sr = &st->h.s[i];
-		double y[2][5];
-		struct line lines[2];
-		char metric[200];
-		size_t nl = 0;
-		struct chart c = { .w = 360, .h = 200, .log_y = true, .y_unit = "ns",
-				   .x_labels = pct_labels };
-		const char *op;
+		const char *op = sr->metric + 4;
 
 		if (strcmp(sr->benchmark, benchmark) || fnmatch("ops.*.latency_ns.p50", sr->metric, 0) ||
 		    !sr->nrevs)
 			continue;
-		op = sr->metric + 4;
-		for (size_t r = 0; r < 2 && r < sr->nrevs; r++) {
-			const char *rev = sr->revs[sr->nrevs - 1 - r].rev;
-
-			for (size_t k = 0; k < 5; k++) {
-				snprintf(metric, sizeof(metric), "ops.%.*s.latency_ns.%s",
-					 (int)(strchr(op, '.') - op), op, pcts[k]);
-				y[r][k] = value_at(st, benchmark, metric, rev);
-			}
-			lines[nl++] = (struct line){ .y = y[r], .x = nines, .n = 5, .color = colors[1 - r],
-						     .dashed = r == 1, .label = rev };
-		}
-		fprintf(p->file.f, "<div style=\"display:inline-block;margin:6px\"><b>");
-		fprintf(p->file.f, "%.*s", (int)(strchr(op, '.') - op), op);
-		fprintf(p->file.f, "</b>");
-		chart(p, &c, lines, nl);
-		/* which line is which revision */
-		fprintf(p->file.f, "<br><small><span style=\"color:%s\">&#9473;&#9473; ", colors[1]);
-		esc(p->file.f, lines[0].label);
-		fprintf(p->file.f, "</span> (latest)");
-		if (nl > 1) {
-			fprintf(p->file.f, " <span style=\"color:%s\">&#9476;&#9476; ", colors[0]);
-			esc(p->file.f, lines[1].label);
-			fprintf(p->file.f, "</span> (the one before)");
-		}
-		fprintf(p->file.f, "</small></div>\n");
+		latency_op(st, p, benchmark, sr, op, (int)(strchr(op, '.') - op));
 	}
 	return 0;
+}
+
+static const char *const progress_paths[] = { "pinned", "chunked", "reset" };
+static const char *const progress_colors[] = { GREEN, "#ff7f0e", RED };
+
+/* The transitions of one direction at the revisions shown: per revision, its total and each path's. */
+struct progress {
+	size_t n;
+	const char **revs;
+	double *total;
+	double *path[3]; /* pinned, chunked, reset */
+};
+
+/*
+ * The last (at most DASH_RUNS_LISTED) revisions of @tr, @benchmark's
+ * power.transitions, and how its transitions towards @dir ended.
+ */
+static int progress_load(const struct site *st, const char *benchmark, const struct series *tr,
+			 const char *dir, struct progress *pr)
+{
+	size_t first = tr->nrevs > DASH_RUNS_LISTED ? tr->nrevs - DASH_RUNS_LISTED : 0;
+	char metric[64];
+
+	pr->n = tr->nrevs - first;
+	pr->revs = calloc(pr->n, sizeof(*pr->revs));
+	pr->total = calloc(4 * pr->n, sizeof(*pr->total));
+	if (!pr->revs || !pr->total)
+		return -ENOMEM;
+	for (size_t k = 0; k < 3; k++)
+		pr->path[k] = pr->total + (k + 1) * pr->n;
+	for (size_t i = 0; i < pr->n; i++) {
+		pr->revs[i] = tr->revs[first + i].rev;
+		snprintf(metric, sizeof(metric), "power.%s.transitions", dir);
+		pr->total[i] = value_at(st, benchmark, metric, pr->revs[i]);
+		for (size_t k = 0; k < 3; k++) {
+			snprintf(metric, sizeof(metric), "power.%s.%s", dir, progress_paths[k]);
+			pr->path[k][i] = value_at(st, benchmark, metric, pr->revs[i]);
+		}
+	}
+	return 0;
+}
+
+/* @pr as stacked bars of the shares of each path, each labelled with its revision and count. */
+static void progress_bars(struct page *p, const struct progress *pr)
+{
+	int w = 1100, h = 160, bar = (w - PAD_L - PAD_R) / (int)pr->n;
+	/* a revision label under a bar every @step bars, so that labels do not overlap */
+	size_t step = (size_t)(64 + bar - 1) / (size_t)GPUISO_MAX(bar, 1);
+
+	p->charts++;
+	fprintf(p->file.f, "<svg data-chart width=\"%d\" height=\"%d\"><g class=\"data\">\n", w, h);
+	for (size_t i = 0; i < pr->n; i++) {
+		double total = pr->total[i], y = h - PAD_B;
+
+		if (i % step == 0 || i + 1 == pr->n)
+			fprintf(p->file.f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#555\">%.7s</text>\n",
+				PAD_L + (int)i * bar, h - PAD_B + 14, pr->revs[i]);
+		if (total > 0 && (i % step == 0 || i + 1 == pr->n))
+			fprintf(p->file.f, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"#555\">%.0f "
+				      "transition%s</text>\n", PAD_L + (int)i * bar, h - PAD_B + 26, total,
+				total == 1 ? "" : "s");
+		for (size_t k = 0; total > 0 && k < 3; k++) {
+			double v = pr->path[k][i], bh;
+
+			if (isnan(v) || v <= 0)
+				continue;
+			bh = v / total * (h - PAD_T - PAD_B);
+			y -= bh;
+			fprintf(p->file.f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
+				      "<title>%.12s %s: %.0f of %.0f</title></rect>\n",
+				PAD_L + (int)i * bar, y, GPUISO_MAX(bar - 2, 1), bh, progress_colors[k], pr->revs[i],
+				progress_paths[k], v, total);
+		}
+	}
+	fprintf(p->file.f, "</g></svg>\n");
+}
+
+/* @pr as a live plot: each path's transitions as stacked bars, the revision and total in the legend. */
+static int progress_plot(struct page *p, const struct progress *pr)
+{
+	char (*labels)[16] = calloc(pr->n, sizeof(*labels)), (*totals)[32] = calloc(pr->n, sizeof(*totals));
+	const char **xlabels = calloc(pr->n, sizeof(*xlabels)), **xinfo = calloc(pr->n, sizeof(*xinfo));
+	struct dash_plot_line lines[3];
+	int rc = labels && totals && xlabels && xinfo ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !rc && i < pr->n; i++) {
+		snprintf(labels[i], sizeof(labels[i]), "%.12s", pr->revs[i]);
+		snprintf(totals[i], sizeof(totals[i]), "%.0f transition%s", pr->total[i],
+			 pr->total[i] == 1 ? "" : "s");
+		xlabels[i] = labels[i];
+		xinfo[i] = isnan(pr->total[i]) ? NULL : totals[i];
+	}
+	for (size_t k = 0; k < 3; k++)
+		lines[k] = (struct dash_plot_line){ .label = progress_paths[k], .color = progress_colors[k],
+						    .y = pr->path[k] };
+	if (!rc)
+		dash_plot(p->file.f, &(struct dash_plot){ .unit = "transitions", .xname = "revision",
+							  .stacked = true, .w = 1100, .h = 220, .n = pr->n,
+							  .xlabels = xlabels, .xinfo = xinfo, .lines = lines,
+							  .nlines = 3 });
+	free(labels);
+	free(totals);
+	free(xlabels);
+	free(xinfo);
+	return rc;
 }
 
 static int progress_of(struct site *st, struct page *p, const char *benchmark)
 {
 	static const char *const dirs[] = { "to_d3", "to_d0" };
-	static const char *const paths[] = { "pinned", "chunked", "reset" };
-	static const char *const path_colors[] = { GREEN, "#ff7f0e", RED };
 	const struct series *tr = history_find(&st->h, benchmark, "power.transitions");
-	size_t first, n;
+	int rc = 0;
 
 	if (!tr || !tr->nrevs || !tr->revs[tr->nrevs - 1].value) {
 		fprintf(p->file.f, "<p>No power transitions.</p>\n");
 		return 0;
 	}
-	first = tr->nrevs > DASH_RUNS_LISTED ? tr->nrevs - DASH_RUNS_LISTED : 0;
-	n = tr->nrevs - first;
-	for (size_t d = 0; d < 2; d++) {
-		int w = 1100, h = 160, bar = (w - PAD_L - PAD_R) / (int)n;
-		char metric[64];
+	for (size_t d = 0; !rc && d < 2; d++) {
+		struct progress pr = { 0 };
 
 		fprintf(p->file.f, "<h3>%s</h3>\n", d ? "power up (D3 to D0: restore)" : "power down (D0 to D3: save)");
-		p->charts++;
-		fprintf(p->file.f, "<svg data-chart width=\"%d\" height=\"%d\"><g class=\"data\">\n", w, h);
-		/* a revision label under a bar every @step bars, so that labels do not overlap */
-		size_t step = (size_t)(64 + bar - 1) / (size_t)GPUISO_MAX(bar, 1);
-
-		for (size_t i = 0; i < n; i++) {
-			const char *rev = tr->revs[first + i].rev;
-			double total, y = h - PAD_B;
-
-			snprintf(metric, sizeof(metric), "power.%s.transitions", dirs[d]);
-			total = value_at(st, benchmark, metric, rev);
-			if (i % step == 0 || i + 1 == n)
-				fprintf(p->file.f, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"#555\">%.7s"
-					      "</text>\n", PAD_L + (int)i * bar, h - PAD_B + 14, rev);
-			if (total > 0 && (i % step == 0 || i + 1 == n))
-				fprintf(p->file.f, "<text x=\"%d\" y=\"%d\" font-size=\"9\" fill=\"#555\">%.0f "
-					      "transition%s</text>\n", PAD_L + (int)i * bar, h - PAD_B + 26,
-					total, total == 1 ? "" : "s");
-			for (size_t k = 0; total > 0 && k < 3; k++) {
-				double v, bh;
-
-				snprintf(metric, sizeof(metric), "power.%s.%s", dirs[d], paths[k]);
-				v = value_at(st, benchmark, metric, rev);
-				if (isnan(v) || v <= 0)
-					continue;
-				bh = v / total * (h - PAD_T - PAD_B);
-				y -= bh;
-				fprintf(p->file.f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\">"
-					      "<title>%.12s %s: %.0f of %.0f</title></rect>\n",
-					PAD_L + (int)i * bar, y, GPUISO_MAX(bar - 2, 1), bh, path_colors[k], rev,
-					paths[k], v, total);
-			}
+		rc = progress_load(st, benchmark, tr, dirs[d], &pr);
+		if (!rc) {
+			progress_bars(p, &pr);
+			rc = progress_plot(p, &pr);
 		}
-		fprintf(p->file.f, "</g></svg>\n");
+		free(pr.revs);
+		free(pr.total);
 	}
-	return 0;
+	return rc;
 }
 
 /* A page of sections per replay benchmark: @intro (HTML), then @fn's part of each. */
@@ -1164,13 +1171,13 @@ static int write_replay_page(struct site *st, const char *file, const char *titl
 			     int (*fn)(struct site *st, struct page *p, const char *benchmark))
 {
 	struct page p;
-	int rc = page_open(&p, st->dir, file, title, "");
+	int rc = dash_page_open(&p, st->dir, file, title, dash_plot_head);
 
 	if (rc)
 		return rc;
 	fprintf(p.file.f, "<p>%s</p>\n", intro);
 	rc = each_replay_benchmark(st, &p, fn);
-	rc = page_close(&p) ?: rc;
+	rc = dash_page_close(&p) ?: rc;
 	st->pages += !rc;
 	return rc;
 }
@@ -1214,11 +1221,11 @@ static void failures_table(FILE *f, const struct run_record *rec, bool sweep)
 		const struct run_failure *fl = &rec->failures[i];
 
 		fprintf(f, "<tr class=\"bad\"><td>");
-		esc(f, fl->what);
+		dash_esc(f, fl->what);
 		fprintf(f, "</td><td>");
-		esc(f, fl->why);
+		dash_esc(f, fl->why);
 		fprintf(f, "</td><td style=\"text-align:left\"><code>");
-		esc(f, fl->reproduce);
+		dash_esc(f, fl->reproduce);
 		fprintf(f, "</code></td></tr>\n");
 	}
 	fprintf(f, "</table>\n");
@@ -1246,40 +1253,40 @@ static void finding_row(const struct site *st, FILE *f, const struct judged_find
 	const struct run_finding *r = &fd->f;
 
 	fprintf(f, "<tr class=\"finding %s\" data-signature=\"", finding_state_name(fd->state));
-	esc(f, r->signature);
+	dash_esc(f, r->signature);
 	fprintf(f, "\" data-state=\"%s\"><td class=\"l\">", finding_state_name(fd->state));
 	badge(f, fd->state);
 	if (fd->state != FINDING_NEW) {
 		fprintf(f, "<br><small>%s ", fd->state == FINDING_KNOWN ? "since" : "last in");
 		if (fd->since_rev)
-			rev_cell(st, f, fd->since_rev);
+			dash_rev_cell(st, f, fd->since_rev);
 		else
-			esc(f, fd->since_date);
+			dash_esc(f, fd->since_date);
 		fprintf(f, "</small>");
 	}
 	fprintf(f, "</td><td class=\"l\"><a href=\"finding-");
-	esc(f, r->signature);
+	dash_esc(f, r->signature);
 	fprintf(f, ".html\">");
-	esc(f, r->title);
+	dash_esc(f, r->title);
 	fprintf(f, "</a><br><small><code>");
-	esc(f, r->signature);
+	dash_esc(f, r->signature);
 	fprintf(f, "</code> ");
-	esc(f, r->outcome);
+	dash_esc(f, r->outcome);
 	if (r->invariants && *r->invariants) {
 		fprintf(f, "; broke ");
-		esc(f, r->invariants);
+		dash_esc(f, r->invariants);
 	}
 	fprintf(f, "</small></td><td class=\"l\">");
-	esc(f, r->blame);
+	dash_esc(f, r->blame);
 	fprintf(f, "</td><td>%lld</td>", r->runs);
 	if (sweep)
 		fprintf(f, "<td>%lld&ndash;%lld</td>", r->nth_min, r->nth_max);
 	fprintf(f, "<td class=\"l\"><code>");
-	esc(f, r->reproduce);
+	dash_esc(f, r->reproduce);
 	fprintf(f, "</code></td><td class=\"l\">");
 	if (r->trimmed) {
 		fprintf(f, "<code>");
-		esc(f, r->trimmed);
+		dash_esc(f, r->trimmed);
 		fprintf(f, "</code><br><small>%lld of %lld events</small>", r->trimmed_events,
 			r->trimmed_of);
 	} else {
@@ -1321,194 +1328,11 @@ static void findings_table(const struct site *st, FILE *f, const struct findings
 	fprintf(f, "</table>\n");
 }
 
-/* --- a page per finding --- */
-
-/* @path's content (at most @max bytes, NUL-terminated; free() it), or NULL. */
-static char *file_text(const char *path, size_t max)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = f ? malloc(max + 1) : NULL;
-	size_t n = 0;
-
-	if (buf) {
-		n = fread(buf, 1, max, f);
-		buf[n] = '\0';
-	}
-	if (f)
-		fclose(f);
-	return buf;
-}
-
-/*
- * The regular files of @from (a trimmed trace: a flat CTF folder) into
- * @to, made if missing: the site carries the trace to download. Return:
- * 0 or a negative errno.
- */
-static int copy_folder(const char *from, const char *to)
-{
-	char src[PATH_MAX], dst[PATH_MAX];
-	struct dirent *e;
-	struct stat sb;
-	DIR *dir = opendir(from);
-	int rc = 0;
-
-	if (!dir)
-		return -errno;
-	if (mkdir(to, 0777) && errno != EEXIST)
-		rc = -errno;
-	while (!rc && (e = readdir(dir))) {
-		char *bytes;
-		FILE *f;
-		long len;
-
-		if (snprintf(src, sizeof(src), "%s/%s", from, e->d_name) >= (int)sizeof(src) ||
-		    snprintf(dst, sizeof(dst), "%s/%s", to, e->d_name) >= (int)sizeof(dst))
-			rc = -ENAMETOOLONG;
-		else if (stat(src, &sb) || !S_ISREG(sb.st_mode))
-			continue;
-		if (rc)
-			break;
-		f = fopen(src, "rb");
-		if (!f) {
-			rc = -errno;
-			break;
-		}
-		len = sb.st_size;
-		bytes = malloc((size_t)len + 1);
-		if (!bytes || fread(bytes, 1, (size_t)len, f) != (size_t)len)
-			rc = bytes ? -EIO : -ENOMEM;
-		fclose(f);
-		if (!rc)
-			rc = atomic_file_write(dst, bytes, (size_t)len);
-		free(bytes);
-	}
-	closedir(dir);
-	return rc;
-}
-
-/*
- * The page of finding @sig: what it is, every stored run that listed it
- * (first and last seen), the command that reproduces it, and its trimmed
- * trace, copied into the site with its events as text (the sweep's
- * trace.txt beside it).
- */
-static int write_finding_page(struct site *st, const char *sig)
-{
-	const struct findings_run *first = NULL, *last = NULL;
-	const struct judged_finding *latest = NULL;
-	char name[64], folder[PATH_MAX], text_path[PATH_MAX + 8];
-	size_t seen = 0;
-	struct page p;
-	int rc;
-
-	for (size_t i = 0; i < st->findings.n; i++)
-		for (size_t k = 0; k < st->findings.runs[i].n; k++) {
-			const struct findings_run *run = &st->findings.runs[i];
-			const struct judged_finding *f = &run->f[k];
-
-			if (strcmp(f->f.signature, sig) || f->state == FINDING_GONE)
-				continue;
-			seen++;
-			if (!first || strcmp(run->date, first->date) < 0)
-				first = run;
-			if (!last || strcmp(run->date, last->date) >= 0) {
-				last = run;
-				latest = f;
-			}
-		}
-	if (!latest)
-		return 0;
-	snprintf(name, sizeof(name), "finding-%.16s.html", sig);
-	rc = page_open(&p, st->dir, name, latest->f.title, "");
-	if (rc)
-		return rc;
-	fprintf(p.file.f, "<table class=\"l\"><tr><th class=\"l\">signature</th><td class=\"l\"><code>");
-	esc(p.file.f, sig);
-	fprintf(p.file.f, "</code> (of <code>");
-	esc(p.file.f, latest->f.key);
-	fprintf(p.file.f, "</code>)</td></tr>\n<tr><th class=\"l\">blame</th><td class=\"l\">");
-	esc(p.file.f, latest->f.blame);
-	fprintf(p.file.f, "; outcome ");
-	esc(p.file.f, latest->f.outcome);
-	fprintf(p.file.f, "</td></tr>\n<tr><th class=\"l\">first seen</th><td class=\"l\">");
-	rev_cell(st, p.file.f, first->rev ? first->rev : "?");
-	fprintf(p.file.f, " %s</td></tr>\n<tr><th class=\"l\">last seen</th><td class=\"l\">", first->date);
-	rev_cell(st, p.file.f, last->rev ? last->rev : "?");
-	fprintf(p.file.f, " %s</td></tr>\n<tr><th class=\"l\">seen in</th><td class=\"l\">%zu stored "
-		     "run%s</td></tr>\n<tr><th class=\"l\">latest</th><td class=\"l\">%lld run%s", last->date,
-		seen, seen == 1 ? "" : "s", latest->f.runs, latest->f.runs == 1 ? "" : "s");
-	if (latest->f.nth_max)
-		fprintf(p.file.f, ", hits %lld&ndash;%lld", latest->f.nth_min, latest->f.nth_max);
-	fprintf(p.file.f, "</td></tr></table>\n<h2>Reproduce</h2>\n<pre>");
-	esc(p.file.f, latest->f.reproduce);
-	fprintf(p.file.f, "</pre>\n<h2>Where it was seen</h2>\n<table><tr><th class=\"l\">series</th>"
-		     "<th>date</th><th>revision</th><th>state</th><th>runs</th></tr>\n");
-	for (size_t i = 0; i < st->findings.n; i++)
-		for (size_t k = 0; k < st->findings.runs[i].n; k++) {
-			const struct findings_run *run = &st->findings.runs[i];
-			const struct judged_finding *f = &run->f[k];
-
-			if (strcmp(f->f.signature, sig))
-				continue;
-			fprintf(p.file.f, "<tr><td class=\"l\">");
-			esc(p.file.f, run->series);
-			fprintf(p.file.f, "</td><td>%s</td><td>", run->date);
-			rev_cell(st, p.file.f, run->rev ? run->rev : "?");
-			fprintf(p.file.f, "</td><td>%s</td><td>%lld</td></tr>\n",
-				finding_state_name(f->state), f->f.runs);
-		}
-	fprintf(p.file.f, "</table>\n");
-	if (latest->f.trimmed) {
-		char *text;
-
-		snprintf(folder, sizeof(folder), "%s/findings-%.16s", st->dir, sig);
-		snprintf(text_path, sizeof(text_path), "%s.txt", latest->f.trimmed);
-		fprintf(p.file.f, "<h2>The trimmed trace</h2>\n<p>%lld of the trace's %lld events",
-			latest->f.trimmed_events, latest->f.trimmed_of);
-		if (!copy_folder(latest->f.trimmed, folder))
-			fprintf(p.file.f, "; its CTF files: <a href=\"findings-%.16s/\">findings-%.16s/</a> "
-				     "(<code>gpuiso replay</code> reads the folder)", sig, sig);
-		else
-			fprintf(p.file.f, " (no longer at <code>%s</code>: not copied)", latest->f.trimmed);
-		fprintf(p.file.f, ".</p>\n");
-		text = file_text(text_path, 1 << 16);
-		if (text) {
-			fprintf(p.file.f, "<pre class=\"events\">");
-			esc(p.file.f, text);
-			fprintf(p.file.f, "</pre>\n");
-			free(text);
-		}
-	}
-	rc = page_close(&p);
-	st->pages += !rc;
-	return rc;
-}
-
-/* A page for each signature any stored run listed. */
-static int write_finding_pages(struct site *st)
-{
-	int rc = 0;
-
-	for (size_t i = 0; !rc && i < st->findings.n; i++)
-		for (size_t k = 0; !rc && k < st->findings.runs[i].n; k++) {
-			const char *sig = st->findings.runs[i].f[k].f.signature;
-			bool done = false;
-
-			/* written at its first listing */
-			for (size_t a = 0; !done && a <= i; a++)
-				for (size_t b = 0; !done && b < (a == i ? k : st->findings.runs[a].n); b++)
-					done = !strcmp(st->findings.runs[a].f[b].f.signature, sig);
-			if (!done)
-				rc = write_finding_page(st, sig);
-		}
-	return rc;
-}
-
 static int write_campaigns(struct site *st, const struct run_list *l)
 {
 	struct page p;
 	size_t shown = 0;
-	int rc = page_open(&p, st->dir, "campaigns.html", "campaigns and sweeps", "");
+	int rc = dash_page_open(&p, st->dir, "campaigns.html", "campaigns and sweeps", "");
 
 	if (rc)
 		return rc;
@@ -1536,16 +1360,16 @@ static int write_campaigns(struct site *st, const struct run_list *l)
 		if (store_run_json(st->s, r->id, &json) ||
 		    runfile_parse("stored run", json, &rec, why, sizeof(why))) {
 			fprintf(p.file.f, "<h2>%s</h2>\n<p class=\"bad\">%s, revision <code>", r->kind, r->date);
-			esc(p.file.f, r->rev);
+			dash_esc(p.file.f, r->rev);
 			fprintf(p.file.f, "</code>: its stored JSON does not read (the store was edited?)</p>\n");
 			free(json);
 			continue;
 		}
 		free(json);
 		fprintf(p.file.f, "<h2>%s ", sweep ? "sweep" : "campaign");
-		esc(p.file.f, sweep ? rec.trace : rec.campaign);
+		dash_esc(p.file.f, sweep ? rec.trace : rec.campaign);
 		fprintf(p.file.f, "</h2>\n<p>%s, revision <code>", r->date);
-		esc(p.file.f, r->rev);
+		dash_esc(p.file.f, r->rev);
 		if (sweep)
 			fprintf(p.file.f, "</code>, baseline %s</p>\n", rec.baseline ? rec.baseline : "?");
 		else
@@ -1566,7 +1390,7 @@ static int write_campaigns(struct site *st, const struct run_list *l)
 	if (!shown)
 		fprintf(p.file.f, "<p>No campaign or sweep stored yet.</p>\n");
 	fprintf(p.file.f, "%s\n", badges_script);
-	rc = page_close(&p);
+	rc = dash_page_close(&p);
 	st->pages += !rc;
 	return rc;
 }
@@ -1593,7 +1417,7 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 		snprintf(err, errlen, "%s", *store_error(s) ? store_error(s) : strerror(-rc));
 		goto free_all;
 	}
-	rc = write_assets(dir);
+	rc = dash_plot_assets(dir);
 	if (!rc)
 		rc = write_index(&st);
 	for (size_t i = 0, first = 0; !rc && i < st.h.n; i++) {
@@ -1622,7 +1446,7 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 	if (!rc)
 		rc = write_campaigns(&st, &runs);
 	if (!rc)
-		rc = write_finding_pages(&st);
+		rc = dash_finding_pages(&st);
 	if (rc)
 		snprintf(err, errlen, "%s: writing the site: %s", dir, strerror(-rc));
 free_all:

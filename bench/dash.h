@@ -9,13 +9,14 @@
 
 /*
  * The dashboard: a static HTML site built from a results store, readable
- * from disk with no server. Charts are inline SVG; a few lines of plain
- * JavaScript only record, for tests, how many charts were drawn. Every
- * figure is a series' per-revision value (history.h); nothing compares one
- * benchmark with another.
+ * from disk with no server. Charts are inline SVG; where JavaScript runs,
+ * live plots (uPlot, dash_plot.js) replace those of the series, latency
+ * and progress pages, and a few lines record, for tests, how many charts
+ * were drawn. Every figure is a series' per-revision value (history.h);
+ * nothing compares one benchmark with another.
  *
- *   index.html        the alarms (last good and first bad revision, the
- *                     change and its interval), the acknowledged changes,
+ *   index.html        the alarms by cause (first bad revision, the change,
+ *                     the findings new at that revision), the acknowledged changes,
  *                     then the main series of every benchmark, grouped by
  *                     benchmark, each row naming it; its head carries
  *                     <meta name="gpuiso-regressions" content="N">, N the
@@ -28,6 +29,9 @@
  *   campaigns.html    the latest campaigns and sweeps: their findings, each
  *                     new, known or gone (findings.h) with its reproducer,
  *                     then their failing runs on demand
+ *   finding-SIG.html  one finding: where it was seen, the alarms where it
+ *                     appeared, the operations it was met in, its
+ *                     reproducer and trimmed trace
  */
 
 struct dash_opts {

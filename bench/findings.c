@@ -28,19 +28,7 @@ static char *dup_opt(const char *s, bool *oom)
 
 static void finding_clear(struct judged_finding *f)
 {
-	struct run_finding *r = &f->f;
-
-	free(r->signature);
-	free(r->key);
-	free(r->title);
-	free(r->blame);
-	free(r->outcome);
-	free(r->code);
-	free(r->invariants);
-	free(r->point);
-	free(r->operation);
-	free(r->reproduce);
-	free(r->trimmed);
+	run_finding_free(&f->f);
 	free(f->since_rev);
 	free(f->since_date);
 }
@@ -50,25 +38,12 @@ static int finding_add(struct findings_run *run, const struct run_finding *src,
 		       enum finding_state state)
 {
 	struct judged_finding *f;
-	bool oom = false;
 
 	if (array_reserve(&run->f, &run->cap, run->n, sizeof(*run->f)))
 		return -ENOMEM;
 	f = &run->f[run->n++];
 	*f = (struct judged_finding){ .state = state };
-	f->f = *src;
-	f->f.signature = dup_opt(src->signature, &oom);
-	f->f.key = dup_opt(src->key, &oom);
-	f->f.title = dup_opt(src->title, &oom);
-	f->f.blame = dup_opt(src->blame, &oom);
-	f->f.outcome = dup_opt(src->outcome, &oom);
-	f->f.code = dup_opt(src->code, &oom);
-	f->f.invariants = dup_opt(src->invariants, &oom);
-	f->f.point = dup_opt(src->point, &oom);
-	f->f.operation = dup_opt(src->operation, &oom);
-	f->f.reproduce = dup_opt(src->reproduce, &oom);
-	f->f.trimmed = dup_opt(src->trimmed, &oom);
-	return oom ? -ENOMEM : 0;
+	return run_finding_copy(&f->f, src);
 }
 
 struct loader {
@@ -206,6 +181,57 @@ int findings_load(struct store *s, const char *series, struct findings *out)
 			first = i + 1;
 		}
 	}
+	return rc;
+}
+
+/*
+ * Give the findings of @f (@n of them) that are @gone or not their
+ * contexts from stored run @id's summary, by signature.
+ */
+static int contexts_from(struct store *s, long long id, struct judged_finding *f, size_t n,
+			 bool gone)
+{
+	struct run_record rec;
+	char *json = NULL, why[256];
+	int rc = store_run_json(s, id, &json);
+
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	rc = runfile_parse("stored run", json, &rec, why, sizeof(why));
+	free(json);
+	if (rc)
+		return rc == -ENOMEM ? rc : 0; /* does not read: nothing is known of them */
+	for (size_t i = 0; !rc && i < n; i++) {
+		if ((f[i].state == FINDING_GONE) != gone)
+			continue;
+		for (size_t k = 0; !rc && k < rec.nfindings; k++) {
+			const struct run_finding *src = &rec.findings[k];
+			struct run_finding copy;
+
+			if (!src->ncontexts || strcmp(src->signature, f[i].f.signature))
+				continue;
+			/* the copy's own fields are the table's: only its contexts are taken */
+			rc = run_finding_copy(&copy, &(struct run_finding){ .contexts = src->contexts,
+									     .ncontexts = src->ncontexts });
+			f[i].f.contexts = copy.contexts;
+			f[i].f.ncontexts = copy.ncontexts;
+		}
+	}
+	runfile_free(&rec);
+	return rc;
+}
+
+int findings_contexts(struct store *s, struct findings *fs, struct findings_run *run)
+{
+	int rc;
+
+	if (run->contexts_read || !run->n)
+		return 0;
+	run->contexts_read = true;
+	rc = contexts_from(s, run->id, run->f, run->n, false);
+	/* the gone ones are the run before's, the one before it in @fs */
+	if (!rc && run->ngone && run > fs->runs)
+		rc = contexts_from(s, run[-1].id, run->f, run->n, true);
 	return rc;
 }
 

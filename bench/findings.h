@@ -44,6 +44,7 @@ struct findings_run {
 				   * in the summary's order */
 	size_t n, cap;
 	size_t nnew, nknown, ngone;
+	bool contexts_read;       /* findings_contexts() was called for it */
 };
 
 struct findings {
@@ -61,6 +62,21 @@ struct findings {
  * Return: 0, -ENOMEM, or an error of the store (store_error() says it).
  */
 int findings_load(struct store *s, const char *series, struct findings *out);
+
+/**
+ * findings_contexts() - the contexts of @run's findings (the operations
+ * each was met in), read from the stored JSON of the run (of the run
+ * before it, for a gone finding): the store's findings table does not keep
+ * them, so a store written before gpuiso read them needs no upgrade. Read
+ * once; a finding whose summary lists none (written before contexts), or
+ * whose stored JSON does not read (a store edited by hand), keeps none.
+ * @s: the store @fs was loaded from.
+ * @fs: the runs (findings_load()).
+ * @run: one of them.
+ *
+ * Return: 0, -ENOMEM, or an error of the store (store_error() says it).
+ */
+int findings_contexts(struct store *s, struct findings *fs, struct findings_run *run);
 
 /**
  * findings_run_of() - the run of @fs stored as @id.

@@ -417,24 +417,73 @@ static void finding_invariants(struct finding_reader *fr, struct run_finding *f)
 	}
 }
 
-/* A sweep's "nth": {"min": FIRST, "max": LAST}, hits from 1. */
-static void finding_nth(struct finding_reader *fr, struct run_finding *f)
+/*
+ * A sweep's "nth" of @map (named @name): {"min": FIRST, "max": LAST}, hits
+ * from 1, into @min and @max; reported otherwise.
+ */
+static void nth_of(struct finding_reader *fr, struct fy_node *map, const char *name,
+		   long long *min, long long *max)
 {
-	struct fy_node *nth = lookup(fr->item, "nth");
-	char name[48];
+	struct fy_node *nth = lookup(map, "nth");
+	char nth_name[64];
 
 	if (!nth || !fy_node_is_mapping(nth)) {
-		yaml_error(fr->rd->doc, nth, fr->item, "%s.nth: %s, expected {\"min\": N, \"max\": N}",
-			   fr->name, nth ? "wrong type" : "missing");
+		yaml_error(fr->rd->doc, nth, map, "%s.nth: %s, expected {\"min\": N, \"max\": N}", name,
+			   nth ? "wrong type" : "missing");
 		fr->bad = true;
 		return;
 	}
-	snprintf(name, sizeof(name), "%s.nth", fr->name);
-	if (finding_int(fr, nth, name, "min", 1, &f->nth_min) &&
-	    finding_int(fr, nth, name, "max", 1, &f->nth_max) && f->nth_max < f->nth_min) {
-		yaml_error(fr->rd->doc, lookup(nth, "max"), nth, "%s.max: %lld is below min (%lld)", name,
-			   f->nth_max, f->nth_min);
+	snprintf(nth_name, sizeof(nth_name), "%s.nth", name);
+	if (finding_int(fr, nth, nth_name, "min", 1, min) &&
+	    finding_int(fr, nth, nth_name, "max", 1, max) && *max < *min) {
+		yaml_error(fr->rd->doc, lookup(nth, "max"), nth, "%s.max: %lld is below min (%lld)",
+			   nth_name, *max, *min);
 		fr->bad = true;
+	}
+}
+
+/*
+ * "contexts": the operations the finding's fault was injected in, each
+ * [{"operation", "runs", "nth" (sweeps)}]. Summaries written before
+ * contexts have none: nothing is known of them then.
+ */
+static void finding_contexts(struct finding_reader *fr, struct run_finding *f, bool sweep)
+{
+	struct fy_node *list = lookup(fr->item, "contexts"), *item;
+	void *it = NULL;
+	int n;
+
+	if (!list)
+		return;
+	n = fy_node_is_sequence(list) ? fy_node_sequence_item_count(list) : -1;
+	if (n < 1) {
+		yaml_error(fr->rd->doc, list, fr->item, "%s.contexts: expected a list of "
+			   "{\"operation\", \"runs\"%s}", fr->name, sweep ? ", \"nth\"" : "");
+		fr->bad = true;
+		return;
+	}
+	f->contexts = calloc((size_t)n, sizeof(*f->contexts));
+	if (!f->contexts) {
+		fr->rd->oom = true;
+		return;
+	}
+	for (int i = 0; (item = fy_node_sequence_iterate(list, &it)) != NULL; i++) {
+		struct run_context *c = &f->contexts[f->ncontexts++];
+		const char *op = str_at(fr->rd, item, "operation");
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s.contexts[%d]", fr->name, i);
+		if (!fy_node_is_mapping(item) || !op) {
+			yaml_error(fr->rd->doc, fy_node_is_mapping(item) ? lookup(item, "operation") : item,
+				   item, "%s: expected {\"operation\": NAME, \"runs\": N%s}", name,
+				   sweep ? ", \"nth\": {\"min\": N, \"max\": N}" : "");
+			fr->bad = true;
+			continue;
+		}
+		c->operation = dup_or_oom(fr->rd, op);
+		finding_int(fr, item, name, "runs", 1, &c->runs);
+		if (sweep)
+			nth_of(fr, item, name, &c->nth_min, &c->nth_max);
 	}
 }
 
@@ -471,7 +520,7 @@ static bool signature_ok(const char *s)
 	return n == 16 && !s[n];
 }
 
-static void finding_free(struct run_finding *f)
+void run_finding_free(struct run_finding *f)
 {
 	free(f->signature);
 	free(f->key);
@@ -484,6 +533,49 @@ static void finding_free(struct run_finding *f)
 	free(f->operation);
 	free(f->reproduce);
 	free(f->trimmed);
+	for (size_t i = 0; i < f->ncontexts; i++)
+		free(f->contexts[i].operation);
+	free(f->contexts);
+	*f = (struct run_finding){ 0 };
+}
+
+static char *dup_opt(const char *s, bool *oom)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		*oom = true;
+	return d;
+}
+
+int run_finding_copy(struct run_finding *dst, const struct run_finding *src)
+{
+	bool oom = false;
+
+	*dst = *src;
+	dst->signature = dup_opt(src->signature, &oom);
+	dst->key = dup_opt(src->key, &oom);
+	dst->title = dup_opt(src->title, &oom);
+	dst->blame = dup_opt(src->blame, &oom);
+	dst->outcome = dup_opt(src->outcome, &oom);
+	dst->code = dup_opt(src->code, &oom);
+	dst->invariants = dup_opt(src->invariants, &oom);
+	dst->point = dup_opt(src->point, &oom);
+	dst->operation = dup_opt(src->operation, &oom);
+	dst->reproduce = dup_opt(src->reproduce, &oom);
+	dst->trimmed = dup_opt(src->trimmed, &oom);
+	dst->contexts = NULL;
+	dst->ncontexts = 0;
+	if (src->ncontexts) {
+		dst->contexts = calloc(src->ncontexts, sizeof(*dst->contexts));
+		oom |= !dst->contexts;
+	}
+	for (size_t i = 0; dst->contexts && i < src->ncontexts; i++) {
+		dst->contexts[i] = src->contexts[i];
+		dst->contexts[i].operation = dup_opt(src->contexts[i].operation, &oom);
+		dst->ncontexts++;
+	}
+	return oom ? -ENOMEM : 0;
 }
 
 /* One finding, checked; false when it was refused (reported) and left out. */
@@ -521,7 +613,8 @@ static bool finding_of(struct finding_reader *fr, struct run_finding *f, bool sw
 	finding_str(fr, "operation", true, &f->operation);
 	finding_int(fr, fr->item, fr->name, "runs", 1, &f->runs);
 	if (sweep)
-		finding_nth(fr, f);
+		nth_of(fr, fr->item, fr->name, &f->nth_min, &f->nth_max);
+	finding_contexts(fr, f, sweep);
 	finding_str(fr, "reproduce", false, &f->reproduce);
 	finding_trimmed(fr, f);
 	return !fr->bad;
@@ -582,8 +675,7 @@ static void findings_of(struct reader *rd, struct fy_node *root, bool sweep)
 
 		snprintf(fr.name, sizeof(fr.name), "findings[%d]", i);
 		if (!finding_of(&fr, f, sweep)) {
-			finding_free(f);
-			*f = (struct run_finding){ 0 };
+			run_finding_free(f);
 			continue;
 		}
 		for (k = 0; k < rec->nfindings && strcmp(rec->findings[k].signature, f->signature); k++)
@@ -592,8 +684,7 @@ static void findings_of(struct reader *rd, struct fy_node *root, bool sweep)
 			yaml_error(rd->doc, lookup(item, "signature"), item,
 				   "%s.signature: %s is findings[%d]'s too: a summary lists a finding once",
 				   fr.name, f->signature, first_with(rd, list, f->signature));
-			finding_free(f);
-			*f = (struct run_finding){ 0 };
+			run_finding_free(f);
 			continue;
 		}
 		rec->nfindings++;
@@ -1004,7 +1095,7 @@ void runfile_free(struct run_record *rec)
 	}
 	free(rec->failures);
 	for (size_t i = 0; i < rec->nfindings; i++)
-		finding_free(&rec->findings[i]);
+		run_finding_free(&rec->findings[i]);
 	free(rec->findings);
 	free(rec->baseline);
 	free(rec->key);

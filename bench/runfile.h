@@ -32,6 +32,16 @@ struct run_failure {
 };
 
 /*
+ * An operation a finding's fault was injected in: the same failure met
+ * during another operation is the same finding, in another context.
+ */
+struct run_context {
+	char *operation;            /* the operation ("start" before the first event) */
+	long long runs;             /* how many of the finding's runs were in it (1 or more) */
+	long long nth_min, nth_max; /* a sweep's hits failed in it, first and last; 0 in campaigns */
+};
+
+/*
  * A finding of a campaign or sweep: its failing runs grouped by what broke
  * ("findings" in the summary). Text fields are NULL where the file has null.
  */
@@ -50,6 +60,10 @@ struct run_finding {
 	char *reproduce;  /* the command that reproduces it */
 	char *trimmed;    /* the trimmed trace that still shows it, or NULL */
 	long long trimmed_events, trimmed_of; /* its events, of the whole trace's */
+	struct run_context *contexts; /* by operation name, as the file lists them; none in
+				       * summaries written before contexts (and in the store's
+				       * findings table, which keeps none: findings.h reads them) */
+	size_t ncontexts;
 };
 
 struct run_record {
@@ -107,6 +121,18 @@ int runfile_parse(const char *name, const char *json, struct run_record *rec, ch
  * Return: its value, or NAN when @rec has none of that name.
  */
 double runfile_value(const struct run_record *rec, const char *name);
+
+/**
+ * run_finding_copy() - a deep copy of a finding, contexts included.
+ * @dst: out: the copy (run_finding_free() it, whatever the return).
+ * @src: the finding.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int run_finding_copy(struct run_finding *dst, const struct run_finding *src);
+
+/** run_finding_free() - free a finding's fields and zero it. @f: the finding. */
+void run_finding_free(struct run_finding *f);
 
 /** runfile_free() - free a record's contents. @rec: the record. */
 void runfile_free(struct run_record *rec);

@@ -283,6 +283,26 @@ const char store_findings_usage[] =
 	"  a series has a new finding (a gate for CI).\n"
 	"  --json  as JSON (gpuiso-store-findings/1)";
 
+/*
+ * "in OP (N runs, hits A..B), ...": the contexts of a finding met in more
+ * than one operation, as summary.txt lists them under it.
+ */
+static void findings_print_contexts(const struct run_finding *f)
+{
+	if (f->ncontexts < 2)
+		return;
+	printf("           in");
+	for (size_t i = 0; i < f->ncontexts; i++) {
+		const struct run_context *c = &f->contexts[i];
+
+		printf("%s %s (%lld run%s", i ? "," : "", c->operation, c->runs, c->runs == 1 ? "" : "s");
+		if (c->nth_max)
+			printf(", hits %lld..%lld", c->nth_min, c->nth_max);
+		printf(")");
+	}
+	printf("\n");
+}
+
 /* One run of a series: its findings and their states. */
 static void findings_print_run(const struct findings_run *run)
 {
@@ -305,11 +325,34 @@ static void findings_print_run(const struct findings_run *run)
 			printf("  (since %.12s)", f->since_rev ? f->since_rev : f->since_date);
 		else if (f->state == FINDING_GONE)
 			printf("  (last in %.12s)", f->since_rev ? f->since_rev : f->since_date);
-		printf("\n           %s\n", f->f.reproduce);
+		printf("\n");
+		findings_print_contexts(&f->f);
+		printf("           %s\n", f->f.reproduce);
 		if (f->f.trimmed)
 			printf("           trimmed: %s (%lld of %lld events)\n", f->f.trimmed,
 			       f->f.trimmed_events, f->f.trimmed_of);
 	}
+}
+
+/* A finding's contexts: [{operation, runs, nth_min, nth_max (sweeps)}], or null when unknown. */
+static void findings_json_contexts(struct json *j, const struct run_finding *f)
+{
+	if (!f->ncontexts) {
+		json_null(j, "contexts");
+		return;
+	}
+	json_arr_begin(j, "contexts");
+	for (size_t i = 0; i < f->ncontexts; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "operation", f->contexts[i].operation);
+		json_u64(j, "runs", (uint64_t)f->contexts[i].runs);
+		if (f->contexts[i].nth_max) {
+			json_u64(j, "nth_min", (uint64_t)f->contexts[i].nth_min);
+			json_u64(j, "nth_max", (uint64_t)f->contexts[i].nth_max);
+		}
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 }
 
 /* One finding of a run as a JSON object. */
@@ -329,6 +372,7 @@ static void findings_json_finding(struct json *j, const struct judged_finding *f
 		json_u64(j, "nth_min", (uint64_t)f->f.nth_min);
 		json_u64(j, "nth_max", (uint64_t)f->f.nth_max);
 	}
+	findings_json_contexts(j, &f->f);
 	/* known: since the series' first run that had it; gone: last in the run before */
 	json_str(j, "since_rev", f->since_rev);
 	json_str(j, "since_date", f->since_date);
@@ -423,6 +467,10 @@ int cmd_store_findings(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = findings_load(s, series, &fs);
+	/* the contexts of the runs shown: the latest of each series, or all */
+	for (size_t i = 0; !rc && i < fs.n; i++)
+		if (all || i + 1 == fs.n || strcmp(fs.runs[i + 1].series, fs.runs[i].series))
+			rc = findings_contexts(s, &fs, &fs.runs[i]);
 	if (rc) {
 		rc = store_failed("store findings", argv[optind], s, rc);
 		goto free_findings;

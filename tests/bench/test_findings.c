@@ -34,7 +34,8 @@ TestSuite(findings, .init = setup, .fini = teardown);
 /*
  * Store a summary of @kind (campaign @name, or a sweep of trace @name) at
  * @date listing the findings of @sigs (space-separated 16-digit
- * signatures; NULL: a summary from before findings).
+ * signatures; NULL: a summary from before findings), each met in one
+ * operation named by the day ("day01").
  */
 static void night(const char *kind, const char *name, const char *date, const char *sigs)
 {
@@ -56,9 +57,11 @@ static void night(const char *kind, const char *name, const char *date, const ch
 						"%s{\"signature\":\"%.16s\",\"key\":\"k\",\"title\":\"finding %.16s\","
 						"\"blame\":\"fault\",\"outcome\":\"%s\",\"code\":null,"
 						"\"invariants\":[],\"point\":null,\"operation\":null,\"runs\":1,%s"
+						"\"contexts\":[{\"operation\":\"day%.2s\",\"runs\":1%s}],"
 						"\"reproduce\":\"r\",\"trimmed\":null}",
 						at == sigs ? "" : ",", at, at, sweep ? "crash" : "failed",
-						sweep ? "\"nth\":{\"min\":1,\"max\":1}," : "");
+						sweep ? "\"nth\":{\"min\":1,\"max\":1}," : "", date + 8,
+						sweep ? ",\"nth\":{\"min\":1,\"max\":1}" : "");
 		}
 		len += (size_t)snprintf(json + len, sizeof(json) - len, "]");
 	}
@@ -146,6 +149,40 @@ Test(findings, one_more_is_new_one_less_is_gone)
 	night("campaign", "nightly", "2026-11-04T02:00:00Z", A " " B);
 	fs = load(NULL);
 	cr_assert_str_eq(states(&fs.runs[3]), "known:aaaa@01 known:bbbb@01 gone:dddd@03 gone:cccc@03");
+	findings_free(&fs);
+}
+
+/* A run's findings' contexts as "SIG:OPERATION" words, in order ("SIG:-" for none). */
+static char *contexts(const struct findings_run *run)
+{
+	static char out[1024];
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < run->n; i++) {
+		const struct run_finding *f = &run->f[i].f;
+
+		len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%.4s:%s", i ? " " : "",
+					f->signature, f->ncontexts ? f->contexts[0].operation : "-");
+	}
+	return out;
+}
+
+Test(findings, contexts_are_read_from_the_stored_summaries_on_demand)
+{
+	struct findings fs;
+
+	night("sweep", "/traces/desktop", "2026-11-01T02:00:00Z", A " " B);
+	night("sweep", "/traces/desktop", "2026-11-02T02:00:00Z", A);
+	fs = load(NULL);
+	cr_assert_str_eq(contexts(&fs.runs[1]), "aaaa:- bbbb:-", "none until asked for");
+	cr_assert_eq(findings_contexts(s, &fs, &fs.runs[1]), 0, "%s", store_error(s));
+	cr_assert_str_eq(contexts(&fs.runs[1]), "aaaa:day02 bbbb:day01",
+			 "a known finding's are its run's; a gone one's the run before's");
+	cr_assert_eq(fs.runs[1].f[0].f.contexts[0].nth_max, 1, "a sweep's hits");
+	cr_assert_str_eq(contexts(&fs.runs[0]), "aaaa:- bbbb:-", "only the run asked for");
+	cr_assert_eq(findings_contexts(s, &fs, &fs.runs[1]), 0, "read once, asked twice");
+	cr_assert_str_eq(contexts(&fs.runs[1]), "aaaa:day02 bbbb:day01");
 	findings_free(&fs);
 }
 

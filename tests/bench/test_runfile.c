@@ -408,6 +408,53 @@ Test(runfile, findings_of_a_sweep_have_their_hits)
 	cr_assert_eq(r.findings[0].nth_max, 2788);
 	cr_assert_eq(r.findings[0].runs, 2788);
 	cr_assert_null(r.findings[0].operation);
+	cr_assert_eq(r.findings[0].ncontexts, 0, "a summary from before contexts has none");
+	runfile_free(&r);
+}
+
+/* A sweep's finding met in two operations, one a line from line 3 (for FILE:LINE:COL). */
+static const char sweep_contexts[] =
+	"{\"schema\": \"gpuiso-sweep/1\", \"trace\": \"/t\", \"points\": {}, \"failures\": [],\n"
+	" \"findings\": [{\"signature\": \"0123456789abcdef\", \"key\": \"k\", \"title\": \"t\", \"blame\": \"fault\", \"outcome\": \"violation\", \"code\": \"MAPPING_LEAK\", \"invariants\": [], \"point\": \"iommu/unmap\", \"operation\": \"power\", \"runs\": 5, \"nth\": {\"min\": 1, \"max\": 38},\n"
+	"  \"contexts\": [{\"operation\": \"free_mdl\", \"runs\": 3, \"nth\": {\"min\": 2, \"max\": 30}},\n"
+	"   {\"operation\": \"power\", \"runs\": 2, \"nth\": {\"min\": 1, \"max\": 28}}],\n"
+	"  \"reproduce\": \"r\", \"trimmed\": null}]}\n";
+
+Test(runfile, contexts_of_a_finding_are_read_and_copied)
+{
+	struct run_finding copy;
+	struct run_record r;
+	char err[512];
+
+	cr_assert_eq(runfile_read(file_with("s.json", sweep_contexts), &r, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_eq(r.nfindings, 1);
+	cr_assert_eq(r.findings[0].ncontexts, 2);
+	cr_assert_str_eq(r.findings[0].contexts[0].operation, "free_mdl");
+	cr_assert_eq(r.findings[0].contexts[0].runs, 3);
+	cr_assert_eq(r.findings[0].contexts[0].nth_min, 2);
+	cr_assert_eq(r.findings[0].contexts[0].nth_max, 30);
+	cr_assert_str_eq(r.findings[0].contexts[1].operation, "power");
+	cr_assert_eq(r.findings[0].contexts[1].nth_max, 28);
+	cr_assert_eq(run_finding_copy(&copy, &r.findings[0]), 0);
+	runfile_free(&r);
+	/* the copy is its own: the record it came from is gone */
+	cr_assert_eq(copy.ncontexts, 2);
+	cr_assert_str_eq(copy.contexts[1].operation, "power");
+	cr_assert_str_eq(copy.signature, "0123456789abcdef");
+	cr_assert_str_eq(copy.code, "MAPPING_LEAK");
+	run_finding_free(&copy);
+	cr_assert_null(copy.contexts, "freed and zeroed");
+	/* a campaign's contexts have no hits */
+	char text[4096];
+	const char *at = strstr(campaign_findings, "\"reproduce\": \"gpuiso replay /t");
+
+	snprintf(text, sizeof(text), "%.*s\"contexts\": [{\"operation\": \"start\", \"runs\": 2}], %s",
+		 (int)(at - campaign_findings), campaign_findings, at);
+	cr_assert_eq(runfile_read(file_with("c.json", text), &r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(r.findings[0].ncontexts, 1);
+	cr_assert_str_eq(r.findings[0].contexts[0].operation, "start");
+	cr_assert_eq(r.findings[0].contexts[0].nth_max, 0);
 	runfile_free(&r);
 }
 
@@ -475,4 +522,10 @@ Test(runfile, bad_findings_are_refused_with_where)
 	refused(sweep, "\"max\": 4", "\"max\": 1", 5, "findings[0].nth.max: 1 is below min (2)");
 	refused(sweep, "\"min\": 2", "\"min\": 0", 5, "findings[0].nth.min");
 	refused(sweep, "\"outcome\": \"crash\"", "\"outcome\": \"failed\"", 3, "findings[0].outcome: expected one of reset, violation, crash, hung");
+	refused(sweep_contexts, "\"contexts\": [", "\"contexts\": 3, \"x\": [", 3, "findings[0].contexts: expected a list");
+	refused(sweep_contexts, "\"contexts\": [", "\"contexts\": [], \"x\": [", 3, "findings[0].contexts: expected a list");
+	refused(sweep_contexts, "{\"operation\": \"free_mdl\"", "{\"operation\": null", 3, "findings[0].contexts[0]: expected {\"operation\"");
+	refused(sweep_contexts, "\"runs\": 2, \"nth\"", "\"runs\": 0, \"nth\"", 4, "findings[0].contexts[1].runs: wrong value");
+	refused(sweep_contexts, ", \"nth\": {\"min\": 1, \"max\": 28}", "", 4, "findings[0].contexts[1].nth: missing");
+	refused(sweep_contexts, "\"max\": 30", "\"max\": 1", 3, "findings[0].contexts[0].nth.max: 1 is below min (2)");
 }

@@ -150,6 +150,16 @@ static void series_page(const char *index, const char *metric, char *out, size_t
 	snprintf(out, len, "%.*s", (int)(end - at), at);
 }
 
+/* A live plot's legend (uPlot's markup, built by the page's scripts) names @label. */
+static void plotted(const char *dom, const char *label, const char *what)
+{
+	const char *legend = strstr(dom, "class=\"u-legend");
+	char needle[128];
+
+	snprintf(needle, sizeof(needle), "<div class=\"u-label\">%s</div>", label);
+	cr_assert(legend && strstr(legend, needle), "%s: no %s in a plot's legend", what, label);
+}
+
 Test(dash, every_page_loads_and_draws_in_chromium)
 {
 	char db[256], site[256], path[512], shot[512], rev[16], page[256], bench[64], *index;
@@ -207,9 +217,12 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 			cr_assert(strstr(l.dom, "<meta name=\"gpuiso-regressions\" content=\"3\">"),
 				  "alloc_mdl's modeled p99, p999 and max are the alarms");
 			/* one row for the one cause, its series behind it, the revision linked */
-			cr_assert(strstr(l.dom, "<tr class=\"bad\"><td class=\"l\">the code changed</td><td>"
-						"<a href=\"https://git.example/gpuiso/commit/rev08\">"),
-				  "the alarm says its cause and where, with a link to the revision");
+			at = strstr(l.dom, "<tr class=\"bad\" id=\"alarm-rev08-");
+			cr_assert_not_null(at, "the alarm's row has an id others can link");
+			cr_assert(!strncmp(strchr(at + 30, '"'), "\"><td class=\"l\">the code changed</td><td>"
+				  "<a href=\"https://git.example/gpuiso/commit/rev08\">", 70),
+				  "the alarm says its cause and where, with a link to the revision: %.200s", at);
+			cr_assert_null(strstr(l.dom, "alarm-findings"), "no finding, no line for them");
 			cr_assert(strstr(l.dom, "</a></td><td>3</td><td class=\"bad\">\u25b2 +40.0%</td>"),
 				  "how many series moved, and the worst change: %.400s",
 				  strstr(l.dom, "the code changed"));
@@ -235,12 +248,30 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 			cr_assert(strstr(l.dom, "rev08 (2026-11-09") || strstr(l.dom, "u-legend"),
 				  "the legend for hover values");
 		}
-		if (i == 1)
+		if (i == 1) {
 			cr_assert(strstr(l.dom, "rev11</span> (latest)") &&
 				  strstr(l.dom, "rev10</span> (the one before)"), "which line is which");
-		if (i == 2)
+			/* a live plot per benchmark and operation, both revisions on it */
+			cr_assert(strstr(l.dom, "data-plots=\"4\""), "two benchmarks, two operations: %s",
+				  strstr(l.dom, "<body"));
+			cr_assert(strstr(l.dom, "class=\"uplot") && strstr(l.dom, "<canvas"),
+				  "no uPlot markup after the scripts ran");
+			plotted(l.dom, "rev11", "the latest revision in the plot's legend");
+			plotted(l.dom, "rev10", "and the one before");
+			plotted(l.dom, "percentile", "the x of the hover values");
+		}
+		if (i == 2) {
 			cr_assert(strstr(l.dom, ">rev11</text>") && strstr(l.dom, " transitions</text>"),
 				  "the bars name their revisions and counts");
+			/* a live plot per benchmark and direction: the three paths stacked */
+			cr_assert(strstr(l.dom, "data-plots=\"4\""), "two benchmarks, two directions: %s",
+				  strstr(l.dom, "<body"));
+			cr_assert(strstr(l.dom, "class=\"uplot") && strstr(l.dom, "<canvas"),
+				  "no uPlot markup after the scripts ran");
+			plotted(l.dom, "pinned", "each path in the plot's legend");
+			plotted(l.dom, "chunked", "each path in the plot's legend");
+			plotted(l.dom, "reset", "each path in the plot's legend");
+		}
 		if (i == 4)
 			cr_assert(strstr(l.dom, "results trace=traces/desktop") ||
 				  strstr(l.dom, "results trace=traces/game"), "a benchmark's page");
@@ -276,12 +307,15 @@ Test(dash, every_page_loads_and_draws_in_chromium)
 }
 
 /*
- * A summary of campaign "nightly" (or, @sweep, a sweep of /abs/trace)
- * listing a finding for each 4-hex-digit word of @sigs (NULL: a summary
- * written before findings), its file modified at day @day (the store
- * tells two runs of the same content by it).
+ * A summary of campaign @name (or, @sweep, a sweep of /abs/trace) with
+ * @failed of its 4 runs failed, listing a finding for each 4-hex-digit
+ * word of @sigs (NULL: a summary written before findings), each met in
+ * two operations when @contexts (else written before contexts), its file
+ * modified at day @day (the store tells two runs of the same content by
+ * it).
  */
-static void summary(const char *path, bool sweep, const char *sigs, int day)
+static void summary_of(const char *path, bool sweep, const char *name, int failed, const char *sigs,
+		       bool contexts, int day)
 {
 	const struct timespec t[2] = { { 1790000000 + day * 86400, 0 }, { 1790000000 + day * 86400, 0 } };
 	FILE *f = fopen(path, "w");
@@ -293,27 +327,42 @@ static void summary(const char *path, bool sweep, const char *sigs, int day)
 			   "\"iommu/unmap\",\"nth\":1,\"outcome\":\"violation\",\"reproduce\":\"gpuiso replay "
 			   "/abs/trace --fail-nth iommu/unmap:1\"}]");
 	else
-		fprintf(f, "{\"schema\":\"gpuiso-campaign/1\",\"name\":\"nightly\",\"host\":\"h\",\"runs\":4,"
-			   "\"passed\":1,\"failed\":3,\"failures\":[{\"id\":\"pin-desktop-s1\",\"run\":\"pin\","
+		fprintf(f, "{\"schema\":\"gpuiso-campaign/1\",\"name\":\"%s\",\"host\":\"h\",\"runs\":4,"
+			   "\"passed\":%d,\"failed\":%d,\"failures\":[{\"id\":\"pin-desktop-s1\",\"run\":\"pin\","
 			   "\"seed\":1,\"outcome\":\"failed\",\"reason\":\"forward_progress does not hold\","
-			   "\"reproduce\":\"gpuiso replay /abs/desktop --seed 1\"}]");
+			   "\"reproduce\":\"gpuiso replay /abs/desktop --seed 1\"}]", name, 4 - failed, failed);
 	if (sigs) {
 		fprintf(f, ",\"findings\":[");
-		for (const char *at = sigs; *at; at += at[4] ? 5 : 4)
+		for (const char *at = sigs; *at; at += at[4] ? 5 : 4) {
 			fprintf(f, "%s{\"signature\":\"000000000000%.4s\",\"key\":\"k\","
 				   "\"title\":\"finding %.4s: iommu/unmap \\u2192 <b>leak</b>\",\"blame\":\"fault\","
 				   "\"outcome\":\"%s\",\"code\":\"MAPPING_LEAK\",\"invariants\":[\"no_leaks\"],"
 				   "\"point\":\"iommu/unmap\",\"operation\":\"free_mdl\",\"runs\":2788,%s"
 				   "\"reproduce\":\"gpuiso replay /abs/trace --fail-nth iommu/unmap:%.4s\","
 				   "\"trimmed\":{\"trace\":\"/abs/OUT/findings/%.4s/trace\",\"events\":41,"
-				   "\"of\":10000}}",
+				   "\"of\":10000}",
 				at == sigs ? "" : ",", at, at, sweep ? "violation" : "failed",
 				sweep ? "\"nth\":{\"min\":1,\"max\":2788}," : "", at, at);
+			if (contexts && sweep)
+				fprintf(f, ",\"contexts\":[{\"operation\":\"free_mdl\",\"runs\":2000,\"nth\":"
+					   "{\"min\":1,\"max\":2000}},{\"operation\":\"power\",\"runs\":788,"
+					   "\"nth\":{\"min\":5,\"max\":2788}}]");
+			else if (contexts)
+				fprintf(f, ",\"contexts\":[{\"operation\":\"free_mdl\",\"runs\":2000},"
+					   "{\"operation\":\"start\",\"runs\":788}]");
+			fprintf(f, "}");
+		}
 		fprintf(f, "]");
 	}
 	fprintf(f, "}\n");
 	fclose(f);
 	cr_assert_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+/* summary_of() of campaign "nightly", 3 runs failed, findings without contexts. */
+static void summary(const char *path, bool sweep, const char *sigs, int day)
+{
+	summary_of(path, sweep, "nightly", 3, sigs, false, day);
 }
 
 /* The part of @dom from @from to the next section (<h2>): a copy. */
@@ -429,6 +478,8 @@ Test(dash, campaigns_show_findings_new_known_and_gone_in_chromium)
 	cr_assert(strstr(l.dom, "gpuiso replay /abs/trace --fail-nth iommu/unmap:aaaa"), "%s", l.dom);
 	cr_assert(strstr(l.dom, "no longer at <code>/abs/OUT/findings/aaaa/trace</code>"),
 		  "a trimmed trace that is gone is said, not linked: %s", l.dom);
+	cr_assert_null(strstr(l.dom, "class=\"contexts\""), "a summary from before contexts: none shown");
+	cr_assert_null(strstr(l.dom, "Alarms where it appeared"), "no alarm, no heading: %s", l.dom);
 	free(l.dom);
 	/* bbbb: gone at night 4, so its last sighting is night 3 */
 	snprintf(path, sizeof(path), "%s/finding-000000000000bbbb.html", site);
@@ -492,4 +543,143 @@ Test(dash, one_changed_input_is_one_alarm_row_in_numbers_people_read)
 	cr_assert_null(strstr(index, "e+06"), "no scientific notation for nanoseconds: %.200s",
 		       strstr(index, "e+06") - 100);
 	free(index);
+}
+
+/* The id of the overview's row of the alarm at @rev (its cause's row): a copy, or NULL. */
+static char *alarm_row(const char *dom, const char *rev)
+{
+	char needle[64];
+	const char *at;
+
+	snprintf(needle, sizeof(needle), "<tr class=\"bad\" id=\"alarm-%s-", rev);
+	at = strstr(dom, needle);
+	return at ? strndup(at + 20, strcspn(at + 20, "\"")) : NULL;
+}
+
+/* The overview's row of alarm @id and the cell below it, up to its series (<details>): a copy. */
+static char *alarm_section(const char *dom, const char *id)
+{
+	char needle[128];
+	const char *at, *end;
+
+	snprintf(needle, sizeof(needle), "id=\"%s\"", id);
+	at = strstr(dom, needle);
+	cr_assert_not_null(at, "no row %s", id);
+	end = strstr(at, "<details>");
+	cr_assert_not_null(end);
+	return strndup(at, (size_t)(end - at));
+}
+
+/*
+ * Six nights: from the fourth (rev03), desktop's modeled cost rises (an
+ * alarm: the code changed) and campaign nightly finds bbbb, a sweep eeee;
+ * from the fifth (rev04) campaign other fails one run more (an alarm of
+ * its own) and finds dddd, while nightly finds ffff. Each alarm row links
+ * the findings new at its revision (a campaign's alarm only its own); each
+ * such finding's page links the row back; revisions link through
+ * --rev-url; a finding's operations are a table.
+ */
+Test(dash, alarms_and_findings_link_each_other_in_chromium)
+{
+	static const char *const nightly[] = { "aaaa", "aaaa", "aaaa", "aaaa bbbb", "aaaa bbbb ffff",
+					       "aaaa bbbb ffff" };
+	static const char *const other[] = { "cccc", "cccc", "cccc", "cccc", "cccc dddd", "cccc dddd" };
+	char db[256], site[256], path[512], rev[16], day[32], *id03, *id04, *sec, *index;
+	struct loaded l;
+	struct run r;
+
+	snprintf(db, sizeof(db), "%s/runs.sqlite", tdir);
+	snprintf(site, sizeof(site), "%s/site", tdir);
+	for (int i = 0; i < 6; i++) {
+		snprintf(rev, sizeof(rev), "rev%02d", i);
+		snprintf(day, sizeof(day), "2026-11-%02dT02:00:00Z", i + 1);
+		snprintf(path, sizeof(path), "%s/d%d.json", tdir, i);
+		results(path, "traces/desktop", rev, i + 1, 0, i < 3 ? 1000 : 1400, 0);
+		RUN(&r, "store", "add", db, path);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		snprintf(path, sizeof(path), "%s/n%d.json", tdir, i);
+		summary_of(path, false, "nightly", 3, nightly[i], false, i + 1);
+		RUN(&r, "store", "add", db, path, "--rev", rev, "--date", day);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		snprintf(path, sizeof(path), "%s/o%d.json", tdir, i);
+		summary_of(path, false, "other", i < 4 ? 1 : 2, other[i], true, i + 1);
+		RUN(&r, "store", "add", db, path, "--rev", rev, "--date", day);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+	}
+	snprintf(path, sizeof(path), "%s/sweep.json", tdir);
+	summary_of(path, true, NULL, 0, "eeee", true, 4);
+	RUN(&r, "store", "add", db, path, "--rev", "rev03", "--date", "2026-11-04T03:00:00Z");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "dash", db, "-o", site, "--rev-url", "https://git.example/gpuiso/commit/%s");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+
+	snprintf(path, sizeof(path), "%s/index.html", site);
+	l = browse(path, NULL);
+	cr_assert_eq(l.console, 0);
+	index = l.dom;
+	id03 = alarm_row(index, "rev03");
+	id04 = alarm_row(index, "rev04");
+	cr_assert(id03 && id04, "an alarm at rev03 and one at rev04: %s", index);
+	/* rev03: desktop's alarm, no campaign's: every finding new at rev03 */
+	sec = alarm_section(index, id03);
+	cr_assert(strstr(sec, "the code changed"), "%s", sec);
+	cr_assert(strstr(sec, "New findings at this revision: "), "%s", sec);
+	cr_assert(strstr(sec, "<a class=\"finding\" href=\"finding-000000000000bbbb.html\">finding bbbb: "
+			      "iommu/unmap \u2192 &lt;b&gt;leak&lt;/b&gt;</a>"), "nightly's new finding: %s", sec);
+	cr_assert(strstr(sec, "href=\"finding-000000000000eeee.html\""), "the sweep's: %s", sec);
+	cr_assert_null(strstr(sec, "finding-000000000000aaaa.html"), "aaaa is not new at rev03: %s", sec);
+	cr_assert_null(strstr(sec, "finding-000000000000dddd.html"), "dddd is new at rev04: %s", sec);
+	free(sec);
+	/* rev04: campaign other's alarm: its own new finding, not nightly's */
+	sec = alarm_section(index, id04);
+	cr_assert(strstr(sec, "href=\"finding-000000000000dddd.html\""), "%s", sec);
+	cr_assert_null(strstr(sec, "finding-000000000000ffff.html"),
+		       "nightly's finding is not other campaign's alarm: %s", sec);
+	free(sec);
+
+	/* bbbb's page: the alarm where it appeared, linked to its row, the revision to --rev-url */
+	snprintf(path, sizeof(path), "%s/finding-000000000000bbbb.html", site);
+	l = browse(path, NULL);
+	cr_assert_eq(l.console, 0);
+	sec = strstr(l.dom, "<h2>Alarms where it appeared</h2>");
+	cr_assert_not_null(sec, "%s", l.dom);
+	snprintf(path, sizeof(path), "<a class=\"alarm\" href=\"index.html#%s\">the code changed</a>", id03);
+	cr_assert(strstr(sec, path), "%s in %s", path, sec);
+	cr_assert(strstr(sec, "<a href=\"https://git.example/gpuiso/commit/rev03\"><code class=\"rev\">"
+			      "rev03</code></a>"), "the revision linked: %s", sec);
+	cr_assert_null(strstr(sec, id04), "%s", sec);
+	cr_assert_null(strstr(l.dom, "class=\"contexts\""), "nightly's summaries list no contexts");
+	free(l.dom);
+	/* dddd's: other's alarm; and the operations it was met in, a campaign's without hits */
+	snprintf(path, sizeof(path), "%s/finding-000000000000dddd.html", site);
+	l = browse(path, NULL);
+	cr_assert_eq(l.console, 0);
+	snprintf(path, sizeof(path), "href=\"index.html#%s\"", id04);
+	cr_assert(strstr(l.dom, path), "%s in %s", path, l.dom);
+	cr_assert(strstr(l.dom, "<table class=\"contexts\"><tbody><tr><th class=\"l\">operation</th>"
+				"<th>runs</th></tr>\n<tr><td class=\"l\">free_mdl</td><td>2000</td></tr>\n"
+				"<tr><td class=\"l\">start</td><td>788</td></tr>"), "%s", l.dom);
+	free(l.dom);
+	/* eeee's: a sweep's operations with their hits */
+	snprintf(path, sizeof(path), "%s/finding-000000000000eeee.html", site);
+	l = browse(path, NULL);
+	cr_assert_eq(l.console, 0);
+	cr_assert(strstr(l.dom, "<h2>The operations it was met in</h2>"), "%s", l.dom);
+	cr_assert(strstr(l.dom, "<tr><td class=\"l\">free_mdl</td><td>2000</td><td>1\u20132000</td></tr>\n"
+				"<tr><td class=\"l\">power</td><td>788</td><td>5\u20132788</td></tr>"),
+		  "%s", l.dom);
+	snprintf(path, sizeof(path), "href=\"index.html#%s\"", id03);
+	cr_assert(strstr(l.dom, path), "the sweep's finding and desktop's alarm: %s", l.dom);
+	free(l.dom);
+	/* aaaa appeared at rev00 and ffff at rev04 in nightly: no alarm of theirs, no heading */
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/finding-000000000000%s.html", site, i ? "ffff" : "aaaa");
+		l = browse(path, NULL);
+		cr_assert_eq(l.console, 0);
+		cr_assert_null(strstr(l.dom, "Alarms where it appeared"), "%s", l.dom);
+		free(l.dom);
+	}
+	free(index);
+	free(id03);
+	free(id04);
 }

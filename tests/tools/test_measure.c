@@ -201,6 +201,8 @@ Test(measure, store_findings_says_what_is_new_known_and_gone)
 	cr_assert_str_eq(value, "000000000000cccc");
 	cr_assert(jsonq_get(r.out, "series.0.runs.0.findings.1.since_rev", value, sizeof(value)));
 	cr_assert_str_eq(value, "rev1");
+	cr_assert(jsonq_get(r.out, "series.0.runs.0.findings.0.contexts", value, sizeof(value)));
+	cr_assert_str_eq(value, "null", "a summary from before contexts: none known");
 	RUN(&r, "store", "findings", db, "--json", "--all");
 	cr_assert(jsonq_get(r.out, "series.0.runs.1.git_rev", value, sizeof(value)));
 	cr_assert_str_eq(value, "rev2");
@@ -738,6 +740,42 @@ Test(measure, a_damaged_run_of_an_old_store_is_kept_out_and_said)
 	cr_assert_str_eq(r.err, "");
 	cr_assert(strstr(r.out, "traces/desktop") && strstr(r.out, "traces/power-cycle") &&
 		  strstr(r.out, "sweep "), "every run is kept: %s", r.out);
+}
+
+/*
+ * A store written before gpuiso read the contexts of findings
+ * (tests/data/stores/): they are read from its stored summary, no upgrade,
+ * and listed as summary.txt lists them.
+ */
+Test(measure, contexts_of_a_store_written_before_them_are_listed)
+{
+	DB_PATH(db);
+	char cmd[1024], value[128];
+	struct run r;
+
+	snprintf(cmd, sizeof(cmd), "cp '%s/tests/data/stores/v4-sweep-contexts.sqlite' %s",
+		 getenv("GPUISO_SOURCE_ROOT"), db);
+	cr_assert_eq(system(cmd), 0);
+	RUN(&r, "store", "findings", db);
+	cr_assert_eq(r.status, 1, "its finding is new: %s", r.err);
+	cr_assert_str_eq(r.err, "", "no upgrade, nothing to say");
+	cr_assert(strstr(r.out, "MAPPING_LEAK at teardown\n"
+				"           in alloc_destroy (2 runs, hits 22..34), fence_destroy (5 runs, "
+				"hits 4..32), free_contiguous (6 runs, hits 10..35), free_mdl (11 runs, hits "
+				"2..30), power (8 runs, hits 1..28), teardown (3 runs, hits 36..38), transfer "
+				"(1 run, hits 8..8), unmap_mdl (2 runs, hits 3..29)\n"
+				"           /"), "the contexts under the title: %s", r.out);
+	RUN(&r, "store", "findings", db, "--json");
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cr_assert(jsonq_valid(r.out), "%s", r.out);
+	cr_assert(jsonq_get(r.out, "series.0.runs.0.findings.0.contexts.0.operation", value,
+			    sizeof(value)), "%s", r.out);
+	cr_assert_str_eq(value, "alloc_destroy");
+	cr_assert(jsonq_get(r.out, "series.0.runs.0.findings.0.contexts.7.nth_max", value, sizeof(value)));
+	cr_assert_str_eq(value, "29");
+	cr_assert(jsonq_get(r.out, "series.0.runs.0.findings.0.contexts.6.runs", value, sizeof(value)));
+	cr_assert_str_eq(value, "1");
+	cr_assert_not(jsonq_get(r.out, "series.0.runs.0.findings.0.contexts.8", value, sizeof(value)));
 }
 
 /* A store whose schema version was reset under its tables is a damaged store: bad input, untouched. */

@@ -87,6 +87,9 @@ def main():
         check("gpuiso-store-findings-1", findings)
         if not findings["new_in_latest"]:
             failures.append("gpuiso-store-findings-1: the sweep's findings are not new")
+        listed = [f for s in findings["series"] for r in s["runs"] for f in r["findings"]]
+        if not listed or not all(f["contexts"] for f in listed):
+            failures.append("gpuiso-store-findings-1: the sweep's findings have no contexts")
 
     for f in failures:
         print("FAIL:", f)
