@@ -1040,7 +1040,7 @@ static const char *const progress_paths[] = { "pinned", "chunked", "reset" };
 static const char *const progress_colors[] = { GREEN, "#ff7f0e", RED };
 
 /* The transitions of one direction at the revisions shown: per revision, its total and each path's. */
-struct progress {
+struct dash_transitions {
 	size_t n;
 	const char **revs;
 	double *total;
@@ -1052,7 +1052,7 @@ struct progress {
  * power.transitions, and how its transitions towards @dir ended.
  */
 static int progress_load(const struct site *st, const char *benchmark, const struct series *tr,
-			 const char *dir, struct progress *pr)
+			 const char *dir, struct dash_transitions *pr)
 {
 	size_t first = tr->nrevs > DASH_RUNS_LISTED ? tr->nrevs - DASH_RUNS_LISTED : 0;
 	char metric[64];
@@ -1077,7 +1077,7 @@ static int progress_load(const struct site *st, const char *benchmark, const str
 }
 
 /* @pr as stacked bars of the shares of each path, each labelled with its revision and count. */
-static void progress_bars(struct page *p, const struct progress *pr)
+static void progress_bars(struct page *p, const struct dash_transitions *pr)
 {
 	int w = 1100, h = 160, bar = (w - PAD_L - PAD_R) / (int)pr->n;
 	/* a revision label under a bar every @step bars, so that labels do not overlap */
@@ -1112,7 +1112,7 @@ static void progress_bars(struct page *p, const struct progress *pr)
 }
 
 /* @pr as a live plot: each path's transitions as stacked bars, the revision and total in the legend. */
-static int progress_plot(struct page *p, const struct progress *pr)
+static int progress_plot(struct page *p, const struct dash_transitions *pr)
 {
 	char (*labels)[16] = calloc(pr->n, sizeof(*labels)), (*totals)[32] = calloc(pr->n, sizeof(*totals));
 	const char **xlabels = calloc(pr->n, sizeof(*xlabels)), **xinfo = calloc(pr->n, sizeof(*xinfo));
@@ -1152,7 +1152,7 @@ static int progress_of(struct site *st, struct page *p, const char *benchmark)
 		return 0;
 	}
 	for (size_t d = 0; !rc && d < 2; d++) {
-		struct progress pr = { 0 };
+		struct dash_transitions pr = { 0 };
 
 		fprintf(p->file.f, "<h3>%s</h3>\n", d ? "power up (D3 to D0: restore)" : "power down (D0 to D3: save)");
 		rc = progress_load(st, benchmark, tr, dirs[d], &pr);
