@@ -236,6 +236,32 @@ static void finding_seen(const struct site *st, FILE *f, const char *sig)
 }
 
 /*
+ * The plan the trimmed trace fails under, when trimming wrote one beside it
+ * (TRACE.faults.yaml: a campaign's, or a sweep's on a base plan), inline
+ * and copied into the site beside the trace's folder.
+ */
+static void finding_plan(const struct site *st, FILE *f, const char *sig, const struct run_finding *fd)
+{
+	char from[PATH_MAX + 16], to[PATH_MAX];
+	char *text;
+
+	snprintf(from, sizeof(from), "%s.faults.yaml", fd->trimmed);
+	text = file_text(from, 1 << 16);
+	if (!text)
+		return;
+	snprintf(to, sizeof(to), "%s/findings-%.16s.faults.yaml", st->dir, sig);
+	fprintf(f, "<p>The failures and pressure it replays under, where they fell in the whole "
+		   "run (<code>--faults</code>)");
+	if (!atomic_file_write(to, text, strlen(text)))
+		fprintf(f, ": <a href=\"findings-%.16s.faults.yaml\">findings-%.16s.faults.yaml</a>",
+			sig, sig);
+	fprintf(f, ".</p>\n<pre class=\"plan\">");
+	dash_esc(f, text);
+	fprintf(f, "</pre>\n");
+	free(text);
+}
+
+/*
  * The trimmed trace of finding @fd (@sig), copied into the site with its
  * events as text (the sweep's TRACE.txt beside it); one no longer where
  * the summary says is said, not linked.
@@ -266,6 +292,7 @@ static void finding_trimmed(const struct site *st, FILE *f, const char *sig, con
 		fprintf(f, "</pre>\n");
 		free(text);
 	}
+	finding_plan(st, f, sig, fd);
 }
 
 /* What finding @fd (@sig) is, and when it was seen: first (@first), last (@last), in @seen runs. */

@@ -683,3 +683,56 @@ Test(dash, alarms_and_findings_link_each_other_in_chromium)
 	free(id03);
 	free(id04);
 }
+
+/*
+ * A real campaign whose finding is trimmed: its page carries the trimmed
+ * trace's CTF files, its events inline, and the plan of hits it fails
+ * under, inline and copied beside the trace's folder.
+ */
+Test(dash, a_trimmed_campaign_finding_carries_its_trace_and_plan_in_chromium)
+{
+	char trace[256], camp[256], out[256], db[256], site[256], path[600], text[1024], *page, *sig;
+	struct loaded l;
+	struct run r;
+
+	snprintf(trace, sizeof(trace), "%s/pc", tdir);
+	snprintf(camp, sizeof(camp), "%s/camp.yaml", tdir);
+	snprintf(out, sizeof(out), "%s/out", tdir);
+	snprintf(db, sizeof(db), "%s/runs.sqlite", tdir);
+	snprintf(site, sizeof(site), "%s/site", tdir);
+	RUN(&r, "trace", "gen", "--profile", "power-cycle", "--events", "500", "-o", trace, "-q");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(text, sizeof(text), "campaign:\n  name: unmaps\n  traces: [%s]\n  seeds: [7]\n"
+		 "  runs:\n    - {name: some-fail, faults: [{point: iommu/unmap, probability: 10%%}]}\n",
+		 trace);
+	write_file(camp, text);
+	RUN(&r, "campaign", "run", camp, "-o", out, "-q");
+	cr_assert_eq(r.status, 1, "a finding: %s", r.err);
+	snprintf(path, sizeof(path), "%s/summary.json", out);
+	RUN(&r, "store", "add", db, path, "--rev", "rev01", "--date", "2026-11-01T02:00:00Z");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	RUN(&r, "dash", db, "-o", site);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+
+	page = slurp(path);
+	sig = strstr(page, "\"signature\": \"");
+	cr_assert_not_null(sig, "%s", page);
+	sig += strlen("\"signature\": \"");
+	cr_assert(strstr(page, "trace.faults.yaml"), "the reproducer replays the plan: %s", page);
+	snprintf(path, sizeof(path), "%s/finding-%.16s.html", site, sig);
+	l = browse(path, NULL);
+	cr_assert_eq(l.console, 0);
+	snprintf(text, sizeof(text), "<a href=\"findings-%.16s/\">", sig);
+	cr_assert(strstr(l.dom, text), "the trimmed trace's files: %s", l.dom);
+	cr_assert(strstr(l.dom, "<pre class=\"events\">"), "its events inline: %s", l.dom);
+	snprintf(text, sizeof(text), "<a href=\"findings-%.16s.faults.yaml\">", sig);
+	cr_assert(strstr(l.dom, text), "the plan, linked: %s", l.dom);
+	cr_assert(strstr(l.dom, "<pre class=\"plan\">") && strstr(l.dom, "hits: ["),
+		  "the plan inline: %s", l.dom);
+	snprintf(path, sizeof(path), "%s/findings-%.16s.faults.yaml", site, sig);
+	cr_assert_eq(access(path, R_OK), 0, "copied: %s", path);
+	snprintf(path, sizeof(path), "%s/findings-%.16s/metadata", site, sig);
+	cr_assert_eq(access(path, R_OK), 0, "the CTF copied: %s", path);
+	free(l.dom);
+	free(page);
+}
