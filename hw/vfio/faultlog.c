@@ -21,7 +21,7 @@ int vfio_fault_source_init(struct vfio_fault_source *src, enum hw_iommu_model mo
 }
 
 /* "DMAR: [DMA Write NO_PASID] Request device [00:03.0] fault addr 0x... [fault reason 0x05]" */
-static bool parse_dmar(const struct vfio_fault_source *src, const char *rec, struct hw_fault *f)
+static int parse_dmar(const struct vfio_fault_source *src, const char *rec, struct hw_fault *f)
 {
 	const char *at = strstr(rec, "DMAR: [DMA "), *addr;
 	unsigned long long a;
@@ -31,14 +31,14 @@ static bool parse_dmar(const struct vfio_fault_source *src, const char *rec, str
 	snprintf(dev, sizeof(dev), "[%s]", src->bdf + 5);
 	if (!at || !strstr(at, dev) || !(addr = strstr(at, "fault addr")) ||
 	    sscanf(addr, "fault addr %llx [fault reason %x]", &a, &reason) != 2)
-		return false;
+		return 0;
 	*f = (struct hw_fault){ .iova = ALIGN_DOWN(a, GPUISO_PAGE_SIZE),
 				.write = !strncmp(at + 11, "Write", 5), .reason = (uint8_t)reason };
-	return true;
+	return VFIO_FAULT_REPORT;
 }
 
 /* "0000:00:03.0: Event logged [IO_PAGE_FAULT domain=... address=0x... flags=0x0020]" */
-static bool parse_amd(const struct vfio_fault_source *src, const char *rec, struct hw_fault *f)
+static int parse_amd(const struct vfio_fault_source *src, const char *rec, struct hw_fault *f)
 {
 	const char *at = strstr(rec, "Event logged [IO_PAGE_FAULT "), *addr;
 	unsigned long long a;
@@ -46,24 +46,24 @@ static bool parse_amd(const struct vfio_fault_source *src, const char *rec, stru
 	char dev[48];
 
 	if (!at)
-		return false;
+		return 0;
 	/* the device: before the event (a driver's device), or in it (device=) */
 	snprintf(dev, sizeof(dev), "device=%s ", src->bdf);
 	if (!strstr(at, dev)) {
 		snprintf(dev, sizeof(dev), " %s: Event logged", src->bdf);
 		if (!strstr(rec, dev))
-			return false;
+			return 0;
 	}
 	if (!(addr = strstr(at, "address=")) || sscanf(addr, "address=%llx flags=%x", &a, &flags) != 2)
-		return false;
+		return 0;
 	/* the event's RW flag (bit 5): a write */
 	*f = (struct hw_fault){ .iova = ALIGN_DOWN(a, GPUISO_PAGE_SIZE), .write = flags & 0x20 };
 	f->reason = f->write ? HW_FAULT_NO_WRITE : HW_FAULT_NO_READ;
-	return true;
+	return VFIO_FAULT_REPORT;
 }
 
 /* "page fault from EP 24 at 0x... [W]" (reasons: page, domain, unknown) */
-static bool parse_virtio(const struct vfio_fault_source *src, const char *rec, struct hw_fault *f)
+static int parse_virtio(const struct vfio_fault_source *src, const char *rec, struct hw_fault *f)
 {
 	const char *at = strstr(rec, " fault from EP ");
 	unsigned long long a;
@@ -72,13 +72,13 @@ static bool parse_virtio(const struct vfio_fault_source *src, const char *rec, s
 
 	if (!at || sscanf(at, " fault from EP %u at %llx [%7[RWX]]", &ep, &a, rwx) < 2 ||
 	    ep != src->endpoint)
-		return false;
+		return 0;
 	*f = (struct hw_fault){ .iova = ALIGN_DOWN(a, GPUISO_PAGE_SIZE), .write = !!strchr(rwx, 'W') };
 	f->reason = f->write ? HW_FAULT_NO_WRITE : HW_FAULT_NO_READ;
-	return true;
+	return strchr(rwx, 'R') || strchr(rwx, 'W') ? VFIO_FAULT_REPORT : VFIO_FAULT_NO_DIRECTION;
 }
 
-bool vfio_fault_parse(const struct vfio_fault_source *src, const char *rec, struct hw_fault *f)
+int vfio_fault_parse(const struct vfio_fault_source *src, const char *rec, struct hw_fault *f)
 {
 	switch (src->model) {
 	case HW_MODEL_AMD_VI:
@@ -90,13 +90,19 @@ bool vfio_fault_parse(const struct vfio_fault_source *src, const char *rec, stru
 	}
 }
 
-int vfio_iommu_model_of(const char *iommu)
+int vfio_iommu_model_of(const char *iommu, const char *pci_id)
 {
 	if (!strncmp(iommu, "dmar", 4))
 		return HW_MODEL_VTD;
 	if (!strncmp(iommu, "ivhd", 4))
 		return HW_MODEL_AMD_VI;
-	if (!strncmp(iommu, "virtio", 6))
+	/*
+	 * virtio-iommu's IOMMU is named after its transport's device and its
+	 * sysfs device is the virtio device: device id 23 (0x0017) on the
+	 * virtio bus; as a PCI device it would be 0x1040 + 23
+	 */
+	if (!strncmp(iommu, "virtio", 6) ||
+	    (pci_id && (!strcmp(pci_id, "0x1af4:0x0017") || !strcmp(pci_id, "0x1af4:0x1057"))))
 		return HW_MODEL_VIRTIO;
 	return -ENOENT;
 }

@@ -55,6 +55,9 @@ struct vfio {
 	struct physmem *pm;
 	char bdf[32];                /* "0000:00:03.0" */
 	struct vfio_fault_source src; /* how the kernel reports its faults (faultlog.h) */
+	bool dma_write;               /* the direction of the DMA last issued */
+	bool reported;                /* it was reported, at @reported_page */
+	iova_t reported_page;
 	char name[16];               /* "vfio/type1", "vfio/iommufd" */
 	struct vfio_ioas *ioas; /* the device and its I/O address space (type1 or iommufd) */
 	int kmsg;
@@ -368,12 +371,23 @@ static int faults_read(struct vfio *v)
 
 	while ((n = read(v->kmsg, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
 		struct hw_fault f;
+		int kind;
 
 		if (n < 0)
 			continue; /* records were overwritten: go on with the next */
 		rec[n] = '\0';
-		if (!vfio_fault_parse(&v->src, rec, &f))
+		kind = vfio_fault_parse(&v->src, rec, &f);
+		if (!kind)
 			continue;
+		if (kind == VFIO_FAULT_NO_DIRECTION) {
+			f.write = v->dma_write;
+			f.reason = f.write ? HW_FAULT_NO_WRITE : HW_FAULT_NO_READ;
+		}
+		/* virtio-iommu reports a blocked DMA access by access: one fault */
+		if (v->reported && f.iova == v->reported_page)
+			continue;
+		v->reported = true;
+		v->reported_page = f.iova;
 		fault_push(v, &f);
 		found++;
 	}
@@ -425,8 +439,13 @@ static bool reachable(struct vfio *v, iova_t page, bool write)
 static int device_dma(struct vfio *v, iova_t iova, void *buf, uint32_t len, bool write)
 {
 	bool blocked = !reachable(v, ALIGN_DOWN(iova, GPUISO_PAGE_SIZE), write);
-	int rc, before = (int)v->st.faults;
+	int rc, before;
 
+	/* the last DMA's reports still to come are its own, not this one's */
+	faults_read(v);
+	before = (int)v->st.faults;
+	v->reported = false;
+	v->dma_write = write;
 	v->st.dma_transfers++;
 	if (write) {
 		memcpy(v->staging, buf, len);
@@ -795,7 +814,7 @@ static int device_group(struct vfio *v, char *group, size_t len, char *err, size
  */
 static int fault_source(struct vfio *v, char *err, size_t errlen)
 {
-	char link[PATH_MAX], target[PATH_MAX];
+	char link[PATH_MAX], target[PATH_MAX], id[32] = "", part[16];
 	const char *name;
 	ssize_t n;
 	int model;
@@ -804,7 +823,19 @@ static int fault_source(struct vfio *v, char *err, size_t errlen)
 	n = readlink(link, target, sizeof(target) - 1);
 	target[n > 0 ? n : 0] = '\0';
 	name = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
-	model = vfio_iommu_model_of(name);
+	/* the IOMMU's own device, when it is a PCI one: VENDOR:DEVICE */
+	for (int i = 0; i < 2; i++) {
+		FILE *f = NULL;
+
+		if (snprintf(link, sizeof(link), "/sys/class/iommu/%.200s/device/%s", name,
+			     i ? "device" : "vendor") < (int)sizeof(link))
+			f = fopen(link, "r");
+		if (f && fscanf(f, "%15s", part) == 1)
+			snprintf(id + strlen(id), sizeof(id) - strlen(id), "%s%s", i ? ":" : "", part);
+		if (f)
+			fclose(f);
+	}
+	model = vfio_iommu_model_of(name, strchr(id, ':') ? id : NULL);
 	if (vfio_fault_source_init(&v->src, model < 0 ? HW_MODEL_VTD : (enum hw_iommu_model)model,
 				   v->bdf)) {
 		snprintf(err, errlen, "%s: not a PCI address (DDDD:BB:DD.F)", v->bdf);

@@ -162,3 +162,24 @@ vm_record_drm_perf() {
 	vm_drm_release "$2" || _vm_rc=1
 	return $_vm_rc
 }
+
+# vm_kernel_faults BDF: the pages (in decimal, sorted, each once) the kernel
+# reported blocked DMA of PCI device BDF at, in the words of the guest's IOMMU
+# (gpuiso_iommu= on the command line; hw/vfio/faultlog.h):
+#   vtd     DMAR: [DMA Write NO_PASID] Request device [00:03.0] fault addr 0x1000 ...
+#   amd-vi  vfio-pci 0000:00:03.0: Event logged [IO_PAGE_FAULT domain=0x0002 address=0x1000 flags=0x0020]
+#   virtio  virtio_iommu virtio0: page fault from EP 24 at 0x1000 [W]   (EP: the requester id)
+# virtio-iommu reports every access of a blocked DMA (QEMU 7.2: each 4 bytes
+# edu moves), so a page is listed once however often it was reported.
+vm_kernel_faults() {
+	local bdf=${1#0000:} model bus dev fn
+	model=$(sed -n 's/.*gpuiso_iommu=\([a-z-]*\).*/\1/p' /proc/cmdline)
+	bus=${bdf%%:*} dev=${bdf#*:} fn=${bdf##*.}
+	dev=${dev%.*}
+	case $model in
+	amd-vi) dmesg | grep "$1: Event logged \[IO_PAGE_FAULT " | sed 's/.* address=\(0x[0-9a-f]*\).*/\1/' ;;
+	virtio) dmesg | grep " fault from EP $(( (0x$bus << 8) | (0x$dev << 3) | fn )) at " |
+		sed 's/.* at \(0x[0-9a-f]*\).*/\1/' ;;
+	*) dmesg | grep "DMAR: \[DMA .*Request device \[$bdf\] fault addr" | sed 's/.*fault addr \(0x[0-9a-f]*\).*/\1/' ;;
+	esac | while read -r a; do echo $((a & ~0xfff)); done | sort -n | uniq
+}

@@ -73,10 +73,14 @@ Test(faultlog, virtio_reports_by_endpoint)
 				   "0x8000010 [W]", &f));
 	cr_assert_eq(f.iova, 0x8000000);
 	cr_assert(f.write);
-	cr_assert(vfio_fault_parse(&s, "3,81,101,-;virtio_iommu virtio1: page fault from EP 24 at "
-				   "0x3000 [R]", &f));
+	cr_assert_eq(vfio_fault_parse(&s, "3,81,101,-;virtio_iommu virtio1: page fault from EP 24 at "
+				      "0x3000 [R]", &f), VFIO_FAULT_REPORT);
 	cr_assert_not(f.write);
 	cr_assert_eq(f.reason, HW_FAULT_NO_READ);
+	/* as QEMU 7.2 sends them: no direction */
+	cr_assert_eq(vfio_fault_parse(&s, "3,84,104,-;virtio_iommu virtio0: page fault from EP 24 at "
+				      "0x3000024 []", &f), VFIO_FAULT_NO_DIRECTION);
+	cr_assert_eq(f.iova, 0x3000000);
 	cr_assert_not(vfio_fault_parse(&s, "3,82,102,-;virtio_iommu virtio1: page fault from EP 32 at "
 				       "0x3000 [R]", &f), "another endpoint");
 	cr_assert_not(vfio_fault_parse(&s, "3,83,103,-;virtio_iommu virtio1: domain fault from EP 24",
@@ -87,10 +91,13 @@ Test(faultlog, models_by_their_sysfs_names_and_bad_addresses)
 {
 	struct vfio_fault_source s;
 
-	cr_assert_eq(vfio_iommu_model_of("dmar0"), HW_MODEL_VTD);
-	cr_assert_eq(vfio_iommu_model_of("ivhd0"), HW_MODEL_AMD_VI);
-	cr_assert_eq(vfio_iommu_model_of("virtio1"), HW_MODEL_VIRTIO);
-	cr_assert_eq(vfio_iommu_model_of("smmu3.0x0000000009050000"), -ENOENT);
+	cr_assert_eq(vfio_iommu_model_of("dmar0", NULL), HW_MODEL_VTD);
+	cr_assert_eq(vfio_iommu_model_of("ivhd0", "0x1022:0x0020"), HW_MODEL_AMD_VI);
+	/* as a QEMU 7.2 guest's sysfs has it: virtio-iommu-pci at 00:03.0, virtio0 below it */
+	cr_assert_eq(vfio_iommu_model_of("0000:00:03.0", "0x1af4:0x0017"), HW_MODEL_VIRTIO);
+	cr_assert_eq(vfio_iommu_model_of("0000:00:03.0", "0x1af4:0x1057"), HW_MODEL_VIRTIO);
+	cr_assert_eq(vfio_iommu_model_of("0000:00:03.0", "0x1af4:0x0010"), -ENOENT, "virtio-gpu");
+	cr_assert_eq(vfio_iommu_model_of("smmu3.0x0000000009050000", NULL), -ENOENT);
 	cr_assert_eq(vfio_fault_source_init(&s, HW_MODEL_VTD, "00:03.0"), -EINVAL);
 	cr_assert_eq(vfio_fault_source_init(&s, HW_MODEL_VTD, "0000:00:20.0"), -EINVAL);
 	cr_assert_eq(vfio_fault_source_init(&s, HW_MODEL_VTD, "0000:01:1f.7"), 0);

@@ -132,6 +132,20 @@ Test(vfio, dma_round_trip_through_mapped_iovas)
 	cr_assert_arr_eq(in, out, sizeof(out));
 }
 
+/*
+ * Before another blocked DMA: behind virtio-iommu the kernel's report of
+ * one (each of its accesses, QEMU 7.2) spends the whole ratelimit window
+ * (10 lines in 5 s), so the next needs a window of its own.
+ */
+static void report_window(void)
+{
+	struct hw_caps caps;
+
+	ops->query_caps(hw, &caps);
+	if (caps.model == HW_MODEL_VIRTIO)
+		sleep(6);
+}
+
 Test(vfio, dma_to_an_unmapped_iova_is_blocked_and_reported_by_the_kernel)
 {
 	pa_t pa = pages(1), hole_pa = pages(1);
@@ -150,17 +164,23 @@ Test(vfio, dma_to_an_unmapped_iova_is_blocked_and_reported_by_the_kernel)
 	cr_assert_eq(f.reason, HW_FAULT_NO_WRITE, "reason %#x", f.reason);
 	cr_assert_eq(sparse_read(&pm.bytes, hole_pa, &b, 1), 0);
 	cr_assert_eq(b, 0, "memory untouched");
+	report_window();
 	cr_assert_eq(ops->dma(hw, 0, IOVA + 32 * GPUISO_PAGE_SIZE, &v, 1, false), -EFAULT);
 	cr_assert_eq(ops->fault_pop(hw, &f), 0);
 	cr_assert(!f.write);
 	cr_assert_eq(f.reason, HW_FAULT_NO_READ);
 	/* unmapped again, the page that worked is blocked too */
 	cr_assert_eq(ops->unmap(hw, dom, IOVA, GPUISO_PAGE_SIZE), 0);
+	report_window();
 	cr_assert_eq(ops->dma(hw, 0, IOVA, &v, 1, true), -EFAULT);
 	cr_assert_eq(ops->fault_pop(hw, &f), 0);
 	ops->stats(hw, &st);
 	cr_assert_eq(st.faults, 3);
-	cr_assert_eq(st.faults_unreported, 0, "every fault here is the kernel's DMAR report, matched");
+	/* behind an IOMMU whose blocked DMA the kernel does not report (vm-test probes it) */
+	if (getenv("GPUISO_VFIO_NO_FAULT_REPORTS"))
+		cr_assert_eq(st.faults_unreported, 3, "each recorded from the mappings");
+	else
+		cr_assert_eq(st.faults_unreported, 0, "every fault here is the kernel's report, matched");
 }
 
 Test(vfio, a_copy_job_through_the_engine)
@@ -302,10 +322,11 @@ Test(vfio, map_unmap_latency)
 	f = fopen(path, "w");
 	cr_assert_not_null(f);
 	fprintf(f, "{\"schema\":\"gpuiso-bench/1\",\"host\":\"qemu-tcg-guest\",\"git_rev\":null,"
-		   "\"notes\":\"emulated: QEMU TCG with intel-iommu and edu; not a hardware figure\","
-		   "\"metrics\":{\"vfio.%s.map_unmap_4k_p50_ns\":{\"value\":%llu,\"unit\":\"ns\"},"
+		   "\"notes\":\"emulated: QEMU TCG with the %s IOMMU model and edu; not a hardware "
+		   "figure\",\"metrics\":{\"vfio.%s.map_unmap_4k_p50_ns\":{\"value\":%llu,\"unit\":\"ns\"},"
 		   "\"vfio.%s.map_unmap_4k_p99_ns\":{\"value\":%llu,\"unit\":\"ns\"}}}\n",
-		api, (unsigned long long)t[N / 2], api, (unsigned long long)t[N * 99 / 100]);
+		hw_iommu_model_name(caps.model), api, (unsigned long long)t[N / 2], api,
+		(unsigned long long)t[N * 99 / 100]);
 	fclose(f);
 	printf("vfio map+unmap of 4 KiB through %s (emulated): p50 %llu ns, p99 %llu ns\n", api,
 	       (unsigned long long)t[N / 2], (unsigned long long)t[N * 99 / 100]);
