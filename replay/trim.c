@@ -450,7 +450,8 @@ static int trim_start(struct trim *t)
 	if (rc)
 		return rc;
 	/* every candidate looks its failures up by where they fell */
-	qsort(t->fixed, t->nfixed, sizeof(*t->fixed), trim_fixed_cmp);
+	if (t->nfixed)
+		qsort(t->fixed, t->nfixed, sizeof(*t->fixed), trim_fixed_cmp);
 	for (t->target = 0; o->fail && t->target < t->nfixed; t->target++)
 		if (t->fixed[t->target].point == o->point && t->fixed[t->target].nth == o->nth)
 			break;
