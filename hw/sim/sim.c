@@ -218,7 +218,7 @@ static bool sim_config_ok(const struct sim_config *cfg)
 		return false;
 	if (cfg->ndevs && !cfg->vram_bytes)
 		return false;
-	if (cfg->iotlb_entries > SIM_IOTLB_MAX)
+	if (cfg->iotlb_entries > SIM_IOTLB_MAX || (unsigned int)cfg->model >= HW_MODEL_N)
 		return false;
 	for (unsigned int i = 0; i < cfg->ndevs; i++) {
 		uint64_t v = cfg->vram_bytes[i];

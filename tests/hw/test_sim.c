@@ -510,6 +510,10 @@ Test(sim_config, invalid_configs, .init = pm_setup)
 	cfg.iotlb_entries = 1u << 30;
 	cr_assert_eq(sim_create(&cfg, &h), -EINVAL);
 	cr_assert_null(h);
+	cfg.iotlb_entries = 0;
+	cfg.model = HW_MODEL_N;
+	cr_assert_eq(sim_create(&cfg, &h), -EINVAL, "no such IOMMU model");
+	cfg.model = HW_MODEL_VIRTIO;
 	cfg.iotlb_entries = 3;
 	cr_assert_eq(sim_create(&cfg, &h), 0, "any IOTLB size up to the bound");
 	h->ops->destroy(h);
