@@ -812,10 +812,27 @@ static int device_group(struct vfio *v, char *group, size_t len, char *err, size
  * VT-d's: its reports are not recognised, and faults are recorded from the
  * mappings (hw_stats.faults_unreported).
  */
+/* The word in /sys/class/iommu/@iommu/device/@attr into @buf (16 bytes): true, or false when there is none. */
+static bool iommu_device_attr(const char *iommu, const char *attr, char buf[16])
+{
+	char path[PATH_MAX];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/sys/class/iommu/%.200s/device/%s", iommu, attr);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	ok = fscanf(f, "%15s", buf) == 1;
+	fclose(f);
+	return ok;
+}
+
 static int fault_source(struct vfio *v, char *err, size_t errlen)
 {
-	char link[PATH_MAX], target[PATH_MAX], id[32] = "", part[16];
+	char link[PATH_MAX], target[PATH_MAX], vendor[16], device[16], id[40];
 	const char *name;
+	bool has_id;
 	ssize_t n;
 	int model;
 
@@ -823,19 +840,11 @@ static int fault_source(struct vfio *v, char *err, size_t errlen)
 	n = readlink(link, target, sizeof(target) - 1);
 	target[n > 0 ? n : 0] = '\0';
 	name = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
-	/* the IOMMU's own device, when it is a PCI one: VENDOR:DEVICE */
-	for (int i = 0; i < 2; i++) {
-		FILE *f = NULL;
-
-		if (snprintf(link, sizeof(link), "/sys/class/iommu/%.200s/device/%s", name,
-			     i ? "device" : "vendor") < (int)sizeof(link))
-			f = fopen(link, "r");
-		if (f && fscanf(f, "%15s", part) == 1)
-			snprintf(id + strlen(id), sizeof(id) - strlen(id), "%s%s", i ? ":" : "", part);
-		if (f)
-			fclose(f);
-	}
-	model = vfio_iommu_model_of(name, strchr(id, ':') ? id : NULL);
+	/* the IOMMU's own device: VENDOR:DEVICE */
+	has_id = iommu_device_attr(name, "vendor", vendor) && iommu_device_attr(name, "device", device);
+	if (has_id)
+		snprintf(id, sizeof(id), "%s:%s", vendor, device);
+	model = vfio_iommu_model_of(name, has_id ? id : NULL);
 	if (vfio_fault_source_init(&v->src, model < 0 ? HW_MODEL_VTD : (enum hw_iommu_model)model,
 				   v->bdf)) {
 		snprintf(err, errlen, "%s: not a PCI address (DDDD:BB:DD.F)", v->bdf);
