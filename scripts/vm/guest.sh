@@ -163,6 +163,12 @@ vm_record_drm_perf() {
 	return $_vm_rc
 }
 
+# vm_iommu_model: the IOMMU the guest was booted behind (gpuiso_iommu= on the
+# kernel's command line: vtd, amd-vi or virtio)
+vm_iommu_model() {
+	sed -n 's/.*gpuiso_iommu=\([a-z-]*\).*/\1/p' /proc/cmdline
+}
+
 # vm_kernel_faults BDF: the pages (in decimal, sorted, each once) the kernel
 # reported blocked DMA of PCI device BDF at, in the words of the guest's IOMMU
 # (gpuiso_iommu= on the command line; hw/vfio/faultlog.h):
@@ -173,7 +179,7 @@ vm_record_drm_perf() {
 # edu moves), so a page is listed once however often it was reported.
 vm_kernel_faults() {
 	local bdf=${1#0000:} model bus dev fn
-	model=$(sed -n 's/.*gpuiso_iommu=\([a-z-]*\).*/\1/p' /proc/cmdline)
+	model=$(vm_iommu_model)
 	bus=${bdf%%:*} dev=${bdf#*:} fn=${bdf##*.}
 	dev=${dev%.*}
 	case $model in
