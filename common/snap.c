@@ -106,10 +106,11 @@ struct snap {
 	struct page_region vec[SNAP_VEC];
 };
 
-static void say(char *why, size_t whylen, const char *fmt, const char *what, int err)
+/* "WHAT: strerror(ERR)NOTE" into @why */
+static void say(char *why, size_t whylen, const char *what, int err, const char *note)
 {
 	if (whylen)
-		snprintf(why, whylen, fmt, what, strerror(err));
+		snprintf(why, whylen, "%s: %s%s", what, strerror(err), note);
 }
 
 /* The range holding @addr, or NULL. */
@@ -299,7 +300,7 @@ static int watch_all(struct snap *sn, char *why, size_t whylen)
 
 	if (fd < 0 || !buf) {
 		rc = fd < 0 ? -errno : -ENOMEM;
-		say(why, whylen, "%s: %s", path, -rc);
+		say(why, whylen, path, -rc, "");
 		goto close_maps;
 	}
 	for (ssize_t n; (n = read(fd, buf + len, cap - 1 - len)) > 0;)
@@ -334,7 +335,8 @@ static int watch_all(struct snap *sn, char *why, size_t whylen)
 			rc = watch_except_own(sn, start, end);
 		}
 		if (rc)
-			say(why, whylen, "watching %s: %s", *name ? name : "anonymous memory", -rc);
+			snprintf(why, whylen, "watching %s: %s", *name ? name : "anonymous memory",
+				 strerror(-rc));
 	}
 close_maps:
 	if (fd >= 0)
@@ -398,26 +400,26 @@ static int snap_new(struct snap **out, char *why, size_t whylen)
 	sn->uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
 	if (sn->uffd < 0) {
 		rc = -errno;
-		say(why, whylen, "%s: %s", "userfaultfd", -rc);
+		say(why, whylen, "userfaultfd", -rc, "");
 		rc = rc == -ENOMEM ? rc : -EOPNOTSUPP;
 		goto close_snap;
 	}
 	if (ioctl(sn->uffd, UFFDIO_API, &api)) {
 		rc = -EOPNOTSUPP;
-		say(why, whylen, "%s: %s (asynchronous write-protect needs Linux 6.7)",
-		    "userfaultfd", errno);
+		say(why, whylen, "userfaultfd", errno,
+		    " (asynchronous write-protect needs Linux 6.7)");
 		goto close_snap;
 	}
 	sn->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (sn->pagemap < 0) {
 		rc = -errno;
-		say(why, whylen, "%s: %s", "/proc/self/pagemap", -rc);
+		say(why, whylen, "/proc/self/pagemap", -rc, "");
 		rc = -EOPNOTSUPP;
 		goto close_snap;
 	}
 	if (pagemap_scan_missing(sn)) {
 		rc = -EOPNOTSUPP;
-		say(why, whylen, "%s: %s (it needs Linux 6.7)", "PAGEMAP_SCAN", errno);
+		say(why, whylen, "PAGEMAP_SCAN", errno, " (it needs Linux 6.7)");
 		goto close_snap;
 	}
 	*out = sn;
