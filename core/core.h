@@ -393,11 +393,13 @@ void core_set_irql(struct core *core, enum core_irql irql);
 const struct core_violation *core_bugcheck(const struct core *core);
 
 /**
- * core_internal_errors() - impossible states the model met: bugs of gpuiso,
- * not findings about the driver (each is also logged as it happens).
+ * core_internal_errors() - impossible states the model met and checks its
+ * backend found broken (WARN_ON(), common/warn.h): bugs of gpuiso, not
+ * findings about the driver (each is also logged as it happens).
  * @core: the model.
- * @first: out: the first, with its event index and timestamp (.code is
- * meaningless), or NULL when there were none.
+ * @first: out: the model's first, with its event index and timestamp
+ * (.code is meaningless), or NULL when the model met none (the backend's
+ * say where they are in the log).
  *
  * Return: how many.
  */
@@ -443,7 +445,13 @@ int core_iommu_disable(struct core *core, unsigned int adapter);
 int core_alloc_contiguous(struct core *core, unsigned int adapter, uint64_t bytes,
 			  enum cache_type cache, core_handle_t *h, iova_t *logical);
 
-/** core_free_contiguous() - DxgkCbFreeContiguousMemory. @core, @adapter, @h: as allocated. */
+/**
+ * core_free_contiguous() - DxgkCbFreeContiguousMemory.
+ * @core, @adapter, @h: as allocated.
+ *
+ * Return: 0, -EINVAL (not a live allocation of @adapter: a violation says
+ * which), or -ENODEV or -ESHUTDOWN as every callback (no adapter, after a bugcheck).
+ */
 int core_free_contiguous(struct core *core, unsigned int adapter, core_handle_t h);
 
 /**
@@ -458,7 +466,12 @@ int core_free_contiguous(struct core *core, unsigned int adapter, core_handle_t 
  */
 int core_alloc_mdl(struct core *core, unsigned int adapter, uint64_t bytes, core_handle_t *h);
 
-/** core_free_mdl() - DxgkCbFreePagesFromMdl. @core, @adapter, @h: the MDL. */
+/**
+ * core_free_mdl() - DxgkCbFreePagesFromMdl.
+ * @core, @adapter, @h: the MDL.
+ *
+ * Return: as core_free_contiguous().
+ */
 int core_free_mdl(struct core *core, unsigned int adapter, core_handle_t h);
 
 /**
@@ -469,6 +482,9 @@ int core_free_mdl(struct core *core, unsigned int adapter, core_handle_t h);
  * @mdl: the MDL.
  * @h: out: the mapping handle.
  * @logical: out: device address of the first page (may be NULL).
+ *
+ * Return: 0, -EINVAL (not a live MDL of @adapter), -ENOMEM, -EPERM (a
+ * deprecated callback refused), or -ENODEV or -ESHUTDOWN as every callback (no adapter, after a bugcheck).
  */
 int core_map_mdl(struct core *core, unsigned int adapter, core_handle_t mdl, core_handle_t *h,
 		 iova_t *logical);
@@ -500,7 +516,12 @@ int core_driver_mdl_create(struct core *core, unsigned int adapter, uint64_t byt
  */
 int core_driver_mdl_free(struct core *core, unsigned int adapter, core_handle_t h);
 
-/** core_unmap_mdl() - DxgkCbUnmapMdlFromIoMmu. @core, @adapter, @h: the mapping. */
+/**
+ * core_unmap_mdl() - DxgkCbUnmapMdlFromIoMmu.
+ * @core, @adapter, @h: the mapping.
+ *
+ * Return: as core_free_contiguous().
+ */
 int core_unmap_mdl(struct core *core, unsigned int adapter, core_handle_t h);
 
 /*
@@ -541,11 +562,28 @@ int core_pmo_create(struct core *core, unsigned int adapter, uint64_t bytes,
  */
 int core_pmo_create_io(struct core *core, unsigned int adapter, uint64_t base, uint64_t bytes,
 		       enum cache_type cache, core_handle_t *h);
-/** core_pmo_destroy() - destroy a PMO with nothing outstanding on it. @core, @adapter, @h. */
+/**
+ * core_pmo_destroy() - destroy a PMO with nothing outstanding on it.
+ * @core, @adapter, @h: the PMO.
+ *
+ * Return: 0, -EINVAL (not a live PMO of @adapter), -EBUSY (opened, viewed
+ * or mapped still), or -ENODEV or -ESHUTDOWN as every callback (no adapter, after a bugcheck).
+ */
 int core_pmo_destroy(struct core *core, unsigned int adapter, core_handle_t h);
-/** core_pmo_open() - another reference to a PMO. @core, @adapter, @pmo, @h: out. */
+/**
+ * core_pmo_open() - another reference to a PMO.
+ * @core, @adapter, @pmo: the PMO.
+ * @h: out: the reference.
+ *
+ * Return: 0, -EINVAL (not a live PMO of @adapter), -ENOMEM, or -ENODEV or -ESHUTDOWN as every callback (no adapter, after a bugcheck).
+ */
 int core_pmo_open(struct core *core, unsigned int adapter, core_handle_t pmo, core_handle_t *h);
-/** core_pmo_close() - drop a reference from core_pmo_open(). @core, @adapter, @h. */
+/**
+ * core_pmo_close() - drop a reference from core_pmo_open().
+ * @core, @adapter, @h: the reference.
+ *
+ * Return: as core_free_contiguous().
+ */
 int core_pmo_close(struct core *core, unsigned int adapter, core_handle_t h);
 
 /**
@@ -584,7 +622,12 @@ struct core_view_info {
  * Return: 0, or -EINVAL when @h is not a live view.
  */
 int core_view_info(struct core *core, core_handle_t h, struct core_view_info *info);
-/** core_pmo_unmap_cpu() - drop a view. @core, @adapter, @h. */
+/**
+ * core_pmo_unmap_cpu() - drop a view.
+ * @core, @adapter, @h: the view.
+ *
+ * Return: as core_free_contiguous().
+ */
 int core_pmo_unmap_cpu(struct core *core, unsigned int adapter, core_handle_t h);
 
 /**
@@ -647,7 +690,12 @@ int core_cpu_access(struct core *core, unsigned int adapter, core_handle_t h, ui
  */
 int core_adl_alloc(struct core *core, unsigned int adapter, core_handle_t pmo, uint64_t offset,
 		   uint64_t bytes, core_handle_t *h);
-/** core_adl_free() - unlock and unmap an ADL. @core, @adapter, @h. */
+/**
+ * core_adl_free() - unlock and unmap an ADL.
+ * @core, @adapter, @h: the ADL.
+ *
+ * Return: as core_free_contiguous().
+ */
 int core_adl_free(struct core *core, unsigned int adapter, core_handle_t h);
 
 struct core_adl_info {
@@ -656,7 +704,13 @@ struct core_adl_info {
 	iova_t base;     /* device address of the first page */
 	uint64_t pages;
 };
-/** core_adl_info() - describe an ADL. @core, @h, @info: out. */
+/**
+ * core_adl_info() - describe an ADL.
+ * @core, @h: the ADL.
+ * @info: out.
+ *
+ * Return: 0, or -EINVAL when @h is not a live ADL.
+ */
 int core_adl_info(struct core *core, core_handle_t h, struct core_adl_info *info);
 
 /* --- VidMm --- */
@@ -679,6 +733,9 @@ int core_alloc_create(struct core *core, unsigned int adapter, uint64_t bytes,
 /**
  * core_alloc_destroy() - destroy an allocation (unmapping what VidMm mapped).
  * @core, @adapter, @h: the allocation, as created.
+ *
+ * Return: 0, -EINVAL (not a live allocation of @adapter), or -ENODEV or
+ * -ESHUTDOWN as every VidMm operation.
  */
 int core_alloc_destroy(struct core *core, unsigned int adapter, core_handle_t h);
 /**
@@ -706,6 +763,10 @@ int core_map_aperture(struct core *core, unsigned int adapter, core_handle_t h,
 /**
  * core_unmap_aperture() - UNMAP_APERTURE_SEGMENT; the CPU-visible address dies.
  * @core, @adapter, @h: the allocation, as mapped.
+ *
+ * Return: 0, -EINVAL (not an allocation of @adapter mapped in the aperture),
+ * what every VidMm operation's entry refuses (-ENODEV, -ESHUTDOWN), or the
+ * KMD's paging operation's error.
  */
 int core_unmap_aperture(struct core *core, unsigned int adapter, core_handle_t h);
 
@@ -729,11 +790,17 @@ int core_transfer(struct core *core, unsigned int adapter, core_handle_t h, enum
  * @core: the model.
  * @adapter: index.
  * @h: out: the fence.
+ *
+ * Return: 0, -ENOMEM (no page, no handle, no page table), or -ENODEV or
+ * -ESHUTDOWN as every VidMm operation.
  */
 int core_fence_create(struct core *core, unsigned int adapter, core_handle_t *h);
 /**
  * core_fence_destroy() - unmap and free a monitored fence.
  * @core, @adapter, @h: the fence, as created.
+ *
+ * Return: 0, -EINVAL (not a live fence of @adapter), or -ENODEV or
+ * -ESHUTDOWN as every VidMm operation.
  */
 int core_fence_destroy(struct core *core, unsigned int adapter, core_handle_t h);
 
@@ -862,6 +929,9 @@ int core_fb_pin(struct core *core, unsigned int adapter, unsigned int caller, un
  * core_fb_unpin() - DxgkCbUnpinFrameBufferForSave.
  * @core, @adapter, @caller: as for core_fb_pin().
  * @mdl: from core_fb_pin().
+ *
+ * Return: 0, -EINVAL (not a pinned save area: a violation says why), or
+ * what every save-area callback's entry refuses (core_fb_pin()).
  */
 int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, core_handle_t mdl);
 /**
@@ -874,6 +944,9 @@ int core_fb_unpin(struct core *core, unsigned int adapter, unsigned int caller, 
  * @offset: byte offset (page aligned).
  * @bytes: length.
  * @view: out: a view for core_view_rw().
+ *
+ * Return: 0, -EINVAL (a range outside the section, not page aligned),
+ * -ENOMEM, or what every save-area callback's entry refuses (core_fb_pin()).
  */
 int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int caller,
 		      unsigned int phys, uint64_t offset, uint64_t bytes, core_handle_t *view);
@@ -881,6 +954,8 @@ int core_fb_map_chunk(struct core *core, unsigned int adapter, unsigned int call
  * core_fb_unmap_chunk() - DxgkCbUnmapFrameBufferPointer.
  * @core, @adapter, @caller: as for core_fb_map_chunk().
  * @view: from core_fb_map_chunk().
+ *
+ * Return: as core_fb_unpin(), for a mapped save-area chunk.
  */
 int core_fb_unmap_chunk(struct core *core, unsigned int adapter, unsigned int caller,
 			core_handle_t view);
@@ -912,6 +987,8 @@ int core_fb_save_size(struct core *core, unsigned int adapter, unsigned int phys
  * @bytes: out: the bytes of it the current (or last) power-down saves, as
  *         the driver said when asked (all of it until then).
  * @section_off: out.
+ *
+ * Return: 0, or -ENOENT when there is no such adapter or physical adapter.
  */
 int core_fb_region(struct core *core, unsigned int adapter, unsigned int phys,
 		   uint64_t *vram_off, uint64_t *bytes, uint64_t *section_off);

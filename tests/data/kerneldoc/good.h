@@ -34,7 +34,7 @@ size_t thing_count(void) __attribute__((pure));
 /** thing_log() - an attribute and varargs. @fmt: printf format. */
 __attribute__((format(printf, 1, 2))) void thing_log(const char *fmt, ...);
 
-/** thing_id() - a static inline helper. @t: the thing. */
+/** thing_id() - a static inline helper. @t: the thing. Return: 1, or 0 for none. */
 static inline int thing_id(const struct thing *t)
 {
 	return t ? 1 : 0;
