@@ -179,6 +179,16 @@ void hwc_stats(struct core *c, struct hw_stats *stats)
 	c->hw->ops->stats(c->hw, stats);
 }
 
+/* The model's impossible states, and the backend's broken checks: both bugs of gpuiso. */
+uint64_t core_internal_errors(const struct core *core, const struct core_violation **first)
+{
+	struct hw_stats st;
+
+	core->hw->ops->stats(core->hw, &st);
+	*first = core->internal_errors ? &core->first_internal : NULL;
+	return core->internal_errors + st.internal_errors;
+}
+
 int hwc_state_digest(struct core *c, bool full, uint64_t *digest)
 {
 	uint64_t (*fn)(struct hw *hw) = full ? c->hw->ops->state_digest_full

@@ -361,18 +361,19 @@ void internal_error(struct core *c, const char *fmt, ...) __attribute__((format(
  * so that a run of a release build goes on and reports it. Debug and
  * sanitizer builds (GPUISO_WARN_ABORT in config.h) abort as well: there a
  * broken precondition stops the test or fuzz target at the place it broke,
- * with the sanitizer's stack, rather than at the wrong verdict it leads to.
- *
- * Return: true, so that CORE_WARN_ON() is the value of its condition.
+ * with the sanitizer's stack, rather than at the wrong verdict it leads to
+ * (warn_stop(), common/warn.h).
  */
-bool internal_warn(struct core *c, const char *file, int line, const char *cond);
+void internal_warn(struct core *c, const char *file, int line, const char *cond)
+	__attribute__((cold));
 
 /*
  * CORE_WARN_ON() - the value of @cond; when it holds, a precondition of the
  * model is broken: internal_warn() reports it (and aborts in debug and
  * sanitizer builds). Used as the kernel's WARN_ON(): if (CORE_WARN_ON(c, x)) return;
  */
-#define CORE_WARN_ON(c, cond) ((cond) ? internal_warn((c), __FILE__, __LINE__, #cond) : false)
+#define CORE_WARN_ON(c, cond) \
+	((cond) ? (internal_warn((c), __FILE__, __LINE__, #cond), true) : false)
 
 /**
  * adapter_error() - note a finding about the adapter that does not stop it

@@ -8,7 +8,7 @@
 #define LOG_PREFIX "verifier"
 #include "common/log.h"
 #include "common/array.h"
-#include "config.h"
+#include "common/warn.h"
 #include "internal.h"
 
 static const char *const violation_names[CORE_V_NVIOLATIONS] = {
@@ -130,20 +130,11 @@ void internal_error(struct core *c, const char *fmt, ...)
 	}
 }
 
-bool internal_warn(struct core *c, const char *file, int line, const char *cond)
+void internal_warn(struct core *c, const char *file, int line, const char *cond)
 {
 	internal_error(c, "WARN_ON(%s) at %s:%d: a precondition of the model is broken", cond, file,
 		       line);
-#if GPUISO_WARN_ABORT
-	abort(); /* a debug or sanitizer build: stop where it broke (internal.h) */
-#endif
-	return true;
-}
-
-uint64_t core_internal_errors(const struct core *core, const struct core_violation **first)
-{
-	*first = core->internal_errors ? &core->first_internal : NULL;
-	return core->internal_errors;
+	warn_stop(); /* a debug or sanitizer build: stop where it broke (common/warn.h) */
 }
 
 const struct core_violation *core_violations(const struct core *core, size_t *n)

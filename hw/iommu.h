@@ -6,8 +6,9 @@
 
 /*
  * The backend interface: one ops table in front of interchangeable IOMMU
- * backends (hw/sim, later hw/vfio). The core never calls a backend directly:
- * core/hwcall.c is its one way to these ops, and checks what each returns.
+ * backends (hw/sim and hw/vfio, made by the factory of hw/backend.h). The
+ * core never calls a backend directly: core/hwcall.c is its one way to these
+ * ops, and checks what each returns.
  *
  * A backend owns IOMMU domains (each an I/O page table), devices (the
  * physical adapters: each a GPU with VRAM and a copy engine with a work
@@ -109,6 +110,7 @@ struct hw_stats {
 	uint64_t faults_unreported;   /* of those, known from the domain's mappings only: the platform's report did not come */
 	uint64_t stale_hits;          /* accesses translated by an IOTLB entry whose PTE is gone */
 	uint64_t requests;            /* map and unmap requests to the host (virtio-iommu) */
+	uint64_t internal_errors;     /* the backend's broken checks (WARN_ON(), common/warn.h): bugs of gpuiso */
 	uint64_t modeled_ns;          /* device time the cost model assigns to all of the above */
 };
 

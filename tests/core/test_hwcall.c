@@ -185,3 +185,30 @@ Test(hwcall, an_expected_backend_error_refuses_the_operation_only)
 	unwrap(&fx);
 	fx_fini(&fx);
 }
+
+static void stats_with_a_broken_check(struct hw *hw, struct hw_stats *stats)
+{
+	real->stats(hw, stats);
+	stats->internal_errors++;
+}
+
+static void broken_backend_check(struct hw_ops *ops)
+{
+	ops->stats = stats_with_a_broken_check;
+}
+
+/* A check the backend found broken (WARN_ON()) is a bug of gpuiso: model_sound breaks. */
+Test(hwcall, a_broken_check_of_the_backend_is_an_internal_error)
+{
+	const struct core_violation *first;
+	struct fx fx;
+
+	fx_defaults(&fx);
+	fx_start(&fx);
+	cr_assert_eq(core_internal_errors(fx.core, &first), 0);
+	wrap(&fx, broken_backend_check);
+	cr_assert_eq(core_internal_errors(fx.core, &first), 1);
+	cr_assert_null(first, "the model met none itself: the backend's is in the log");
+	unwrap(&fx);
+	fx_fini(&fx);
+}
