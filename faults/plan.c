@@ -261,6 +261,8 @@ int fault_plan_load(const char *path, struct fault_plan *plan, char *err, size_t
 		fault_plan_parse(d, &f[0], &f[1], plan);
 	if (yaml_close(d, err, errlen) && !rc)
 		rc = -EINVAL;
+	if (rc)
+		fault_plan_free(plan); /* a failed constructor leaves nothing */
 	return rc;
 }
 

@@ -39,7 +39,7 @@ struct fault_plan {
 /**
  * fault_plan_load() - read a faults file.
  * @path: the file.
- * @plan: out: the plan; fault_plan_free() it (also after an error).
+ * @plan: out: the plan; fault_plan_free() it. After an error, empty.
  * @err: out: errors as "FILE:LINE:COL: error: ..." lines.
  * @errlen: size of @err.
  *

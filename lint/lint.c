@@ -72,6 +72,7 @@ int lint_driver(const char *path, struct lint_report *rep, char *err, size_t err
 			continue;
 		if (array_reserve(&rep->findings, &cap, rep->nfindings, sizeof(f))) {
 			snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+			lint_report_free(rep); /* a failed constructor leaves nothing */
 			return -ENOMEM;
 		}
 		rep->findings[rep->nfindings++] = f;

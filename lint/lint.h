@@ -63,7 +63,7 @@ bool lint_check(const struct pe_import *imp, enum lint_kind *kind, const struct 
 /**
  * lint_driver() - read a driver image and scan its imports, delay-load ones included.
  * @path: the image (.sys, PE32+).
- * @rep: out: the imports and findings; lint_report_free() it (also after an error).
+ * @rep: out: the imports and findings; lint_report_free() it. After an error, empty.
  * @err: out: on error, one line saying where and what (no newline).
  * @errlen: size of @err.
  *

@@ -400,6 +400,8 @@ int pe_imports_parse(const char *label, const uint8_t *data, size_t size, struct
 	if (!rc && c.delay_imports.rva)
 		rc = pe_delay_dir(&c);
 	free(c.sections);
+	if (rc)
+		pe_imports_free(imp); /* a failed constructor leaves nothing */
 	return rc;
 }
 
@@ -460,8 +462,10 @@ int pe_imports_read(const char *path, struct pe_imports *imp, char *err, size_t 
 		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(-rc));
 	} else {
 		rc = pe_imports_parse(path, buf, len, imp, err, errlen);
-		imp->owned = buf; /* what the names point into, whatever the parse said */
-		buf = NULL;
+		if (!rc) {
+			imp->owned = buf; /* what the names point into */
+			buf = NULL;
+		}
 	}
 	free(buf);
 close_file:

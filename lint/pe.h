@@ -44,7 +44,7 @@ struct pe_imports {
  * @label: what messages call the image (its path).
  * @data: the image's bytes; the names returned point into them.
  * @size: how many.
- * @imp: out: the imports; pe_imports_free() them (also after an error).
+ * @imp: out: the imports; pe_imports_free() them. After an error, empty.
  * @err: out: on error, one line "LABEL: where: what" (no newline).
  * @errlen: size of @err.
  *
@@ -59,8 +59,8 @@ int pe_imports_parse(const char *label, const uint8_t *data, size_t size, struct
 /**
  * pe_imports_read() - read a file and list its imports (pe_imports_parse()).
  * @path: the file.
- * @imp: out: the imports, which own the file's bytes; pe_imports_free() them
- *       (also after an error).
+ * @imp: out: the imports, which own the file's bytes; pe_imports_free() them.
+ *       After an error, empty.
  * @err: out: on error, one line "PATH: what" (no newline).
  * @errlen: size of @err.
  *

@@ -35,7 +35,7 @@ struct trim_units {
  * trim_units_build() - the units of @n events.
  * @ev: the events, in trace order.
  * @n: how many (below 2^32).
- * @u: out: the units (trim_units_free() them, also after an error).
+ * @u: out: the units (trim_units_free() them; after an error, empty).
  *
  * Return: 0, -ENOMEM, -E2BIG (too many events).
  */

@@ -241,6 +241,8 @@ int trim_units_build(const struct wl_event *ev, size_t n, struct trim_units *u)
 	u64map_fini(&w.live);
 	u64map_fini(&w.dead);
 	u64map_fini(&w.down);
+	if (rc)
+		trim_units_free(u); /* a failed constructor leaves nothing */
 	return rc;
 }
 
