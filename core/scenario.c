@@ -34,7 +34,7 @@
 /* How messages name the end of the physical address space the model simulates. */
 #define ADDR_SPACE_END "0x10000000000000 (4096TiB)"
 _Static_assert(PHYSMEM_MAX_ADDR == (uint64_t)1 << 52, "ADDR_SPACE_END names PHYSMEM_MAX_ADDR");
-_Static_assert(SIM_MAX_VRAM == PHYSMEM_MAX_ADDR, "one bound for RAM and VRAM in messages");
+_Static_assert(HW_MACHINE_MAX_VRAM == PHYSMEM_MAX_ADDR, "one bound for RAM and VRAM in messages");
 
 /* Report a missing required key of the mapping @map (value of @owner). */
 static void err_missing(struct yaml_doc *d, struct fy_node *map, struct fy_node *owner,
@@ -383,10 +383,10 @@ static const char *const phys_keys[PF_N] = {
 	"vram", "fb_save_size", "reserved", "populated_from_system",
 };
 
-/* VRAM the simulator can give a GPU (sim_create()): whole pages, at most SIM_MAX_VRAM; 0 is none. */
+/* VRAM a machine's GPU may have (hw/backend.h): whole pages, at most HW_MACHINE_MAX_VRAM; 0 is none. */
 static void check_vram(struct yaml_doc *d, const struct yaml_field *f, uint64_t v)
 {
-	if (v > SIM_MAX_VRAM)
+	if (v > HW_MACHINE_MAX_VRAM)
 		yaml_field_error(d, f, "%s is more than a simulated GPU can have: at most "
 				 ADDR_SPACE_END, fy_node_get_scalar0(f->val));
 	else if (!ALIGNED(v, GPUISO_PAGE_SIZE))
@@ -507,10 +507,10 @@ static struct fy_node *parse_adapter(struct yaml_doc *d, struct fy_node *item, c
 	ad->nphys = (size_t)n;
 	while ((p = yaml_items(d, &f[AF_PHYS], &it, &k, pctx))) {
 		parse_phys(d, p, pctx, &ad->phys[k]);
-		if (++*ndevs == SIM_MAX_DEVS + 1)
+		if (++*ndevs == HW_MACHINE_MAX_GPUS + 1)
 			yaml_error(d, p, NULL,
 				   "%s: physical adapter %zu of the file: the simulator models at most %u",
-				   pctx, *ndevs, SIM_MAX_DEVS);
+				   pctx, *ndevs, HW_MACHINE_MAX_GPUS);
 	}
 	return name_node;
 }
@@ -556,46 +556,41 @@ static void parse_adapters(struct yaml_doc *d, const struct yaml_field *f,
 	free(names);
 }
 
-/* ---- cost model -------------------------------------------------------- */
+/* ---- the backend's own settings ---------------------------------------- */
 
-static const struct {
-	const char *key;
-	size_t off;
-	bool nonzero; /* a divisor */
-} cost_fields[] = {
-	{ "clock_mhz", offsetof(struct sim_cost_model, clock_mhz), true },
-	{ "pte_write", offsetof(struct sim_cost_model, pte_write), false },
-	{ "pt_walk_level", offsetof(struct sim_cost_model, pt_walk_level), false },
-	{ "iotlb_hit", offsetof(struct sim_cost_model, iotlb_hit), false },
-	{ "iotlb_miss", offsetof(struct sim_cost_model, iotlb_miss), false },
-	{ "iotlb_invalidate", offsetof(struct sim_cost_model, iotlb_invalidate), false },
-	{ "dma_setup", offsetof(struct sim_cost_model, dma_setup), false },
-	{ "bytes_per_cycle", offsetof(struct sim_cost_model, bytes_per_cycle), true },
-	{ "request", offsetof(struct sim_cost_model, request), false },
-};
-
-#define NCOST ARRAY_SIZE(cost_fields)
-
-static void parse_cost(struct yaml_doc *d, struct fy_node *map, struct fy_node *owner,
-		       struct sim_cost_model *cost)
+/*
+ * iommu: and cost_model: are the backend's (hw/backend.h): kept as written,
+ * with where each is, for the backend to read; here only their shape (a
+ * mapping of scalars) is checked.
+ */
+static void parse_settings(struct yaml_doc *d, struct fy_node *map, struct fy_node *owner,
+			   const char *section, struct scenario *scn)
 {
-	const char *names[NCOST];
-	struct yaml_field f[NCOST];
-	uint32_t v;
-	size_t i;
+	struct fy_node_pair *pair;
+	void *it = NULL;
 
-	for (i = 0; i < NCOST; i++)
-		names[i] = cost_fields[i].key;
-	if (!yaml_fields(d, map, owner, "cost_model", names, NCOST, f))
+	if (!map || !fy_node_is_mapping(map)) {
+		yaml_error(d, map, owner, "%s: expected a mapping", section);
 		return;
-	for (i = 0; i < NCOST; i++) {
-		if (!f[i].key || !yaml_u32(d, &f[i], &v))
-			continue;
-		if (cost_fields[i].nonzero && !v) {
-			yaml_field_error(d, &f[i], "must not be zero");
+	}
+	while ((pair = fy_node_mapping_iterate(map, &it))) {
+		struct yaml_field f = { .key = fy_node_pair_key(pair), .val = fy_node_pair_value(pair) };
+		const char *key = f.key && fy_node_is_scalar(f.key) ? fy_node_get_scalar0(f.key) : NULL;
+		const char *value;
+		int kl, kc, vl, vc;
+
+		if (!key) {
+			yaml_error(d, f.key, map, "%s: keys must be plain strings", section);
 			continue;
 		}
-		memcpy((char *)cost + cost_fields[i].off, &v, sizeof(v));
+		snprintf(f.name, sizeof(f.name), "%s.%s", section, key);
+		value = yaml_str(d, &f, "a scalar");
+		if (!value)
+			continue;
+		if (!yaml_pos(f.key, &kl, &kc) || !yaml_pos(f.val, &vl, &vc))
+			kl = kc = vl = vc = 0;
+		if (hw_settings_add(&scn->settings, f.name, value, kl, kc, vl, vc))
+			yaml_nomem(d);
 	}
 }
 
@@ -604,29 +599,6 @@ static void parse_cost(struct yaml_doc *d, struct fy_node *map, struct fy_node *
 enum { TF_SYSTEM, TF_REGISTRY, TF_ADAPTERS, TF_COST, TF_BACKEND, TF_IOMMU, TF_N };
 static const char *const top_keys[TF_N] = { "system", "registry", "adapters", "cost_model",
 					    "backend", "iommu" };
-
-/* iommu: {model: vtd|amd-vi|virtio}: the simulator's model, and its default costs. */
-static void parse_iommu(struct yaml_doc *d, struct fy_node *map, struct fy_node *owner,
-			struct scenario *scn)
-{
-	static const char *const keys[] = { "model" };
-	struct yaml_field f[1];
-	const char *s;
-	int m;
-
-	if (!yaml_fields(d, map, owner, "iommu", keys, 1, f) || !f[0].key)
-		return;
-	s = yaml_str(d, &f[0], "vtd, amd-vi or virtio");
-	if (!s)
-		return;
-	m = hw_iommu_model_parse(s);
-	if (m < 0) {
-		yaml_field_error(d, &f[0], "'%s' is no IOMMU model: vtd, amd-vi or virtio", s);
-		return;
-	}
-	scn->iommu_model = (enum hw_iommu_model)m;
-	sim_cost_default(scn->iommu_model, &scn->cost);
-}
 
 /* A backend name (hw/backend.h, docs/backends.md); the command line's --backend wins. */
 static void parse_backend(struct yaml_doc *d, const struct yaml_field *f, struct scenario *scn)
@@ -668,11 +640,10 @@ static void parse_root(struct yaml_doc *d, struct fy_node *root, struct scenario
 		err_missing(d, root, NULL, "", "adapters");
 	else
 		parse_adapters(d, &f[TF_ADAPTERS], scn);
-	/* the model's default costs first, then what cost_model: says */
 	if (f[TF_IOMMU].key)
-		parse_iommu(d, f[TF_IOMMU].val, f[TF_IOMMU].key, scn);
+		parse_settings(d, f[TF_IOMMU].val, f[TF_IOMMU].key, "iommu", scn);
 	if (f[TF_COST].key)
-		parse_cost(d, f[TF_COST].val, f[TF_COST].key, &scn->cost);
+		parse_settings(d, f[TF_COST].val, f[TF_COST].key, "cost_model", scn);
 	if (f[TF_BACKEND].key)
 		parse_backend(d, &f[TF_BACKEND], scn);
 }
@@ -685,21 +656,27 @@ int scenario_load(const char *path, struct scenario *scn, char *errbuf, size_t e
 	if (errbuf && errlen)
 		errbuf[0] = '\0';
 	memset(scn, 0, sizeof(*scn));
-	sim_cost_default(HW_MODEL_VTD, &scn->cost);
 	if (!path)
 		return -EINVAL;
+	ret = -ENOMEM;
 	scn->path = strdup(path);
-	if (!scn->path)
-		return -ENOMEM;
+	scn->settings.file = strdup(path);
+	if (!scn->path || !scn->settings.file)
+		goto free_scenario;
 	ret = yaml_open(path, &d);
 	if (ret == -ENOMEM)
-		return ret;
+		goto free_scenario;
 	/* After syntax errors there is no document to walk, only errors to report. */
 	if (!ret)
 		parse_root(d, yaml_root(d), scn);
 	report = yaml_close(d, errbuf, errlen);
 	/* A file that cannot be opened is -ENOENT, whatever else its report says. */
-	return ret == -ENOENT || yaml_error_is_environment(ret) ? ret : report;
+	ret = ret == -ENOENT || yaml_error_is_environment(ret) ? ret : report;
+	if (!ret)
+		return 0;
+free_scenario:
+	scenario_free(scn); /* a failed constructor leaves nothing (docs/architecture.md) */
+	return ret;
 }
 
 int scenario_defaults(struct scenario *scn)
@@ -707,7 +684,6 @@ int scenario_defaults(struct scenario *scn)
 	struct scn_adapter *ad;
 
 	memset(scn, 0, sizeof(*scn));
-	sim_cost_default(HW_MODEL_VTD, &scn->cost);
 
 	/* 64 GiB: 2 GiB below the 32-bit MMIO hole, the rest above 4 GiB. */
 	scn->system.os_memory_map = calloc(2, sizeof(*scn->system.os_memory_map));
@@ -774,6 +750,7 @@ void scenario_free(struct scenario *scn)
 		free(ad->phys);
 	}
 	free(scn->adapters);
+	hw_settings_free(&scn->settings);
 	memset(scn, 0, sizeof(*scn));
 }
 
@@ -787,36 +764,24 @@ uint64_t scenario_memory_top(const struct scn_system *sys)
 	return top;
 }
 
-int scenario_backend_open(const struct scenario *scn, const char *name, struct hw_backend *be,
-			  char *err, size_t errlen)
+int scenario_machine(const struct scenario *scn, struct hw_machine *m, uint64_t **vram)
 {
-	struct hw_machine m = {
+	unsigned int ngpus = 0;
+
+	for (size_t i = 0; i < scn->nadapters; i++)
+		ngpus += (unsigned int)scn->adapters[i].nphys;
+	*vram = calloc(ngpus ? ngpus : 1, sizeof(**vram));
+	if (!*vram)
+		return -ENOMEM;
+	for (size_t i = 0, g = 0; i < scn->nadapters; i++)
+		for (size_t j = 0; j < scn->adapters[i].nphys; j++)
+			(*vram)[g++] = scn->adapters[i].phys[j].vram;
+	*m = (struct hw_machine){
 		.memory = { .ram = scn->system.os_memory_map, .nram = scn->system.nmap,
 			    .commit_limit = scn->system.commit_limit,
 			    .lockable_limit = scn->system.lockable_limit },
-		.cost = scn->cost,
-		.iommu_model = scn->iommu_model,
+		.ngpus = ngpus,
+		.vram = *vram,
 	};
-	struct hw_backend_name bn;
-	uint64_t *vram;
-	int rc;
-
-	memset(be, 0, sizeof(*be));
-	rc = hw_backend_parse(name ? name : scn->backend ? scn->backend : "sim", &bn, err, errlen);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < scn->nadapters; i++)
-		m.ngpus += (unsigned int)scn->adapters[i].nphys;
-	vram = calloc(m.ngpus ? m.ngpus : 1, sizeof(*vram));
-	if (!vram) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (size_t i = 0, g = 0; i < scn->nadapters; i++)
-		for (size_t j = 0; j < scn->adapters[i].nphys; j++)
-			vram[g++] = scn->adapters[i].phys[j].vram;
-	m.vram = vram;
-	rc = hw_backend_open(&bn, &m, be, err, errlen);
-	free(vram);
-	return rc;
+	return 0;
 }

@@ -5,7 +5,6 @@
 #include "common/range.h"
 #include "common/types.h"
 #include "hw/backend.h"
-#include "hw/sim/cost.h"
 
 /*
  * A scenario: the machine (installed memory, OS memory map, limits), the
@@ -82,15 +81,15 @@ struct scenario {
 	struct scn_registry registry;
 	struct scn_adapter *adapters;
 	size_t nadapters;
-	enum hw_iommu_model iommu_model; /* the simulator's (iommu: model:), VT-d by default */
-	struct sim_cost_model cost; /* the model's defaults overridden by cost_model: */
+	struct hw_settings settings; /* iommu: and cost_model:, for the backend to read */
 	char *backend;              /* backend: "sim" or "vfio:BDF", or NULL (the simulator) */
 };
 
 /**
  * scenario_load() - read and validate a scenario YAML file.
  * @path: the file.
- * @scn: out: the scenario; free with scenario_free() (also after an error).
+ * @scn: out: the scenario; free with scenario_free(). After an error it is
+ *       empty (zeroed): nothing to free.
  * @errbuf: out: on error, one or more lines "file:line:col: error: ..." (NUL terminated).
  * @errlen: size of @errbuf.
  *
@@ -124,19 +123,14 @@ void scenario_free(struct scenario *scn);
 uint64_t scenario_memory_top(const struct scn_system *sys);
 
 /**
- * scenario_backend_open() - the backend a scenario's machine runs on: its
- * memory, limits and one GPU per physical adapter (hw_backend_open()).
- * @scn: the scenario.
- * @name: the backend (sim, vfio:BDF[,iommu=...]), or NULL for the
- *        scenario's own `backend:` (the simulator when it has none).
- * @be: out: the backend; hw_backend_close() it after core_destroy().
- * @err: out: why not.
- * @errlen: size of @err.
+ * scenario_machine() - the machine a scenario describes, for a backend
+ * (hw_backend_open()): its memory, limits and one GPU per physical adapter.
+ * @scn: the scenario; the machine points into it.
+ * @m: out: the machine.
+ * @vram: out: its GPUs' VRAM sizes, which @m points to; free() them.
  *
- * Return: 0, -EINVAL (an unknown name; a machine the backend cannot be),
- * -ENOMEM, or what the VFIO backend says.
+ * Return: 0, or -ENOMEM.
  */
-int scenario_backend_open(const struct scenario *scn, const char *name, struct hw_backend *be,
-			  char *err, size_t errlen);
+int scenario_machine(const struct scenario *scn, struct hw_machine *m, uint64_t **vram);
 
 #endif

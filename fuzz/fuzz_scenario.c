@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Scenario files: scenario_load(), as `gpuiso scenario explain` and `replay --scenario` call it. */
-#include "core/scenario.h"
+/* Scenario files: machine_load(), as `gpuiso scenario explain` and `replay --scenario` call it. */
+#include "replay/machine.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[4096];
 
 	fuzz_file_write(&f, ".yaml", data, size);
-	scenario_load(f.path, &scn, err, sizeof(err));
+	machine_load(f.path, NULL, &scn, err, sizeof(err));
 	scenario_free(&scn);
 	fuzz_file_remove(&f);
 	return 0;

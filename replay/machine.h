@@ -5,14 +5,62 @@
 #include <stdio.h>
 
 #include "core/scenario.h"
+#include "hw/backend.h"
 
 /*
+ * The machine a scenario describes, on the backend that runs it
+ * (machine_check(), machine_open()): the one place above hw/ where a
+ * scenario meets the factory of backends, so that the model links none.
+ *
  * The machine a trace describes, as a scenario (`gpuiso scenario
  * from-trace`): what the trace says of the adapters, the rest from a base
  * scenario. Only Windows' DxgKrnl events say anything of the machine: its
  * Adapter/Start and Adapter/DC_Start events (docs/scenario-format.md,
  * "From a trace").
  */
+
+/**
+ * machine_load() - read a scenario (or take the default one) and check it
+ * on the backend it will run on: scenario_load(), then machine_check().
+ * @path: the scenario file, or NULL for scenario_defaults().
+ * @backend: the backend, as for machine_check().
+ * @scn: out: the scenario; scenario_free() it. After an error, empty.
+ * @err: out: on error, lines "FILE:LINE:COL: error: ..." (NUL terminated).
+ * @errlen: size of @err.
+ *
+ * Return: what scenario_load() returns, or -EINVAL for a setting the
+ * backend refuses.
+ */
+int machine_load(const char *path, const char *backend, struct scenario *scn, char *err,
+		 size_t errlen);
+
+/**
+ * machine_check() - whether the backend @name (or the scenario's own) takes
+ * the scenario's settings (its iommu: and cost_model:), without making it.
+ * @scn: the scenario.
+ * @name: the backend (sim, vfio:BDF[,iommu=...]), or NULL for the
+ *        scenario's own `backend:` (the simulator when it has none).
+ * @err: out: why not: a line "FILE:LINE:COL: error: ..." per setting refused,
+ *       or why @name names no backend.
+ * @errlen: size of @err.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int machine_check(const struct scenario *scn, const char *name, char *err, size_t errlen);
+
+/**
+ * machine_open() - the backend a scenario's machine runs on (hw_backend_open()).
+ * @scn: the scenario.
+ * @name: as for machine_check().
+ * @be: out: the backend; hw_backend_close() it after core_destroy().
+ * @err: out: why not.
+ * @errlen: size of @err.
+ *
+ * Return: 0, -EINVAL (an unknown name; a setting refused; a machine the
+ * backend cannot be), -ENOMEM, or what the VFIO backend says.
+ */
+int machine_open(const struct scenario *scn, const char *name, struct hw_backend *be, char *err,
+		 size_t errlen);
 
 /**
  * machine_from_trace() - write the scenario of the machine @trace ran on.

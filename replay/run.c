@@ -21,6 +21,7 @@
 #include "replay/etl.h"
 #include "replay/import.h"
 #include "replay/source.h"
+#include "replay/machine.h"
 
 /* A replay: a model, an engine, and where the events come from. */
 struct run {
@@ -358,7 +359,7 @@ static int run_model(const struct replay_opts *o, struct run *r,
 		find_cache(o, r); /* before run_info(): it knows the trace's digest */
 	run_info(o, source == feed, r, &res->run);
 	r->res = res;
-	rc = scenario_backend_open(o->scn, o->backend, &be, rep->error, sizeof(rep->error));
+	rc = machine_open(o->scn, o->backend, &be, rep->error, sizeof(rep->error));
 	if (rc) {
 		rep->failure = rc == -EINVAL ? REPLAY_BAD_INPUT : REPLAY_ENVIRONMENT;
 		return rc;

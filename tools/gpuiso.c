@@ -131,16 +131,15 @@ static int cmd_scenario_explain(int argc, char **argv)
 	if (optind + 1 != argc)
 		return usage_error(explain_usage, "%s", optind < argc ? "one scenario file, please" :
 				   "missing the scenario file");
-	rc = scenario_load(cli_data("scenarios", argv[optind]), &scn, err, sizeof(err));
+	rc = machine_load(cli_data("scenarios", argv[optind]), NULL, &scn, err, sizeof(err));
 	if (rc) {
 		fputs(err, stderr);
 		if (!*err || err[strlen(err) - 1] != '\n')
 			fputc('\n', stderr);
-		scenario_free(&scn);
 		return load_exit(rc);
 	}
 	/* the model explained on the backend the scenario names, or why not */
-	rc = scenario_backend_open(&scn, NULL, &be, err, sizeof(err));
+	rc = machine_open(&scn, NULL, &be, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpuiso: scenario explain: %s: backend %s: %s\n", argv[optind],
 			scn.backend ? scn.backend : "sim", err);
@@ -279,11 +278,14 @@ static int cmd_bench(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* Load @path (or the built-in default scenario); errors print with file:line:col. */
-static int load_scenario(const char *path, struct scenario *scn)
+/*
+ * Load @path (or the built-in default scenario) and check it on @backend
+ * (NULL: its own); errors print with file:line:col.
+ */
+static int load_scenario(const char *path, const char *backend, struct scenario *scn)
 {
 	char err[4096] = "";
-	int rc = path ? scenario_load(path, scn, err, sizeof(err)) : scenario_defaults(scn);
+	int rc = machine_load(path, backend, scn, err, sizeof(err));
 
 	if (rc) {
 		fputs(err, stderr);
@@ -322,11 +324,9 @@ static int cmd_scenario_from_trace(int argc, char **argv)
 	if (optind + 1 != argc)
 		return usage_error(from_trace_usage, "%s", optind < argc ? "one trace, please" :
 				   "missing the trace");
-	rc = load_scenario(base_path, &base);
-	if (rc) {
-		scenario_free(&base);
+	rc = load_scenario(base_path, NULL, &base);
+	if (rc)
 		return load_exit(rc);
-	}
 	rc = out_path ? atomic_file_open(&af, out_path) : 0;
 	if (rc) {
 		fprintf(stderr, "gpuiso: scenario from-trace: %s: %s\n", out_path, strerror(-rc));
@@ -344,10 +344,9 @@ static int cmd_scenario_from_trace(int argc, char **argv)
 					  rc == -ENOSPC) ? EXIT_INPUT : EXIT_ENV;
 	}
 	/* what was written is a scenario the model takes: say it if not */
-	if (out_path && scenario_load(out_path, &check, err, sizeof(err))) {
+	if (out_path && machine_load(out_path, NULL, &check, err, sizeof(err))) {
 		fprintf(stderr, "gpuiso: scenario from-trace: %s: the scenario written is not one "
 			"gpuiso reads (a defect): %s", out_path, err);
-		scenario_free(&check);
 		return EXIT_ENV;
 	}
 	scenario_free(&check);
@@ -491,11 +490,9 @@ static int cmd_replay(int argc, char **argv)
 		return usage_error(replay_usage, "%s", "--repeat writes a folder of results: --json DIR, not -");
 	o.backend = backend;
 	o.trace = argv[optind];
-	rc = load_scenario(o.scenario_path, &scn);
-	if (rc) {
-		scenario_free(&scn);
+	rc = load_scenario(o.scenario_path, backend, &scn);
+	if (rc)
 		return load_exit(rc);
-	}
 	o.scn = &scn;
 	if (o.faults_path) {
 		char err[4096] = "";
@@ -503,7 +500,6 @@ static int cmd_replay(int argc, char **argv)
 		rc = fault_plan_load(o.faults_path, &plan, err, sizeof(err));
 		if (rc) {
 			fputs(err, stderr);
-			fault_plan_free(&plan);
 			scenario_free(&scn);
 			return load_exit(rc);
 		}
@@ -1166,17 +1162,14 @@ static int cmd_trace_trim(int argc, char **argv)
 				   optind < argc ? "one trace, please" :
 				   "missing the trace (a CTF folder, a trace.dat or an .etl file)");
 	o.trace = argv[optind];
-	rc = load_scenario(o.scenario_path, &scn);
-	if (rc) {
-		scenario_free(&scn);
+	rc = load_scenario(o.scenario_path, NULL, &scn);
+	if (rc)
 		return load_exit(rc);
-	}
 	o.scn = &scn;
 	if (o.base_path) {
 		rc = fault_plan_load(o.base_path, &base, err, sizeof(err));
 		if (rc) {
 			fputs(err, stderr);
-			fault_plan_free(&base);
 			scenario_free(&scn);
 			return load_exit(rc);
 		}
@@ -1230,14 +1223,13 @@ static int cmd_lint_driver(int argc, char **argv)
 	rc = lint_driver(argv[optind], &rep, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpuiso: lint-driver: %s\n", err[0] ? err : strerror(-rc));
-		rc = lint_error_is_input(rc) ? EXIT_INPUT : EXIT_ENV;
-	} else {
-		if (json)
-			lint_print_json(&rep, stdout); /* a write error: output_checked() */
-		else
-			lint_print_text(&rep, stdout);
-		rc = rep.nfindings ? EXIT_FINDINGS : EXIT_OK;
+		return lint_error_is_input(rc) ? EXIT_INPUT : EXIT_ENV;
 	}
+	if (json)
+		lint_print_json(&rep, stdout); /* a write error: output_checked() */
+	else
+		lint_print_text(&rep, stdout);
+	rc = rep.nfindings ? EXIT_FINDINGS : EXIT_OK;
 	lint_report_free(&rep);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include "replay/gen.h"
 #include "replay/replay.h"
 #include "suites.h"
+#include "replay/machine.h"
 
 /*
  * The floor suite (issue 35): what a replay from the compiled cache costs
@@ -360,7 +361,7 @@ static int floor_record(const struct scenario *scn, const struct replay_events *
 	rc = results_init(&res, names, WL_NKINDS);
 	if (rc)
 		return rc;
-	rc = scenario_backend_open(scn, NULL, &be, err, sizeof(err));
+	rc = machine_open(scn, NULL, &be, err, sizeof(err));
 	if (rc)
 		goto fini_results;
 	r = calloc(1, sizeof(*r));
@@ -422,7 +423,7 @@ static int floor_replay(const struct scenario *scn, const struct floor_log *log,
 	char err[256];
 	int rc;
 
-	rc = scenario_backend_open(scn, NULL, &be, err, sizeof(err));
+	rc = machine_open(scn, NULL, &be, err, sizeof(err));
 	if (rc)
 		return rc;
 	rc = u64map_init(&live);
@@ -536,7 +537,7 @@ static int floor_rig_up(struct floor_rig *rig)
 	fputs(bench_replay_scenario, f);
 	if (fclose(f))
 		return -errno;
-	rc = scenario_load(rig->scenario, &rig->scn, err, sizeof(err));
+	rc = machine_load(rig->scenario, NULL, &rig->scn, err, sizeof(err));
 	if (rc)
 		return rc;
 	rc = gen_create("desktop", 1000000, 1, &g);

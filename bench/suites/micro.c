@@ -10,7 +10,7 @@
 #include "core/core.h"
 #include "core/scenario.h"
 #include "hw/backend.h"
-#include "hw/sim/cost.h"
+#include "replay/machine.h"
 
 /*
  * The micro suite. Each figure is the median of several batches; each batch
@@ -39,8 +39,7 @@ static int rig_open(struct sim_rig *rig, uint64_t ram)
 	char err[256];
 	int rc;
 
-	sim_cost_default(HW_MODEL_VTD, &m.cost);
-	rc = hw_backend_open(&sim, &m, &rig->be, err, sizeof(err));
+	rc = hw_backend_open(&sim, &m, NULL, &rig->be, err, sizeof(err));
 	if (rc)
 		return rc;
 	rig->hw = rig->be.hw;
@@ -127,7 +126,7 @@ static int bench_mdl_cycle(struct bench_report *r)
 	rc = scenario_defaults(&scn);
 	if (rc)
 		return rc;
-	rc = scenario_backend_open(&scn, "sim", &be, err, sizeof(err));
+	rc = machine_open(&scn, "sim", &be, err, sizeof(err));
 	if (!rc)
 		rc = core_create(&scn, &be, &core);
 	if (!rc)
@@ -220,7 +219,7 @@ static int fb_rig(struct scenario *scn, struct hw_backend *be, struct core **cor
 		return rc;
 	scn->adapters[0].phys[0].vram = 2 * FB_BYTES;
 	scn->adapters[0].phys[0].fb_save_size = FB_BYTES;
-	rc = scenario_backend_open(scn, "sim", be, err, sizeof(err));
+	rc = machine_open(scn, "sim", be, err, sizeof(err));
 	if (!rc)
 		rc = core_create(scn, be, core);
 	if (!rc)

@@ -16,6 +16,7 @@
 #include "replay/cache.h"
 #include "replay/ctf.h"
 #include "replay/gen.h"
+#include "replay/machine.h"
 
 /*
  * The replay suite. One generated desktop trace of 1M events is decoded by
@@ -163,7 +164,7 @@ static int rig_up(struct rig *rig)
 		return -errno;
 	fputs(bench_replay_scenario, f);
 	fclose(f);
-	rc = scenario_load(rig->scenario, &rig->scn, err, sizeof(err));
+	rc = machine_load(rig->scenario, NULL, &rig->scn, err, sizeof(err));
 	if (!rc)
 		rc = generate(rig->trace, 1000000);
 	return rc;

@@ -20,6 +20,7 @@
 #include "faults/campaign/campaign_internal.h"
 #include "replay/ctf.h"
 #include "replay/import.h"
+#include "replay/machine.h"
 
 #define MAX_RUNS 100000u /* (runs x traces x seeds x repetitions) of one campaign */
 #define MAX_REPS 1000u
@@ -327,7 +328,7 @@ static void parse_scenario(struct yaml_doc *d, const struct yaml_field *f, struc
 		return;
 	}
 	c->has_scenario = true;
-	c->scn_rc = scenario_load(c->scenario, &c->scn, c->scn_err, sizeof(c->scn_err));
+	c->scn_rc = machine_load(c->scenario, NULL, &c->scn, c->scn_err, sizeof(c->scn_err));
 	if (yaml_error_is_environment(c->scn_rc))
 		yaml_field_error(d, f, "cannot read '%s' (why follows)", s);
 	else if (c->scn_rc)

@@ -59,6 +59,7 @@
 #include "replay/import.h"
 #include "replay/replay.h"
 #include "replay/verdict.h"
+#include "replay/machine.h"
 
 /* Blocks from this size up get their own mapping (glibc's initial default, kept fixed). */
 #define SWEEP_MMAP_THRESHOLD (128 * 1024)
@@ -71,10 +72,14 @@
  */
 #define SWEEP_MEET_EVERY 64
 
+/* The first three outcomes are the verdict's, by value: classify() casts. */
+_Static_assert(SWEEP_RECOVERED == (int)VERDICT_RECOVERED && SWEEP_RESET == (int)VERDICT_RESET &&
+	       SWEEP_VIOLATION == (int)VERDICT_VIOLATION && VERDICT_NOUTCOMES == 3,
+	       "a sweep's first outcomes are a verdict's");
+
 /* The outcome of a finished replay (see docs/campaign-format.md, "Sweeps"). */
 static enum sweep_outcome classify(const struct verdict *v)
 {
-	/* the first three outcomes are the verdict's */
 	return (enum sweep_outcome)v->outcome;
 }
 
@@ -804,8 +809,7 @@ static int sweep_prepare(struct sweep *s)
 		snprintf(s->err, s->errlen, "sweep: %s: %s", o->out, strerror(-rc));
 		return rc;
 	}
-	rc = o->scenario ? scenario_load(o->scenario, &s->scn, s->err, s->errlen)
-			 : scenario_defaults(&s->scn);
+	rc = machine_load(o->scenario, NULL, &s->scn, s->err, s->errlen);
 	if (rc)
 		return rc == -ENOMEM ? rc : -EINVAL;
 	rc = abs_path(s, o->trace, &s->trace);

@@ -26,6 +26,21 @@ struct sim_config {
 	struct sim_cost_model cost;
 };
 
+struct hw_settings;
+
+/**
+ * sim_settings_read() - the simulator's model and costs from a scenario's
+ * settings (hw/backend.h): iommu.model, then cost_model.* over its defaults.
+ * @s: the settings, or NULL for none (VT-d at its default costs).
+ * @cfg: its model and cost are set; nothing else is touched.
+ * @err: out: a line per setting refused, appended.
+ * @errlen: size of @err.
+ *
+ * Return: 0, or -EINVAL (@cfg untouched).
+ */
+int sim_settings_read(const struct hw_settings *s, struct sim_config *cfg, char *err,
+		      size_t errlen);
+
 /**
  * sim_create() - make a simulated IOMMU with its devices.
  * @cfg: configuration; copied.

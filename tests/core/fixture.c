@@ -92,9 +92,15 @@ void fx_need_remap(struct fx *fx, size_t a)
 
 void fx_create(struct fx *fx)
 {
+	static const struct hw_backend_name sim = { .kind = HW_BACKEND_SIM };
+	struct hw_machine m;
+	uint64_t *vram;
 	char err[256] = "";
 
-	cr_assert_eq(scenario_backend_open(&fx->scn, "sim", &fx->be, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(scenario_machine(&fx->scn, &m, &vram), 0);
+	cr_assert_eq(hw_backend_open(&sim, &m, &fx->scn.settings, &fx->be, err, sizeof(err)), 0,
+		     "%s", err);
+	free(vram);
 	cr_assert_eq(core_create(&fx->scn, &fx->be, &fx->core), 0);
 }
 

@@ -8,6 +8,7 @@
 #include "core/core.h"
 #include "core/scenario.h"
 #include "replay/replay.h"
+#include "replay/machine.h"
 
 struct rig {
 	struct scenario scn;
@@ -30,7 +31,7 @@ static void rig_up_wddm(struct rig *r, unsigned int wddm)
 	cr_assert_eq(scenario_defaults(&r->scn), 0);
 	r->scn.adapters[0].wddm = wddm;
 	r->scn.adapters[0].phys[0].fb_save_size = 1 << 20;
-	cr_assert_eq(scenario_backend_open(&r->scn, "sim", &r->be, r->err, sizeof(r->err)), 0);
+	cr_assert_eq(machine_open(&r->scn, "sim", &r->be, r->err, sizeof(r->err)), 0);
 	cr_assert_eq(core_create(&r->scn, &r->be, &r->core), 0);
 	cr_assert_eq(core_start(r->core), 0);
 	cr_assert_eq(results_init(&r->res, names, WL_NKINDS), 0);
@@ -823,7 +824,7 @@ Test(engine, an_attempt_to_disable_the_iommu_is_refused_and_changes_nothing)
 	memset(&r, 0, sizeof(r));
 	cr_assert_eq(scenario_defaults(&r.scn), 0);
 	r.scn.registry.iommu_flags = 0;
-	cr_assert_eq(scenario_backend_open(&r.scn, "sim", &r.be, r.err, sizeof(r.err)), 0);
+	cr_assert_eq(machine_open(&r.scn, "sim", &r.be, r.err, sizeof(r.err)), 0);
 	cr_assert_eq(core_create(&r.scn, &r.be, &r.core), 0);
 	cr_assert_eq(core_start(r.core), 0);
 	cr_assert_eq(core_iommu_disable(r.core, 0), -EINVAL);

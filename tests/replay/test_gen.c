@@ -13,6 +13,7 @@
 #include "core/core.h"
 #include "core/scenario.h"
 #include "replay/gen.h"
+#include "replay/machine.h"
 
 /* What each profile targets (gen_describe() must name the same file). */
 static const struct {
@@ -276,7 +277,7 @@ static void drive_start(struct drive *d, const char *relpath)
 	memset(d, 0, sizeof(*d));
 	snprintf(path, sizeof(path), "%s/%s", root ? root : ".", relpath);
 	cr_assert_eq(scenario_load(path, &d->scn, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(scenario_backend_open(&d->scn, "sim", &d->be, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(machine_open(&d->scn, "sim", &d->be, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(core_create(&d->scn, &d->be, &d->core), 0);
 	cr_assert_eq(core_start(d->core), 0);
 	cr_assert_eq(core_adapter_info(d->core, 0, &info), 0);

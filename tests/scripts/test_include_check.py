@@ -3,7 +3,7 @@
 """The include checker against a tree made here: a clean tree passes (a program
 under scripts/ is not the project's code: not checked), and each
 wrong edge (an upward one, a leaf beyond common/, a header cycle, a core/ file
-calling one after it) is reported
+calling one after it, a backend's own header outside hw/) is reported
 at its FILE:LINE with exit status 1."""
 import os
 import subprocess
@@ -49,6 +49,8 @@ bad.update({
     "core/y.h": '\n#include "core/x.h"\n',                            # a cycle
     "core/pages.c": 'int pages_pa(void)\n{\n\t/* obj_map() is mentioned */\n\treturn obj_map();\n}\n',
     "core/stray.c": "",                                                # a file of no place
+    "hw/sim/sim.h": "#pragma once\n",
+    "replay/costs.c": '#include "hw/b.h"\n#include "hw/sim/sim.h"\n',  # a backend's own header
 })
 want = [
     "hw/up.c:3: hw/ (layer 2) includes core/c.h from core/ (layer 3): an upward edge",
@@ -59,6 +61,7 @@ want = [
     "an include cycle: core/x.h -> core/y.h -> core/x.h",
     "core/pages.c:4: calls obj_map() of core/mem.c, which comes after it",
     "core/stray.c:1: not in include-check's order of core/",
+    "replay/costs.c:2: includes hw/sim/sim.h, a backend's own",
 ]
 failed = 0
 r = subprocess.run(checker + [tree(clean)], capture_output=True, text=True)
