@@ -7,7 +7,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-.PHONY: all deps build run check check-asan bench fuzz clean
+.PHONY: all deps build run check check-asan analyse bench fuzz clean
 
 all: build
 
@@ -39,6 +39,10 @@ check-asan: deps
 		-Dc_args=-fno-sanitize-recover=all >/dev/null
 	@meson compile -C $(ASAN_BUILD) >/dev/null
 	@scripts/run-tests $(ASAN_BUILD)
+
+# The static analyser (cppcheck) over the sources, clean or failing (scripts/analyse).
+analyse: build
+	@scripts/analyse $(BUILD)
 
 # Benchmarks run from an optimised build with link-time optimisation.
 bench: deps

@@ -92,7 +92,7 @@ uint64_t cache_ident_checksum(const struct cache_ident *id)
  */
 static int ident_read(const char *path, struct cache_entry *e)
 {
-	struct cache_ident id;
+	struct cache_ident id = { 0 };
 	struct stat st;
 	ssize_t n = -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);

@@ -241,7 +241,7 @@ bool etl_file_is(const char *path)
 
 int etl_file_check(const char *path, struct etl_layout *lay, char *err, size_t errlen)
 {
-	struct etl_layout own;
+	struct etl_layout own = { 0 };
 	struct walk w = { .path = path, .lay = lay ? lay : &own, .err = err, .errlen = errlen };
 	struct stat st;
 	void *map;

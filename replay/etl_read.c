@@ -143,6 +143,7 @@ int etl_open(const char *path, struct etl_reader **out, struct etl_layout *lay, 
 			c = &r->cur[r->ncur++];
 			*c = (struct cpu_cursor){ .cpu = cpu };
 		}
+		/* cppcheck-suppress nullPointerRedundantCheck ; found above, or just made */
 		if (!(c->nbuffers & (c->nbuffers - 1))) {
 			uint64_t *more = realloc(c->buffers, (c->nbuffers ? 2 * c->nbuffers : 1) *
 							     sizeof(*more));

@@ -106,7 +106,7 @@ static const char *shown(const char *s, char buf[static 68])
 {
 	char *o = buf;
 
-	for (unsigned int i = 0; s[i] && i < 16; i++) {
+	for (unsigned int i = 0; i < 16 && s[i]; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'')
@@ -442,7 +442,7 @@ static int walk_v7(struct walk *w)
 
 int ftrace_file_check(const char *path, struct ftrace_layout *lay, char *err, size_t errlen)
 {
-	struct ftrace_layout own;
+	struct ftrace_layout own = { 0 };
 	struct walk w = { .path = path, .lay = lay ? lay : &own, .err = err, .errlen = errlen,
 			  .part = "the file's header" };
 	const uint8_t *p;

@@ -201,6 +201,8 @@ static int bench_ctf_vs_bt2(struct bench_report *r, struct rig *rig)
 			rc = spawn(ours, NULL, false, &t_ours[i], &cpu_ours[i]);
 		if (!rc)
 			rc = spawn(info, NULL, false, &t_info[i], &cpu_info[i]);
+		if (rc)
+			break;
 		ratio[i] = t_ours[i] / t_bt2[i];
 		cpu_ratio[i] = cpu_ours[i] / cpu_bt2[i];
 	}
@@ -265,7 +267,7 @@ static int bench_cache(struct bench_report *r, struct rig *rig)
 	double t_ctf[ROUNDS], t_cache[ROUNDS], t_decode[ROUNDS], speedup[ROUNDS];
 	struct cache_meta meta;
 	char path[256];
-	uint64_t key;
+	uint64_t key = 0;
 	bool hit;
 	int rc;
 
@@ -278,6 +280,8 @@ static int bench_cache(struct bench_report *r, struct rig *rig)
 			rc = replay_once(rig, true, true, &t_cache[i], &hit);
 		if (!rc && !hit)
 			rc = -ESTALE;
+		if (rc)
+			break;
 		speedup[i] = t_ctf[i] / t_cache[i];
 	}
 	if (!rc)
@@ -312,6 +316,8 @@ static int bench_tracing(struct bench_report *r, struct rig *rig)
 		rc = replay_once(rig, true, true, &on[i], NULL);
 		if (!rc)
 			rc = replay_once(rig, true, false, &off[i], NULL);
+		if (rc)
+			break;
 		lost[i] = 1.0 - off[i] / on[i];
 	}
 	if (rc)

@@ -109,6 +109,7 @@ static const char *input_at(const struct camp_trace *t, size_t k)
 static bool input_before(const struct campaign *c, size_t i, size_t k, const char *path)
 {
 	for (size_t a = 0; a <= i; a++)
+		/* cppcheck-suppress arrayIndexThenCheck ; a <= i, an entry of the campaign */
 		for (size_t b = 0; b <= c->traces[a].nmaps && (a < i || b < k); b++)
 			if (!strcmp(input_at(&c->traces[a], b), path))
 				return true;

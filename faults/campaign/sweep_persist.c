@@ -244,6 +244,7 @@ static _Noreturn void persist_worker(struct sweep *s, struct persist_pass *pass,
 		snprintf(what, sizeof(what), "%s (--fork forks at each hit instead)", why);
 		worker_stop(s, out, rc, what);
 	}
+	/* cppcheck-suppress autoVariables ; the worker ends in this frame (worker_stop() exits) */
 	s->persist = &w;
 	for (int done = snap_start(w.sn, persist_replay, s); !done; done = snap_resume(w.sn)) {
 		if (!w.at_hit)

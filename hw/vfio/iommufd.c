@@ -234,7 +234,7 @@ bool vfio_iommufd_available(const char *bdf)
 /* The IOVA ranges the IOAS allows, now that the device is attached (its reserved regions are out). */
 static int iofd_ranges(struct iofd *f)
 {
-	struct iofd_range r[VFIO_IOAS_MAX_RANGES];
+	struct iofd_range r[VFIO_IOAS_MAX_RANGES] = { 0 };
 	struct iofd_ioas_iova_ranges q = { .size = sizeof(q), .ioas_id = f->ioas,
 					   .num_iovas = VFIO_IOAS_MAX_RANGES,
 					   .allowed_iovas = (uintptr_t)r };
