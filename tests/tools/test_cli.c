@@ -14,6 +14,7 @@
 
 #include "tests/common/jsonq.h"
 #include "run_gpuiso.h"
+#include "tests/common/traces_real.h"
 
 
 Test(cli, no_arguments_is_bad_input)
@@ -656,12 +657,6 @@ Test(cli, replay_bad_input_exits_2_and_says_where)
 	RUN(&r, "replay", "traces/desktop", "--scenario", "tests/data/scenarios/bad-unknown-key.yaml");
 	cr_assert_eq(r.status, 2);
 	cr_assert(strstr(r.err, "bad-unknown-key.yaml:3:3"), "%s", r.err);
-	RUN(&r, "replay", "../shared/traces-real/tc-ust-libc-memory", "--strict");
-	cr_assert_eq(r.status, 2);
-	cr_assert(strstr(r.err, "lttng_ust_libc"), "%s", r.err);
-	RUN(&r, "replay", "../shared/traces-real/tc-kernel-rpm-kmem", "--no-cache");
-	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(strstr(r.out, "NOTHING USED") && strstr(r.out, "--map"), "%s", r.out);
 
 	/* a truncated stream file */
 	snprintf(cmd, sizeof(cmd), "cp -r traces/desktop %s && truncate -s 5000 %s/stream",
@@ -680,6 +675,14 @@ Test(cli, replay_bad_input_exits_2_and_says_where)
 	cr_assert_eq(r.status, 2, "%s%s", r.out, r.err);
 	cr_assert(strstr(r.err, "has no integer field 'bytes'"), "%s", r.err);
 	cr_assert(strstr(r.err, "event "), "%s", r.err);
+
+	/* foreign traces: last, as the test ends where they are missing */
+	RUN(&r, "replay", traces_real("tc-ust-libc-memory"), "--strict");
+	cr_assert_eq(r.status, 2);
+	cr_assert(strstr(r.err, "lttng_ust_libc"), "%s", r.err);
+	RUN(&r, "replay", traces_real("tc-kernel-rpm-kmem"), "--no-cache");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "NOTHING USED") && strstr(r.out, "--map"), "%s", r.out);
 }
 
 /* babeltrace2 aborts on this metadata: the decoder's death is the trace's fault, said so */
@@ -739,7 +742,7 @@ Test(cli, replay_trace_covers_says_whether_what_is_left_live_leaked)
 	struct run r;
 	FILE *f;
 
-#define LIBC "replay", "../shared/traces-real/tc-ust-libc-memory", "--map", \
+#define LIBC "replay", traces_real("tc-ust-libc-memory"), "--map", \
 	"traces/maps/lttng-ust-libc.yaml", "--cache-dir", tpath("covers")
 	RUN(&r, LIBC);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
@@ -786,7 +789,7 @@ Test(cli, replay_with_maps_reports_used_ignored_unmatched)
 {
 	struct run r;
 
-	RUN(&r, "replay", "../shared/traces-real/tc-kernel-rpm-kmem", "--map",
+	RUN(&r, "replay", traces_real("tc-kernel-rpm-kmem"), "--map",
 	    "traces/maps/linux-rpm.yaml", "--map", "traces/maps/linux-page-alloc.yaml", "--no-cache");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "31556 in the trace: 858 used, 30698 ignored, 0 unmatched"), "%s",
