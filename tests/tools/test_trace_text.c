@@ -15,37 +15,11 @@
 #include "replay/event.h"
 #include "replay/gen.h"
 #include "run_gpuiso.h"
+#include "scratch.h"
 #include "tests/common/jsonq.h"
 #include "tests/common/traces_real.h"
 
-static char tdir[] = "/tmp/gpuiso-text-cli-XXXXXX";
-static bool tdir_made;
-
-static void cleanup(void)
-{
-	char cmd[128];
-
-	if (tdir_made) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", tdir);
-		cr_assert_eq(system(cmd), 0);
-	}
-}
-
-TestSuite(trace_text, .fini = cleanup);
-
-static const char *tpath(const char *name)
-{
-	static char p[8][256];
-	static int i;
-
-	if (!tdir_made) {
-		cr_assert_not_null(mkdtemp(tdir));
-		tdir_made = true;
-	}
-	i = (i + 1) % 8;
-	snprintf(p[i], sizeof(p[i]), "%s/%s", tdir, name);
-	return p[i];
-}
+TestSuite(trace_text, .fini = scratch_cleanup);
 
 static char *slurp(const char *path)
 {
