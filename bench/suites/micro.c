@@ -11,6 +11,7 @@
 #include "core/scenario.h"
 #include "hw/backend.h"
 #include "replay/machine.h"
+#include "replay/trace.h"
 
 /*
  * The micro suite. Each figure is the median of several batches; each batch
@@ -201,6 +202,48 @@ static int bench_disabled_point(struct bench_report *r)
 	return 0;
 }
 
+/*
+ * Tracepoint calls whose events no session enables (replay/trace.h): the
+ * same workload event over and over, every kind in turn, and an operation's
+ * and a power transition's calls in pairs, each per call, loop included.
+ * Compiled out (-Dtracing=disabled), they are no calls at all.
+ */
+static void bench_disabled_tracepoints(struct bench_report *r)
+{
+	enum { N = 2000000 };
+	struct wl_event ev[WL_NKINDS];
+	struct core_power_record rec = { 0 };
+	double same[BATCHES], rotating[BATCHES], pair[BATCHES];
+	const char *off = GPUISO_HAVE_TRACING ? "" : " (compiled out)";
+	char note[128];
+
+	for (unsigned int k = 0; k < WL_NKINDS; k++)
+		ev[k] = (struct wl_event){ .kind = k, .v = { k, k + 1, k + 2 } };
+	for (int b = 0; b < BATCHES; b++) {
+		uint64_t t0 = clock_mono_ns(), t1, t2;
+
+		for (unsigned int i = 0; i < N; i++)
+			trace_wl(&ev[WL_ALLOC_MDL]);
+		t1 = clock_mono_ns();
+		for (unsigned int i = 0, k = 0; i < N; i++, k = k + 1 == WL_NKINDS ? 0 : k + 1)
+			trace_wl(&ev[k]);
+		t2 = clock_mono_ns();
+		for (unsigned int i = 0; i < N; i++) {
+			trace_op(WL_ALLOC_MDL, 0, i, 0, i, i, i);
+			trace_power(&rec);
+		}
+		same[b] = (double)(t1 - t0) / N;
+		rotating[b] = (double)(t2 - t1) / N;
+		pair[b] = (double)(clock_mono_ns() - t2) / N;
+	}
+	snprintf(note, sizeof(note), "a disabled trace_wl() of one kind%s", off);
+	bench_add(r, "trace.disabled_wl_ns", bench_median(same, BATCHES), "ns", note);
+	snprintf(note, sizeof(note), "a disabled trace_wl(), every kind in turn%s", off);
+	bench_add(r, "trace.disabled_wl_rotating_ns", bench_median(rotating, BATCHES), "ns", note);
+	snprintf(note, sizeof(note), "a disabled trace_op() and trace_power(), the pair%s", off);
+	bench_add(r, "trace.disabled_op_power_ns", bench_median(pair, BATCHES), "ns", note);
+}
+
 #define FB_BYTES (256ull << 20)
 #define FB_ROUNDS 5
 
@@ -343,8 +386,11 @@ int bench_suite_micro(struct bench_report *r)
 	bench_progress(r, "micro: MDL cycle through the core callbacks");
 	if (!rc)
 		rc = bench_mdl_cycle(r);
+	bench_progress(r, "micro: disabled injection points and tracepoints");
 	if (!rc)
 		rc = bench_disabled_point(r);
+	if (!rc)
+		bench_disabled_tracepoints(r);
 	bench_progress(r, "micro: 256 MiB frame-buffer saves against memcpy");
 	if (!rc)
 		rc = bench_fbsave(r);

@@ -12,8 +12,8 @@
 
 /**
  * bench_suite_micro() - the micro suite: IOMMU map/unmap through the backend
- * ops, large-page maps, a core MDL cycle, and frame-buffer save paths
- * against memcpy.
+ * ops, large-page maps, a core MDL cycle, what disabled injection points and
+ * tracepoints cost, and frame-buffer save paths against memcpy.
  * @r: out: metrics.
  *
  * Return: 0 or a negative errno.

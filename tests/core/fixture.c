@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,4 +239,60 @@ void fx_pressure(struct fx *fx, uint64_t commit, uint64_t lock, uint64_t contig)
 struct physmem_usage fx_usage(struct fx *fx)
 {
 	return core_physmem(fx->core)->usage;
+}
+
+int fx_raw_dma(struct fx *fx, uint32_t dev, iova_t iova, void *buf, uint64_t len, bool write,
+	       uint8_t *reason)
+{
+	struct hw *hw = core_hw(fx->core);
+	struct hw_fault f;
+	int rc;
+
+	while (!hw->ops->fault_pop(hw, &f))
+		;
+	*reason = 0;
+	rc = hw->ops->dma(hw, dev, iova, buf, len, write);
+	if (rc == -EFAULT) {
+		cr_assert_eq(hw->ops->fault_pop(hw, &f), 0, "a blocked DMA queues a fault");
+		cr_assert_eq(f.dev, dev);
+		cr_assert_eq(f.iova, ALIGN_DOWN(iova, GPUISO_PAGE_SIZE), "fault at %#llx, DMA at %#llx",
+			     (unsigned long long)f.iova, (unsigned long long)iova);
+		cr_assert_eq(f.write, write);
+		*reason = f.reason;
+	}
+	return rc;
+}
+
+int fx_probe_write(struct fx *fx, uint32_t dev, iova_t iova, uint8_t *reason)
+{
+	uint8_t buf[64];
+
+	memset(buf, 0xEE, sizeof(buf));
+	return fx_raw_dma(fx, dev, iova, buf, sizeof(buf), true, reason);
+}
+
+int fx_probe_read(struct fx *fx, uint32_t dev, iova_t iova, uint8_t *reason)
+{
+	uint8_t buf[64];
+
+	return fx_raw_dma(fx, dev, iova, buf, sizeof(buf), false, reason);
+}
+
+void fx_assert_blocked(struct fx *fx, uint32_t dev, iova_t iova, const char *what)
+{
+	uint8_t reason;
+
+	cr_assert_eq(fx_probe_write(fx, dev, iova, &reason), -EFAULT,
+		     "%s: device %u wrote %#llx, the IOMMU should block it", what, dev,
+		     (unsigned long long)iova);
+	cr_assert_eq(reason, HW_FAULT_NO_WRITE, "%s: fault reason %#x", what, reason);
+}
+
+void fx_assert_reachable(struct fx *fx, uint32_t dev, iova_t iova, const char *what)
+{
+	uint8_t reason;
+
+	cr_assert_eq(fx_probe_write(fx, dev, iova, &reason), 0,
+		     "%s: device %u could not write %#llx (fault reason %#x)", what, dev,
+		     (unsigned long long)iova, reason);
 }

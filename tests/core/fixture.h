@@ -71,4 +71,20 @@ void fx_assert_no_violations(struct fx *fx);
 /* The device address of byte @off of @h, asserting it has one. */
 iova_t fx_iova_of(struct fx *fx, core_handle_t h, uint64_t off);
 
+/*
+ * Device @dev reaches @iova directly through the backend (no handle),
+ * reading or writing @len bytes of @buf. On a block the queued fault is
+ * taken and checked; its reason goes to @reason. Returns what the
+ * backend's dma op returned.
+ */
+int fx_raw_dma(struct fx *fx, uint32_t dev, iova_t iova, void *buf, uint64_t len, bool write,
+	       uint8_t *reason);
+/* fx_raw_dma() of 64 bytes: a write (of 0xEE bytes), or a read. */
+int fx_probe_write(struct fx *fx, uint32_t dev, iova_t iova, uint8_t *reason);
+int fx_probe_read(struct fx *fx, uint32_t dev, iova_t iova, uint8_t *reason);
+/* A write by device @dev to @iova is blocked with VT-d reason 0x05; @what names it in messages. */
+void fx_assert_blocked(struct fx *fx, uint32_t dev, iova_t iova, const char *what);
+/* A write by device @dev to @iova goes through. */
+void fx_assert_reachable(struct fx *fx, uint32_t dev, iova_t iova, const char *what);
+
 #endif

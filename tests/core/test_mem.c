@@ -3,9 +3,9 @@
  * The WDDM 2.4 memory callbacks (core/mem.c, docs/model.md "Memory
  * callbacks"): contiguous memory, pages for an MDL, MapMdlToIoMmu; the
  * handle checks (double free, unknown, wrong kind, other adapter), leaks at
- * teardown, the IRQL gate, refusal in logical-remap mode, isolation (what
- * the IOMMU lets a device reach before and after a free, before and after
- * enablement), commit/lock accounting, memory pressure and fault injection.
+ * teardown, isolation (what the IOMMU lets a device reach before and after
+ * a free, before and after enablement), commit/lock accounting, memory
+ * pressure and fault injection. What the gate lets through: test_mem_gate.c.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -20,67 +20,6 @@
 #define NEVER_ALLOCATED_PA 0x200000000ull
 
 static const struct physmem_pressure no_pressure = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
-
-/*
- * Device @dev reaches @iova directly through the backend (no handle). On a
- * block the queued fault is taken and checked; its reason goes to @reason.
- */
-static int raw_dma(struct fx *fx, uint32_t dev, iova_t iova, void *buf, uint64_t len,
-		   bool write, uint8_t *reason)
-{
-	struct hw *hw = core_hw(fx->core);
-	struct hw_fault f;
-	int rc;
-
-	while (!hw->ops->fault_pop(hw, &f))
-		;
-	*reason = 0;
-	rc = hw->ops->dma(hw, dev, iova, buf, len, write);
-	if (rc == -EFAULT) {
-		cr_assert_eq(hw->ops->fault_pop(hw, &f), 0, "a blocked DMA queues a fault");
-		cr_assert_eq(f.dev, dev);
-		cr_assert_eq(f.iova, ALIGN_DOWN(iova, PG), "fault at %#llx, DMA at %#llx",
-			     (unsigned long long)f.iova, (unsigned long long)iova);
-		cr_assert_eq(f.write, write);
-		*reason = f.reason;
-	}
-	return rc;
-}
-
-static int probe_write(struct fx *fx, uint32_t dev, iova_t iova, uint8_t *reason)
-{
-	uint8_t buf[64];
-
-	memset(buf, 0xEE, sizeof(buf));
-	return raw_dma(fx, dev, iova, buf, sizeof(buf), true, reason);
-}
-
-static int probe_read(struct fx *fx, uint32_t dev, iova_t iova, uint8_t *reason)
-{
-	uint8_t buf[64];
-
-	return raw_dma(fx, dev, iova, buf, sizeof(buf), false, reason);
-}
-
-/* A write by device @dev to @iova is blocked with VT-d reason 0x05. */
-static void assert_blocked(struct fx *fx, uint32_t dev, iova_t iova, const char *what)
-{
-	uint8_t reason;
-
-	cr_assert_eq(probe_write(fx, dev, iova, &reason), -EFAULT,
-		     "%s: device %u wrote %#llx, the IOMMU should block it", what, dev,
-		     (unsigned long long)iova);
-	cr_assert_eq(reason, HW_FAULT_NO_WRITE, "%s: fault reason %#x", what, reason);
-}
-
-static void assert_reachable(struct fx *fx, uint32_t dev, iova_t iova, const char *what)
-{
-	uint8_t reason;
-
-	cr_assert_eq(probe_write(fx, dev, iova, &reason), 0,
-		     "%s: device %u could not write %#llx (fault reason %#x)", what, dev,
-		     (unsigned long long)iova, reason);
-}
 
 /* Device writes a pattern through handle @h, reads it back, and the CPU sees it too. */
 static void assert_round_trip(struct fx *fx, unsigned int adapter, core_handle_t h, uint64_t len,
@@ -208,12 +147,12 @@ Test(mem, freed_mdl_is_blocked_for_dma)
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 2 * PG, &h), 0);
 	first = fx_iova_of(&fx, h, 0);
 	last = fx_iova_of(&fx, h, PG);
-	assert_reachable(&fx, 0, first, "live MDL");
-	assert_reachable(&fx, 0, last, "live MDL, 2nd page");
+	fx_assert_reachable(&fx, 0, first, "live MDL");
+	fx_assert_reachable(&fx, 0, last, "live MDL, 2nd page");
 	cr_assert_eq(core_free_mdl(fx.core, 0, h), 0);
-	assert_blocked(&fx, 0, first, "freed MDL");
-	assert_blocked(&fx, 0, last, "freed MDL, 2nd page");
-	cr_assert_eq(probe_read(&fx, 0, first, &reason), -EFAULT, "a read is blocked too");
+	fx_assert_blocked(&fx, 0, first, "freed MDL");
+	fx_assert_blocked(&fx, 0, last, "freed MDL, 2nd page");
+	cr_assert_eq(fx_probe_read(&fx, 0, first, &reason), -EFAULT, "a read is blocked too");
 	cr_assert_eq(reason, HW_FAULT_NO_READ, "read fault reason %#x", reason);
 	/* through the stale handle: refused by the model, recorded as a bad handle */
 	faults = fx_faults(&fx);
@@ -233,10 +172,10 @@ Test(mem, freed_contiguous_is_blocked_for_dma)
 	fx_start(&fx);
 	cr_assert_eq(core_alloc_contiguous(fx.core, 0, 4 * PG, CACHE_WRITECOMBINED, &h, &logical), 0);
 	for (uint64_t i = 0; i < 4; i++)
-		assert_reachable(&fx, 0, logical + i * PG, "live contiguous memory");
+		fx_assert_reachable(&fx, 0, logical + i * PG, "live contiguous memory");
 	cr_assert_eq(core_free_contiguous(fx.core, 0, h), 0);
 	for (uint64_t i = 0; i < 4; i++)
-		assert_blocked(&fx, 0, logical + i * PG, "freed contiguous memory");
+		fx_assert_blocked(&fx, 0, logical + i * PG, "freed contiguous memory");
 	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
@@ -313,11 +252,11 @@ Test(mem, map_mdl_shares_pages_with_the_mdl)
 	assert_round_trip(&fx, 0, mdl, 2 * PG, 0x77);
 	/* unmapping while the MDL lives keeps the MDL's own (reference-counted) mapping */
 	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), 0);
-	assert_reachable(&fx, 0, pa, "MDL after its extra mapping was removed");
+	fx_assert_reachable(&fx, 0, pa, "MDL after its extra mapping was removed");
 	assert_round_trip(&fx, 0, mdl, 2 * PG, 0x78);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
-	assert_blocked(&fx, 0, pa, "MDL freed after its mapping");
-	assert_blocked(&fx, 0, pa + PG, "MDL freed after its mapping, 2nd page");
+	fx_assert_blocked(&fx, 0, pa, "MDL freed after its mapping");
+	fx_assert_blocked(&fx, 0, pa + PG, "MDL freed after its mapping, 2nd page");
 	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
@@ -342,7 +281,7 @@ Test(mem, unmap_after_mdl_freed_is_a_violation)
 	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 0, "%s", fx_violation_text(&fx));
 	/* the mapping is gone all the same */
 	cr_assert_eq(core_live_handles(fx.core), live);
-	assert_blocked(&fx, 0, pa, "after the late unmap");
+	fx_assert_blocked(&fx, 0, pa, "after the late unmap");
 	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), -EINVAL, "unmapping twice");
 	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
 	cr_assert_eq(fx_violations(&fx, CORE_V_UNMAP_AFTER_FREE), 1);
@@ -366,10 +305,10 @@ Test(mem, late_unmap_keeps_reused_pages_mapped_for_their_new_owner)
 	cr_assert_eq(fx_iova_of(&fx, again, 0), pa, "the freed frame is handed out again");
 	core_unmap_mdl(fx.core, 0, map);
 	cr_assert_eq(fx_violations(&fx, CORE_V_UNMAP_AFTER_FREE), 1, "%s", fx_violation_text(&fx));
-	assert_reachable(&fx, 0, pa, "the page's new owner");
+	fx_assert_reachable(&fx, 0, pa, "the page's new owner");
 	assert_round_trip(&fx, 0, again, PG, 0x3F);
 	cr_assert_eq(core_free_mdl(fx.core, 0, again), 0);
-	assert_blocked(&fx, 0, pa, "after the new owner freed it");
+	fx_assert_blocked(&fx, 0, pa, "after the new owner freed it");
 	core_stop(fx.core);
 	cr_assert_eq(fx_violations(&fx, CORE_V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
@@ -511,10 +450,10 @@ Test(mem, other_adapters_handles_are_bad_and_isolated)
 	/* each adapter's device reaches its own memory only (device 1 is gpu1's) */
 	pa1 = fx_iova_of(&fx, theirs, 0);
 	pa0 = fx_iova_of(&fx, mine, 0);
-	assert_reachable(&fx, 1, pa1, "gpu1's MDL from gpu1");
-	assert_blocked(&fx, 0, pa1, "gpu1's MDL from gpu0");
-	assert_reachable(&fx, 0, pa0, "gpu0's MDL from gpu0");
-	assert_blocked(&fx, 1, pa0, "gpu0's MDL from gpu1");
+	fx_assert_reachable(&fx, 1, pa1, "gpu1's MDL from gpu1");
+	fx_assert_blocked(&fx, 0, pa1, "gpu1's MDL from gpu0");
+	fx_assert_reachable(&fx, 0, pa0, "gpu0's MDL from gpu0");
+	fx_assert_blocked(&fx, 1, pa0, "gpu0's MDL from gpu1");
 	cr_assert_eq(core_free_mdl(fx.core, 1, theirs), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mine), 0);
 	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 3);
@@ -534,12 +473,12 @@ Test(mem, lda_chain_devices_share_the_mappings)
 	cr_assert(fx_info(&fx, 0).started, "%s", fx_info(&fx, 0).start_error);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 2 * PG, &mdl), 0);
 	pa = fx_iova_of(&fx, mdl, PG);
-	assert_reachable(&fx, 0, pa, "lead device");
-	assert_reachable(&fx, 1, pa, "second device of the chain");
+	fx_assert_reachable(&fx, 0, pa, "lead device");
+	fx_assert_reachable(&fx, 1, pa, "second device of the chain");
 	cr_assert_eq(fx_dma_write(&fx, 0, 1, mdl, 0, 2 * PG, 0x2C), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
-	assert_blocked(&fx, 0, pa, "lead device, freed");
-	assert_blocked(&fx, 1, pa, "second device, freed");
+	fx_assert_blocked(&fx, 0, pa, "lead device, freed");
+	fx_assert_blocked(&fx, 1, pa, "second device, freed");
 	fx_assert_no_violations(&fx);
 	fx_fini(&fx);
 }
@@ -594,165 +533,6 @@ Test(mem, no_leak_no_report)
 	cr_assert_eq(fx_violations(&fx, CORE_V_HANDLE_LEAK), 0, "%s", fx_violation_text(&fx));
 	cr_assert_eq(core_live_handles(fx.core), 0);
 	cr_assert_eq(fx_usage(&fx).locked, 0);
-	fx_fini(&fx);
-}
-
-/* --- IRQL --- */
-
-/* Before WDDM 3.2 nothing validates the IRQL: the violation is recorded and the call goes on. */
-Test(mem, callbacks_at_dispatch_before_wddm32_are_recorded_and_go_on)
-{
-	struct fx fx;
-	core_handle_t mdl = 0, contig = 0, map = 0;
-
-	fx_defaults(&fx);
-	cr_assert_lt(fx.scn.adapters[0].wddm, SCN_WDDM(3, 2));
-	fx_start(&fx);
-	core_set_irql(fx.core, CORE_IRQL_DISPATCH);
-	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &contig, NULL), 0);
-	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
-	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), 0);
-	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), 0);
-	/* above DISPATCH_LEVEL as well */
-	core_set_irql(fx.core, (enum core_irql)(CORE_IRQL_DISPATCH + 1));
-	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
-	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
-	cr_assert_eq(fx_violations(&fx, CORE_V_CB_IRQL), 6, "%s", fx_violation_text(&fx));
-	cr_assert(strstr(fx_violation_text(&fx), "does not validate it: the call goes on"), "%s",
-		  fx_violation_text(&fx));
-	cr_assert_null(core_bugcheck(fx.core));
-	core_set_irql(fx.core, CORE_IRQL_PASSIVE);
-	cr_assert_eq(fx_violations(&fx, CORE_V_CB_IRQL) + fx_violations(&fx, CORE_V_HANDLE_LEAK), 6,
-		     "%s", fx_violation_text(&fx));
-	fx_fini(&fx);
-}
-
-/* WDDM 3.2 validates it and bugchecks: the first such call is the last thing that happens. */
-Test(mem, a_wddm32_driver_calling_at_dispatch_bugchecks)
-{
-	const struct core_violation *bug;
-	struct fx fx;
-	core_handle_t mdl = 0, h = 0;
-	size_t live;
-
-	fx_defaults(&fx);
-	fx.scn.adapters[0].wddm = SCN_WDDM(3, 2);
-	fx_start(&fx);
-	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
-	live = core_live_handles(fx.core);
-	core_set_event(fx.core, 41, 7000, NULL);
-	core_set_irql(fx.core, CORE_IRQL_DISPATCH);
-	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -EPERM);
-	bug = core_bugcheck(fx.core);
-	cr_assert_not_null(bug);
-	cr_assert_eq(bug->code, CORE_V_CB_IRQL);
-	cr_assert_eq(bug->event, 41);
-	cr_assert_eq(bug->ts_ns, 7000);
-	cr_assert(strstr(bug->detail, "bugcheck"), "%s", bug->detail);
-	/* the machine is down: nothing runs, nothing more is recorded, at any level */
-	core_set_irql(fx.core, CORE_IRQL_PASSIVE);
-	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -ESHUTDOWN);
-	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), -ESHUTDOWN);
-	cr_assert_eq(core_live_handles(fx.core), live);
-	core_stop(fx.core); /* teardown finds the MDL, and says nothing */
-	cr_assert_eq(fx_violations(&fx, CORE_V_CB_IRQL), 1, "%s", fx_violation_text(&fx));
-	cr_assert_eq(fx_violations(&fx, CORE_V_HANDLE_LEAK), 0, "%s", fx_violation_text(&fx));
-	fx_fini(&fx);
-}
-
-Test(mem, callbacks_at_apc_are_accepted)
-{
-	struct fx fx;
-	core_handle_t mdl = 0, contig = 0, map = 0;
-
-	fx_defaults(&fx);
-	fx_start(&fx);
-	core_set_irql(fx.core, CORE_IRQL_APC);
-	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &mdl), 0);
-	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &contig, NULL), 0);
-	cr_assert_eq(core_map_mdl(fx.core, 0, mdl, &map, NULL), 0);
-	cr_assert_eq(core_unmap_mdl(fx.core, 0, map), 0);
-	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
-	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
-	core_set_irql(fx.core, CORE_IRQL_PASSIVE);
-	fx_assert_no_violations(&fx);
-	fx_fini(&fx);
-}
-
-/* --- logical-remap mode --- */
-
-Test(mem, logical_mode_refuses_wddm24_callbacks)
-{
-	struct fx fx;
-	core_handle_t h = 0, pmo = 0;
-	iova_t logical = 0;
-	struct physmem_usage before;
-	size_t live;
-
-	fx_defaults(&fx);
-	fx_need_remap(&fx, 0);
-	fx_start(&fx);
-	cr_assert_eq(fx_info(&fx, 0).mode, MODE_LOGICAL, "%s", fx_info(&fx, 0).start_error);
-	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 0,
-		     "the reference KMD uses the WDDM 3.0 services at start:\n%s", fx_violation_text(&fx));
-	before = fx_usage(&fx);
-	live = core_live_handles(fx.core);
-	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &h, &logical), -EPERM);
-	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 1, "%s", fx_violation_text(&fx));
-	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -EPERM);
-	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 2, "%s", fx_violation_text(&fx));
-	cr_assert_eq(core_map_mdl(fx.core, 0, 0x1, &h, &logical), -EPERM);
-	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 3, "%s", fx_violation_text(&fx));
-	cr_assert_eq(core_live_handles(fx.core), live);
-	fx_assert_usage_eq(fx_usage(&fx), before, "after refused callbacks");
-	/* the WDDM 3.0 services work in the same mode */
-	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &pmo), 0);
-	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
-	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 3);
-	fx_fini(&fx);
-}
-
-/* Deprecated for the driver, not for the mode: a remap-capable driver in 1:1 mode too. */
-Test(mem, remap_capable_driver_is_refused_wddm24_callbacks_in_physical_mode)
-{
-	struct fx fx;
-	core_handle_t h = 0, pmo = 0, adl = 0;
-	iova_t logical = 0;
-
-	fx_defaults(&fx);
-	fx_remap_capable(&fx, 0);
-	fx_start(&fx);
-	cr_assert_eq(fx_info(&fx, 0).mode, MODE_PHYSICAL);
-	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 0,
-		     "the reference KMD uses the WDDM 3.0 services at start:\n%s",
-		     fx_violation_text(&fx));
-	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), -EPERM);
-	cr_assert_eq(core_alloc_contiguous(fx.core, 0, PG, CACHE_CACHED, &h, &logical), -EPERM);
-	cr_assert_eq(core_map_mdl(fx.core, 0, 0x1, &h, &logical), -EPERM);
-	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 3, "%s", fx_violation_text(&fx));
-	cr_assert(strstr(fx_violation_text(&fx), "1:1 mode"), "%s", fx_violation_text(&fx));
-	/* its services work: an ADL over a PMO, with physical pages */
-	cr_assert_eq(core_pmo_create(fx.core, 0, PG, CACHE_CACHED, &pmo), 0);
-	cr_assert_eq(core_adl_alloc(fx.core, 0, pmo, 0, PG, &adl), 0);
-	cr_assert_eq(core_adl_free(fx.core, 0, adl), 0);
-	cr_assert_eq(core_pmo_destroy(fx.core, 0, pmo), 0);
-	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 3);
-	fx_fini(&fx);
-}
-
-/* A driver that does not report linear remapping keeps the WDDM 2.4 callbacks. */
-Test(mem, driver_without_linear_remap_keeps_wddm24_callbacks)
-{
-	struct fx fx;
-	core_handle_t h = 0;
-
-	fx_defaults(&fx);
-	cr_assert_not(fx.scn.adapters[0].caps.iommu_linear_remap);
-	fx_start(&fx);
-	cr_assert_eq(fx_info(&fx, 0).mode, MODE_PHYSICAL);
-	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &h), 0);
-	cr_assert_eq(core_free_mdl(fx.core, 0, h), 0);
-	cr_assert_eq(fx_violations(&fx, CORE_V_DEPRECATED_CB), 0, "%s", fx_violation_text(&fx));
 	fx_fini(&fx);
 }
 
@@ -901,7 +681,7 @@ static void injected_inner_failure(enum fp_point point, uint64_t nth)
 	cr_assert_eq(core_live_handles(fx.core), live);
 	fx_assert_usage_eq(fx_usage(&fx), before, fp_point_name(point));
 	for (int i = 0; i < 4; i++)
-		assert_blocked(&fx, 0, where[i], "pages of the failed allocation");
+		fx_assert_blocked(&fx, 0, where[i], "pages of the failed allocation");
 	/* and the same pages can be allocated and mapped again */
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, 4 * PG, &h), 0, "%s: retry", fp_point_name(point));
 	assert_round_trip(&fx, 0, h, 4 * PG, 0x4D);
@@ -955,14 +735,14 @@ Test(mem, without_iommu_dma_is_passthrough)
 	assert_round_trip(&fx, 0, contig, 2 * PG, 0x3D);
 	/* any RAM is reachable, untranslated */
 	memset(buf, 0xA5, sizeof(buf));
-	cr_assert_eq(raw_dma(&fx, 0, NEVER_ALLOCATED_PA, buf, sizeof(buf), true, &reason), 0);
+	cr_assert_eq(fx_raw_dma(&fx, 0, NEVER_ALLOCATED_PA, buf, sizeof(buf), true, &reason), 0);
 	memset(back, 0, sizeof(back));
-	cr_assert_eq(raw_dma(&fx, 0, NEVER_ALLOCATED_PA, back, sizeof(back), false, &reason), 0);
+	cr_assert_eq(fx_raw_dma(&fx, 0, NEVER_ALLOCATED_PA, back, sizeof(back), false, &reason), 0);
 	cr_assert_eq(memcmp(buf, back, sizeof(buf)), 0);
 	/* a device write at the MDL's physical address lands in the MDL */
 	pa = fx_iova_of(&fx, mdl, PG);
 	memset(buf, 0x5C, sizeof(buf));
-	cr_assert_eq(raw_dma(&fx, 0, pa + 16, buf, sizeof(buf), true, &reason), 0);
+	cr_assert_eq(fx_raw_dma(&fx, 0, pa + 16, buf, sizeof(buf), true, &reason), 0);
 	cr_assert_eq(core_view_rw(fx.core, mdl, PG + 16, back, sizeof(back), false), 0);
 	cr_assert_eq(memcmp(buf, back, sizeof(buf)), 0);
 	cr_assert_eq(core_free_mdl(fx.core, 0, mdl), 0);
@@ -995,28 +775,28 @@ Test(mem, allocations_before_enablement_are_mapped_when_enabled)
 	contig_pa = fx_iova_of(&fx, contig, 0);
 	assert_round_trip(&fx, 0, early, 2 * PG, 0x61);
 	memset(buf, 0x17, sizeof(buf));
-	cr_assert_eq(raw_dma(&fx, 0, NEVER_ALLOCATED_PA, buf, sizeof(buf), true, &reason), 0,
+	cr_assert_eq(fx_raw_dma(&fx, 0, NEVER_ALLOCATED_PA, buf, sizeof(buf), true, &reason), 0,
 		     "passthrough before enablement");
 
 	cr_assert_eq(core_secure_vm_create(fx.core, 0), 0);
 	info = fx_info(&fx, 0);
 	cr_assert(info.iommu_enabled && info.mappings && info.attached);
 	cr_assert_eq(info.mode, MODE_PHYSICAL);
-	assert_blocked(&fx, 0, NEVER_ALLOCATED_PA, "never-allocated RAM after enablement");
+	fx_assert_blocked(&fx, 0, NEVER_ALLOCATED_PA, "never-allocated RAM after enablement");
 	/* what was allocated before is mapped, with its content */
 	cr_assert_eq(fx_iova_of(&fx, early, 0), early_pa);
-	assert_reachable(&fx, 0, early_pa + PG, "early MDL after enablement");
-	assert_reachable(&fx, 0, contig_pa, "early contiguous memory after enablement");
+	fx_assert_reachable(&fx, 0, early_pa + PG, "early MDL after enablement");
+	fx_assert_reachable(&fx, 0, contig_pa, "early contiguous memory after enablement");
 	assert_round_trip(&fx, 0, early, 2 * PG, 0x62);
 	assert_round_trip(&fx, 0, contig, 2 * PG, 0x63);
 	cr_assert_eq(core_alloc_mdl(fx.core, 0, PG, &late), 0);
 	assert_round_trip(&fx, 0, late, PG, 0x64);
 	/* freeing an early allocation unmaps it like any other */
 	cr_assert_eq(core_free_mdl(fx.core, 0, early), 0);
-	assert_blocked(&fx, 0, early_pa, "early MDL freed after enablement");
-	assert_blocked(&fx, 0, early_pa + PG, "early MDL freed after enablement, 2nd page");
+	fx_assert_blocked(&fx, 0, early_pa, "early MDL freed after enablement");
+	fx_assert_blocked(&fx, 0, early_pa + PG, "early MDL freed after enablement, 2nd page");
 	cr_assert_eq(core_free_contiguous(fx.core, 0, contig), 0);
-	assert_blocked(&fx, 0, contig_pa, "early contiguous memory freed after enablement");
+	fx_assert_blocked(&fx, 0, contig_pa, "early contiguous memory freed after enablement");
 	cr_assert_eq(core_free_mdl(fx.core, 0, late), 0);
 	core_stop(fx.core);
 	cr_assert_eq(fx_violations(&fx, CORE_V_MAPPING_LEAK), 0, "%s", fx_violation_text(&fx));

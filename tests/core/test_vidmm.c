@@ -4,9 +4,9 @@
  * MapApertureCpuVisible / AccessedPhysically rules, aperture mapping through
  * the KMD's paging buffer (MAP_APERTURE_SEGMENT2 with an ADL, or the legacy
  * MDL form), which backing stores are mapped when (system/aperture: for
- * their lifetime; VRAM: only during a paging transfer), paging transfers,
- * monitored fences, and destroy while mapped. A recording KMD wraps the
- * reference one to see every paging operation.
+ * their lifetime; VRAM: only during a paging transfer), monitored fences,
+ * and destroy while mapped. A recording KMD wraps the reference one to see
+ * every paging operation. Paging transfers: test_vidmm_paging.c.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -17,7 +17,6 @@
 #include "fixture.h"
 
 #define PG GPUISO_PAGE_SIZE
-#define MiB (1ull << 20)
 
 static const struct physmem_pressure no_pressure = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
 
@@ -59,46 +58,6 @@ static void start_rec(struct fx *fx, struct rec *r)
 
 /* --- helpers --- */
 
-static int probe_write(struct fx *fx, uint32_t dev, iova_t iova, uint8_t *reason)
-{
-	struct hw *hw = core_hw(fx->core);
-	struct hw_fault f;
-	uint8_t buf[64];
-	int rc;
-
-	while (!hw->ops->fault_pop(hw, &f))
-		;
-	memset(buf, 0xEE, sizeof(buf));
-	*reason = 0;
-	rc = hw->ops->dma(hw, dev, iova, buf, sizeof(buf), true);
-	if (rc == -EFAULT) {
-		cr_assert_eq(hw->ops->fault_pop(hw, &f), 0, "a blocked DMA queues a fault");
-		cr_assert_eq(f.iova, ALIGN_DOWN(iova, PG));
-		cr_assert(f.write);
-		*reason = f.reason;
-	}
-	return rc;
-}
-
-static void assert_blocked(struct fx *fx, uint32_t dev, iova_t iova, const char *what)
-{
-	uint8_t reason;
-
-	cr_assert_eq(probe_write(fx, dev, iova, &reason), -EFAULT,
-		     "%s: device %u wrote %#llx, the IOMMU should block it", what, dev,
-		     (unsigned long long)iova);
-	cr_assert_eq(reason, HW_FAULT_NO_WRITE, "%s: fault reason %#x", what, reason);
-}
-
-static void assert_reachable(struct fx *fx, uint32_t dev, iova_t iova, const char *what)
-{
-	uint8_t reason;
-
-	cr_assert_eq(probe_write(fx, dev, iova, &reason), 0,
-		     "%s: device %u could not write %#llx (fault reason %#x)", what, dev,
-		     (unsigned long long)iova, reason);
-}
-
 static void assert_round_trip(struct fx *fx, core_handle_t h, uint64_t len, uint8_t byte)
 {
 	uint8_t *back = malloc(len);
@@ -111,12 +70,6 @@ static void assert_round_trip(struct fx *fx, core_handle_t h, uint64_t len, uint
 	for (uint64_t i = 0; i < len; i++)
 		cr_assert_eq(back[i], byte, "byte %llu = %#x", (unsigned long long)i, back[i]);
 	free(back);
-}
-
-static void fill(uint8_t *buf, uint64_t len, uint8_t seed)
-{
-	for (uint64_t i = 0; i < len; i++)
-		buf[i] = (uint8_t)(seed + i / PG * 29 + i * 13);
 }
 
 /* --- creation rules --- */
@@ -570,10 +523,10 @@ static void resident_mapped_for_lifetime(enum core_segment seg, uint32_t flags)
 	assert_round_trip(&fx, h, 3 * PG, 0x5E);
 	first = fx_iova_of(&fx, h, 0);
 	last = fx_iova_of(&fx, h, 2 * PG);
-	assert_reachable(&fx, 0, first, "resident allocation");
+	fx_assert_reachable(&fx, 0, first, "resident allocation");
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	assert_blocked(&fx, 0, first, "destroyed allocation");
-	assert_blocked(&fx, 0, last, "destroyed allocation, last page");
+	fx_assert_blocked(&fx, 0, first, "destroyed allocation");
+	fx_assert_blocked(&fx, 0, last, "destroyed allocation, last page");
 	cr_assert_eq(fx_usage(&fx).locked, base.locked);
 	cr_assert_eq(fx_usage(&fx).committed, base.committed);
 	fx_assert_no_violations(&fx);
@@ -621,189 +574,6 @@ Test(vidmm, vram_backing_store_is_not_mapped_outside_transfers)
 	fx_fini(&fx);
 }
 
-/* --- paging transfers --- */
-
-static void transfer_round_trip(bool logical)
-{
-	struct fx fx;
-	struct physmem_usage base;
-	struct hw_stats s0, s1;
-	struct hw *hw;
-	core_handle_t h = 0;
-	uint8_t pattern[3 * 4096], back[3 * 4096], zeros[3 * 4096];
-	size_t faults;
-	iova_t pa = 0;
-
-	fx_defaults(&fx);
-	if (logical)
-		fx_need_remap(&fx, 0);
-	fx_start(&fx);
-	hw = core_hw(fx.core);
-	cr_assert_eq(fx_info(&fx, 0).mode, logical ? MODE_LOGICAL : MODE_PHYSICAL);
-	cr_assert_eq(core_alloc_create(fx.core, 0, sizeof(pattern), CORE_SEG_VRAM, 0, &h), 0);
-	if (!logical)
-		pa = fx_iova_of(&fx, h, 0);
-	base = fx_usage(&fx);
-	faults = fx_faults(&fx);
-	fill(pattern, sizeof(pattern), 0x80);
-	memset(zeros, 0, sizeof(zeros));
-	cr_assert_eq(core_view_rw(fx.core, h, 0, pattern, sizeof(pattern), true), 0);
-	hw->ops->stats(hw, &s0);
-	cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_TO_VRAM, 0), 0, "%s", fx_violation_text(&fx));
-	hw->ops->stats(hw, &s1);
-	cr_assert_gt(s1.pte_writes, s0.pte_writes, "the backing store was mapped for the transfer");
-	cr_assert_eq(fx_usage(&fx).locked, base.locked, "unlocked again after the transfer");
-	cr_assert_eq(core_view_rw(fx.core, h, 0, zeros, sizeof(zeros), true), 0);
-	cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_FROM_VRAM, 0), 0, "%s",
-		     fx_violation_text(&fx));
-	cr_assert_eq(core_view_rw(fx.core, h, 0, back, sizeof(back), false), 0);
-	cr_assert_eq(memcmp(back, pattern, sizeof(back)), 0, "VRAM kept the pattern and gave it back");
-	cr_assert_eq(fx_faults(&fx), faults, "the transfers were not blocked");
-	cr_assert_eq(fx_usage(&fx).locked, base.locked);
-	cr_assert_eq(fx_usage(&fx).committed, base.committed);
-	/* the backing store is unmapped again */
-	if (logical) {
-		iova_t iova;
-
-		cr_assert_eq(core_handle_iova(fx.core, h, 0, &iova), -EINVAL,
-			     "no logical address outside a transfer");
-	} else {
-		cr_assert_eq(core_dma(fx.core, 0, 0, h, 0, 64, true), -EFAULT);
-		cr_assert_eq(fx_faults(&fx), faults + 1);
-		assert_blocked(&fx, 0, pa, "VRAM backing store after a transfer");
-	}
-	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	fx_assert_no_violations(&fx);
-	fx_fini(&fx);
-}
-
-Test(vidmm, transfer_round_trip_physical)
-{
-	transfer_round_trip(false);
-}
-
-Test(vidmm, transfer_round_trip_logical)
-{
-	transfer_round_trip(true);
-}
-
-Test(vidmm, partial_transfer_moves_only_the_bytes_asked)
-{
-	struct fx fx;
-	core_handle_t h = 0;
-	uint8_t pattern[2 * 4096], back[2 * 4096], zeros[2 * 4096];
-
-	fx_defaults(&fx);
-	fx_start(&fx);
-	cr_assert_eq(core_alloc_create(fx.core, 0, sizeof(pattern), CORE_SEG_VRAM, 0, &h), 0);
-	fill(pattern, sizeof(pattern), 0x10);
-	memset(zeros, 0, sizeof(zeros));
-	cr_assert_eq(core_view_rw(fx.core, h, 0, pattern, sizeof(pattern), true), 0);
-	cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_TO_VRAM, 0), 0);
-	cr_assert_eq(core_view_rw(fx.core, h, 0, zeros, sizeof(zeros), true), 0);
-	cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_FROM_VRAM, PG), 0);
-	cr_assert_eq(core_view_rw(fx.core, h, 0, back, sizeof(back), false), 0);
-	cr_assert_eq(memcmp(back, pattern, PG), 0, "the first page came back");
-	cr_assert_eq(memcmp(back + PG, zeros, PG), 0, "the second page was not moved");
-	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	fx_assert_no_violations(&fx);
-	fx_fini(&fx);
-}
-
-Test(vidmm, transfer_refusals)
-{
-	struct fx fx;
-	core_handle_t sys = 0, vram = 0;
-
-	fx_defaults(&fx);
-	fx_start(&fx);
-	cr_assert_eq(core_alloc_create(fx.core, 0, PG, CORE_SEG_SYSTEM, 0, &sys), 0);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 2 * PG, CORE_SEG_VRAM, 0, &vram), 0);
-	cr_assert_eq(core_transfer(fx.core, 0, sys, TRANSFER_TO_VRAM, 0), -EINVAL, "not in VRAM");
-	cr_assert_eq(core_transfer(fx.core, 0, vram, TRANSFER_TO_VRAM, 2 * PG + 1), -ERANGE);
-	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 0);
-	cr_assert_eq(core_transfer(fx.core, 0, 0xBAD, TRANSFER_TO_VRAM, 0), -EINVAL);
-	cr_assert_eq(fx_violations(&fx, CORE_V_BAD_HANDLE), 1, "%s", fx_violation_text(&fx));
-	cr_assert_eq(core_alloc_destroy(fx.core, 0, sys), 0);
-	cr_assert_eq(core_alloc_destroy(fx.core, 0, vram), 0);
-	fx_fini(&fx);
-}
-
-Test(vidmm, transfer_under_lock_pressure_fails_and_leaves_nothing_mapped)
-{
-	struct fx fx;
-	struct physmem_usage base;
-	core_handle_t h = 0;
-	iova_t pa;
-
-	fx_defaults(&fx);
-	fx_start(&fx);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 4 * PG, CORE_SEG_VRAM, 0, &h), 0);
-	pa = fx_iova_of(&fx, h, 0);
-	fx_pressure(&fx, UINT64_MAX, 2 * PG, UINT64_MAX);
-	base = fx_usage(&fx);
-	cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_TO_VRAM, 0), -ENOMEM);
-	cr_assert_eq(fx_usage(&fx).locked, base.locked);
-	assert_blocked(&fx, 0, pa, "backing store of a failed transfer");
-	core_memory(fx.core, &no_pressure);
-	cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_TO_VRAM, 0), 0, "fine without pressure");
-	cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	fx_assert_no_violations(&fx);
-	fx_fini(&fx);
-}
-
-Test(vidmm, vram_exhaustion_is_enomem_and_recovers)
-{
-	struct fx fx;
-	struct physmem_usage base;
-	core_handle_t h[16] = { 0 }, extra = 0;
-	size_t n = 0, live;
-	int rc = 0;
-
-	fx_defaults(&fx);
-	fx.scn.adapters[0].phys[0].vram = 128 * MiB; /* 64 MiB of it is the save reserve */
-	fx_start(&fx);
-	while (n < 16 && !(rc = core_alloc_create(fx.core, 0, 16 * MiB, CORE_SEG_VRAM, 0, &h[n])))
-		n++;
-	cr_assert(n >= 1 && n < 16, "%zu allocations of 16 MiB fit", n);
-	/* non-fatal, so the rest is checked too */
-	cr_expect_eq(rc, -ENOMEM, "out of VRAM is documented as -ENOMEM, got %d", rc);
-	/* nothing is left of the failed one */
-	base = fx_usage(&fx);
-	live = core_live_handles(fx.core);
-	cr_assert_neq(core_alloc_create(fx.core, 0, 16 * MiB, CORE_SEG_VRAM, 0, &extra), 0);
-	cr_assert_eq(core_live_handles(fx.core), live);
-	cr_assert_eq(fx_usage(&fx).committed, base.committed);
-	cr_assert_eq(fx_usage(&fx).allocated, base.allocated);
-	/* VRAM comes back with a destroy */
-	cr_assert_eq(core_alloc_destroy(fx.core, 0, h[0]), 0);
-	cr_assert_eq(core_alloc_create(fx.core, 0, 16 * MiB, CORE_SEG_VRAM, 0, &h[0]), 0);
-	for (size_t i = 0; i < n; i++)
-		cr_assert_eq(core_alloc_destroy(fx.core, 0, h[i]), 0);
-	fx_fini(&fx);
-}
-
-/* VRAM exists whether or not the driver supports IOMMU isolation. */
-Test(vidmm, vram_allocation_without_iommu_support)
-{
-	struct fx fx;
-	core_handle_t h = 0;
-	int rc;
-
-	fx_defaults(&fx);
-	fx.scn.adapters[0].caps.iommu_secure_mode = false;
-	fx_start(&fx);
-	cr_assert(fx_info(&fx, 0).started, "%s", fx_info(&fx, 0).start_error);
-	cr_assert(!fx_info(&fx, 0).iommu_enabled);
-	rc = core_alloc_create(fx.core, 0, PG, CORE_SEG_VRAM, 0, &h);
-	cr_expect_eq(rc, 0, "a VRAM allocation on an adapter with 8 GiB of VRAM: %d", rc);
-	if (!rc) {
-		cr_assert_eq(core_transfer(fx.core, 0, h, TRANSFER_TO_VRAM, 0), 0);
-		cr_assert_eq(core_alloc_destroy(fx.core, 0, h), 0);
-	}
-	fx_fini(&fx);
-}
-
 /* --- monitored fences --- */
 
 static void fence_lifetime(bool logical)
@@ -832,9 +602,9 @@ static void fence_lifetime(bool logical)
 	cr_assert_eq(core_view_rw(fx.core, f, 0, val, sizeof(val), false), 0);
 	for (size_t i = 0; i < sizeof(val); i++)
 		cr_assert_eq(val[i], 0x07, "the CPU sees the fence value the GPU wrote");
-	assert_reachable(&fx, 0, iova, "live fence");
+	fx_assert_reachable(&fx, 0, iova, "live fence");
 	cr_assert_eq(core_fence_destroy(fx.core, 0, f), 0);
-	assert_blocked(&fx, 0, iova, "destroyed fence");
+	fx_assert_blocked(&fx, 0, iova, "destroyed fence");
 	cr_assert_eq(fx_usage(&fx).locked, base.locked);
 	cr_assert_eq(fx_usage(&fx).committed, base.committed);
 	cr_assert_eq(core_fence_destroy(fx.core, 0, f), -EINVAL, "destroyed twice");
@@ -921,22 +691,22 @@ Test(vidmm, enablement_maps_resident_allocations_but_not_vram_backing)
 	ap_pa = fx_iova_of(&fx, ap, PG);
 	vram_pa = fx_iova_of(&fx, vram, 0);
 	fence_pa = fx_iova_of(&fx, fence, 0);
-	assert_reachable(&fx, 0, vram_pa, "passthrough before enablement");
+	fx_assert_reachable(&fx, 0, vram_pa, "passthrough before enablement");
 	cr_assert_eq(core_secure_vm_create(fx.core, 0), 0);
 	cr_assert(fx_info(&fx, 0).attached);
-	assert_reachable(&fx, 0, sys_pa, "system-segment allocation");
-	assert_reachable(&fx, 0, ap_pa, "aperture-segment allocation");
-	assert_reachable(&fx, 0, fence_pa, "fence");
-	assert_blocked(&fx, 0, vram_pa, "VRAM allocation's backing store");
+	fx_assert_reachable(&fx, 0, sys_pa, "system-segment allocation");
+	fx_assert_reachable(&fx, 0, ap_pa, "aperture-segment allocation");
+	fx_assert_reachable(&fx, 0, fence_pa, "fence");
+	fx_assert_blocked(&fx, 0, vram_pa, "VRAM allocation's backing store");
 	assert_round_trip(&fx, sys, 2 * PG, 0x2E);
 	cr_assert_eq(core_transfer(fx.core, 0, vram, TRANSFER_TO_VRAM, 0), 0);
-	assert_blocked(&fx, 0, vram_pa, "VRAM backing store after a transfer");
+	fx_assert_blocked(&fx, 0, vram_pa, "VRAM backing store after a transfer");
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, sys), 0);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, ap), 0);
 	cr_assert_eq(core_alloc_destroy(fx.core, 0, vram), 0);
 	cr_assert_eq(core_fence_destroy(fx.core, 0, fence), 0);
-	assert_blocked(&fx, 0, sys_pa, "destroyed system allocation");
-	assert_blocked(&fx, 0, fence_pa, "destroyed fence");
+	fx_assert_blocked(&fx, 0, sys_pa, "destroyed system allocation");
+	fx_assert_blocked(&fx, 0, fence_pa, "destroyed fence");
 	core_stop(fx.core);
 	fx_assert_no_violations(&fx);
 	fx_fini(&fx);

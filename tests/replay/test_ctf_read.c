@@ -22,6 +22,7 @@
 #include "replay/gen.h"
 #include "replay/info.h"
 #include "tests/common/jsonq.h"
+#include "tests/common/traces_real.h"
 
 #define UST "tc-ust-libc-memory"
 #define KERNEL "tc-kernel-rpm-kmem"
@@ -32,17 +33,7 @@
 
 static const char *real_dir(void)
 {
-	static char dir[PATH_MAX];
-	const char *shared = getenv("GPUISO_SHARED");
-	const char *root = getenv("GPUISO_SOURCE_ROOT");
-
-	if (shared)
-		snprintf(dir, sizeof(dir), "%s/traces-real", shared);
-	else if (root)
-		snprintf(dir, sizeof(dir), "%s/../shared/traces-real", root);
-	else
-		cr_assert_fail("set GPUISO_SOURCE_ROOT (or GPUISO_SHARED) to find traces-real");
-	return dir;
+	return traces_real(NULL);
 }
 
 static const char *real(const char *name)

@@ -17,6 +17,7 @@
 #include "replay/gen.h"
 #include "replay/replay.h"
 #include "tests/common/jsonq.h"
+#include "tests/common/traces_real.h"
 
 static char tmp[] = "/tmp/gpuiso-replay-XXXXXX";
 
@@ -538,7 +539,7 @@ Test(replay, foreign_events_are_ignored_or_refused_with_strict)
 {
 	struct replay_report rep;
 	struct results res;
-	const char *real = src("../shared/traces-real/tc-kernel-rpm-kmem");
+	const char *real = traces_real("tc-kernel-rpm-kmem");
 
 	/* twice: the second replay reads the cache the first one wrote */
 	for (int i = 0; i < 2; i++) {
@@ -565,7 +566,7 @@ Test(replay, the_libc_trace_imports_and_replays_clean)
 
 	snprintf(map, sizeof(map), "%s", maps[0]);
 	maps[0] = map;
-	cr_assert_eq(replay(src("../shared/traces-real/tc-ust-libc-memory"), NULL, true, &res, &rep,
+	cr_assert_eq(replay(traces_real("tc-ust-libc-memory"), NULL, true, &res, &rep,
 			    maps, 1), 0, "%s", rep.error);
 	cr_assert_eq(rep.events, 328056);
 	cr_assert_eq(rep.used + rep.ignored + rep.unmatched, rep.events);
@@ -594,7 +595,7 @@ Test(replay, the_kernel_trace_imports_and_replays_clean)
 
 	snprintf(rpm, sizeof(rpm), "%s", src("traces/maps/linux-rpm.yaml"));
 	snprintf(pages, sizeof(pages), "%s", src("traces/maps/linux-page-alloc.yaml"));
-	cr_assert_eq(replay(src("../shared/traces-real/tc-kernel-rpm-kmem"), NULL, false, &res, &rep,
+	cr_assert_eq(replay(traces_real("tc-kernel-rpm-kmem"), NULL, false, &res, &rep,
 			    maps, 2), 0, "%s", rep.error);
 	cr_assert_eq(rep.events, 31556);
 	cr_assert_eq(res.ops[WL_MEMORY].count, 504 + 351, "one memory event per page alloc/free");
@@ -603,7 +604,7 @@ Test(replay, the_kernel_trace_imports_and_replays_clean)
 	results_fini(&res);
 
 	/* with --strict, a class no rule takes is an error, at its first event */
-	struct replay_opts o = { .trace = src("../shared/traces-real/tc-kernel-rpm-kmem"),
+	struct replay_opts o = { .trace = traces_real("tc-kernel-rpm-kmem"),
 				 .maps = maps, .nmaps = 2, .strict = true };
 	struct scenario scn;
 

@@ -16,6 +16,7 @@
 #include "replay/gen.h"
 #include "replay/replay.h"
 #include "replay/text.h"
+#include "tests/common/traces_real.h"
 
 static char tmp[64];
 
@@ -309,7 +310,7 @@ Test(text, a_foreign_trace_dumps_through_its_maps)
 	char *text, *again;
 	FILE *f;
 
-	snprintf(real, sizeof(real), "%s", src("../shared/traces-real/tc-kernel-rpm-kmem"));
+	snprintf(real, sizeof(real), "%s", traces_real("tc-kernel-rpm-kmem"));
 	snprintf(rpm, sizeof(rpm), "%s", src("traces/maps/linux-rpm.yaml"));
 	snprintf(pages, sizeof(pages), "%s", src("traces/maps/linux-page-alloc.yaml"));
 	text = dump(real, maps, 2);

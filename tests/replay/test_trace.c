@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The tracepoints (replay/trace.h): they cost nothing when no session wants
- * them, and a real LTTng recording of them (scripts/record, a session daemon,
- * babeltrace2) gives back every event with its field values.
+ * The tracepoints (replay/trace.h): they return at once when no session
+ * wants them (what they cost then is the micro benchmark's, bench/suites/
+ * micro.c), and a real LTTng recording of them (scripts/record, a session
+ * daemon, babeltrace2) gives back every event with its field values.
  *
  * The recording test needs lttng-tools and babeltrace2 and starts a session
  * daemon when none runs; when that is impossible it FAILS with the reason.
@@ -124,35 +125,6 @@ Test(trace, untraced_calls_return, .timeout = 60)
 	fprintf(stderr, "trace: untraced helper run (2100 events) took %.1f ms\n",
 		(double)(now_ns() - t0) / 1e6);
 	free(out);
-}
-
-/* Not an assertion: the cost of a call whose event no session enables. */
-Test(trace, disabled_tracepoint_cost)
-{
-	enum { N = 20000000 };
-	struct wl_event ev[WL_NKINDS];
-	struct core_power_record r = { 0 };
-	uint64_t t0, t1, t2, t3;
-
-	for (unsigned int k = 0; k < WL_NKINDS; k++)
-		ev[k] = (struct wl_event){ .kind = k, .v = { k, k + 1, k + 2 } };
-
-	t0 = now_ns();
-	for (unsigned int i = 0; i < N; i++)
-		trace_wl(&ev[WL_ALLOC_MDL]);
-	t1 = now_ns();
-	for (unsigned int i = 0, k = 0; i < N; i++, k = k + 1 == WL_NKINDS ? 0 : k + 1)
-		trace_wl(&ev[k]);
-	t2 = now_ns();
-	for (unsigned int i = 0; i < N; i++) {
-		trace_op(WL_ALLOC_MDL, 0, i, 0, i, i, i);
-		trace_power(&r);
-	}
-	t3 = now_ns();
-	fprintf(stderr,
-		"trace: disabled tracepoint cost: trace_wl same kind %.2f ns/call, "
-		"rotating kinds %.2f ns/call, trace_op+trace_power %.2f ns/pair\n",
-		(double)(t1 - t0) / N, (double)(t2 - t1) / N, (double)(t3 - t2) / N);
 }
 
 /* "gpuiso_wl:NAME: {ctx}, { a = 1, b = 2 }" -> "NAME a=1 b=2"; NULL when not @prov's. */

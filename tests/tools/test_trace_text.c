@@ -15,36 +15,11 @@
 #include "replay/event.h"
 #include "replay/gen.h"
 #include "run_gpuiso.h"
+#include "scratch.h"
 #include "tests/common/jsonq.h"
+#include "tests/common/traces_real.h"
 
-static char tdir[] = "/tmp/gpuiso-text-cli-XXXXXX";
-static bool tdir_made;
-
-static void cleanup(void)
-{
-	char cmd[128];
-
-	if (tdir_made) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", tdir);
-		cr_assert_eq(system(cmd), 0);
-	}
-}
-
-TestSuite(trace_text, .fini = cleanup);
-
-static const char *tpath(const char *name)
-{
-	static char p[8][256];
-	static int i;
-
-	if (!tdir_made) {
-		cr_assert_not_null(mkdtemp(tdir));
-		tdir_made = true;
-	}
-	i = (i + 1) % 8;
-	snprintf(p[i], sizeof(p[i]), "%s/%s", tdir, name);
-	return p[i];
-}
+TestSuite(trace_text, .fini = scratch_cleanup);
 
 static char *slurp(const char *path)
 {
@@ -189,7 +164,7 @@ Test(trace_text, a_foreign_trace_dumps_through_import_maps)
 	snprintf(made_copy, sizeof(made_copy), "%s", made);
 	snprintf(j1c, sizeof(j1c), "%s", j1);
 	snprintf(j2c, sizeof(j2c), "%s", j2);
-	RUN(&r, "trace", "dump", "../shared/traces-real/tc-kernel-rpm-kmem", "--map",
+	RUN(&r, "trace", "dump", traces_real("tc-kernel-rpm-kmem"), "--map",
 	    "traces/maps/linux-rpm.yaml", "--map", "traces/maps/linux-page-alloc.yaml", "-o", txt);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	text = slurp(txt);
@@ -197,7 +172,7 @@ Test(trace_text, a_foreign_trace_dumps_through_import_maps)
 	free(text);
 	RUN(&r, "trace", "make", txt, "-o", made_copy);
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	RUN(&r, "replay", "../shared/traces-real/tc-kernel-rpm-kmem", "--map",
+	RUN(&r, "replay", traces_real("tc-kernel-rpm-kmem"), "--map",
 	    "traces/maps/linux-rpm.yaml", "--map", "traces/maps/linux-page-alloc.yaml",
 	    "--cache-dir", tpath("cache"), "--json", j1c);
 	cr_assert_lt(r.status, 2, "%s", r.err);
@@ -207,11 +182,11 @@ Test(trace_text, a_foreign_trace_dumps_through_import_maps)
 	expect_same_results(j1c, j2c, false);
 
 	/* without the maps: nothing is a workload event, and the dump says what to do */
-	RUN(&r, "trace", "dump", "../shared/traces-real/tc-kernel-rpm-kmem");
+	RUN(&r, "trace", "dump", traces_real("tc-kernel-rpm-kmem"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.err, "--map"), "%s", r.err);
 	/* a map that is not one: where */
-	RUN(&r, "trace", "dump", "../shared/traces-real/tc-kernel-rpm-kmem", "--map", "README.md");
+	RUN(&r, "trace", "dump", traces_real("tc-kernel-rpm-kmem"), "--map", "README.md");
 	cr_assert_eq(r.status, 2, "%s", r.err);
 	cr_assert(strstr(r.err, "README.md:"), "%s", r.err);
 }

@@ -75,7 +75,7 @@ static void setup(void)
 	cr_assert_not_null(realpath(given, map), "%s", given);
 	/* relative paths in campaigns must not find anything from here */
 	cr_assert_eq(chdir("/"), 0);
-	/* these suites fork: main() waits for LTTng-UST's threads (see test_campaign.c) */
+	/* these suites fork: main() waits for LTTng-UST's threads (see campaign_fixture.c) */
 	unsetenv("LTTNG_UST_REGISTER_TIMEOUT");
 }
 
