@@ -16,8 +16,13 @@
  * babeltrace2 graph (ctf_decode()), ctf_files.c finds the trace folders
  * and checks their files before babeltrace2 opens them, ctf_sink.c binds
  * event classes and reads each event's fields, ctf_error.c words
- * babeltrace2's errors for a user.
+ * babeltrace2's errors for a user; and what the files of the CTF writer
+ * share: ctf_write.c runs the graph into sink.ctf.fs in its output folder,
+ * ctf_write_source.c is the source component that emits the caller's
+ * events, ctf_write_uuid.c gives the trace the UUID of its content.
  */
+
+/* ---- the reader ---- */
 
 /* A component name; sources are "ctf-fs-N" with N the trace folder's index. */
 #define CTF_SRC_NAME_FMT "ctf-fs-%u"
@@ -172,5 +177,47 @@ bt_graph_simple_sink_component_consume_func_status ctf_sink_consume(bt_message_i
  * @classes: event class address -> its struct cls_info *.
  */
 void ctf_classes_free(struct u64map *classes);
+
+
+/* ---- the writer ---- */
+
+/* One ctf_write() call: owned by ctf_write(), reached by the component and its iterator. */
+struct cw_run {
+	wl_lossy_next_fn next;
+	void *ctx;
+	bool lossy;          /* the stream class supports discarded events and packets */
+	int rc;              /* the first error of ours or of @next (0: none) */
+	char msg[256];       /* what it was */
+	uint64_t events;     /* events pulled so far */
+	uint64_t last_ts;
+	struct ctf_loss lost; /* the losses so far, added up */
+	uint64_t hash[2];    /* content hash of the events: the trace UUID */
+};
+
+/**
+ * ctf_write_source_class() - the source component class that emits the
+ * events of a struct cw_run (its initialization data), as one stream of
+ * packets with an event class per catalogue kind.
+ *
+ * Return: the class (a reference to put), or NULL (out of memory).
+ */
+bt_component_class_source *ctf_write_source_class(void);
+
+/**
+ * ctf_write_fix_uuid() - give the trace the UUID of its content: find the
+ * one sink.ctf.fs made up in the metadata's trace block, then replace it
+ * there (text) and in every packet header of the data files (binary).
+ * @dir: the trace folder sink.ctf.fs wrote.
+ * @run: the write, whose events' hash makes the UUID.
+ * @err: out: why it could not.
+ * @errlen: size of @err.
+ *
+ * The chance that 16 random bytes also occur in the payload is 2^-128 per
+ * position, so replacing every occurrence is exact in practice and needs no
+ * knowledge of the packet layout.
+ *
+ * Return: 0 or -EIO.
+ */
+int ctf_write_fix_uuid(const char *dir, const struct cw_run *run, char *err, size_t errlen);
 
 #endif
