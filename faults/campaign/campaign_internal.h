@@ -35,7 +35,7 @@
 #define CAMPAIGN_OUTCOME_SCHEMA "gpuiso-campaign-run/1"
 #define CAMPAIGN_RUN_PATH_LEN (PATH_MAX + CAMPAIGN_ID_LEN + 32)
 
-/* The invariants a campaign may require (replay/engine.c engine_finish()). */
+/* The invariants a campaign may require (replay/engine_findings.c engine_finish()). */
 #define CAMPAIGN_NINVARIANTS 6
 extern const char *const campaign_invariants[CAMPAIGN_NINVARIANTS];
 
