@@ -402,7 +402,7 @@ fail:
 int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ctx,
 	     const struct ctf_limits *lim, struct ctf_stats *st, char *err, size_t errlen)
 {
-	struct ctf_stats own;
+	struct ctf_stats own = { 0 };
 	struct decoder d = {
 		.dec = decoder_for(path), .path = path, .bind = bind, .on_event = on_event, .ctx = ctx,
 		.st = st ? st : &own, .err = err, .errlen = errlen, .cap = 256 * 1024,

@@ -85,7 +85,7 @@ static void put_u64(struct feeder *f, uint64_t v)
 /* Signed numbers (errnos, tags) in zig-zag form. */
 static void put_i64(struct feeder *f, int64_t v)
 {
-	put_u64(f, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+	put_u64(f, ((uint64_t)v << 1) ^ (v < 0 ? UINT64_MAX : 0));
 }
 
 /* With its NUL, so that the reader can hand it on where it lies. */

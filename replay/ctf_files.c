@@ -149,7 +149,7 @@ static int magic_order(const unsigned char *head, size_t n, const unsigned char 
 
 const char *ctf_metadata_hint(const char *dir)
 {
-	unsigned char head[8];
+	unsigned char head[8] = { 0 };
 	char p[PATH_MAX];
 	size_t n = 0;
 	FILE *f;
@@ -172,7 +172,7 @@ const char *ctf_metadata_hint(const char *dir)
 int ctf_metadata_whole(const char *dir, char *why, size_t len)
 {
 	enum { HEADER = 37, SIZES = 24 }; /* header bytes; content and packet sizes (bits) at 24 */
-	unsigned char h[HEADER];
+	unsigned char h[HEADER] = { 0 };
 	char p[PATH_MAX];
 	uint64_t at = 0, total;
 	struct stat st;
@@ -335,7 +335,7 @@ int ctf_stream_suspect(const char *dir, char *out, size_t len)
 	int n = scandir(dir, &names, not_dots, alphasort), rc = -ENOENT;
 
 	for (int k = 0; k < n; k++) {
-		unsigned char head[64];
+		unsigned char head[64] = { 0 };
 		const char *what = NULL;
 		char p[PATH_MAX];
 		size_t got = 0;

@@ -303,7 +303,7 @@ int ctf_decode(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, ctf_ma
 	       void *ctx, struct ctf_stats *st, char *err, size_t errlen)
 {
 	struct folders folders = { 0 };
-	struct ctf_stats own;
+	struct ctf_stats own = { 0 };
 	struct reader r = {
 		.path = path, .bind = bind, .on_event = on_event, .mark = mark, .ctx = ctx,
 		.folders = &folders, .st = st ? st : &own, .err = err, .errlen = errlen,

@@ -177,8 +177,7 @@ static bool matches(struct rule *r, const struct ctf_value *vals)
 {
 	for (size_t i = 0; i < r->nwhere; i++) {
 		const struct ctf_value *v = &vals[r->where[i].field];
-		uint64_t want;
-
+		uint64_t want = 0;
 		bool equal;
 
 		if (!has(r, r->where[i].field, vals, true))

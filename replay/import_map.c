@@ -313,20 +313,20 @@ static bool load_not(struct yaml_doc *d, struct yaml_field *kv, const char *name
 		     const char *fname)
 {
 	static const char *const keys[] = { "not" };
-	struct yaml_field not;
+	struct yaml_field negated;
 	char ctx[YAML_NAME_LEN];
 
 	field_name(ctx, name, "where", fname);
-	if (!yaml_fields(d, kv->val, kv->key, ctx, keys, 1, &not))
+	if (!yaml_fields(d, kv->val, kv->key, ctx, keys, 1, &negated))
 		return false;
-	if (!not.val) {
+	if (!negated.val) {
 		/* a mapping of other keys was reported (unknown key) by yaml_fields() */
 		if (!fy_node_mapping_item_count(kv->val))
 			yaml_field_error(d, kv, "expected a value or {not: VALUE}");
 		return false;
 	}
-	kv->val = not.val;
-	snprintf(kv->name, sizeof(kv->name), "%s", not.name);
+	kv->val = negated.val;
+	snprintf(kv->name, sizeof(kv->name), "%s", negated.name);
 	return true;
 }
 
