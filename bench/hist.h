@@ -6,14 +6,17 @@
 
 /*
  * A log-linear latency histogram with HdrHistogram's bucketing: values from
- * 1 to 2^HIST_MAX_MAGNITUDE (about 73 minutes in ns) are kept to @digits
+ * 1 to 2^HIST_MAX_MAGNITUDE - 1 (about 73 minutes in ns) are kept to @digits
  * significant decimal digits (1 to 5, default 3), so every percentile is
- * within 10^-digits of the exact one. Histograms of the same precision merge
- * by adding counts (across runs and processes). Recording is an index
- * computation and an increment.
+ * within 10^-digits of the exact one. A value above the range is counted
+ * (overflow) and kept in the top slot: a percentile that lands there reads
+ * 2^HIST_MAX_MAGNITUDE - 1, a lower bound. Histograms of the same precision
+ * merge by adding counts (hist_merge()). Recording is an index computation
+ * and an increment.
  */
 
 #define HIST_MAX_MAGNITUDE 42
+#define HIST_TOP (((uint64_t)1 << HIST_MAX_MAGNITUDE) - 1) /* the highest value kept as itself */
 
 struct hist {
 	unsigned int sub_half_magnitude; /* log2 of half the sub-buckets per bucket */
@@ -21,6 +24,7 @@ struct hist {
 	size_t ncounts;
 	uint64_t *counts;
 	uint64_t total;                  /* values recorded */
+	uint64_t overflow;               /* of them above HIST_TOP (counted at HIST_TOP) */
 	uint64_t min, max;               /* exact extremes */
 	unsigned __int128 sum;           /* for the mean: exact, and an integer add per value */
 };
@@ -38,7 +42,8 @@ int hist_init(struct hist *h, unsigned int digits);
 void hist_fini(struct hist *h);
 
 /**
- * hist_record() - count one value (0 counts as 1; above the range, as the top).
+ * hist_record() - count one value (0 counts as 1; above HIST_TOP, as
+ * HIST_TOP, and as an overflow). min, max and the mean keep the value itself.
  * Inline: a replay records two values per event.
  * @h: the histogram.
  * @value: e.g. nanoseconds.
@@ -50,29 +55,41 @@ void hist_fini(struct hist *h);
  */
 static inline void hist_record(struct hist *h, uint64_t value)
 {
-	unsigned int bucket;
+	uint64_t v = value ? value : 1;
+	uint64_t kept = v > HIST_TOP ? HIST_TOP : v;
+	unsigned int bucket = 63u - (unsigned int)__builtin_clzll(kept | h->sub_mask) -
+			      h->sub_half_magnitude;
 
-	if (!value)
-		value = 1;
-	if (value >> HIST_MAX_MAGNITUDE)
-		value = ((uint64_t)1 << HIST_MAX_MAGNITUDE) - 1;
-	bucket = 63u - (unsigned int)__builtin_clzll(value | h->sub_mask) - h->sub_half_magnitude;
-	h->counts[((size_t)bucket << h->sub_half_magnitude) + (size_t)(value >> bucket)]++;
+	h->counts[((size_t)bucket << h->sub_half_magnitude) + (size_t)(kept >> bucket)]++;
 	h->total++;
-	h->sum += value;
-	h->min = value < h->min ? value : h->min;
-	h->max = value > h->max ? value : h->max;
+	h->overflow += v != kept;
+	h->sum += v;
+	h->min = v < h->min ? v : h->min;
+	h->max = v > h->max ? v : h->max;
 }
 
 /**
- * hist_percentile() - the value at or below which @p percent of values fall.
- * @h: the histogram.
- * @p: percentile, 0..100.
+ * hist_merge() - add @src's values to @dst, as if each had been recorded in
+ * @dst: counts, overflow, sum and extremes (runs, repeats and shards of one
+ * measurement).
+ * @dst: the histogram added to.
+ * @src: the histogram added (unchanged; may be @dst).
  *
- * Return: the value (the highest value equivalent to its bucket, capped at
- * the exact max), or 0 for an empty histogram.
+ * Return: 0, -EINVAL (not of the same precision).
  */
-uint64_t hist_percentile(const struct hist *h, double p);
+int hist_merge(struct hist *dst, const struct hist *src);
+
+/**
+ * hist_percentiles() - for each @p[k], the value at or below which @p[k]
+ * percent of values fall, in one pass over the counts.
+ * @h: the histogram.
+ * @p: percentiles, 0..100, in any order (ascending is the natural one).
+ * @n: how many.
+ * @out: the values, @out[k] for @p[k]: the highest value equivalent to its
+ * slot, capped at the exact max (so HIST_TOP where the slot is the top one
+ * and the max above it), the max for 100, or 0 for an empty histogram.
+ */
+void hist_percentiles(const struct hist *h, const double *p, size_t n, uint64_t *out);
 
 /** hist_mean() - the exact mean of recorded values (0 when empty). @h. */
 double hist_mean(const struct hist *h);
