@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hist.h"
 
@@ -32,10 +33,7 @@ int hist_init(struct hist *h, unsigned int digits)
 		.sub_mask = ((uint64_t)1 << sub_magnitude) - 1,
 		.min = UINT64_MAX,
 	};
-	h->ncounts = ((size_t)(HIST_MAX_MAGNITUDE - h->sub_half_magnitude) + 1)
-		     << h->sub_half_magnitude;
-	h->counts = calloc(h->ncounts, sizeof(*h->counts));
-	return h->counts ? 0 : -ENOMEM;
+	return 0;
 }
 
 void hist_fini(struct hist *h)
@@ -45,10 +43,49 @@ void hist_fini(struct hist *h)
 	h->ncounts = 0;
 }
 
+/*
+ * Make the counts cover slot @index and the rest of its bucket, the new
+ * slots zero. Bucket 0 takes the first two halves of the slots, bucket b > 0
+ * the half b + 1: the counts grow by halves, to the end of @index's.
+ */
+static int grow(struct hist *h, size_t index)
+{
+	size_t n = ((index >> h->sub_half_magnitude) + 1) << h->sub_half_magnitude;
+	uint64_t *counts;
+
+	if (n <= h->ncounts)
+		return 0;
+	counts = realloc(h->counts, n * sizeof(*counts));
+	if (!counts)
+		return -ENOMEM;
+	memset(counts + h->ncounts, 0, (n - h->ncounts) * sizeof(*counts));
+	h->counts = counts;
+	h->ncounts = n;
+	return 0;
+}
+
+int hist_record_rare(struct hist *h, uint64_t v, size_t i)
+{
+	/* the slot of HIST_TOP: the last of bucket HIST_MAX_MAGNITUDE - 1 - sub_half_magnitude */
+	size_t top = ((size_t)(HIST_MAX_MAGNITUDE - h->sub_half_magnitude + 1)
+		      << h->sub_half_magnitude) - 1;
+	int rc = grow(h, i > top ? top : i);
+
+	if (rc)
+		return rc;
+	h->overflow += i > top;
+	hist_count_at(h, i > top ? top : i, v);
+	return 0;
+}
+
 int hist_merge(struct hist *dst, const struct hist *src)
 {
+	int rc;
+
 	if (dst->sub_half_magnitude != src->sub_half_magnitude)
 		return -EINVAL;
+	if (src->ncounts > dst->ncounts && (rc = grow(dst, src->ncounts - 1)))
+		return rc;
 	for (size_t i = 0; i < src->ncounts; i++)
 		dst->counts[i] += src->counts[i];
 	dst->total += src->total;

@@ -746,8 +746,8 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 		wall = end > start ? end - start : 0;
 		modeled = modeled_ns(e) - e->modeled_last;
 		e->modeled_last += modeled;
-		hist_record(&op->wall, wall);
-		hist_record(&op->modeled, modeled);
+		if (hist_record(&op->wall, wall) || hist_record(&op->modeled, modeled))
+			return -ENOMEM;
 	}
 	if (!e->notrace)
 		trace_op(ev->kind, (uint32_t)adapter, ev->v[WL_ID], rc, wall, modeled, index);
@@ -817,8 +817,8 @@ static void fill_power(const struct replay_engine *e, struct results *res, bool 
 		pw->chunks += r->chunks;
 		pw->bytes += r->bytes;
 		/* untimed, as for operations: no histogram page written per run */
-		if (ended && !e->untimed)
-			hist_record(&pw->time_to_complete, r->copy_ns);
+		if (ended && !e->untimed && hist_record(&pw->time_to_complete, r->copy_ns))
+			log_err("out of memory recording a power transition's time to complete");
 		pw->longest_stall_ns = GPUISO_MAX(pw->longest_stall_ns, r->max_stall_ns);
 		paths = r->to == POWER_D3 ? &pw->to_d3 : &pw->to_d0;
 		paths->transitions++;

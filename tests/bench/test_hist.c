@@ -48,7 +48,7 @@ static uint64_t pct(const struct hist *h, double p)
 
 static void record(struct hist *h, uint64_t v)
 {
-	hist_record(h, v);
+	cr_assert_eq(hist_record(h, v), 0);
 }
 
 static void check_against_sorting(unsigned int digits, uint64_t span)
@@ -119,6 +119,7 @@ Test(hist, edges_empty_and_zero)
 	cr_assert_eq(hist_init(&h, 0), -EINVAL);
 	cr_assert_eq(hist_init(&h, 6), -EINVAL);
 	cr_assert_eq(hist_init(&h, 3), 0);
+	cr_assert_null(h.counts, "nothing is allocated before a value is recorded");
 	hist_percentiles(&h, ps, ARRAY_SIZE(ps), got);
 	cr_assert(!got[0] && !got[1] && !got[2], "an empty histogram says 0");
 	cr_assert_float_eq(hist_mean(&h), 0, 1e-12);
@@ -150,6 +151,9 @@ Test(hist, out_of_range_values_are_counted_at_the_top)
 	cr_assert_eq(got[3], UINT64_MAX, "the max is the value itself");
 	cr_assert_float_eq(hist_mean(&h), ((double)HIST_TOP * 2 + 1 + (double)UINT64_MAX + 1000) / 4,
 			   1e-12 * (double)UINT64_MAX);
+	/* the top slot is the last there can be: the counts never grow past it */
+	cr_assert_eq(h.ncounts, (size_t)(HIST_MAX_MAGNITUDE - h.sub_half_magnitude + 1)
+					<< h.sub_half_magnitude);
 	hist_fini(&h);
 }
 
@@ -170,6 +174,72 @@ Test(hist, percentiles_in_one_pass_are_those_asked_alone)
 	cr_assert_lt(got[2], got[0]);
 	cr_assert_eq(got[3], h.max);
 	hist_fini(&h);
+}
+
+/* The slots a histogram needs for values up to @max: through the end of max's bucket. */
+static size_t slots_for(const struct hist *h, uint64_t max)
+{
+	unsigned int log2 = 63u - (unsigned int)__builtin_clzll(max);
+	unsigned int half = h->sub_half_magnitude;
+
+	if (log2 < half)
+		return (size_t)1 << half;
+	if (log2 == half)
+		return (size_t)2 << half;
+	return (size_t)(log2 - half + 2) << half;
+}
+
+/*
+ * Values on each side of every power of two, recorded into two histograms
+ * in turn (so that one's growth reuses memory the other freed): the counts
+ * cover exactly what was recorded, grow without losing a count, and every
+ * value reads back as itself or within the precision.
+ */
+Test(hist, counts_grow_at_bucket_boundaries)
+{
+	enum { N = 2 * (HIST_MAX_MAGNITUDE - 1) + 1 };
+	uint64_t v[N];
+	struct hist h[2];
+	size_t n = 0;
+
+	for (unsigned int k = 1; k < HIST_MAX_MAGNITUDE; k++) {
+		v[n++] = ((uint64_t)1 << k) - 1;
+		v[n++] = (uint64_t)1 << k;
+	}
+	v[n++] = HIST_TOP;
+	for (int d = 0; d < 2; d++)
+		cr_assert_eq(hist_init(&h[d], d ? 2 : 3), 0);
+	for (size_t i = 0; i < n; i++) {
+		for (int d = 0; d < 2; d++) {
+			uint64_t in_slots = 0;
+
+			record(&h[d], v[i]);
+			cr_assert_eq(h[d].ncounts, slots_for(&h[d], v[i]), "%llu",
+				     (unsigned long long)v[i]);
+			for (size_t s = 0; s < h[d].ncounts; s++)
+				in_slots += h[d].counts[s];
+			cr_assert_eq(in_slots, i + 1, "after %llu: new slots are zero, old ones kept",
+				     (unsigned long long)v[i]);
+		}
+	}
+	for (int d = 0; d < 2; d++) {
+		double precision = d ? 1e-2 : 1e-3;
+
+		for (size_t i = 0; i < n; i++) {
+			/* the (i + 1)-th smallest value */
+			uint64_t got = pct(&h[d], 100.0 * ((double)i + 0.75) / (double)n);
+
+			cr_assert_geq(got, v[i]);
+			cr_assert_leq((double)(got - v[i]), precision * (double)v[i],
+				      "%llu read as %llu", (unsigned long long)v[i],
+				      (unsigned long long)got);
+			if (!((v[i] + 1) & v[i])) /* 2^k - 1: the highest value of its slot */
+				cr_assert_eq(got, v[i]);
+		}
+		hist_fini(&h[d]);
+		cr_assert_null(h[d].counts);
+		cr_assert_eq(h[d].ncounts, 0);
+	}
 }
 
 static void expect_same(const struct hist *a, const struct hist *b)
@@ -217,6 +287,7 @@ Test(hist, merging_is_recording_every_value_in_one)
 	}
 	record(&slow, UINT64_MAX);
 	record(&all, UINT64_MAX);
+	cr_assert_lt(fast.ncounts, slow.ncounts);
 
 	cr_assert_eq(hist_merge(&into_fast, &slow), 0, "the larger into the smaller");
 	expect_same(&into_fast, &all);
