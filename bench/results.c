@@ -87,6 +87,7 @@ static void power_paths(struct json *j, const char *key, const struct power_path
 	json_obj_end(j);
 }
 
+/* "overflow" only where values were above the histogram's range: its percentiles there are lower bounds */
 static void percentiles(struct json *j, const char *key, const struct hist *h)
 {
 	static const double p[] = { 50, 90, 99, 99.9 };
@@ -100,6 +101,8 @@ static void percentiles(struct json *j, const char *key, const struct hist *h)
 	json_u64(j, "p999", v[3]);
 	json_u64(j, "max", h->total ? h->max : 0);
 	json_double(j, "mean", hist_mean(h));
+	if (h->overflow)
+		json_u64(j, "overflow", h->overflow);
 	json_obj_end(j);
 }
 

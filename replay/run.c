@@ -649,6 +649,12 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 			(unsigned long long)v[0], (unsigned long long)v[1],
 			(unsigned long long)op->wall.max);
 	}
+	for (size_t i = 0; i < res->nops; i++)
+		if (res->ops[i].wall.overflow)
+			fprintf(out, "OUT OF RANGE: %llu %s latencies above %llu ns (73 min), counted "
+				"as that: a percentile of that value means at least it\n",
+				(unsigned long long)res->ops[i].wall.overflow, res->ops[i].name,
+				(unsigned long long)HIST_TOP);
 	fprintf(out, "\npower: %llu transitions, %llu completed (%llu pinned, %llu chunked), %llu reset\n",
 		(unsigned long long)res->power.transitions, (unsigned long long)res->power.completed,
 		(unsigned long long)res->power.pinned, (unsigned long long)res->power.chunked,
