@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "common/array.h"
 #include "hist.h"
 
 /* Buckets and sub-buckets: hist_record() (hist.h). */
@@ -50,18 +50,9 @@ void hist_fini(struct hist *h)
  */
 static int grow(struct hist *h, size_t index)
 {
-	size_t n = ((index >> h->sub_half_magnitude) + 1) << h->sub_half_magnitude;
-	uint64_t *counts;
-
-	if (n <= h->ncounts)
-		return 0;
-	counts = realloc(h->counts, n * sizeof(*counts));
-	if (!counts)
-		return -ENOMEM;
-	memset(counts + h->ncounts, 0, (n - h->ncounts) * sizeof(*counts));
-	h->counts = counts;
-	h->ncounts = n;
-	return 0;
+	return array_extend_zeroed(&h->counts, &h->ncounts,
+				   ((index >> h->sub_half_magnitude) + 1) << h->sub_half_magnitude,
+				   sizeof(*h->counts));
 }
 
 int hist_record_rare(struct hist *h, uint64_t v, size_t i)
