@@ -25,6 +25,7 @@ static const struct better_rule better_rules[] = {
 	{ "sweep.*.hits", NULL, BETTER_NONE },
 	{ "campaign.runs", NULL, BETTER_NONE },
 	{ "*.errors", NULL, BETTER_LOWER },
+	{ "*_ns.overflow", NULL, BETTER_LOWER },
 	{ "*reset", NULL, BETTER_LOWER },
 	{ "*violation*", NULL, BETTER_LOWER },
 	{ "*.crash", NULL, BETTER_LOWER },

@@ -87,15 +87,22 @@ static void power_paths(struct json *j, const char *key, const struct power_path
 	json_obj_end(j);
 }
 
+/* "overflow" only where values were above the histogram's range: its percentiles there are lower bounds */
 static void percentiles(struct json *j, const char *key, const struct hist *h)
 {
+	static const double p[] = { 50, 90, 99, 99.9 };
+	uint64_t v[ARRAY_SIZE(p)];
+
+	hist_percentiles(h, p, ARRAY_SIZE(p), v);
 	json_obj_begin(j, key);
-	json_u64(j, "p50", hist_percentile(h, 50));
-	json_u64(j, "p90", hist_percentile(h, 90));
-	json_u64(j, "p99", hist_percentile(h, 99));
-	json_u64(j, "p999", hist_percentile(h, 99.9));
+	json_u64(j, "p50", v[0]);
+	json_u64(j, "p90", v[1]);
+	json_u64(j, "p99", v[2]);
+	json_u64(j, "p999", v[3]);
 	json_u64(j, "max", h->total ? h->max : 0);
 	json_double(j, "mean", hist_mean(h));
+	if (h->overflow)
+		json_u64(j, "overflow", h->overflow);
 	json_obj_end(j);
 }
 

@@ -164,7 +164,7 @@ struct results {
  * @ops: operation names (must outlive @r), at most RESULTS_MAX_OPS.
  * @nops: how many.
  *
- * Return: 0, -EINVAL, -ENOMEM.
+ * Return: 0, -EINVAL (more than RESULTS_MAX_OPS).
  */
 int results_init(struct results *r, const char *const *ops, size_t nops);
 

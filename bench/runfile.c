@@ -155,13 +155,15 @@ bool runfile_date_ok(const char *s)
 	return !strcmp(end, "Z");
 }
 
-/* The unit of a results metric, from its name. */
+/* The unit of a results metric, from its name ("*_ns.overflow": values past a histogram's range). */
 static const char *results_unit(const char *name, bool boolean)
 {
 	if (boolean)
 		return "bool";
 	size_t len = strlen(name);
 
+	if (len > 9 && !strcmp(name + len - 9, ".overflow"))
+		return "count";
 	if (strstr(name, "_ns.") || (len > 3 && !strcmp(name + len - 3, "_ns")))
 		return "ns";
 	if (!strcmp(name, "power.bytes"))

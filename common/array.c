@@ -54,6 +54,24 @@ int array_reserve(void *arrp, size_t *cap, size_t n, size_t elem)
 	return array_grow(arrp, cap, n, elem, grow_heap);
 }
 
+int array_extend_zeroed(void *arrp, size_t *n, size_t want, size_t elem)
+{
+	char *arr, *grown;
+
+	if (want <= *n)
+		return 0;
+	if (want > SIZE_MAX / elem)
+		return -ENOMEM;
+	memcpy(&arr, arrp, sizeof(arr));
+	grown = realloc(arr, want * elem);
+	if (!grown)
+		return -ENOMEM;
+	memset(grown + *n * elem, 0, (want - *n) * elem);
+	memcpy(arrp, &grown, sizeof(grown));
+	*n = want;
+	return 0;
+}
+
 int array_reserve_shared(void *arrp, size_t *cap, size_t n, size_t elem)
 {
 	return array_grow(arrp, cap, n, elem, grow_shared);

@@ -17,6 +17,19 @@
 int array_reserve(void *arrp, size_t *cap, size_t n, size_t elem);
 
 /**
+ * array_extend_zeroed() - lengthen an array to @want elements, the new ones
+ * zero: an array indexed by something that only grows (a CPU, a leaf, a
+ * bucket).
+ * @arrp: address of the array pointer (any T **, NULL at first); realloc'ed.
+ * @n: in/out: its length, in elements.
+ * @want: the length wanted; an array as long already is left as it is.
+ * @elem: size of one element.
+ *
+ * Return: 0, or -ENOMEM with the array as it was.
+ */
+int array_extend_zeroed(void *arrp, size_t *n, size_t want, size_t elem);
+
+/**
  * array_reserve_shared() - array_reserve() for an array that fork() does
  * not copy: it lives in shared anonymous memory (zero filled), whose page
  * table entries a fork leaves to the child's faults, so a process that

@@ -118,15 +118,8 @@ int idmap_get(struct idmap *im, uint64_t pfn, uint64_t n, unsigned int *saw)
 	if (!n)
 		return 0;
 	/* every leaf first, so that counting cannot fail half way */
-	if (last >= im->nleaves) {
-		struct idmap_leaf **leaves = realloc(im->leaves, (last + 1) * sizeof(*leaves));
-
-		if (!leaves)
-			return -ENOMEM;
-		memset(leaves + im->nleaves, 0, (last + 1 - im->nleaves) * sizeof(*leaves));
-		im->leaves = leaves;
-		im->nleaves = last + 1;
-	}
+	if (array_extend_zeroed(&im->leaves, &im->nleaves, (size_t)last + 1, sizeof(*im->leaves)))
+		return -ENOMEM;
 	for (uint64_t top = pfn >> IDMAP_LEAF_SHIFT; top <= last; top++) {
 		if (!im->leaves[top])
 			im->leaves[top] = calloc(1, sizeof(struct idmap_leaf));

@@ -334,8 +334,8 @@ int engine_apply(struct replay_engine *e, const struct wl_event *ev, uint64_t in
 		wall = end > start ? end - start : 0;
 		modeled = modeled_ns(e) - e->modeled_last;
 		e->modeled_last += modeled;
-		hist_record(&op->wall, wall);
-		hist_record(&op->modeled, modeled);
+		if (hist_record(&op->wall, wall) || hist_record(&op->modeled, modeled))
+			return -ENOMEM;
 	}
 	if (!e->notrace)
 		trace_op(ev->kind, (uint32_t)adapter, ev->v[WL_ID], rc, wall, modeled, index);

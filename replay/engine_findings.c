@@ -90,8 +90,8 @@ static void fill_power(const struct replay_engine *e, struct results *res, bool 
 		pw->chunks += r->chunks;
 		pw->bytes += r->bytes;
 		/* untimed, as for operations: no histogram page written per run */
-		if (ended && !e->untimed)
-			hist_record(&pw->time_to_complete, r->copy_ns);
+		if (ended && !e->untimed && hist_record(&pw->time_to_complete, r->copy_ns))
+			log_err("out of memory recording a power transition's time to complete");
 		pw->longest_stall_ns = GPUISO_MAX(pw->longest_stall_ns, r->max_stall_ns);
 		paths = r->to == POWER_D3 ? &pw->to_d3 : &pw->to_d0;
 		paths->transitions++;

@@ -247,16 +247,11 @@ static int mark_page(struct fdec *d, const struct tep_record *rec)
 		return 0;
 	if (cpu >= d->npage) {
 		size_t cap = d->npage;
-		uint64_t *more;
 
 		while (cap <= cpu)
 			cap = cap ? cap * 2 : 8;
-		more = realloc(d->page, cap * sizeof(*more));
-		if (!more)
+		if (array_extend_zeroed(&d->page, &d->npage, cap, sizeof(*d->page)))
 			return -ENOMEM;
-		memset(more + d->npage, 0, (cap - d->npage) * sizeof(*more));
-		d->page = more;
-		d->npage = cap;
 	}
 	if (d->page[cpu] == page + 1)
 		return 0;

@@ -638,16 +638,24 @@ void replay_summary(const struct results *res, const struct replay_report *rep, 
 	fprintf(out, "\n%-18s %10s %7s %10s %10s %10s\n", "operation", "count", "errors", "p50 ns",
 		"p99 ns", "max ns");
 	for (size_t i = 0; i < res->nops; i++) {
+		static const double p[] = { 50, 99 };
 		const struct op_result *op = &res->ops[i];
+		uint64_t v[ARRAY_SIZE(p)];
 
 		if (!op->count)
 			continue;
+		hist_percentiles(&op->wall, p, ARRAY_SIZE(p), v);
 		fprintf(out, "%-18s %10llu %7llu %10llu %10llu %10llu\n", op->name,
 			(unsigned long long)op->count, (unsigned long long)op->errors,
-			(unsigned long long)hist_percentile(&op->wall, 50),
-			(unsigned long long)hist_percentile(&op->wall, 99),
+			(unsigned long long)v[0], (unsigned long long)v[1],
 			(unsigned long long)op->wall.max);
 	}
+	for (size_t i = 0; i < res->nops; i++)
+		if (res->ops[i].wall.overflow)
+			fprintf(out, "OUT OF RANGE: %llu %s latencies above %llu ns (73 min), counted "
+				"as that: a percentile of that value means at least it\n",
+				(unsigned long long)res->ops[i].wall.overflow, res->ops[i].name,
+				(unsigned long long)HIST_TOP);
 	fprintf(out, "\npower: %llu transitions, %llu completed (%llu pinned, %llu chunked), %llu reset\n",
 		(unsigned long long)res->power.transitions, (unsigned long long)res->power.completed,
 		(unsigned long long)res->power.pinned, (unsigned long long)res->power.chunked,

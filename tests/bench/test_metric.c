@@ -8,6 +8,7 @@ Test(metric, which_way_is_better)
 	cr_assert_eq(metric_better("ops.alloc_mdl.latency_ns.p99", "ns"), BETTER_LOWER);
 	cr_assert_eq(metric_better("ops.alloc_mdl.count", "count"), BETTER_NONE);
 	cr_assert_eq(metric_better("ops.alloc_mdl.errors", "count"), BETTER_LOWER);
+	cr_assert_eq(metric_better("ops.alloc_mdl.latency_ns.overflow", "count"), BETTER_LOWER);
 	cr_assert_eq(metric_better("power.reset", "count"), BETTER_LOWER);
 	cr_assert_eq(metric_better("invariants.no_leaks", "bool"), BETTER_HIGHER);
 	cr_assert_eq(metric_better("replay.cache_speedup", "ratio"), BETTER_HIGHER);

@@ -56,7 +56,8 @@ static const char results[] =
 	"         \"host\": \"h\", \"backend\": \"sim\", \"trace\": \"/t\", \"scenario\": null,\n"
 	"         \"faults\": null, \"seed\": 0},\n"
 	" \"ops\": {\"alloc_mdl\": {\"count\": 5, \"errors\": 1,\n"
-	"   \"latency_ns\": {\"p50\": 100, \"p99\": 900}, \"modeled_ns\": {\"p99\": 1234.5}}},\n"
+	"   \"latency_ns\": {\"p50\": 100, \"p99\": 900, \"overflow\": 2},\n"
+	"   \"modeled_ns\": {\"p99\": 1234.5}}},\n"
 	" \"power\": {\"transitions\": 2, \"longest_stall_ns\": 77, \"to_d3\": {\"reset\": 1}},\n"
 	" \"faults\": {\"injected\": {\"fbsave/pin\": 3}, \"violations\": [{\"code\": \"X\"}]},\n"
 	" \"invariants\": {\"no_leaks\": true, \"forward_progress\": false}}\n";
@@ -75,6 +76,9 @@ Test(runfile, results_become_tags_and_flat_metrics)
 	cr_assert_float_eq(metric(&r, "ops.alloc_mdl.modeled_ns.p99")->value, 1234.5, 1e-9);
 	cr_assert_str_eq(metric(&r, "ops.alloc_mdl.latency_ns.p50")->unit, "ns");
 	cr_assert_str_eq(metric(&r, "ops.alloc_mdl.count")->unit, "count");
+	cr_assert_eq(metric(&r, "ops.alloc_mdl.latency_ns.overflow")->value, 2);
+	cr_assert_str_eq(metric(&r, "ops.alloc_mdl.latency_ns.overflow")->unit, "count",
+			 "values counted, not a time");
 	cr_assert_str_eq(metric(&r, "power.longest_stall_ns")->unit, "ns");
 	cr_assert_eq(metric(&r, "power.to_d3.reset")->value, 1);
 	cr_assert_eq(metric(&r, "faults.injected.fbsave/pin")->value, 3);

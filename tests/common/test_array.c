@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* common/array.c: growable arrays, on the heap and in memory fork() does not copy. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <stdint.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +20,29 @@ Test(array, reserve_doubles_from_16_and_keeps_the_elements)
 	cr_assert_eq(cap, 128);
 	for (n = 0; n < 100; n++)
 		cr_assert_eq(v[n], (int)n);
+	free(v);
+}
+
+Test(array, extend_zeroed_keeps_the_elements_and_zeroes_the_new_ones)
+{
+	size_t n = 0;
+	long *v = NULL;
+
+	cr_assert_eq(array_extend_zeroed(&v, &n, 3, sizeof(*v)), 0);
+	cr_assert_eq(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(v[i], 0);
+		v[i] = (long)i + 1;
+	}
+	cr_assert_eq(array_extend_zeroed(&v, &n, 2, sizeof(*v)), 0, "never shortened");
+	cr_assert_eq(n, 3);
+	cr_assert_eq(array_extend_zeroed(&v, &n, 1000, sizeof(*v)), 0);
+	cr_assert_eq(n, 1000);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(v[i], i < 3 ? (long)i + 1 : 0, "element %zu", i);
+	cr_assert_eq(array_extend_zeroed(&v, &n, SIZE_MAX / 4, sizeof(*v)), -ENOMEM);
+	cr_assert_eq(n, 1000, "as it was");
+	cr_assert_eq(v[2], 3);
 	free(v);
 }
 

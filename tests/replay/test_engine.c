@@ -551,6 +551,7 @@ static void slow_then_fast(struct rig *r)
 /* The DMAs' p50 latency and the slow allocation's, replayed with @pace. */
 static void paced(enum replay_pace pace, uint64_t *dma_p50, uint64_t *slow)
 {
+	static const double p50 = 50;
 	struct rig r;
 
 	rig_up(&r);
@@ -558,7 +559,7 @@ static void paced(enum replay_pace pace, uint64_t *dma_p50, uint64_t *slow)
 	cr_assert_eq(engine_create(r.core, &r.res, pace, &r.e), 0);
 	slow_then_fast(&r);
 	*slow = r.res.ops[WL_ALLOC_MDL].wall.max;
-	*dma_p50 = hist_percentile(&r.res.ops[WL_DMA].wall, 50);
+	hist_percentiles(&r.res.ops[WL_DMA].wall, &p50, 1, dma_p50);
 	rig_down(&r);
 }
 

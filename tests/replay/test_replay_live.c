@@ -245,6 +245,52 @@ Test(replay, a_window_releases_what_it_left_live_and_counts_it)
 	results_fini(&res);
 }
 
+/*
+ * Latencies above the histograms' range (73 minutes) are said in the
+ * summary and the JSON, each where it was; none is said where there was none.
+ */
+Test(replay, latencies_out_of_range_are_said)
+{
+	struct replay_report rep;
+	struct results res;
+	char dir[256], path[128], *summary, *json, want[160];
+	struct op_result *first = NULL, *other = NULL;
+
+	snprintf(dir, sizeof(dir), "%s/leaky", tmp);
+	write_script(dir, leaky, sizeof(leaky) / sizeof(leaky[0]));
+	cr_assert_eq(replay_covering(dir, COVERS_WINDOW, &res, &rep), 0, "%s", rep.error);
+	texts(&res, &rep, &summary, &json);
+	cr_assert_null(strstr(summary, "OUT OF RANGE"), "%s", summary);
+	cr_assert_null(strstr(json, "overflow"), "%s", json);
+	free(summary);
+	free(json);
+
+	for (size_t k = 0; k < res.nops; k++)
+		if (res.ops[k].count && !first)
+			first = &res.ops[k];
+		else if (res.ops[k].count && !other)
+			other = &res.ops[k];
+	cr_assert(first && other);
+	cr_assert_eq(hist_record(&first->wall, HIST_TOP + 1), 0);
+	cr_assert_eq(hist_record(&first->wall, UINT64_MAX), 0);
+	texts(&res, &rep, &summary, &json);
+	snprintf(want, sizeof(want), "OUT OF RANGE: 2 %s latencies above 4398046511103 ns (73 min)",
+		 first->name);
+	cr_assert(strstr(summary, want), "%s", summary);
+	cr_assert_null(strstr(strstr(summary, "OUT OF RANGE") + 1, "OUT OF RANGE"), "%s", summary);
+	snprintf(path, sizeof(path), "ops.%s.latency_ns.overflow", first->name);
+	expect_json(json, path, "2");
+	snprintf(path, sizeof(path), "ops.%s.latency_ns.max", first->name);
+	expect_json(json, path, "18446744073709551615");
+	snprintf(path, sizeof(path), "ops.%s.modeled_ns.overflow", first->name);
+	cr_assert_not(jsonq_get(json, path, want, sizeof(want)), "%s", json);
+	snprintf(path, sizeof(path), "ops.%s.latency_ns.overflow", other->name);
+	cr_assert_not(jsonq_get(json, path, want, sizeof(want)), "%s", json);
+	free(summary);
+	free(json);
+	results_fini(&res);
+}
+
 Test(replay, a_whole_life_reports_what_it_left_live_as_leaks)
 {
 	static const uint64_t created[] = { 0, 1, 4 }; /* ids 1, 2, 4 */

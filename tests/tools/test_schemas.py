@@ -46,6 +46,20 @@ def check(name, doc):
     print(f"{name}: {'valid' if not errors else f'{len(errors)} errors'}")
 
 
+def overflow(doc):
+    """A latency's "overflow" (no real replay takes 73 minutes): a count is valid, text is not."""
+    with open(os.path.join(ROOT, "docs", "schemas", "gpuiso-results-1.json"), encoding="utf-8") as f:
+        validator = jsonschema.Draft202012Validator(json.load(f))
+    doc = copy.deepcopy(doc)
+    latency = next(iter(doc["ops"].values()))["latency_ns"]
+    latency["overflow"] = 2
+    if not validator.is_valid(doc):
+        failures.append("gpuiso-results-1: refuses a latency's overflow count")
+    latency["overflow"] = "2"
+    if validator.is_valid(doc):
+        failures.append("gpuiso-results-1: accepts an overflow that is not a count")
+
+
 def main():
     check("gpuiso-version-1", json.loads(gpuiso("version", "--json")))
     check("gpuiso-faults-1", json.loads(gpuiso("faults", "list", "--json")))
@@ -60,7 +74,9 @@ def main():
         gpuiso("replay", trace, "--scenario", "traces/scenarios/lda-chain.yaml",
                "--json", os.path.join(tmp, "results.json"), "-q")
         with open(os.path.join(tmp, "results.json"), encoding="utf-8") as f:
-            check("gpuiso-results-1", json.load(f))
+            replayed = json.load(f)
+        check("gpuiso-results-1", replayed)
+        overflow(replayed)
         # iommu/unmap failures leave mappings behind: findings, each with a trimmed trace
         gpuiso("sweep", trace, "--scenario", "traces/scenarios/lda-chain.yaml",
                "--points", "iommu/unmap", "-o", sweep, "-q", want=(1,))
