@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +29,17 @@ static void teardown(void)
 
 TestSuite(path, .init = setup, .fini = teardown);
 
-static bool is_dir(const char *fmt, const char *a)
+static bool is_dir(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static bool is_dir(const char *fmt, ...)
 {
 	char p[512];
 	struct stat st;
+	va_list ap;
 
-	snprintf(p, sizeof(p), fmt, a);
+	va_start(ap, fmt);
+	vsnprintf(p, sizeof(p), fmt, ap);
+	va_end(ap);
 	return !stat(p, &st) && S_ISDIR(st.st_mode);
 }
 

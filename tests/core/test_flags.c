@@ -2,6 +2,7 @@
 /* IOMMUFlags, the secure-VM staging key, AllowFailure, and domains per logical adapter. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "fixture.h"
@@ -323,10 +324,18 @@ struct call_log {
 	size_t n;
 };
 
-static void log_call(struct call_log *log, const char *fmt, unsigned int arg)
+static void log_call(struct call_log *log, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void log_call(struct call_log *log, const char *fmt, ...)
 {
-	if (log->n < 64)
-		snprintf(log->calls[log->n++], sizeof(log->calls[0]), fmt, arg);
+	va_list ap;
+
+	if (log->n >= 64)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(log->calls[log->n++], sizeof(log->calls[0]), fmt, ap);
+	va_end(ap);
 }
 
 static int logging_qai(struct core *core, void *kmd, unsigned int adapter, enum qai_type type,

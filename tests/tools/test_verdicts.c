@@ -7,6 +7,7 @@
  * and only shown on one sample a side.
  */
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +34,16 @@ static void teardown(void)
 
 TestSuite(verdicts, .init = setup, .fini = teardown, .timeout = 600);
 
-static void sh(const char *fmt, const char *a, const char *b)
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void sh(const char *fmt, ...)
 {
 	char cmd[1024];
+	va_list ap;
 
-	snprintf(cmd, sizeof(cmd), fmt, a, b);
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
 }
 
@@ -46,10 +52,14 @@ static void sh(const char *fmt, const char *a, const char *b)
  * desktop trace is a copy in the test's folder ("%s": the folder), so that
  * it can be made heavier under its name.
  */
-static const char *const suite[][2] = {
-	{ "%s/desktop", "desktop.yaml" },
-	{ "traces/game", "game.yaml" },
-	{ "traces/power-cycle", "power-cycle.yaml" },
+/* Each benchmark: its trace (in the test's folder, else in the source tree) and scenario. */
+static const struct {
+	bool in_tmp;
+	const char *trace, *scenario;
+} suite[] = {
+	{ true, "desktop", "desktop.yaml" },
+	{ false, "traces/game", "game.yaml" },
+	{ false, "traces/power-cycle", "power-cycle.yaml" },
 };
 
 /* A night: every benchmark replayed five times, stored under revision @rev. */
@@ -63,8 +73,11 @@ static void night(const char *db, const char *rev, int day)
 	for (size_t i = 0; i < sizeof(suite) / sizeof(suite[0]); i++) {
 		char res[512], trace[256];
 
-		snprintf(trace, sizeof(trace), suite[i][0], tdir);
-		snprintf(scn, sizeof(scn), "%s/scn/%s", tdir, suite[i][1]);
+		if (suite[i].in_tmp)
+			snprintf(trace, sizeof(trace), "%s/%s", tdir, suite[i].trace);
+		else
+			snprintf(trace, sizeof(trace), "%s", suite[i].trace);
+		snprintf(scn, sizeof(scn), "%s/scn/%s", tdir, suite[i].scenario);
 		snprintf(res, sizeof(res), "%s/%zu", out, i);
 		RUN(&r, "replay", trace, "--scenario", scn, "--repeat", "5", "--json", res);
 		cr_assert_lt(r.status, 2, "%s", r.err);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,11 +156,14 @@ char *sweep(const char *trace, const char *scn, const char *points, enum mode m,
 	return sweep_with_progress(trace, scn, points, m, out, t, NULL);
 }
 
-uint64_t get_u64(const char *doc, const char *fmt, const char *a)
+uint64_t get_u64(const char *doc, const char *fmt, ...)
 {
 	char path[256], val[64];
+	va_list ap;
 
-	snprintf(path, sizeof(path), fmt, a);
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
 	cr_assert(jsonq_get(doc, path, val, sizeof(val)), "no %s", path);
 	return strtoull(val, NULL, 10);
 }

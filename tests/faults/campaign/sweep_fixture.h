@@ -56,7 +56,7 @@ char *sweep(const char *trace, const char *scn, const char *points, enum mode m,
 	    const char *out, struct sweep_totals *t);
 
 /* The number at the path @fmt (with @a for its %s) of the JSON @doc, which must be there. */
-uint64_t get_u64(const char *doc, const char *fmt, const char *a);
+uint64_t get_u64(const char *doc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* jsonq_get() gives a string's JSON text: undo its escapes in place. */
 void text_unescape(char *s);
