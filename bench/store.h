@@ -12,10 +12,11 @@
  * revision, date, host, backend, trace, scenario, campaign), the benchmark it
  * belongs to, the digests of its inputs and the code that ran (runfile.h),
  * its metrics, the findings of a campaign or sweep and the JSON it came
- * from; and the changes people acknowledged as expected. A series is one metric of one benchmark. The schema is
- * versioned (PRAGMA user_version) and upgraded in place, in a transaction, by the migrations in store.c. Every
- * write is one transaction: a writer killed half-way leaves the store as it
- * was before it began.
+ * from; and the changes people acknowledged as expected. A series is one
+ * metric of one benchmark. The schema is versioned (PRAGMA user_version)
+ * and upgraded in place, in a transaction, by the migrations in
+ * store_schema.c. Every write is one transaction: a writer killed half-way
+ * leaves the store as it was before it began.
  */
 
 #define STORE_SCHEMA_VERSION 4
