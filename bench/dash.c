@@ -123,10 +123,15 @@ void dash_series_file(char *out, size_t len, const struct series *sr)
 
 void dash_rev_cell(const struct site *st, FILE *f, const char *rev)
 {
+	const char *u = st->o->rev_url, *at = u ? strstr(u, "%s") : NULL;
 	char url[1024];
 
-	if (st->o->rev_url) {
-		snprintf(url, sizeof(url), st->o->rev_url, rev);
+	if (u) {
+		/* the revision where the URL's %s is: the URL is not a format (dash --rev-url) */
+		if (at)
+			snprintf(url, sizeof(url), "%.*s%s%s", (int)(at - u), u, rev, at + 2);
+		else
+			snprintf(url, sizeof(url), "%s", u);
 		fprintf(f, "<a href=\"");
 		dash_esc(f, url);
 		fprintf(f, "\">");

@@ -92,8 +92,7 @@ static size_t check_summary(const char *doc, const char *glob, const uint64_t hi
 		}
 		cr_assert_eq(get_u64(doc, "points.%s.hits", name), hits[p], "%s", name);
 		for (int oc = 0; oc < 5; oc++) {
-			snprintf(path, sizeof(path), "points.%%s.%s", outcomes[oc]);
-			uint64_t v = get_u64(doc, path, name);
+			uint64_t v = get_u64(doc, "points.%s.%s", name, outcomes[oc]);
 
 			all += v;
 			sum[oc] += v;
