@@ -96,6 +96,7 @@ static size_t next_in_order(const double *p, size_t n, size_t prev)
 	size_t best = n;
 
 	for (size_t k = 0; k < n; k++) {
+		/* cppcheck-suppress arrayIndexThenCheck ; prev is SIZE_MAX or an index below n */
 		bool after = prev == SIZE_MAX || p[k] > p[prev] || (p[k] == p[prev] && k > prev);
 
 		if (after && (best == n || p[k] < p[best]))

@@ -69,6 +69,7 @@ int array_extend_zeroed(void *arrp, size_t *n, size_t want, size_t elem)
 	memset(grown + *n * elem, 0, (want - *n) * elem);
 	memcpy(arrp, &grown, sizeof(grown));
 	*n = want;
+	/* cppcheck-suppress memleak ; the caller's array pointer holds it (memcpy above) */
 	return 0;
 }
 
