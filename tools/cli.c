@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,15 +8,21 @@
 
 #include "cli.h"
 #include "common/log.h"
+#include "common/yaml.h"
 #include "config.h"
+#include "replay/machine.h"
 
 /* -q: no progress reports (the command line's own state: one process, one command) */
 static bool cli_quiet;
 
-int usage_error(const char *usage, const char *fmt, const char *arg)
+int usage_error(const char *usage, const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "gpuiso: ");
-	fprintf(stderr, fmt, arg);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "\nusage: %s\n", usage);
 	return EXIT_INPUT;
 }
@@ -98,4 +105,25 @@ const char *cli_data(const char *kind, const char *arg)
 FILE *progress_out(void)
 {
 	return cli_quiet ? NULL : stderr;
+}
+
+int cli_report_error(const char *err, int code)
+{
+	fputs(err, stderr);
+	if (!*err || err[strlen(err) - 1] != '\n')
+		fputc('\n', stderr);
+	return code;
+}
+
+int cli_load_exit(int rc)
+{
+	return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
+}
+
+int cli_load_scenario(const char *path, const char *backend, struct scenario *scn)
+{
+	char err[4096] = "";
+	int rc = machine_load(path, backend, scn, err, sizeof(err));
+
+	return rc ? cli_report_error(err, rc) : 0;
 }

@@ -22,15 +22,17 @@ struct command {
 	const char *summary;
 };
 
+struct scenario;
+
 /**
  * usage_error() - say what is wrong with the command line, then the usage.
  * @usage: the command's usage line.
- * @fmt: printf format with one %s.
- * @arg: its argument.
+ * @fmt: printf format of what is wrong.
+ * @...: its arguments.
  *
  * Return: EXIT_INPUT.
  */
-int usage_error(const char *usage, const char *fmt, const char *arg);
+int usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /**
  * common_opt() - handle -h/--help, -v (more output), -q (no progress
@@ -85,11 +87,193 @@ FILE *progress_out(void);
  */
 FILE *text_out(const char *json);
 
-/*
- * The measurement commands (tools/measure.c). Each takes the words after
- * the command's name (argv[0] reads "gpuiso NAME", for getopt's messages) and
- * returns an enum exit_code.
+/**
+ * cli_report_error() - say @err, a library's message, on lines of its own.
+ * @err: the message ("" says an empty line).
+ * @code: what to return.
+ *
+ * Return: @code.
  */
+int cli_report_error(const char *err, int code);
+
+/**
+ * cli_load_exit() - the exit code of a failed load of a user's file (a
+ * scenario, a fault plan): the machine's trouble is never bad input.
+ * @rc: the loader's negative errno.
+ *
+ * Return: EXIT_ENV or EXIT_INPUT.
+ */
+int cli_load_exit(int rc);
+
+/**
+ * cli_load_scenario() - load a scenario and check it on a backend; what is
+ * wrong is said on stderr, with file:line:col (cli_report_error()).
+ * @path: the scenario file, or NULL for the built-in default.
+ * @backend: the backend it is to run on, or NULL for the one it names.
+ * @scn: out: the scenario (scenario_free() it).
+ *
+ * Return: 0, or machine_load()'s negative errno (cli_load_exit() gives
+ * the exit code).
+ */
+int cli_load_scenario(const char *path, const char *backend, struct scenario *scn);
+
+/*
+ * The commands, one group a file; tools/gpuiso.c's table names them all.
+ * Each takes the words after the command's name (argv[0] reads "gpuiso NAME",
+ * for getopt's messages) and returns an enum exit_code. Their usage texts
+ * are what --help prints.
+ */
+
+/* The build (tools/version.c). */
+
+/**
+ * cmd_version() - gpuiso version: version and what was compiled in.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_version(int argc, char **argv);
+extern const char version_usage[];
+
+/* A scenario's machine at work (tools/model.c). */
+
+/**
+ * cmd_scenario_explain() - gpuiso scenario explain: validate a scenario and
+ * print what the model decides per adapter.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_scenario_explain(int argc, char **argv);
+
+/**
+ * cmd_scenario_from_trace() - gpuiso scenario from-trace: the machine a
+ * trace ran on (its DxgKrnl adapter events), as a scenario.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_scenario_from_trace(int argc, char **argv);
+
+/**
+ * cmd_replay() - gpuiso replay: replay a trace through the model; summary
+ * and results JSON.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_replay(int argc, char **argv);
+extern const char scenario_explain_usage[], scenario_from_trace_usage[], replay_usage[];
+
+/* Traces (tools/trace.c). */
+
+/**
+ * cmd_trace_gen() - gpuiso trace gen: write a synthetic CTF trace.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_trace_gen(int argc, char **argv);
+
+/**
+ * cmd_trace_info() - gpuiso trace info: event counts, time span, discarded events.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_trace_info(int argc, char **argv);
+
+/**
+ * cmd_trace_dump() - gpuiso trace dump: a trace's workload events as text,
+ * one line each.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_trace_dump(int argc, char **argv);
+
+/**
+ * cmd_trace_make() - gpuiso trace make: a CTF trace from that text.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_trace_make(int argc, char **argv);
+
+/**
+ * cmd_trace_trim() - gpuiso trace trim: the smallest part of a trace that
+ * still breaks the same way.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_trace_trim(int argc, char **argv);
+extern const char trace_gen_usage[], trace_info_usage[], trace_dump_usage[], trace_make_usage[],
+	trace_trim_usage[];
+
+/* Fault injection (tools/faults.c). */
+
+/**
+ * cmd_faults_list() - gpuiso faults list: the injection points and what a
+ * failure at each means.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_faults_list(int argc, char **argv);
+
+/**
+ * cmd_campaign_run() - gpuiso campaign run: run (or resume) a
+ * fault-injection campaign.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_campaign_run(int argc, char **argv);
+
+/**
+ * cmd_sweep() - gpuiso sweep: fail every injection-point hit of a trace,
+ * one at a time.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_sweep(int argc, char **argv);
+
+/**
+ * cmd_merge() - gpuiso merge: the summary of a sweep or campaign run in shards.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_merge(int argc, char **argv);
+extern const char faults_list_usage[], campaign_run_usage[], sweep_usage[], merge_usage[];
+
+/* Benchmarks (tools/bench.c). */
+
+/**
+ * cmd_bench() - gpuiso bench: the micro, replay and floor suites, or
+ * figures measured elsewhere, as bench JSON.
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_bench(int argc, char **argv);
+extern const char bench_usage[];
+
+/* Driver images (tools/lint_driver.c). */
+
+/**
+ * cmd_lint_driver() - gpuiso lint-driver: the HLK import scan of a driver
+ * image (.sys).
+ * @argc, @argv: the command line.
+ *
+ * Return: an enum exit_code.
+ */
+int cmd_lint_driver(int argc, char **argv);
+extern const char lint_driver_usage[];
+
+/* The measurement commands (tools/measure.c). */
 
 /**
  * cmd_store_add() - gpuiso store add: keep run files in a results store.
