@@ -75,6 +75,9 @@ void yaml_err_flush(struct yaml_doc *d, char *buf, size_t len)
 }
 
 static void verr_pos(struct yaml_doc *d, int line, int col, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static void verr_pos(struct yaml_doc *d, int line, int col, const char *fmt, va_list ap)
 {
 	char msg[512], out[1024];
 
@@ -166,6 +169,9 @@ bool yaml_pos(struct fy_node *n, int *line, int *col)
 	}
 	return yaml_pos(fy_node_sequence_iterate(n, &it), line, col);
 }
+
+static void verr_at(struct yaml_doc *d, struct fy_node *at, struct fy_node *fallback,
+		    const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 
 static void verr_at(struct yaml_doc *d, struct fy_node *at, struct fy_node *fallback,
 		    const char *fmt, va_list ap)
