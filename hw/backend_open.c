@@ -84,10 +84,11 @@ static const struct hw_backend_kind_ops *hw_backend_kind(const struct hw_backend
 int hw_backend_check(const struct hw_backend_name *name, const struct hw_settings *settings,
 		     char *err, size_t errlen)
 {
-	const struct hw_backend_kind_ops *k = hw_backend_kind(name, err, errlen);
+	const struct hw_backend_kind_ops *k;
 
 	if (errlen)
 		err[0] = '\0';
+	k = hw_backend_kind(name, err, errlen);
 	return k ? k->check(settings, err, errlen) : -EINVAL;
 }
 
