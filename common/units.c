@@ -86,6 +86,25 @@ int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+int parse_uint_said(const char *s, uint64_t max, uint64_t *out, char *why, size_t len)
+{
+	uint64_t v;
+	int ret = parse_u64(s, &v);
+
+	if (ret == -ERANGE)
+		snprintf(why, len, "integer '%s' does not fit in 64 bits", s);
+	else if (ret)
+		snprintf(why, len, "invalid integer '%s' (expected decimal or 0x hex)", s);
+	else if (v > max)
+		snprintf(why, len, "%s is larger than %llu", s, (unsigned long long)max);
+	if (ret)
+		return ret;
+	if (v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
 /* The count of decimal digits at the start of @s. */
 static size_t decimal_digits(const char *s)
 {

@@ -14,6 +14,20 @@
 int parse_u64(const char *s, uint64_t *out);
 
 /**
+ * parse_uint_said() - parse_u64() of a number at most @max, saying why not
+ * in the words every reader of a user's file uses.
+ * @s: the text.
+ * @max: the largest value taken (UINT64_MAX, UINT32_MAX, ...).
+ * @out: out: the value.
+ * @why: out: on error, "invalid integer 'x' (expected decimal or 0x hex)",
+ *       "integer 'x' does not fit in 64 bits" or "x is larger than MAX".
+ * @len: size of @why.
+ *
+ * Return: 0, -EINVAL for malformed text, -ERANGE for a value above @max.
+ */
+int parse_uint_said(const char *s, uint64_t max, uint64_t *out, char *why, size_t len);
+
+/**
  * parse_decimal() - parse a whole unsigned decimal number: digits, then
  * optionally a point and more digits ("20", "0.05", "2.5").
  * @s: the text; all of it must be the number (no sign, no white space, no

@@ -60,32 +60,32 @@ const char *yaml_str(struct yaml_doc *d, const struct yaml_field *f, const char 
 	return s;
 }
 
-bool yaml_u64(struct yaml_doc *d, const struct yaml_field *f, uint64_t *out)
+/* An integer field at most @max (parse_uint_said()'s words on error). */
+static bool yaml_uint(struct yaml_doc *d, const struct yaml_field *f, uint64_t max, uint64_t *out)
 {
 	const char *s = yaml_str(d, f, "an integer");
-	int ret;
+	char why[256];
 
 	if (!s)
 		return false;
-	ret = parse_u64(s, out);
-	if (ret == -ERANGE)
-		yaml_field_error(d, f, "integer '%s' does not fit in 64 bits", s);
-	else if (ret)
-		yaml_field_error(d, f, "invalid integer '%s' (expected decimal or 0x hex)", s);
-	return ret == 0;
+	if (parse_uint_said(s, max, out, why, sizeof(why))) {
+		yaml_field_error(d, f, "%s", why);
+		return false;
+	}
+	return true;
+}
+
+bool yaml_u64(struct yaml_doc *d, const struct yaml_field *f, uint64_t *out)
+{
+	return yaml_uint(d, f, UINT64_MAX, out);
 }
 
 bool yaml_u32(struct yaml_doc *d, const struct yaml_field *f, uint32_t *out)
 {
 	uint64_t v;
 
-	if (!yaml_u64(d, f, &v))
+	if (!yaml_uint(d, f, UINT32_MAX, &v))
 		return false;
-	if (v > UINT32_MAX) {
-		yaml_field_error(d, f, "%s is larger than %u", fy_node_get_scalar0(f->val),
-				 UINT32_MAX);
-		return false;
-	}
 	*out = (uint32_t)v;
 	return true;
 }

@@ -57,19 +57,11 @@ static int sim_unknown_key(const struct hw_settings *s, const struct hw_setting 
 static int sim_cost_read(const struct hw_settings *s, const struct hw_setting *st, size_t field,
 			 uint32_t *out, char *err, size_t errlen)
 {
+	char why[256];
 	uint64_t v;
-	int rc = parse_u64(st->value, &v);
 
-	if (rc == -ERANGE)
-		return hw_setting_error(s, st, false, err, errlen,
-					"%s: integer '%s' does not fit in 64 bits", st->key, st->value);
-	if (rc)
-		return hw_setting_error(s, st, false, err, errlen,
-					"%s: invalid integer '%s' (expected decimal or 0x hex)",
-					st->key, st->value);
-	if (v > UINT32_MAX)
-		return hw_setting_error(s, st, false, err, errlen, "%s: %s is larger than %u",
-					st->key, st->value, UINT32_MAX);
+	if (parse_uint_said(st->value, UINT32_MAX, &v, why, sizeof(why)))
+		return hw_setting_error(s, st, false, err, errlen, "%s: %s", st->key, why);
 	if (sim_cost_fields[field].nonzero && !v)
 		return hw_setting_error(s, st, false, err, errlen, "%s: must not be zero", st->key);
 	*out = (uint32_t)v;

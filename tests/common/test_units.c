@@ -227,3 +227,22 @@ Test(units, format_parse_round_trip)
 		cr_expect(eq(u64, back, v[i]), "%s", buf);
 	}
 }
+
+/* One set of words for a bad number, whoever reads it (YAML fields, a backend's settings). */
+Test(units, parse_uint_said_says_why_not)
+{
+	uint64_t v = 7;
+	char why[128];
+
+	cr_expect(eq(int, parse_uint_said("0x10", UINT32_MAX, &v, why, sizeof(why)), 0));
+	cr_expect(eq(u64, v, 16));
+	cr_expect(eq(int, parse_uint_said("4294967295", UINT32_MAX, &v, why, sizeof(why)), 0));
+	cr_expect(eq(int, parse_uint_said("4294967296", UINT32_MAX, &v, why, sizeof(why)), -ERANGE));
+	cr_expect(eq(str, why, "4294967296 is larger than 4294967295"));
+	cr_expect(eq(u64, v, 4294967295u), "unchanged on error");
+	cr_expect(eq(int, parse_uint_said("18446744073709551616", UINT64_MAX, &v, why, sizeof(why)),
+		     -ERANGE));
+	cr_expect(eq(str, why, "integer '18446744073709551616' does not fit in 64 bits"));
+	cr_expect(eq(int, parse_uint_said("12x", UINT64_MAX, &v, why, sizeof(why)), -EINVAL));
+	cr_expect(eq(str, why, "invalid integer '12x' (expected decimal or 0x hex)"));
+}
