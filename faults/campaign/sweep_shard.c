@@ -485,7 +485,8 @@ static uint64_t missing_ranges(const struct sweep *s, const uint32_t *owner, uin
 						(unsigned long long)from);
 				if (from && to != from && ranges <= shown)
 					fprintf(f, "-%llu", (unsigned long long)to);
-				from = to = gone && run ? run->nth : 0; /* gone: a run */
+				/* cppcheck-suppress nullPointer ; gone holds only of a run */
+				from = to = gone ? run->nth : 0;
 			}
 			missing += gone;
 		}
