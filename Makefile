@@ -26,8 +26,10 @@ run: build
 
 # Every test, then sharded sweeps and campaigns on a one-node Slurm cluster
 # (scripts/slurm-test), then the VFIO backend against real VFIO in a QEMU
-# guest (scripts/vm-test).
+# guest (scripts/vm-test), whose guest kernel builds in the background
+# meanwhile when it is not cached (scripts/vm-kernel).
 check: build
+	@scripts/vm-kernel start $(BUILD)/vm-kernel.log
 	@scripts/run-tests $(BUILD)
 	@scripts/slurm-test $(BUILD)
 	@scripts/vm-test $(BUILD)

@@ -60,20 +60,37 @@ vm_host_packages() {
 		     DEBIAN_FRONTEND=noninteractive "${vm_sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null; }
 }
 
+# vm_kernel_version_pick: sets $vm_kernel_version to the linux-source-6.12
+# the archive has (the one the checks were written against, else the
+# newest), updating the package lists if need be; exits with 3 if there is none
+vm_kernel_version_pick() {
+	in_archive() { apt-cache madison linux-source-6.12 | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | grep -xF "$1" >/dev/null; }
+	in_archive "$vm_kernel_version" || "${vm_sudo[@]}" apt-get update -qq
+	in_archive "$vm_kernel_version" ||
+		vm_kernel_version=$(apt-cache policy linux-source-6.12 | awk '/Candidate:/ { print $2 }')
+	[ -n "$vm_kernel_version" ] && [ "$vm_kernel_version" != "(none)" ] ||
+		{ vm_say "no linux-source-6.12 package in the archive"; exit 3; }
+}
+
 # vm_kernel_build: sets $vm_kernel to the guest kernel of this configuration,
 # building it first if it is not cached (about 10 minutes on 2 cores); exits
-# with 3 if it cannot (an environment problem)
+# with 3 if it cannot (an environment problem). One build at a time: a
+# build under way (scripts/vm-kernel's, in the background) is waited for,
+# and its kernel taken.
 vm_kernel_build() {
 	[ -z "$vm_kernel" ] || return 0
-	local ktmp src opt version=$vm_kernel_version t0=$SECONDS
-	in_archive() { apt-cache madison linux-source-6.12 | awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | grep -xF "$1" >/dev/null; }
-	in_archive "$version" || "${vm_sudo[@]}" apt-get update -qq
-	in_archive "$version" ||
-		version=$(apt-cache policy linux-source-6.12 | awk '/Candidate:/ { print $2 }')
-	[ -n "$version" ] && [ "$version" != "(none)" ] ||
-		{ vm_say "no linux-source-6.12 package in the archive"; exit 3; }
-	vm_say "building the guest kernel from linux-source-6.12 $version (once; about 10 minutes)"
+	local ktmp src opt version t0=$SECONDS lock
 	mkdir -p "$vm_cache"
+	exec {lock}>"$vm_cache/build.lock"
+	if ! flock -n "$lock"; then
+		vm_say "waiting for the guest kernel being built (scripts/vm-kernel)"
+		flock "$lock"
+	fi
+	vm_kernel=$(ls "$vm_cache"/bzImage-*-"$vm_config_id" 2>/dev/null | head -n 1 || true)
+	[ -z "$vm_kernel" ] || { exec {lock}>&-; return 0; }
+	vm_kernel_version_pick
+	version=$vm_kernel_version
+	vm_say "building the guest kernel from linux-source-6.12 $version (once; about 10 minutes)"
 	ktmp=$(mktemp -d /tmp/gpuiso-kernel-XXXXXX)
 	vm_cleanup_dirs+=("$ktmp")
 	(cd "$ktmp" && apt-get download "linux-source-6.12=$version" >/dev/null 2>"$ktmp/apt.log") ||
@@ -94,6 +111,7 @@ vm_kernel_build() {
 	cp "$src/arch/x86/boot/bzImage" "$vm_kernel.part"
 	mv "$vm_kernel.part" "$vm_kernel"
 	rm -rf "$ktmp"
+	exec {lock}>&-
 	vm_say "guest kernel built in $((SECONDS - t0)) s"
 }
 
