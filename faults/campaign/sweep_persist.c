@@ -172,7 +172,8 @@ static _Noreturn void worker_stop(struct sweep *s, struct persist_out *out, int 
 {
 	out->rc = rc;
 	if (what)
-		snprintf(out->err, sizeof(out->err), "sweep: a persistent worker: %s", what);
+		snprintf(out->err, sizeof(out->err), "sweep: a persistent worker: %s: %s", what,
+			 strerror(-rc));
 	else if (rc && *s->err)
 		snprintf(out->err, sizeof(out->err), "%s", s->err);
 	else if (rc)
@@ -201,7 +202,7 @@ static void worker_branch(struct sweep *s, struct sweep_persist *w, struct persi
 	w->at_hit = false;
 	w->fail = true;
 	if (snap_resume(w->sn) || w->at_hit)
-		worker_stop(s, out, -EPROTO, "a run went on past its end");
+		worker_stop(s, out, -ENOTRECOVERABLE, "a run went on past its end");
 
 	atomic_store_explicit(&out->current, 0, memory_order_release);
 	watch_run_ends(s->beat);
@@ -248,7 +249,7 @@ static _Noreturn void persist_worker(struct sweep *s, struct persist_pass *pass,
 	s->persist = &w;
 	for (int done = snap_start(w.sn, persist_replay, s); !done; done = snap_resume(w.sn)) {
 		if (!w.at_hit)
-			worker_stop(s, out, -EPROTO, "the replay yielded outside a hit");
+			worker_stop(s, out, -ENOTRECOVERABLE, "the replay yielded outside a hit");
 		worker_branch(s, &w, out);
 	}
 	snap_stats(w.sn, &out->snap);
