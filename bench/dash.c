@@ -7,6 +7,7 @@
 
 #include "common/atomic_file.h"
 #include "common/digest.h"
+#include "common/failure.h"
 #include "dash_internal.h"
 
 /*
@@ -218,7 +219,7 @@ int dash_write(struct store *s, const char *dir, const struct dash_opts *o, size
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(-rc));
-		return rc;
+		return failure_output(rc);
 	}
 	rc = history_load(s, &o->history, &st.h);
 	if (!rc)

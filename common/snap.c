@@ -188,7 +188,7 @@ static long scan_copy(struct snap *sn, uintptr_t start, uintptr_t end, enum scan
 			pages += (long)((sn->vec[i].end - sn->vec[i].start) / SNAP_PAGE);
 		}
 		if (arg.walk_end <= arg.start)
-			return -EPROTO;
+			return -EIO; /* the kernel's walk did not advance */
 		arg.start = arg.walk_end;
 	}
 	return pages;

@@ -62,18 +62,6 @@ int yaml_open_json(const char *path, struct yaml_doc **out);
  */
 int yaml_open_json_text(const char *name, const char *text, struct yaml_doc **out);
 
-/**
- * yaml_error_is_environment() - whether a reader's error is not the file's fault.
- * @rc: a negative errno of yaml_open(), yaml_close() or a reader built on them.
- *
- * Return: true for -ENOMEM and -ECHILD (an environment problem, exit 3),
- * false for what the file is to blame for (exit 2).
- */
-static inline bool yaml_error_is_environment(int rc)
-{
-	return rc == -ENOMEM || rc == -ECHILD;
-}
-
 /** yaml_root() - the top node, or NULL for an empty file. @d: the document. */
 struct fy_node *yaml_root(struct yaml_doc *d);
 

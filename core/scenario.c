@@ -19,6 +19,7 @@
  * machine could report and the model must judge (an unaligned save size,
  * reserved ranges over RAM, missing caps, ...) is loaded as given.
  */
+#include "common/failure.h"
 #include "scenario.h"
 
 #include <errno.h>
@@ -671,7 +672,7 @@ int scenario_load(const char *path, struct scenario *scn, char *errbuf, size_t e
 		parse_root(d, yaml_root(d), scn);
 	report = yaml_close(d, errbuf, errlen);
 	/* A file that cannot be opened is -ENOENT, whatever else its report says. */
-	ret = ret == -ENOENT || yaml_error_is_environment(ret) ? ret : report;
+	ret = ret == -ENOENT || failure_of(ret) == FAILURE_ENVIRONMENT ? ret : report;
 	if (!ret)
 		return 0;
 free_scenario:

@@ -80,16 +80,6 @@ int lint_driver(const char *path, struct lint_report *rep, char *err, size_t err
 	return 0;
 }
 
-bool lint_error_is_input(int rc)
-{
-	switch (-rc) {
-	case EINVAL: case ENOENT: case ENOTDIR: case EISDIR: case ENAMETOOLONG: case ELOOP:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* The finding of import @i, or NULL; *@k walks the findings (in import order) along with @i. */
 static const struct lint_finding *finding_of(const struct lint_report *rep, size_t i, size_t *k)
 {

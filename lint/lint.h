@@ -69,20 +69,10 @@ bool lint_check(const struct pe_import *imp, enum lint_kind *kind, const struct 
  *
  * Return: 0 (the report may hold findings); as pe_imports_read():
  * -EINVAL for what is not a PE32+ image or a malformed or truncated one, the
- * negative errno of opening or reading the file, -ENOMEM. lint_error_is_input()
- * tells the user's fault from the machine's.
+ * negative errno of opening or reading the file, -ENOMEM (whose fault each is:
+ * failure_of()).
  */
 int lint_driver(const char *path, struct lint_report *rep, char *err, size_t errlen);
-
-/**
- * lint_error_is_input() - whether lint_driver()'s @rc is the input's fault.
- * @rc: a negative errno lint_driver() returned.
- *
- * Return: true for bad input: malformed, truncated, not PE32+ (-EINVAL), or
- * a name that leads to no file (-ENOENT, -ENOTDIR, -EISDIR, -ENAMETOOLONG,
- * -ELOOP); false for what the machine failed at (-EIO, -EACCES, -ENOMEM, ...).
- */
-bool lint_error_is_input(int rc);
 
 /**
  * lint_print_text() - the report for a reader: one line per import from

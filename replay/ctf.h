@@ -131,17 +131,6 @@ int ctf_read(const char *path, ctf_bind_fn bind, ctf_event_fn on_event, void *ct
  */
 bool ctf_trace_file_is(const char *path);
 
-/**
- * ctf_error_is_environment() - whether ctf_read()'s @rc is the machine's fault, not the trace's.
- * @rc: what ctf_read() returned.
- *
- * Return: true for -ENOMEM, -ENOSYS and -ECHILD.
- */
-static inline bool ctf_error_is_environment(int rc)
-{
-	return rc == -ENOMEM || rc == -ENOSYS || rc == -ECHILD;
-}
-
 /* Produces the next event to write: 1 with *e filled, 0 at the end, < 0 on error. */
 typedef int (*wl_next_fn)(void *ctx, struct wl_event *e);
 

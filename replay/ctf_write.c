@@ -11,6 +11,7 @@
 #define LOG_PREFIX "ctf_write"
 #include "common/array.h"
 #include "common/digest.h"
+#include "common/failure.h"
 #include "common/log.h"
 #include "common/path.h"
 #include "replay/ctf.h"
@@ -249,7 +250,7 @@ static int cw_try_dir(const char *dir, bool existed, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: cannot create the folder: %s", dir, strerror(-rc));
 		if (existed)
 			mkdir(dir, 0777);
-		return rc;
+		return failure_output(rc);
 	}
 	if (rmdir(dir)) {
 		rc = -errno;

@@ -57,7 +57,10 @@ int machine_check(const struct scenario *scn, const char *name, char *err, size_
  * @errlen: size of @err.
  *
  * Return: 0, -EINVAL (an unknown name; a setting refused; a machine the
- * backend cannot be), -ENOMEM, or what the VFIO backend says.
+ * backend cannot be), -ENOMEM, or an errno of the machine's (failure_of())
+ * for a backend that cannot start here: what the VFIO backend says, or
+ * -ENODEV where its errno would blame the input (a device that is not
+ * there: -ENOENT); @err keeps its words.
  */
 int machine_open(const struct scenario *scn, const char *name, struct hw_backend *be, char *err,
 		 size_t errlen);

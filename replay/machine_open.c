@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/failure.h"
 #include "machine.h"
 
 static int machine_backend_name(const struct scenario *scn, const char *name,
@@ -53,5 +54,6 @@ int machine_open(const struct scenario *scn, const char *name, struct hw_backend
 	}
 	rc = hw_backend_open(&bn, &m, &scn->settings, be, err, errlen);
 	free(vram);
-	return rc;
+	/* past its settings, a backend that does not start is the machine's (common/failure.h) */
+	return rc && rc != -EINVAL && failure_of(rc) != FAILURE_ENVIRONMENT ? -ENODEV : rc;
 }

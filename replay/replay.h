@@ -275,12 +275,6 @@ struct replay_opts {
 	void *after_events_arg;
 };
 
-enum replay_failure {
-	REPLAY_OK = 0,
-	REPLAY_BAD_INPUT = 2,        /* the trace or its events (message says where) */
-	REPLAY_ENVIRONMENT = 3,      /* the machine (memory, files, libraries) */
-};
-
 /*
  * What a replay did. After a replay that stopped with an error, the event
  * counts cover what was read, which may run past the event that stopped it
@@ -314,7 +308,6 @@ struct replay_report {
 	double wall_s;
 	uint64_t peak_rss;           /* bytes: this process's peak resident set so far */
 	uint64_t decoder_peak_rss;   /* bytes: the trace decoder's (a child process); 0: none ran */
-	enum replay_failure failure;
 	char error[512];
 };
 
@@ -330,8 +323,8 @@ struct replay_report {
  * during a read from CTF cannot read on.
  *
  * Return: 0 when the replay ran to the end (violations or refusals are
- * findings in @res and @rep), or a negative errno with rep->failure and
- * rep->error saying why.
+ * findings in @res and @rep), or a negative errno (whose fault it is:
+ * failure_of()) with rep->error saying why.
  */
 int replay_run(const struct replay_opts *o, struct results *res, struct replay_report *rep);
 
@@ -366,12 +359,11 @@ struct replay_events {
  * @evs: out: the events (replay_events_free() them; empty after an error).
  * @rep: out: the counts (events, used, ignored, unmatched, discarded,
  *       lost_packets, first_ts, last_ts, from_cache, cache_by_identity,
- *       cache_written), or
- *       failure and error.
+ *       cache_written), or the error.
  *
  * Events after a loss of the tracer keep WL_AFTER_LOSS; none is skipped.
  *
- * Return: 0, or a negative errno with rep->failure and rep->error saying why.
+ * Return: 0, or a negative errno (failure_of()) with rep->error saying why.
  */
 int replay_read(const struct replay_opts *o, struct replay_events *evs, struct replay_report *rep);
 

@@ -72,8 +72,6 @@ static int apply(void *ctx, uint64_t index, const struct wl_event *e)
 	rc = engine_apply(r->engine, e, index);
 
 	if (rc < 0) {
-		if (rc == -EINVAL)
-			r->rep->failure = REPLAY_BAD_INPUT;
 		snprintf(r->rep->error, sizeof(r->rep->error), "%s",
 			 rc == -EINVAL ? engine_error(r->engine) : strerror(-rc));
 		return rc;
@@ -233,8 +231,6 @@ decode:
 	rep->last_ts = st.last_ts;
 	rep->decoder_peak_rss = st.decoder_peak_rss;
 	if (rc && !rep->error[0]) {
-		/* out of memory, or babeltrace2's CTF plugin missing: the machine, not the trace */
-		rep->failure = ctf_error_is_environment(rc) ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
 		snprintf(rep->error, sizeof(rep->error), "%s", err);
 	}
 	if (r->cache && !rc) {
@@ -354,16 +350,14 @@ static int run_model(const struct replay_opts *o, struct run *r,
 		names[k] = wl_catalogue[k].name;
 	rc = results_init(res, names, WL_NKINDS);
 	if (rc)
-		goto environment;
+		goto say_errno;
 	if (source == feed)
 		find_cache(o, r); /* before run_info(): it knows the trace's digest */
 	run_info(o, source == feed, r, &res->run);
 	r->res = res;
 	rc = machine_open(o->scn, o->backend, &be, rep->error, sizeof(rep->error));
-	if (rc) {
-		rep->failure = rc == -EINVAL ? REPLAY_BAD_INPUT : REPLAY_ENVIRONMENT;
+	if (rc)
 		return rc;
-	}
 	{
 		struct hw_caps caps;
 
@@ -373,7 +367,7 @@ static int run_model(const struct replay_opts *o, struct run *r,
 	rc = core_create(o->scn, &be, &core);
 	if (rc) {
 		hw_backend_close(&be);
-		goto environment;
+		goto say_errno;
 	}
 	if (o->fp) {
 		fpc = o->fp;
@@ -395,7 +389,6 @@ static int run_model(const struct replay_opts *o, struct run *r,
 	if (source == feed && o->nmaps) {
 		rc = import_map_load(o->maps, o->nmaps, &r->map, rep->error, sizeof(rep->error));
 		if (rc) {
-			rep->failure = yaml_error_is_environment(rc) ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
 			goto destroy_engine;
 		}
 	}
@@ -452,12 +445,9 @@ destroy_core:
 	rep->wall_s = (double)(clock_mono_ns() - t0) / 1e9;
 	if (!getrusage(RUSAGE_SELF, &ru))
 		rep->peak_rss = (uint64_t)ru.ru_maxrss * 1024;
-	if (rc && rep->failure == REPLAY_OK)
-		goto environment;
-	return rc;
-
-environment:
-	rep->failure = REPLAY_ENVIRONMENT;
+	if (!rc)
+		return 0;
+say_errno:
 	if (!rep->error[0])
 		snprintf(rep->error, sizeof(rep->error), "%s", strerror(-rc));
 	return rc;
@@ -487,18 +477,13 @@ int replay_read(const struct replay_opts *o, struct replay_events *evs, struct r
 	*evs = (struct replay_events){ 0 };
 	if (o->nmaps) {
 		rc = import_map_load(o->maps, o->nmaps, &r.map, rep->error, sizeof(rep->error));
-		if (rc) {
-			rep->failure = yaml_error_is_environment(rc) ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
+		if (rc)
 			return rc;
-		}
 	}
 	rc = feed(o, &r);
 	import_map_free(r.map);
-	if (rc && rep->failure == REPLAY_OK) {
-		rep->failure = yaml_error_is_environment(rc) ? REPLAY_ENVIRONMENT : REPLAY_BAD_INPUT;
-		if (!rep->error[0])
-			snprintf(rep->error, sizeof(rep->error), "%s", strerror(-rc));
-	}
+	if (rc && !rep->error[0])
+		snprintf(rep->error, sizeof(rep->error), "%s", strerror(-rc));
 	if (rc)
 		replay_events_free(evs);
 	return rc;

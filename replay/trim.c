@@ -16,6 +16,7 @@
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/digest.h"
+#include "common/failure.h"
 #include "common/u64map.h"
 #include "faults/plan.h"
 #include "replay/ctf.h"
@@ -249,9 +250,8 @@ static int trim_replay(struct trim *t, bool *repro)
 	*repro = false;
 	if (t->nomem) {
 		rc = trim_fail(t, -ENOMEM, "trim: out of memory");
-	} else if (rc && (t->counting || rep->failure != REPLAY_BAD_INPUT)) {
-		rc = trim_fail(t, rep->failure == REPLAY_BAD_INPUT ? -EINVAL : rc, "trim: %s: %s",
-			       o->trace, rep->error);
+	} else if (rc && (t->counting || failure_of(rc) != FAILURE_INPUT)) {
+		rc = trim_fail(t, rc, "trim: %s: %s", o->trace, rep->error);
 	} else if (!rc) {
 		verdict_of(&res, &v);
 		if (t->counting)
@@ -416,8 +416,7 @@ static int trim_start(struct trim *t)
 		return trim_fail(t, -ENOMEM, "trim: out of memory");
 	rc = replay_read(&ro, &t->evs, rep);
 	if (rc) {
-		rc = trim_fail(t, rep->failure == REPLAY_BAD_INPUT ? -EINVAL : rc, "trim: %s: %s",
-			       o->trace, rep->error);
+		rc = trim_fail(t, rc, "trim: %s: %s", o->trace, rep->error);
 	} else if (rep->discarded || rep->lost_packets) {
 		rc = trim_fail(t, -EINVAL, "trim: %s: the tracer lost %llu events and %llu packets: "
 			       "a trimmed trace could not keep what the loss did; trim a complete trace",

@@ -120,7 +120,7 @@ int cmd_bench(int argc, char **argv)
 			err = errno;
 		if (err) {
 			fprintf(stderr, "gpuiso: bench: cannot write %s: %s\n", json, strerror(err));
-			return EXIT_ENV;
+			return EXIT_ENV; /* where an output goes is the machine's (failure_output()) */
 		}
 	}
 	rc = bench_main(bench_suites, sizeof(bench_suites) / sizeof(bench_suites[0]), suite, json,
@@ -129,7 +129,7 @@ int cmd_bench(int argc, char **argv)
 		return usage_error(bench_usage, "unknown suite '%s'", suite);
 	if (rc) {
 		fprintf(stderr, "gpuiso: bench: %s\n", strerror(-rc));
-		return EXIT_ENV;
+		return cli_exit(rc);
 	}
 	return EXIT_OK;
 }

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "common/failure.h"
 #include "common/log.h"
-#include "common/yaml.h"
 #include "config.h"
 #include "replay/machine.h"
 
@@ -115,9 +115,21 @@ int cli_report_error(const char *err, int code)
 	return code;
 }
 
-int cli_load_exit(int rc)
+int cli_exit(int rc)
 {
-	return yaml_error_is_environment(rc) ? EXIT_ENV : EXIT_INPUT;
+	switch (failure_of(rc)) {
+	case FAILURE_INPUT:
+		return EXIT_INPUT;
+	case FAILURE_ENVIRONMENT:
+		return EXIT_ENV;
+	case FAILURE_INTERNAL:
+		return EXIT_INTERNAL;
+	case FAILURE_NONE:
+		break;
+	}
+	/* no failure to map: a caller's bug, reported as one */
+	fprintf(stderr, "gpuiso: INTERNAL ERROR (a bug of gpuiso): exit code asked for status %d\n", rc);
+	return EXIT_INTERNAL;
 }
 
 int cli_load_scenario(const char *path, const char *backend, struct scenario *scn)
@@ -125,5 +137,5 @@ int cli_load_scenario(const char *path, const char *backend, struct scenario *sc
 	char err[4096] = "";
 	int rc = machine_load(path, backend, scn, err, sizeof(err));
 
-	return rc ? cli_report_error(err, rc) : 0;
+	return rc ? cli_report_error(err, cli_exit(rc)) : 0;
 }

@@ -13,6 +13,7 @@ enum exit_code {
 	EXIT_INPUT = 2,    /* bad input */
 	EXIT_ENV = 3,      /* environment problem */
 	EXIT_INCOMPLETE = 4, /* merge: runs are missing, nothing was merged */
+	EXIT_INTERNAL = 5, /* a bug of gpuiso: an impossible state stopped the work */
 };
 
 struct command {
@@ -97,13 +98,13 @@ FILE *text_out(const char *json);
 int cli_report_error(const char *err, int code);
 
 /**
- * cli_load_exit() - the exit code of a failed load of a user's file (a
- * scenario, a fault plan): the machine's trouble is never bad input.
- * @rc: the loader's negative errno.
+ * cli_exit() - the exit code of a library function's failure, by whose fault
+ * it is (failure_of()): the one place the CLI turns an errno into an exit code.
+ * @rc: a negative errno of gpuiso's library.
  *
- * Return: EXIT_ENV or EXIT_INPUT.
+ * Return: EXIT_INPUT, EXIT_ENV or EXIT_INTERNAL.
  */
-int cli_load_exit(int rc);
+int cli_exit(int rc);
 
 /**
  * cli_load_scenario() - load a scenario and check it on a backend; what is
@@ -112,8 +113,7 @@ int cli_load_exit(int rc);
  * @backend: the backend it is to run on, or NULL for the one it names.
  * @scn: out: the scenario (scenario_free() it).
  *
- * Return: 0, or machine_load()'s negative errno (cli_load_exit() gives
- * the exit code).
+ * Return: 0, or the exit code of machine_load()'s failure (cli_exit()).
  */
 int cli_load_scenario(const char *path, const char *backend, struct scenario *scn);
 

@@ -103,7 +103,7 @@ int cmd_campaign_run(int argc, char **argv)
 	o.program = cli_program();
 	rc = campaign_run(&o, &t, err, sizeof(err));
 	if (rc)
-		return cli_report_error(err, rc == -EINVAL ? EXIT_INPUT : EXIT_ENV);
+		return cli_report_error(err, cli_exit(rc));
 	if (o.shard.count) {
 		/* the findings are the merge's to judge */
 		printf("campaign: shard %u/%u: %u runs (%u resumed); once every shard is done: "
@@ -222,7 +222,7 @@ int cmd_sweep(int argc, char **argv)
 	o.report = stdout;
 	rc = sweep_run(&o, &t, err, sizeof(err));
 	if (rc)
-		return cli_report_error(err, rc == -EINVAL ? EXIT_INPUT : EXIT_ENV);
+		return cli_report_error(err, cli_exit(rc));
 	if (o.shard.count) {
 		/* the findings are the merge's to judge */
 		printf("sweep: shard %u/%u: %llu runs (%llu booked before; %llu run now in %.2f s, %llu "
@@ -275,7 +275,7 @@ int cmd_merge(int argc, char **argv)
 		return usage_error(merge_usage, "%s", "one output folder, please");
 	rc = shard_find(argv[optind], &h, err, sizeof(err));
 	if (rc)
-		return cli_report_error(err, rc == -EINVAL || rc == -ENOENT ? EXIT_INPUT : EXIT_ENV);
+		return cli_report_error(err, cli_exit(rc));
 	progress = progress_out();
 	if (!strcmp(h.kind, "sweep")) {
 		rc = sweep_merge(argv[optind], &h, (unsigned int)jobs, progress, stdout, cli_program(),
@@ -293,8 +293,7 @@ int cmd_merge(int argc, char **argv)
 	shard_header_free(&h);
 	/* runs missing: nothing merged, and the user is told which */
 	if (rc)
-		return cli_report_error(err, rc == -ENODATA ? EXIT_INCOMPLETE :
-					 rc == -EINVAL ? EXIT_INPUT : EXIT_ENV);
+		return cli_report_error(err, rc == -ENODATA ? EXIT_INCOMPLETE : cli_exit(rc));
 	return findings ? EXIT_FINDINGS : EXIT_OK;
 }
 

@@ -50,7 +50,7 @@ static void usage(FILE *f)
 	fprintf(f, "\nlong work (replay, trace gen, trace trim, sweep, campaign run, merge) reports its\n"
 		   "progress on stderr: a bar on a terminal, a line every 10 s elsewhere; -q: none\n");
 	fprintf(f, "\nexit codes: 0 ok, 1 violations found, 2 bad input, 3 environment problem,\n"
-		   "4 incomplete (merge: runs missing)\n");
+		   "4 incomplete (merge: runs missing), 5 internal error (a bug of gpuiso)\n");
 }
 
 /* What a command printed must have reached stdout (a full disk, a closed pipe). */

@@ -37,7 +37,7 @@ int cmd_lint_driver(int argc, char **argv)
 	rc = lint_driver(argv[optind], &rep, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpuiso: lint-driver: %s\n", err[0] ? err : strerror(-rc));
-		return lint_error_is_input(rc) ? EXIT_INPUT : EXIT_ENV;
+		return cli_exit(rc);
 	}
 	if (json)
 		lint_print_json(&rep, stdout); /* a write error: output_checked() */

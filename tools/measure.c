@@ -22,11 +22,6 @@
 #include "bench/store.h"
 #include "cli.h"
 
-static int exit_for(int rc)
-{
-	return rc == -ENOMEM || rc == -EIO ? EXIT_ENV : EXIT_INPUT;
-}
-
 /* A significance level: 0 < P < 1, a decimal (parse_decimal()). */
 static int parse_alpha(const char *s, double *out)
 {
@@ -56,7 +51,7 @@ static int store_failed(const char *cmd, const char *path, const struct store *s
 		fprintf(stderr, "gpuiso: %s: %s\n", cmd, store_error(s));
 	else
 		fprintf(stderr, "gpuiso: %s: %s: %s\n", cmd, path, strerror(-rc));
-	return exit_for(rc);
+	return cli_exit(rc);
 }
 
 /* Open an existing store for command @cmd; 0, or the exit code after saying why. */
@@ -68,7 +63,7 @@ static int open_store(const char *cmd, const char *path, struct store **s)
 	if (!rc)
 		return 0;
 	fprintf(stderr, "gpuiso: %s: %s\n", cmd, err);
-	return exit_for(rc);
+	return cli_exit(rc);
 }
 
 /* Every path's run files into @set; 0, or a negative errno after saying why. */
@@ -144,7 +139,7 @@ int cmd_store_add(int argc, char **argv)
 	progress_end(&progress);
 	if (rc) {
 		runfile_set_free(&fs);
-		return exit_for(rc);
+		return cli_exit(rc);
 	}
 	for (size_t i = 0; i < fs.n; i++) {
 		rc = set_tag(&fs.r[i].git_rev, rev, true) ?: set_tag(&fs.r[i].date, date, true)
@@ -161,7 +156,7 @@ int cmd_store_add(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "gpuiso: store add: %s\n", err);
 		runfile_set_free(&fs);
-		return exit_for(rc);
+		return cli_exit(rc);
 	}
 	printf("%zu run%s added, %zu already stored\n", added, added == 1 ? "" : "s", fs.n - added);
 	runfile_set_free(&fs);
@@ -629,7 +624,7 @@ int cmd_compare(int argc, char **argv)
 				      : compare_print(rows, nrows, &o, stdout);
 		rc = regressions ? EXIT_FINDINGS : EXIT_OK;
 	} else {
-		rc = exit_for(rc);
+		rc = cli_exit(rc);
 	}
 	free(rows);
 	compare_sides_free(&cs);
@@ -760,7 +755,7 @@ int cmd_ack(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "gpuiso: ack: %s\n", err);
 		store_close(s);
-		return exit_for(rc);
+		return cli_exit(rc);
 	}
 	a.rev = full;
 	ho.metric = a.metric;
@@ -779,7 +774,7 @@ int cmd_ack(int argc, char **argv)
 		rc = store_ack_add(s, &a, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpuiso: ack: %s\n", err);
-			rc = exit_for(rc);
+			rc = cli_exit(rc);
 		} else {
 			printf("%zu change%s at %.12s acknowledged: %s\n", matched,
 			       matched == 1 ? "" : "s", full, a.note);
@@ -841,7 +836,7 @@ int cmd_dash(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "gpuiso: dash: %s\n", err);
 		/* the site cannot be written where asked: the machine's say, as for other outputs */
-		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
+		return cli_exit(rc);
 	}
 	printf("%zu pages in %s/index.html\n", pages, site);
 	return EXIT_OK;

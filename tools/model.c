@@ -46,14 +46,14 @@ int cmd_scenario_explain(int argc, char **argv)
 				   optind < argc ? "one scenario file, please" : "missing the scenario file");
 	rc = cli_load_scenario(cli_data("scenarios", argv[optind]), NULL, &scn);
 	if (rc)
-		return cli_load_exit(rc);
+		return rc;
 	/* the model explained on the backend the scenario names, or why not */
 	rc = machine_open(&scn, NULL, &be, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpuiso: scenario explain: %s: backend %s: %s\n", argv[optind],
 			scn.backend ? scn.backend : "sim", err);
 		scenario_free(&scn);
-		return rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
+		return cli_exit(rc);
 	}
 	rc = core_create(&scn, &be, &core);
 	if (!rc)
@@ -101,7 +101,7 @@ int cmd_scenario_from_trace(int argc, char **argv)
 				   "missing the trace");
 	rc = cli_load_scenario(base_path, NULL, &base);
 	if (rc)
-		return cli_load_exit(rc);
+		return rc;
 	rc = out_path ? atomic_file_open(&af, out_path) : 0;
 	if (rc) {
 		fprintf(stderr, "gpuiso: scenario from-trace: %s: %s\n", out_path, strerror(-rc));
@@ -115,8 +115,7 @@ int cmd_scenario_from_trace(int argc, char **argv)
 	scenario_free(&base);
 	if (rc) {
 		fprintf(stderr, "gpuiso: scenario from-trace: %s\n", err[0] ? err : strerror(-rc));
-		return rc == -ENOENT || !(ctf_error_is_environment(rc) || rc == -EIO ||
-					  rc == -ENOSPC) ? EXIT_INPUT : EXIT_ENV;
+		return cli_exit(rc);
 	}
 	/* what was written is a scenario the model takes: say it if not */
 	if (out_path && machine_load(out_path, NULL, &check, err, sizeof(err))) {
@@ -166,7 +165,7 @@ static int replay_one(const struct replay_opts *o, struct replay_report *rep, co
 			fprintf(stderr, "gpuiso: replay: %s\n", rep->error);
 		else
 			fprintf(stderr, "gpuiso: replay: %s: %s\n", o->trace, rep->error);
-		rc = rep->failure == REPLAY_BAD_INPUT ? EXIT_INPUT : EXIT_ENV;
+		rc = cli_exit(rc);
 		goto out;
 	}
 	if (o->repeat)
@@ -267,7 +266,7 @@ int cmd_replay(int argc, char **argv)
 	o.trace = argv[optind];
 	rc = cli_load_scenario(o.scenario_path, backend, &scn);
 	if (rc)
-		return cli_load_exit(rc);
+		return rc;
 	o.scn = &scn;
 	if (o.faults_path) {
 		char err[4096] = "";
@@ -276,7 +275,7 @@ int cmd_replay(int argc, char **argv)
 		if (rc) {
 			fputs(err, stderr);
 			scenario_free(&scn);
-			return cli_load_exit(rc);
+			return cli_exit(rc);
 		}
 		o.faults = &plan;
 	}

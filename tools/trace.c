@@ -93,7 +93,7 @@ int cmd_trace_gen(int argc, char **argv)
 		/* (the writer's messages mostly begin with the folder already) */
 		fprintf(stderr, "gpuiso: trace gen: %s%s%s\n", strncmp(err, dir, strlen(dir)) ? dir : "",
 			strncmp(err, dir, strlen(dir)) ? ": " : "", err[0] ? err : strerror(-rc));
-		return rc == -EEXIST || rc == -EINVAL ? EXIT_INPUT : EXIT_ENV;
+		return cli_exit(rc);
 	}
 	return EXIT_OK;
 }
@@ -122,7 +122,7 @@ int cmd_trace_info(int argc, char **argv)
 	rc = trace_info(argv[optind], json, stdout, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpuiso: trace info: %s\n", err[0] ? err : strerror(-rc));
-		return ctf_error_is_environment(rc) || rc == -EIO ? EXIT_ENV : EXIT_INPUT;
+		return cli_exit(rc);
 	}
 	return EXIT_OK;
 }
@@ -168,8 +168,7 @@ int cmd_trace_dump(int argc, char **argv)
 	rc = text_dump_file(argv[optind], maps, nmaps, out, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpuiso: trace dump: %s\n", err[0] ? err : strerror(-rc));
-		return ctf_error_is_environment(rc) || rc == -EIO || rc == -EACCES ? EXIT_ENV
-										  : EXIT_INPUT;
+		return cli_exit(rc);
 	}
 	return EXIT_OK;
 }
@@ -206,8 +205,7 @@ int cmd_trace_make(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "%s%s\n", rc == -EINVAL && strstr(err, ": error: ") ? ""
 			: "gpuiso: trace make: ", err[0] ? err : strerror(-rc));
-		return rc == -EINVAL || rc == -EEXIST || rc == -ENOENT || rc == -EISDIR ||
-		       rc == -ENOTDIR ? EXIT_INPUT : EXIT_ENV;
+		return cli_exit(rc);
 	}
 	return EXIT_OK;
 }
@@ -297,14 +295,14 @@ int cmd_trace_trim(int argc, char **argv)
 	o.trace = argv[optind];
 	rc = cli_load_scenario(o.scenario_path, NULL, &scn);
 	if (rc)
-		return cli_load_exit(rc);
+		return rc;
 	o.scn = &scn;
 	if (o.base_path) {
 		rc = fault_plan_load(o.base_path, &base, err, sizeof(err));
 		if (rc) {
 			fputs(err, stderr);
 			scenario_free(&scn);
-			return cli_load_exit(rc);
+			return cli_exit(rc);
 		}
 		o.base = &base;
 	}
@@ -315,7 +313,7 @@ int cmd_trace_trim(int argc, char **argv)
 	scenario_free(&scn);
 	if (rc) {
 		fprintf(stderr, "gpuiso: %s\n", err[0] ? err : strerror(-rc));
-		return rc == -EINVAL || rc == -EEXIST ? EXIT_INPUT : EXIT_ENV;
+		return cli_exit(rc);
 	}
 	printf("trim: %llu -> %llu events in %llu replays (%.1f s)%s; reproduce: ",
 	       (unsigned long long)r.events, (unsigned long long)r.kept,

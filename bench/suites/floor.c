@@ -412,7 +412,7 @@ fini_results:
 /*
  * The floor: @log into a fresh backend of @scn through its ops table, and
  * its lookups into a map of its own; the counters at the end to @st. With
- * @check, each op's return must be the recorded one (-EPROTO otherwise).
+ * @check, each op's return must be the recorded one (-ENOTRECOVERABLE otherwise).
  */
 static int floor_replay(const struct scenario *scn, const struct floor_log *log, uint8_t *buf,
 			bool check, struct hw_stats *st)
@@ -454,7 +454,7 @@ static int floor_replay(const struct scenario *scn, const struct floor_log *log,
 		case FL_DOMAIN_ALLOC:
 			ret = ops->domain_alloc(hw, &dom);
 			if (check && !ret && dom != x->id)
-				ret = -EPROTO;
+				ret = -ENOTRECOVERABLE;
 			break;
 		case FL_DOMAIN_FREE: ret = ops->domain_free(hw, x->id); break;
 		case FL_ATTACH: ret = ops->attach(hw, x->id, (uint32_t)x->a); break;
@@ -488,7 +488,7 @@ static int floor_replay(const struct scenario *scn, const struct floor_log *log,
 		if (check && x->op != FL_EVENT && ret != x->rc) {
 			fprintf(stderr, "bench: floor: op %zu (%u) returned %d, the model's %d\n", i,
 				x->op, ret, x->rc);
-			rc = -EPROTO;
+			rc = -ENOTRECOVERABLE;
 			break;
 		}
 		if (x->op == FL_EVENT && ret) {
@@ -575,7 +575,7 @@ static int floor_model_run(struct floor_rig *rig, double *cpu, double *wall, boo
 	*wall = (double)clock_mono_ns() / 1e9 - t0;
 	*hit = rep->from_cache;
 	if (!rc && (res.nviolations || rep->refused))
-		rc = -EPROTO; /* a benchmark of a failing replay measures nothing */
+		rc = -ENOTRECOVERABLE; /* a benchmark of a failing replay measures nothing */
 	results_fini(&res);
 	free(rep);
 	return rc;
@@ -592,7 +592,7 @@ static int floor_floor_run(struct floor_rig *rig, const struct floor_log *log, u
 	*cpu = cpu_s() - c0;
 	*wall = (double)clock_mono_ns() / 1e9 - t0;
 	if (!rc && memcmp(&st, &log->final, sizeof(st)))
-		rc = -EPROTO;
+		rc = -ENOTRECOVERABLE;
 	return rc;
 }
 
@@ -635,7 +635,7 @@ static int floor_measure(struct bench_report *r, struct floor_rig *rig, struct f
 		rc = floor_replay(&rig->scn, log, buf, true, &st);
 	if (!rc && memcmp(&st, &log->final, sizeof(st))) {
 		fprintf(stderr, "bench: floor: the simulator's counters differ from the model's\n");
-		rc = -EPROTO;
+		rc = -ENOTRECOVERABLE;
 	}
 	bench_progress(r, "floor: the model's cached replay and the floor, alternately");
 	for (int i = 0; !rc && i < ROUNDS; i++) {

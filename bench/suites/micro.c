@@ -152,7 +152,7 @@ static int bench_mdl_cycle(struct bench_report *r)
 	if (!rc) {
 		core_violations(core, &nviol);
 		if (nviol)
-			rc = -EPROTO;
+			rc = -ENOTRECOVERABLE;
 	}
 	if (!rc)
 		bench_add(r, "core.mdl_cycle_4k_ns", bench_median(ns, BATCHES), "ns",
@@ -295,7 +295,7 @@ static int fb_save_ns(struct core *core, enum power_path path, double *ns)
 		return rc;
 	recs = core_power_records(core, &n);
 	if (recs[n - 2].path != path || !recs[n - 1].verified)
-		return -EPROTO;
+		return -ENOTRECOVERABLE;
 	*ns = (double)recs[n - 2].copy_ns;
 	return 0;
 }

@@ -114,7 +114,7 @@ static int spawn(char *const *argv, const char *out, bool own_rss, double *secon
 		*cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : -EIO;
+		return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ECHILD : -EIO;
 	return 0;
 }
 
@@ -135,7 +135,7 @@ static int replay_once(struct rig *rig, bool cache, bool trace, double *seconds,
 	if (from_cache)
 		*from_cache = rep->from_cache;
 	if (!rc && (res.nviolations || rep->refused))
-		rc = -EPROTO; /* a benchmark of a failing replay measures nothing */
+		rc = -ENOTRECOVERABLE; /* a benchmark of a failing replay measures nothing */
 	results_fini(&res);
 	free(rep);
 	return rc;
@@ -348,7 +348,7 @@ static int summary_rss(const char *path, bool decoder, double *mib)
 			       &replay_mib, &decoder_mib);
 	fclose(f);
 	if (found != want)
-		return -EPROTO;
+		return -ENOTRECOVERABLE;
 	*mib = replay_mib + decoder_mib;
 	return 0;
 }

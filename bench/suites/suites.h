@@ -42,8 +42,8 @@ extern const char bench_replay_scenario[];
  * lookups replayed alone (recorded in a pass of their own), alternately.
  * @r: out: metrics.
  *
- * Return: 0, or a negative errno (-EPROTO when the floor did not do the
- * model's simulator work: its counters differ).
+ * Return: 0, or a negative errno (-ENOTRECOVERABLE, gpuiso's own fault,
+ * when the floor did not do the model's simulator work: its counters differ).
  */
 int bench_suite_floor(struct bench_report *r);
 

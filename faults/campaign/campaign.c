@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/failure.h"
 #include "common/path.h"
 #include "faults/campaign/campaign_internal.h"
 #include "faults/campaign/pool.h"
@@ -128,7 +129,7 @@ static int prepare_output(struct campaign *c, const char *out, char *err, size_t
 	if (rc)
 		snprintf(err, errlen, "campaign: %s: cannot create the output folder: %s", out,
 			 strerror(-rc));
-	return rc;
+	return failure_output(rc);
 }
 
 /* Write every run's faults file; find the runs an earlier invocation finished. */

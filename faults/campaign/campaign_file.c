@@ -15,6 +15,7 @@
 
 #include "common/digest.h"
 #include "common/digest_path.h"
+#include "common/failure.h"
 #include "common/u64map.h"
 #include "common/yaml.h"
 #include "faults/campaign/campaign_internal.h"
@@ -207,7 +208,7 @@ static bool trace_maps(struct yaml_doc *d, const struct yaml_field *f, struct ca
 		return false;
 	}
 	if (rc) {
-		if (yaml_error_is_environment(rc)) {
+		if (failure_of(rc) == FAILURE_ENVIRONMENT) {
 			c->maps_rc = rc;
 			yaml_field_error(d, f, "cannot read the import maps (why follows)");
 		} else {
@@ -329,7 +330,7 @@ static void parse_scenario(struct yaml_doc *d, const struct yaml_field *f, struc
 	}
 	c->has_scenario = true;
 	c->scn_rc = machine_load(c->scenario, NULL, &c->scn, c->scn_err, sizeof(c->scn_err));
-	if (yaml_error_is_environment(c->scn_rc))
+	if (failure_of(c->scn_rc) == FAILURE_ENVIRONMENT)
 		yaml_field_error(d, f, "cannot read '%s' (why follows)", s);
 	else if (c->scn_rc)
 		yaml_field_error(d, f, "'%s' is not a valid scenario (its errors follow)", s);
@@ -692,11 +693,11 @@ int campaign_load(const char *file, struct campaign *c, char *err, size_t errlen
 	append_errors(err, errlen, c->maps_err);
 	if (!rc && !c->has_scenario)
 		rc = scenario_defaults(&c->scn);
-	if (yaml_error_is_environment(c->scn_rc))
+	if (failure_of(c->scn_rc) == FAILURE_ENVIRONMENT)
 		return c->scn_rc;
-	if (yaml_error_is_environment(c->maps_rc))
+	if (failure_of(c->maps_rc) == FAILURE_ENVIRONMENT)
 		return c->maps_rc;
-	return yaml_error_is_environment(rc) ? rc : rc ? -EINVAL : 0;
+	return rc;
 }
 
 void campaign_free(struct campaign *c)

@@ -196,7 +196,8 @@ void campaign_one_line(char *s);
  * @err: out: what went wrong (set only when it is empty).
  * @errlen: size of @err.
  *
- * Return: 0, -EPROTO or -EINVAL (it reads back otherwise), other negative errno.
+ * Return: 0, -ENOTRECOVERABLE (it reads back otherwise: gpuiso's own
+ * bug), other negative errno.
  */
 int campaign_faults_write(const struct campaign *c, const struct camp_job *j, char *err,
 			  size_t errlen);

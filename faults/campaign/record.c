@@ -87,11 +87,14 @@ int campaign_faults_write(const struct campaign *c, const struct camp_job *j, ch
 		goto out;
 	rc = fault_plan_load(path, &back, lerr, sizeof(lerr));
 	if (!rc && !fault_plan_equal(&back, &r->plan))
-		rc = -EPROTO;
+		rc = -ENOTRECOVERABLE;
 	fault_plan_free(&back);
-	if (rc == -EPROTO || rc == -EINVAL)
+	if (rc == -ENOTRECOVERABLE || rc == -EINVAL) {
+		/* gpuiso's writer and reader disagree: its own bug, not the campaign file's */
 		snprintf(err, errlen, "%s: the faults file written for run '%s' does not read back as "
 			 "the campaign's run: %s", path, r->name, *lerr ? lerr : "different rules");
+		rc = -ENOTRECOVERABLE;
+	}
 out:
 	if (rc && !*err)
 		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(-rc));

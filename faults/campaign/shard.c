@@ -444,7 +444,7 @@ int shard_find(const char *out, struct shard_header *h, char *err, size_t errlen
 	if (!dp) {
 		rc = -errno;
 		snprintf(err, errlen, "%s: %s: no shards to merge here", dir, strerror(-rc));
-		return rc == -ENOTDIR ? -EINVAL : rc;
+		return rc;
 	}
 	while (!rc && (errno = 0, d = readdir(dp))) {
 		if (!name_parse(d->d_name, &sh))

@@ -47,6 +47,7 @@
 
 #include "common/array.h"
 #include "common/clock.h"
+#include "common/failure.h"
 #include "core/scenario.h"
 #include "common/digest.h"
 #include "common/yaml.h"
@@ -270,7 +271,6 @@ int sweep_replay(struct sweep *s, struct fp_ctx *fp,
 		child_exit(s, &res, rc);
 	if (rc) {
 		snprintf(s->err, s->errlen, "sweep: %s: %s", s->o->trace, rep->error);
-		rc = rep->failure == REPLAY_BAD_INPUT ? -EINVAL : rc;
 	} else {
 		struct verdict v;
 
@@ -498,7 +498,7 @@ static int book_followers(struct sweep *s)
 		if (!known) {
 			snprintf(s->err, s->errlen, "sweep: %s:%llu stopped to follow a run that is not known",
 				 fp_point_name(s->runs[r].point), (unsigned long long)s->runs[r].nth);
-			return -EPROTO;
+			return -ENOTRECOVERABLE;
 		}
 		if (s->runs[first].outcome == SWEEP_CRASH || s->runs[first].outcome == SWEEP_HUNG) {
 			s->runs[r].again = true;
@@ -657,7 +657,7 @@ void sweep_hits_check(struct sweep *s, const struct fp_ctx *fp)
 	/* the counting pass ran the same replay: differing now means it is not deterministic */
 	for (int p = 0; !s->error && p < FP_NPOINTS; p++) {
 		if (s->selected[p] && fp->hits[p] != s->hits[p]) {
-			s->error = -EPROTO;
+			s->error = -ENOTRECOVERABLE;
 			snprintf(s->err, s->errlen,
 				 "sweep: %s was hit %llu times, then %llu: the replay is not deterministic",
 				 fp_point_name(p), (unsigned long long)s->hits[p],
@@ -673,7 +673,7 @@ bool sweep_hit_expected(struct sweep *s, uint64_t run, enum fp_point p, uint64_t
 	snprintf(s->err, s->errlen, "sweep: hit %llu of %s is not where the counting pass "
 		 "had it: the replay is not deterministic", (unsigned long long)hit,
 		 fp_point_name(p));
-	s->error = -EPROTO;
+	s->error = -ENOTRECOVERABLE;
 	return false;
 }
 
@@ -735,7 +735,7 @@ static int maps_check(struct sweep *s)
 		return 0;
 	rc = import_map_load(o->maps, o->nmaps, &m, s->err, s->errlen);
 	import_map_free(m);
-	return yaml_error_is_environment(rc) ? rc : rc ? -EINVAL : 0;
+	return rc;
 }
 
 /* The maps' absolute paths, for reproducers that work from any folder. */
@@ -765,10 +765,10 @@ static int sweep_prepare(struct sweep *s)
 		snprintf(s->err, s->errlen, "sweep: a trace, an output folder and jobs >= 1 are required");
 		return -EINVAL;
 	}
-	/* a missing trace is bad input (exit 2), not an environment problem */
 	if (stat(o->trace, &st)) {
-		snprintf(s->err, s->errlen, "sweep: %s: %s", o->trace, strerror(errno));
-		return -EINVAL;
+		rc = -errno;
+		snprintf(s->err, s->errlen, "sweep: %s: %s", o->trace, strerror(-rc));
+		return rc;
 	}
 	if (!S_ISDIR(st.st_mode) && !ctf_trace_file_is(o->trace)) {
 		snprintf(s->err, s->errlen, "sweep: %s: neither a trace folder nor a trace file "
@@ -781,7 +781,7 @@ static int sweep_prepare(struct sweep *s)
 	if (o->faults) {
 		rc = fault_plan_load(o->faults, &s->base, s->err, s->errlen);
 		if (rc)
-			return rc == -ENOMEM ? rc : -EINVAL;
+			return rc;
 	}
 	/* a point the base plan arms has its rule already: it is not swept */
 	for (int p = 0; p < FP_NPOINTS; p++) {
@@ -807,11 +807,11 @@ static int sweep_prepare(struct sweep *s)
 		rc = -errno;
 	if (rc) {
 		snprintf(s->err, s->errlen, "sweep: %s: %s", o->out, strerror(-rc));
-		return rc;
+		return failure_output(rc);
 	}
 	rc = machine_load(o->scenario, NULL, &s->scn, s->err, s->errlen);
 	if (rc)
-		return rc == -ENOMEM ? rc : -EINVAL;
+		return rc;
 	rc = abs_path(s, o->trace, &s->trace);
 	if (!rc && o->scenario)
 		rc = abs_path(s, o->scenario, &s->scenario);

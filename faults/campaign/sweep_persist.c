@@ -402,7 +402,7 @@ static void worker_ended(void *arg, const struct pool *p, size_t i, int status)
 			 (unsigned int)status);
 	}
 	if (!s->error)
-		s->error = out->rc ? out->rc : -EPROTO;
+		s->error = out->rc ? out->rc : -ECHILD;
 }
 
 int sweep_persist_pass(struct sweep *s)

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/failure.h"
 #include "yaml_files.h"
 
 TestSuite(yaml_trial, .init = make_dir, .fini = remove_dir);
@@ -157,6 +158,5 @@ Test(yaml_trial, a_stuck_trial_parse_is_not_the_files_doing, .timeout = 90)
 	cr_assert(eq(int, yaml_close(d, err, sizeof(err)), -ECHILD));
 	cr_assert(strstr(err, path) && strstr(err, "neither ran nor moved on for 30 s (state T") &&
 		  strstr(err, "not the file's doing"), "%s", err);
-	cr_assert(yaml_error_is_environment(-ECHILD));
-	cr_assert_not(yaml_error_is_environment(-EINVAL));
+	cr_assert_eq(failure_of(-ECHILD), FAILURE_ENVIRONMENT);
 }

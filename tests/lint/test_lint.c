@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/failure.h"
 #include "images.h"
 #include "lint/lint.h"
 #include "tests/common/jsonq.h"
@@ -220,17 +221,6 @@ Test(lint, the_json_lists_every_import_and_the_findings)
 	cr_assert_str_eq(v, "false");
 }
 
-Test(lint, bad_input_is_told_from_a_failing_machine)
-{
-	cr_assert(lint_error_is_input(-EINVAL));
-	cr_assert(lint_error_is_input(-ENOENT));
-	cr_assert(lint_error_is_input(-EISDIR));
-	cr_assert(lint_error_is_input(-ENOTDIR));
-	cr_assert_not(lint_error_is_input(-EIO));
-	cr_assert_not(lint_error_is_input(-EACCES));
-	cr_assert_not(lint_error_is_input(-ENOMEM));
-}
-
 Test(lint, a_pe32_driver_is_bad_input)
 {
 	struct lint_report rep;
@@ -240,7 +230,7 @@ Test(lint, a_pe32_driver_is_bad_input)
 	image_path(path, sizeof(path), "pe32.sys");
 	rc = lint_driver(path, &rep, err, sizeof(err));
 	cr_assert_eq(rc, -EINVAL);
-	cr_assert(lint_error_is_input(rc));
+	cr_assert_eq(failure_of(rc), FAILURE_INPUT);
 	cr_assert(strstr(err, "a PE32 (32-bit) image"), "%s", err);
 	lint_report_free(&rep);
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/failure.h"
 #include "replay/ctf.h"
 #include "tests/replay/ctf_fixture.h"
 
@@ -95,7 +96,7 @@ Test(ctf_read, a_decoder_that_neither_runs_nor_decodes_is_not_the_traces_doing)
 
 	cr_assert_eq(ctf_read(real(KERNEL), freeze_bind, no_event, NULL, &lim, NULL, err,
 			      sizeof(err)), -ECHILD);
-	cr_assert(ctf_error_is_environment(-ECHILD));
+	cr_assert_eq(failure_of(-ECHILD), FAILURE_ENVIRONMENT);
 	cr_assert_not_null(strstr(err, "the CTF decoder neither ran nor moved on for 1 s (state T"),
 			   "%s", err);
 	cr_assert_not_null(strstr(err, "(killed) after event"), "%s", err);
@@ -183,7 +184,7 @@ Test(ctf_read, decoder_killed_from_outside_is_the_machines_fault)
 	rc = ctf_read(real(UST), count_bind, crash_at_event, &c, NULL, NULL, err, sizeof(err));
 
 	cr_assert_eq(rc, -ECHILD, "%d: %s", rc, err);
-	cr_assert(ctf_error_is_environment(rc));
+	cr_assert_eq(failure_of(rc), FAILURE_ENVIRONMENT);
 	cr_assert_not_null(strstr(err, "the CTF decoder was killed from outside"), "%s", err);
 	counter_fini(&c);
 }

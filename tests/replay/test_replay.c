@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/failure.h"
 #include "core/scenario.h"
 #include "replay/ctf.h"
 #include "tests/common/jsonq.h"
@@ -92,8 +93,7 @@ Test(replay, bad_input_is_an_error_that_says_where)
 	FILE *f;
 
 	snprintf(dir, sizeof(dir), "%s/none", tmp);
-	cr_assert_lt(replay_error(dir, false, &rep), 0);
-	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
+	cr_assert_eq(failure_of(replay_error(dir, false, &rep)), FAILURE_INPUT, "%s", rep.error);
 	cr_assert(rep.error[0]);
 
 	/* corrupt metadata */
@@ -103,8 +103,7 @@ Test(replay, bad_input_is_an_error_that_says_where)
 	f = fopen(path, "w");
 	fputs("/* CTF 1.8 */ this is not TSDL {", f);
 	fclose(f);
-	cr_assert_lt(replay_error(dir, false, &rep), 0);
-	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT, "%s", rep.error);
+	cr_assert_eq(failure_of(replay_error(dir, false, &rep)), FAILURE_INPUT, "%s", rep.error);
 }
 
 Test(replay, foreign_events_are_ignored_or_refused_with_strict)
@@ -123,8 +122,7 @@ Test(replay, foreign_events_are_ignored_or_refused_with_strict)
 		results_fini(&res);
 	}
 	/* the cache holds no event classes: --strict reads the trace itself */
-	cr_assert_lt(replay_error(real, true, &rep), 0);
-	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
+	cr_assert_eq(failure_of(replay_error(real, true, &rep)), FAILURE_INPUT, "%s", rep.error);
 	cr_assert(strstr(rep.error, "--strict"), "%s", rep.error);
 	cr_assert(strstr(rep.error, "event 0 at 1412670961211260539 ns: "), "%s", rep.error);
 }
@@ -182,10 +180,9 @@ Test(replay, the_kernel_trace_imports_and_replays_clean)
 
 	cr_assert_eq(scenario_defaults(&scn), 0);
 	o.scn = &scn;
-	cr_assert_lt(replay_run(&o, &res, &rep), 0);
+	cr_assert_eq(failure_of(replay_run(&o, &res, &rep)), FAILURE_INPUT, "%s", rep.error);
 	results_fini(&res);
 	scenario_free(&scn);
-	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
 	cr_assert(strstr(rep.error, "event 0 at 1412670961211260539 ns: no rule of the import maps "
 			 "takes event class 'kmem_kmalloc' (--strict)"), "%s", rep.error);
 }
@@ -204,8 +201,8 @@ Test(replay, a_malformed_map_names_file_line_col)
 	fclose(f);
 	snprintf(trace, sizeof(trace), "%s/t", tmp);
 	generate("desktop", 100, trace);
-	cr_assert_lt(replay(trace, NULL, false, &res, &rep, maps, 1), 0);
-	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
+	cr_assert_eq(failure_of(replay(trace, NULL, false, &res, &rep, maps, 1)), FAILURE_INPUT,
+		     "%s", rep.error);
 	cr_assert(strstr(rep.error, "bad.yaml:3:9: error:"), "%s", rep.error); /* op needs key */
 	cr_assert(strstr(rep.error, "bad.yaml:4:"), "%s", rep.error);
 	results_fini(&res);
@@ -350,7 +347,6 @@ Test(replay, bad_input_found_by_the_model_says_where_however_far_the_decoder_is)
 	snprintf(dir, sizeof(dir), "%s/twice", tmp);
 	cr_assert_eq(ctf_write(dir, twice_next, &t, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(replay(dir, NULL, false, &res, &rep, NULL, 0), -EINVAL);
-	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
 	cr_assert(strstr(rep.error, "event 100000 at 1100000000 ns"), "%s", rep.error);
 	cr_assert(strstr(rep.error, "freed twice"), "%s", rep.error);
 	results_fini(&res);
@@ -419,7 +415,6 @@ Test(replay, the_first_error_in_the_trace_is_the_one_reported)
 		cr_assert_eq(ctf_write(dir, twice_next, &t, err, sizeof(err)), 0, "%s", err);
 		unknown_class_at(dir, late ? 100300 : 40000);
 		cr_assert_eq(replay(dir, NULL, false, &res, &rep, NULL, 0), -EINVAL, "%s", rep.error);
-		cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
 		if (late) {
 			cr_assert(strstr(rep.error, "event 100000 at 1100000000 ns"), "%s", rep.error);
 			cr_assert(strstr(rep.error, "freed twice"), "%s", rep.error);

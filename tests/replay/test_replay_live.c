@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/failure.h"
 #include "core/scenario.h"
 #include "replay/ctf.h"
 #include "tests/common/jsonq.h"
@@ -104,8 +105,7 @@ Test(replay, after_lost_events_objects_without_their_other_end_are_not_an_error)
 	/* nothing lost: a free of an id never allocated is bad input */
 	snprintf(dir, sizeof(dir), "%s/whole", tmp);
 	write_lossy_trace(dir, 0);
-	cr_assert_lt(replay_error(dir, false, &rep), 0);
-	cr_assert_eq(rep.failure, REPLAY_BAD_INPUT);
+	cr_assert_eq(failure_of(replay_error(dir, false, &rep)), FAILURE_INPUT, "%s", rep.error);
 	cr_assert(strstr(rep.error, "event 3 at 400 ns"), "%s", rep.error);
 
 	/* lost: that free is unmatched, the allocation again ends the old one; from the cache too */

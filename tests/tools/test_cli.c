@@ -186,6 +186,28 @@ Test(cli, missing_file_is_bad_input)
 	cr_assert_eq(r.status, 2);
 }
 
+/* Every command reads a missing input the same way (common/failure.h, one table). */
+Test(cli, a_missing_input_is_bad_input_in_every_command)
+{
+	static const char *const cmds[][8] = {
+		{ "replay", "no/such/trace", NULL },
+		{ "trace", "info", "no/such/trace", NULL },
+		{ "trace", "dump", "no/such/trace", NULL },
+		{ "trace", "make", "no/such/file.txt", "-o", "no/such/out", NULL },
+		{ "sweep", "no/such/trace", "-o", "no/such/out", NULL },
+		{ "campaign", "run", "no/such/campaign.yaml", "-o", "no/such/out", NULL },
+		{ "lint-driver", "no/such/driver.sys", NULL },
+		{ "store", "list", "no/such/store.db", NULL },
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		gpuiso(&r, cmds[i]);
+		cr_assert_eq(r.status, 2, "%s %s: %s", cmds[i][0], cmds[i][1], r.err);
+		cr_assert(strstr(r.err, "no/such/"), "%s %s: %s", cmds[i][0], cmds[i][1], r.err);
+	}
+}
+
 TestSuite(cli, .fini = scratch_cleanup);
 
 /*

@@ -687,7 +687,7 @@ Test(sweep, bad_input_is_refused_with_a_message)
 	o.points = NULL;
 	o.scenario = scn;
 	err[0] = '\0';
-	cr_assert_eq(sweep_run(&o, &t, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(sweep_run(&o, &t, err, sizeof(err)), -ENOENT, "as the loader says: %s", err);
 	cr_assert(strstr(err, "no-such.yaml"), "%s", err);
 
 	o.scenario = NULL;
