@@ -6,6 +6,9 @@
  * What the files of a sweep share (sweep.h is the public side). Each file
  * has one job, and each uses only those above it:
  *
+ *   sweep_load.c    sweep_prepare(): the options checked, the inputs loaded
+ *                   (import maps, base plan, scenario), the points selected
+ *                   and the output folder made, before any replay
  *   sweep_report.c  findings and their trimmed reproducers, summary.json,
  *                   summary.txt and the command's finding lines
  *   sweep.c         sweep_run(): the counting pass, the runs (forked at each
@@ -137,6 +140,19 @@ struct sweep {
 	char *err;
 	size_t errlen;
 };
+
+/* ---- sweep_load.c ----------------------------------------------------------- */
+
+/**
+ * sweep_prepare() - everything that can be wrong before a replay: check the
+ * options, find the trace, read the import maps and the base plan, select
+ * the points, make the output folder, load the scenario, take the absolute
+ * paths reproducers name, and make the pool of the runs.
+ * @s: the sweep, from sweep_init().
+ *
+ * Return: 0, -EINVAL (bad input: @s->err says where), other negative errno.
+ */
+int sweep_prepare(struct sweep *s);
 
 /* ---- sweep.c ---------------------------------------------------------------- */
 
