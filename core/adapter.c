@@ -6,6 +6,11 @@
 
 #define LOG_PREFIX "adapter"
 #include "common/log.h"
+#include "adapter_internal.h"
+#include "domain_internal.h"
+#include "gate_internal.h"
+#include "handle_internal.h"
+#include "hwcall_internal.h"
 #include "internal.h"
 
 /*

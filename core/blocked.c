@@ -6,6 +6,7 @@
 #define LOG_PREFIX "core"
 #include "common/array.h"
 #include "common/log.h"
+#include "gate_internal.h"
 #include "internal.h"
 
 /*

@@ -6,6 +6,10 @@
 
 #define LOG_PREFIX "core"
 #include "common/log.h"
+#include "adapter_internal.h"
+#include "domain_internal.h"
+#include "gate_internal.h"
+#include "handle_internal.h"
 #include "internal.h"
 
 static void kmd_merge(struct core *c, const struct kmd_ops *ops)

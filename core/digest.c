@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "common/digest.h"
+#include "adapter_internal.h"
+#include "domain_internal.h"
+#include "hwcall_internal.h"
 #include "internal.h"
 
 /*

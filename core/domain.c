@@ -5,6 +5,10 @@
 
 #define LOG_PREFIX "domain"
 #include "common/log.h"
+#include "domain_internal.h"
+#include "gate_internal.h"
+#include "handle_internal.h"
+#include "hwcall_internal.h"
 #include "idmap.h"
 #include "internal.h"
 

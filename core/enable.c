@@ -5,6 +5,9 @@
 
 #define LOG_PREFIX "domain"
 #include "common/log.h"
+#include "domain_internal.h"
+#include "handle_internal.h"
+#include "hwcall_internal.h"
 #include "internal.h"
 
 /*

@@ -5,6 +5,9 @@
 
 #define LOG_PREFIX "domain"
 #include "common/log.h"
+#include "domain_internal.h"
+#include "gate_internal.h"
+#include "hwcall_internal.h"
 #include "internal.h"
 
 /* The exclusive-access bracket around every attach and detach of a domain. */

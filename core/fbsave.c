@@ -8,6 +8,10 @@
 #define LOG_PREFIX "fbsave"
 #include "common/clock.h"
 #include "common/log.h"
+#include "adapter_internal.h"
+#include "gate_internal.h"
+#include "handle_internal.h"
+#include "hwcall_internal.h"
 #include "internal.h"
 
 /*

@@ -6,6 +6,9 @@
 
 #define LOG_PREFIX "core"
 #include "common/log.h"
+#include "gate_internal.h"
+#include "handle_internal.h"
+#include "hwcall_internal.h"
 #include "internal.h"
 
 /*

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "handle_internal.h"
 #include "internal.h"
 
 /*

@@ -5,6 +5,7 @@
 
 #define LOG_PREFIX "core"
 #include "common/log.h"
+#include "hwcall_internal.h"
 #include "internal.h"
 
 /*

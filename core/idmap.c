@@ -7,6 +7,7 @@
 #include "common/array.h"
 #include "common/digest.h"
 #include "common/log.h"
+#include "domain_internal.h"
 #include "idmap.h"
 #include "internal.h"
 

@@ -4,6 +4,7 @@
 
 #define LOG_PREFIX "kmd"
 #include "common/log.h"
+#include "adapter_internal.h"
 #include "internal.h"
 
 /*

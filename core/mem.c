@@ -5,6 +5,9 @@
 
 #define LOG_PREFIX "mem"
 #include "common/log.h"
+#include "domain_internal.h"
+#include "gate_internal.h"
+#include "handle_internal.h"
 #include "internal.h"
 
 /*

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handle_internal.h"
 #include "internal.h"
 
 /*

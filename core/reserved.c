@@ -5,6 +5,7 @@
 
 #define LOG_PREFIX "domain"
 #include "common/log.h"
+#include "domain_internal.h"
 #include "internal.h"
 
 /* Hardware-reserved ranges: queried, validated, and mapped at their address before the attach. */

@@ -5,6 +5,8 @@
 
 #define LOG_PREFIX "core"
 #include "common/log.h"
+#include "gate_internal.h"
+#include "hwcall_internal.h"
 #include "internal.h"
 
 /*

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "domain_internal.h"
+#include "gate_internal.h"
 #include "internal.h"
 
 /* Secure VMs: with the staging key, the first one attaches the adapter's domain. */

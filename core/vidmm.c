@@ -4,6 +4,10 @@
 
 #define LOG_PREFIX "vidmm"
 #include "common/log.h"
+#include "domain_internal.h"
+#include "gate_internal.h"
+#include "handle_internal.h"
+#include "hwcall_internal.h"
 #include "internal.h"
 
 /*

@@ -6,6 +6,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "core/domain_internal.h"
+#include "core/handle_internal.h"
 #include "core/idmap.h"
 #include "core/internal.h"
 #include "fixture.h"
