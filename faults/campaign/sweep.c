@@ -282,7 +282,7 @@ int sweep_replay(struct sweep *s, struct fp_ctx *fp,
 }
 
 /* List @run as a failure, with what it found (@v, or NULL). */
-static int failure_add(struct sweep *s, uint32_t run, enum sweep_outcome oc, const struct verdict *v)
+static int failing_run_add(struct sweep *s, uint32_t run, enum sweep_outcome oc, const struct verdict *v)
 {
 	struct sweep_failure *f;
 
@@ -329,7 +329,7 @@ void sweep_book(struct sweep *s, uint32_t r, enum sweep_outcome oc, const struct
 	run->outcome = oc;
 	s->outcomes[run->point][oc]++;
 	if (oc != SWEEP_RECOVERED)
-		rc = failure_add(s, r, oc, v);
+		rc = failing_run_add(s, r, oc, v);
 	if (!rc && s->journal >= 0)
 		rc = sweep_shard_add(s, r, oc, v);
 	if (rc && !s->error)
