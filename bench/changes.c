@@ -61,7 +61,8 @@ void changes_print(const struct history *h, FILE *f)
 			acked += c->ack_note != NULL;
 			fprintf(f, "  %-*s  %-12.12s  %-12.12s  %-20s  %12.6g  %12.6g  %+7.1f%%  %-10s  %s",
 				w, sr->metric, last_good(sr, c), r->rev, r->date, c->before, c->after,
-				100 * c->change, verdict_name(c->verdict), change_label(sr, c, test, sizeof(test)));
+				100 * c->change, compare_verdict_name(c->verdict),
+				change_label(sr, c, test, sizeof(test)));
 			if (r->changed)
 				fprintf(f, "; input changed: %s", r->changed);
 			if (c->machine)
@@ -131,7 +132,7 @@ static void change_json(struct json *j, const struct series *sr, size_t k)
 		json_str(j, "p", "exact");
 	else
 		json_double(j, "p", c->p);
-	json_str(j, "verdict", verdict_name(c->verdict));
+	json_str(j, "verdict", compare_verdict_name(c->verdict));
 	json_bool(j, "acknowledged", c->ack_note != NULL);
 	json_str(j, "note", c->ack_note);
 	json_str(j, "input_changed", r->changed);

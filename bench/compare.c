@@ -23,8 +23,8 @@
  * the place after the one found, as the series of one run and the next
  * come in the same order.
  */
-static struct sample *sample_find(const struct sample_set *set, const char *benchmark,
-				  const char *name, size_t *next)
+static struct compare_sample *sample_find(const struct compare_sample_set *set,
+					  const char *benchmark, const char *name, size_t *next)
 {
 	size_t from = benchmark && next && *next < set->n ? *next : 0;
 
@@ -40,19 +40,19 @@ static struct sample *sample_find(const struct sample_set *set, const char *benc
 	return NULL;
 }
 
-/* sample_set_add(), searching from *@next (sample_find()); the sample in *@out. */
-static int sample_add(struct sample_set *set, const char *benchmark, enum run_kind kind,
+/* compare_sample_set_add(), searching from *@next (sample_find()); the sample in *@out. */
+static int sample_add(struct compare_sample_set *set, const char *benchmark, enum run_kind kind,
 		      const char *name, const char *unit, double value, uint64_t ops, size_t *next,
-		      struct sample **out)
+		      struct compare_sample **out)
 {
-	struct sample *s = sample_find(set, benchmark, name, next);
+	struct compare_sample *s = sample_find(set, benchmark, name, next);
 
 	if (!s) {
 		if (array_reserve(&set->s, &set->cap, set->n, sizeof(*set->s)))
 			return -ENOMEM;
 		s = &set->s[set->n];
-		*s = (struct sample){ .name = strdup(name), .benchmark = strdup(benchmark),
-				      .kind = kind, .ops = UINT64_MAX };
+		*s = (struct compare_sample){ .name = strdup(name), .benchmark = strdup(benchmark),
+					      .kind = kind, .ops = UINT64_MAX };
 		if (!s->name || !s->benchmark) {
 			free(s->name);
 			free(s->benchmark);
@@ -71,16 +71,17 @@ static int sample_add(struct sample_set *set, const char *benchmark, enum run_ki
 	return 0;
 }
 
-int sample_set_add(struct sample_set *set, const char *benchmark, enum run_kind kind,
-		   const char *name, const char *unit, double value, uint64_t ops)
+int compare_sample_set_add(struct compare_sample_set *set, const char *benchmark,
+			   enum run_kind kind, const char *name, const char *unit, double value,
+			   uint64_t ops)
 {
-	struct sample *s;
+	struct compare_sample *s;
 
 	return sample_add(set, benchmark, kind, name, unit, value, ops, NULL, &s);
 }
 
 /* Note what @s's newest run ran: the code and inputs of all its runs, while they agree. */
-static int sample_ran(struct sample *s, const struct run_record *rec)
+static int sample_ran(struct compare_sample *s, const struct run_record *rec)
 {
 	char *ran = NULL;
 
@@ -102,7 +103,7 @@ static int sample_ran(struct sample *s, const struct run_record *rec)
 	return 0;
 }
 
-int sample_set_add_run(struct sample_set *set, const struct run_record *rec)
+int compare_sample_set_add_run(struct compare_sample_set *set, const struct run_record *rec)
 {
 	const char *benchmark = rec->benchmark ? rec->benchmark : run_kind_name(rec->kind);
 	size_t next = 0;
@@ -110,7 +111,7 @@ int sample_set_add_run(struct sample_set *set, const struct run_record *rec)
 	for (size_t i = 0; i < rec->nmetrics; i++) {
 		const struct run_metric *m = &rec->metrics[i];
 		uint64_t ops = UINT64_MAX;
-		struct sample *s;
+		struct compare_sample *s;
 		char count[160];
 		int rc;
 
@@ -128,7 +129,7 @@ int sample_set_add_run(struct sample_set *set, const struct run_record *rec)
 	return 0;
 }
 
-size_t sample_set_benchmarks(const struct sample_set *set, const char **one)
+size_t compare_sample_set_benchmarks(const struct compare_sample_set *set, const char **one)
 {
 	size_t n = 0;
 
@@ -145,7 +146,7 @@ size_t sample_set_benchmarks(const struct sample_set *set, const char **one)
 	return n;
 }
 
-void sample_set_free(struct sample_set *set)
+void compare_sample_set_free(struct compare_sample_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		free(set->s[i].benchmark);
@@ -154,12 +155,12 @@ void sample_set_free(struct sample_set *set)
 		free(set->s[i].v);
 	}
 	free(set->s);
-	*set = (struct sample_set){ 0 };
+	*set = (struct compare_sample_set){ 0 };
 }
 
 /* --- comparing --- */
 
-const char *verdict_name(enum compare_verdict v)
+const char *compare_verdict_name(enum compare_verdict v)
 {
 	static const char *const names[] = { "same", "improved", "REGRESSED", "changed",
 					     "only before", "only after", "not judged", "VARIES" };
@@ -174,7 +175,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double median_of(const double *v, size_t n)
+double compare_median(const double *v, size_t n)
 {
 	double few[16], *c = n <= ARRAY_SIZE(few) ? few : malloc(n * sizeof(*c)), m;
 
@@ -188,7 +189,7 @@ double median_of(const double *v, size_t n)
 	return m;
 }
 
-double rel_change(double before, double after)
+double compare_rel_change(double before, double after)
 {
 	if (before == after)
 		return 0;
@@ -197,7 +198,7 @@ double rel_change(double before, double after)
 	return (after - before) / fabs(before);
 }
 
-enum compare_verdict metric_direction(const char *name, const char *unit, double change)
+enum compare_verdict compare_change_verdict(const char *name, const char *unit, double change)
 {
 	enum metric_better b = metric_better(name, unit);
 
@@ -217,7 +218,8 @@ static bool all_equal(const double *v, size_t n)
 }
 
 /* An exact series: any difference is a change; samples that differ within a side are not exact. */
-static void judge_exact(struct compare_row *r, const struct sample *b, const struct sample *a)
+static void judge_exact(struct compare_row *r, const struct compare_sample *b,
+			const struct compare_sample *a)
 {
 	r->exact = true;
 	if (!all_equal(b->v, b->n) || !all_equal(a->v, a->n)) {
@@ -226,19 +228,19 @@ static void judge_exact(struct compare_row *r, const struct sample *b, const str
 			 all_equal(b->v, b->n) ? "after" : "before");
 		return;
 	}
-	r->verdict = metric_direction(r->name, r->unit, r->change);
+	r->verdict = compare_change_verdict(r->name, r->unit, r->change);
 }
 
 /*
  * A measured series: whether it can be judged at all; if so, its p-value
  * (to be adjusted with the others) and its confidence interval.
  */
-static int judge_measured(struct compare_row *r, const struct sample *b, const struct sample *a,
-			  const struct compare_opts *o)
+static int judge_measured(struct compare_row *r, const struct compare_sample *b,
+			  const struct compare_sample *a, const struct compare_opts *o)
 {
 	char count[160];
 	uint64_t needed = metric_support(r->name, count, sizeof(count));
-	struct series_noise noise = { 0 };
+	struct compare_series_noise noise = { 0 };
 	double lo, hi;
 	int rc;
 
@@ -260,14 +262,15 @@ static int judge_measured(struct compare_row *r, const struct sample *b, const s
 	if (b->n < COMPARE_MIN_SAMPLES || a->n < COMPARE_MIN_SAMPLES) {
 		if (o->threshold_set) {
 			r->verdict = fabs(r->change) > o->threshold
-					     ? metric_direction(r->name, r->unit, r->change) : COMPARE_SAME;
+					     ? compare_change_verdict(r->name, r->unit, r->change)
+					     : COMPARE_SAME;
 			return 0;
 		}
 		snprintf(r->why, sizeof(r->why), "too few samples to judge (%zu/%zu, %d a side)", b->n,
 			 a->n, COMPARE_MIN_SAMPLES);
 		return 0;
 	}
-	r->p = mann_whitney_p(b->v, b->n, a->v, a->n);
+	r->p = stats_mann_whitney_p(b->v, b->n, a->v, a->n);
 	rc = o->noise ? o->noise(r->benchmark, r->name, &noise, o->noise_ctx) : -ENOENT;
 	if (rc && rc != -ENOENT)
 		return rc;
@@ -275,10 +278,10 @@ static int judge_measured(struct compare_row *r, const struct sample *b, const s
 		double t = noise.sigma > 0 ? log(r->after / r->before) / (noise.sigma * sqrt(2))
 					   : r->after == r->before ? 0 : INFINITY;
 
-		r->p = fmax(r->p, student_t_sf2(t, (double)noise.revisions - 1));
+		r->p = fmax(r->p, stats_student_t_sf2(t, (double)noise.revisions - 1));
 		r->history = true;
 	}
-	if (!welch_ci(b->v, b->n, a->v, a->n, 0.95, &lo, &hi)) {
+	if (!stats_welch_ci(b->v, b->n, a->v, a->n, 0.95, &lo, &hi)) {
 		r->ci_lo = lo;
 		r->ci_hi = hi;
 	}
@@ -286,12 +289,12 @@ static int judge_measured(struct compare_row *r, const struct sample *b, const s
 	return 0;
 }
 
-static int judge(struct compare_row *r, const struct sample *b, const struct sample *a,
-		 const struct compare_opts *o)
+static int judge(struct compare_row *r, const struct compare_sample *b,
+		 const struct compare_sample *a, const struct compare_opts *o)
 {
-	r->before = median_of(b->v, b->n);
-	r->after = median_of(a->v, a->n);
-	r->change = rel_change(r->before, r->after);
+	r->before = compare_median(b->v, b->n);
+	r->after = compare_median(a->v, a->n);
+	r->change = compare_rel_change(r->before, r->after);
 	r->nbefore = b->n;
 	r->nafter = a->n;
 	if (metric_class(b->kind, b->name) == METRIC_EXACT) {
@@ -313,7 +316,7 @@ static int decide_measured(struct compare_row *rows, size_t n, const struct comp
 	for (size_t i = 0; i < n; i++)
 		if (!isnan(rows[i].p))
 			p[m++] = rows[i].p;
-	rc = benjamini_hochberg(p, m);
+	rc = stats_benjamini_hochberg(p, m);
 	m = 0;
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct compare_row *r = &rows[i];
@@ -322,7 +325,7 @@ static int decide_measured(struct compare_row *rows, size_t n, const struct comp
 			continue;
 		r->p = p[m++];
 		if (r->p < o->alpha && fabs(r->change) >= o->threshold)
-			r->verdict = metric_direction(r->name, r->unit, r->change);
+			r->verdict = compare_change_verdict(r->name, r->unit, r->change);
 	}
 	free(p);
 	return rc;
@@ -349,7 +352,7 @@ static int cmp_row(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-int compare_sets(const struct sample_set *before, const struct sample_set *after,
+int compare_sets(const struct compare_sample_set *before, const struct compare_sample_set *after,
 		 const struct compare_opts *o, struct compare_row **rows, size_t *nrows)
 {
 	struct compare_row *out = calloc(before->n + after->n + 1, sizeof(*out));
@@ -359,8 +362,9 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
 	if (!out)
 		return -ENOMEM;
 	for (size_t i = 0; !rc && i < before->n; i++) {
-		const struct sample *b = &before->s[i];
-		const struct sample *a = sample_find(after, o->across ? NULL : b->benchmark, b->name, &next);
+		const struct compare_sample *b = &before->s[i];
+		const struct compare_sample *a =
+			sample_find(after, o->across ? NULL : b->benchmark, b->name, &next);
 		struct compare_row *r = &out[n];
 
 		if (o->glob && fnmatch(o->glob, b->name, 0))
@@ -370,7 +374,7 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
 		if (a) {
 			rc = judge(r, b, a, o);
 		} else {
-			r->before = median_of(b->v, b->n);
+			r->before = compare_median(b->v, b->n);
 			r->nbefore = b->n;
 			r->verdict = COMPARE_ONLY_BEFORE;
 		}
@@ -378,13 +382,14 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
 	}
 	next = 0;
 	for (size_t i = 0; !rc && i < after->n; i++) {
-		const struct sample *a = &after->s[i];
+		const struct compare_sample *a = &after->s[i];
 
 		if ((o->glob && fnmatch(o->glob, a->name, 0)) ||
 		    sample_find(before, o->across ? NULL : a->benchmark, a->name, &next))
 			continue;
 		out[n++] = (struct compare_row){ .benchmark = a->benchmark, .name = a->name,
-						 .unit = a->unit, .after = median_of(a->v, a->n),
+						 .unit = a->unit,
+						 .after = compare_median(a->v, a->n),
 						 .nafter = a->n, .change = NAN, .p = NAN, .ci_lo = NAN,
 						 .ci_hi = NAN, .verdict = COMPARE_ONLY_AFTER };
 	}
@@ -462,7 +467,7 @@ size_t compare_print(const struct compare_row *rows, size_t n, const struct comp
 			snprintf(change, sizeof(change), "%+.1f%%", 100 * r->change);
 		fmt_test(test, sizeof(test), r, o);
 		fprintf(f, "  %-*s  %12s  %12s  %9s  %-10s  %s\n", w, r->name, before, after, change,
-			verdict_name(r->verdict), test);
+			compare_verdict_name(r->verdict), test);
 	}
 	if (hidden)
 		fprintf(f, "(%zu series unchanged; --all shows them)\n", hidden);

@@ -23,7 +23,7 @@
  */
 
 /* One series' samples from one side. */
-struct sample {
+struct compare_sample {
 	char *benchmark;
 	char *name;
 	char unit[16];
@@ -35,13 +35,13 @@ struct sample {
 	bool mixed;   /* its runs had different code or inputs, or did not say */
 };
 
-struct sample_set {
-	struct sample *s;
+struct compare_sample_set {
+	struct compare_sample *s;
 	size_t n, cap;
 };
 
 /**
- * sample_set_add() - add one value of a series.
+ * compare_sample_set_add() - add one value of a series.
  * @set: the set.
  * @benchmark: the benchmark.
  * @kind: the kind of run it came from.
@@ -52,30 +52,31 @@ struct sample_set {
  *
  * Return: 0, -ENOMEM.
  */
-int sample_set_add(struct sample_set *set, const char *benchmark, enum run_kind kind,
-		   const char *name, const char *unit, double value, uint64_t ops);
+int compare_sample_set_add(struct compare_sample_set *set, const char *benchmark,
+			   enum run_kind kind, const char *name, const char *unit, double value,
+			   uint64_t ops);
 
 /**
- * sample_set_add_run() - add every metric of a run, with the operation
- * counts of the run behind its percentiles.
+ * compare_sample_set_add_run() - add every metric of a run, with the
+ * operation counts of the run behind its percentiles.
  * @set: the set.
  * @rec: the run (its benchmark, or its kind's name when it has none).
  *
  * Return: 0, -ENOMEM.
  */
-int sample_set_add_run(struct sample_set *set, const struct run_record *rec);
+int compare_sample_set_add_run(struct compare_sample_set *set, const struct run_record *rec);
 
 /**
- * sample_set_benchmarks() - how many benchmarks a set holds.
+ * compare_sample_set_benchmarks() - how many benchmarks a set holds.
  * @set: the set.
  * @one: out: one of them (NULL for none).
  *
  * Return: the number.
  */
-size_t sample_set_benchmarks(const struct sample_set *set, const char **one);
+size_t compare_sample_set_benchmarks(const struct compare_sample_set *set, const char **one);
 
-/** sample_set_free() - free a set. @set: the set. */
-void sample_set_free(struct sample_set *set);
+/** compare_sample_set_free() - free a set. @set: the set. */
+void compare_sample_set_free(struct compare_sample_set *set);
 
 enum compare_verdict {
 	COMPARE_SAME,
@@ -89,7 +90,7 @@ enum compare_verdict {
 };
 
 /* How much a measured series moves between revisions, from its history. */
-struct series_noise {
+struct compare_series_noise {
 	double sigma;     /* standard deviation of the log of its per-revision medians */
 	size_t revisions; /* how many revisions that was estimated from (0: unknown) */
 };
@@ -104,7 +105,8 @@ struct compare_opts {
 	bool code_tracked;  /* revisions of a store: a measured difference between runs of the
 			     * same code on the same inputs is the machine's, not judged */
 	/* the between-revision noise of a measured series; NULL, or -ENOENT: unknown */
-	int (*noise)(const char *benchmark, const char *metric, struct series_noise *out, void *ctx);
+	int (*noise)(const char *benchmark, const char *metric, struct compare_series_noise *out,
+		     void *ctx);
 	void *noise_ctx;
 };
 
@@ -131,7 +133,7 @@ struct compare_row {
  *
  * Return: 0, -ENOMEM, or what @o->noise returned other than -ENOENT.
  */
-int compare_sets(const struct sample_set *before, const struct sample_set *after,
+int compare_sets(const struct compare_sample_set *before, const struct compare_sample_set *after,
 		 const struct compare_opts *o, struct compare_row **rows, size_t *nrows);
 
 /**
@@ -146,11 +148,11 @@ int compare_sets(const struct sample_set *before, const struct sample_set *after
  */
 size_t compare_print(const struct compare_row *rows, size_t n, const struct compare_opts *o, FILE *f);
 
-/** verdict_name() - "REGRESSED", "improved", ... @v: the verdict. */
-const char *verdict_name(enum compare_verdict v);
+/** compare_verdict_name() - "REGRESSED", "improved", ... @v: the verdict. */
+const char *compare_verdict_name(enum compare_verdict v);
 
 /**
- * metric_direction() - the verdict of a real change of a metric.
+ * compare_change_verdict() - the verdict of a real change of a metric.
  * @name: the metric.
  * @unit: its unit.
  * @change: the relative change (its sign matters).
@@ -158,24 +160,24 @@ const char *verdict_name(enum compare_verdict v);
  * Return: COMPARE_REGRESSED, COMPARE_IMPROVED, COMPARE_CHANGED (better neither way), or
  * COMPARE_SAME for no change.
  */
-enum compare_verdict metric_direction(const char *name, const char *unit, double change);
+enum compare_verdict compare_change_verdict(const char *name, const char *unit, double change);
 
 /**
- * rel_change() - (@after - @before) / |@before|, infinite from 0.
+ * compare_rel_change() - (@after - @before) / |@before|, infinite from 0.
  * @before: the old value.
  * @after: the new one.
  *
  * Return: the relative change.
  */
-double rel_change(double before, double after);
+double compare_rel_change(double before, double after);
 
 /**
- * median_of() - the median of @n values.
+ * compare_median() - the median of @n values.
  * @v: the values (not changed).
  * @n: how many (> 0).
  *
  * Return: the median, NAN without memory.
  */
-double median_of(const double *v, size_t n);
+double compare_median(const double *v, size_t n);
 
 #endif

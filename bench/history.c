@@ -276,7 +276,7 @@ static int settle(struct series *sr)
 
 		r->v = v;
 		v += r->n;
-		r->value = median_of(r->v, r->n);
+		r->value = compare_median(r->v, r->n);
 		if (isnan(r->value))
 			return -ENOMEM;
 		for (size_t k = 1; sr->exact && k < r->n; k++)
@@ -461,7 +461,7 @@ static int exact_changes(struct series *sr)
 		c->at = i;
 		c->before = before;
 		c->after = after;
-		c->change = rel_change(before, after);
+		c->change = compare_rel_change(before, after);
 		c->machine = same_code(sr, i - 1, i + 1); /* then it is not deterministic */
 	}
 	return 0;
@@ -470,7 +470,7 @@ static int exact_changes(struct series *sr)
 /* A measured series: E-divisive over its per-revision medians, at @alpha. */
 static int measured_changes(struct series *sr, double alpha, double threshold)
 {
-	struct change_point cps[HISTORY_MAX_CHANGES];
+	struct stats_change_point cps[HISTORY_MAX_CHANGES];
 	double *x = calloc(sr->nrevs ? sr->nrevs : 1, sizeof(*x));
 	int found;
 
@@ -478,11 +478,12 @@ static int measured_changes(struct series *sr, double alpha, double threshold)
 		return -ENOMEM;
 	for (size_t i = 0; i < sr->nrevs; i++)
 		x[i] = sr->revs[i].value;
-	found = change_points(x, sr->nrevs, alpha, HISTORY_MIN_SEGMENT, cps, HISTORY_MAX_CHANGES);
+	found = stats_change_points(x, sr->nrevs, alpha, HISTORY_MIN_SEGMENT, cps,
+				    HISTORY_MAX_CHANGES);
 	for (int i = 0; i < found; i++) {
 		size_t s = i ? cps[i - 1].index : 0, at = cps[i].index;
 		size_t e = i + 1 < found ? cps[i + 1].index : sr->nrevs;
-		double change = rel_change(cps[i].before, cps[i].after), lo, hi;
+		double change = compare_rel_change(cps[i].before, cps[i].after), lo, hi;
 		struct history_change *c;
 
 		if (fabs(change) < threshold)
@@ -501,7 +502,7 @@ static int measured_changes(struct series *sr, double alpha, double threshold)
 		 */
 		c->machine = same_code(sr, at - GPUISO_MIN(at - s, HISTORY_MIN_SEGMENT),
 				       at + GPUISO_MIN(e - at, HISTORY_MIN_SEGMENT));
-		if (!welch_ci(x + s, at - s, x + at, e - at, 0.95, &lo, &hi)) {
+		if (!stats_welch_ci(x + s, at - s, x + at, e - at, 0.95, &lo, &hi)) {
 			c->ci_lo = lo;
 			c->ci_hi = hi;
 		}
@@ -520,7 +521,7 @@ static void judge_series(const struct history *h, struct series *sr)
 	for (size_t i = 0; i < sr->nchanges; i++) {
 		struct history_change *c = &sr->changes[i];
 
-		c->verdict = metric_direction(sr->metric, sr->unit, c->change);
+		c->verdict = compare_change_verdict(sr->metric, sr->unit, c->change);
 		c->ack_note = history_acked(h, sr, sr->revs[c->at].rev);
 	}
 	if (sr->nchanges) {
@@ -587,25 +588,26 @@ size_t history_alarms(const struct history *h)
 
 static int add_run(const struct run_record *rec, void *ctx)
 {
-	return sample_set_add_run(ctx, rec);
+	return compare_sample_set_add_run(ctx, rec);
 }
 
-int history_samples(struct store *s, const char *before, const char *after, struct sample_set *b,
-		    struct sample_set *a)
+int history_samples(struct store *s, const char *before, const char *after,
+		    struct compare_sample_set *b, struct compare_sample_set *a)
 {
 	int rc = store_rev_runs(s, before, add_run, b);
 
 	return rc ? rc : store_rev_runs(s, after, add_run, a);
 }
 
-int history_noise(const char *benchmark, const char *metric, struct series_noise *out, void *ctx)
+int history_noise(const char *benchmark, const char *metric, struct compare_series_noise *out,
+		  void *ctx)
 {
 	const struct history_noise_ctx *nc = ctx;
 	const struct series *sr = history_find(nc->h, benchmark, metric);
 	double sum = 0, sum2 = 0;
 	size_t n = 0;
 
-	*out = (struct series_noise){ 0 };
+	*out = (struct compare_series_noise){ 0 };
 	for (size_t i = 0; sr && i < sr->nrevs; i++) {
 		const struct history_rev *r = &sr->revs[i];
 		double l;
@@ -625,13 +627,13 @@ int history_noise(const char *benchmark, const char *metric, struct series_noise
 }
 
 /* One side of a comparison from a file or a folder of run files. */
-static int side_files(const char *what, struct sample_set *set, char *err, size_t errlen)
+static int side_files(const char *what, struct compare_sample_set *set, char *err, size_t errlen)
 {
 	struct runfile_set fs = { 0 };
 	int rc = runfile_read_path(what, &fs, err, errlen);
 
 	for (size_t i = 0; !rc && i < fs.n; i++)
-		rc = sample_set_add_run(set, &fs.r[i]);
+		rc = compare_sample_set_add_run(set, &fs.r[i]);
 	if (!rc && !fs.n) {
 		snprintf(err, errlen, "%s: no run file in it", what);
 		rc = -ENOENT;
@@ -652,8 +654,8 @@ int compare_sides_load(struct compare_sides *cs, struct store *s, char *const si
 		if (!rc)
 			rc = side_files(sides[1], &cs->after, err, errlen);
 		/* two files of two benchmarks: the user compares them on purpose */
-		if (!rc && sample_set_benchmarks(&cs->before, &cs->across[0]) == 1 &&
-		    sample_set_benchmarks(&cs->after, &cs->across[1]) == 1 &&
+		if (!rc && compare_sample_set_benchmarks(&cs->before, &cs->across[0]) == 1 &&
+		    compare_sample_set_benchmarks(&cs->after, &cs->across[1]) == 1 &&
 		    strcmp(cs->across[0], cs->across[1]))
 			o->across = true;
 		else
@@ -681,7 +683,7 @@ int compare_sides_load(struct compare_sides *cs, struct store *s, char *const si
 
 void compare_sides_free(struct compare_sides *cs)
 {
-	sample_set_free(&cs->before);
-	sample_set_free(&cs->after);
+	compare_sample_set_free(&cs->before);
+	compare_sample_set_free(&cs->after);
 	history_free(&cs->h);
 }

@@ -142,13 +142,13 @@ size_t history_alarms(const struct history *h);
  * @s: the store.
  * @before: a revision as stored.
  * @after: another.
- * @b: out: the runs of @before (sample_set_free() it).
- * @a: out: the runs of @after (sample_set_free() it).
+ * @b: out: the runs of @before (compare_sample_set_free() it).
+ * @a: out: the runs of @after (compare_sample_set_free() it).
  *
  * Return: 0, -ENOMEM, -EIO.
  */
-int history_samples(struct store *s, const char *before, const char *after, struct sample_set *b,
-		    struct sample_set *a);
+int history_samples(struct store *s, const char *before, const char *after,
+		    struct compare_sample_set *b, struct compare_sample_set *a);
 
 /* What history_noise() needs: the history and the two revisions compared. */
 struct history_noise_ctx {
@@ -168,11 +168,12 @@ struct history_noise_ctx {
  * Return: 0, or -ENOENT when the series has no other revision with a
  * positive value.
  */
-int history_noise(const char *benchmark, const char *metric, struct series_noise *out, void *ctx);
+int history_noise(const char *benchmark, const char *metric, struct compare_series_noise *out,
+		  void *ctx);
 
 /* The two sides of a comparison, from a store's revisions or from run files. */
 struct compare_sides {
-	struct sample_set before, after;
+	struct compare_sample_set before, after;
 	struct history h;            /* from a store: for the noise of measured series */
 	struct history_noise_ctx nc;
 	char rev[2][128];            /* from a store: the revisions as stored */

@@ -53,7 +53,7 @@ static double beta_inc(double a, double b, double x)
 	return 1 - front * beta_cf(b, a, 1 - x) / b;
 }
 
-double student_t_sf2(double t, double df)
+double stats_student_t_sf2(double t, double df)
 {
 	if (isnan(t))
 		return 1;
@@ -75,7 +75,7 @@ static void mean_var(const double *x, size_t n, double *mean, double *var)
 	*var = n > 1 ? s / (double)(n - 1) : 0;
 }
 
-double welch_p(const double *a, size_t na, const double *b, size_t nb)
+double stats_welch_p(const double *a, size_t na, const double *b, size_t nb)
 {
 	double ma, va, mb, vb, sa, sb, se, t, df;
 
@@ -88,10 +88,10 @@ double welch_p(const double *a, size_t na, const double *b, size_t nb)
 		return ma == mb ? 1 : 0;
 	t = (ma - mb) / sqrt(se);
 	df = se * se / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
-	return student_t_sf2(t, df);
+	return stats_student_t_sf2(t, df);
 }
 
-double student_t_quantile2(double p2, double df)
+double stats_student_t_quantile2(double p2, double df)
 {
 	double lo = 0, hi = 1;
 
@@ -99,13 +99,13 @@ double student_t_quantile2(double p2, double df)
 		return 0;
 	if (p2 <= 0)
 		return INFINITY;
-	while (student_t_sf2(hi, df) > p2 && hi < 1e12)
+	while (stats_student_t_sf2(hi, df) > p2 && hi < 1e12)
 		hi *= 2;
 	/* the tail falls as t grows: bisect to a relative 1e-10 */
 	for (int i = 0; i < 200 && hi - lo > 1e-10 * hi; i++) {
 		double mid = (lo + hi) / 2;
 
-		if (student_t_sf2(mid, df) > p2)
+		if (stats_student_t_sf2(mid, df) > p2)
 			lo = mid;
 		else
 			hi = mid;
@@ -113,8 +113,8 @@ double student_t_quantile2(double p2, double df)
 	return (lo + hi) / 2;
 }
 
-int welch_ci(const double *a, size_t na, const double *b, size_t nb, double level, double *lo,
-	     double *hi)
+int stats_welch_ci(const double *a, size_t na, const double *b, size_t nb, double level,
+		   double *lo, double *hi)
 {
 	double ma, va, mb, vb, sa, sb, se, df, t;
 
@@ -128,7 +128,7 @@ int welch_ci(const double *a, size_t na, const double *b, size_t nb, double leve
 	sb = vb / (double)nb;
 	se = sa + sb;
 	df = se ? se * se / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1)) : 1;
-	t = se ? student_t_quantile2(1 - level, df) : 0;
+	t = se ? stats_student_t_quantile2(1 - level, df) : 0;
 	*lo = (mb - ma - t * sqrt(se)) / fabs(ma);
 	*hi = (mb - ma + t * sqrt(se)) / fabs(ma);
 	return 0;
@@ -146,7 +146,7 @@ static int cmp_ranked_p(const void *x, const void *y)
 	return (a->p > b->p) - (a->p < b->p);
 }
 
-int benjamini_hochberg(double *p, size_t n)
+int stats_benjamini_hochberg(double *p, size_t n)
 {
 	struct ranked_p *r = calloc(n ? n : 1, sizeof(*r));
 	double q = 1;
@@ -218,7 +218,7 @@ static double mw_exact_cdf(size_t na, size_t nb, double u)
 	return below / total;
 }
 
-double mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
+double stats_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
 {
 	size_t n = na + nb;
 	struct ranked *r = malloc(n * sizeof(*r));
@@ -302,7 +302,7 @@ struct search {
 	const struct dist_table *t;
 	double alpha;
 	size_t min_seg;
-	struct change_point *out;
+	struct stats_change_point *out;
 	size_t max, found;
 };
 
@@ -328,21 +328,21 @@ static void split(struct search *sr, size_t s, size_t e)
 	 * its p-value is corrected for having looked at each (Bonferroni), or
 	 * noise alone would pass the test somewhere.
 	 */
-	p = fmin(1, welch_p(sr->x + s, best - s, sr->x + best, e - best) *
-			    (double)(e - s - 2 * sr->min_seg + 1));
+	p = fmin(1, stats_welch_p(sr->x + s, best - s, sr->x + best, e - best) *
+				  (double)(e - s - 2 * sr->min_seg + 1));
 	if (p >= sr->alpha)
 		return;
 	split(sr, s, best);
 	if (sr->found < sr->max) {
 		mean_var(sr->x + s, best - s, &ma, &va);
 		mean_var(sr->x + best, e - best, &mb, &vb);
-		sr->out[sr->found++] = (struct change_point){ best, ma, mb, p };
+		sr->out[sr->found++] = (struct stats_change_point){ best, ma, mb, p };
 	}
 	split(sr, best, e);
 }
 
-int change_points(const double *x, size_t n, double alpha, size_t min_seg,
-		  struct change_point *out, size_t max)
+int stats_change_points(const double *x, size_t n, double alpha, size_t min_seg,
+			struct stats_change_point *out, size_t max)
 {
 	struct dist_table t = { .n = n };
 	size_t w = n + 1;

@@ -68,7 +68,7 @@ static int parse_number(const char *s, uint64_t *out, const char **end, bool *he
 	return parse_digits(s, 10, out, end);
 }
 
-int parse_u64(const char *s, uint64_t *out)
+int units_parse_u64(const char *s, uint64_t *out)
 {
 	const char *end;
 	uint64_t v;
@@ -86,10 +86,10 @@ int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-int parse_uint_said(const char *s, uint64_t max, uint64_t *out, char *why, size_t len)
+int units_parse_uint_said(const char *s, uint64_t max, uint64_t *out, char *why, size_t len)
 {
 	uint64_t v;
-	int ret = parse_u64(s, &v);
+	int ret = units_parse_u64(s, &v);
 
 	if (ret == -ERANGE)
 		snprintf(why, len, "integer '%s' does not fit in 64 bits", s);
@@ -115,7 +115,7 @@ static size_t decimal_digits(const char *s)
 	return n;
 }
 
-int parse_decimal(const char *s, double *out)
+int units_parse_decimal(const char *s, double *out)
 {
 	size_t whole, frac = 0;
 	double v;
@@ -146,7 +146,7 @@ static const struct {
 	{ "B", 0 }, { "KiB", 10 }, { "MiB", 20 }, { "GiB", 30 }, { "TiB", 40 },
 };
 
-int parse_size(const char *s, uint64_t *out)
+int units_parse_size(const char *s, uint64_t *out)
 {
 	const char *end;
 	unsigned int shift = 0;
@@ -183,7 +183,7 @@ int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-char *format_size(uint64_t bytes, char *buf, size_t len)
+char *units_format_size(uint64_t bytes, char *buf, size_t len)
 {
 	size_t i;
 

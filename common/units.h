@@ -5,17 +5,18 @@
 #include "types.h"
 
 /**
- * parse_u64() - parse a whole unsigned number: decimal, or hex with 0x.
+ * units_parse_u64() - parse a whole unsigned number: decimal, or hex with
+ * 0x.
  * @s: the text; all of it must be the number.
  * @out: out: the value.
  *
  * Return: 0, -EINVAL for malformed text, -ERANGE for overflow.
  */
-int parse_u64(const char *s, uint64_t *out);
+int units_parse_u64(const char *s, uint64_t *out);
 
 /**
- * parse_uint_said() - parse_u64() of a number at most @max, saying why not
- * in the words every reader of a user's file uses.
+ * units_parse_uint_said() - units_parse_u64() of a number at most @max,
+ * saying why not in the words every reader of a user's file uses.
  * @s: the text.
  * @max: the largest value taken (UINT64_MAX, UINT32_MAX, ...).
  * @out: out: the value.
@@ -25,11 +26,11 @@ int parse_u64(const char *s, uint64_t *out);
  *
  * Return: 0, -EINVAL for malformed text, -ERANGE for a value above @max.
  */
-int parse_uint_said(const char *s, uint64_t max, uint64_t *out, char *why, size_t len);
+int units_parse_uint_said(const char *s, uint64_t max, uint64_t *out, char *why, size_t len);
 
 /**
- * parse_decimal() - parse a whole unsigned decimal number: digits, then
- * optionally a point and more digits ("20", "0.05", "2.5").
+ * units_parse_decimal() - parse a whole unsigned decimal number: digits,
+ * then optionally a point and more digits ("20", "0.05", "2.5").
  * @s: the text; all of it must be the number (no sign, no white space, no
  * exponent, no hex, nothing after it).
  * @out: out: the value.
@@ -37,27 +38,27 @@ int parse_uint_said(const char *s, uint64_t max, uint64_t *out, char *why, size_
  * Return: 0, -EINVAL for malformed text, -ERANGE when the value is too
  * large for a double.
  */
-int parse_decimal(const char *s, double *out);
+int units_parse_decimal(const char *s, double *out);
 
 /**
- * parse_size() - parse a byte count: "64GiB", "4KiB", "2MiB", "1TiB",
- * "512B", "0x1000" or "4096".
+ * units_parse_size() - parse a byte count: "64GiB", "4KiB", "2MiB",
+ * "1TiB", "512B", "0x1000" or "4096".
  * @s: the text.
  * @out: out: bytes.
  *
  * Return: 0, -EINVAL for malformed text, -ERANGE for overflow.
  */
-int parse_size(const char *s, uint64_t *out);
+int units_parse_size(const char *s, uint64_t *out);
 
 /**
- * format_size() - write @bytes as the largest exact binary unit ("64GiB",
- * "4KiB", "4097B").
+ * units_format_size() - write @bytes as the largest exact binary unit
+ * ("64GiB", "4KiB", "4097B").
  * @bytes: the count.
  * @buf: destination.
  * @len: its size (24 is always enough).
  *
  * Return: @buf.
  */
-char *format_size(uint64_t bytes, char *buf, size_t len);
+char *units_format_size(uint64_t bytes, char *buf, size_t len);
 
 #endif

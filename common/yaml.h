@@ -186,7 +186,7 @@ struct fy_node *yaml_items(struct yaml_doc *d, const struct yaml_field *f, void 
  */
 
 /**
- * yaml_u64() - an integer field: decimal or 0x hex (parse_u64()).
+ * yaml_u64() - an integer field: decimal or 0x hex (units_parse_u64()).
  * @d: the document.
  * @f: the field.
  * @out: out: the value (untouched on failure).
@@ -207,7 +207,7 @@ bool yaml_u32(struct yaml_doc *d, const struct yaml_field *f, uint32_t *out);
 
 /**
  * yaml_size() - a byte count field: an integer, 0x hex, or with a binary
- * unit (parse_size()).
+ * unit (units_parse_size()).
  * @d: the document.
  * @f: the field.
  * @out: out: the value (untouched on failure).

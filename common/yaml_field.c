@@ -60,7 +60,7 @@ const char *yaml_str(struct yaml_doc *d, const struct yaml_field *f, const char 
 	return s;
 }
 
-/* An integer field at most @max (parse_uint_said()'s words on error). */
+/* An integer field at most @max (units_parse_uint_said()'s words on error). */
 static bool yaml_uint(struct yaml_doc *d, const struct yaml_field *f, uint64_t max, uint64_t *out)
 {
 	const char *s = yaml_str(d, f, "an integer");
@@ -68,7 +68,7 @@ static bool yaml_uint(struct yaml_doc *d, const struct yaml_field *f, uint64_t m
 
 	if (!s)
 		return false;
-	if (parse_uint_said(s, max, out, why, sizeof(why))) {
+	if (units_parse_uint_said(s, max, out, why, sizeof(why))) {
 		yaml_field_error(d, f, "%s", why);
 		return false;
 	}
@@ -97,7 +97,7 @@ bool yaml_size(struct yaml_doc *d, const struct yaml_field *f, uint64_t *out)
 
 	if (!s)
 		return false;
-	ret = parse_size(s, out);
+	ret = units_parse_size(s, out);
 	if (ret == -ERANGE)
 		yaml_field_error(d, f, "size '%s' does not fit in 64 bits", s);
 	else if (ret)

@@ -127,7 +127,8 @@ static void explain_text(struct core *c, FILE *out)
 			fprintf(out, "  mode:      %s%s%s\n", mode_name(info.mode),
 				info.mode == MODE_LOGICAL ? ", logical addresses below " : "",
 				info.mode == MODE_LOGICAL ?
-					format_size(info.logical_limit, buf, sizeof(buf)) : "");
+					units_format_size(info.logical_limit, buf, sizeof(buf)) :
+					"");
 		fprintf(out, "  memory:    %s\n", info.wddm30_memory ?
 			"WDDM 3.0 services (physical memory objects, ADLs); the WDDM 2.4 callbacks are deprecated: the driver reports linear remapping" :
 			info.wddm >= SCN_WDDM(3, 0) ?
@@ -138,11 +139,11 @@ static void explain_text(struct core *c, FILE *out)
 
 			core_phys_info(c, i, p, &pi);
 			fprintf(out, "  physical %u: save area %s", p,
-				format_size(pi.save_area, buf, sizeof(buf)));
+				units_format_size(pi.save_area, buf, sizeof(buf)));
 			if (pi.saves != pi.save_area || pi.save_off) /* its part of a shared one */
 				fprintf(out, " (saves %s at offset %s of the shared section)",
-					format_size(pi.saves, buf, sizeof(buf)),
-					format_size(pi.save_off, buf2, sizeof(buf2)));
+					units_format_size(pi.saves, buf, sizeof(buf)),
+					units_format_size(pi.save_off, buf2, sizeof(buf2)));
 			if (pi.domain != CORE_NO_DOMAIN)
 				fprintf(out, ", domain %u", pi.domain);
 			fputc('\n', out);

@@ -254,8 +254,8 @@ static void parse_system(struct yaml_doc *d, struct fy_node *map, struct fy_node
 		if (map_ok && mem_ok && sum != sys->memory) {
 			yaml_field_error(d, &f[SF_MEMORY],
 					 "%s does not match the sum of os_memory_map sizes (%s)",
-					 format_size(sys->memory, a, sizeof(a)),
-					 format_size(sum, b, sizeof(b)));
+					 units_format_size(sys->memory, a, sizeof(a)),
+					 units_format_size(sum, b, sizeof(b)));
 		}
 	} else if (mem_ok) {
 		sys->os_memory_map = calloc(1, sizeof(*sys->os_memory_map));

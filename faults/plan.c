@@ -8,8 +8,8 @@
 #include "plan.h"
 
 /*
- * "0.25", "1", "1.0" or "25%" (decimals: parse_decimal()): a chance, in
- * millionths. Return: 0, -EINVAL, -ENOMEM.
+ * "0.25", "1", "1.0" or "25%" (decimals: units_parse_decimal()): a chance,
+ * in millionths. Return: 0, -EINVAL, -ENOMEM.
  */
 static int parse_probability(const char *s, uint32_t *ppm)
 {
@@ -17,7 +17,7 @@ static int parse_probability(const char *s, uint32_t *ppm)
 	bool pct = len && s[len - 1] == '%';
 	char *num = strndup(s, len - pct);
 	double v;
-	int rc = num ? parse_decimal(num, &v) : -ENOMEM;
+	int rc = num ? units_parse_decimal(num, &v) : -ENOMEM;
 
 	free(num);
 	if (rc)
@@ -175,10 +175,10 @@ static void pressure_value(struct yaml_doc *d, const struct yaml_field *f,
 		pv->percent = true;
 		if (!num)
 			yaml_nomem(d);
-		else if (parse_u64(num, &pv->v) || pv->v > 100)
+		else if (units_parse_u64(num, &pv->v) || pv->v > 100)
 			yaml_field_error(d, f, "'%s' is not a percent from 0%% to 100%%", s);
 		free(num);
-	} else if (parse_size(s, &pv->v)) {
+	} else if (units_parse_size(s, &pv->v)) {
 		yaml_field_error(d, f, "'%s' is not a size or a percent", s);
 	}
 }
@@ -319,7 +319,7 @@ int fault_plan_fail_nth(struct fault_plan *plan, const char *spec)
 		return -EINVAL;
 	snprintf(point, sizeof(point), "%.*s", (int)(colon - spec), spec);
 	p = fp_point_lookup(point);
-	if (p < 0 || parse_u64(colon + 1, &nth) || !nth)
+	if (p < 0 || units_parse_u64(colon + 1, &nth) || !nth)
 		return -EINVAL;
 	plan->armed[p] = true;
 	plan->rule[p] = (struct fp_rule){ .nth = nth };

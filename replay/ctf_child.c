@@ -131,7 +131,7 @@ static bool watch(struct decoder *d, uint64_t now, uint64_t waited_ns)
 		anon = anon_bytes(d->pid);
 		if (anon > d->anon_base && anon - d->anon_base > d->lim.anon_bytes)
 			snprintf(d->killed, sizeof(d->killed), "grew by more than %s of memory (killed)",
-				 format_size(d->lim.anon_bytes, size, sizeof(size)));
+				 units_format_size(d->lim.anon_bytes, size, sizeof(size)));
 	}
 	if (!d->killed[0])
 		return false;

@@ -183,7 +183,7 @@ static bool matches(struct rule *r, const struct ctf_value *vals)
 		if (!has(r, r->where[i].field, vals, true))
 			return false;
 		equal = v->is_str ? !strcmp(v->s, r->where[i].str)
-				  : !parse_u64(r->where[i].str, &want) && want == v->u;
+				  : !units_parse_u64(r->where[i].str, &want) && want == v->u;
 		if (equal == r->where[i].negate)
 			return false;
 	}

@@ -71,7 +71,7 @@ static int field_name_index(struct yaml_doc *d, struct rule *r, const struct yam
 
 static int parse_operand(struct rule *r, const char *s, struct operand *o)
 {
-	if (!parse_size(s, &o->c)) {
+	if (!units_parse_size(s, &o->c)) {
 		o->field = -1;
 		return 0;
 	}

@@ -194,7 +194,7 @@ static int text_value(struct text_parser *p, const char *field, const struct tex
 	}
 	if (text_name_value(field, tk->value, v))
 		return 0;
-	rc = parse_u64(tk->value, v);
+	rc = units_parse_u64(tk->value, v);
 	if (rc == -ERANGE)
 		text_error(p, tk->value_col, "%s=%.40s: out of range (above 2^64 - 1)", field,
 			   tk->value);
@@ -363,7 +363,7 @@ static int text_event_line(struct text_parser *p, int kind, char *line, size_t a
 		}
 		seen[f] = tk[i].col;
 		if (f == 0) {
-			if (parse_u64(tk[i].value, &v)) {
+			if (units_parse_u64(tk[i].value, &v)) {
 				text_error(p, tk[i].value_col,
 					   "ts=%.40s: not a timestamp (ns, decimal or 0x hex, below 2^64)",
 					   tk[i].value);

@@ -53,7 +53,7 @@ static int parse_timeout(const char *name, const char *arg, const char *usage, u
 {
 	uint64_t s;
 
-	if (parse_u64(arg, &s) || !s || s > 86400)
+	if (units_parse_u64(arg, &s) || !s || s > 86400)
 		return usage_error(usage, "--%s takes 1 to 86400 seconds, not '%s'", name, arg);
 	*out = (unsigned int)s;
 	return 0;
@@ -77,7 +77,7 @@ int cmd_campaign_run(int argc, char **argv)
 		if (opt == 'o') {
 			o.out = optarg;
 		} else if (opt == 'j') {
-			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)
+			if (units_parse_u64(optarg, &jobs) || !jobs || jobs > 256)
 				return usage_error(campaign_run_usage, "--jobs takes 1 to 256, not '%s'",
 						   optarg);
 			o.jobs = (unsigned int)jobs;
@@ -192,7 +192,7 @@ int cmd_sweep(int argc, char **argv)
 			o.covers = covers;
 			break;
 		case 'j':
-			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)
+			if (units_parse_u64(optarg, &jobs) || !jobs || jobs > 256)
 				return usage_error(sweep_usage, "--jobs takes 1 to 256, not '%s'", optarg);
 			o.jobs = (unsigned int)jobs;
 			break;
@@ -265,7 +265,7 @@ int cmd_merge(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "hvqj:", opts, NULL)) != -1) {
 		if (opt == 'j') {
-			if (parse_u64(optarg, &jobs) || !jobs || jobs > 256)
+			if (units_parse_u64(optarg, &jobs) || !jobs || jobs > 256)
 				return usage_error(merge_usage, "--jobs takes 1 to 256, not '%s'", optarg);
 		} else if (common_opt(opt, merge_usage, &rc)) {
 			return rc;

@@ -22,23 +22,23 @@
 #include "bench/store.h"
 #include "cli.h"
 
-/* A significance level: 0 < P < 1, a decimal (parse_decimal()). */
+/* A significance level: 0 < P < 1, a decimal (units_parse_decimal()). */
 static int parse_alpha(const char *s, double *out)
 {
 	double v;
 
-	if (parse_decimal(s, &v) || v <= 0 || v >= 1)
+	if (units_parse_decimal(s, &v) || v <= 0 || v >= 1)
 		return -EINVAL;
 	*out = v;
 	return 0;
 }
 
-/* A percentage, a decimal (parse_decimal()), as a fraction. */
+/* A percentage, a decimal (units_parse_decimal()), as a fraction. */
 static int parse_pct(const char *s, double *out)
 {
 	double v;
 
-	if (parse_decimal(s, &v))
+	if (units_parse_decimal(s, &v))
 		return -EINVAL;
 	*out = v / 100;
 	return 0;
@@ -543,7 +543,7 @@ static size_t compare_json(const struct compare_row *rows, size_t n, FILE *f)
 		json_double(&j, "p", r->p);
 		json_u64(&j, "samples_before", r->nbefore);
 		json_u64(&j, "samples_after", r->nafter);
-		json_str(&j, "verdict", verdict_name(r->verdict));
+		json_str(&j, "verdict", compare_verdict_name(r->verdict));
 		json_bool(&j, "against_history", r->history);
 		json_str(&j, "why", r->why[0] ? r->why : NULL);
 		json_obj_end(&j);

@@ -225,11 +225,11 @@ int cmd_replay(int argc, char **argv)
 		case 'f': o.faults_path = optarg; break;
 		case 'F': fail_nth = optarg; break;
 		case 'R':
-			if (parse_u64(optarg, &repeats) || !repeats || repeats > 1000)
+			if (units_parse_u64(optarg, &repeats) || !repeats || repeats > 1000)
 				return usage_error(replay_usage, "--repeat takes 1 to 1000, not '%s'", optarg);
 			break;
 		case 'E':
-			if (parse_u64(optarg, &o.seed))
+			if (units_parse_u64(optarg, &o.seed))
 				return usage_error(replay_usage, "--seed takes a number, not '%s'", optarg);
 			seeded = true;
 			break;

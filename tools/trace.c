@@ -59,12 +59,12 @@ int cmd_trace_gen(int argc, char **argv)
 		case 'P': profile = optarg; break;
 		case 'o': dir = optarg; break;
 		case 'n':
-			if (parse_u64(optarg, &events) || !events || events > GEN_MAX_EVENTS)
+			if (units_parse_u64(optarg, &events) || !events || events > GEN_MAX_EVENTS)
 				return usage_error(trace_gen_usage, "--events takes 1 to 1000000000, not '%s'",
 						   optarg);
 			break;
 		case 'S':
-			if (parse_u64(optarg, &seed))
+			if (units_parse_u64(optarg, &seed))
 				return usage_error(trace_gen_usage, "--seed takes a number, not '%s'", optarg);
 			break;
 		default:
@@ -274,7 +274,7 @@ int cmd_trace_trim(int argc, char **argv)
 			o.maps = maps;
 			break;
 		case 'R':
-			if (parse_u64(optarg, &o.max_replays) || !o.max_replays)
+			if (units_parse_u64(optarg, &o.max_replays) || !o.max_replays)
 				return usage_error(trace_trim_usage,
 						   "--max-replays takes a number from 1, not '%s'", optarg);
 			break;

@@ -104,7 +104,7 @@ out:
 }
 
 /* The verdict's lines (verdict_lines_write()), "verdict none" when it is unknown, or nothing. */
-static void verdict_lines(FILE *f, const struct camp_outcome *oc)
+static void outcome_verdict_lines(FILE *f, const struct camp_outcome *oc)
 {
 	if (oc->has_verdict == CAMP_UNKNOWN)
 		fputs("verdict none\n", f);
@@ -142,7 +142,7 @@ int campaign_outcome_write(const struct campaign *c, const struct camp_job *j,
 		CAMPAIGN_OUTCOME_SCHEMA, (unsigned long long)oc->key, oc->has_results ? "" : "none ",
 		(unsigned long long)oc->results,
 		oc->hung ? "hung" : oc->failed ? "failed" : "passed", oc->reason);
-	verdict_lines(af.f, oc);
+	outcome_verdict_lines(af.f, oc);
 	injection_line(af.f, &oc->injected);
 	return atomic_file_commit(&af);
 }

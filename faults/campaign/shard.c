@@ -19,11 +19,11 @@ int shard_parse(const char *arg, struct shard *sh)
 
 	if (!slash)
 		return -EINVAL;
-	/* each side a whole number (parse_u64()): no space, no sign, nothing else */
+	/* each side a whole number (units_parse_u64()): no space, no sign, nothing else */
 	left = strndup(arg, (size_t)(slash - arg));
 	if (!left)
 		return -ENOMEM;
-	rc = parse_u64(left, &i) || parse_u64(slash + 1, &n) ? -EINVAL : 0;
+	rc = units_parse_u64(left, &i) || units_parse_u64(slash + 1, &n) ? -EINVAL : 0;
 	free(left);
 	if (rc || !n || n > SHARD_MAX || i >= n)
 		return -EINVAL;

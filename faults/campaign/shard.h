@@ -44,7 +44,7 @@ struct shard_header {
 
 /**
  * shard_parse() - read "I/N" (0 <= I < N <= SHARD_MAX), each a whole
- * number as parse_u64() reads it: no space, no sign, nothing after.
+ * number as units_parse_u64() reads it: no space, no sign, nothing after.
  * @arg: the text.
  * @sh: out: the shard.
  *

@@ -568,7 +568,7 @@ static int merge_opts(const char *out, const struct shard_header *h, struct swee
 	/* the timeouts as the shards' options took them: 0 (none) or a second to a day */
 	if (!o->trace || !covers || trace_covers_parse(covers, &o->covers) || !mode ||
 	    (strcmp(mode, "fork") && strcmp(mode, "from-scratch")) || !run || !stall ||
-	    parse_u64(run, &run_s) || run_s > 86400 || parse_u64(stall, &stall_s) ||
+	    units_parse_u64(run, &run_s) || run_s > 86400 || units_parse_u64(stall, &stall_s) ||
 	    stall_s > 86400) {
 		snprintf(err, errlen, "merge: %s/shards: a sweep shard's header lacks its options", out);
 		return -EINVAL;

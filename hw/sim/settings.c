@@ -60,7 +60,7 @@ static int sim_cost_read(const struct hw_settings *s, const struct hw_setting *s
 	char why[256];
 	uint64_t v;
 
-	if (parse_uint_said(st->value, UINT32_MAX, &v, why, sizeof(why)))
+	if (units_parse_uint_said(st->value, UINT32_MAX, &v, why, sizeof(why)))
 		return hw_setting_error(s, st, false, err, errlen, "%s: %s", st->key, why);
 	if (sim_cost_fields[field].nonzero && !v)
 		return hw_setting_error(s, st, false, err, errlen, "%s: must not be zero", st->key);

@@ -20,16 +20,17 @@ static const struct compare_row *row(const struct compare_row *rows, size_t n, c
 }
 
 /* @n values of a replay's metric: @base, @base + @step ... (ops: the operations behind each). */
-static void add_values(struct sample_set *set, const char *name, double base, double step, int n,
-		       uint64_t ops)
+static void add_values(struct compare_sample_set *set, const char *name, double base, double step,
+		       int n, uint64_t ops)
 {
 	for (int i = 0; i < n; i++)
-		cr_assert_eq(sample_set_add(set, BENCH, RUN_RESULTS, name, "ns", base + step * i, ops), 0);
+		cr_assert_eq(compare_sample_set_add(set, BENCH, RUN_RESULTS, name, "ns",
+						    base + step * i, ops), 0);
 }
 
 Test(compare, exact_metrics_change_whatever_the_size)
 {
-	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_sample_set a = { 0 }, b = { 0 };
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
 	struct compare_row *rows;
 	size_t n;
@@ -38,10 +39,13 @@ Test(compare, exact_metrics_change_whatever_the_size)
 	add_values(&b, "ops.x.modeled_ns.p99", 1200, 0, 1, UINT64_MAX); /* +20%: worse */
 	add_values(&a, "ops.y.modeled_ns.p99", 1000, 0, 1, UINT64_MAX);
 	add_values(&b, "ops.y.modeled_ns.p99", 1001, 0, 1, UINT64_MAX); /* +0.1%: worse all the same */
-	sample_set_add(&a, BENCH, RUN_RESULTS, "ops.x.count", "count", 10, UINT64_MAX);
-	sample_set_add(&b, BENCH, RUN_RESULTS, "ops.x.count", "count", 20, UINT64_MAX); /* neither */
-	sample_set_add(&a, BENCH, RUN_RESULTS, "invariants.no_leaks", "bool", 1, UINT64_MAX);
-	sample_set_add(&b, BENCH, RUN_RESULTS, "invariants.no_leaks", "bool", 1, UINT64_MAX);
+	compare_sample_set_add(&a, BENCH, RUN_RESULTS, "ops.x.count", "count", 10, UINT64_MAX);
+	compare_sample_set_add(&b, BENCH, RUN_RESULTS, "ops.x.count", "count", 20,
+			       UINT64_MAX); /* neither */
+	compare_sample_set_add(&a, BENCH, RUN_RESULTS, "invariants.no_leaks", "bool", 1,
+			       UINT64_MAX);
+	compare_sample_set_add(&b, BENCH, RUN_RESULTS, "invariants.no_leaks", "bool", 1,
+			       UINT64_MAX);
 	add_values(&a, "gone", 1, 0, 1, UINT64_MAX);
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_eq(n, 5);
@@ -54,13 +58,13 @@ Test(compare, exact_metrics_change_whatever_the_size)
 	cr_assert_eq(row(rows, n, "gone")->verdict, COMPARE_ONLY_BEFORE);
 	cr_assert_eq(compare_print(rows, n, &o, fopen("/dev/null", "w")), 2);
 	free(rows);
-	sample_set_free(&a);
-	sample_set_free(&b);
+	compare_sample_set_free(&a);
+	compare_sample_set_free(&b);
 }
 
 Test(compare, exact_samples_that_differ_within_a_side_are_said)
 {
-	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_sample_set a = { 0 }, b = { 0 };
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
 	struct compare_row *rows;
 	size_t n;
@@ -72,21 +76,23 @@ Test(compare, exact_samples_that_differ_within_a_side_are_said)
 	cr_assert(strstr(rows[0].why, "after"), "%s", rows[0].why);
 	cr_assert_eq(compare_print(rows, n, &o, fopen("/dev/null", "w")), 0, "shown, not gated");
 	free(rows);
-	sample_set_free(&a);
-	sample_set_free(&b);
+	compare_sample_set_free(&a);
+	compare_sample_set_free(&b);
 }
 
 Test(compare, one_wall_clock_sample_a_side_is_shown_not_judged)
 {
-	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_sample_set a = { 0 }, b = { 0 };
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
 	struct compare_row *rows;
 	size_t n;
 
 	add_values(&a, "ops.dma.latency_ns.p50", 100, 0, 1, 500);
 	add_values(&b, "ops.dma.latency_ns.p50", 2000, 0, 1, 500); /* +1900%, one sample */
-	sample_set_add(&a, "bench host=h", RUN_BENCH, "sweep.runs_per_s", "ops/s", 10, UINT64_MAX);
-	sample_set_add(&b, "bench host=h", RUN_BENCH, "sweep.runs_per_s", "ops/s", 5, UINT64_MAX);
+	compare_sample_set_add(&a, "bench host=h", RUN_BENCH, "sweep.runs_per_s", "ops/s", 10,
+			       UINT64_MAX);
+	compare_sample_set_add(&b, "bench host=h", RUN_BENCH, "sweep.runs_per_s", "ops/s", 5,
+			       UINT64_MAX);
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, COMPARE_UNJUDGED);
 	cr_assert(strstr(row(rows, n, "ops.dma.latency_ns.p50")->why, "too few samples"));
@@ -99,13 +105,13 @@ Test(compare, one_wall_clock_sample_a_side_is_shown_not_judged)
 	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, COMPARE_REGRESSED);
 	cr_assert_eq(row(rows, n, "sweep.runs_per_s")->verdict, COMPARE_REGRESSED, "higher is better");
 	free(rows);
-	sample_set_free(&a);
-	sample_set_free(&b);
+	compare_sample_set_free(&a);
+	compare_sample_set_free(&b);
 }
 
 Test(compare, a_percentile_needs_its_operations_and_a_maximum_is_never_judged)
 {
-	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_sample_set a = { 0 }, b = { 0 };
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
 	struct compare_row *rows;
 	size_t n;
@@ -122,13 +128,13 @@ Test(compare, a_percentile_needs_its_operations_and_a_maximum_is_never_judged)
 	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.max")->verdict, COMPARE_UNJUDGED);
 	cr_assert_eq(row(rows, n, "ops.dma.latency_ns.p50")->verdict, COMPARE_REGRESSED, "99 ops make a p50");
 	free(rows);
-	sample_set_free(&a);
-	sample_set_free(&b);
+	compare_sample_set_free(&a);
+	compare_sample_set_free(&b);
 }
 
 Test(compare, repeated_samples_need_significance_and_size)
 {
-	struct sample_set a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
+	struct compare_sample_set a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
 	struct compare_row *rows;
 	size_t n;
@@ -137,8 +143,8 @@ Test(compare, repeated_samples_need_significance_and_size)
 	add_values(&b, "ops.t.latency_ns.mean", 105, 1, 8, 1000);  /* +5%, every run */
 	add_values(&c, "ops.t.latency_ns.mean", 130, 1, 8, 1000);  /* +30%, every run */
 	for (int i = 0; i < 8; i++)
-		sample_set_add(&d, BENCH, RUN_RESULTS, "ops.t.latency_ns.mean", "ns", 100 + (i * 5) % 8,
-			       1000); /* the same values, shuffled */
+		compare_sample_set_add(&d, BENCH, RUN_RESULTS, "ops.t.latency_ns.mean", "ns",
+				       100 + (i * 5) % 8, 1000); /* the same values, shuffled */
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_lt(rows[0].p, 0.05, "significant");
 	cr_assert_eq(rows[0].verdict, COMPARE_SAME, "but under the threshold");
@@ -151,16 +157,16 @@ Test(compare, repeated_samples_need_significance_and_size)
 	cr_assert_eq(rows[0].verdict, COMPARE_SAME);
 	cr_assert_gt(rows[0].p, 0.5);
 	free(rows);
-	sample_set_free(&a);
-	sample_set_free(&b);
-	sample_set_free(&c);
-	sample_set_free(&d);
+	compare_sample_set_free(&a);
+	compare_sample_set_free(&b);
+	compare_sample_set_free(&c);
+	compare_sample_set_free(&d);
 }
 
 /* One series apart among many that did not move: chance, once the family is counted. */
 Test(compare, many_series_are_judged_as_a_family)
 {
-	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_sample_set a = { 0 }, b = { 0 };
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
 	struct compare_row *rows;
 	char name[64];
@@ -174,8 +180,9 @@ Test(compare, many_series_are_judged_as_a_family)
 	for (int k = 0; k < 20; k++) {
 		snprintf(name, sizeof(name), "ops.still%d.latency_ns.mean", k);
 		for (int i = 0; i < 5; i++) {
-			sample_set_add(&a, BENCH, RUN_RESULTS, name, "ns", 100 + i, 1000);
-			sample_set_add(&b, BENCH, RUN_RESULTS, name, "ns", 100 + (i * 3) % 5, 1000);
+			compare_sample_set_add(&a, BENCH, RUN_RESULTS, name, "ns", 100 + i, 1000);
+			compare_sample_set_add(&b, BENCH, RUN_RESULTS, name, "ns",
+					       100 + (i * 3) % 5, 1000);
 		}
 	}
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
@@ -183,20 +190,21 @@ Test(compare, many_series_are_judged_as_a_family)
 		     "among 21, p=0.008 is what chance gives one of them");
 	cr_assert_gt(row(rows, n, "ops.moved.latency_ns.mean")->p, 0.05);
 	free(rows);
-	sample_set_free(&a);
-	sample_set_free(&b);
+	compare_sample_set_free(&a);
+	compare_sample_set_free(&b);
 }
 
-static int noise_of(const char *benchmark, const char *metric, struct series_noise *out, void *ctx)
+static int noise_of(const char *benchmark, const char *metric, struct compare_series_noise *out,
+		    void *ctx)
 {
-	*out = (struct series_noise){ *(double *)ctx, 8 };
+	*out = (struct compare_series_noise){ *(double *)ctx, 8 };
 	return 0;
 }
 
 /* A change the series' own history often shows between revisions is no finding. */
 Test(compare, the_history_noise_of_a_series_bounds_what_counts)
 {
-	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_sample_set a = { 0 }, b = { 0 };
 	double sigma = 0.3;
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10, .noise = noise_of,
 				  .noise_ctx = &sigma };
@@ -213,21 +221,23 @@ Test(compare, the_history_noise_of_a_series_bounds_what_counts)
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_eq(rows[0].verdict, COMPARE_REGRESSED, "+30%% where revisions move by 2%%: p=%g", rows[0].p);
 	free(rows);
-	sample_set_free(&a);
-	sample_set_free(&b);
+	compare_sample_set_free(&a);
+	compare_sample_set_free(&b);
 }
 
 Test(compare, series_of_two_benchmarks_are_not_compared)
 {
-	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_sample_set a = { 0 }, b = { 0 };
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10 };
 	struct compare_row *rows;
 	const char *one;
 	size_t n;
 
-	sample_set_add(&a, "results trace=desktop", RUN_RESULTS, "power.completed", "count", 0, UINT64_MAX);
-	sample_set_add(&b, "results trace=game", RUN_RESULTS, "power.completed", "count", 56, UINT64_MAX);
-	cr_assert_eq(sample_set_benchmarks(&a, &one), 1);
+	compare_sample_set_add(&a, "results trace=desktop", RUN_RESULTS, "power.completed",
+			       "count", 0, UINT64_MAX);
+	compare_sample_set_add(&b, "results trace=game", RUN_RESULTS, "power.completed", "count",
+			       56, UINT64_MAX);
+	cr_assert_eq(compare_sample_set_benchmarks(&a, &one), 1);
 	cr_assert_str_eq(one, "results trace=desktop");
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_eq(n, 2);
@@ -240,14 +250,14 @@ Test(compare, series_of_two_benchmarks_are_not_compared)
 	cr_assert_eq(n, 1);
 	cr_assert_eq(rows[0].verdict, COMPARE_IMPROVED);
 	free(rows);
-	sample_set_free(&a);
-	sample_set_free(&b);
+	compare_sample_set_free(&a);
+	compare_sample_set_free(&b);
 }
 
 /* Revisions of a store that ran the same code on the same inputs differ by the machine alone. */
 Test(compare, in_a_store_the_same_code_on_the_same_inputs_is_not_judged)
 {
-	struct sample_set a = { 0 }, b = { 0 };
+	struct compare_sample_set a = { 0 }, b = { 0 };
 	struct compare_opts o = { .alpha = 0.05, .threshold = 0.10, .code_tracked = true };
 	struct run_metric m[] = { { (char *)"ops.t.count", 1000, "count" },
 				  { (char *)"ops.t.latency_ns.mean", 0, "ns" } };
@@ -259,9 +269,9 @@ Test(compare, in_a_store_the_same_code_on_the_same_inputs_is_not_judged)
 
 	for (int i = 0; i < 5; i++) {
 		m[1].value = 100 + i;
-		cr_assert_eq(sample_set_add_run(&a, &rec), 0);
+		cr_assert_eq(compare_sample_set_add_run(&a, &rec), 0);
 		m[1].value = 200 + i;
-		cr_assert_eq(sample_set_add_run(&b, &rec), 0);
+		cr_assert_eq(compare_sample_set_add_run(&b, &rec), 0);
 	}
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_eq(row(rows, n, mean)->verdict, COMPARE_UNJUDGED, "+100%% of the same code: the machine's");
@@ -272,19 +282,19 @@ Test(compare, in_a_store_the_same_code_on_the_same_inputs_is_not_judged)
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_eq(row(rows, n, mean)->verdict, COMPARE_REGRESSED);
 	free(rows);
-	sample_set_free(&b);
+	compare_sample_set_free(&b);
 	/* other code: judged */
 	o.code_tracked = true;
 	rec.code = (char *)"t2 release";
 	for (int i = 0; i < 5; i++) {
 		m[1].value = 200 + i;
-		cr_assert_eq(sample_set_add_run(&b, &rec), 0);
+		cr_assert_eq(compare_sample_set_add_run(&b, &rec), 0);
 	}
 	cr_assert_eq(compare_sets(&a, &b, &o, &rows, &n), 0);
 	cr_assert_eq(row(rows, n, mean)->verdict, COMPARE_REGRESSED);
 	free(rows);
-	sample_set_free(&a);
-	sample_set_free(&b);
+	compare_sample_set_free(&a);
+	compare_sample_set_free(&b);
 }
 
 /* Runs whose metrics differ in order and in number, of two benchmarks: each value in its own sample. */
@@ -307,10 +317,10 @@ Test(compare, each_value_of_a_run_goes_into_its_benchmarks_sample)
 		{ "results trace=y", "d", 1, { 400 } },        { "results trace=y", "a", 1, { 100 } },
 		{ "results trace=x", "d", 1, { 400 } },
 	};
-	struct sample_set set = { 0 };
+	struct compare_sample_set set = { 0 };
 
 	for (size_t i = 0; i < ARRAY_SIZE(r); i++)
-		cr_assert_eq(sample_set_add_run(&set, &r[i]), 0);
+		cr_assert_eq(compare_sample_set_add_run(&set, &r[i]), 0);
 	cr_assert_eq(set.n, ARRAY_SIZE(want), "one sample a benchmark and metric");
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
 		cr_assert_str_eq(set.s[i].benchmark, want[i].benchmark, "in the order first seen");
@@ -319,5 +329,5 @@ Test(compare, each_value_of_a_run_goes_into_its_benchmarks_sample)
 		for (size_t k = 0; k < want[i].n; k++)
 			cr_assert_eq(set.s[i].v[k], want[i].v[k]);
 	}
-	sample_set_free(&set);
+	compare_sample_set_free(&set);
 }

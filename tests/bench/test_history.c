@@ -177,7 +177,7 @@ Test(history, a_small_step_or_a_thin_percentile_is_not_a_change)
 Test(history, noise_is_measured_on_the_revisions_not_compared)
 {
 	struct history h;
-	struct series_noise n;
+	struct compare_series_noise n;
 	struct history_noise_ctx nc = { &h, "r00", "r05" };
 	char rev[8];
 

@@ -13,48 +13,48 @@ static void u64_ok(const char *s, uint64_t want)
 {
 	uint64_t v = SENTINEL;
 
-	cr_expect(eq(int, parse_u64(s, &v), 0), "parse_u64(\"%s\")", s);
-	cr_expect(eq(u64, v, want), "parse_u64(\"%s\")", s);
+	cr_expect(eq(int, units_parse_u64(s, &v), 0), "units_parse_u64(\"%s\")", s);
+	cr_expect(eq(u64, v, want), "units_parse_u64(\"%s\")", s);
 }
 
 static void u64_bad(const char *s, int err)
 {
 	uint64_t v = SENTINEL;
 
-	cr_expect(eq(int, parse_u64(s, &v), err), "parse_u64(\"%s\")", s);
-	cr_expect(eq(u64, v, SENTINEL), "parse_u64(\"%s\") wrote on error", s);
+	cr_expect(eq(int, units_parse_u64(s, &v), err), "units_parse_u64(\"%s\")", s);
+	cr_expect(eq(u64, v, SENTINEL), "units_parse_u64(\"%s\") wrote on error", s);
 }
 
 static void decimal_ok(const char *s, double want)
 {
 	double v = -1;
 
-	cr_expect(eq(int, parse_decimal(s, &v), 0), "parse_decimal(\"%s\")", s);
-	cr_expect(eq(dbl, v, want), "parse_decimal(\"%s\")", s);
+	cr_expect(eq(int, units_parse_decimal(s, &v), 0), "units_parse_decimal(\"%s\")", s);
+	cr_expect(eq(dbl, v, want), "units_parse_decimal(\"%s\")", s);
 }
 
 static void decimal_bad(const char *s, int err)
 {
 	double v = -1;
 
-	cr_expect(eq(int, parse_decimal(s, &v), err), "parse_decimal(\"%s\")", s);
-	cr_expect(eq(dbl, v, -1), "parse_decimal(\"%s\") wrote on error", s);
+	cr_expect(eq(int, units_parse_decimal(s, &v), err), "units_parse_decimal(\"%s\")", s);
+	cr_expect(eq(dbl, v, -1), "units_parse_decimal(\"%s\") wrote on error", s);
 }
 
 static void size_ok(const char *s, uint64_t want)
 {
 	uint64_t v = SENTINEL;
 
-	cr_expect(eq(int, parse_size(s, &v), 0), "parse_size(\"%s\")", s);
-	cr_expect(eq(u64, v, want), "parse_size(\"%s\")", s);
+	cr_expect(eq(int, units_parse_size(s, &v), 0), "units_parse_size(\"%s\")", s);
+	cr_expect(eq(u64, v, want), "units_parse_size(\"%s\")", s);
 }
 
 static void size_bad(const char *s, int err)
 {
 	uint64_t v = SENTINEL;
 
-	cr_expect(eq(int, parse_size(s, &v), err), "parse_size(\"%s\")", s);
-	cr_expect(eq(u64, v, SENTINEL), "parse_size(\"%s\") wrote on error", s);
+	cr_expect(eq(int, units_parse_size(s, &v), err), "units_parse_size(\"%s\")", s);
+	cr_expect(eq(u64, v, SENTINEL), "units_parse_size(\"%s\") wrote on error", s);
 }
 
 Test(units, u64_decimal_and_hex)
@@ -92,7 +92,7 @@ Test(units, u64_malformed)
 	u64_bad("1_000", -EINVAL);
 	u64_bad("4KiB", -EINVAL); /* units are for sizes only */
 	u64_bad("99999999999999999999999z", -EINVAL); /* garbage wins over overflow */
-	cr_expect(eq(int, parse_u64(NULL, &(uint64_t){ 0 }), -EINVAL));
+	cr_expect(eq(int, units_parse_u64(NULL, &(uint64_t){ 0 }), -EINVAL));
 }
 
 Test(units, decimal_digits_and_a_fraction)
@@ -120,7 +120,7 @@ Test(units, decimal_malformed_and_too_large)
 	memset(huge, '9', sizeof(huge) - 1);
 	huge[sizeof(huge) - 1] = '\0';
 	decimal_bad(huge, -ERANGE);
-	cr_expect(eq(int, parse_decimal(NULL, &(double){ 0 }), -EINVAL));
+	cr_expect(eq(int, units_parse_decimal(NULL, &(double){ 0 }), -EINVAL));
 }
 
 Test(units, size_units)
@@ -172,15 +172,15 @@ Test(units, size_malformed)
 	size_bad("0x10KiB", -EINVAL); /* hex takes no unit */
 	size_bad("0x", -EINVAL);
 	size_bad("99999999999999999999XB", -EINVAL);
-	cr_expect(eq(int, parse_size(NULL, &(uint64_t){ 0 }), -EINVAL));
+	cr_expect(eq(int, units_parse_size(NULL, &(uint64_t){ 0 }), -EINVAL));
 }
 
 static void fmt_is(uint64_t bytes, const char *want)
 {
 	char buf[24];
 
-	cr_expect(eq(str, format_size(bytes, buf, sizeof(buf)), (char *)want), "format_size(%llu)",
-		  (unsigned long long)bytes);
+	cr_expect(eq(str, units_format_size(bytes, buf, sizeof(buf)), (char *)want),
+		  "units_format_size(%llu)", (unsigned long long)bytes);
 }
 
 Test(units, format_largest_exact_unit)
@@ -204,10 +204,10 @@ Test(units, format_truncates_safely)
 {
 	char buf[3] = { 'x', 'x', 'x' };
 
-	cr_expect(eq(ptr, format_size(4096, buf, sizeof(buf)), buf));
+	cr_expect(eq(ptr, units_format_size(4096, buf, sizeof(buf)), buf));
 	cr_expect(eq(str, buf, "4K"));
-	cr_expect(eq(ptr, format_size(4096, buf, 0), buf));
-	cr_expect(eq(ptr, format_size(4096, NULL, 8), NULL));
+	cr_expect(eq(ptr, units_format_size(4096, buf, 0), buf));
+	cr_expect(eq(ptr, units_format_size(4096, NULL, 8), NULL));
 }
 
 Test(units, format_parse_round_trip)
@@ -222,8 +222,8 @@ Test(units, format_parse_round_trip)
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		uint64_t back = SENTINEL;
 
-		format_size(v[i], buf, sizeof(buf));
-		cr_expect(eq(int, parse_size(buf, &back), 0), "%s", buf);
+		units_format_size(v[i], buf, sizeof(buf));
+		cr_expect(eq(int, units_parse_size(buf, &back), 0), "%s", buf);
 		cr_expect(eq(u64, back, v[i]), "%s", buf);
 	}
 }
@@ -234,15 +234,18 @@ Test(units, parse_uint_said_says_why_not)
 	uint64_t v = 7;
 	char why[128];
 
-	cr_expect(eq(int, parse_uint_said("0x10", UINT32_MAX, &v, why, sizeof(why)), 0));
+	cr_expect(eq(int, units_parse_uint_said("0x10", UINT32_MAX, &v, why, sizeof(why)), 0));
 	cr_expect(eq(u64, v, 16));
-	cr_expect(eq(int, parse_uint_said("4294967295", UINT32_MAX, &v, why, sizeof(why)), 0));
-	cr_expect(eq(int, parse_uint_said("4294967296", UINT32_MAX, &v, why, sizeof(why)), -ERANGE));
+	cr_expect(eq(int, units_parse_uint_said("4294967295", UINT32_MAX, &v, why, sizeof(why)),
+		     0));
+	cr_expect(eq(int, units_parse_uint_said("4294967296", UINT32_MAX, &v, why, sizeof(why)),
+		     -ERANGE));
 	cr_expect(eq(str, why, "4294967296 is larger than 4294967295"));
 	cr_expect(eq(u64, v, 4294967295u), "unchanged on error");
-	cr_expect(eq(int, parse_uint_said("18446744073709551616", UINT64_MAX, &v, why, sizeof(why)),
-		     -ERANGE));
+	cr_expect(eq(int, units_parse_uint_said("18446744073709551616", UINT64_MAX, &v, why,
+						sizeof(why)), -ERANGE));
 	cr_expect(eq(str, why, "integer '18446744073709551616' does not fit in 64 bits"));
-	cr_expect(eq(int, parse_uint_said("12x", UINT64_MAX, &v, why, sizeof(why)), -EINVAL));
+	cr_expect(eq(int, units_parse_uint_said("12x", UINT64_MAX, &v, why, sizeof(why)),
+		     -EINVAL));
 	cr_expect(eq(str, why, "invalid integer '12x' (expected decimal or 0x hex)"));
 }
