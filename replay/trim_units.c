@@ -13,26 +13,26 @@
 #define UNITS_ID_MAX ((1ull << UNITS_ID_BITS) - 1)
 
 /* An IRQL raise not yet lowered: its unit and the level it raised to. */
-struct units_raise {
+struct unit_raise {
 	uint32_t unit;
 	uint64_t level;
 };
 
 /* What the partition knows while it walks the events once. */
-struct units_walk {
+struct unit_walk {
 	uint32_t *parent;          /* per unit: the unit it was merged into, or itself */
 	size_t nunits, cap;
 	struct u64map live;        /* (adapter, id) -> the unit of the object live under it */
 	struct u64map dead;        /* (adapter, id) -> the unit of the object last freed under it */
 	struct u64map down;        /* (adapter, phys) -> the unit of a power-down not yet undone */
-	struct units_raise *raised; /* raises not yet lowered, lowest first */
+	struct unit_raise *raised; /* raises not yet lowered, lowest first */
 	size_t nraised, raised_cap;
 	uint64_t irql;             /* the level callbacks are made at (PASSIVE at the start) */
 	struct trim_need *needs;
 	size_t nneeds, needs_cap;
 };
 
-static uint32_t units_find(const struct units_walk *w, uint32_t u)
+static uint32_t walk_find(const struct unit_walk *w, uint32_t u)
 {
 	while (w->parent[u] != u)
 		u = w->parent[u];
@@ -40,7 +40,7 @@ static uint32_t units_find(const struct units_walk *w, uint32_t u)
 }
 
 /* A new unit (of one event, so far); -ENOMEM. */
-static int units_new(struct units_walk *w, uint32_t *u)
+static int walk_new(struct unit_walk *w, uint32_t *u)
 {
 	if (array_reserve(&w->parent, &w->cap, w->nunits, sizeof(*w->parent)))
 		return -ENOMEM;
@@ -51,17 +51,17 @@ static int units_new(struct units_walk *w, uint32_t *u)
 }
 
 /* Units @a and @b become one (the earlier one names it). */
-static void units_merge(struct units_walk *w, uint32_t a, uint32_t b)
+static void walk_merge(struct unit_walk *w, uint32_t a, uint32_t b)
 {
-	a = units_find(w, a);
-	b = units_find(w, b);
+	a = walk_find(w, a);
+	b = walk_find(w, b);
 	if (a < b)
 		w->parent[b] = a;
 	else if (b < a)
 		w->parent[a] = b;
 }
 
-static uint64_t units_key(uint64_t adapter, uint64_t id)
+static uint64_t walk_key(uint64_t adapter, uint64_t id)
 {
 	return adapter << UNITS_ID_BITS | (id & UNITS_ID_MAX);
 }
@@ -71,36 +71,36 @@ static uint64_t units_key(uint64_t adapter, uint64_t id)
  * id never created (the replay refuses that trace, but the partition still
  * holds every event); with @create, a new object's. -ENOMEM.
  */
-static int units_object(struct units_walk *w, uint64_t adapter, uint64_t id, bool create,
-			uint32_t *u)
+static int walk_object(struct unit_walk *w, uint64_t adapter, uint64_t id, bool create,
+		       uint32_t *u)
 {
-	uint64_t key = units_key(adapter, id), *v;
+	uint64_t key = walk_key(adapter, id), *v;
 
 	if (adapter > 0xff || id > UNITS_ID_MAX || key == UINT64_MAX)
-		return units_new(w, u); /* an id the engine refuses: an event of its own */
+		return walk_new(w, u); /* an id the engine refuses: an event of its own */
 	v = create ? NULL : u64map_get(&w->live, key);
 	if (v) {
 		*u = (uint32_t)*v;
 		return 0;
 	}
-	return units_new(w, u) ?: u64map_put(&w->live, key, *u);
+	return walk_new(w, u) ?: u64map_put(&w->live, key, *u);
 }
 
 /* The unit of an IRQL change to @level: a raise opens one, a lowering joins what it ends. */
-static int units_irql(struct units_walk *w, uint64_t level, uint32_t *u)
+static int walk_irql(struct unit_walk *w, uint64_t level, uint32_t *u)
 {
 	int rc;
 
 	if (level > w->irql) {
-		if ((rc = units_new(w, u)) ||
+		if ((rc = walk_new(w, u)) ||
 		    array_reserve(&w->raised, &w->raised_cap, w->nraised, sizeof(*w->raised)))
 			return rc ?: -ENOMEM;
-		w->raised[w->nraised++] = (struct units_raise){ .unit = *u, .level = level };
+		w->raised[w->nraised++] = (struct unit_raise){ .unit = *u, .level = level };
 	} else if (level < w->irql && w->nraised && w->raised[w->nraised - 1].level > level) {
 		*u = w->raised[--w->nraised].unit;
 		while (w->nraised && w->raised[w->nraised - 1].level > level)
-			units_merge(w, *u, w->raised[--w->nraised].unit);
-	} else if ((rc = units_new(w, u))) {
+			walk_merge(w, *u, w->raised[--w->nraised].unit);
+	} else if ((rc = walk_new(w, u))) {
 		return rc;
 	}
 	w->irql = level;
@@ -108,53 +108,53 @@ static int units_irql(struct units_walk *w, uint64_t level, uint32_t *u)
 }
 
 /* The unit of a power transition: a power-down opens one, the power-up after it joins it. */
-static int units_power(struct units_walk *w, const struct wl_event *e, uint32_t *u)
+static int walk_power(struct unit_walk *w, const struct wl_event *e, uint32_t *u)
 {
 	uint64_t key = e->v[WL_ADAPTER] << 32 | (e->v[WL_PHYS] & 0xffffffffu), *v;
 	int rc;
 
 	if (key == UINT64_MAX)
-		return units_new(w, u);
+		return walk_new(w, u);
 	v = u64map_get(&w->down, key);
 	if (e->v[WL_ARG] == WL_POWER_D0) {
 		if (!v)
-			return units_new(w, u);
+			return walk_new(w, u);
 		*u = (uint32_t)*v;
 		u64map_del(&w->down, key);
 		return 0;
 	}
 	if (v) /* down again without an up in between: this one's own */
-		return units_new(w, u);
-	return (rc = units_new(w, u)) ? rc : u64map_put(&w->down, key, *u);
+		return walk_new(w, u);
+	return (rc = walk_new(w, u)) ? rc : u64map_put(&w->down, key, *u);
 }
 
 /* The unit event @e goes with; an object it refers to goes in *@ref (else UINT32_MAX). */
-static int units_of_event(struct units_walk *w, const struct wl_event *e, uint32_t *u,
-			  uint32_t *ref)
+static int walk_event(struct unit_walk *w, const struct wl_event *e, uint32_t *u,
+		      uint32_t *ref)
 {
 	uint64_t adapter = e->v[WL_ADAPTER];
 	int rc;
 
 	*ref = UINT32_MAX;
 	if (wl_refers(e->kind)) {
-		rc = units_object(w, adapter, e->v[WL_REF], false, ref);
+		rc = walk_object(w, adapter, e->v[WL_REF], false, ref);
 		if (rc)
 			return rc;
 	}
 	if (wl_creates(e->kind))
-		return units_object(w, adapter, e->v[WL_ID], true, u);
+		return walk_object(w, adapter, e->v[WL_ID], true, u);
 	if (wl_destroys(e->kind)) {
-		rc = units_object(w, adapter, e->v[WL_ID], false, u);
+		rc = walk_object(w, adapter, e->v[WL_ID], false, u);
 		if (!rc && adapter <= 0xff && e->v[WL_ID] <= UNITS_ID_MAX) {
-			u64map_del(&w->live, units_key(adapter, e->v[WL_ID]));
-			rc = u64map_put(&w->dead, units_key(adapter, e->v[WL_ID]), *u);
+			u64map_del(&w->live, walk_key(adapter, e->v[WL_ID]));
+			rc = u64map_put(&w->dead, walk_key(adapter, e->v[WL_ID]), *u);
 		}
 		return rc;
 	}
 	/* a DMA through a freed id reaches what the object had: it goes with the object */
 	if (e->kind == WL_DMA && adapter <= 0xff && e->v[WL_ID] <= UNITS_ID_MAX &&
-	    !u64map_get(&w->live, units_key(adapter, e->v[WL_ID]))) {
-		const uint64_t *dead = u64map_get(&w->dead, units_key(adapter, e->v[WL_ID]));
+	    !u64map_get(&w->live, walk_key(adapter, e->v[WL_ID]))) {
+		const uint64_t *dead = u64map_get(&w->dead, walk_key(adapter, e->v[WL_ID]));
 
 		if (dead) {
 			*u = (uint32_t)*dead;
@@ -162,15 +162,15 @@ static int units_of_event(struct units_walk *w, const struct wl_event *e, uint32
 		}
 	}
 	if (wl_uses(e->kind))
-		return units_object(w, adapter, e->v[WL_ID], false, u);
+		return walk_object(w, adapter, e->v[WL_ID], false, u);
 	if (e->kind == WL_POWER)
-		return units_power(w, e, u);
+		return walk_power(w, e, u);
 	if (e->kind == WL_IRQL)
-		return units_irql(w, e->v[WL_ARG], u);
-	return units_new(w, u);
+		return walk_irql(w, e->v[WL_ARG], u);
+	return walk_new(w, u);
 }
 
-static int units_need_cmp(const void *a, const void *b)
+static int need_cmp(const void *a, const void *b)
 {
 	const struct trim_need *x = a, *y = b;
 
@@ -180,7 +180,7 @@ static int units_need_cmp(const void *a, const void *b)
 }
 
 /* Merged units renumbered in the order they begin; needs in those numbers, sorted, once each. */
-static int units_settle(struct units_walk *w, size_t n, struct trim_units *u)
+static int walk_settle(struct unit_walk *w, size_t n, struct trim_units *u)
 {
 	uint32_t *number = malloc((w->nunits ? w->nunits : 1) * sizeof(*number));
 	size_t k = 0;
@@ -189,22 +189,22 @@ static int units_settle(struct units_walk *w, size_t n, struct trim_units *u)
 		return -ENOMEM;
 	u->nunits = 0;
 	for (size_t i = 0; i < w->nunits; i++)
-		number[i] = units_find(w, (uint32_t)i) == i ? (uint32_t)u->nunits++ : UINT32_MAX;
+		number[i] = walk_find(w, (uint32_t)i) == i ? (uint32_t)u->nunits++ : UINT32_MAX;
 	for (size_t i = 0; i < n; i++)
-		u->unit_of[i] = number[units_find(w, u->unit_of[i])];
+		u->unit_of[i] = number[walk_find(w, u->unit_of[i])];
 	for (size_t i = 0; i < w->nneeds; i++) {
-		struct trim_need nd = { number[units_find(w, w->needs[i].unit)],
-					number[units_find(w, w->needs[i].needs)] };
+		struct trim_need nd = { number[walk_find(w, w->needs[i].unit)],
+					number[walk_find(w, w->needs[i].needs)] };
 
 		if (nd.unit != nd.needs)
 			w->needs[k++] = nd;
 	}
 	free(number);
 	if (k)
-		qsort(w->needs, k, sizeof(*w->needs), units_need_cmp);
+		qsort(w->needs, k, sizeof(*w->needs), need_cmp);
 	u->nneeds = 0;
 	for (size_t i = 0; i < k; i++)
-		if (!u->nneeds || units_need_cmp(&w->needs[i], &w->needs[u->nneeds - 1]))
+		if (!u->nneeds || need_cmp(&w->needs[i], &w->needs[u->nneeds - 1]))
 			w->needs[u->nneeds++] = w->needs[i];
 	u->needs = w->needs;
 	w->needs = NULL;
@@ -213,7 +213,7 @@ static int units_settle(struct units_walk *w, size_t n, struct trim_units *u)
 
 int trim_units_build(const struct wl_event *ev, size_t n, struct trim_units *u)
 {
-	struct units_walk w = { 0 };
+	struct unit_walk w = { 0 };
 	int rc = 0;
 
 	memset(u, 0, sizeof(*u));
@@ -225,7 +225,7 @@ int trim_units_build(const struct wl_event *ev, size_t n, struct trim_units *u)
 	for (size_t i = 0; i < n && !rc; i++) {
 		uint32_t ref;
 
-		rc = units_of_event(&w, &ev[i], &u->unit_of[i], &ref);
+		rc = walk_event(&w, &ev[i], &u->unit_of[i], &ref);
 		if (rc || ref == UINT32_MAX)
 			continue;
 		if (array_reserve(&w.needs, &w.needs_cap, w.nneeds, sizeof(*w.needs)))
@@ -234,7 +234,7 @@ int trim_units_build(const struct wl_event *ev, size_t n, struct trim_units *u)
 			w.needs[w.nneeds++] = (struct trim_need){ .unit = u->unit_of[i], .needs = ref };
 	}
 	if (!rc)
-		rc = units_settle(&w, n, u);
+		rc = walk_settle(&w, n, u);
 	free(w.parent);
 	free(w.raised);
 	free(w.needs);

@@ -35,16 +35,16 @@
 #define VFIO_STAGING_IOVA (((iova_t)1 << EDU_DMA_BITS) - GPUISO_PAGE_SIZE)
 
 /* One VFIO_IOMMU_MAP_DMA: its pages are pinned in the physmem store. */
-struct vmap {
+struct vfio_map {
 	iova_t iova;
 	pa_t pa;
 	uint64_t size;
 	unsigned int perm;
 };
 
-struct vdomain {
+struct vfio_domain {
 	bool used;
-	struct vmap *m;
+	struct vfio_map *m;
 	size_t n, cap;
 };
 
@@ -67,7 +67,7 @@ struct vfio {
 	bool engine;   /* a DMA engine gpuiso drives (edu); without one, mappings only */
 	unsigned int iova_bits;
 	uint8_t *staging;
-	struct vdomain doms[VFIO_MAX_DOMAINS]; /* id = index + 1 */
+	struct vfio_domain doms[VFIO_MAX_DOMAINS]; /* id = index + 1 */
 	uint32_t attached;                     /* 0: none */
 	struct sparse_mem vram;
 	bool powered;

@@ -19,7 +19,7 @@
 #include "common/sparse.h"
 #include "vfio_internal.h"
 
-static struct vdomain *dom_get(struct vfio *v, uint32_t id)
+static struct vfio_domain *dom_get(struct vfio *v, uint32_t id)
 {
 	return id >= 1 && id <= VFIO_MAX_DOMAINS && v->doms[id - 1].used ? &v->doms[id - 1] : NULL;
 }
@@ -63,7 +63,7 @@ int vfio_space_unmap(struct vfio *v, iova_t iova, uint64_t size)
 	return rc;
 }
 
-static void *vmap_vaddr(struct vfio *v, const struct vmap *m)
+static void *vmap_vaddr(struct vfio *v, const struct vfio_map *m)
 {
 	uint64_t avail;
 
@@ -72,12 +72,12 @@ static void *vmap_vaddr(struct vfio *v, const struct vmap *m)
 }
 
 /* Put a domain's mappings into the address space (or take them out). */
-static int space_load(struct vfio *v, struct vdomain *d, bool in)
+static int space_load(struct vfio *v, struct vfio_domain *d, bool in)
 {
 	int rc = 0;
 
 	for (size_t i = 0; i < d->n && !rc; i++) {
-		const struct vmap *m = &d->m[i];
+		const struct vfio_map *m = &d->m[i];
 
 		rc = in ? vfio_space_map(v, m->iova, vmap_vaddr(v, m), m->size, m->perm)
 			: vfio_space_unmap(v, m->iova, m->size);
@@ -97,7 +97,7 @@ int vfio_op_domain_alloc(struct hw *hw, uint32_t *domain)
 
 	for (uint32_t i = 0; i < VFIO_MAX_DOMAINS; i++) {
 		if (!v->doms[i].used) {
-			v->doms[i] = (struct vdomain){ .used = true };
+			v->doms[i] = (struct vfio_domain){ .used = true };
 			*domain = i + 1;
 			return 0;
 		}
@@ -105,7 +105,7 @@ int vfio_op_domain_alloc(struct hw *hw, uint32_t *domain)
 	return -ENOSPC;
 }
 
-static void vmap_release(struct vfio *v, const struct vmap *m)
+static void vmap_release(struct vfio *v, const struct vfio_map *m)
 {
 	sparse_unpin(&v->pm->bytes, m->pa);
 }
@@ -113,7 +113,7 @@ static void vmap_release(struct vfio *v, const struct vmap *m)
 int vfio_op_domain_free(struct hw *hw, uint32_t domain)
 {
 	struct vfio *v = to_vfio(hw);
-	struct vdomain *d = dom_get(v, domain);
+	struct vfio_domain *d = dom_get(v, domain);
 
 	if (!d)
 		return -ENOENT;
@@ -122,14 +122,14 @@ int vfio_op_domain_free(struct hw *hw, uint32_t domain)
 	for (size_t i = 0; i < d->n; i++)
 		vmap_release(v, &d->m[i]);
 	free(d->m);
-	*d = (struct vdomain){ 0 };
+	*d = (struct vfio_domain){ 0 };
 	return 0;
 }
 
 int vfio_op_attach(struct hw *hw, uint32_t dev, uint32_t domain)
 {
 	struct vfio *v = to_vfio(hw);
-	struct vdomain *d = dom_get(v, domain), *old = dom_get(v, v->attached);
+	struct vfio_domain *d = dom_get(v, domain), *old = dom_get(v, v->attached);
 	int rc;
 
 	if (dev != 0 || !d)
@@ -151,7 +151,7 @@ int vfio_op_attach(struct hw *hw, uint32_t dev, uint32_t domain)
 int vfio_op_detach(struct hw *hw, uint32_t dev)
 {
 	struct vfio *v = to_vfio(hw);
-	struct vdomain *d = dom_get(v, v->attached);
+	struct vfio_domain *d = dom_get(v, v->attached);
 
 	if (dev != 0 || !d)
 		return -ENOENT;
@@ -170,12 +170,12 @@ static bool in_ranges(const struct vfio *v, iova_t iova, uint64_t size)
 	return false;
 }
 
-static bool overlaps(const struct vmap *m, iova_t iova, uint64_t size)
+static bool overlaps(const struct vfio_map *m, iova_t iova, uint64_t size)
 {
 	return m->iova < iova + size && iova < m->iova + m->size;
 }
 
-static int vmap_push(struct vdomain *d, const struct vmap *m)
+static int vmap_push(struct vfio_domain *d, const struct vfio_map *m)
 {
 	if (array_reserve(&d->m, &d->cap, d->n, sizeof(*d->m)))
 		return -ENOMEM;
@@ -183,7 +183,7 @@ static int vmap_push(struct vdomain *d, const struct vmap *m)
 	return 0;
 }
 
-static void vmap_remove(struct vfio *v, struct vdomain *d, size_t i)
+static void vmap_remove(struct vfio *v, struct vfio_domain *d, size_t i)
 {
 	vmap_release(v, &d->m[i]);
 	d->m[i] = d->m[--d->n];
@@ -198,7 +198,7 @@ int vfio_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t s
 		unsigned int perm)
 {
 	struct vfio *v = to_vfio(hw);
-	struct vdomain *d = dom_get(v, domain);
+	struct vfio_domain *d = dom_get(v, domain);
 	uint64_t off = 0;
 	int rc = 0;
 
@@ -214,7 +214,7 @@ int vfio_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t s
 			return -EEXIST;
 	while (off < size && !rc) {
 		uint64_t avail, n = (perm & HW_MAP_4K) ? GPUISO_PAGE_SIZE : size - off;
-		struct vmap m = { iova + off, pa + off, 0, perm & HW_PERM_RW };
+		struct vfio_map m = { iova + off, pa + off, 0, perm & HW_PERM_RW };
 		void *vaddr = sparse_pin(&v->pm->bytes, m.pa, n, &avail);
 
 		if (!vaddr) {
@@ -242,7 +242,7 @@ int vfio_op_map(struct hw *hw, uint32_t domain, iova_t iova, pa_t pa, uint64_t s
 int vfio_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 {
 	struct vfio *v = to_vfio(hw);
-	struct vdomain *d = dom_get(v, domain);
+	struct vfio_domain *d = dom_get(v, domain);
 	uint64_t covered = 0;
 
 	if (!d)
@@ -252,7 +252,7 @@ int vfio_op_unmap(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 	if (!in_ranges(v, iova, size))
 		return -ERANGE;
 	for (size_t i = 0; i < d->n; i++) {
-		const struct vmap *m = &d->m[i];
+		const struct vfio_map *m = &d->m[i];
 
 		if (!overlaps(m, iova, size))
 			continue;
@@ -285,7 +285,7 @@ void vfio_op_flush(struct hw *hw, uint32_t domain, iova_t iova, uint64_t size)
 /* Whether the attached domain lets the device at [iova, +len) that way. */
 bool vfio_reachable(struct vfio *v, iova_t page, bool write)
 {
-	struct vdomain *d = dom_get(v, v->attached);
+	struct vfio_domain *d = dom_get(v, v->attached);
 
 	for (size_t i = 0; d && i < d->n; i++)
 		if (overlaps(&d->m[i], page, GPUISO_PAGE_SIZE))
