@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,6 +46,25 @@ bool common_opt(int opt, const char *usage, int *rc)
 		fprintf(stderr, "usage: %s\n", usage);
 		return true;
 	}
+}
+
+int cli_json_only(int argc, char **argv, const char *usage, bool *json)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 },
+	};
+	int opt, rc;
+
+	*json = false;
+	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		if (opt == 'j')
+			*json = true;
+		else if (common_opt(opt, usage, &rc))
+			return rc;
+	}
+	if (optind < argc)
+		return usage_error(usage, "unexpected argument '%s'", argv[optind]);
+	return -1;
 }
 
 FILE *text_out(const char *json)

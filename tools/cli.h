@@ -47,6 +47,19 @@ int usage_error(const char *usage, const char *fmt, ...) __attribute__((format(p
 bool common_opt(int opt, const char *usage, int *rc);
 
 /**
+ * cli_json_only() - parse the command line of a command whose only option
+ * of its own is --json, and which takes no argument.
+ * @argc: the command's argument count.
+ * @argv: its arguments.
+ * @usage: its usage line.
+ * @json: out: whether --json was given.
+ *
+ * Return: -1 to go on, else the exit code to return now (help, or a bad
+ * command line, said).
+ */
+int cli_json_only(int argc, char **argv, const char *usage, bool *json);
+
+/**
  * cli_program() - this gpuiso, as an absolute path: what the reproduce
  * commands it prints name, so that they run the binary that found them,
  * on PATH or not.

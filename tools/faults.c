@@ -322,20 +322,11 @@ static void faults_json(FILE *f)
 
 int cmd_faults_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 },
-	};
-	bool json = false;
-	int opt, rc;
+	bool json;
+	int rc = cli_json_only(argc, argv, faults_list_usage, &json);
 
-	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
-		if (opt == 'j')
-			json = true;
-		else if (common_opt(opt, faults_list_usage, &rc))
-			return rc;
-	}
-	if (optind < argc)
-		return usage_error(faults_list_usage, "unexpected argument '%s'", argv[optind]);
+	if (rc >= 0)
+		return rc;
 	if (json) {
 		faults_json(stdout);
 		return EXIT_OK;

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* gpuiso version: what this build is and what was compiled in. */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -42,20 +41,11 @@ static void version_json(FILE *f)
 
 int cmd_version(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' }, { 0 },
-	};
-	bool json = false;
-	int opt, rc;
+	bool json;
+	int rc = cli_json_only(argc, argv, version_usage, &json);
 
-	while ((opt = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
-		if (opt == 'j')
-			json = true;
-		else if (common_opt(opt, version_usage, &rc))
-			return rc;
-	}
-	if (optind < argc)
-		return usage_error(version_usage, "unexpected argument '%s'", argv[optind]);
+	if (rc >= 0)
+		return rc;
 	if (json) {
 		version_json(stdout);
 		return EXIT_OK;
