@@ -76,13 +76,5 @@ int bench_main(const struct bench_suite *suites, size_t nsuites, const char *sui
  */
 void bench_progress(const struct bench_report *r, const char *what);
 
-/**
- * bench_median() - the median of @n values (sorts them in place).
- * @v: values.
- * @n: count, > 0.
- *
- * Return: the median.
- */
-double bench_median(double *v, size_t n);
 
 #endif

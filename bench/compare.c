@@ -168,27 +168,6 @@ const char *compare_verdict_name(enum compare_verdict v)
 	return names[v];
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double compare_median(const double *v, size_t n)
-{
-	double few[16], *c = n <= ARRAY_SIZE(few) ? few : malloc(n * sizeof(*c)), m;
-
-	if (!c)
-		return NAN;
-	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_double);
-	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-	if (c != few)
-		free(c);
-	return m;
-}
-
 double compare_rel_change(double before, double after)
 {
 	if (before == after)
@@ -204,9 +183,9 @@ enum compare_verdict compare_change_verdict(const char *name, const char *unit, 
 
 	if (change == 0)
 		return COMPARE_SAME;
-	if (b == BETTER_NONE)
+	if (b == METRIC_BETTER_NONE)
 		return COMPARE_CHANGED;
-	return (change > 0) == (b == BETTER_HIGHER) ? COMPARE_IMPROVED : COMPARE_REGRESSED;
+	return (change > 0) == (b == METRIC_BETTER_HIGHER) ? COMPARE_IMPROVED : COMPARE_REGRESSED;
 }
 
 static bool all_equal(const double *v, size_t n)
@@ -292,8 +271,8 @@ static int judge_measured(struct compare_row *r, const struct compare_sample *b,
 static int judge(struct compare_row *r, const struct compare_sample *b,
 		 const struct compare_sample *a, const struct compare_opts *o)
 {
-	r->before = compare_median(b->v, b->n);
-	r->after = compare_median(a->v, a->n);
+	r->before = stats_median(b->v, b->n);
+	r->after = stats_median(a->v, a->n);
 	r->change = compare_rel_change(r->before, r->after);
 	r->nbefore = b->n;
 	r->nafter = a->n;
@@ -374,7 +353,7 @@ int compare_sets(const struct compare_sample_set *before, const struct compare_s
 		if (a) {
 			rc = judge(r, b, a, o);
 		} else {
-			r->before = compare_median(b->v, b->n);
+			r->before = stats_median(b->v, b->n);
 			r->nbefore = b->n;
 			r->verdict = COMPARE_ONLY_BEFORE;
 		}
@@ -389,7 +368,7 @@ int compare_sets(const struct compare_sample_set *before, const struct compare_s
 			continue;
 		out[n++] = (struct compare_row){ .benchmark = a->benchmark, .name = a->name,
 						 .unit = a->unit,
-						 .after = compare_median(a->v, a->n),
+						 .after = stats_median(a->v, a->n),
 						 .nafter = a->n, .change = NAN, .p = NAN, .ci_lo = NAN,
 						 .ci_hi = NAN, .verdict = COMPARE_ONLY_AFTER };
 	}

@@ -171,13 +171,5 @@ enum compare_verdict compare_change_verdict(const char *name, const char *unit, 
  */
 double compare_rel_change(double before, double after);
 
-/**
- * compare_median() - the median of @n values.
- * @v: the values (not changed).
- * @n: how many (> 0).
- *
- * Return: the median, NAN without memory.
- */
-double compare_median(const double *v, size_t n);
 
 #endif

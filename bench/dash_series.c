@@ -143,7 +143,7 @@ static double best_of(const struct series *sr)
 	double best = sr->revs[0].value;
 
 	for (size_t i = 1; i < sr->nrevs; i++)
-		best = b == BETTER_HIGHER ? GPUISO_MAX(best, sr->revs[i].value)
+		best = b == METRIC_BETTER_HIGHER ? GPUISO_MAX(best, sr->revs[i].value)
 					  : GPUISO_MIN(best, sr->revs[i].value);
 	return best;
 }
@@ -244,7 +244,7 @@ int dash_series_page(struct site *st, const struct series *sr)
 	fprintf(p.file.f, "<p>Benchmark: ");
 	dash_esc(p.file.f, sr->benchmark);
 	fprintf(p.file.f, ".<br>%s is better %s. %zu revisions. ", sr->unit,
-		metric_better(sr->metric, sr->unit) == BETTER_HIGHER ? "higher" : "lower", sr->nrevs);
+		metric_better(sr->metric, sr->unit) == METRIC_BETTER_HIGHER ? "higher" : "lower", sr->nrevs);
 	if (sr->exact)
 		fprintf(p.file.f, "An exact metric: every change from one revision to the next is marked.%s",
 			sr->varies ? " <b class=\"bad\">Yet the runs of some revision differ: not exact.</b>" : "");

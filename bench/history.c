@@ -276,7 +276,7 @@ static int settle(struct series *sr)
 
 		r->v = v;
 		v += r->n;
-		r->value = compare_median(r->v, r->n);
+		r->value = stats_median(r->v, r->n);
 		if (isnan(r->value))
 			return -ENOMEM;
 		for (size_t k = 1; sr->exact && k < r->n; k++)
@@ -642,7 +642,7 @@ static int side_files(const char *what, struct compare_sample_set *set, char *er
 	return rc;
 }
 
-int compare_sides_load(struct compare_sides *cs, struct store *s, char *const sides[2],
+int history_sides_load(struct history_sides *cs, struct store *s, char *const sides[2],
 		       struct compare_opts *o, char *err, size_t errlen)
 {
 	const struct history_opts ho = HISTORY_OPTS_DEFAULT;
@@ -681,7 +681,7 @@ int compare_sides_load(struct compare_sides *cs, struct store *s, char *const si
 	return 0;
 }
 
-void compare_sides_free(struct compare_sides *cs)
+void history_sides_free(struct history_sides *cs)
 {
 	compare_sample_set_free(&cs->before);
 	compare_sample_set_free(&cs->after);

@@ -172,7 +172,7 @@ int history_noise(const char *benchmark, const char *metric, struct compare_seri
 		  void *ctx);
 
 /* The two sides of a comparison, from a store's revisions or from run files. */
-struct compare_sides {
+struct history_sides {
 	struct compare_sample_set before, after;
 	struct history h;            /* from a store: for the noise of measured series */
 	struct history_noise_ctx nc;
@@ -181,11 +181,11 @@ struct compare_sides {
 };
 
 /**
- * compare_sides_load() - what `gpuiso compare` compares: with a store, the
+ * history_sides_load() - what `gpuiso compare` compares: with a store, the
  * runs of two revisions and the history whose noise judges measured series
  * (set into @o); without, the run files and folders given, and whether they
  * are two different benchmarks compared on purpose (@o->across).
- * @cs: out: the sides (zeroed first); compare_sides_free() it.
+ * @cs: out: the sides (zeroed first); history_sides_free() it.
  * @s: a store, or NULL for run files.
  * @sides: two revisions (with @s), or two files or folders.
  * @o: in/out: the options the comparison takes.
@@ -195,10 +195,10 @@ struct compare_sides {
  * Return: 0, -ENOENT (an unknown revision, no run file), -EINVAL (a refused
  * run file), -ENOMEM, or a store's error.
  */
-int compare_sides_load(struct compare_sides *cs, struct store *s, char *const sides[2],
+int history_sides_load(struct history_sides *cs, struct store *s, char *const sides[2],
 		       struct compare_opts *o, char *err, size_t errlen);
 
-/** compare_sides_free() - free both sides and the history. @cs: loaded, or zeroed. */
-void compare_sides_free(struct compare_sides *cs);
+/** history_sides_free() - free both sides and the history. @cs: loaded, or zeroed. */
+void history_sides_free(struct history_sides *cs);
 
 #endif

@@ -14,36 +14,36 @@ struct better_rule {
 
 /* First match wins. */
 static const struct better_rule better_rules[] = {
-	{ "*.count", NULL, BETTER_NONE },
-	{ "power.transitions", NULL, BETTER_NONE },
-	{ "power.pinned", NULL, BETTER_NONE },
-	{ "power.chunked", NULL, BETTER_NONE },
-	{ "power.chunks", NULL, BETTER_NONE },
-	{ "power.bytes", NULL, BETTER_NONE },
-	{ "faults.injected.*", NULL, BETTER_NONE },
-	{ "faults.dma.*", NULL, BETTER_LOWER },
-	{ "sweep.*.hits", NULL, BETTER_NONE },
-	{ "campaign.runs", NULL, BETTER_NONE },
-	{ "*.errors", NULL, BETTER_LOWER },
-	{ "*_ns.overflow", NULL, BETTER_LOWER },
-	{ "*reset", NULL, BETTER_LOWER },
-	{ "*violation*", NULL, BETTER_LOWER },
-	{ "*.crash", NULL, BETTER_LOWER },
-	{ "*.failed", NULL, BETTER_LOWER },
-	{ "*.failures", NULL, BETTER_LOWER },
-	{ "*overhead*", NULL, BETTER_LOWER },
-	{ "*_vs_*", NULL, BETTER_LOWER },
-	{ "*.passed", NULL, BETTER_HIGHER },
-	{ "*.recovered", NULL, BETTER_HIGHER },
-	{ "power.completed", NULL, BETTER_HIGHER },
-	{ "*speedup*", NULL, BETTER_HIGHER },
-	{ "*_ratio", "ratio", BETTER_HIGHER },
-	{ "*", "ns", BETTER_LOWER },
-	{ "*", "s", BETTER_LOWER },
-	{ "*", "MiB", BETTER_LOWER },
-	{ "*", "ops/s", BETTER_HIGHER },
-	{ "*", "GB/s", BETTER_HIGHER },
-	{ "*", "bool", BETTER_HIGHER },
+	{ "*.count", NULL, METRIC_BETTER_NONE },
+	{ "power.transitions", NULL, METRIC_BETTER_NONE },
+	{ "power.pinned", NULL, METRIC_BETTER_NONE },
+	{ "power.chunked", NULL, METRIC_BETTER_NONE },
+	{ "power.chunks", NULL, METRIC_BETTER_NONE },
+	{ "power.bytes", NULL, METRIC_BETTER_NONE },
+	{ "faults.injected.*", NULL, METRIC_BETTER_NONE },
+	{ "faults.dma.*", NULL, METRIC_BETTER_LOWER },
+	{ "sweep.*.hits", NULL, METRIC_BETTER_NONE },
+	{ "campaign.runs", NULL, METRIC_BETTER_NONE },
+	{ "*.errors", NULL, METRIC_BETTER_LOWER },
+	{ "*_ns.overflow", NULL, METRIC_BETTER_LOWER },
+	{ "*reset", NULL, METRIC_BETTER_LOWER },
+	{ "*violation*", NULL, METRIC_BETTER_LOWER },
+	{ "*.crash", NULL, METRIC_BETTER_LOWER },
+	{ "*.failed", NULL, METRIC_BETTER_LOWER },
+	{ "*.failures", NULL, METRIC_BETTER_LOWER },
+	{ "*overhead*", NULL, METRIC_BETTER_LOWER },
+	{ "*_vs_*", NULL, METRIC_BETTER_LOWER },
+	{ "*.passed", NULL, METRIC_BETTER_HIGHER },
+	{ "*.recovered", NULL, METRIC_BETTER_HIGHER },
+	{ "power.completed", NULL, METRIC_BETTER_HIGHER },
+	{ "*speedup*", NULL, METRIC_BETTER_HIGHER },
+	{ "*_ratio", "ratio", METRIC_BETTER_HIGHER },
+	{ "*", "ns", METRIC_BETTER_LOWER },
+	{ "*", "s", METRIC_BETTER_LOWER },
+	{ "*", "MiB", METRIC_BETTER_LOWER },
+	{ "*", "ops/s", METRIC_BETTER_HIGHER },
+	{ "*", "GB/s", METRIC_BETTER_HIGHER },
+	{ "*", "bool", METRIC_BETTER_HIGHER },
 };
 
 enum metric_better metric_better(const char *name, const char *unit)
@@ -56,7 +56,7 @@ enum metric_better metric_better(const char *name, const char *unit)
 		if (!fnmatch(r->glob, name, 0))
 			return r->better;
 	}
-	return BETTER_NONE;
+	return METRIC_BETTER_NONE;
 }
 
 /* The wall-clock figures of a replay; everything else it reports is exact. */

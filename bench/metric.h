@@ -17,7 +17,7 @@
  */
 
 /* Whether a metric is better high, better low, or neither (a count of what the trace did). */
-enum metric_better { BETTER_NONE, BETTER_LOWER, BETTER_HIGHER };
+enum metric_better { METRIC_BETTER_NONE, METRIC_BETTER_LOWER, METRIC_BETTER_HIGHER };
 
 enum metric_class { METRIC_EXACT, METRIC_MEASURED };
 

@@ -25,19 +25,6 @@ void bench_add(struct bench_report *r, const char *name, double value, const cha
 	snprintf(m->note, sizeof(m->note), "%s", note ? note : "");
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double bench_median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void fill(struct json *j, const void *ctx)
 {
 	const struct bench_report *r = ctx;

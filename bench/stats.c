@@ -5,7 +5,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/types.h"
 #include "stats.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double stats_median(const double *v, size_t n)
+{
+	double few[16], *c = n <= ARRAY_SIZE(few) ? few : malloc(n * sizeof(*c)), m;
+
+	if (!c)
+		return NAN;
+	memcpy(c, v, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_double);
+	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	if (c != few)
+		free(c);
+	return m;
+}
 
 /* --- Student's t through the regularised incomplete beta function --- */
 

@@ -12,6 +12,15 @@
  */
 
 /**
+ * stats_median() - the median of @n values.
+ * @v: the values (not changed).
+ * @n: how many (> 0).
+ *
+ * Return: the median, NAN without memory.
+ */
+double stats_median(const double *v, size_t n);
+
+/**
  * stats_mann_whitney_p() - two-sided p-value of the Mann-Whitney U test
  * that @a and @b come from the same distribution: exact for small samples
  * without ties, else the normal approximation with tie and continuity

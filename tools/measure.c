@@ -564,7 +564,7 @@ int cmd_compare(int argc, char **argv)
 	};
 	struct compare_opts o = { .alpha = 0.05, .threshold = METRIC_MEASURED_THRESHOLD };
 	bool as_json = false;
-	struct compare_sides cs;
+	struct history_sides cs;
 	struct compare_row *rows = NULL;
 	const char *db = NULL;
 	struct store *s = NULL;
@@ -604,7 +604,7 @@ int cmd_compare(int argc, char **argv)
 		return usage_error(compare_usage, "%s", "two sides to compare, please");
 	if (db && (rc = open_store("compare", db, &s)))
 		return rc;
-	rc = compare_sides_load(&cs, s, argv + optind, &o, err, sizeof(err));
+	rc = history_sides_load(&cs, s, argv + optind, &o, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "gpuiso: compare: %s%s", err,
 			err[0] && err[strlen(err) - 1] == '\n' ? "" : "\n");
@@ -627,7 +627,7 @@ int cmd_compare(int argc, char **argv)
 		rc = cli_exit(rc);
 	}
 	free(rows);
-	compare_sides_free(&cs);
+	history_sides_free(&cs);
 	store_close(s);
 	return rc;
 }

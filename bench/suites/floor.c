@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/stats.h"
 #include "common/array.h"
 #include "common/clock.h"
 #include "common/u64map.h"
@@ -656,15 +657,15 @@ static int floor_measure(struct bench_report *r, struct floor_rig *rig, struct f
 	free(rep);
 	if (rc)
 		return rc;
-	bench_add(r, "floor.model_cpu_s", bench_median(m_cpu, ROUNDS), "s",
+	bench_add(r, "floor.model_cpu_s", stats_median(m_cpu, ROUNDS), "s",
 		  "replay of 1M desktop events from the cache, CPU");
-	bench_add(r, "floor.floor_cpu_s", bench_median(f_cpu, ROUNDS), "s",
+	bench_add(r, "floor.floor_cpu_s", stats_median(f_cpu, ROUNDS), "s",
 		  "its simulator operations and lookups alone, CPU");
-	bench_add(r, "floor.model_ns_per_event", bench_median(m_cpu, ROUNDS) * 1e9 / events,
+	bench_add(r, "floor.model_ns_per_event", stats_median(m_cpu, ROUNDS) * 1e9 / events,
 		  "ns", "CPU");
-	bench_add(r, "floor.floor_ns_per_event", bench_median(f_cpu, ROUNDS) * 1e9 / events,
+	bench_add(r, "floor.floor_ns_per_event", stats_median(f_cpu, ROUNDS) * 1e9 / events,
 		  "ns", "CPU");
-	bench_add(r, "floor.model_vs_floor", bench_median(ratio, ROUNDS), "ratio",
+	bench_add(r, "floor.model_vs_floor", stats_median(ratio, ROUNDS), "ratio",
 		  "the two CPU times per round, median (target <= 2)");
 	bench_add(r, "floor.map.count", (double)log->count[FL_MAP], "count", NULL);
 	bench_add(r, "floor.map_pages.count", (double)log->map_pages, "count", NULL);

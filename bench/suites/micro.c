@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "suites.h"
+#include "bench/stats.h"
 #include "common/clock.h"
 #include "core/core.h"
 #include "core/scenario.h"
@@ -74,7 +75,7 @@ static int bench_map_unmap_4k(struct bench_report *r, struct sim_rig *rig)
 		}
 		ns[b] = (double)(clock_mono_ns() - t0) / PAIRS;
 	}
-	bench_add(r, "sim.map_unmap_4k_ns", bench_median(ns, BATCHES), "ns",
+	bench_add(r, "sim.map_unmap_4k_ns", stats_median(ns, BATCHES), "ns",
 		  "4 KiB map+unmap via hw_ops (target <= 20)");
 	return 0;
 }
@@ -108,7 +109,7 @@ static int bench_map_large(struct bench_report *r, struct sim_rig *rig, uint64_t
 	snprintf(note, sizeof(note), "%.1f PTE writes per map (%llu 4 KiB pages)",
 		 (double)(after.pte_writes - before.pte_writes) / (2.0 * BATCHES * MAPS),
 		 (unsigned long long)(size / GPUISO_PAGE_SIZE));
-	bench_add(r, name, bench_median(ns, BATCHES), "ns", note);
+	bench_add(r, name, stats_median(ns, BATCHES), "ns", note);
 	return 0;
 }
 
@@ -155,7 +156,7 @@ static int bench_mdl_cycle(struct bench_report *r)
 			rc = -ENOTRECOVERABLE;
 	}
 	if (!rc)
-		bench_add(r, "core.mdl_cycle_4k_ns", bench_median(ns, BATCHES), "ns",
+		bench_add(r, "core.mdl_cycle_4k_ns", stats_median(ns, BATCHES), "ns",
 			  "alloc+map+unmap+free of a 1-page MDL (target <= 100)");
 	core_destroy(core);
 	hw_backend_close(&be);
@@ -197,7 +198,7 @@ static int bench_disabled_point(struct bench_report *r)
 	free(ctx);
 	(void)sink;
 	bench_add(r, "faults.disabled_point_ns",
-		  bench_median(with, BATCHES) - bench_median(without, BATCHES), "ns",
+		  stats_median(with, BATCHES) - stats_median(without, BATCHES), "ns",
 		  "an unarmed injection point, over the same loop without it");
 	return 0;
 }
@@ -237,11 +238,11 @@ static void bench_disabled_tracepoints(struct bench_report *r)
 		pair[b] = (double)(clock_mono_ns() - t2) / N;
 	}
 	snprintf(note, sizeof(note), "a disabled trace_wl() of one kind%s", off);
-	bench_add(r, "trace.disabled_wl_ns", bench_median(same, BATCHES), "ns", note);
+	bench_add(r, "trace.disabled_wl_ns", stats_median(same, BATCHES), "ns", note);
 	snprintf(note, sizeof(note), "a disabled trace_wl(), every kind in turn%s", off);
-	bench_add(r, "trace.disabled_wl_rotating_ns", bench_median(rotating, BATCHES), "ns", note);
+	bench_add(r, "trace.disabled_wl_rotating_ns", stats_median(rotating, BATCHES), "ns", note);
 	snprintf(note, sizeof(note), "a disabled trace_op() and trace_power(), the pair%s", off);
-	bench_add(r, "trace.disabled_op_power_ns", bench_median(pair, BATCHES), "ns", note);
+	bench_add(r, "trace.disabled_op_power_ns", stats_median(pair, BATCHES), "ns", note);
 }
 
 #define FB_BYTES (256ull << 20)
@@ -346,15 +347,15 @@ static int bench_fbsave(struct bench_report *r)
 		chunk_ratio[i] = copy_ns[i] / chunk_ns[i];
 	}
 	if (!rc) {
-		bench_add(r, "fbsave.pinned_gbps", FB_BYTES / bench_median(pin_ns, FB_ROUNDS), "GB/s",
+		bench_add(r, "fbsave.pinned_gbps", FB_BYTES / stats_median(pin_ns, FB_ROUNDS), "GB/s",
 			  "power-down save of 256 MiB, whole area pinned");
-		bench_add(r, "fbsave.chunked_gbps", FB_BYTES / bench_median(chunk_ns, FB_ROUNDS),
+		bench_add(r, "fbsave.chunked_gbps", FB_BYTES / stats_median(chunk_ns, FB_ROUNDS),
 			  "GB/s", "power-down save of 256 MiB, 4 KiB chunks");
-		bench_add(r, "fbsave.memcpy_gbps", FB_BYTES / bench_median(copy_ns, FB_ROUNDS), "GB/s",
+		bench_add(r, "fbsave.memcpy_gbps", FB_BYTES / stats_median(copy_ns, FB_ROUNDS), "GB/s",
 			  "memcpy of the same 256 MiB");
-		bench_add(r, "fbsave.pinned_ratio", bench_median(pin_ratio, FB_ROUNDS), "ratio",
+		bench_add(r, "fbsave.pinned_ratio", stats_median(pin_ratio, FB_ROUNDS), "ratio",
 			  "pinned over memcpy, per round (target >= 0.8)");
-		bench_add(r, "fbsave.chunked_ratio", bench_median(chunk_ratio, FB_ROUNDS), "ratio",
+		bench_add(r, "fbsave.chunked_ratio", stats_median(chunk_ratio, FB_ROUNDS), "ratio",
 			  "chunked over memcpy, per round (target >= 0.5)");
 	}
 out:

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/stats.h"
 #include "common/child.h"
 #include "common/clock.h"
 #include "core/scenario.h"
@@ -208,18 +209,18 @@ static int bench_ctf_vs_bt2(struct bench_report *r, struct rig *rig)
 	}
 	if (rc)
 		return rc;
-	bench_add(r, "replay.bt2_decode_s", bench_median(t_bt2, ROUNDS), "s",
+	bench_add(r, "replay.bt2_decode_s", stats_median(t_bt2, ROUNDS), "s",
 		  "babeltrace2 DIR -o dummy, 1M desktop events");
-	bench_add(r, "replay.bt2_decode_cpu_s", bench_median(cpu_bt2, ROUNDS), "s", "its CPU time");
-	bench_add(r, "replay.ctf_s", bench_median(t_ours, ROUNDS), "s",
+	bench_add(r, "replay.bt2_decode_cpu_s", stats_median(cpu_bt2, ROUNDS), "s", "its CPU time");
+	bench_add(r, "replay.ctf_s", stats_median(t_ours, ROUNDS), "s",
 		  "gpuiso replay --no-cache, same trace");
-	bench_add(r, "replay.ctf_cpu_s", bench_median(cpu_ours, ROUNDS), "s",
+	bench_add(r, "replay.ctf_cpu_s", stats_median(cpu_ours, ROUNDS), "s",
 		  "its CPU time and its decoder's (a child process)");
-	bench_add(r, "replay.ctf_vs_bt2_ratio", bench_median(ratio, ROUNDS), "ratio",
+	bench_add(r, "replay.ctf_vs_bt2_ratio", stats_median(ratio, ROUNDS), "ratio",
 		  "replay over decoding (target <= 1.2)");
-	bench_add(r, "replay.ctf_cpu_vs_bt2_cpu", bench_median(cpu_ratio, ROUNDS), "ratio",
+	bench_add(r, "replay.ctf_cpu_vs_bt2_cpu", stats_median(cpu_ratio, ROUNDS), "ratio",
 		  "the same in CPU time, per round");
-	bench_add(r, "replay.decode_only_cpu_s", bench_median(cpu_info, ROUNDS), "s",
+	bench_add(r, "replay.decode_only_cpu_s", stats_median(cpu_info, ROUNDS), "s",
 		  "gpuiso trace info: the decoder child, events only counted");
 	return 0;
 }
@@ -251,8 +252,8 @@ static int bench_lookup(struct bench_report *r, struct rig *rig)
 	}
 	if (rc)
 		return rc;
-	find_s = bench_median(t_find, N);
-	hash_s = bench_median(t_hash, N);
+	find_s = stats_median(t_find, N);
+	hash_s = stats_median(t_hash, N);
 	bench_add(r, "replay.cache_lookup_ns", find_s * 1e9, "ns",
 		  "finding the 1M trace's cache file by its files' identity");
 	bench_add(r, "replay.cache_hash_ns", hash_s * 1e9, "ns", "hashing the 1M trace's contents");
@@ -296,11 +297,11 @@ static int bench_cache(struct bench_report *r, struct rig *rig)
 	}
 	if (rc)
 		return rc;
-	bench_add(r, "replay.cache_speedup", bench_median(speedup, ROUNDS), "ratio",
+	bench_add(r, "replay.cache_speedup", stats_median(speedup, ROUNDS), "ratio",
 		  "replay from CTF over replay from the cache (target >= 5)");
-	bench_add(r, "replay.cache_decode_meps", (double)meta.records / 1e6 / bench_median(t_decode, ROUNDS),
+	bench_add(r, "replay.cache_decode_meps", (double)meta.records / 1e6 / stats_median(t_decode, ROUNDS),
 		  "Mevents/s", "decoded from the cache without executing (target >= 50)");
-	bench_add(r, "replay.model_ns_per_event", bench_median(t_cache, ROUNDS) * 1e9 / (double)meta.events,
+	bench_add(r, "replay.model_ns_per_event", stats_median(t_cache, ROUNDS) * 1e9 / (double)meta.events,
 		  "ns", "a replay from the cache per event: the model's own pace");
 	return bench_lookup(r, rig);
 }
@@ -322,7 +323,7 @@ static int bench_tracing(struct bench_report *r, struct rig *rig)
 	}
 	if (rc)
 		return rc;
-	bench_add(r, "replay.tracing_disabled_overhead", bench_median(lost, N), "ratio",
+	bench_add(r, "replay.tracing_disabled_overhead", stats_median(lost, N), "ratio",
 		  "throughput lost to disabled tracepoints (target <= 0.02)");
 	return 0;
 }

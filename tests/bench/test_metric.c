@@ -5,19 +5,19 @@
 
 Test(metric, which_way_is_better)
 {
-	cr_assert_eq(metric_better("ops.alloc_mdl.latency_ns.p99", "ns"), BETTER_LOWER);
-	cr_assert_eq(metric_better("ops.alloc_mdl.count", "count"), BETTER_NONE);
-	cr_assert_eq(metric_better("ops.alloc_mdl.errors", "count"), BETTER_LOWER);
-	cr_assert_eq(metric_better("ops.alloc_mdl.latency_ns.overflow", "count"), BETTER_LOWER);
-	cr_assert_eq(metric_better("power.reset", "count"), BETTER_LOWER);
-	cr_assert_eq(metric_better("invariants.no_leaks", "bool"), BETTER_HIGHER);
-	cr_assert_eq(metric_better("replay.cache_speedup", "ratio"), BETTER_HIGHER);
-	cr_assert_eq(metric_better("replay.ctf_vs_bt2_ratio", "ratio"), BETTER_LOWER);
-	cr_assert_eq(metric_better("replay.tracing_disabled_overhead", "ratio"), BETTER_LOWER);
-	cr_assert_eq(metric_better("fbsave.pinned_ratio", "ratio"), BETTER_HIGHER);
-	cr_assert_eq(metric_better("sweep.runs_per_s", "ops/s"), BETTER_HIGHER);
-	cr_assert_eq(metric_better("campaign.failed", "count"), BETTER_LOWER);
-	cr_assert_eq(metric_better("sweep.failures", "count"), BETTER_LOWER);
+	cr_assert_eq(metric_better("ops.alloc_mdl.latency_ns.p99", "ns"), METRIC_BETTER_LOWER);
+	cr_assert_eq(metric_better("ops.alloc_mdl.count", "count"), METRIC_BETTER_NONE);
+	cr_assert_eq(metric_better("ops.alloc_mdl.errors", "count"), METRIC_BETTER_LOWER);
+	cr_assert_eq(metric_better("ops.alloc_mdl.latency_ns.overflow", "count"), METRIC_BETTER_LOWER);
+	cr_assert_eq(metric_better("power.reset", "count"), METRIC_BETTER_LOWER);
+	cr_assert_eq(metric_better("invariants.no_leaks", "bool"), METRIC_BETTER_HIGHER);
+	cr_assert_eq(metric_better("replay.cache_speedup", "ratio"), METRIC_BETTER_HIGHER);
+	cr_assert_eq(metric_better("replay.ctf_vs_bt2_ratio", "ratio"), METRIC_BETTER_LOWER);
+	cr_assert_eq(metric_better("replay.tracing_disabled_overhead", "ratio"), METRIC_BETTER_LOWER);
+	cr_assert_eq(metric_better("fbsave.pinned_ratio", "ratio"), METRIC_BETTER_HIGHER);
+	cr_assert_eq(metric_better("sweep.runs_per_s", "ops/s"), METRIC_BETTER_HIGHER);
+	cr_assert_eq(metric_better("campaign.failed", "count"), METRIC_BETTER_LOWER);
+	cr_assert_eq(metric_better("sweep.failures", "count"), METRIC_BETTER_LOWER);
 }
 
 Test(metric, wall_clock_is_measured_the_rest_of_a_replay_exact)

@@ -21,14 +21,6 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-Test(report, median_of_odd_and_even_counts)
-{
-	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 };
-
-	cr_assert_float_eq(bench_median(odd, 3), 3.0, 1e-12);
-	cr_assert_float_eq(bench_median(even, 4), 2.5, 1e-12);
-}
-
 Test(report, json_follows_the_contract)
 {
 	char path[] = "/tmp/gpuiso-bench-XXXXXX", tmp[64], value[64];

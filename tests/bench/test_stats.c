@@ -129,3 +129,16 @@ Test(stats, benjamini_hochberg_adjusts_by_rank)
 	cr_assert_float_eq(p[3], 0.02, 1e-12);
 	cr_assert_eq(stats_benjamini_hochberg(p, 0), 0);
 }
+
+Test(stats, median_of_odd_and_even_counts_leaves_the_values)
+{
+	const double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 };
+	double many[40];
+
+	cr_assert_float_eq(stats_median(odd, 3), 3.0, 1e-12);
+	cr_assert_float_eq(stats_median(even, 4), 2.5, 1e-12);
+	cr_assert_float_eq(odd[0], 5.0, 1e-12, "the values are not sorted in place");
+	for (int i = 0; i < 40; i++)
+		many[i] = 40 - i; /* more than fit on the stack: 40..1 */
+	cr_assert_float_eq(stats_median(many, 40), 20.5, 1e-12);
+}
