@@ -148,7 +148,8 @@ int cli_exit(int rc)
 		break;
 	}
 	/* no failure to map: a caller's bug, reported as one */
-	fprintf(stderr, "gpuiso: INTERNAL ERROR (a bug of gpuiso): exit code asked for status %d\n", rc);
+	fprintf(stderr, "gpuiso: INTERNAL ERROR (a bug of gpuiso): an exit code asked for %d\n",
+		rc);
 	return EXIT_INTERNAL;
 }
 
