@@ -55,5 +55,5 @@ int machine_open(const struct scenario *scn, const char *name, struct hw_backend
 	rc = hw_backend_open(&bn, &m, &scn->settings, be, err, errlen);
 	free(vram);
 	/* past its settings, a backend that does not start is the machine's (common/failure.h) */
-	return rc && rc != -EINVAL && failure_of(rc) != FAILURE_ENVIRONMENT ? -ENODEV : rc;
+	return rc != -EINVAL && failure_of(rc) == FAILURE_INPUT ? -ENODEV : rc;
 }
