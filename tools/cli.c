@@ -153,6 +153,12 @@ int cli_exit(int rc)
 	return EXIT_INTERNAL;
 }
 
+int cli_failed(const char *cmd, const char *err, int rc)
+{
+	fprintf(stderr, "gpuiso: %s: %s\n", cmd, err[0] ? err : strerror(-rc));
+	return cli_exit(rc);
+}
+
 int cli_load_scenario(const char *path, const char *backend, struct scenario *scn)
 {
 	char err[4096] = "";

@@ -120,6 +120,17 @@ int cli_report_error(const char *err, int code);
 int cli_exit(int rc);
 
 /**
+ * cli_failed() - say that command @cmd failed, "gpuiso: CMD: WHY", WHY being
+ * the library's message or, where it wrote none, @rc's words.
+ * @cmd: the command, as its usage names it ("trace info").
+ * @err: the library's message, or "".
+ * @rc: the library's negative errno.
+ *
+ * Return: cli_exit(@rc).
+ */
+int cli_failed(const char *cmd, const char *err, int rc);
+
+/**
  * cli_load_scenario() - load a scenario and check it on a backend; what is
  * wrong is said on stderr, with file:line:col (cli_report_error()).
  * @path: the scenario file, or NULL for the built-in default.

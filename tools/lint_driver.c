@@ -2,7 +2,6 @@
 /* gpuiso lint-driver: the HLK import scan of a driver image; lint/ does the work. */
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
 #include "lint/lint.h"
@@ -35,10 +34,8 @@ int cmd_lint_driver(int argc, char **argv)
 		return usage_error(lint_driver_usage, "%s", optind < argc ? "one driver image, please" :
 				   "missing the driver image");
 	rc = lint_driver(argv[optind], &rep, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "gpuiso: lint-driver: %s\n", err[0] ? err : strerror(-rc));
-		return cli_exit(rc);
-	}
+	if (rc)
+		return cli_failed("lint-driver", err, rc);
 	if (json)
 		lint_print_json(&rep, stdout); /* a write error: output_checked() */
 	else

@@ -113,10 +113,8 @@ int cmd_scenario_from_trace(int argc, char **argv)
 	if (out_path)
 		rc ? atomic_file_abort(&af) : (void)(rc = atomic_file_commit(&af));
 	scenario_free(&base);
-	if (rc) {
-		fprintf(stderr, "gpuiso: scenario from-trace: %s\n", err[0] ? err : strerror(-rc));
-		return cli_exit(rc);
-	}
+	if (rc)
+		return cli_failed("scenario from-trace", err, rc);
 	/* what was written is a scenario the model takes: say it if not */
 	if (out_path && machine_load(out_path, NULL, &check, err, sizeof(err))) {
 		fprintf(stderr, "gpuiso: scenario from-trace: %s: the scenario written is not one "

@@ -120,10 +120,8 @@ int cmd_trace_info(int argc, char **argv)
 	if (optind + 1 != argc)
 		return usage_error(trace_info_usage, "%s", "one trace, please");
 	rc = trace_info(argv[optind], json, stdout, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "gpuiso: trace info: %s\n", err[0] ? err : strerror(-rc));
-		return cli_exit(rc);
-	}
+	if (rc)
+		return cli_failed("trace info", err, rc);
 	return EXIT_OK;
 }
 
@@ -166,10 +164,8 @@ int cmd_trace_dump(int argc, char **argv)
 		return usage_error(trace_dump_usage, "%s", optind < argc ? "one trace, please" :
 				   "missing the trace (a CTF folder, a trace.dat or an .etl file)");
 	rc = text_dump_file(argv[optind], maps, nmaps, out, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "gpuiso: trace dump: %s\n", err[0] ? err : strerror(-rc));
-		return cli_exit(rc);
-	}
+	if (rc)
+		return cli_failed("trace dump", err, rc);
 	return EXIT_OK;
 }
 
